@@ -1,0 +1,1 @@
+"""Answers: extractive offline, LLM-generated when a provider is configured."""

@@ -1,0 +1,1 @@
+"""Ingestion: read → chunk → extract → normalise → select → resolve → relate → embed → write."""

@@ -1,0 +1,106 @@
+"""Typed inputs and outputs of the ingestion stages.
+
+read → chunk → extract → normalise types → select core entities → resolve → relate →
+embed → write. Each stage is a small module; these records are what flows between them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from loregraph.models import DocKind
+
+
+@dataclass(slots=True)
+class SourceDocument:
+    """A document as read from a file, stdin or a record, before anything is derived.
+
+    ``source`` identifies where it came from (a path, ``stdin``, ``corpus.json#12`` or the
+    record's own ``id``): re-ingesting the same source with changed text replaces it.
+    """
+
+    title: str
+    text: str
+    source: str
+    external_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    kind: DocKind = DocKind.DOCUMENT
+
+
+@dataclass(slots=True)
+class TextChunk:
+    """A chunk before it is stored: ``text == document_text[start:end]``."""
+
+    seq: int
+    start: int
+    end: int
+    text: str
+    token_count: int = 0
+
+
+@dataclass(slots=True)
+class MegaBatch:
+    """Consecutive chunks grouped up to ``mega_batch_chars`` (seed 000), one LLM call each."""
+
+    index: int
+    chunk_seqs: list[int]
+    text: str
+
+
+@dataclass(slots=True)
+class Occurrence:
+    """An entity seen ``count`` times in chunk ``chunk_seq`` as ``surface``."""
+
+    chunk_seq: int
+    surface: str
+    count: int = 1
+
+
+@dataclass(slots=True)
+class CandidateEntity:
+    """An entity as an extractor proposes it, before selection and resolution.
+
+    ``type`` is the extractor's raw type (normalised later); ``salience`` is 1-5 (5 = most
+    central); ``mentions`` is the number of times it is mentioned in the document.
+    """
+
+    name: str
+    type: str
+    description: str = ""
+    salience: float = 1.0
+    mentions: int = 1
+    occurrences: list[Occurrence] = field(default_factory=list)
+    confidence: float = 1.0
+    is_title: bool = False
+
+
+@dataclass(slots=True)
+class RelationEvidence:
+    """Where a relation is stated: the chunk and the sentence, with offsets in the chunk."""
+
+    chunk_seq: int
+    sentence: str
+    start: int = 0
+    end: int = 0
+
+
+@dataclass(slots=True)
+class CandidateRelation:
+    """A relation between two candidate entity names, in UPPER_SNAKE_CASE."""
+
+    source: str
+    target: str
+    type: str
+    fact: str = ""
+    confidence: float = 1.0
+    evidence: list[RelationEvidence] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ExtractionResult:
+    """What an extractor found in one document."""
+
+    entities: list[CandidateEntity] = field(default_factory=list)
+    relations: list[CandidateRelation] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)

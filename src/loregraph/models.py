@@ -1,0 +1,298 @@
+"""The data model shared by every stage and every backend.
+
+Every record carries its *scope* (a tenant / agent / user partition, seed 000's container
+tag) and its provenance, so that a document can be deleted exactly, access can be filtered
+exactly and every answer can cite its sources.
+
+Records are plain dataclasses. Embeddings are ``numpy.float32`` vectors (L2-normalised) or
+``None`` when not computed yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+
+DEFAULT_SCOPE = "default"
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware, in UTC."""
+    return datetime.now(UTC)
+
+
+def stable_id(prefix: str, *parts: str) -> str:
+    """A deterministic id: the same parts always give the same id (stable re-ingestion)."""
+    digest = hashlib.blake2b("\x1f".join(parts).encode("utf-8"), digest_size=12).hexdigest()
+    return f"{prefix}_{digest}"
+
+
+def content_hash(text: str) -> str:
+    """The sha256 of a document's text, used for idempotent ingestion."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_KEY_STRIP = re.compile(r"[^\w\s]", re.UNICODE)
+_SPACES = re.compile(r"\s+")
+
+
+def name_key(name: str) -> str:
+    """Normalise an entity name for exact matching.
+
+    Case-folded, accents removed, punctuation dropped, whitespace collapsed, a leading
+    English article removed: ``"The Demeter"`` and ``"demeter"`` give the same key.
+    """
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = _KEY_STRIP.sub(" ", text.casefold())
+    text = _SPACES.sub(" ", text).strip()
+    for article in ("the ", "a ", "an "):
+        if text.startswith(article) and len(text) > len(article):
+            text = text[len(article) :]
+            break
+    return text
+
+
+class DocStatus(StrEnum):
+    """Where a document is in the ingestion pipeline."""
+
+    PENDING = "pending"
+    PROCESSING = "processing"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class DocKind(StrEnum):
+    """A document read from a source, or a memory written by an agent."""
+
+    DOCUMENT = "document"
+    MEMORY = "memory"
+
+
+@dataclass(slots=True)
+class Document:
+    """A source text. Its derived data (chunks, mentions, evidence) is deleted with it."""
+
+    id: str
+    title: str
+    content_hash: str
+    scope: str = DEFAULT_SCOPE
+    source: str = ""
+    kind: DocKind = DocKind.DOCUMENT
+    visibility: str = "public"
+    owner: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    status: DocStatus = DocStatus.PENDING
+    char_count: int = 0
+    created_at: datetime = field(default_factory=utcnow)
+    valid_at: datetime | None = None
+
+
+@dataclass(slots=True)
+class Chunk:
+    """A window of a document's text; ``start``/``end`` are character offsets into it."""
+
+    id: str
+    document_id: str
+    seq: int
+    start: int
+    end: int
+    text: str
+    token_count: int = 0
+    embedding: Vector | None = None
+
+
+@dataclass(slots=True)
+class Entity:
+    """A thing the graph knows about, unique per (scope, ``name_key(name)``).
+
+    ``aliases`` are the other surface forms seen for it; ``mention_count`` is derived from
+    its mentions. An entity's id is stable across re-ingestion.
+    """
+
+    id: str
+    name: str
+    type: str
+    scope: str = DEFAULT_SCOPE
+    description: str = ""
+    aliases: list[str] = field(default_factory=list)
+    mention_count: int = 0
+    salience: float = 0.0
+    confidence: float = 1.0
+    embedding: Vector | None = None
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+
+    @staticmethod
+    def make_id(scope: str, name: str) -> str:
+        """The id an entity of this name gets when it is first created in ``scope``."""
+        return stable_id("ent", scope, name_key(name))
+
+
+@dataclass(slots=True)
+class Mention:
+    """An entity seen ``count`` times in a chunk, under the surface form ``surface``."""
+
+    entity_id: str
+    chunk_id: str
+    surface: str
+    count: int = 1
+
+
+CO_OCCURS = "CO_OCCURS_WITH"
+"""The relation type for plain co-occurrence: separate, weaker evidence than a typed relation."""
+
+ABOUT = "ABOUT"
+"""The relation type linking a document's title entity to what the document mentions."""
+
+
+@dataclass(slots=True)
+class Evidence:
+    """One piece of support for a relation: a chunk and the sentence that states it."""
+
+    chunk_id: str
+    sentence: str = ""
+    start: int = 0
+    end: int = 0
+
+
+@dataclass(slots=True)
+class Relation:
+    """A typed, directed edge between two entities with its evidence.
+
+    ``weight`` is the accumulated strength (evidence count for the offline extractor) and is
+    recomputed from the remaining evidence when a document is deleted. ``valid_at`` /
+    ``invalid_at`` are world time (when the fact held); ``created_at`` / ``expired_at`` are
+    system time (when the graph learnt and retired it).
+    """
+
+    id: str
+    source_id: str
+    target_id: str
+    type: str
+    scope: str = DEFAULT_SCOPE
+    fact: str = ""
+    weight: float = 1.0
+    confidence: float = 1.0
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    created_at: datetime = field(default_factory=utcnow)
+    expired_at: datetime | None = None
+    evidence: list[Evidence] = field(default_factory=list)
+
+    @staticmethod
+    def make_id(scope: str, source_id: str, rel_type: str, target_id: str) -> str:
+        """Relations are unique per (scope, source, type, target)."""
+        return stable_id("rel", scope, source_id, rel_type, target_id)
+
+
+@dataclass(slots=True)
+class Merge:
+    """A recorded resolution decision: ``surface`` was merged into ``entity_id``."""
+
+    entity_id: str
+    surface: str
+    rule: str
+    score: float = 1.0
+    scope: str = DEFAULT_SCOPE
+    document_id: str | None = None
+    created_at: datetime = field(default_factory=utcnow)
+
+
+@dataclass(slots=True)
+class EntityWrite:
+    """An entity as one document contributes to it (new, or merged into an existing one).
+
+    ``description`` is this document's description of it; the stored entity keeps the best
+    description among its documents, so deleting a document removes its contribution.
+    """
+
+    entity: Entity
+    description: str = ""
+    salience: float = 0.0
+
+
+@dataclass(slots=True)
+class DocumentBundle:
+    """Everything one document adds to the store, written in one transaction."""
+
+    document: Document
+    chunks: list[Chunk]
+    entities: list[EntityWrite]
+    mentions: list[Mention]
+    relations: list[Relation]
+    merges: list[Merge] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class DeleteReport:
+    """What deleting a document removed."""
+
+    document_id: str
+    chunks: int = 0
+    mentions: int = 0
+    entities_removed: int = 0
+    relations_removed: int = 0
+    relations_weakened: int = 0
+
+
+@dataclass(slots=True)
+class Scored:
+    """A ranked hit: an id with its score (higher is better)."""
+
+    id: str
+    score: float
+
+
+@dataclass(slots=True)
+class Subgraph:
+    """Entities and relations reached by an expansion, with each entity's hop distance."""
+
+    entities: dict[str, Entity] = field(default_factory=dict)
+    relations: list[Relation] = field(default_factory=list)
+    hops: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class GraphArrays:
+    """A compact snapshot of a scope's graph for in-memory algorithms (PageRank, BFS).
+
+    Entities are numbered ``0..n-1`` in ``entity_ids`` order; chunks likewise in
+    ``chunk_ids`` order. Edges are (src, dst, weight) index triples; mentions link entity
+    index to chunk index with a count.
+    """
+
+    entity_ids: list[str]
+    edge_src: npt.NDArray[np.int64]
+    edge_dst: npt.NDArray[np.int64]
+    edge_weight: npt.NDArray[np.float32]
+    chunk_ids: list[str]
+    chunk_document: list[str]
+    mention_entity: npt.NDArray[np.int64]
+    mention_chunk: npt.NDArray[np.int64]
+    mention_count: npt.NDArray[np.float32]
+
+
+@dataclass(slots=True)
+class StoreStats:
+    """Counts of what a scope holds."""
+
+    documents: int = 0
+    chunks: int = 0
+    entities: int = 0
+    relations: int = 0
+    mentions: int = 0
+    cached_responses: int = 0
+    schema_version: int = 0
+    relation_types: dict[str, int] = field(default_factory=dict)
+    entity_types: dict[str, int] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""Retrieval: analyse → seed → expand → gather passages → fuse → budget → format."""

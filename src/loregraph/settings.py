@@ -1,0 +1,184 @@
+"""Typed settings with named presets.
+
+Settings are plain frozen dataclasses with seed 000's constants as defaults. The environment
+is read only by :meth:`Settings.from_env`, which entry points (CLI, server) call; library code
+receives a :class:`Settings` object and never looks at ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from loregraph.errors import ConfigError
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSettings:
+    """How documents are cut into chunks (seed 000: 1,000 characters, 200 overlap)."""
+
+    size: int = 1000
+    overlap: int = 200
+    unit: Literal["chars", "tokens"] = "chars"
+    mega_batch_chars: int = 50_000
+
+    def __post_init__(self) -> None:
+        if self.size <= 0:
+            raise ConfigError(f"chunk size must be positive, got {self.size}")
+        if not 0 <= self.overlap < self.size:
+            raise ConfigError(
+                f"chunk overlap must be at least 0 and below the size ({self.size}), "
+                f"got {self.overlap}"
+            )
+        if self.unit not in ("chars", "tokens"):
+            raise ConfigError(f"chunk unit must be 'chars' or 'tokens', got {self.unit!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionSettings:
+    """Entity selection (seed 000's ``selectCoreEntities``) and extractor limits."""
+
+    core_entity_limit: int = 60
+    core_entity_per_type: int = 20
+    min_entity_mentions: int = 2
+    min_entity_salience: float = 3.0
+    max_document_nodes: int = 1000
+    max_entities_per_batch: int = 50
+    max_relationships_per_batch: int = 100
+    co_occurrence: bool = True
+    spacy_model: str = "en_core_web_sm"
+    processes: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ResolutionSettings:
+    """Entity resolution thresholds, cheapest rule first."""
+
+    fuzzy_threshold: float = 0.90
+    embedding_threshold: float = 0.90
+    use_embeddings: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalSettings:
+    """Which retrieval stages run and how far they reach. Use :data:`PRESETS` for names."""
+
+    name: str = "hybrid"
+    max_seed_nodes: int = 5
+    max_graph_depth: int = 2
+    per_node: int = 20
+    max_entities: int = 60
+    use_exact: bool = True
+    use_fuzzy: bool = True
+    use_bm25_entities: bool = True
+    use_vector_entities: bool = True
+    expansion: Literal["bfs", "ppr", "none"] = "bfs"
+    ppr_damping: float = 0.5
+    passages_by_mentions: bool = True
+    passages_by_bm25: bool = True
+    passages_by_vector: bool = True
+    rrf_k: int = 60
+    max_passages: int = 8
+    max_relations: int = 40
+    token_budget: int = 4000
+
+    def replace(self, **changes: Any) -> RetrievalSettings:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+
+PRESETS: dict[str, RetrievalSettings] = {
+    # entity-centred: seeds and their 2-hop neighbourhood, passages that mention them
+    "local": RetrievalSettings(
+        name="local", passages_by_bm25=False, passages_by_vector=False, expansion="bfs"
+    ),
+    # theme-centred: entities and relations found by text and vectors, 1 hop
+    "global": RetrievalSettings(
+        name="global", use_exact=False, use_fuzzy=False, max_graph_depth=1, max_seed_nodes=10
+    ),
+    # everything fused
+    "hybrid": RetrievalSettings(name="hybrid"),
+    # passages only: BM25 + vectors fused, no graph
+    "passages": RetrievalSettings(
+        name="passages",
+        use_exact=False,
+        use_fuzzy=False,
+        use_bm25_entities=False,
+        use_vector_entities=False,
+        expansion="none",
+        passages_by_mentions=False,
+    ),
+    # personalised PageRank over the entity-passage graph, fused with BM25 and vectors
+    "ppr": RetrievalSettings(name="ppr", expansion="ppr"),
+}
+
+DEFAULT_PRESET = "hybrid"
+
+
+def preset(name: str) -> RetrievalSettings:
+    """A named retrieval preset; raises :class:`ConfigError` naming the known ones."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        known = ", ".join(sorted(PRESETS))
+        raise ConfigError(f"unknown retrieval preset {name!r}; known presets: {known}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """All settings of one engine instance."""
+
+    scope: str = "default"
+    chunk: ChunkSettings = field(default_factory=ChunkSettings)
+    extraction: ExtractionSettings = field(default_factory=ExtractionSettings)
+    resolution: ResolutionSettings = field(default_factory=ResolutionSettings)
+    retrieval: RetrievalSettings = field(default_factory=lambda: PRESETS[DEFAULT_PRESET])
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        """Settings from ``KG_*`` / ``LOREGRAPH_*`` variables. Call at entry points only.
+
+        Recognised: ``LOREGRAPH_SCOPE``, ``LOREGRAPH_PRESET``, ``KG_CHUNK_SIZE``,
+        ``KG_CHUNK_OVERLAP``, ``KG_MEGA_BATCH_CHARS``, ``KG_CORE_ENTITY_LIMIT``,
+        ``KG_MIN_ENTITY_SALIENCE``, ``KG_MAX_SEED_NODES``, ``KG_MAX_GRAPH_DEPTH``.
+        """
+
+        def num(name: str, default: float, kind: type = int) -> Any:
+            raw = env.get(name)
+            if raw is None or raw == "":
+                return default
+            try:
+                return kind(raw)
+            except ValueError:
+                raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+
+        base = cls()
+        chunk = ChunkSettings(
+            size=num("KG_CHUNK_SIZE", base.chunk.size),
+            overlap=num("KG_CHUNK_OVERLAP", base.chunk.overlap),
+            mega_batch_chars=num("KG_MEGA_BATCH_CHARS", base.chunk.mega_batch_chars),
+        )
+        extraction = dataclasses.replace(
+            base.extraction,
+            core_entity_limit=num("KG_CORE_ENTITY_LIMIT", base.extraction.core_entity_limit),
+            min_entity_salience=num(
+                "KG_MIN_ENTITY_SALIENCE", base.extraction.min_entity_salience, float
+            ),
+        )
+        retrieval = preset(env.get("LOREGRAPH_PRESET") or DEFAULT_PRESET)
+        retrieval = retrieval.replace(
+            max_seed_nodes=num("KG_MAX_SEED_NODES", retrieval.max_seed_nodes),
+            max_graph_depth=num("KG_MAX_GRAPH_DEPTH", retrieval.max_graph_depth),
+        )
+        return cls(
+            scope=env.get("LOREGRAPH_SCOPE") or base.scope,
+            chunk=chunk,
+            extraction=extraction,
+            retrieval=retrieval,
+        )

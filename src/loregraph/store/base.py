@@ -1,0 +1,276 @@
+"""The abstract store: the one contract every backend implements.
+
+SQL, Cypher and SurrealQL appear only inside implementations of this class; the rest of the
+code never asks which backend it runs on. All methods are async; implementations over a
+blocking driver run it in a worker thread.
+
+Conventions:
+
+* Every query method takes the ``scope`` it reads from; nothing crosses scopes.
+* Ranked results are lists of :class:`~loregraph.models.Scored`, best first, higher score
+  is better.
+* Vectors passed in are L2-normalised ``float32``; vector search ranks by cosine similarity.
+* ``write_document`` is atomic: after a failure the store is exactly as it was before.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Self
+
+from loregraph.models import (
+    Chunk,
+    DeleteReport,
+    Document,
+    DocumentBundle,
+    DocStatus,
+    Entity,
+    GraphArrays,
+    Merge,
+    Relation,
+    Scored,
+    StoreStats,
+    Subgraph,
+    Vector,
+)
+
+SCHEMA_VERSION = 1
+"""The schema version this code writes. A store written by a newer version is refused."""
+
+
+class Store(ABC):
+    """A knowledge-graph store. Open with ``await store.open()`` or ``async with``."""
+
+    # ----------------------------------------------------------------- lifecycle
+    @abstractmethod
+    async def open(self) -> None:
+        """Connect and create or migrate the schema.
+
+        Raises :class:`~loregraph.errors.SchemaVersionError` when the store was written by
+        a newer schema version.
+        """
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release connections. Safe to call twice."""
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @abstractmethod
+    async def schema_version(self) -> int:
+        """The schema version recorded in the store."""
+
+    # ----------------------------------------------------------------- documents
+    @abstractmethod
+    async def write_document(self, bundle: DocumentBundle) -> None:
+        """Write a document and everything derived from it in one transaction.
+
+        If a document with the same id exists it is replaced: its old chunks, mentions and
+        evidence are removed first (exactly as :meth:`delete_document` would), inside the
+        same transaction. Entities in ``bundle.entities`` are upserted by id: a new one is
+        created; an existing one gains the aliases, the document's description, and keeps
+        its id. Relations are upserted by id; their evidence is added. Entity
+        ``mention_count``, aliases and description, and relation ``weight`` are then
+        recomputed from what remains, so they always equal what the evidence supports.
+        """
+
+    @abstractmethod
+    async def get_document(self, document_id: str) -> Document | None:
+        """A document by id."""
+
+    @abstractmethod
+    async def find_document(
+        self, scope: str, *, content_hash: str | None = None, source: str | None = None
+    ) -> Document | None:
+        """A document of ``scope`` by content hash or by source (path/URI/record id)."""
+
+    @abstractmethod
+    async def list_documents(
+        self, scope: str, *, limit: int | None = None, offset: int = 0
+    ) -> list[Document]:
+        """The documents of a scope, oldest first."""
+
+    @abstractmethod
+    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
+        """Record a document's pipeline status."""
+
+    @abstractmethod
+    async def delete_document(self, document_id: str) -> DeleteReport:
+        """Delete a document and exactly what only it supported, in one transaction.
+
+        Its chunks, mentions and relation evidence go; relations left with no evidence and
+        entities left with no mention go; remaining entities and relations have their
+        counts, aliases, descriptions and weights recomputed.
+        """
+
+    # ----------------------------------------------------------------- chunks
+    @abstractmethod
+    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Chunks by id, in the order asked (missing ids skipped), without embeddings."""
+
+    @abstractmethod
+    async def document_chunks(self, document_id: str) -> list[Chunk]:
+        """A document's chunks in order, without embeddings."""
+
+    @abstractmethod
+    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+        """Chunk ids ranked by BM25 over their text (and their document's title)."""
+
+    @abstractmethod
+    async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
+        """Chunk ids ranked by cosine similarity of their embedding."""
+
+    @abstractmethod
+    async def chunks_mentioning(
+        self, entity_ids: Sequence[str], limit: int | None = None
+    ) -> list[tuple[str, str, int]]:
+        """(entity_id, chunk_id, count) for the given entities, most mentions first."""
+
+    # ----------------------------------------------------------------- entities
+    @abstractmethod
+    async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+        """Entities by id, in the order asked (missing ids skipped), without embeddings."""
+
+    @abstractmethod
+    async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
+        """Exact lookup by :func:`~loregraph.models.name_key` of a name or of an alias.
+
+        Returns ``{key: entity}`` for the keys that matched; a key matching a canonical name
+        wins over one matching an alias; among aliases, the most-mentioned entity wins.
+        """
+
+    @abstractmethod
+    async def search_entities_fuzzy(
+        self, scope: str, name: str, limit: int, *, entity_type: str | None = None
+    ) -> list[Scored]:
+        """Entity ids whose name or alias is like ``name`` (trigram similarity, 0..1)."""
+
+    @abstractmethod
+    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+        """Entity ids ranked by BM25 over name, aliases and description."""
+
+    @abstractmethod
+    async def search_entities_vector(
+        self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
+    ) -> list[Scored]:
+        """Entity ids ranked by cosine similarity of their embedding."""
+
+    @abstractmethod
+    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored embeddings of these entities (ids without one are absent)."""
+
+    @abstractmethod
+    async def list_entities(
+        self,
+        scope: str,
+        *,
+        entity_type: str | None = None,
+        order: str = "mentions",
+        limit: int | None = 100,
+        offset: int = 0,
+    ) -> list[Entity]:
+        """Entities of a scope; ``order`` is ``mentions``, ``degree`` or ``name``."""
+
+    # ----------------------------------------------------------------- relations
+    @abstractmethod
+    async def entity_relations(
+        self,
+        entity_id: str,
+        *,
+        direction: str = "both",
+        types: Sequence[str] | None = None,
+        at: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[Relation]:
+        """Relations of an entity (``out``, ``in`` or ``both``), heaviest first, with evidence.
+
+        ``at`` keeps only relations valid at that world time
+        (``valid_at <= at < invalid_at``, open ends allowed).
+        """
+
+    @abstractmethod
+    async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
+        """Relations whose two ends are both in ``entity_ids`` (no evidence loaded)."""
+
+    @abstractmethod
+    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+        """Relation ids ranked by BM25 over their fact text and type."""
+
+    @abstractmethod
+    async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
+        """Relations by id, in order, with evidence."""
+
+    @abstractmethod
+    async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
+        """Mark a relation as no longer true from ``invalid_at`` (world time)."""
+
+    # ----------------------------------------------------------------- graph
+    @abstractmethod
+    async def expand(
+        self,
+        scope: str,
+        seed_ids: Sequence[str],
+        *,
+        depth: int = 2,
+        per_node: int = 20,
+        max_entities: int = 200,
+        types: Sequence[str] | None = None,
+        min_weight: float = 0.0,
+    ) -> Subgraph:
+        """Breadth-first expansion from the seeds, following the heaviest relations first.
+
+        At most ``per_node`` relations are followed from each node and ``max_entities``
+        entities are returned; relations whose ends are both reached are included.
+        """
+
+    @abstractmethod
+    async def graph_arrays(self, scope: str) -> GraphArrays:
+        """A compact snapshot of the scope's graph for in-memory algorithms."""
+
+    @abstractmethod
+    async def graph_version(self, scope: str) -> int:
+        """A counter that changes whenever the scope's graph changes (for cache invalidation)."""
+
+    # ----------------------------------------------------------------- merges
+    @abstractmethod
+    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
+        """Recorded resolution decisions, newest first."""
+
+    # ----------------------------------------------------------------- llm cache
+    @abstractmethod
+    async def cache_get(self, key: str) -> str | None:
+        """A cached LLM response by key (model + prompt hash)."""
+
+    @abstractmethod
+    async def cache_put(self, key: str, model: str, value: str) -> None:
+        """Store an LLM response."""
+
+    # ----------------------------------------------------------------- bulk / export
+    @abstractmethod
+    def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
+        """Every entity of a scope (with embeddings), for export and copying."""
+
+    @abstractmethod
+    def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
+        """Every relation of a scope, with evidence, for export and copying."""
+
+    @abstractmethod
+    async def stats(self, scope: str) -> StoreStats:
+        """Counts for a scope."""
+
+    @abstractmethod
+    async def scopes(self) -> list[str]:
+        """The scopes that hold at least one document."""
