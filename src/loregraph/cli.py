@@ -1,0 +1,342 @@
+"""The ``loregraph`` command line.
+
+Every command takes ``--db`` (or ``LOREGRAPH_DB``) and ``--scope`` (or ``LOREGRAPH_SCOPE``).
+Errors print one line to stderr and exit non-zero; nothing is written when an input is bad.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from loregraph.errors import EmptyStoreError, InputError, LoregraphError
+from loregraph.graph import AsyncGraph, open_store
+from loregraph.models import CO_OCCURS
+from loregraph.settings import PRESETS, ChunkSettings, Settings
+
+T = TypeVar("T")
+DEFAULT_DB = "loregraph.db"
+
+
+@dataclasses.dataclass
+class Context:
+    """What the top-level options configure."""
+
+    db: str
+    scope: str | None
+    preset: str | None
+
+
+def _settings(ctx: Context, **chunk: Any) -> Settings:
+    settings = Settings.from_env(os.environ)
+    if ctx.scope:
+        settings = settings.replace(scope=ctx.scope)
+    if ctx.preset:
+        settings = settings.replace(retrieval=PRESETS[ctx.preset])
+    if chunk:
+        base = dataclasses.asdict(settings.chunk)
+        base.update({k: v for k, v in chunk.items() if v is not None})
+        settings = settings.replace(chunk=ChunkSettings(**base))
+    return settings
+
+
+def _run(ctx: Context, work: Callable[[AsyncGraph], Coroutine[Any, Any, T]], *,
+         must_exist: bool = True, settings: Settings | None = None) -> T:
+    """Open the graph, run ``work`` on it, close it; turn loregraph errors into exit codes."""
+    import asyncio
+
+    async def main() -> T:
+        if must_exist and "://" not in ctx.db and not Path(ctx.db).exists():
+            raise EmptyStoreError(
+                f"no database at {ctx.db}: ingest documents first "
+                f"(loregraph --db {ctx.db} ingest PATH)"
+            )
+        graph = AsyncGraph(open_store(ctx.db), settings=settings or _settings(ctx))
+        try:
+            await graph.open()
+            return await work(graph)
+        finally:
+            await graph.close()
+
+    try:
+        return asyncio.run(main())
+    except LoregraphError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted: completed documents are kept; run again to resume", err=True)
+        sys.exit(130)
+
+
+def _echo_json(payload: Any) -> None:
+    click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", envvar="LOREGRAPH_DB", default=DEFAULT_DB, show_default=True,
+              help="Database: an SQLite file path (env LOREGRAPH_DB).")
+@click.option("--scope", envvar="LOREGRAPH_SCOPE", default=None,
+              help="Container tag: tenant / agent / user partition (env LOREGRAPH_SCOPE).")
+@click.option("--preset", type=click.Choice(sorted(PRESETS)), default=None,
+              help="Retrieval preset (default hybrid).")
+@click.version_option(package_name="loregraph")
+@click.pass_context
+def main(click_ctx: click.Context, db: str, scope: str | None, preset: str | None) -> None:
+    """loregraph: documents and memories to a knowledge graph, answered with citations."""
+    click_ctx.obj = Context(db=db, scope=scope, preset=preset)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--chunk-size", type=int, default=None, help="Chunk size (default 1000).")
+@click.option("--chunk-overlap", type=int, default=None, help="Chunk overlap (default 200).")
+@click.option("--chunk-unit", type=click.Choice(["chars", "tokens"]), default=None,
+              help="Count chunk size in characters or tokens.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def ingest(ctx: Context, paths: tuple[str, ...], chunk_size: int | None,
+           chunk_overlap: int | None, chunk_unit: str | None, as_json: bool) -> None:
+    """Ingest files, directories (.txt, .md), JSON/JSONL records, or - for stdin.
+
+    Unchanged documents are skipped; changed ones are replaced; an interrupted run resumes.
+    """
+    for path in paths:
+        if path != "-" and not Path(path).exists():
+            click.echo(f"error: no such file or directory: {path}", err=True)
+            sys.exit(InputError.exit_code)
+    settings = _settings(ctx, size=chunk_size, overlap=chunk_overlap, unit=chunk_unit)
+    console = Console(stderr=True)
+
+    async def work(graph: AsyncGraph) -> Any:
+        from loregraph.cli_progress import RichProgress
+
+        bars = RichProgress(console) if console.is_terminal and not as_json else None
+        with bars if bars is not None else nullcontext():
+            stdin = sys.stdin if "-" in paths else None
+            return await graph.ingest(*paths, stdin=stdin, progress=bars)
+
+    report = _run(ctx, work, must_exist=False, settings=settings)
+    if as_json:
+        _echo_json(report.to_dict())
+    else:
+        click.echo(report.summary())
+    if not report.ok:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer and citations as JSON.")
+@click.pass_obj
+def ask(ctx: Context, question: str, as_json: bool) -> None:
+    """Answer a question with citations (extractive when no LLM is configured)."""
+    answer = _run(ctx, lambda g: g.ask(question))
+    if as_json:
+        _echo_json({
+            "question": answer.question,
+            "answer": answer.text,
+            "llm": answer.llm,
+            "citations": [dataclasses.asdict(c) for c in answer.citations],
+        })
+    else:
+        click.echo(f"Q: {question}\n")
+        click.echo(answer.text)
+        click.echo()
+
+
+@main.command()
+@click.argument("question")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "xml", "json", "mermaid"]),
+              default="markdown", show_default=True, help="Context layout.")
+@click.option("--budget", type=int, default=None, help="Token budget (default 4000).")
+@click.pass_obj
+def context(ctx: Context, question: str, fmt: str, budget: int | None) -> None:
+    """Print the graph-augmented context an LLM would receive for QUESTION."""
+    click.echo(_run(ctx, lambda g: g.context(question, format=fmt, budget=budget)))  # type: ignore[arg-type]
+
+
+@main.command()
+@click.argument("query", required=False)
+@click.option("--documents", "kind", flag_value="documents", default=True,
+              help="Rank documents (default).")
+@click.option("--entities", "kind", flag_value="entities", help="Rank entities.")
+@click.option("--relations", "kind", flag_value="relations", help="Rank relations.")
+@click.option("--limit", "-k", type=int, default=10, show_default=True, help="How many results.")
+@click.option("--batch", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A JSONL file of {\"id\", \"question\"}: one JSON line of results each.")
+@click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
+@click.pass_obj
+def search(ctx: Context, query: str | None, kind: str, limit: int, batch: str | None,
+           as_json: bool) -> None:
+    """Ranked documents, entities or relations for QUERY."""
+    if not query and not batch:
+        raise click.UsageError("give a QUERY or --batch FILE")
+    if batch:
+        _search_batch(ctx, Path(batch), kind, limit)
+        return
+    assert query is not None
+    hits = _run(ctx, lambda g: g.search(query, kind=kind, limit=limit))  # type: ignore[arg-type]
+    if as_json:
+        _echo_json([dataclasses.asdict(h) for h in hits])
+        return
+    for rank, hit in enumerate(hits, 1):
+        click.echo(f"{rank:>3}. {hit.score:8.4f}  {hit.title}  [{hit.id}]")
+
+
+def _search_batch(ctx: Context, path: Path, kind: str, limit: int) -> None:
+    questions = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            questions.append((str(item["id"]), str(item["question"])))
+        except (ValueError, KeyError, TypeError):
+            click.echo(f"error: {path}:{lineno}: expected {{\"id\", \"question\"}}", err=True)
+            sys.exit(InputError.exit_code)
+
+    async def work(graph: AsyncGraph) -> None:
+        for qid, question in questions:
+            hits = await graph.search(question, kind=kind, limit=limit)  # type: ignore[arg-type]
+            click.echo(json.dumps({"id": qid, "question": question,
+                                   "results": [dataclasses.asdict(h) for h in hits]},
+                                  ensure_ascii=False))
+
+    _run(ctx, work)
+
+
+@main.command()
+@click.option("--type", "entity_type", default=None, help="Only entities of this type.")
+@click.option("--order", type=click.Choice(["mentions", "degree", "name"]), default="mentions",
+              show_default=True, help="Sort order.")
+@click.option("--limit", "-n", type=int, default=30, show_default=True, help="How many.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_obj
+def entities(ctx: Context, entity_type: str | None, order: str, limit: int, as_json: bool) -> None:
+    """List entities, most mentioned first."""
+    found = _run(ctx, lambda g: g.entities(entity_type=entity_type, order=order, limit=limit))
+    if as_json:
+        _echo_json([{"id": e.id, "name": e.name, "type": e.type, "mentions": e.mention_count,
+                     "aliases": e.aliases, "description": e.description} for e in found])
+        return
+    for e in found:
+        aliases = f"  (also: {', '.join(e.aliases[:6])})" if e.aliases else ""
+        click.echo(f"{e.mention_count:>6}  {e.type:<13} {e.name}{aliases}")
+
+
+@main.command()
+@click.argument("name")
+@click.option("--limit", "-n", type=int, default=25, show_default=True,
+              help="How many relations.")
+@click.option("--co-occurrence/--no-co-occurrence", default=False,
+              help="Also list plain co-occurrence (weaker evidence).")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_obj
+def entity(ctx: Context, name: str, limit: int, co_occurrence: bool, as_json: bool) -> None:
+    """Show an entity: its aliases and its relations with evidence passages."""
+    view = _run(ctx, lambda g: g.entity(name, limit=None))
+    rels = [r for r in view.relations if co_occurrence or r.type != CO_OCCURS][:limit]
+    e = view.entity
+    if as_json:
+        _echo_json({
+            "id": e.id, "name": e.name, "type": e.type, "aliases": e.aliases,
+            "description": e.description, "mentions": e.mention_count,
+            "relations": [{
+                "source": view.neighbours.get(r.source_id, e).name if r.source_id != e.id
+                else e.name,
+                "type": r.type,
+                "target": view.neighbours.get(r.target_id, e).name if r.target_id != e.id
+                else e.name,
+                "weight": r.weight, "confidence": r.confidence,
+                "evidence": [ev.sentence for ev in r.evidence[:3]],
+            } for r in rels],
+        })
+        return
+    click.echo(f"{e.name}  [{e.type}]  {e.mention_count} mentions  id={e.id}")
+    if e.aliases:
+        click.echo(f"aliases: {', '.join(e.aliases)}")
+    if e.description:
+        click.echo(f"description: {e.description}")
+    click.echo(f"\nrelations ({len(rels)} shown):")
+
+    def label(entity_id: str) -> str:
+        other = view.neighbours.get(entity_id)
+        return e.name if entity_id == e.id else (other.name if other else entity_id)
+
+    for r in rels:
+        click.echo(f"- {label(r.source_id)} {r.type} {label(r.target_id)}  "
+                   f"(weight {r.weight:g}, confidence {r.confidence:.2f})")
+        for ev in r.evidence[:2]:
+            click.echo(f"    “{ev.sentence.strip()[:300]}”")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_obj
+def stats(ctx: Context, as_json: bool) -> None:
+    """Counts of documents, chunks, entities, relations and mentions."""
+    st = _run(ctx, lambda g: g.stats())
+    if as_json:
+        _echo_json(dataclasses.asdict(st))
+        return
+    click.echo(f"documents {st.documents}  chunks {st.chunks}  entities {st.entities}  "
+               f"relations {st.relations}  mentions {st.mentions}  "
+               f"schema v{st.schema_version}")
+    if st.entity_types:
+        click.echo("entity types: " + ", ".join(
+            f"{k} {v}" for k, v in sorted(st.entity_types.items(), key=lambda kv: -kv[1])))
+    if st.relation_types:
+        top = sorted(st.relation_types.items(), key=lambda kv: -kv[1])[:12]
+        click.echo("top relation types: " + ", ".join(f"{k} {v}" for k, v in top))
+
+
+@main.command()
+@click.argument("path", type=click.Path(dir_okay=False, writable=True))
+@click.option("--format", "fmt", type=click.Choice(["json", "graphml"]), default=None,
+              help="Output format (default: from the file extension, else json).")
+@click.pass_obj
+def export(ctx: Context, path: str, fmt: str | None) -> None:
+    """Export the graph as JSON or GraphML."""
+    chosen = fmt or ("graphml" if path.lower().endswith(".graphml") else "json")
+    count = _run(ctx, lambda g: g.export(path, format=chosen))  # type: ignore[arg-type]
+    click.echo(f"wrote {count} entities to {path} ({chosen})")
+
+
+@main.command()
+@click.argument("document")
+@click.pass_obj
+def delete(ctx: Context, document: str) -> None:
+    """Delete a DOCUMENT (id, source path or title) and exactly what only it supported."""
+    report = _run(ctx, lambda g: g.delete(document))
+    click.echo(
+        f"deleted {report.document_id}: {report.chunks} chunks, {report.mentions} mentions, "
+        f"{report.entities_removed} entities and {report.relations_removed} relations removed, "
+        f"{report.relations_weakened} relations weakened"
+    )
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_obj
+def documents(ctx: Context, as_json: bool) -> None:
+    """List ingested documents."""
+    docs = _run(ctx, lambda g: g.documents())
+    if as_json:
+        _echo_json([{"id": d.id, "title": d.title, "source": d.source, "chars": d.char_count,
+                     "status": str(d.status)} for d in docs])
+        return
+    for d in docs:
+        click.echo(f"{d.id}  {d.char_count:>9} chars  {d.title}  ({d.source})")
+
+
+if __name__ == "__main__":
+    main()

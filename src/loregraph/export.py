@@ -1,0 +1,108 @@
+"""Export a scope's graph as JSON or GraphML."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+from xml.etree import ElementTree as ET
+
+from loregraph.models import Entity, Relation
+from loregraph.store.base import Store
+
+GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
+
+
+def _entity_record(entity: Entity) -> dict[str, Any]:
+    return {
+        "id": entity.id,
+        "name": entity.name,
+        "type": entity.type,
+        "description": entity.description,
+        "aliases": list(entity.aliases),
+        "mention_count": entity.mention_count,
+        "salience": entity.salience,
+        "confidence": entity.confidence,
+        "scope": entity.scope,
+    }
+
+
+def _relation_record(rel: Relation) -> dict[str, Any]:
+    return {
+        "id": rel.id,
+        "source": rel.source_id,
+        "target": rel.target_id,
+        "type": rel.type,
+        "fact": rel.fact,
+        "weight": rel.weight,
+        "confidence": rel.confidence,
+        "valid_at": rel.valid_at.isoformat() if rel.valid_at else None,
+        "invalid_at": rel.invalid_at.isoformat() if rel.invalid_at else None,
+        "created_at": rel.created_at.isoformat(),
+        "evidence": [
+            {"chunk_id": ev.chunk_id, "sentence": ev.sentence} for ev in rel.evidence
+        ],
+    }
+
+
+async def export_graph(
+    store: Store, scope: str, path: Path, fmt: Literal["json", "graphml"]
+) -> int:
+    """Write every entity and relation of ``scope`` to ``path``; returns the entity count."""
+    entities = [_entity_record(e) async for e in store.iter_entities(scope)]
+    relations = [_relation_record(r) async for r in store.iter_relations(scope)]
+    if fmt == "json":
+        documents = [
+            {"id": d.id, "title": d.title, "source": d.source, "content_hash": d.content_hash}
+            for d in await store.list_documents(scope)
+        ]
+        payload = {
+            "scope": scope,
+            "documents": documents,
+            "entities": entities,
+            "relations": relations,
+        }
+        path.write_text(json.dumps(payload, ensure_ascii=False, indent=1), encoding="utf-8")
+    else:
+        _write_graphml(path, entities, relations)
+    return len(entities)
+
+
+def _write_graphml(
+    path: Path, entities: list[dict[str, Any]], relations: list[dict[str, Any]]
+) -> None:
+    ET.register_namespace("", GRAPHML_NS)
+    root = ET.Element(f"{{{GRAPHML_NS}}}graphml")
+    keys = [
+        ("name", "node", "string"),
+        ("type", "node", "string"),
+        ("description", "node", "string"),
+        ("aliases", "node", "string"),
+        ("mention_count", "node", "int"),
+        ("rel_type", "edge", "string"),
+        ("fact", "edge", "string"),
+        ("weight", "edge", "double"),
+        ("confidence", "edge", "double"),
+    ]
+    for name, domain, kind in keys:
+        ET.SubElement(
+            root,
+            f"{{{GRAPHML_NS}}}key",
+            {"id": name, "for": domain, "attr.name": name, "attr.type": kind},
+        )
+    graph = ET.SubElement(root, f"{{{GRAPHML_NS}}}graph", {"id": "G", "edgedefault": "directed"})
+    for ent in entities:
+        node = ET.SubElement(graph, f"{{{GRAPHML_NS}}}node", {"id": ent["id"]})
+        values = {**ent, "aliases": "; ".join(ent["aliases"])}
+        for name in ("name", "type", "description", "aliases", "mention_count"):
+            ET.SubElement(node, f"{{{GRAPHML_NS}}}data", {"key": name}).text = str(values[name])
+    for rel in relations:
+        edge = ET.SubElement(
+            graph,
+            f"{{{GRAPHML_NS}}}edge",
+            {"id": rel["id"], "source": rel["source"], "target": rel["target"]},
+        )
+        values = {**rel, "rel_type": rel["type"]}
+        for name in ("rel_type", "fact", "weight", "confidence"):
+            ET.SubElement(edge, f"{{{GRAPHML_NS}}}data", {"key": name}).text = str(values[name])
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)

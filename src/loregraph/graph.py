@@ -1,0 +1,482 @@
+"""The public engine: :class:`AsyncGraph` (the async core) and :class:`Graph` (its sync facade).
+
+>>> import loregraph
+>>> g = loregraph.open("dracula.db")            # doctest: +SKIP
+>>> g.ingest("dracula.txt")                      # doctest: +SKIP
+>>> print(g.ask("Which men proposed to Lucy Westenra?").text)   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Concatenate, Literal, ParamSpec, TypeVar
+
+from loregraph.answer.extractive import Answer, extractive_answer
+from loregraph.embed.base import Embedder
+from loregraph.errors import EmptyStoreError, NotFoundError
+from loregraph.ingest.extract.base import Extractor
+from loregraph.ingest.pipeline import IngestPipeline, document_id
+from loregraph.ingest.progress import Progress
+from loregraph.ingest.readers import iter_sources, read_records
+from loregraph.ingest.report import IngestReport
+from loregraph.ingest.types import SourceDocument
+from loregraph.models import DeleteReport, DocKind, Document, Entity, Relation, name_key
+from loregraph.retrieve.formats import format_context
+from loregraph.retrieve.pipeline import Retriever
+from loregraph.retrieve.result import RetrievalResult
+from loregraph.settings import RetrievalSettings, Settings, preset
+from loregraph.store.base import Store
+
+ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
+SearchKind = Literal["documents", "entities", "relations"]
+
+
+@dataclass(slots=True)
+class EntityView:
+    """An entity with its relations (each with its evidence passages)."""
+
+    entity: Entity
+    relations: list[Relation] = field(default_factory=list)
+    neighbours: dict[str, Entity] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class SearchHit:
+    """One ranked search result."""
+
+    kind: str
+    id: str
+    title: str
+    score: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _default_embedder() -> Embedder:
+    from loregraph.embed.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def _default_extractor(settings: Settings) -> Extractor:
+    from loregraph.ingest.extract.offline import OfflineExtractor
+
+    return OfflineExtractor(settings.extraction)
+
+
+def open_store(location: str | Path) -> Store:
+    """A store for a location: a file path (SQLite) or a database URL."""
+    text = str(location)
+    if "://" in text and not text.startswith("sqlite://"):
+        from loregraph.errors import ConfigError
+
+        raise ConfigError(
+            f"unsupported database URL {text!r}: this version stores data in an SQLite file; "
+            "pass a file path"
+        )
+    from loregraph.store.sqlite import SqliteStore
+
+    path = text.removeprefix("sqlite://")
+    return SqliteStore(path)
+
+
+class AsyncGraph:
+    """The loregraph engine (async). Pass backends and providers in as objects.
+
+    Args:
+        store: where the graph lives (an opened or unopened :class:`Store`).
+        settings: chunking, extraction, resolution and retrieval settings.
+        embedder: embeds chunks, entities and questions (default: packaged MiniLM, loaded
+            on first use).
+        extractor: finds entities and relations (default: offline spaCy extractor).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+        self._embedder = embedder
+        self._extractor = extractor
+        self._opened = False
+
+    @classmethod
+    async def connect(cls, location: str | Path, **kwargs: Any) -> AsyncGraph:
+        """Open the store at ``location`` and return an engine on it."""
+        graph = cls(open_store(location), **kwargs)
+        await graph.open()
+        return graph
+
+    async def open(self) -> None:
+        """Open the store (creating or migrating its schema)."""
+        if not self._opened:
+            await self.store.open()
+            self._opened = True
+
+    async def close(self) -> None:
+        """Close the store."""
+        if self._opened:
+            await self.store.close()
+            self._opened = False
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, created on first use."""
+        if self._embedder is None:
+            self._embedder = _default_embedder()
+        return self._embedder
+
+    @property
+    def extractor(self) -> Extractor:
+        """The extractor, created on first use."""
+        if self._extractor is None:
+            self._extractor = _default_extractor(self.settings)
+        return self._extractor
+
+    # ------------------------------------------------------------------ ingest
+    async def ingest(
+        self,
+        *paths: str | Path,
+        stdin: IO[str] | None = None,
+        scope: str | None = None,
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        """Ingest files, directories (``.txt``, ``.md``), JSON/JSONL record files or stdin.
+
+        Unchanged documents are skipped, changed ones replaced; each document is written in
+        one transaction. Input errors (a missing path, a binary file, invalid UTF-8) raise
+        :class:`~loregraph.errors.InputError` before anything of that input is written.
+        """
+        await self.open()
+        sources = iter_sources([str(p) for p in paths], stdin=stdin)
+        return await self.ingest_documents(sources, scope=scope, progress=progress)
+
+    async def ingest_records(
+        self, path: str | Path, *, scope: str | None = None, progress: Progress | None = None
+    ) -> IngestReport:
+        """Ingest a JSON array or JSONL file of ``{"title", "text", "id"?, ...}`` records."""
+        await self.open()
+        return await self.ingest_documents(read_records(Path(path)), scope=scope, progress=progress)
+
+    async def ingest_text(
+        self,
+        text: str,
+        *,
+        title: str,
+        source: str | None = None,
+        kind: DocKind = DocKind.DOCUMENT,
+        metadata: dict[str, Any] | None = None,
+        scope: str | None = None,
+    ) -> IngestReport:
+        """Ingest one text (a document, or an agent memory with ``kind=DocKind.MEMORY``)."""
+        doc = SourceDocument(
+            title=title,
+            text=text,
+            source=source or f"text:{title}",
+            metadata=metadata or {},
+            kind=kind,
+        )
+        return await self.ingest_documents([doc], scope=scope)
+
+    async def ingest_documents(
+        self,
+        sources: Iterable[SourceDocument],
+        *,
+        scope: str | None = None,
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        """Ingest already-read documents."""
+        await self.open()
+        pipeline = IngestPipeline(
+            self.store, self.extractor, self.embedder, self.settings, progress=progress
+        )
+        return await pipeline.ingest(sources, scope=scope or self.settings.scope)
+
+    # ------------------------------------------------------------------ query
+    def _retrieval_settings(self, preset_name: str | None) -> RetrievalSettings:
+        return preset(preset_name) if preset_name else self.settings.retrieval
+
+    async def retrieve(
+        self, question: str, *, preset: str | None = None, scope: str | None = None
+    ) -> RetrievalResult:
+        """Ranked entities, relations, passages and documents for a question."""
+        await self.open()
+        retriever = Retriever(self.store, self.embedder, self._retrieval_settings(preset))
+        return await retriever.retrieve(question, scope or self.settings.scope)
+
+    async def context(
+        self,
+        question: str,
+        *,
+        format: ContextFormat = "markdown",
+        preset: str | None = None,
+        budget: int | None = None,
+        scope: str | None = None,
+    ) -> str:
+        """A token-budgeted context for an LLM prompt, in the chosen format."""
+        result = await self.retrieve(question, preset=preset, scope=scope)
+        return format_context(result, format, budget)
+
+    async def ask(
+        self, question: str, *, preset: str | None = None, scope: str | None = None
+    ) -> Answer:
+        """Answer a question with citations. With no LLM configured the answer is extractive."""
+        result = await self.retrieve(question, preset=preset, scope=scope)
+        return extractive_answer(result)
+
+    async def search(
+        self,
+        query: str,
+        *,
+        kind: SearchKind = "documents",
+        limit: int = 10,
+        preset: str | None = None,
+        scope: str | None = None,
+    ) -> list[SearchHit]:
+        """Ranked documents, entities or relations for a query."""
+        result = await self.retrieve(query, preset=preset, scope=scope)
+        if kind == "documents":
+            return [
+                SearchHit("document", d.document_id, d.title, d.score,
+                          {"source": d.source, "chunk_id": d.best_chunk_id})
+                for d in result.documents[:limit]
+            ]
+        if kind == "entities":
+            return [
+                SearchHit("entity", e.entity.id, e.entity.name, e.score,
+                          {"type": e.entity.type, "description": e.entity.description})
+                for e in result.entities[:limit]
+            ]
+        names = {e.entity.id: e.entity.name for e in result.entities}
+        return [
+            SearchHit(
+                "relation",
+                r.relation.id,
+                f"{names.get(r.relation.source_id, r.relation.source_id)} {r.relation.type} "
+                f"{names.get(r.relation.target_id, r.relation.target_id)}",
+                r.score,
+                {"fact": r.relation.fact, "weight": r.relation.weight},
+            )
+            for r in result.relations[:limit]
+        ]
+
+    # ------------------------------------------------------------------ browse
+    async def entities(
+        self,
+        *,
+        entity_type: str | None = None,
+        order: str = "mentions",
+        limit: int | None = 50,
+        scope: str | None = None,
+    ) -> list[Entity]:
+        """Entities of the scope, most mentioned first (or by ``degree`` or ``name``)."""
+        await self.open()
+        return await self.store.list_entities(
+            scope or self.settings.scope, entity_type=entity_type, order=order, limit=limit
+        )
+
+    async def find_entity(self, name: str, *, scope: str | None = None) -> Entity:
+        """The entity called ``name`` (or with that alias); the closest name if none is exact."""
+        await self.open()
+        scope = scope or self.settings.scope
+        key = name_key(name)
+        found = await self.store.find_entities_by_key(scope, [key])
+        if key in found:
+            return found[key]
+        fuzzy = await self.store.search_entities_fuzzy(scope, name, 5)
+        if fuzzy and fuzzy[0].score >= 0.5:
+            entities = await self.store.get_entities([fuzzy[0].id])
+            if entities:
+                return entities[0]
+        suggestions = await self.store.get_entities([s.id for s in fuzzy])
+        hint = ", ".join(e.name for e in suggestions)
+        raise NotFoundError(
+            f"no entity named {name!r}" + (f"; did you mean: {hint}?" if hint else "")
+        )
+
+    async def entity(
+        self, name: str, *, limit: int | None = 50, scope: str | None = None
+    ) -> EntityView:
+        """An entity with its relations and their evidence passages, heaviest first."""
+        found = await self.find_entity(name, scope=scope)
+        relations = await self.store.entity_relations(found.id, limit=limit)
+        other = {r.source_id for r in relations} | {r.target_id for r in relations}
+        neighbours = {e.id: e for e in await self.store.get_entities(sorted(other))}
+        return EntityView(found, relations, neighbours)
+
+    async def documents(self, *, scope: str | None = None) -> list[Document]:
+        """The documents of the scope."""
+        await self.open()
+        return await self.store.list_documents(scope or self.settings.scope)
+
+    async def stats(self, *, scope: str | None = None) -> Any:
+        """Counts of documents, chunks, entities, relations and mentions."""
+        await self.open()
+        return await self.store.stats(scope or self.settings.scope)
+
+    async def delete(self, ref: str, *, scope: str | None = None) -> DeleteReport:
+        """Delete a document (by id, source path or exact title) and exactly what only it
+        supported."""
+        doc = await self._find_document(ref, scope or self.settings.scope)
+        return await self.store.delete_document(doc.id)
+
+    async def _find_document(self, ref: str, scope: str) -> Document:
+        await self.open()
+        doc = await self.store.get_document(ref)
+        if doc is not None and doc.scope == scope:
+            return doc
+        candidates = [ref]
+        path = Path(ref)
+        if path.exists():
+            candidates.insert(0, str(path.resolve()))
+        for source in candidates:
+            doc = await self.store.find_document(scope, source=source)
+            if doc is not None:
+                return doc
+            doc = await self.store.get_document(document_id(scope, source))
+            if doc is not None:
+                return doc
+        titled = [d for d in await self.store.list_documents(scope) if d.title == ref]
+        if len(titled) == 1:
+            return titled[0]
+        if len(titled) > 1:
+            raise NotFoundError(
+                f"{len(titled)} documents are titled {ref!r}; delete one by id: "
+                + ", ".join(d.id for d in titled)
+            )
+        raise NotFoundError(f"no document {ref!r} in scope {scope!r} (give an id, path or title)")
+
+    async def export(
+        self, path: str | Path, *, format: Literal["json", "graphml"] = "json",
+        scope: str | None = None
+    ) -> int:
+        """Write the scope's graph to a JSON or GraphML file; returns the entity count."""
+        from loregraph.export import export_graph
+
+        await self.open()
+        scope = scope or self.settings.scope
+        if (await self.store.stats(scope)).documents == 0:
+            raise EmptyStoreError(f"scope {scope!r} holds no documents: nothing to export")
+        return await export_graph(self.store, scope, Path(path), format)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _blocking(
+    method: Callable[Concatenate[AsyncGraph, P], Awaitable[R]],
+) -> Callable[Concatenate[Graph, P], R]:
+    """Expose an :class:`AsyncGraph` coroutine method as a blocking :class:`Graph` method."""
+
+    @functools.wraps(method)
+    def run(self: Graph, *args: P.args, **kwargs: P.kwargs) -> R:
+        coro = method(self.aio, *args, **kwargs)
+        return self._run(coro)  # type: ignore[arg-type]
+
+    return run
+
+
+class Graph:
+    """The blocking facade over :class:`AsyncGraph`; same methods, no ``await``.
+
+    Use as a context manager, or call :meth:`close` when done.
+    """
+
+    def __init__(self, aio: AsyncGraph) -> None:
+        self.aio = aio
+        self._runner = asyncio.Runner()
+
+    def _run(self, coro: Coroutine[Any, Any, R]) -> R:
+        return self._runner.run(coro)
+
+    def __enter__(self) -> Graph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store and the event loop."""
+        try:
+            self._run(self.aio.close())
+        finally:
+            self._runner.close()
+
+    @property
+    def store(self) -> Store:
+        """The underlying store."""
+        return self.aio.store
+
+    open = _blocking(AsyncGraph.open)
+    ingest = _blocking(AsyncGraph.ingest)
+    ingest_records = _blocking(AsyncGraph.ingest_records)
+    ingest_text = _blocking(AsyncGraph.ingest_text)
+    ingest_documents = _blocking(AsyncGraph.ingest_documents)
+    retrieve = _blocking(AsyncGraph.retrieve)
+    context = _blocking(AsyncGraph.context)
+    ask = _blocking(AsyncGraph.ask)
+    search = _blocking(AsyncGraph.search)
+    entities = _blocking(AsyncGraph.entities)
+    find_entity = _blocking(AsyncGraph.find_entity)
+    entity = _blocking(AsyncGraph.entity)
+    documents = _blocking(AsyncGraph.documents)
+    stats = _blocking(AsyncGraph.stats)
+    delete = _blocking(AsyncGraph.delete)
+    export = _blocking(AsyncGraph.export)
+
+
+def open(  # noqa: A001 - the natural name for the entry point
+    location: str | Path = "loregraph.db",
+    *,
+    settings: Settings | None = None,
+    embedder: Embedder | None = None,
+    extractor: Extractor | None = None,
+    store: Store | None = None,
+) -> Graph:
+    """Open (or create) a graph and return the blocking facade.
+
+    ``location`` is an SQLite file path; pass ``store=`` to use another backend object.
+    """
+    aio = AsyncGraph(
+        store or open_store(location), settings=settings, embedder=embedder, extractor=extractor
+    )
+    graph = Graph(aio)
+    graph.open()
+    return graph
+
+
+async def open_async(
+    location: str | Path = "loregraph.db",
+    *,
+    settings: Settings | None = None,
+    embedder: Embedder | None = None,
+    extractor: Extractor | None = None,
+    store: Store | None = None,
+) -> AsyncGraph:
+    """Open (or create) a graph and return the async engine."""
+    aio = AsyncGraph(
+        store or open_store(location), settings=settings, embedder=embedder, extractor=extractor
+    )
+    await aio.open()
+    return aio
+
+
+__all__ = [
+    "AsyncGraph",
+    "EntityView",
+    "Graph",
+    "SearchHit",
+    "open",
+    "open_async",
+    "open_store",
+]
+

@@ -1,0 +1,308 @@
+"""The ingestion pipeline: wires the stages, owns batching, progress and idempotency.
+
+read → chunk → extract → normalise types → cluster → select core entities → resolve →
+relate → embed → write. Documents are extracted in batches (one NLP pass over many short
+records) but resolved and written one at a time, in input order, each in one transaction:
+an interrupted run resumes by skipping what is done and ends with the same graph.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from loregraph.embed.base import Embedder
+from loregraph.errors import EmptyInputError, LoregraphError
+from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.extract.base import Extractor
+from loregraph.ingest.normalize import normalize_type
+from loregraph.ingest.progress import NullProgress, Progress
+from loregraph.ingest.relate import build_mentions, build_relations, surface_index
+from loregraph.ingest.report import DocumentFailure, IngestReport
+from loregraph.ingest.resolve import Resolver, cluster_candidates
+from loregraph.ingest.select import select_entities
+from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
+from loregraph.models import (
+    CO_OCCURS,
+    Chunk,
+    Document,
+    DocumentBundle,
+    DocStatus,
+    EntityWrite,
+    Merge,
+    content_hash,
+    stable_id,
+)
+from loregraph.settings import Settings
+from loregraph.store.base import Store
+
+BATCH_DOCUMENTS = 64
+BATCH_CHARS = 400_000
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A document that needs work, with its chunks once cut."""
+
+    source: SourceDocument
+    doc_id: str
+    digest: str
+    replacing: bool
+    chunks: list[TextChunk]
+
+
+def document_id(scope: str, source: str) -> str:
+    """The id of the document read from ``source`` in ``scope`` (stable across runs)."""
+    return stable_id("doc", scope, source)
+
+
+def chunk_id(doc_id: str, seq: int) -> str:
+    """The id of chunk ``seq`` of a document."""
+    return stable_id("chk", doc_id, str(seq))
+
+
+class IngestPipeline:
+    """Turns source documents into stored graph data.
+
+    Args:
+        store: where to write.
+        extractor: finds candidate entities and relations.
+        embedder: embeds chunks (and, through the resolver, new entities).
+        settings: chunking, selection and resolution settings.
+        progress: receives progress events (``NullProgress`` by default).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        extractor: Extractor,
+        embedder: Embedder,
+        settings: Settings,
+        progress: Progress | None = None,
+    ) -> None:
+        self.store = store
+        self.extractor = extractor
+        self.embedder = embedder
+        self.settings = settings
+        self.progress = progress or NullProgress()
+        self.resolver = Resolver(store, embedder, settings.resolution)
+
+    async def ingest(
+        self, sources: Iterable[SourceDocument], *, scope: str | None = None
+    ) -> IngestReport:
+        """Ingest documents; unchanged ones are skipped, changed ones replaced.
+
+        A document that fails is reported in ``IngestReport.failed`` and leaves the store as
+        it was; the others are still ingested. Errors reading the sources themselves (a
+        missing path, invalid UTF-8) propagate before anything of that source is written.
+        """
+        scope = scope or self.settings.scope
+        report = IngestReport()
+        self.progress.start("documents", None)
+        async for batch in self._batches(sources, scope, report):
+            await self._process_batch(batch, scope, report)
+        self.progress.finish("documents")
+        return report
+
+    # ------------------------------------------------------------------ batching
+    async def _batches(
+        self, sources: Iterable[SourceDocument], scope: str, report: IngestReport
+    ) -> AsyncIterator[list[_Pending]]:
+        batch: list[_Pending] = []
+        chars = 0
+        for source in _timed_iter(sources, report, "read"):
+            report.documents_seen += 1
+            pending = await self._plan(source, scope, report)
+            if pending is None:
+                self.progress.advance("documents")
+                continue
+            batch.append(pending)
+            chars += len(source.text)
+            if len(batch) >= BATCH_DOCUMENTS or chars >= BATCH_CHARS:
+                yield batch
+                batch, chars = [], 0
+        if batch:
+            yield batch
+
+    async def _plan(self, source: SourceDocument, scope: str, report: IngestReport) -> _Pending | None:
+        if not source.text.strip():
+            raise EmptyInputError(f"{source.source}: the document is empty (no text to ingest)")
+        digest = content_hash(source.text)
+        doc_id = document_id(scope, source.source)
+        same = await self.store.find_document(scope, content_hash=digest)
+        if same is not None and same.status == DocStatus.DONE:
+            report.skipped += 1
+            return None
+        previous = await self.store.get_document(doc_id)
+        with _timer(report, "chunk"):
+            chunks = list(chunk_text(source.text, self.settings.chunk))
+        return _Pending(source, doc_id, digest, previous is not None, chunks)
+
+    # ------------------------------------------------------------------ processing
+    async def _process_batch(self, batch: list[_Pending], scope: str, report: IngestReport) -> None:
+        started = time.perf_counter()
+        results = await self._extract(batch)
+        report.add_time("extract", time.perf_counter() - started)
+
+        started = time.perf_counter()
+        vectors = await self._embed_chunks(batch)
+        report.add_time("embed", time.perf_counter() - started)
+
+        for pending, result, chunk_vectors in zip(batch, results, vectors, strict=True):
+            try:
+                if isinstance(result, BaseException):
+                    raise result
+                bundle = await self._build(pending, result, chunk_vectors, scope, report)
+                with _timer(report, "write"):
+                    await self.store.write_document(bundle)
+            except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
+                report.failed.append(DocumentFailure(pending.source.source, _describe(exc)))
+            else:
+                if pending.replacing:
+                    report.replaced += 1
+                else:
+                    report.ingested += 1
+                report.chunks += len(bundle.chunks)
+                report.characters += len(pending.source.text)
+                report.document_ids.append(pending.doc_id)
+            self.progress.advance("documents")
+
+    async def _extract(self, batch: list[_Pending]) -> list[ExtractionResult | BaseException]:
+        items = [(p.source, p.chunks) for p in batch]
+        many = getattr(self.extractor, "extract_many", None)
+        if many is not None and len(items) > 1:
+            outcome = many(items)
+            results = await outcome if inspect.isawaitable(outcome) else outcome
+            return list(results)
+        out: list[ExtractionResult | BaseException] = []
+        for source, chunks in items:
+            try:
+                out.append(await self.extractor.extract(source, chunks))
+            except (LoregraphError, ValueError, RuntimeError) as exc:
+                out.append(exc)
+        return out
+
+    async def _embed_chunks(self, batch: list[_Pending]) -> list[np.ndarray]:
+        texts = [c.text for p in batch for c in p.chunks]
+        self.progress.start("embed", len(texts))
+        parts: list[np.ndarray] = []
+        step = 64
+        for i in range(0, len(texts), step):
+            part = await asyncio.to_thread(self.embedder.embed, texts[i : i + step])
+            parts.append(np.asarray(part, dtype=np.float32))
+            self.progress.advance("embed", len(texts[i : i + step]))
+        self.progress.finish("embed")
+        matrix = (
+            np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), np.float32)
+        )
+        out: list[np.ndarray] = []
+        offset = 0
+        for p in batch:
+            out.append(matrix[offset : offset + len(p.chunks)])
+            offset += len(p.chunks)
+        return out
+
+    async def _build(
+        self,
+        pending: _Pending,
+        result: ExtractionResult,
+        chunk_vectors: np.ndarray,
+        scope: str,
+        report: IngestReport,
+    ) -> DocumentBundle:
+        source, doc_id = pending.source, pending.doc_id
+        started = time.perf_counter()
+        for cand in result.entities:
+            cand.type = normalize_type(cand.type)
+        clustered, records = cluster_candidates(result.entities)
+        selection = select_entities(clustered, self.settings.extraction)
+        resolution = await self.resolver.resolve(scope, selection.nodes, doc_id)
+        report.add_time("resolve", time.perf_counter() - started)
+
+        chunk_ids = [chunk_id(doc_id, c.seq) for c in pending.chunks]
+        surfaces = surface_index(clustered, records)
+        mentions = build_mentions(selection.nodes, resolution.entities, chunk_ids)
+        relations, _dropped = build_relations(
+            result.relations, surfaces, resolution.entities, chunk_ids, scope
+        )
+        merges = list(resolution.merges)
+        for surface, canonical, rule in records:
+            entity = resolution.entities.get(canonical)
+            if entity is not None and surface != canonical:
+                merges.append(
+                    Merge(entity.id, surface, rule, scope=scope, document_id=doc_id)
+                )
+        writes = [
+            EntityWrite(entity=resolution.entities[c.name], description=c.description,
+                        salience=c.salience)
+            for c in selection.nodes
+            if c.name in resolution.entities
+        ]
+        document = Document(
+            id=doc_id,
+            title=source.title,
+            content_hash=pending.digest,
+            scope=scope,
+            source=source.source,
+            kind=source.kind,
+            metadata=dict(source.metadata),
+            status=DocStatus.DONE,
+            char_count=len(source.text),
+        )
+        if source.external_id is not None:
+            document.metadata.setdefault("id", source.external_id)
+        chunks = [
+            Chunk(
+                id=cid,
+                document_id=doc_id,
+                seq=c.seq,
+                start=c.start,
+                end=c.end,
+                text=c.text,
+                token_count=c.token_count,
+                embedding=chunk_vectors[i] if i < len(chunk_vectors) else None,
+            )
+            for i, (cid, c) in enumerate(zip(chunk_ids, pending.chunks, strict=True))
+        ]
+        report.entities_written += len(writes)
+        report.entities_new += sum(1 for e in resolution.new_ids)
+        report.mentions += len(mentions)
+        report.relations += len(relations)
+        report.typed_relations += sum(1 for r in relations if r.type != CO_OCCURS)
+        report.merges += len(merges)
+        return DocumentBundle(document, chunks, writes, mentions, relations, merges)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or exc.__class__.__name__
+    return text if isinstance(exc, LoregraphError) else f"{exc.__class__.__name__}: {text}"
+
+
+@contextmanager
+def _timer(report: IngestReport, stage: str) -> Iterator[None]:
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        report.add_time(stage, time.perf_counter() - started)
+
+
+def _timed_iter(
+    items: Iterable[SourceDocument], report: IngestReport, stage: str
+) -> Iterator[SourceDocument]:
+    iterator = iter(items)
+    while True:
+        started = time.perf_counter()
+        try:
+            item = next(iterator)
+        except StopIteration:
+            report.add_time(stage, time.perf_counter() - started)
+            return
+        report.add_time(stage, time.perf_counter() - started)
+        yield item

@@ -1,0 +1,113 @@
+"""The relate stage: candidate relations and occurrences mapped onto resolved entities."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from loregraph.ingest.types import CandidateEntity, CandidateRelation
+from loregraph.models import (
+    Entity,
+    Evidence,
+    Mention,
+    Relation,
+    name_key,
+)
+
+
+def surface_index(
+    candidates: Sequence[CandidateEntity], clustered: Sequence[tuple[str, str, str]]
+) -> dict[str, str]:
+    """Map the name key of every surface form to the canonical candidate name it belongs to."""
+    index: dict[str, str] = {}
+    for cand in candidates:
+        index.setdefault(name_key(cand.name), cand.name)
+    for surface, canonical, _rule in clustered:
+        index.setdefault(name_key(surface), canonical)
+    for cand in candidates:
+        for occ in cand.occurrences:
+            index.setdefault(name_key(occ.surface), cand.name)
+    return index
+
+
+def build_mentions(
+    nodes: Sequence[CandidateEntity],
+    entities: Mapping[str, Entity],
+    chunk_ids: Sequence[str],
+) -> list[Mention]:
+    """One mention per (entity, chunk, surface), counts summed."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for cand in nodes:
+        entity = entities.get(cand.name)
+        if entity is None:
+            continue
+        for occ in cand.occurrences:
+            if not 0 <= occ.chunk_seq < len(chunk_ids):
+                continue
+            key = (entity.id, chunk_ids[occ.chunk_seq], occ.surface.strip() or cand.name)
+            counts[key] = counts.get(key, 0) + max(occ.count, 1)
+    return [
+        Mention(entity_id=e, chunk_id=c, surface=s, count=n) for (e, c, s), n in counts.items()
+    ]
+
+
+def build_relations(
+    candidates: Sequence[CandidateRelation],
+    surfaces: Mapping[str, str],
+    entities: Mapping[str, Entity],
+    chunk_ids: Sequence[str],
+    scope: str,
+) -> tuple[list[Relation], int]:
+    """Relations between resolved entities, duplicates merged; returns (relations, dropped).
+
+    A candidate whose ends do not resolve to a written entity, or whose two ends are the
+    same entity, is dropped and counted.
+    """
+    merged: dict[str, Relation] = {}
+    dropped = 0
+    for cand in candidates:
+        src = _lookup(cand.source, surfaces, entities)
+        dst = _lookup(cand.target, surfaces, entities)
+        if src is None or dst is None or src.id == dst.id:
+            dropped += 1
+            continue
+        rel_type = cand.type.strip().upper() or "RELATED_TO"
+        rel_id = Relation.make_id(scope, src.id, rel_type, dst.id)
+        rel = merged.get(rel_id)
+        if rel is None:
+            rel = Relation(
+                id=rel_id,
+                source_id=src.id,
+                target_id=dst.id,
+                type=rel_type,
+                scope=scope,
+                fact=cand.fact,
+                weight=0.0,
+                confidence=cand.confidence,
+            )
+            merged[rel_id] = rel
+        else:
+            rel.confidence = max(rel.confidence, cand.confidence)
+            if not rel.fact and cand.fact:
+                rel.fact = cand.fact
+        seen = {(ev.chunk_id, ev.start, ev.end) for ev in rel.evidence}
+        for ev in cand.evidence:
+            if not 0 <= ev.chunk_seq < len(chunk_ids):
+                continue
+            key = (chunk_ids[ev.chunk_seq], ev.start, ev.end)
+            if key in seen:
+                continue
+            seen.add(key)
+            rel.evidence.append(
+                Evidence(chunk_id=key[0], sentence=ev.sentence, start=ev.start, end=ev.end)
+            )
+        rel.weight = float(len(rel.evidence)) or 1.0
+    kept = [rel for rel in merged.values() if rel.evidence]
+    dropped += len(merged) - len(kept)
+    return kept, dropped
+
+
+def _lookup(name: str, surfaces: Mapping[str, str], entities: Mapping[str, Entity]) -> Entity | None:
+    if name in entities:
+        return entities[name]
+    canonical = surfaces.get(name_key(name))
+    return entities.get(canonical) if canonical is not None else None

@@ -1,0 +1,72 @@
+"""What an ingest did, for the user and for benchmarks."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class DocumentFailure:
+    """A document that could not be ingested; the store holds nothing of it."""
+
+    source: str
+    error: str
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """Counts and timings of one ingest run."""
+
+    documents_seen: int = 0
+    ingested: int = 0
+    replaced: int = 0
+    skipped: int = 0
+    failed: list[DocumentFailure] = field(default_factory=list)
+    chunks: int = 0
+    characters: int = 0
+    entities_written: int = 0
+    entities_new: int = 0
+    mentions: int = 0
+    relations: int = 0
+    typed_relations: int = 0
+    merges: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    document_ids: list[str] = field(default_factory=list)
+
+    def add_time(self, stage: str, seconds: float) -> None:
+        """Accumulate time spent in a stage."""
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
+
+    @property
+    def ok(self) -> bool:
+        """True when no document failed."""
+        return not self.failed
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+    def summary(self) -> str:
+        """One human-readable paragraph."""
+        total = sum(self.seconds.values())
+        parts = [
+            f"{self.ingested} ingested",
+            f"{self.replaced} replaced",
+            f"{self.skipped} unchanged (skipped)",
+            f"{len(self.failed)} failed",
+        ]
+        lines = [f"Documents: {self.documents_seen} seen — " + ", ".join(parts) + "."]
+        if self.ingested or self.replaced:
+            lines.append(
+                f"Wrote {self.chunks} chunks, {self.entities_written} entities "
+                f"({self.entities_new} new), {self.relations} relations "
+                f"({self.typed_relations} typed), {self.mentions} mentions, "
+                f"{self.merges} merges."
+            )
+        if self.seconds:
+            stages = ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
+            lines.append(f"Time: {total:.1f}s ({stages}).")
+        for failure in self.failed:
+            lines.append(f"Failed: {failure.source}: {failure.error}")
+        return "\n".join(lines)

@@ -1,0 +1,52 @@
+"""The public API is pinned: changing it must be a decision, not an accident."""
+
+from __future__ import annotations
+
+import inspect
+
+import loregraph
+
+EXPECTED = {
+    "PRESETS", "Answer", "AsyncGraph", "Chunk", "ChunkSettings", "Citation", "ConfigError",
+    "DependencyError", "DocKind", "Document", "EmptyInputError", "EmptyStoreError", "Entity",
+    "EntityView", "ExtractionSettings", "Graph", "IngestReport", "InputError",
+    "LoregraphError", "Mention", "NotFoundError", "Relation", "ResolutionSettings",
+    "RetrievalSettings", "SchemaVersionError", "SearchHit", "Settings", "Store",
+    "__version__", "open", "open_async", "open_store",
+}
+
+GRAPH_METHODS = {
+    "ask", "context", "delete", "documents", "entities", "entity", "export", "find_entity",
+    "ingest", "ingest_documents", "ingest_records", "ingest_text", "retrieve", "search",
+    "stats",
+}
+
+
+def test_all_is_pinned() -> None:
+    assert set(loregraph.__all__) == EXPECTED
+    for name in loregraph.__all__:
+        assert hasattr(loregraph, name), name
+
+
+def test_sync_facade_mirrors_async_core() -> None:
+    for name in GRAPH_METHODS:
+        async_method = getattr(loregraph.AsyncGraph, name)
+        sync_method = getattr(loregraph.Graph, name)
+        assert inspect.iscoroutinefunction(async_method), name
+        assert not inspect.iscoroutinefunction(sync_method), name
+        assert sync_method.__doc__ == async_method.__doc__, name
+
+
+def test_public_api_has_docstrings() -> None:
+    for name in loregraph.__all__:
+        obj = getattr(loregraph, name)
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            assert obj.__doc__, f"{name} has no docstring"
+    for name in GRAPH_METHODS:
+        assert getattr(loregraph.AsyncGraph, name).__doc__, name
+
+
+def test_presets_are_named() -> None:
+    assert {"local", "global", "hybrid", "passages", "ppr"} <= set(loregraph.PRESETS)
+    for name, preset in loregraph.PRESETS.items():
+        assert preset.name == name
