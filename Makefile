@@ -42,10 +42,13 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 
+# The benchmarks need the `bench` extra (bm25s); it is installed on first use.
 bench: $(VENV)/.installed
+	@$(BIN)/python -c "import bm25s" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.run --full
 
 bench-quick: $(VENV)/.installed
+	@$(BIN)/python -c "import bm25s" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.run --quick
 
 clean:

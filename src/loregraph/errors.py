@@ -47,3 +47,9 @@ class DependencyError(LoregraphError):
     """An optional dependency needed for this operation is not installed."""
 
     exit_code = 6
+
+
+class StoreError(LoregraphError):
+    """A store that cannot be opened or used: not a database, not loregraph's, corrupt, locked."""
+
+    exit_code = 7

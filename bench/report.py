@@ -1,0 +1,386 @@
+"""Results files and the tables of BENCHMARKS.md.
+
+Each section's run is saved as ``bench/results/<section>.<mode>.json`` (figures, config,
+commit, machine, command, timestamp). :func:`regenerate` renders one markdown table block
+per section from the newest result and replaces the text between
+``<!-- BENCH:<section>:start -->`` and ``<!-- BENCH:<section>:end -->`` in BENCHMARKS.md.
+Run ``python -m bench.report`` to regenerate the tables without measuring anything.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from bench.common import BENCHMARKS_MD, RESULTS_DIR
+
+SECTIONS = ("retrieval", "extraction", "speed", "scale")
+
+
+# --------------------------------------------------------------------------- files
+def save_result(
+    section: str, mode: str, payload: Mapping[str, Any], directory: Path | None = None
+) -> Path:
+    """Write one section's result as ``<section>.<mode>.json``; returns the path."""
+    folder = directory or RESULTS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{section}.{mode}.json"
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def load_results(directory: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The result to show for each section: the newest of its quick and full runs.
+
+    For ``scale`` the sizes are merged: each size comes from the newest run that measured it,
+    so a quick run (10k, 100k) does not hide an earlier full run's 1M figures.
+    """
+    folder = directory or RESULTS_DIR
+    chosen: dict[str, dict[str, Any]] = {}
+    for section in SECTIONS:
+        runs = []
+        for path in sorted(folder.glob(f"{section}.*.json")):
+            try:
+                runs.append(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, json.JSONDecodeError):
+                continue
+        if not runs:
+            continue
+        runs.sort(key=lambda r: str(r.get("timestamp", "")))
+        newest = dict(runs[-1])
+        if section == "scale":
+            newest = _merge_scale(runs)
+        chosen[section] = newest
+    return chosen
+
+
+def _merge_scale(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    merged = dict(runs[-1])
+    sizes: dict[str, Any] = {}
+    for run in runs:  # oldest first: newer runs overwrite
+        for key, value in run.get("figures", {}).get("sizes", {}).items():
+            if "error" in value and key in sizes:
+                continue
+            sizes[key] = value | {"_run": _stamp(run)}
+    merged["figures"] = dict(merged.get("figures", {})) | {
+        "sizes": dict(sorted(sizes.items(), key=lambda kv: int(kv[0])))
+    }
+    return merged
+
+
+# --------------------------------------------------------------------------- helpers
+def _stamp(result: Mapping[str, Any]) -> str:
+    commit = (result.get("commit") or {}).get("commit") or "unknown"
+    dirty = "+local changes" if (result.get("commit") or {}).get("dirty") else ""
+    when = result.get("timestamp", "?")
+    return f"{result.get('mode', '?')} run, commit {str(commit)[:10]}{dirty}, {when}"
+
+
+def _machine(result: Mapping[str, Any]) -> str:
+    m = result.get("machine") or {}
+    return (
+        f"{m.get('cores', '?')} cores, {m.get('ram_gb', '?')} GB RAM, Python {m.get('python', '?')}"
+    )
+
+
+def _fmt(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def table(header: list[str], rows: list[list[Any]]) -> str:
+    """A markdown table (values formatted with :func:`_fmt`)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(_fmt(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _preamble(result: Mapping[str, Any]) -> str:
+    return (
+        f"_{_stamp(result)}; {_machine(result)}; command: `{result.get('command', '?')}`; "
+        f"section wall time {_fmt(result.get('wall_seconds'))} s._"
+    )
+
+
+# --------------------------------------------------------------------------- renderers
+def render_retrieval(result: Mapping[str, Any]) -> str:
+    """Recall table (overall and per question type) of every system."""
+    figures, config = result["figures"], result.get("config", {})
+    systems: dict[str, Any] = figures["systems"]
+    rows = []
+    for name, s in systems.items():
+        overall = s["recall"]["all"]
+        lat = s.get("latency", {})
+        note = f"{s['errors']} errors" if s.get("errors") else ""
+        rows.append(
+            [name, overall["R@2"], overall["R@5"], lat.get("p50_ms"), lat.get("p95_ms"), note]
+        )
+    types = sorted({t for s in systems.values() for t in s["recall"] if t != "all"})
+    by_type = [
+        [name]
+        + [
+            f"{s['recall'][t]['R@2']:.1f} / {s['recall'][t]['R@5']:.1f}"
+            if t in s["recall"]
+            else "–"
+            for t in types
+        ]
+        for name, s in systems.items()
+    ]
+    counts = next(iter(systems.values()))["recall"] if systems else {}
+    store = figures.get("store", {})
+    parts = [
+        _preamble(result),
+        "",
+        f"{config.get('questions', '?')} questions ({config.get('subset', '')}), "
+        f"{config.get('corpus_passages', '?')} passages, k = 2 and 5.",
+        "",
+        table(["system", "R@2", "R@5", "p50 ms", "p95 ms", "note"], rows),
+        "",
+        "Recall by question type (R@2 / R@5):",
+        "",
+        table(["system"] + [f"{t} (n={counts.get(t, {}).get('n', '?')})" for t in types], by_type),
+        "",
+        f"Store: {_fmt(store.get('store_entities'))} entities, "
+        f"{_fmt(store.get('store_relations'))} relations, {_fmt(store.get('store_chunks'))} "
+        f"chunks; ingest {_fmt(store.get('seconds_total'))} s"
+        + (" (cached from an earlier run)" if store.get("cached") else "")
+        + ".",
+    ]
+    return "\n".join(parts)
+
+
+def render_extraction(result: Mapping[str, Any]) -> str:
+    """Entity and relation-pair P/R/F1 rows, gold-type recall and timing."""
+    figures = result["figures"]
+    rows = []
+    ent = figures["entities"]
+    rows.append(
+        [
+            "entities",
+            ent["precision"],
+            ent["recall"],
+            ent["f1"],
+            ent["pred_total"],
+            ent["gold_total"],
+        ]
+    )
+    labels = {
+        "typed": "relation pairs, typed",
+        "co-occurrence": "relation pairs, co-occurrence",
+        "about": "relation pairs, ABOUT (title links)",
+        "all": "relation pairs, all kinds",
+    }
+    for group, label in labels.items():
+        p = figures["relation_pairs"].get(group)
+        if p:
+            rows.append(
+                [label, p["precision"], p["recall"], p["f1"], p["pred_total"], p["gold_total"]]
+            )
+    by_type = figures.get("entity_recall_by_gold_type", {})
+    timing = figures.get("timing", {})
+    return "\n".join(
+        [
+            _preamble(result),
+            "",
+            f"{figures.get('counts', {}).get('documents', '?')} documents; "
+            "micro-averaged percentages.",
+            "",
+            table(["figure", "P", "R", "F1", "predicted", "gold"], rows),
+            "",
+            "Gold-entity recall by gold type: "
+            + ", ".join(f"{t} {v['recall']:.1f} (n={v['gold']})" for t, v in by_type.items())
+            + ".",
+            "",
+            f"Extraction {_fmt(timing.get('extract_seconds'))} s "
+            f"({_fmt(timing.get('docs_per_second'))} documents/s), "
+            f"model load {_fmt(timing.get('extractor_load_seconds'))} s.",
+        ]
+    )
+
+
+def render_speed(result: Mapping[str, Any]) -> str:
+    """Dracula ingest figures and context-latency percentiles."""
+    figures = result["figures"]
+    ingest = figures["dracula_ingest"]
+    stages = ", ".join(f"{k} {v:.1f}" for k, v in ingest.get("seconds_by_stage", {}).items())
+    rows = [
+        ["ingest wall time (s)", ingest.get("seconds_total")],
+        ["seconds per stage", stages or "–"],
+        ["chunks", ingest.get("chunks")],
+        ["chunks / s", ingest.get("chunks_per_second")],
+        ["KB / s", ingest.get("kb_per_second")],
+        [
+            "entities / relations",
+            f"{_fmt(ingest.get('entities'))} / {_fmt(ingest.get('relations'))}",
+        ],
+        ["peak RSS (MB)", ingest.get("peak_rss_mb")],
+        ["store on disk (MB)", ingest.get("disk_mb")],
+    ]
+    lat_rows = []
+    for key, label in (
+        ("context_latency_dracula_demo", "Dracula, 3 demo questions repeated"),
+        ("context_latency_2wiki", "2Wiki store, 2Wiki questions"),
+    ):
+        lat = figures.get(key, {})
+        lat_rows.append(
+            [label, lat.get("n"), lat.get("p50_ms"), lat.get("p95_ms"), lat.get("warmup_seconds")]
+        )
+    return "\n".join(
+        [
+            _preamble(result),
+            "",
+            table(["Dracula ingest", "value"], rows),
+            "",
+            table(["g.context latency", "n", "p50 ms", "p95 ms", "warm-up s"], lat_rows),
+        ]
+    )
+
+
+_SCALE_ROWS: list[tuple[str, Callable[[Mapping[str, Any]], Any], str]] = [
+    ("load rate (entities/s)", lambda s: s["load"]["entities_per_second"], "rate"),
+    ("write time (s)", lambda s: s["load"]["write_seconds"], "total"),
+    ("bundle write s, first 10 %", lambda s: s["load"]["bundle_seconds_first_10pct"], "per-op"),
+    ("bundle write s, last 10 %", lambda s: s["load"]["bundle_seconds_last_10pct"], "per-op"),
+    ("2-hop expand p50 (ms)", lambda s: s["queries"]["expand_2hop"]["p50_ms"], "per-op"),
+    ("2-hop expand p95 (ms)", lambda s: s["queries"]["expand_2hop"]["p95_ms"], "per-op"),
+    ("fuzzy lookup p50 (ms)", lambda s: s["queries"]["fuzzy_lookup"]["p50_ms"], "per-op"),
+    ("fuzzy lookup p95 (ms)", lambda s: s["queries"]["fuzzy_lookup"]["p95_ms"], "per-op"),
+    ("fuzzy hit rate (top 10)", lambda s: s["queries"]["fuzzy_lookup"]["hit_rate_top10"], "none"),
+    (
+        "entity vector top-10 p50 (ms)",
+        lambda s: s["queries"]["entity_vector_top10"]["p50_ms"],
+        "per-op",
+    ),
+    (
+        "entity vector top-10 p95 (ms)",
+        lambda s: s["queries"]["entity_vector_top10"]["p95_ms"],
+        "per-op",
+    ),
+    (
+        "chunk vector top-10 p50 (ms)",
+        lambda s: s["queries"]["chunk_vector_top10"]["p50_ms"],
+        "per-op",
+    ),
+    (
+        "chunk vector top-10 p95 (ms)",
+        lambda s: s["queries"]["chunk_vector_top10"]["p95_ms"],
+        "per-op",
+    ),
+    (
+        "first vector query (s)",
+        lambda s: s["queries"]["entity_vector_first_query_seconds"],
+        "per-op",
+    ),
+    ("disk (MB)", lambda s: s["disk_mb"], "total"),
+    ("peak RSS (MB)", lambda s: s["peak_rss_mb"], "total"),
+]
+
+
+def growth_exponent(sizes: list[int], values: list[float], kind: str) -> float | None:
+    """``b`` in cost ∝ size^b between the smallest and largest size (a rate is inverted to a
+    cost first). ``None`` when it cannot be computed."""
+    if kind == "none" or len(sizes) < 2:
+        return None
+    first, last = values[0], values[-1]
+    if kind == "rate":
+        first, last = (1 / first if first else 0.0), (1 / last if last else 0.0)
+    if first <= 0 or last <= 0 or sizes[-1] == sizes[0]:
+        return None
+    return math.log(last / first) / math.log(sizes[-1] / sizes[0])
+
+
+def _size_label(size: int) -> str:
+    return f"{size // 1_000_000}M" if size >= 1_000_000 else f"{size // 1000}k"
+
+
+def render_scale(result: Mapping[str, Any]) -> str:
+    """Per-size figures and their growth exponent, worse-than-linear growth flagged."""
+    measured = {int(k): v for k, v in result["figures"]["sizes"].items() if "error" not in v}
+    failed = [k for k, v in result["figures"]["sizes"].items() if "error" in v]
+    sizes = sorted(measured)
+    header = ["figure", *(_size_label(s) for s in sizes), "growth exponent b (cost ∝ n^b)"]
+    rows = []
+    for label, get, kind in _SCALE_ROWS:
+        values: list[Any] = []
+        for s in sizes:
+            try:
+                values.append(get(measured[s]))
+            except (KeyError, TypeError):
+                values.append(None)
+        exponent = None
+        if all(isinstance(v, int | float) for v in values):
+            exponent = growth_exponent(sizes, [float(v) for v in values], kind)
+        mark = (
+            "–"
+            if exponent is None
+            else f"{exponent:.2f}" + (" ⚠ worse than linear" if exponent > 1.1 else "")
+        )
+        rows.append([label, *values, mark])
+    runs = sorted({measured[s].get("_run", "") for s in sizes})
+    lines = [
+        _preamble(result),
+        "",
+        "Sizes measured in: " + "; ".join(r for r in runs if r) + ".",
+        "",
+        table(header, rows),
+    ]
+    if failed:
+        lines += ["", "Sizes that failed: " + ", ".join(failed) + " (see the results JSON)."]
+    return "\n".join(lines)
+
+
+RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "retrieval": render_retrieval,
+    "extraction": render_extraction,
+    "speed": render_speed,
+    "scale": render_scale,
+}
+
+
+# --------------------------------------------------------------------------- markdown
+def replace_block(text: str, name: str, body: str) -> str:
+    """Replace what is between the ``BENCH:name`` markers; text without them is unchanged."""
+    pattern = re.compile(
+        rf"(<!-- BENCH:{re.escape(name)}:start -->\n).*?(\n?<!-- BENCH:{re.escape(name)}:end -->)",
+        re.DOTALL,
+    )
+    return pattern.sub(
+        lambda m: m.group(1) + body.rstrip("\n") + "\n" + m.group(2).lstrip("\n"), text
+    )
+
+
+def regenerate(markdown: Path | None = None, directory: Path | None = None) -> list[str]:
+    """Re-render every section that has a result into BENCHMARKS.md; returns their names."""
+    path = markdown or BENCHMARKS_MD
+    text = path.read_text(encoding="utf-8")
+    done = []
+    for section, result in load_results(directory).items():
+        try:
+            body = RENDERERS[section](result)
+        except (KeyError, TypeError, ValueError) as exc:
+            body = f"_The {section} result could not be rendered: {type(exc).__name__}: {exc}_"
+        text = replace_block(text, section, body)
+        done.append(section)
+    path.write_text(text, encoding="utf-8")
+    return done
+
+
+def main() -> int:
+    """Regenerate BENCHMARKS.md from bench/results/*.json."""
+    done = regenerate()
+    print("regenerated: " + (", ".join(done) or "nothing (no results yet)"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,133 @@
+"""The benchmark command: ``python -m bench.run --quick | --full [--only NAME] [--fresh]``.
+
+Each section runs in its own process (a crash or a memory peak in one does not affect the
+others), saves ``bench/results/<section>.<mode>.json`` and the tables in BENCHMARKS.md are
+regenerated at the end from every saved result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from bench.common import (
+    ROOT,
+    RunOptions,
+    command_line,
+    git_commit,
+    log,
+    machine_info,
+    utc_timestamp,
+)
+from bench.report import SECTIONS, regenerate, save_result
+
+
+def _section(name: str) -> Callable[..., dict[str, Any]]:
+    if name == "retrieval":
+        from bench import retrieval
+
+        return retrieval.run
+    if name == "extraction":
+        from bench import extraction
+
+        return extraction.run
+    if name == "speed":
+        from bench import speed
+
+        return speed.run
+    if name == "scale":
+        from bench import scale
+
+        return scale.run
+    raise ValueError(f"unknown section {name!r}; known: {', '.join(SECTIONS)}")
+
+
+def run_section(name: str, options: RunOptions, command: str, sizes: tuple[int, ...] | None) -> int:
+    """Run one section in this process and save its result; returns an exit code."""
+    started = time.perf_counter()
+    payload: dict[str, Any] = {
+        "name": name,
+        "mode": options.mode,
+        "command": command,
+        "timestamp": utc_timestamp(),
+        "commit": git_commit(),
+        "machine": machine_info(),
+    }
+    try:
+        runner = _section(name)
+        out = runner(options, sizes) if name == "scale" else runner(options)
+    except Exception as exc:  # reported in the results file, not only on the console
+        traceback.print_exc()
+        log(f"{name}: FAILED: {type(exc).__name__}: {exc}")
+        return 1
+    payload["wall_seconds"] = round(time.perf_counter() - started, 1)
+    payload["figures"] = out["figures"]
+    payload["config"] = out["config"] | {"fresh": options.fresh}
+    path = save_result(name, options.mode, payload)
+    log(f"{name}: done in {payload['wall_seconds']} s -> {path.relative_to(ROOT)}")
+    return 0
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command-line options."""
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="subset sizes (default)")
+    mode.add_argument("--full", action="store_true", help="every question, document and size")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=SECTIONS,
+        metavar="NAME",
+        help=f"run only this section (repeatable): {', '.join(SECTIONS)}",
+    )
+    parser.add_argument("--fresh", action="store_true", help="rebuild cached ingested stores")
+    parser.add_argument(
+        "--sizes", help="scale sizes, comma-separated entity counts (e.g. 10000,100000)"
+    )
+    parser.add_argument("--no-report", action="store_true", help="do not touch BENCHMARKS.md")
+    parser.add_argument("--child", choices=SECTIONS, help=argparse.SUPPRESS)
+    parser.add_argument("--command", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen sections (each in a subprocess) and regenerate BENCHMARKS.md."""
+    args = parse_args(argv)
+    options = RunOptions(quick=not args.full, fresh=args.fresh)
+    sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None
+    if args.child:
+        return run_section(args.child, options, args.command or command_line(), sizes)
+
+    command = command_line()
+    chosen = [s for s in SECTIONS if not args.only or s in args.only]
+    started = time.perf_counter()
+    codes: dict[str, tuple[int, float]] = {}
+    for name in chosen:
+        log(f"=== {name} ({options.mode}) ===")
+        child = [sys.executable, "-m", "bench.run", "--child", name, "--command", command]
+        child.append("--full" if args.full else "--quick")
+        if args.fresh:
+            child.append("--fresh")
+        if args.sizes:
+            child += ["--sizes", args.sizes]
+        t0 = time.perf_counter()
+        code = subprocess.run(child, cwd=ROOT, check=False).returncode
+        codes[name] = (code, time.perf_counter() - t0)
+    if not args.no_report:
+        done = regenerate()
+        log(f"BENCHMARKS.md tables regenerated: {', '.join(done) or 'none'}")
+    total = time.perf_counter() - started
+    for name, (code, secs) in codes.items():
+        log(f"{name:<11} {'ok' if code == 0 else f'FAILED ({code})':<12} {secs:8.1f} s")
+    log(f"total wall time {total:.1f} s")
+    return 0 if all(code == 0 for code, _ in codes.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

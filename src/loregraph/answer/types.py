@@ -1,0 +1,36 @@
+"""Answer records shared by the extractive and the LLM answerers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from loregraph.retrieve.result import RetrievalResult
+
+
+@dataclass(slots=True)
+class Citation:
+    """A numbered source of an answer: a quote and where it is in its document.
+
+    ``start``/``end`` are character offsets into the document's text (not the chunk's), so
+    ``document_text[start:end] == quote``.
+    """
+
+    index: int
+    document_id: str
+    document_title: str
+    chunk_id: str
+    seq: int
+    start: int
+    end: int
+    quote: str
+
+
+@dataclass(slots=True)
+class Answer:
+    """An answer with its citations; ``llm`` tells whether a language model wrote it."""
+
+    question: str
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+    llm: bool = False
+    retrieval: RetrievalResult | None = None

@@ -1,0 +1,168 @@
+"""Cut a document into overlapping chunks that end and start at word boundaries.
+
+Seed 000's ``TextChunker(1000, 200)``: windows of at most ``size`` characters (or
+``cl100k_base`` tokens with ``unit="tokens"``), consecutive chunks overlapping by about
+``overlap``. A word is a maximal run of non-whitespace characters. Rules:
+
+* a chunk ends at the end of a word, preferring (within the last 20 % of the window) the
+  end of a paragraph, then the end of a sentence, then the last word that fits;
+* the next chunk starts at the first word that begins at least ``overlap`` before the end
+  of the previous one, so the real overlap is at most ``overlap`` and never splits a word;
+* only a single word longer than ``size`` is cut inside (hard cut at the size limit);
+* every chunk is an exact slice: ``chunk.text == text[chunk.start:chunk.end]``, without
+  leading or trailing whitespace, and together the chunks cover every non-space character.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from loregraph.ingest.types import TextChunk
+from loregraph.settings import ChunkSettings
+from loregraph.tokens import count_tokens, token_ends
+
+# the last character of a word (followed by whitespace)
+_WORD_END = re.compile(r"\S(?=\s)")
+# the first character of a word (preceded by whitespace or the start of the text)
+_WORD_START = re.compile(r"(?<!\S)\S")
+# a sentence terminator, with closing quotes/brackets, followed by whitespace
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)")
+# the end of a paragraph: a word followed by a blank line
+_PARAGRAPH_END = re.compile(r"\S(?=[ \t\f\v]*\r?\n[ \t\f\v]*\r?\n)")
+_NON_SPACE = re.compile(r"\S")
+
+# preferred breaks (paragraph, sentence) are looked for in the last part of the window
+_PREFERRED_FROM = 0.8
+# how far past a window's end the break patterns' lookaheads may need to look
+_LOOKAHEAD = 16
+# how many characters per token the first token window assumes (grown when too small)
+_CHARS_PER_TOKEN_GUESS = 6
+
+
+def chunk_text(text: str, settings: ChunkSettings | None = None) -> Iterator[TextChunk]:
+    """Yield the chunks of ``text``; whitespace-only text yields nothing.
+
+    Deterministic: the same text and settings always give the same chunks.
+    """
+    settings = settings or ChunkSettings()
+    first = _NON_SPACE.search(text)
+    if first is None:
+        return
+    text_end = len(text.rstrip())
+    by_tokens = settings.unit == "tokens"
+    pos = first.start()
+    prev_end = 0
+    seq = 0
+    while True:
+        limit = _token_limit(text, pos, settings.size) if by_tokens else pos + settings.size
+        if text_end <= limit:
+            if not by_tokens or count_tokens(text[pos:text_end]) <= settings.size:
+                yield _chunk(text, seq, pos, text_end)
+                return
+            limit = text_end - 1
+        floor = max(pos, prev_end)
+        end = _break(text, pos, limit, floor)
+        if by_tokens:
+            while end is not None and count_tokens(text[pos:end]) > settings.size:
+                end = _break(text, pos, end - 1, floor)
+        if end is None:
+            if pos < prev_end:
+                # no word after the overlap fits with it: start again without overlap
+                pos = _resume(text, prev_end)
+                continue
+            end = _hard_cut(text, pos, limit, settings.size if by_tokens else None)
+        yield _chunk(text, seq, pos, end)
+        seq += 1
+        if by_tokens:
+            target = _token_overlap_start(text, pos, end, settings.overlap)
+        else:
+            target = end - settings.overlap
+        prev_end = end
+        pos = _next_start(text, pos, end, target)
+
+
+def _chunk(text: str, seq: int, start: int, end: int) -> TextChunk:
+    piece = text[start:end]
+    return TextChunk(seq=seq, start=start, end=end, text=piece, token_count=count_tokens(piece))
+
+
+def _last_end(pattern: re.Pattern[str], text: str, lo: int, hi: int) -> int | None:
+    """The largest ``match.end()`` in ``[lo, hi]`` (lookaheads may see past ``hi``)."""
+    best: int | None = None
+    for match in pattern.finditer(text, max(0, lo - 1), hi + _LOOKAHEAD):
+        end = match.end()
+        if end > hi:
+            break
+        if end >= lo:
+            best = end
+    return best
+
+
+def _break(text: str, pos: int, limit: int, floor: int) -> int | None:
+    """The best word end in ``(floor, limit]`` for a chunk starting at ``pos``, if any.
+
+    ``text[pos:limit]`` is known not to reach the end of the text.
+    """
+    if limit <= floor:
+        return None
+    preferred_from = max(floor + 1, pos + int((limit - pos) * _PREFERRED_FROM))
+    for pattern in (_PARAGRAPH_END, _SENTENCE_END):
+        found = _last_end(pattern, text, preferred_from, limit)
+        if found is not None:
+            return found
+    return _last_end(_WORD_END, text, floor + 1, limit)
+
+
+def _hard_cut(text: str, pos: int, limit: int, max_tokens: int | None) -> int:
+    """Cut a single overlong word at the window's limit (within ``max_tokens`` if given)."""
+    end = max(limit, pos + 1)
+    if max_tokens is not None:
+        while end > pos + 1 and count_tokens(text[pos:end]) > max_tokens:
+            end -= max(1, (end - pos) // 8)
+    return end
+
+
+def _resume(text: str, prev_end: int) -> int:
+    """Where to start when dropping the overlap after a chunk ending at ``prev_end``."""
+    if not text[prev_end].isspace():
+        return prev_end  # the previous chunk was cut inside an overlong word
+    following = _NON_SPACE.search(text, prev_end)
+    return following.start() if following is not None else len(text)
+
+
+def _token_limit(text: str, pos: int, size: int) -> int:
+    """The largest end such that ``text[pos:end]`` holds about ``size`` tokens."""
+    window = size * _CHARS_PER_TOKEN_GUESS
+    while True:
+        stop = min(len(text), pos + window)
+        ends = token_ends(text[pos:stop])
+        if len(ends) > size:
+            return pos + max(1, ends[size - 1])
+        if stop >= len(text):
+            return len(text)
+        window *= 2
+
+
+def _token_overlap_start(text: str, pos: int, end: int, overlap: int) -> int:
+    """Where the last ``overlap`` tokens of ``text[pos:end]`` begin."""
+    if overlap <= 0:
+        return end
+    ends = token_ends(text[pos:end])
+    if len(ends) <= overlap:
+        return pos
+    return pos + ends[len(ends) - overlap - 1]
+
+
+def _next_start(text: str, pos: int, end: int, target: int) -> int:
+    """Where the chunk after ``text[pos:end]`` starts, given the overlap target."""
+    target = max(target, pos + 1)
+    if target < end:
+        match = _WORD_START.search(text, target, end)
+        if match is not None:
+            return match.start()
+    if end < len(text) and not text[end].isspace():
+        # the previous chunk cut inside an overlong word: continue inside it
+        return min(target, end)
+    following = _NON_SPACE.search(text, end)
+    return following.start() if following is not None else len(text)

@@ -1,0 +1,193 @@
+"""Typed relations between the entities of one sentence, read off the dependency parse.
+
+Patterns (``S``, ``O`` entity mentions; relation type in UPPER_SNAKE_CASE from the verb's
+lemma in the third person present, plus particle and preposition):
+
+* subject–verb–object: "Van Helsing met Seward" → (Van Helsing, ``MEETS``, Seward);
+* subject–verb–preposition–object: "Harker travelled to Bistritz" → ``TRAVELS_TO``;
+* passive with an agent is turned active: "Lucy was bitten by Dracula" → (Dracula,
+  ``BITES``, Lucy); passive without an agent keeps the participle: "Lucy was buried in
+  Hampstead" → (Lucy, ``IS_BURIED_IN``, Hampstead);
+* copula or appositive with a noun and "of"/a possessive: "Lothair II was a king of
+  Lotharingia" and "Lothair II, king of Lotharingia" → ``IS_KING_OF``; "Lucy is Mina's
+  friend" → ``IS_FRIEND_OF``;
+* subjects are shared by conjoined and controlled verbs ("came … and met Seward", "decided
+  to visit London"), and conjoined subjects and objects each get the relation.
+
+Negated verbs give nothing. A subject pronoun (he/she/it) is returned as a placeholder
+(:data:`HE_SHE`, :data:`IT`) for the caller to resolve (coreference-lite).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+HE_SHE = -1
+"""Endpoint placeholder: a he/she subject pronoun."""
+IT = -2
+"""Endpoint placeholder: an "it" subject pronoun."""
+
+_PRONOUNS = {"he": HE_SHE, "she": HE_SHE, "it": IT}
+_SUBJECT = {"nsubj", "nsubjpass"}
+_OBJECT = {"dobj", "dative", "oprd"}
+_COPULAS = {"be", "become", "remain"}
+_IRREGULAR = {"be": "IS", "have": "HAS", "do": "DOES", "go": "GOES"}
+_SAFE = re.compile(r"[^A-Z0-9]+")
+MAX_PARTS = 4
+
+Owner = Callable[[Any], int | None]
+Lemma = Callable[[Any, str], str]
+Triple = tuple[int, str, int]
+
+
+def third_person(lemma: str) -> str:
+    """The third person singular present of a verb lemma, upper-cased: travel → TRAVELS."""
+    word = lemma.lower()
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if re.search(r"(s|sh|ch|x|z|o)$", word):
+        word += "es"
+    elif re.search(r"[^aeiou]y$", word):
+        word = word[:-1] + "ies"
+    else:
+        word += "s"
+    return word.upper()
+
+
+def relation_type(*parts: str) -> str:
+    """UPPER_SNAKE_CASE from parts; empty parts skipped: ("IS", "king", "of") → IS_KING_OF."""
+    words = [_SAFE.sub("_", p.upper()).strip("_") for p in parts if p]
+    return "_".join(w for w in words if w)
+
+
+def _conjuncts(token: Any) -> Iterator[Any]:
+    yield token
+    for child in token.children:
+        if child.dep_ == "conj":
+            yield from _conjuncts(child)
+
+
+def _subjects(verb: Any, depth: int = 0) -> list[Any]:
+    found = [t for c in verb.children if c.dep_ in _SUBJECT for t in _conjuncts(c)]
+    if found or depth > 3:
+        return found
+    if verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
+        return _subjects(verb.head, depth + 1)
+    if verb.dep_ == "acl" and verb.head is not verb:
+        return [verb.head]
+    return []
+
+
+def _prep_objects(prep: Any) -> Iterator[Any]:
+    for child in prep.children:
+        if child.dep_ == "pobj":
+            yield from _conjuncts(child)
+
+
+def _is_passive(verb: Any) -> bool:
+    return any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
+
+
+def sentence_relations(sent: Any, owner: Owner, lemma: Lemma) -> list[Triple]:
+    """(source, type, target) triples among the entity mentions of a parsed sentence.
+
+    ``owner(token)`` gives the index of the entity mention a token belongs to (or None);
+    endpoints are those indexes, or :data:`HE_SHE` / :data:`IT` for subject pronouns (at
+    most one end of a triple is a pronoun).
+    """
+    out: dict[Triple, None] = {}
+
+    def endpoint(token: Any) -> int | None:
+        found = owner(token)
+        if found is not None:
+            return found
+        return _PRONOUNS.get(token.lower_) if token.dep_ in _SUBJECT else None
+
+    def emit(src: int | None, kind: str, dst: int | None) -> None:
+        if src is None or dst is None or src == dst or (src < 0 and dst < 0) or not kind:
+            return
+        if kind.count("_") >= MAX_PARTS:
+            return
+        out[(src, kind, dst)] = None
+
+    for verb in sent:
+        if not verb.tag_.startswith("VB") or verb.dep_ in ("aux", "auxpass"):
+            continue
+        if any(c.dep_ == "neg" for c in verb.children):
+            continue
+        subjects = [s for s in (endpoint(t) for t in _subjects(verb)) if s is not None]
+        if not subjects:
+            continue
+        _verb_relations(verb, subjects, owner, lemma, emit)
+    for token in sent:
+        if token.dep_ == "appos" and owner(token) is None:
+            head = owner(token.head)
+            if head is not None:
+                _noun_relations(token, head, "IS", owner, lemma, emit)
+    return list(out)
+
+
+def _verb_relations(
+    verb: Any,
+    subjects: list[int],
+    owner: Owner,
+    lemma: Lemma,
+    emit: Callable[[int | None, str, int | None], None],
+) -> None:
+    base_lemma = lemma(verb, "VERB")
+    particle = "_".join(c.lower_ for c in verb.children if c.dep_ == "prt")
+    if _is_passive(verb):
+        agents = [owner(o) for c in verb.children if c.dep_ == "agent" for o in _prep_objects(c)]
+        active = relation_type(third_person(base_lemma), particle)
+        for agent in agents:
+            for subject in subjects:
+                emit(agent, active, subject)
+        for child in verb.children:
+            if child.dep_ == "prep":
+                kind = relation_type("IS", verb.lower_, particle, child.lower_)
+                for obj in _prep_objects(child):
+                    for subject in subjects:
+                        emit(subject, kind, owner(obj))
+        return
+    base = relation_type(third_person(base_lemma), particle)
+    for child in verb.children:
+        if child.dep_ in _OBJECT:
+            for obj in _conjuncts(child):
+                for subject in subjects:
+                    emit(subject, base, owner(obj))
+        elif child.dep_ == "prep":
+            kind = relation_type(base, child.lower_)
+            for obj in _prep_objects(child):
+                for subject in subjects:
+                    emit(subject, kind, owner(obj))
+        elif child.dep_ == "attr" and base_lemma in _COPULAS:
+            for attr in _conjuncts(child):
+                target = owner(attr)
+                for subject in subjects:
+                    if target is not None:
+                        emit(subject, base, target)
+                    else:
+                        _noun_relations(attr, subject, base, owner, lemma, emit)
+
+
+def _noun_relations(
+    noun: Any,
+    subject: int,
+    copula: str,
+    owner: Owner,
+    lemma: Lemma,
+    emit: Callable[[int | None, str, int | None], None],
+) -> None:
+    """'<subject> is a <noun> of <X>' / '<subject>, <X>'s <noun>' → IS_<NOUN>_OF."""
+    if not noun.tag_.startswith("NN"):
+        return
+    word = lemma(noun, "NOUN")
+    for child in noun.children:
+        if child.dep_ == "prep":
+            kind = relation_type(copula, word, child.lower_)
+            for obj in _prep_objects(child):
+                emit(subject, kind, owner(obj))
+        elif child.dep_ == "poss":
+            emit(subject, relation_type(copula, word, "of"), owner(child))

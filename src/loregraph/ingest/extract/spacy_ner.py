@@ -1,0 +1,149 @@
+"""One parsed piece of a document → compact records: sentences, entity mentions, relations.
+
+Entity mentions are spaCy's named-entity spans of the kept labels, cleaned (see
+:func:`~loregraph.ingest.names.clean_surface`; leading article and possessive removed,
+lower-case spans, numbers and single characters dropped) and extended backwards over an
+honorific the tagger left out ("Dr." + "Seward" → "Dr. Seward"). A capitalised title used
+as a noun after "the" ("the Count", "the Professor") is recorded as a *title reference*,
+which clustering links to the entity bearing that title.
+
+The parsed ``Doc`` is dropped as soon as these records are made, so memory stays flat on a
+long book.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from loregraph.ingest import names
+from loregraph.ingest.extract.dependency import Lemma, sentence_relations
+from loregraph.models import name_key
+
+ENTITY_LABELS = frozenset(
+    {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"}
+    | {"LANGUAGE"}
+)
+"""spaCy labels kept by default."""
+DATE_LABELS = frozenset({"DATE", "TIME"})
+NUMBER_LABELS = frozenset({"CARDINAL", "MONEY", "PERCENT", "QUANTITY"})
+_NEED_DIGIT = DATE_LABELS | NUMBER_LABELS
+_ARTICLES = frozenset({"the", "a", "an"})
+_PROPER = frozenset({"NNP", "NNPS"})
+
+
+@dataclass(slots=True)
+class SpanRecord:
+    """An entity mention: document character offsets, cleaned surface, spaCy label.
+
+    ``owner`` is the "X" of an "X's Y" span (with ``owner_end``), which the document-level
+    rules may cut the span down to.
+    """
+
+    start: int
+    end: int
+    surface: str
+    label: str
+    sentence: int
+    title_ref: bool = False
+    owner: str = ""
+    owner_end: int = 0
+
+
+@dataclass(slots=True)
+class PieceAnalysis:
+    """What one piece yielded; sentence and span indexes are local to the piece."""
+
+    sentences: list[tuple[int, int]] = field(default_factory=list)
+    spans: list[SpanRecord] = field(default_factory=list)
+    relations: list[tuple[int, str, int, int]] = field(default_factory=list)
+    """(source span, type, target span, sentence); endpoints may be pronoun placeholders."""
+    subjects: list[int | None] = field(default_factory=list)
+    """Per sentence: the span that is the subject of its main verb, if any."""
+    lower_words: Counter[str] = field(default_factory=Counter)
+    """How often each word occurs in lower case (tells common nouns from names)."""
+
+
+def _is_title_token(token: Any) -> bool:
+    text = token.text
+    return text[:1].isupper() and name_key(text) in names.TITLES
+
+
+def analyse_piece(doc: Any, offset: int, labels: frozenset[str], lemma: Lemma) -> PieceAnalysis:
+    """Records for one parsed piece that starts at character ``offset`` of the document."""
+    out = PieceAnalysis()
+    sentence_of: dict[int, int] = {}
+    sents = list(doc.sents)
+    for k, sent in enumerate(sents):
+        out.sentences.append((offset + sent.start_char, offset + sent.end_char))
+        for i in range(sent.start, sent.end):
+            sentence_of[i] = k
+    owner: dict[int, int] = {}
+    text = doc.text
+
+    for ent in doc.ents:
+        if ent.label_ not in labels:
+            continue
+        if ent.label_ in _NEED_DIGIT and not any(c.isdigit() for c in ent.text):
+            continue
+        start, end = ent.start, ent.end
+        while start < end and doc[start].lower_ in _ARTICLES:
+            start += 1
+        first_of_sentence = doc[ent.start].sent.start
+        while start > first_of_sentence and start - 1 not in owner:
+            if not _is_title_token(doc[start - 1]):
+                break
+            start -= 1
+        if start >= end:
+            continue
+        begin, stop = doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
+        surface = names.clean_surface(text[begin:stop])
+        if not names.is_valid_name(surface):
+            continue
+        record = SpanRecord(offset + begin, offset + stop, surface, ent.label_, sentence_of[start])
+        for k in range(start + 1, end - 1):
+            if doc[k].tag_ == "POS":
+                record.owner = names.clean_surface(text[begin : doc[k].idx])
+                record.owner_end = offset + doc[k].idx
+                break
+        index = len(out.spans)
+        out.spans.append(record)
+        for i in range(start, end):
+            owner[i] = index
+
+    for token in doc:
+        if token.i in owner or token.i == 0 or not token.text[:1].isupper():
+            continue
+        if name_key(token.text) not in names.TITLE_NOUNS or doc[token.i - 1].lower_ != "the":
+            continue
+        if token.i + 1 < len(doc) and doc[token.i + 1].tag_ in _PROPER:
+            continue
+        the = doc[token.i - 1]
+        index = len(out.spans)
+        out.spans.append(
+            SpanRecord(
+                offset + the.idx,
+                offset + token.idx + len(token),
+                f"the {token.text}",
+                "PERSON",
+                sentence_of[token.i],
+                title_ref=True,
+            )
+        )
+        owner[token.i - 1] = owner[token.i] = index
+
+    def owner_of(token: Any) -> int | None:
+        return owner.get(token.i)
+
+    for k, sent in enumerate(sents):
+        for src, kind, dst in sentence_relations(sent, owner_of, lemma):
+            out.relations.append((src, kind, dst, k))
+        root = sent.root
+        subject = next(
+            (owner[c.i] for c in root.children if c.dep_.startswith("nsubj") and c.i in owner),
+            None,
+        )
+        out.subjects.append(subject)
+    out.lower_words.update(t.text for t in doc if t.is_lower and t.is_alpha)
+    return out

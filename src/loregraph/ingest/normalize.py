@@ -1,0 +1,114 @@
+"""Entity type normalisation: any extractor's raw type to one of a few graph types.
+
+Seed 000's ``normalizeEntityType`` maps an LLM's free-form type to ``Person``,
+``Organization``, ``Location``, ``Product``, ``Concept``, ``Event`` or ``Role`` (default
+``Concept``). This table extends it with spaCy's NER labels and common LLM synonyms, and adds
+one type outside seed 000's list, ``Time``, for dates and times (the offline extractor only
+emits them when asked to; see :class:`~loregraph.ingest.extract.offline.OfflineExtractor`).
+
+Decisions: spaCy's ``NORP`` (nationalities, religious and political groups) maps to
+``Concept``: "Hungarian" or "Catholic" is a group identity, not an organisation one can
+belong to by membership record. Numbers (``CARDINAL``, ``MONEY``...) map to ``Concept``.
+Matching ignores case, spaces, hyphens and underscores, and a trailing plural ``s``.
+"""
+
+from __future__ import annotations
+
+import re
+
+PERSON = "Person"
+ORGANIZATION = "Organization"
+LOCATION = "Location"
+PRODUCT = "Product"
+CONCEPT = "Concept"
+EVENT = "Event"
+ROLE = "Role"
+TIME = "Time"
+
+TYPES: tuple[str, ...] = (PERSON, ORGANIZATION, LOCATION, PRODUCT, CONCEPT, EVENT, ROLE, TIME)
+"""The normalised types, in the order used to break ties."""
+
+_SYNONYMS: dict[str, str] = {
+    # "|"-separated synonyms of each type
+    PERSON: (
+        "person|people|per|character|animal|creature|human|individual|man|woman|child|"
+        "persona|user|author|writer|actor|artist|politician|scientist|player|athlete|"
+        "deity|god|monster|vampire|being|agent|contact|family member|"
+        "fictional character"
+    ),
+    LOCATION: (
+        "location|loc|gpe|fac|facility|place|setting|city|town|village|country|nation|"
+        "state|province|county|region|area|territory|continent|island|mountain|river|"
+        "lake|sea|ocean|building|castle|house|street|road|address|landmark|site|geo|"
+        "geography|geographic location|port|harbour|harbor|station|district|"
+        "neighbourhood|neighborhood|venue|room|estate|kingdom"
+    ),
+    ORGANIZATION: (
+        "organization|organisation|org|company|corporation|business|firm|institution|"
+        "institute|agency|government|ministry|department|group|team|band|club|party|"
+        "political party|university|college|school|church|army|military|navy|"
+        "association|society|union|committee|council|publisher|label|record label|brand|"
+        "startup|nonprofit|ngo|court|crew|dynasty|family"
+    ),
+    PRODUCT: (
+        "product|artifact|artefact|object|work of art|work|workofart|book|novel|film|"
+        "movie|album|song|single|painting|play|poem|opera|series|tv series|"
+        "television series|show|game|video game|software|tool|library|framework|"
+        "application|app|device|vehicle|ship|boat|train|weapon|item|document|newspaper|"
+        "magazine|journal|file|module|function|package"
+    ),
+    EVENT: (
+        "event|battle|war|meeting|conference|election|festival|ceremony|incident|"
+        "accident|disaster|competition|tournament|championship|match|race|revolution|"
+        "treaty signing|journey|voyage|expedition|attack|murder|death|birth|wedding|"
+        "funeral|trial|season|olympics|award ceremony|historical event"
+    ),
+    ROLE: (
+        "role|title|occupation|position|job|job title|profession|office|rank|post|function role"
+    ),
+    CONCEPT: (
+        "concept|idea|topic|theme|norp|law|language|nationality|religion|ideology|"
+        "theory|method|technique|skill|disease|condition|substance|material|species|"
+        "genre|award|prize|convention|error pattern|errorpattern|config|configuration|"
+        "misc|miscellaneous|other|cardinal|ordinal|quantity|money|percent|num|number|"
+        "belief|custom|tradition|legend|myth|phenomenon"
+    ),
+    TIME: "time|date|datetime|year|period|era|century|day",
+}
+
+
+def _squash(raw: str) -> str:
+    return re.sub(r"[\s_\-]+", " ", raw.strip().casefold()).strip()
+
+
+_TABLE: dict[str, str] = {}
+for _type, _words in _SYNONYMS.items():
+    for _word in _words.split("|"):
+        _TABLE[_squash(_word)] = _type
+        _TABLE[_squash(_word).replace(" ", "")] = _type
+for _type in TYPES:
+    _TABLE[_type.casefold()] = _type
+
+
+def normalize_type(raw: str) -> str:
+    """Map a raw entity type (spaCy label, LLM word, code-graph kind) to a graph type.
+
+    Case, spaces, hyphens and underscores are ignored (``"WORK_OF_ART"`` == ``"work of
+    art"``), as is a plural ``s`` (``"Cities"``). Unknown and empty types give ``Concept``.
+
+    >>> normalize_type("GPE"), normalize_type("character"), normalize_type("Company")
+    ('Location', 'Person', 'Organization')
+    """
+    key = _squash(raw)
+    if not key:
+        return CONCEPT
+    for candidate in (key, key.replace(" ", "")):
+        found = _TABLE.get(candidate)
+        if found is not None:
+            return found
+    for suffix, replacement in (("ies", "y"), ("es", ""), ("s", "")):
+        if key.endswith(suffix) and len(key) > len(suffix) + 1:
+            found = _TABLE.get(key[: -len(suffix)] + replacement)
+            if found is not None:
+                return found
+    return CONCEPT

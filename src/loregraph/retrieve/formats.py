@@ -1,0 +1,303 @@
+"""Context formats: markdown (seed 000), XML definitions/facts (seed 004), JSON, mermaid.
+
+Every format is fitted to a token budget first (:mod:`loregraph.retrieve.budget`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from loregraph.errors import ConfigError
+from loregraph.models import CO_OCCURS
+from loregraph.retrieve.budget import ContextView, Renderer, fit_budget, render_within
+from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
+
+FORMATS = ("markdown", "xml", "json", "mermaid")
+DESCRIPTION_CHARS = 240
+FACT_CHARS = 300
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
+
+
+def source_label(passage: Passage) -> str:
+    """``Title, chunk k (characters a–b)`` for a passage."""
+    return (
+        f"{passage.document_title}, chunk {passage.seq} (characters {passage.start}–{passage.end})"
+    )
+
+
+class MarkdownRenderer:
+    """Seed 000's layout, then numbered passages and their sources."""
+
+    sections = frozenset({"graph", "passages", "sources"})
+
+    def entity_item(self, entity: RankedEntity) -> str:
+        """``- Name: description``."""
+        desc = _clip(entity.entity.description, DESCRIPTION_CHARS)
+        return f"- {entity.entity.name}: {desc}" if desc else f"- {entity.entity.name}"
+
+    def relation_item(self, relation: RankedRelation) -> str:
+        """``- Source RELTYPE Target``."""
+        return f"- {relation.source_name} {relation.relation.type} {relation.target_name}"
+
+    def passage_item(self, index: int, passage: Passage) -> str:
+        """The passage block and its line in Sources."""
+        return f"{self._passage(index, passage)}\n{self._source(index, passage)}"
+
+    @staticmethod
+    def _passage(index: int, passage: Passage) -> str:
+        return f"[{index}] {passage.document_title} (chunk {passage.seq})\n{passage.text.strip()}\n"
+
+    @staticmethod
+    def _source(index: int, passage: Passage) -> str:
+        where = f" — {passage.document_source}" if passage.document_source else ""
+        return f"- [{index}] {source_label(passage)}{where}"
+
+    def render(self, view: ContextView) -> str:
+        """The whole markdown context."""
+        out = ["## Knowledge Graph Context\n\n"]
+        if view.entities:
+            out.append("### Relevant Entities\n")
+            groups: dict[str, list[RankedEntity]] = {}
+            for entity in view.entities:
+                groups.setdefault(entity.entity.type or "Concept", []).append(entity)
+            for type_name, members in groups.items():
+                out.append(f"\n**{type_name}s:**\n")
+                out.extend(self.entity_item(e) + "\n" for e in members)
+        if view.relations:
+            out.append("\n### Relationships\n")
+            out.extend(self.relation_item(r) + "\n" for r in view.relations)
+        if view.passages:
+            out.append("\n### Passages\n\n")
+            out.extend(self._passage(i, p) + "\n" for i, p in enumerate(view.passages, 1))
+            out.append("### Sources\n")
+            out.extend(self._source(i, p) + "\n" for i, p in enumerate(view.passages, 1))
+        return "".join(out)
+
+
+class XmlRenderer:
+    """Seed 004's ``<definitions>`` and ``<facts>``, plus ``<passages>`` and ``<sources>``."""
+
+    sections = frozenset({"graph", "passages", "sources"})
+
+    def entity_item(self, entity: RankedEntity) -> str:
+        """``Name: summary``."""
+        desc = _clip(entity.entity.description, DESCRIPTION_CHARS) or entity.entity.type
+        return escape(f"{entity.entity.name}: {desc}")
+
+    def relation_item(self, relation: RankedRelation) -> str:
+        """``Source RELTYPE Target, fact text.``."""
+        head = f"{relation.source_name} {relation.relation.type} {relation.target_name}"
+        fact = _clip(relation.relation.fact, FACT_CHARS).rstrip(".")
+        return escape(f"{head}, {fact}." if fact else f"{head}.")
+
+    def passage_item(self, index: int, passage: Passage) -> str:
+        """The passage element and its source element."""
+        return f"{self._passage(index, passage)}\n{self._source(index, passage)}"
+
+    @staticmethod
+    def _attrs(index: int, passage: Passage) -> str:
+        return (
+            f'id="{index}" document={quoteattr(passage.document_title)} '
+            f'chunk="{passage.seq}" start="{passage.start}" end="{passage.end}"'
+        )
+
+    def _passage(self, index: int, passage: Passage) -> str:
+        return f"<passage {self._attrs(index, passage)}>{escape(passage.text.strip())}</passage>"
+
+    def _source(self, index: int, passage: Passage) -> str:
+        where = f" source={quoteattr(passage.document_source)}" if passage.document_source else ""
+        return f"<source {self._attrs(index, passage)}{where}/>"
+
+    def render(self, view: ContextView) -> str:
+        """The whole XML-like context."""
+        parts: list[str] = []
+        if view.entities:
+            items = ", ".join(self.entity_item(e) for e in view.entities)
+            parts.append(f"<definitions>{items}</definitions>")
+        if view.relations:
+            facts = " ".join(self.relation_item(r) for r in view.relations)
+            parts.append(f"<facts>{facts}</facts>")
+        if view.passages:
+            body = "\n".join(self._passage(i, p) for i, p in enumerate(view.passages, 1))
+            parts.append(f"<passages>\n{body}\n</passages>")
+            srcs = "\n".join(self._source(i, p) for i, p in enumerate(view.passages, 1))
+            parts.append(f"<sources>\n{srcs}\n</sources>")
+        return "\n\n".join(parts) + ("\n" if parts else "")
+
+
+def _entity_json(entity: RankedEntity) -> dict[str, Any]:
+    e = entity.entity
+    return {
+        "id": e.id,
+        "name": e.name,
+        "type": e.type,
+        "description": e.description,
+        "aliases": list(e.aliases),
+        "mentions": e.mention_count,
+        "score": round(entity.score, 6),
+        "hop": entity.hop,
+        "seed": entity.is_seed,
+        "found_by": entity.found_by,
+    }
+
+
+def _relation_json(relation: RankedRelation) -> dict[str, Any]:
+    r = relation.relation
+    return {
+        "id": r.id,
+        "source": relation.source_name,
+        "source_id": r.source_id,
+        "type": r.type,
+        "target": relation.target_name,
+        "target_id": r.target_id,
+        "fact": r.fact,
+        "weight": r.weight,
+        "valid_at": r.valid_at.isoformat() if r.valid_at else None,
+        "invalid_at": r.invalid_at.isoformat() if r.invalid_at else None,
+        "score": round(relation.score, 6),
+    }
+
+
+def _passage_json(index: int, passage: Passage) -> dict[str, Any]:
+    return {"index": index, **asdict(passage), "score": round(passage.score, 6)}
+
+
+class JsonRenderer:
+    """Everything structured: analysis, seeds, entities, relations, passages, documents, debug."""
+
+    sections = frozenset({"graph", "passages", "sources"})
+
+    def entity_item(self, entity: RankedEntity) -> str:
+        """The entity object."""
+        return json.dumps(_entity_json(entity), ensure_ascii=False)
+
+    def relation_item(self, relation: RankedRelation) -> str:
+        """The relation object."""
+        return json.dumps(_relation_json(relation), ensure_ascii=False)
+
+    def passage_item(self, index: int, passage: Passage) -> str:
+        """The passage object."""
+        return json.dumps(_passage_json(index, passage), ensure_ascii=False)
+
+    def render(self, view: ContextView) -> str:
+        """The whole JSON document."""
+        result = view.result
+        kept_docs = {p.document_id for p in view.passages}
+        payload = {
+            "question": result.question,
+            "scope": result.scope,
+            "preset": result.preset,
+            "analysis": asdict(result.analysis),
+            "seeds": [
+                {
+                    "id": s.entity.id,
+                    "name": s.entity.name,
+                    "score": round(s.score, 6),
+                    "found_by": s.found_by,
+                }
+                for s in result.seeds
+            ],
+            "entities": [_entity_json(e) for e in view.entities],
+            "relations": [_relation_json(r) for r in view.relations],
+            "passages": [_passage_json(i, p) for i, p in enumerate(view.passages, 1)],
+            "documents": [asdict(d) for d in result.documents if d.document_id in kept_docs],
+            "truncated": view.truncated,
+            "debug": result.debug,
+        }
+        return json.dumps(payload, ensure_ascii=False, indent=1, default=str)
+
+
+_MERMAID_UNSAFE = re.compile(r"[#\"\[\]{}()<>|`;]")
+_LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_ ]")
+
+
+def mermaid_text(text: str) -> str:
+    """A node label safe inside ``["..."]``: specials become ``#code;`` entities."""
+    text = " ".join(text.split())
+    return _MERMAID_UNSAFE.sub(lambda m: f"#{ord(m.group(0))};", text)
+
+
+def mermaid_edge_label(text: str) -> str:
+    """An edge label safe inside ``|...|``: letters, digits, underscores and spaces only."""
+    return _LABEL_UNSAFE.sub(" ", text).strip() or "RELATED"
+
+
+class MermaidRenderer:
+    """A ``graph TD`` diagram of the entities and relations (no passages)."""
+
+    sections = frozenset({"graph"})
+
+    def entity_item(self, entity: RankedEntity) -> str:
+        """The node declaration (costing uses a representative id)."""
+        return f'    n00["{mermaid_text(entity.entity.name)}"]'
+
+    def relation_item(self, relation: RankedRelation) -> str:
+        """The edge line (costing uses representative ids)."""
+        return f"    n00 -->|{mermaid_edge_label(relation.relation.type)}| n01"
+
+    def passage_item(self, index: int, passage: Passage) -> str:
+        """Passages are not drawn."""
+        return ""
+
+    def render(self, view: ContextView) -> str:
+        """The whole diagram."""
+        ids: dict[str, str] = {}
+        labels: dict[str, str] = {}
+        for e in view.entities:
+            labels.setdefault(e.entity.id, e.entity.name)
+        for r in view.relations:
+            labels.setdefault(r.relation.source_id, r.source_name)
+            labels.setdefault(r.relation.target_id, r.target_name)
+        lines = ["graph TD"]
+        for entity_id, name in labels.items():
+            ids[entity_id] = f"n{len(ids)}"
+            lines.append(f'    {ids[entity_id]}["{mermaid_text(name)}"]')
+        for r in view.relations:
+            arrow = "-.->" if r.relation.type == CO_OCCURS else "-->"
+            label = mermaid_edge_label(r.relation.type)
+            src, dst = ids[r.relation.source_id], ids[r.relation.target_id]
+            lines.append(f"    {src} {arrow}|{label}| {dst}")
+        return "\n".join(lines) + "\n"
+
+
+RENDERERS: dict[str, Callable[[], Renderer]] = {
+    "markdown": MarkdownRenderer,
+    "xml": XmlRenderer,
+    "json": JsonRenderer,
+    "mermaid": MermaidRenderer,
+}
+
+
+def renderer_for(fmt: str) -> Renderer:
+    """The renderer of a format name; raises :class:`ConfigError` naming the known ones."""
+    try:
+        return RENDERERS[fmt]()
+    except KeyError:
+        raise ConfigError(
+            f"unknown context format {fmt!r}; known formats: {', '.join(FORMATS)}"
+        ) from None
+
+
+def format_context(
+    result: RetrievalResult, fmt: str = "markdown", budget: int | None = None
+) -> str:
+    """Render a retrieval result as context for an LLM, within ``budget`` tokens.
+
+    ``budget`` defaults to the retrieval settings' ``token_budget``.
+    """
+    renderer = renderer_for(fmt)
+    limit = result.token_budget if budget is None else budget
+    view = fit_budget(result, renderer, limit)
+    return render_within(renderer, view, limit)

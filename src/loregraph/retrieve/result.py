@@ -1,0 +1,117 @@
+"""The records retrieval produces: analysis, seeds, ranked entities/relations/passages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from loregraph.models import Entity, Relation
+
+Intent = Literal["factual", "relationship", "summary", "exploration"]
+
+
+@dataclass(slots=True)
+class QueryAnalysis:
+    """What offline analysis found in a question.
+
+    ``candidates`` are entity-like mentions (capitalised phrases, quoted strings, n-grams
+    that name a stored entity); ``matched`` maps a candidate to the id of the entity whose
+    name or alias it matches exactly; ``keywords`` are the question's content words.
+    """
+
+    question: str
+    intent: Intent = "factual"
+    candidates: list[str] = field(default_factory=list)
+    matched: dict[str, str] = field(default_factory=dict)
+    keywords: list[str] = field(default_factory=list)
+    used_spacy: bool = False
+
+
+@dataclass(slots=True)
+class Seed:
+    """An entity the question is about, with the seed finders that proposed it."""
+
+    entity: Entity
+    score: float
+    found_by: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RankedEntity:
+    """An entity of the retrieved neighbourhood with its relevance score.
+
+    ``hop`` is the graph distance from the nearest seed (0 for a seed, ``None`` when it was
+    not reached by breadth-first expansion, e.g. under PageRank).
+    """
+
+    entity: Entity
+    score: float
+    hop: int | None = None
+    is_seed: bool = False
+    found_by: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RankedRelation:
+    """A relation between two retrieved entities, with its ends' names for display."""
+
+    relation: Relation
+    source_name: str
+    target_name: str
+    score: float
+
+
+@dataclass(slots=True)
+class Passage:
+    """A chunk of a document chosen as evidence.
+
+    ``start``/``end`` are character offsets of the chunk in its document; ``found_by``
+    names the rankings that proposed it (``mentions``, ``bm25``, ``vector``, ``ppr``).
+    """
+
+    chunk_id: str
+    document_id: str
+    document_title: str
+    seq: int
+    start: int
+    end: int
+    text: str
+    score: float
+    found_by: list[str] = field(default_factory=list)
+    document_source: str = ""
+
+
+@dataclass(slots=True)
+class RankedDocument:
+    """A document ranked by its retrieved passages."""
+
+    document_id: str
+    title: str
+    source: str
+    score: float
+    best_chunk_id: str
+
+
+@dataclass(slots=True)
+class RetrievalResult:
+    """Everything one retrieval produced, plus per-stage ``debug`` metadata.
+
+    ``debug`` maps a stage name to at least ``{"ms": float, "count": int}``; stages that
+    did not run are reported with ``"skipped": True``.
+    """
+
+    question: str
+    scope: str
+    preset: str
+    analysis: QueryAnalysis
+    seeds: list[Seed] = field(default_factory=list)
+    entities: list[RankedEntity] = field(default_factory=list)
+    relations: list[RankedRelation] = field(default_factory=list)
+    passages: list[Passage] = field(default_factory=list)
+    documents: list[RankedDocument] = field(default_factory=list)
+    token_budget: int = 4000
+    debug: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def stages_run(self) -> list[str]:
+        """The names of the stages that ran (not skipped), in pipeline order."""
+        return [name for name, info in self.debug.items() if not info.get("skipped")]

@@ -1,0 +1,285 @@
+"""Plain reads: documents, chunks, entities, merges, the LLM cache, paging and counts."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from loregraph.models import (
+    Chunk,
+    Document,
+    Entity,
+    Merge,
+    Relation,
+    StoreStats,
+    Vector,
+)
+from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.sqlite.rows import (
+    CHUNK_COLUMNS,
+    DOCUMENT_COLUMNS,
+    ENTITY_COLUMNS,
+    IN_JSON,
+    MERGE_COLUMNS,
+    RELATION_COLUMNS,
+    attach_evidence,
+    chunk_from_row,
+    document_from_row,
+    entity_from_row,
+    json_list,
+    merge_from_row,
+    prefixed,
+    relation_from_row,
+)
+from loregraph.store.vectors import blob_to_vector
+
+_E_COLUMNS = prefixed(ENTITY_COLUMNS, "e")
+_NO_LIMIT = -1
+
+
+# ----------------------------------------------------------------- documents
+def get_document(conn: sqlite3.Connection, document_id: str) -> Document | None:
+    """A document by id."""
+    row = conn.execute(
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?", (document_id,)
+    ).fetchone()
+    return None if row is None else document_from_row(row)
+
+
+def find_document(
+    conn: sqlite3.Connection, scope: str, content_hash: str | None, source: str | None
+) -> Document | None:
+    """The newest document of ``scope`` matching every criterion given (none: ``None``)."""
+    if content_hash is None and source is None:
+        return None
+    sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = ?"
+    params: list[object] = [scope]
+    if content_hash is not None:
+        sql += " AND content_hash = ?"
+        params.append(content_hash)
+    if source is not None:
+        sql += " AND source = ?"
+        params.append(source)
+    row = conn.execute(sql + " ORDER BY created_at DESC, pk DESC LIMIT 1", params).fetchone()
+    return None if row is None else document_from_row(row)
+
+
+def list_documents(
+    conn: sqlite3.Connection, scope: str, limit: int | None, offset: int
+) -> list[Document]:
+    """A scope's documents, oldest first."""
+    rows = conn.execute(
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = ? "
+        "ORDER BY created_at, pk LIMIT ? OFFSET ?",
+        (scope, _NO_LIMIT if limit is None else limit, offset),
+    )
+    return [document_from_row(row) for row in rows]
+
+
+def set_document_status(conn: sqlite3.Connection, document_id: str, status: str) -> bool:
+    """Set a document's status; ``False`` when there is no such document."""
+    cursor = conn.execute("UPDATE documents SET status = ? WHERE id = ?", (status, document_id))
+    return cursor.rowcount > 0
+
+
+def scopes(conn: sqlite3.Connection) -> list[str]:
+    """Scopes holding at least one document, sorted."""
+    return [row[0] for row in conn.execute("SELECT DISTINCT scope FROM documents ORDER BY scope")]
+
+
+# ----------------------------------------------------------------- chunks
+def get_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[str]) -> list[Chunk]:
+    """Chunks by id in the order asked (missing skipped), without embeddings."""
+    rows = conn.execute(
+        f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN {IN_JSON}", (json_list(chunk_ids),)
+    ).fetchall()
+    found = {row[0]: chunk_from_row(row) for row in rows}
+    return [found[i] for i in chunk_ids if i in found]
+
+
+def document_chunks(conn: sqlite3.Connection, document_id: str) -> list[Chunk]:
+    """A document's chunks in sequence order, without embeddings."""
+    rows = conn.execute(
+        f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY seq", (document_id,)
+    )
+    return [chunk_from_row(row) for row in rows]
+
+
+def chunks_mentioning(
+    conn: sqlite3.Connection, entity_ids: Sequence[str], limit: int | None
+) -> list[tuple[str, str, int]]:
+    """(entity_id, chunk_id, count) for the entities, most mentions first."""
+    rows = conn.execute(
+        "SELECT entity_id, chunk_id, sum(count) AS n FROM mentions "
+        f"WHERE entity_id IN {IN_JSON} GROUP BY entity_id, chunk_id "
+        "ORDER BY n DESC, entity_id, chunk_id LIMIT ?",
+        (json_list(entity_ids), _NO_LIMIT if limit is None else limit),
+    )
+    return [(entity_id, chunk_id, int(count)) for entity_id, chunk_id, count in rows]
+
+
+# ----------------------------------------------------------------- entities
+def get_entities(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> list[Entity]:
+    """Entities by id in the order asked (missing skipped), without embeddings."""
+    rows = conn.execute(
+        f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id IN {IN_JSON}", (json_list(entity_ids),)
+    ).fetchall()
+    found = {row[0]: entity_from_row(row) for row in rows}
+    return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
+
+
+def find_entities_by_key(
+    conn: sqlite3.Connection, scope: str, keys: Sequence[str]
+) -> dict[str, Entity]:
+    """Exact lookup of name keys: canonical names first, then aliases (most mentioned wins)."""
+    wanted = list(dict.fromkeys(keys))
+    result: dict[str, Entity] = {}
+    for row in conn.execute(
+        f"SELECT name_key, {ENTITY_COLUMNS} FROM entities "
+        f"WHERE scope = ? AND name_key IN {IN_JSON}",
+        (scope, json_list(wanted)),
+    ):
+        result[row[0]] = entity_from_row(row[1:])
+    rest = [key for key in wanted if key not in result]
+    if rest:
+        for row in conn.execute(
+            f"SELECT a.alias_key, {_E_COLUMNS} FROM entity_aliases AS a "
+            "JOIN entities AS e ON e.id = a.entity_id "
+            f"WHERE a.alias_key IN {IN_JSON} AND e.scope = ? "
+            "GROUP BY a.alias_key, e.id ORDER BY e.mention_count DESC, e.pk",
+            (json_list(rest), scope),
+        ):
+            if row[0] not in result:
+                result[row[0]] = entity_from_row(row[1:])
+    return result
+
+
+def entity_embeddings(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> dict[str, Vector]:
+    """Stored embeddings by entity id (entities without one are absent)."""
+    rows = conn.execute(
+        f"SELECT id, embedding FROM entities WHERE id IN {IN_JSON} AND embedding IS NOT NULL",
+        (json_list(entity_ids),),
+    )
+    return {entity_id: blob_to_vector(blob) for entity_id, blob in rows}
+
+
+_ORDERS = {
+    "mentions": "e.mention_count DESC, e.name, e.pk",
+    "name": "e.name COLLATE NOCASE, e.pk",
+    "degree": (
+        "((SELECT count(*) FROM relations AS r WHERE r.source_id = e.id) + "
+        "(SELECT count(*) FROM relations AS r WHERE r.target_id = e.id)) DESC, "
+        "e.mention_count DESC, e.name, e.pk"
+    ),
+}
+
+
+def list_entities(
+    conn: sqlite3.Connection,
+    scope: str,
+    entity_type: str | None,
+    order: str,
+    limit: int | None,
+    offset: int,
+) -> list[Entity]:
+    """A scope's entities by mentions, degree or name (without embeddings)."""
+    order_by = _ORDERS.get(order)
+    if order_by is None:
+        raise ValueError(f"order must be one of {sorted(_ORDERS)}, not {order!r}")
+    sql = f"SELECT {_E_COLUMNS} FROM entities AS e WHERE e.scope = ?"
+    params: list[object] = [scope]
+    if entity_type is not None:
+        sql += " AND e.type = ?"
+        params.append(entity_type)
+    sql += f" ORDER BY {order_by} LIMIT ? OFFSET ?"
+    params += [_NO_LIMIT if limit is None else limit, offset]
+    return [entity_from_row(row) for row in conn.execute(sql, params)]
+
+
+def entities_page(
+    conn: sqlite3.Connection, scope: str, after: int, batch: int
+) -> list[tuple[int, Entity]]:
+    """The next ``batch`` entities (with embeddings) after row ``after``, as (pk, entity)."""
+    rows = conn.execute(
+        f"SELECT pk, embedding, {ENTITY_COLUMNS} FROM entities "
+        "WHERE scope = ? AND pk > ? ORDER BY pk LIMIT ?",
+        (scope, after, batch),
+    )
+    return [(row[0], entity_from_row(row[2:], row[1])) for row in rows]
+
+
+def relations_page(
+    conn: sqlite3.Connection, scope: str, after: int, batch: int
+) -> list[tuple[int, Relation]]:
+    """The next ``batch`` relations (with evidence) after row ``after``, as (pk, relation)."""
+    rows = conn.execute(
+        f"SELECT pk, {RELATION_COLUMNS} FROM relations "
+        "WHERE scope = ? AND pk > ? ORDER BY pk LIMIT ?",
+        (scope, after, batch),
+    ).fetchall()
+    page = [(row[0], relation_from_row(row[1:])) for row in rows]
+    attach_evidence(conn, [relation for _, relation in page])
+    return page
+
+
+# ----------------------------------------------------------------- merges, cache, counts
+def list_merges(conn: sqlite3.Connection, scope: str, entity_id: str | None) -> list[Merge]:
+    """Recorded merges of a scope (optionally of one entity), newest first."""
+    sql = f"SELECT {MERGE_COLUMNS} FROM merges WHERE scope = ?"
+    params: list[object] = [scope]
+    if entity_id is not None:
+        sql += " AND entity_id = ?"
+        params.append(entity_id)
+    rows = conn.execute(sql + " ORDER BY created_at DESC, pk DESC", params)
+    return [merge_from_row(row) for row in rows]
+
+
+def cache_get(conn: sqlite3.Connection, key: str) -> str | None:
+    """A cached LLM response."""
+    row = conn.execute("SELECT value FROM llm_cache WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def cache_put(conn: sqlite3.Connection, key: str, model: str, value: str, now: str) -> None:
+    """Store (or replace) a cached LLM response."""
+    conn.execute(
+        "INSERT INTO llm_cache(key, model, value, created_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET model = excluded.model, value = excluded.value, "
+        "created_at = excluded.created_at",
+        (key, model, value, now),
+    )
+
+
+def stats(conn: sqlite3.Connection, scope: str, schema_version: int) -> StoreStats:
+    """Counts for a scope (``cached_responses`` is store-wide: the cache has no scope)."""
+
+    def count(sql: str, *params: object) -> int:
+        return int(conn.execute(sql, params).fetchone()[0])
+
+    return StoreStats(
+        documents=count("SELECT count(*) FROM documents WHERE scope = ?", scope),
+        chunks=count("SELECT count(*) FROM chunks WHERE scope = ?", scope),
+        entities=count("SELECT count(*) FROM entities WHERE scope = ?", scope),
+        relations=count("SELECT count(*) FROM relations WHERE scope = ?", scope),
+        mentions=count(
+            "SELECT count(*) FROM chunks AS c JOIN mentions AS m ON m.chunk_id = c.id "
+            "WHERE c.scope = ?",
+            scope,
+        ),
+        cached_responses=count("SELECT count(*) FROM llm_cache"),
+        schema_version=schema_version or SCHEMA_VERSION,
+        relation_types=dict(
+            conn.execute(
+                "SELECT type, count(*) FROM relations WHERE scope = ? "
+                "GROUP BY type ORDER BY count(*) DESC, type",
+                (scope,),
+            ).fetchall()
+        ),
+        entity_types=dict(
+            conn.execute(
+                "SELECT type, count(*) FROM entities WHERE scope = ? "
+                "GROUP BY type ORDER BY count(*) DESC, type",
+                (scope,),
+            ).fetchall()
+        ),
+    )

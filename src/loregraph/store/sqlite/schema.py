@@ -1,0 +1,294 @@
+"""The SQLite schema: tables, full-text indexes, triggers, versioning and migrations.
+
+Layout (ids are the model's text ids; ``pk`` is an integer alias of the rowid, kept stable by
+VACUUM, that the FTS5 tables key on):
+
+* ``documents``, ``chunks`` (``embedding`` is a little-endian float32 BLOB);
+* ``entities`` with ``aliases`` (JSON array, derived) and ``search_keys`` (derived: the name
+  key and alias keys, each padded as ``"  key "``, one per line, for trigram search);
+* per-document contributions, so that deleting a document removes exactly what it added:
+  ``entity_descriptions`` (one row per entity a document lists, with its description, maybe
+  empty), ``entity_aliases`` (surface forms a document used), ``mentions`` (per chunk),
+  ``relation_evidence`` (per document; ``chunk_id`` is NULL when a document asserted a
+  relation without a supporting chunk);
+* ``relations``, ``merges``, ``llm_cache``, ``meta`` (schema version, per-scope graph versions);
+* FTS5: ``chunks_fts`` (contentless: chunk text + document title, kept in sync by the writer),
+  ``entities_fts`` (name, aliases, description), ``entities_trgm`` (trigram tokenizer over
+  ``search_keys``), ``relations_fts`` (fact, type); the last three are external-content
+  tables kept in sync by triggers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from loregraph.errors import SchemaVersionError, StoreError
+from loregraph.store.base import SCHEMA_VERSION
+
+_TEXT = "tokenize='unicode61 remove_diacritics 2'"
+
+TABLES = f"""
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value
+) WITHOUT ROWID;
+
+CREATE TABLE documents (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    title TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT '',
+    content_hash TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    visibility TEXT NOT NULL,
+    owner TEXT,
+    metadata TEXT NOT NULL DEFAULT '{{}}',
+    status TEXT NOT NULL,
+    char_count INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    valid_at TEXT
+);
+CREATE INDEX documents_scope ON documents(scope, created_at);
+CREATE INDEX documents_hash ON documents(scope, content_hash);
+CREATE INDEX documents_source ON documents(scope, source);
+
+CREATE TABLE chunks (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    scope TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    "end" INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    token_count INTEGER NOT NULL DEFAULT 0,
+    embedding BLOB
+);
+CREATE INDEX chunks_document ON chunks(document_id, seq);
+CREATE INDEX chunks_scope ON chunks(scope);
+
+CREATE TABLE entities (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    type TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '',
+    aliases TEXT NOT NULL DEFAULT '[]',
+    search_keys TEXT NOT NULL DEFAULT '',
+    mention_count INTEGER NOT NULL DEFAULT 0,
+    salience REAL NOT NULL DEFAULT 0,
+    confidence REAL NOT NULL DEFAULT 1,
+    embedding BLOB,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (scope, name_key)
+);
+CREATE INDEX entities_mentions ON entities(scope, mention_count);
+CREATE INDEX entities_type ON entities(scope, type);
+
+CREATE TABLE entity_descriptions (
+    entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    description TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (entity_id, document_id)
+) WITHOUT ROWID;
+CREATE INDEX entity_descriptions_document ON entity_descriptions(document_id);
+
+CREATE TABLE entity_aliases (
+    entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    alias TEXT NOT NULL,
+    alias_key TEXT NOT NULL,
+    PRIMARY KEY (entity_id, alias_key, document_id)
+) WITHOUT ROWID;
+CREATE INDEX entity_aliases_key ON entity_aliases(alias_key);
+CREATE INDEX entity_aliases_document ON entity_aliases(document_id);
+
+CREATE TABLE mentions (
+    entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    surface TEXT NOT NULL,
+    count INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (entity_id, chunk_id, surface)
+) WITHOUT ROWID;
+CREATE INDEX mentions_chunk ON mentions(chunk_id);
+
+CREATE TABLE relations (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    source_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    target_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    fact TEXT NOT NULL DEFAULT '',
+    weight REAL NOT NULL DEFAULT 0,
+    confidence REAL NOT NULL DEFAULT 1,
+    valid_at TEXT,
+    invalid_at TEXT,
+    created_at TEXT NOT NULL,
+    expired_at TEXT,
+    UNIQUE (scope, source_id, type, target_id)
+);
+CREATE INDEX relations_source ON relations(source_id, weight);
+CREATE INDEX relations_target ON relations(target_id, weight);
+CREATE INDEX relations_type ON relations(scope, type);
+
+CREATE TABLE relation_evidence (
+    pk INTEGER PRIMARY KEY,
+    relation_id TEXT NOT NULL REFERENCES relations(id) ON DELETE CASCADE,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    chunk_id TEXT,
+    sentence TEXT NOT NULL DEFAULT '',
+    start INTEGER NOT NULL DEFAULT 0,
+    "end" INTEGER NOT NULL DEFAULT 0,
+    confidence REAL NOT NULL DEFAULT 1
+);
+CREATE INDEX relation_evidence_relation ON relation_evidence(relation_id);
+CREATE INDEX relation_evidence_document ON relation_evidence(document_id);
+
+CREATE TABLE merges (
+    pk INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    surface TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    score REAL NOT NULL DEFAULT 1,
+    document_id TEXT REFERENCES documents(id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX merges_scope ON merges(scope, created_at);
+CREATE INDEX merges_entity ON merges(entity_id);
+CREATE INDEX merges_document ON merges(document_id);
+
+CREATE TABLE llm_cache (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE VIRTUAL TABLE chunks_fts USING fts5(text, title, content='', {_TEXT});
+CREATE VIRTUAL TABLE entities_fts USING fts5(
+    name, aliases, description, content='entities', content_rowid='pk', {_TEXT}
+);
+CREATE VIRTUAL TABLE entities_trgm USING fts5(
+    search_keys, content='entities', content_rowid='pk', tokenize='trigram'
+);
+CREATE VIRTUAL TABLE relations_fts USING fts5(
+    fact, type, content='relations', content_rowid='pk', {_TEXT}
+);
+
+CREATE TRIGGER entities_ai AFTER INSERT ON entities BEGIN
+    INSERT INTO entities_fts(rowid, name, aliases, description)
+        VALUES (new.pk, new.name, new.aliases, new.description);
+    INSERT INTO entities_trgm(rowid, search_keys) VALUES (new.pk, new.search_keys);
+END;
+CREATE TRIGGER entities_ad AFTER DELETE ON entities BEGIN
+    INSERT INTO entities_fts(entities_fts, rowid, name, aliases, description)
+        VALUES ('delete', old.pk, old.name, old.aliases, old.description);
+    INSERT INTO entities_trgm(entities_trgm, rowid, search_keys)
+        VALUES ('delete', old.pk, old.search_keys);
+END;
+CREATE TRIGGER entities_au_text AFTER UPDATE OF name, aliases, description ON entities BEGIN
+    INSERT INTO entities_fts(entities_fts, rowid, name, aliases, description)
+        VALUES ('delete', old.pk, old.name, old.aliases, old.description);
+    INSERT INTO entities_fts(rowid, name, aliases, description)
+        VALUES (new.pk, new.name, new.aliases, new.description);
+END;
+CREATE TRIGGER entities_au_keys AFTER UPDATE OF search_keys ON entities BEGIN
+    INSERT INTO entities_trgm(entities_trgm, rowid, search_keys)
+        VALUES ('delete', old.pk, old.search_keys);
+    INSERT INTO entities_trgm(rowid, search_keys) VALUES (new.pk, new.search_keys);
+END;
+
+CREATE TRIGGER relations_ai AFTER INSERT ON relations BEGIN
+    INSERT INTO relations_fts(rowid, fact, type) VALUES (new.pk, new.fact, new.type);
+END;
+CREATE TRIGGER relations_ad AFTER DELETE ON relations BEGIN
+    INSERT INTO relations_fts(relations_fts, rowid, fact, type)
+        VALUES ('delete', old.pk, old.fact, old.type);
+END;
+CREATE TRIGGER relations_au AFTER UPDATE OF fact, type ON relations BEGIN
+    INSERT INTO relations_fts(relations_fts, rowid, fact, type)
+        VALUES ('delete', old.pk, old.fact, old.type);
+    INSERT INTO relations_fts(rowid, fact, type) VALUES (new.pk, new.fact, new.type);
+END;
+"""
+
+Migration = Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: dict[int, Migration] = {}
+"""``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
+transaction :func:`ensure_schema` opens). Only version 1 exists so far."""
+
+
+def read_version(conn: sqlite3.Connection) -> int | None:
+    """The recorded schema version, ``None`` for an empty database.
+
+    Raises :class:`StoreError` for a database that holds tables but is not a loregraph store.
+    """
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not names:
+        return None
+    if "meta" not in names:
+        raise StoreError(
+            "this SQLite database is not a loregraph store (it has no 'meta' table); "
+            "choose another path for the store"
+        )
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        raise StoreError("this loregraph store has no recorded schema version; it is damaged")
+    return int(row[0])
+
+
+def ensure_schema(conn: sqlite3.Connection) -> int:
+    """Create the schema in an empty database or migrate an older one; return the version.
+
+    Raises :class:`SchemaVersionError` when the store was written by a newer loregraph.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = read_version(conn)
+        if version is None:
+            for statement in _statements(TABLES):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+            )
+            version = SCHEMA_VERSION
+        elif version > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"this store was written with schema version {version}, but this loregraph "
+                f"only knows version {SCHEMA_VERSION}: upgrade loregraph to open it"
+            )
+        while version < SCHEMA_VERSION:
+            migrate = MIGRATIONS.get(version)
+            if migrate is None:
+                raise StoreError(f"no migration from schema version {version}; store too old")
+            migrate(conn)
+            version += 1
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return version
+
+
+def _statements(script: str) -> list[str]:
+    """Split a DDL script into complete statements (trigger bodies contain semicolons)."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            if current.strip():
+                statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements

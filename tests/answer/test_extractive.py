@@ -1,0 +1,106 @@
+"""The offline extractive answer: verbatim sentences, citations that point at the source."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from retrieve_corpus import OSRAY, VOYAGE, sample_result
+
+from loregraph.answer.extractive import NO_LLM, extractive_answer, split_sentences
+from loregraph.embed.hashing import HashingEmbedder
+from loregraph.retrieve.pipeline import Retriever
+from loregraph.settings import PRESETS
+
+DOCS = {"The Voyage of the Meridian": VOYAGE, "Osray Chronicles": OSRAY}
+
+
+def body_sentences(text: str) -> list[tuple[str, int]]:
+    """(sentence, citation index) for each line of the answer body."""
+    body = text.split("\n\n")[1]
+    out = []
+    for line in body.splitlines():
+        match = re.fullmatch(r"(.*) \[(\d+)\]", line)
+        assert match, line
+        out.append((match.group(1), int(match.group(2))))
+    return out
+
+
+def test_sentence_splitter_handles_abbreviations_and_dialogue() -> None:
+    text = (
+        'Dr. Seward met Mrs. Harker at 5 p.m. today. "Is it so?" she asked! '
+        "J. Smith agreed, e.g. with the rest.\n\nA new paragraph without an end"
+    )
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        "Dr. Seward met Mrs. Harker at 5 p.m. today.",
+        '"Is it so?" she asked!',
+        "J. Smith agreed, e.g. with the rest.",
+        "A new paragraph without an end",
+    ]
+
+
+def test_answer_quotes_passages_verbatim_with_citations() -> None:
+    result = sample_result("Where did the Meridian sail from Port Calder?")
+    answer = extractive_answer(result, max_sentences=3)
+    assert answer.text.startswith(NO_LLM)
+    assert not answer.llm
+    passages = " ".join(" ".join(p.text.split()) for p in result.passages)
+    sentences = body_sentences(answer.text)
+    assert 1 <= len(sentences) <= 3
+    for sentence, index in sentences:
+        assert sentence in passages  # never invented
+        citation = answer.citations[index - 1]
+        assert citation.index == index
+        assert " ".join(citation.quote.split()) == sentence
+        assert VOYAGE[citation.start : citation.end] == citation.quote
+    assert "sailed from Port Calder to the island of Osray" in answer.text
+
+
+def test_sources_list_title_chunk_and_offsets() -> None:
+    answer = extractive_answer(sample_result(), max_sentences=2)
+    sources = answer.text.split("Sources:\n", 1)[1].splitlines()
+    assert len(sources) == len(answer.citations)
+    for line, c in zip(sources, answer.citations, strict=True):
+        assert (
+            line == f"[{c.index}] {c.document_title}, chunk {c.seq} (characters {c.start}–{c.end})"
+        )
+
+
+def test_overlapping_chunks_do_not_repeat_a_sentence() -> None:
+    result = sample_result()
+    best = result.passages[0]
+    # an overlapping chunk that repeats the best passage's text
+    dup = type(best)(**{**{f: getattr(best, f) for f in best.__slots__}, "chunk_id": "dup"})
+    result.passages.insert(1, dup)
+    answer = extractive_answer(result, max_sentences=5)
+    quotes = [c.quote for c in answer.citations]
+    assert len(quotes) == len(set(quotes))
+
+
+def test_sentences_follow_document_order() -> None:
+    answer = extractive_answer(sample_result(), max_sentences=5)
+    starts = [c.start for c in answer.citations]
+    assert starts == sorted(starts)
+
+
+def test_no_passages_says_so_plainly() -> None:
+    result = sample_result()
+    result.passages = []
+    answer = extractive_answer(result)
+    assert answer.citations == []
+    assert "no passage" in answer.text and "No LLM is configured" in answer.text
+
+
+async def test_answer_from_a_real_store_cites_the_right_documents(
+    store: Any, embedder: HashingEmbedder
+) -> None:
+    retriever = Retriever(store, embedder, PRESETS["hybrid"])
+    result = await retriever.retrieve("Who is the sister of Tomas Reyes?", "default")
+    answer = extractive_answer(result)
+    assert answer.citations
+    titles = {p.document_id: p.document_title for p in result.passages}
+    for citation in answer.citations:
+        assert titles[citation.document_id] == citation.document_title
+        document_text = DOCS[citation.document_title]
+        assert document_text[citation.start : citation.end] == citation.quote
+    assert any(c.quote == "Ines Mora is the sister of Tomas Reyes." for c in answer.citations)

@@ -1,0 +1,157 @@
+"""The chunker: exact slices, full coverage, bounded size and overlap, word boundaries."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.types import TextChunk
+from loregraph.settings import ChunkSettings
+from loregraph.tokens import count_tokens
+
+WORDS = st.text(alphabet="abcdeé🧛.,!?'\"", min_size=1, max_size=14)
+SPACES = st.sampled_from([" ", " ", " ", "\n", "\n\n", "  ", "\t", "\u00a0", " \r\n"])
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    """Word-and-space texts, sometimes with an overlong word or a whitespace margin."""
+    parts = [draw(SPACES) if draw(st.booleans()) else ""]
+    for _ in range(draw(st.integers(0, 120))):
+        parts.append(draw(WORDS))
+        parts.append(draw(SPACES))
+    if draw(st.booleans()):
+        parts.insert(draw(st.integers(0, len(parts))), "x" * draw(st.integers(40, 130)))
+    return "".join(parts)
+
+
+CHAR_SETTINGS = st.builds(
+    lambda size, frac: ChunkSettings(size=size, overlap=int(size * frac)),
+    st.integers(20, 120),
+    st.floats(0.0, 0.5),
+)
+
+
+def _word_at(text: str, index: int) -> str:
+    """The whitespace-delimited word that contains ``text[index]``."""
+    start = index
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    end = index
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return text[start:end]
+
+
+def _check_common(text: str, chunks: list[TextChunk]) -> None:
+    assert [c.seq for c in chunks] == list(range(len(chunks)))
+    covered = [False] * len(text)
+    for chunk in chunks:
+        assert chunk.text == text[chunk.start : chunk.end]
+        assert chunk.text and chunk.text == chunk.text.strip()
+        assert chunk.token_count == count_tokens(chunk.text)
+        for i in range(chunk.start, chunk.end):
+            covered[i] = True
+    missing = [i for i, ch in enumerate(text) if not ch.isspace() and not covered[i]]
+    assert missing == []
+    for before, after in itertools.pairwise(chunks):
+        assert before.start < after.start
+        assert before.end < after.end
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents(), CHAR_SETTINGS)
+def test_char_chunks_are_exact_bounded_and_cover_the_text(
+    text: str, chunk_settings: ChunkSettings
+) -> None:
+    chunks = list(chunk_text(text, chunk_settings))
+    _check_common(text, chunks)
+    for chunk in chunks:
+        assert len(chunk.text) <= chunk_settings.size
+    for before, after in itertools.pairwise(chunks):
+        assert before.end - after.start <= chunk_settings.overlap
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents(), CHAR_SETTINGS)
+def test_chunks_cut_inside_a_word_only_when_it_is_longer_than_the_size(
+    text: str, chunk_settings: ChunkSettings
+) -> None:
+    for chunk in chunk_text(text, chunk_settings):
+        if chunk.start > 0 and not text[chunk.start - 1].isspace():
+            assert len(_word_at(text, chunk.start)) > chunk_settings.size
+        if chunk.end < len(text) and not text[chunk.end].isspace():
+            assert len(_word_at(text, chunk.end - 1)) > chunk_settings.size
+
+
+@settings(max_examples=60, deadline=None)
+@given(documents(), st.integers(8, 40), st.floats(0.0, 0.5))
+def test_token_chunks_are_bounded_in_tokens(text: str, size: int, frac: float) -> None:
+    chunk_settings = ChunkSettings(size=size, overlap=int(size * frac), unit="tokens")
+    chunks = list(chunk_text(text, chunk_settings))
+    _check_common(text, chunks)
+    for chunk in chunks:
+        inside_word = chunk.end < len(text) and not text[chunk.end].isspace()
+        if not inside_word:
+            assert chunk.token_count <= size
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(max_size=400), CHAR_SETTINGS)
+def test_any_text_is_covered_deterministically(text: str, chunk_settings: ChunkSettings) -> None:
+    first = list(chunk_text(text, chunk_settings))
+    _check_common(text, first)
+    assert first == list(chunk_text(text, chunk_settings))
+
+
+def test_whitespace_only_text_has_no_chunks() -> None:
+    assert list(chunk_text("")) == []
+    assert list(chunk_text(" \n\t\u00a0 \r\n")) == []
+
+
+def test_short_text_is_one_stripped_chunk() -> None:
+    (chunk,) = chunk_text("\n  Count Dracula lives in a castle.  \n")
+    assert chunk.text == "Count Dracula lives in a castle."
+    assert (chunk.seq, chunk.start, chunk.end) == (0, 3, 35)
+    assert chunk.token_count == count_tokens(chunk.text)
+
+
+def test_seed_defaults_on_prose_give_overlapping_word_aligned_chunks() -> None:
+    sentence = "The travellers crossed the pass before the snow came down on the road. "
+    text = sentence * 200  # 14,200 characters
+    chunks = list(chunk_text(text))
+    assert 15 <= len(chunks) <= 22
+    for chunk in chunks:
+        assert len(chunk.text) <= 1000
+        # a sentence end is preferred when one is near the window's end
+        assert chunk.text.endswith(".")
+        assert chunk.start == 0 or text[chunk.start - 1] == " "
+    for before, after in itertools.pairwise(chunks):
+        assert 150 <= before.end - after.start <= 200
+
+
+def test_paragraph_end_is_preferred_to_a_later_sentence_end() -> None:
+    text = "word " * 170 + "end of the paragraph.\n\n" + "Next sentence. " * 20
+    first = next(chunk_text(text, ChunkSettings(size=1000, overlap=0)))
+    assert first.text.endswith("end of the paragraph.")
+
+
+def test_overlong_word_is_cut_at_the_size() -> None:
+    text = "short " + "y" * 250 + " tail"
+    chunks = list(chunk_text(text, ChunkSettings(size=100, overlap=20)))
+    _check_common(text, chunks)
+    assert chunks[0].text == "short"
+    assert all(len(c.text) <= 100 for c in chunks)
+    assert all(set(c.text) == {"y"} for c in chunks[1:-1])
+    assert chunks[-1].text.endswith("y tail")
+
+
+def test_token_unit_counts_cl100k_tokens() -> None:
+    text = "Lucy wrote a long letter to Mina about her three suitors. " * 40
+    chunks = list(chunk_text(text, ChunkSettings(size=50, overlap=10, unit="tokens")))
+    assert len(chunks) > 5
+    assert all(c.token_count <= 50 for c in chunks)
+    assert max(c.token_count for c in chunks) >= 40

@@ -1,0 +1,117 @@
+"""Context formats and the token budget."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from retrieve_corpus import sample_result
+
+from loregraph.errors import ConfigError
+from loregraph.retrieve.formats import format_context, mermaid_edge_label, mermaid_text
+from loregraph.tokens import count_tokens
+
+
+def test_markdown_follows_seed_000_layout() -> None:
+    text = format_context(sample_result(), "markdown", budget=4000)
+    assert text.startswith("## Knowledge Graph Context\n\n### Relevant Entities\n")
+    assert "\n**Products:**\n- Meridian: A merchant ship out of Port Calder\n" in text
+    assert "\n**Locations:**\n- Port Calder: Home port of the Meridian\n" in text
+    assert "\n**Persons:**\n" in text
+    assert "\n### Relationships\n- Meridian DEPARTS_FROM Port Calder\n" in text or (
+        "- Meridian DEPARTS_FROM Port Calder\n" in text.split("### Relationships\n", 1)[1]
+    )
+    # loregraph additions come after the seed's two sections
+    assert text.index("### Relationships") < text.index("### Passages") < text.index("### Sources")
+    assert "[1] The Voyage of the Meridian (chunk 1)\n" in text
+    assert "- [1] The Voyage of the Meridian, chunk 1 (characters " in text
+
+
+def test_xml_has_definitions_facts_and_sources() -> None:
+    text = format_context(sample_result(), "xml", budget=4000)
+    assert text.startswith("<definitions>Meridian: A merchant ship out of Port Calder, ")
+    facts = text.split("<facts>", 1)[1].split("</facts>", 1)[0]
+    assert "Elena Varga COMMANDS Meridian, Captain Elena Varga commanded the Meridian." in facts
+    assert '<passages>\n<passage id="1" document="The Voyage of the Meridian"' in text
+    assert "<sources>" in text and 'source="voyage.txt"' in text
+
+
+def test_xml_escapes_markup_in_text() -> None:
+    result = sample_result()
+    result.passages[0].text = "a < b & c > d"
+    text = format_context(result, "xml", budget=4000)
+    assert "a &lt; b &amp; c &gt; d" in text
+
+
+def test_json_holds_everything_structured() -> None:
+    data = json.loads(format_context(sample_result(), "json", budget=4000))
+    assert {
+        "question",
+        "analysis",
+        "seeds",
+        "entities",
+        "relations",
+        "passages",
+        "documents",
+    } <= set(data)
+    assert data["analysis"]["matched"]["Meridian"].startswith("ent_")
+    assert data["passages"][0]["index"] == 1
+    assert data["passages"][0]["document_title"] == "The Voyage of the Meridian"
+    assert data["debug"]["total"]["count"] == len(data["passages"])
+
+
+def test_mermaid_draws_relations_with_safe_ids() -> None:
+    text = format_context(sample_result(), "mermaid", budget=4000)
+    lines = text.splitlines()
+    assert lines[0] == "graph TD"
+    assert '    n0["Meridian"]' in lines
+    assert any("-->|COMMANDS|" in line for line in lines)
+    assert any("-.->|CO_OCCURS_WITH|" in line for line in lines)
+
+
+def test_mermaid_escapes_quotes_and_brackets() -> None:
+    assert mermaid_text('The "Ship" [old] (1850) <x> | y # z') == (
+        "The #34;Ship#34; #91;old#93; #40;1850#41; #60;x#62; #124; y #35; z"
+    )
+    assert mermaid_edge_label("WORKS|FOR]") == "WORKS FOR"
+    result = sample_result()
+    result.entities[0].entity.name = 'Bad "name"]'
+    text = format_context(result, "mermaid", budget=4000)
+    assert '["Bad #34;name#34;#93;"]' in text
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json", "mermaid"])
+@pytest.mark.parametrize("budget", [0, 30, 120, 400, 1000, 4000])
+def test_budget_is_never_exceeded(fmt: str, budget: int) -> None:
+    text = format_context(sample_result(), fmt, budget=budget)
+    assert count_tokens(text) <= budget
+
+
+def test_small_budget_truncates_the_last_passage_instead_of_overflowing() -> None:
+    result = sample_result()
+    for passage in result.passages:
+        passage.text = " ".join([passage.text] * 12)
+    full = format_context(result, "markdown", budget=100_000)
+    small = format_context(result, "markdown", budget=700)
+    assert count_tokens(small) <= 700 < count_tokens(full)
+    passages = small.split("### Passages\n", 1)[1].split("### Sources", 1)[0]
+    assert passages.rstrip().endswith("…")
+    assert "[1] The Voyage of the Meridian (chunk 1)" in passages
+
+
+def test_budget_keeps_best_items_first() -> None:
+    text = format_context(sample_result(), "markdown", budget=300)
+    # the best passage (chunk 1) and the top entity survive a tight budget
+    assert "(chunk 1)" in text
+    assert "- Meridian:" in text
+
+
+def test_default_budget_comes_from_the_result() -> None:
+    result = sample_result()
+    result.token_budget = 150
+    assert count_tokens(format_context(result)) <= 150
+
+
+def test_unknown_format_names_the_known_ones() -> None:
+    with pytest.raises(ConfigError, match="markdown"):
+        format_context(sample_result(), "yaml")

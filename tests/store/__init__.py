@@ -1,0 +1,1 @@
+"""Store tests: a backend-agnostic contract (contract.py) run against each backend."""

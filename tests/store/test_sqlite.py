@@ -1,0 +1,265 @@
+"""The SQLite store: the shared contract, plus what is specific to one SQLite file."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from loregraph.errors import LoregraphError, SchemaVersionError, StoreError
+from loregraph.models import Entity
+from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.sqlite import SqliteStore
+from loregraph.store.sqlite import schema as schema_module
+
+from .builders import Book, unit
+from .contract import StoreContract, StoreFactory, day, shared_pair, star
+
+FTS_TABLES = ("chunks_fts", "entities_fts", "entities_trgm", "relations_fts")
+
+
+@pytest.fixture
+async def store_factory(tmp_path: Path) -> AsyncIterator[StoreFactory]:
+    stores: list[SqliteStore] = []
+
+    async def make() -> SqliteStore:
+        store = SqliteStore(tmp_path / f"store-{len(stores)}.db")
+        await store.open()
+        stores.append(store)
+        return store
+
+    yield make
+    for store in stores:
+        await store.close()
+
+
+class TestSqliteContract(StoreContract):
+    """The shared store contract against :class:`SqliteStore`."""
+
+
+def raw(path: Path) -> sqlite3.Connection:
+    """A plain connection to a store file, to inspect or tamper with it."""
+    return sqlite3.connect(path, isolation_level=None)
+
+
+def check_fts(path: Path) -> None:
+    """FTS5's own integrity check on every full-text index (fails if out of sync)."""
+    conn = raw(path)
+    try:
+        for table in FTS_TABLES:
+            conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+    finally:
+        conn.close()
+
+
+async def test_reopen_keeps_data_and_version(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "graph.db"
+    async with SqliteStore(path) as store:
+        ids = await shared_pair(store)
+    async with SqliteStore(path) as store:
+        assert await store.schema_version() == SCHEMA_VERSION
+        assert (await store.stats("default")).entities == 4
+        hits = await store.search_entities_vector("default", unit(3), 1)
+        assert hits[0].id == ids["city"]
+    conn = raw(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+async def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path):
+        pass
+    conn = raw(path)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION + 1,))
+    conn.close()
+    with pytest.raises(SchemaVersionError) as info:
+        await SqliteStore(path).open()
+    message = str(info.value)
+    assert str(SCHEMA_VERSION + 1) in message and str(SCHEMA_VERSION) in message
+    assert "upgrade loregraph" in message
+
+
+async def test_older_schema_is_migrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path):
+        pass
+    conn = raw(path)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION - 1,))
+    conn.close()
+    calls: list[int] = []
+
+    def migrate(conn: sqlite3.Connection) -> None:
+        calls.append(1)
+        conn.execute("INSERT INTO meta(key, value) VALUES ('migrated', 1)")
+
+    monkeypatch.setitem(schema_module.MIGRATIONS, SCHEMA_VERSION - 1, migrate)
+    async with SqliteStore(path) as store:
+        assert await store.schema_version() == SCHEMA_VERSION
+    conn = raw(path)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'migrated'").fetchone() == (1,)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+        SCHEMA_VERSION,
+    )
+    conn.close()
+    assert calls == [1]
+
+
+async def test_text_file_is_not_a_store(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("just some notes, not a database\n" * 50)
+    with pytest.raises(LoregraphError, match="not a database"):
+        await SqliteStore(path).open()
+    assert path.read_text().startswith("just some notes")
+
+
+async def test_foreign_sqlite_database_is_not_a_store(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = raw(path)
+    conn.execute("CREATE TABLE customers (id INTEGER)")
+    conn.close()
+    with pytest.raises(StoreError, match="not a loregraph store"):
+        await SqliteStore(path).open()
+
+
+async def test_directory_is_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="directory"):
+        await SqliteStore(tmp_path).open()
+
+
+async def test_closed_store_refuses_calls_and_closes_twice(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "graph.db")
+    with pytest.raises(StoreError, match="not open"):
+        await store.stats("default")
+    await store.open()
+    await store.close()
+    await store.close()
+    with pytest.raises(StoreError):
+        await store.get_document("x")
+
+
+async def test_memory_store() -> None:
+    async with SqliteStore(":memory:") as store:
+        ids = await shared_pair(store)
+        assert (await store.search_entities_fuzzy("default", "Alice Morgn", 1))[0].id == ids[
+            "alice"
+        ]
+
+
+async def test_full_text_indexes_stay_in_sync(tmp_path: Path) -> None:
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path) as store:
+        ids = await shared_pair(store)
+        check_fts(path)
+        rewrite = Book("doc-2", title="Renamed letters")
+        c = rewrite.chunk("Bob Stone wrote back.")
+        rewrite.entity("Bob Stone", description="Writes back.", mentions=[(c, 1)])
+        await store.write_document(rewrite.bundle())
+        check_fts(path)
+        await store.invalidate_relation(ids["met"], day(5))
+        await store.delete_document("doc-1")
+        check_fts(path)
+        await store.delete_document("doc-2")
+        check_fts(path)
+        conn = raw(path)
+        for table in ("entities_fts", "relations_fts", "entities_trgm"):
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
+        tables = ("entity_aliases", "entity_descriptions", "relation_evidence", "merges")
+        for table in tables:
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,), table
+        conn.close()
+
+
+async def test_vector_index_reloads_after_another_process_writes(tmp_path: Path) -> None:
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path) as reader, SqliteStore(path) as writer:
+        await shared_pair(writer)
+        assert (await reader.search_entities_vector("default", unit(3), 1))[0].score == 1.0
+        book = Book("doc-3")
+        c = book.chunk("Zed.")
+        zed = book.entity("Zed", mentions=[(c, 1)], vector=unit(6))
+        await writer.write_document(book.bundle())
+        assert (await reader.search_entities_vector("default", unit(6), 1))[0].id == zed.id
+
+
+async def test_relation_without_evidence_counts_once(tmp_path: Path) -> None:
+    async with SqliteStore(tmp_path / "graph.db") as store:
+        book = Book("doc-1")
+        c = book.chunk("Ann and Bo.")
+        ann = book.entity("Ann", mentions=[(c, 1)])
+        bo = book.entity("Bo", mentions=[(c, 1)])
+        relation = book.relate(ann, "KNOWS", bo)
+        await store.write_document(book.bundle())
+        [stored] = await store.get_relations([relation.id])
+        assert stored.weight == 1 and stored.evidence == []
+        report = await store.delete_document("doc-1")
+        assert report.relations_removed == 1
+        assert await store.get_relations([relation.id]) == []
+
+
+async def test_expired_relations_are_hidden_from_graph_queries(tmp_path: Path) -> None:
+    async with SqliteStore(tmp_path / "graph.db") as store:
+        book = Book("doc-1")
+        c = book.chunk("Ann once knew Bo.")
+        ann = book.entity("Ann", mentions=[(c, 1)])
+        bo = book.entity("Bo", mentions=[(c, 1)])
+        relation = book.relate(ann, "KNEW", bo, chunk=c, expired_at=day(1), fact="Ann knew Bo")
+        await store.write_document(book.bundle())
+        assert await store.entity_relations(ann.id) == []
+        assert (await store.expand("default", [ann.id])).hops == {ann.id: 0}
+        assert await store.search_relations_text("default", "knew", 5) == []
+        assert (await store.graph_arrays("default")).edge_src.shape == (0,)
+        [stored] = await store.get_relations([relation.id])
+        assert stored.expired_at == day(1)
+
+
+async def test_entity_without_mentions_lives_with_its_document(tmp_path: Path) -> None:
+    async with SqliteStore(tmp_path / "graph.db") as store:
+        book = Book("doc-1")
+        book.chunk("A title page.")
+        topic = book.entity("Topic", "concept", description="What the document is about.")
+        await store.write_document(book.bundle())
+        [stored] = await store.get_entities([topic.id])
+        assert stored.mention_count == 0
+        assert stored.description == "What the document is about."
+        report = await store.delete_document("doc-1")
+        assert report.entities_removed == 1
+
+
+async def test_bad_bundles_are_rejected_with_clear_messages(tmp_path: Path) -> None:
+    async with SqliteStore(tmp_path / "graph.db") as store:
+        book = Book("doc-1")
+        c = book.chunk("Text.")
+        book.entity("Ann", mentions=[(c, 1)])
+        bundle = book.bundle()
+        bundle.mentions[0].chunk_id = "other#c0"
+        with pytest.raises(ValueError, match="chunk other#c0"):
+            await store.write_document(bundle)
+        book = Book("doc-1")
+        book.entity("Ann", mentions=[(book.chunk("Text."), 1)])
+        bundle = book.bundle()
+        bundle.entities[0].entity.scope = "elsewhere"
+        with pytest.raises(ValueError, match="scope"):
+            await store.write_document(bundle)
+        assert await store.scopes() == []
+
+
+async def test_expand_is_served_from_indexes(tmp_path: Path) -> None:
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path) as store:
+        await star(store)
+        hub = Entity.make_id("default", "Hub")
+        assert len((await store.expand("default", [hub], depth=1, per_node=2)).hops) == 3
+    conn = raw(path)
+    plan = " ".join(
+        row[3]
+        for row in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT pk FROM relations AS r WHERE r.source_id = ? "
+            "AND r.expired_at IS NULL ORDER BY r.weight DESC LIMIT 5",
+            (hub,),
+        )
+    )
+    conn.close()
+    assert "relations_source" in plan and "TEMP B-TREE" not in plan
