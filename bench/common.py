@@ -89,15 +89,35 @@ def _git(*args: str) -> str:
     return result.stdout.strip()
 
 
-def source_hash(root: Path | None = None) -> str:
-    """A short hash of every ``.py`` file under the engine's source tree (path + content)."""
+def source_hash(root: Path | None = None, parts: tuple[str, ...] | None = None) -> str:
+    """A short hash of the ``.py`` files under the engine's source tree (path + content).
+
+    ``parts`` limits it to some sub-packages or modules (e.g. ``("ingest", "models.py")``).
+    """
     base = root or ROOT / "src" / "loregraph"
+    files: list[Path] = []
+    for part in parts or ("",):
+        target = base / part if part else base
+        files.extend([target] if target.is_file() else target.rglob("*.py"))
     digest = hashlib.sha256()
-    for path in sorted(base.rglob("*.py")):
+    for path in sorted(set(files)):
         digest.update(str(path.relative_to(base)).encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+INGEST_CODE = (
+    "ingest",
+    "store",
+    "embed",
+    "graph.py",
+    "models.py",
+    "settings.py",
+    "tokens.py",
+    "errors.py",
+)
+"""The engine code whose changes change what an ingest writes (the store cache key)."""
 
 
 def file_sha256(path: Path) -> str:
@@ -116,7 +136,8 @@ def utc_timestamp() -> str:
 
 def command_line() -> str:
     """The command that started this process, as a user would type it."""
-    return " ".join([Path(sys.executable).name, *sys.argv])
+    argv = list(getattr(sys, "orig_argv", None) or [sys.executable, *sys.argv])
+    return " ".join([Path(argv[0]).name, *argv[1:]])
 
 
 # --------------------------------------------------------------------------- memory

@@ -18,6 +18,7 @@ from typing import Any
 
 from bench.baselines import BaselineRun, bm25_baseline, dense_baseline
 from bench.common import (
+    INGEST_CODE,
     TMP_DIR,
     TWOWIKI_DIR,
     RunOptions,
@@ -25,6 +26,7 @@ from bench.common import (
     git_commit,
     latency_summary,
     log,
+    source_hash,
 )
 from bench.metrics import recall_table
 
@@ -32,6 +34,7 @@ KS = (2, 5)
 QUICK_QUESTIONS = 200
 CORPUS = TWOWIKI_DIR / "corpus.json"
 QUESTIONS = TWOWIKI_DIR / "questions.json"
+STORE_NAME = "2wiki"
 
 
 def load_corpus() -> list[tuple[str, str]]:
@@ -59,12 +62,16 @@ class CachedStore:
 
 
 def store_key(corpus: Path, settings: Any, embedder_name: str) -> str:
-    """The cache key of an ingested store: corpus bytes, engine version, ingest settings."""
-    version = git_commit()
+    """The cache key of an ingested store: corpus bytes, the engine's ingest code, settings.
+
+    The engine version is the hash of the code that decides what an ingest writes
+    (:data:`bench.common.INGEST_CODE`, as it is on disk, committed or not) rather than the
+    git commit, so that a commit touching only retrieval does not force a re-ingest while
+    any uncommitted change to ingestion does.
+    """
     parts = [
         file_sha256(corpus),
-        str(version.get("commit")),
-        str(version.get("source_hash")),
+        source_hash(parts=INGEST_CODE),
         repr(settings.chunk),
         repr(settings.extraction),
         repr(settings.resolution),
@@ -76,27 +83,35 @@ def store_key(corpus: Path, settings: Any, embedder_name: str) -> str:
 
 def twowiki_store(options: RunOptions) -> CachedStore:
     """The 2Wiki corpus ingested into a store, reused when the cache key matches."""
+    return ingested_store(CORPUS, STORE_NAME, options)
+
+
+def ingested_store(corpus: Path, name: str, options: RunOptions) -> CachedStore:
+    """``corpus`` (a JSON record file) ingested through ``Graph.ingest`` into
+    ``bench/results/tmp/<name>-<key>.db``; an earlier store with the same key is reused, and
+    stores of the same name with another key (older engine code) are deleted."""
     import loregraph
     from loregraph.settings import Settings
 
     settings = Settings()
-    key = store_key(CORPUS, settings, "all-MiniLM-L6-v2")
+    key = store_key(corpus, settings, "all-MiniLM-L6-v2")
     TMP_DIR.mkdir(parents=True, exist_ok=True)
-    db = TMP_DIR / f"2wiki-{key}.db"
-    marker = TMP_DIR / f"2wiki-{key}.json"
+    db = TMP_DIR / f"{name}-{key}.db"
+    marker = TMP_DIR / f"{name}-{key}.json"
     if options.fresh or not marker.exists():
-        _remove_stores("2wiki-", keep=None if options.fresh else db)
+        _remove_stores(f"{name}-", keep=None if options.fresh else db)
     if marker.exists() and db.exists():
-        log(f"2wiki: reusing ingested store {db.name}")
+        log(f"{name}: reusing ingested store {db.name}")
         return CachedStore(db, key, True, json.loads(marker.read_text()))
     resumed = db.exists()
-    log(f"2wiki: ingesting {CORPUS.name} into {db.name} (resuming: {resumed})")
+    log(f"{name}: ingesting {corpus.name} into {db.name} (resuming: {resumed})")
     started = time.perf_counter()
     with loregraph.open(db, settings=settings) as graph:
-        report = graph.ingest(str(CORPUS))
+        report = graph.ingest(str(corpus))
         stats = graph.stats()
     total = time.perf_counter() - started
     info = {
+        "built_with": git_commit() | {"ingest_code_hash": source_hash(parts=INGEST_CODE)},
         "seconds_total": round(total, 2),
         "resumed": resumed,
         "documents": report.ingested + report.replaced + report.skipped,
@@ -111,9 +126,9 @@ def twowiki_store(options: RunOptions) -> CachedStore:
         "store_chunks": getattr(stats, "chunks", None),
     }
     if report.failed:
-        log(f"2wiki: {len(report.failed)} documents failed, first: {report.failed[0]}")
+        log(f"{name}: {len(report.failed)} documents failed, first: {report.failed[0]}")
     marker.write_text(json.dumps(info, indent=2))
-    log(f"2wiki: ingested in {total:.1f}s: {report.summary()}")
+    log(f"{name}: ingested in {total:.1f}s: {report.summary()}")
     return CachedStore(db, key, False, info)
 
 
@@ -188,7 +203,7 @@ def run(options: RunOptions) -> dict[str, Any]:
     store = twowiki_store(options)
     with loregraph.open(store.path) as graph:
         embedder = graph.aio.embedder
-        cache = TMP_DIR / f"dense-{file_sha256(CORPUS)[:12]}-{embedder.name}.npy"
+        cache = TMP_DIR / f"dense-{file_sha256(CORPUS)[:16]}-{embedder.name}.npy"
         dense = dense_baseline(corpus, texts, embedder, k_max, cache)
         _add_baseline(systems, dumps, f"dense ({embedder.name})", dense, golds, types)
         if texts:

@@ -104,3 +104,22 @@ async def test_answer_from_a_real_store_cites_the_right_documents(
         document_text = DOCS[citation.document_title]
         assert document_text[citation.start : citation.end] == citation.quote
     assert any(c.quote == "Ines Mora is the sister of Tomas Reyes." for c in answer.citations)
+
+
+def test_unrelated_sentences_and_headings_are_left_out() -> None:
+    result = sample_result("Where did the Meridian sail from Port Calder?")
+    noise = result.passages[-1]
+    noise.text = "CHAPTER TWO OF THE MERIDIAN\n\nThe weather was fine and nobody spoke at dinner."
+    answer = extractive_answer(result, max_sentences=10)
+    quotes = [c.quote for c in answer.citations]
+    assert "The weather was fine and nobody spoke at dinner." not in quotes
+    assert "CHAPTER TWO OF THE MERIDIAN" not in quotes
+    assert len(quotes) < 10
+
+
+def test_sentence_naming_the_question_entities_comes_first_in_ranking() -> None:
+    result = sample_result("Who served as surgeon on the Meridian?")
+    answer = extractive_answer(result, max_sentences=1)
+    assert (
+        answer.citations[0].quote == "Dr. Tomas Reyes served as the ship's surgeon on the Meridian."
+    )

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-import loregraph.embed.hashing
 from loregraph.embed.base import Embedder
 from loregraph.embed.hashing import HashingEmbedder
 
@@ -61,14 +60,14 @@ def test_stable_across_processes() -> None:
         "from loregraph.embed.hashing import HashingEmbedder;"
         "print(HashingEmbedder(16).embed(['Mina Murray'])[0].round(5).tolist())"
     )
-    package_root = str(Path(loregraph.embed.hashing.__file__).resolve().parents[2])
+    search_path = os.pathsep.join(p for p in sys.path if p)
     runs = {
         subprocess.run(
             [sys.executable, "-c", code],
             capture_output=True,
             text=True,
             check=True,
-            env={"PYTHONHASHSEED": seed, "PYTHONPATH": package_root},
+            env={"PYTHONHASHSEED": seed, "PYTHONPATH": search_path},
         ).stdout
         for seed in ("1", "2")
     }

@@ -289,10 +289,11 @@ def sample_result(question: str = "Where did the Meridian sail from Port Calder?
         for seq, (a, b) in enumerate(chunk_spans(VOYAGE))
     ]
     passages.sort(key=lambda p: (p.seq != 1, p.seq))
+    named = [name for name in by_name if name in question]
     analysis = QueryAnalysis(
         question=question,
-        candidates=["Meridian", "Port Calder"],
-        matched={"Meridian": by_name["Meridian"].id, "Port Calder": by_name["Port Calder"].id},
+        candidates=named,
+        matched={name: by_name[name].id for name in named},
         keywords=content_words(question),
     )
     return RetrievalResult(
@@ -300,10 +301,7 @@ def sample_result(question: str = "Where did the Meridian sail from Port Calder?
         scope=scope,
         preset="hybrid",
         analysis=analysis,
-        seeds=[
-            Seed(by_name["Meridian"], 1.0, ["exact"]),
-            Seed(by_name["Port Calder"], 0.9, ["exact"]),
-        ],
+        seeds=[Seed(by_name[name], 1.0, ["exact"]) for name in named],
         entities=entities,
         relations=relations,
         passages=passages,

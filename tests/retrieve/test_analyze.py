@@ -123,3 +123,20 @@ async def test_lowercase_mention_of_a_proper_name_matches(store: Any) -> None:
 async def test_lone_common_word_does_not_match_a_common_noun_entity(store: Any) -> None:
     analysis = await analyze_query("which ship carries grain?", store, "default")
     assert Entity.make_id("default", "grain") not in analysis.matched.values()
+
+
+async def test_loaded_spacy_pipeline_adds_mentions(store: Any) -> None:
+    pytest.importorskip("spacy")
+    from loregraph.errors import DependencyError
+    from loregraph.ingest.extract.spacy_nlp import load_nlp
+
+    try:
+        nlp = load_nlp("en_core_web_sm")
+    except DependencyError:
+        pytest.skip("the spaCy model is not installed")
+    question = "did elena varga ever visit Lisbon?"
+    analysis = await analyze_query(question, store, "default", nlp=nlp)
+    assert analysis.used_spacy
+    assert "Lisbon" in analysis.candidates
+    plain = await analyze_query(question, store, "default")
+    assert not plain.used_spacy

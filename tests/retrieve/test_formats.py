@@ -115,3 +115,16 @@ def test_default_budget_comes_from_the_result() -> None:
 def test_unknown_format_names_the_known_ones() -> None:
     with pytest.raises(ConfigError, match="markdown"):
         format_context(sample_result(), "yaml")
+
+
+def test_temporal_relations_show_their_validity() -> None:
+    from datetime import UTC, datetime
+
+    result = sample_result()
+    rel = result.relations[0].relation
+    rel.valid_at = datetime(2020, 1, 1, tzinfo=UTC)
+    rel.invalid_at = datetime(2023, 5, 1, tzinfo=UTC)
+    text = format_context(result, "markdown", budget=4000)
+    assert "- Elena Varga COMMANDS Meridian (from 2020-01-01 until 2023-05-01)\n" in text
+    xml = format_context(result, "xml", budget=4000)
+    assert "Elena Varga COMMANDS Meridian (from 2020-01-01 until 2023-05-01), Captain" in xml

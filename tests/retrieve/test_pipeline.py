@@ -9,11 +9,11 @@ import pytest
 from retrieve_corpus import OSRAY, build_bundle
 
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.errors import EmptyStoreError
+from loregraph.errors import EmptyStoreError, InputError
 from loregraph.models import CO_OCCURS, Entity
 from loregraph.retrieve.formats import format_context
+from loregraph.retrieve.graphindex import GraphCache
 from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.ppr import PprCache
 from loregraph.settings import PRESETS
 from loregraph.tokens import count_tokens
 
@@ -39,12 +39,20 @@ async def test_seeds_expansion_and_passages(store: Any, embedder: HashingEmbedde
 
 async def test_every_stage_reports_time_and_count(store: Any, embedder: HashingEmbedder) -> None:
     result = await Retriever(store, embedder).retrieve(QUESTION, "default")
-    for name in ("analyze", "embed", "seeds", "expand", "passages", "total"):
+    for name in ("analyze", "embed", "graph", "seeds", "expand", "passages", "total"):
         assert {"ms", "count"} <= set(result.debug[name]), name
         assert result.debug[name]["ms"] >= 0
     assert result.debug["seeds"]["count"] == len(result.seeds)
     assert result.debug["passages"]["count"] == len(result.passages)
-    assert result.stages_run() == ["analyze", "embed", "seeds", "expand", "passages", "total"]
+    assert result.stages_run() == [
+        "analyze",
+        "embed",
+        "graph",
+        "seeds",
+        "expand",
+        "passages",
+        "total",
+    ]
 
 
 async def test_typed_relation_replaces_co_occurrence(store: Any, embedder: HashingEmbedder) -> None:
@@ -63,11 +71,21 @@ async def test_typed_relation_replaces_co_occurrence(store: Any, embedder: Hashi
 @pytest.mark.parametrize(
     ("preset", "seed_finders", "expansion", "passage_finders"),
     [
-        ("local", ["exact", "fuzzy", "bm25", "vector"], "bfs", ["mentions"]),
-        ("global", ["bm25", "vector"], "bfs", ["mentions", "bm25", "vector"]),
-        ("hybrid", ["exact", "fuzzy", "bm25", "vector"], "bfs", ["mentions", "bm25", "vector"]),
+        ("local", ["exact", "fuzzy", "bm25", "vector"], "bfs", ["mentions", "facts"]),
+        ("global", ["bm25", "vector"], "bfs", ["mentions", "facts", "bm25", "vector"]),
+        (
+            "hybrid",
+            ["exact", "fuzzy", "bm25", "vector"],
+            "bfs",
+            ["mentions", "facts", "bm25", "vector"],
+        ),
         ("passages", None, None, ["bm25", "vector"]),
-        ("ppr", ["exact", "fuzzy", "bm25", "vector"], "ppr", ["mentions", "bm25", "vector", "ppr"]),
+        (
+            "ppr",
+            ["exact", "fuzzy", "bm25", "vector"],
+            "ppr",
+            ["mentions", "facts", "bm25", "vector", "ppr"],
+        ),
     ],
 )
 async def test_presets_select_stages(
@@ -82,6 +100,7 @@ async def test_presets_select_stages(
     assert result.preset == preset
     if seed_finders is None:
         assert result.debug["seeds"].get("skipped") and result.seeds == []
+        assert result.debug["graph"].get("skipped")  # no graph work at all
     else:
         assert result.debug["seeds"]["ran"] == seed_finders
     if expansion is None:
@@ -108,6 +127,18 @@ async def test_empty_scope_raises(store: Any, embedder: HashingEmbedder) -> None
         await Retriever(store, embedder).retrieve(QUESTION, "nobody")
 
 
+async def test_blank_question_raises(store: Any, embedder: HashingEmbedder) -> None:
+    with pytest.raises(InputError):
+        await Retriever(store, embedder).retrieve("  ", "default")
+
+
+async def test_works_without_an_embedder(store: Any) -> None:
+    result = await Retriever(store, None).retrieve(QUESTION, "default")
+    assert result.debug["embed"]["count"] == 0
+    assert "vector" not in result.debug["seeds"]["ran"]
+    assert result.passages
+
+
 async def test_empty_store_raises(tmp_path: Path, embedder: HashingEmbedder) -> None:
     from loregraph.store.sqlite import SqliteStore
 
@@ -127,20 +158,21 @@ async def test_scopes_are_isolated(store: Any, embedder: HashingEmbedder, preset
     assert all(e.entity.id != eid("Meridian", "other") for e in default.entities)
 
 
-async def test_ppr_matrix_is_cached_until_the_graph_changes(
+async def test_graph_index_is_cached_until_the_graph_changes(
     store: Any, embedder: HashingEmbedder
 ) -> None:
-    cache = PprCache()
-    retriever = Retriever(store, embedder, PRESETS["ppr"], ppr_cache=cache)
+    cache = GraphCache()
+    retriever = Retriever(store, embedder, PRESETS["ppr"], graph_cache=cache)
     first = await retriever.retrieve(QUESTION, "default")
     second = await retriever.retrieve("Who is Ines Mora?", "default")
-    assert first.debug["expand"]["rebuilt"] is True
-    assert second.debug["expand"]["rebuilt"] is False
+    assert first.debug["graph"]["rebuilt"] is True
+    assert second.debug["graph"]["rebuilt"] is False
     await store.write_document(
         build_bundle("default", "Osray Again", "osray2.txt", OSRAY + " Osray grew.", embedder)
     )
     third = await retriever.retrieve(QUESTION, "default")
-    assert third.debug["expand"]["rebuilt"] is True
+    assert third.debug["graph"]["rebuilt"] is True
+    assert "Osray Again" in {p.document_title for p in third.passages}
 
 
 async def test_ppr_ranks_the_seeds_neighbourhood(store: Any, embedder: HashingEmbedder) -> None:

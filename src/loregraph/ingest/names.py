@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rapidfuzz import fuzz
+
 from loregraph.ingest.normalize import EVENT, LOCATION, ORGANIZATION
 from loregraph.models import name_key
 
@@ -116,20 +118,46 @@ def clean_surface(text: str) -> str:
 
 def _is_abbreviation(name: str) -> bool:
     last = name.rsplit(" ", 1)[-1].rstrip(".").casefold()
+    if "." in last:  # an initialism: "D.C.", "U.S."
+        return True
     return last in _ABBREVIATIONS or last in TITLES or (len(last) == 1 and last.isalpha())
+
+
+_PARTICLES = "van|von|der|den|de|du|da|di|del|della|dos|das|la|le|ten|ter|bin|ibn|al|el|y|e|zu"
+NAME_PARTICLES: frozenset[str] = frozenset(_PARTICLES.split("|"))
+"""Lower-case words that may stand inside a proper name ("Ludwig van Beethoven")."""
 
 
 def is_valid_name(name: str) -> bool:
     """Whether a cleaned surface can name an entity.
 
-    Rejected: fewer than two characters, no letter, all lower case (a common noun, not a
-    proper name), or nothing but digits and punctuation.
+    Rejected: fewer than two characters, no letter, a first word with no capital letter
+    (a common noun: "chapter II", "mein Herr"; name particles such as "de" and words with
+    a digit excepted), or a bare honorific ("Herr", "Sir"; a title noun such as "Count" is
+    kept, as a title reference).
     """
     if len(name) < 2 or not any(c.isalpha() for c in name):
         return False
-    if name == name.lower() and not any(c.isdigit() for c in name):
+    words = name.split()
+    first = words[0]
+    lower = first == first.lower() and not any(c.isdigit() for c in first)
+    if lower and first not in NAME_PARTICLES:
         return False
-    return bool(name_key(name))
+    keys = [_word_key(w) for w in words]
+    if all(k in TITLES for k in keys) and not (len(keys) == 1 and keys[0] in TITLE_NOUNS):
+        return False
+    return len(name_key(name)) >= 2
+
+
+def looks_like_person_name(name: str) -> bool:
+    """Whether every word is capitalised or a name particle, with no list punctuation.
+
+    Tells a person's name from a tagger's run-on span: not "Arthur Holmwood to Seward", not
+    "Van Helsing, Art".
+    """
+    if any(c in name for c in ",;:()[]/&"):
+        return False
+    return all(w[:1].isupper() or w in NAME_PARTICLES for w in name.split())
 
 
 def split_title(name: str) -> tuple[list[str], str]:
@@ -217,6 +245,43 @@ def head_type(name: str) -> str | None:
         if key in HEAD_FIRST:
             return HEAD_FIRST[key]
     return HEAD_LAST.get(words[-1])
+
+
+_PAREN_QUALIFIER = re.compile(r"\s*\(([^()]*)\)\s*$")
+
+
+def split_qualifier(title: str) -> tuple[str, str]:
+    """A title's name and its disambiguating qualifier, as in encyclopedia titles.
+
+    ``"Coney Island Baby (film)"`` → ``("Coney Island Baby", "film")``;
+    ``"Lambert, Margrave of Tuscany"`` → ``("Lambert", "Margrave of Tuscany")``.
+    """
+    title = " ".join(title.split())
+    match = _PAREN_QUALIFIER.search(title)
+    if match and match.start() > 0:
+        return title[: match.start()].strip(), match.group(1).strip()
+    head, comma, rest = title.partition(", ")
+    if comma and head and rest:
+        return head.strip(), rest.strip()
+    return title, ""
+
+
+EMBEDDING_NAME_SIMILARITY = 0.6
+
+
+def name_similarity(a: str, b: str) -> float:
+    """How alike two names are as strings, 0..1 (token-set ratio of their keys).
+
+    An acronym of the other name's words ("NYC" / "New York City") scores 1.
+    """
+    ka, kb = name_key(a), name_key(b)
+    if not ka or not kb:
+        return 0.0
+    for short, long in ((ka, kb), (kb, ka)):
+        words = long.split()
+        if " " not in short and len(words) > 1 and short == "".join(w[0] for w in words):
+            return 1.0
+    return float(fuzz.token_set_ratio(ka, kb)) / 100.0
 
 
 def _numbers(words: list[str]) -> set[str]:

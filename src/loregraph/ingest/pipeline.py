@@ -130,7 +130,9 @@ class IngestPipeline:
         if batch:
             yield batch
 
-    async def _plan(self, source: SourceDocument, scope: str, report: IngestReport) -> _Pending | None:
+    async def _plan(
+        self, source: SourceDocument, scope: str, report: IngestReport
+    ) -> _Pending | None:
         if not source.text.strip():
             raise EmptyInputError(f"{source.source}: the document is empty (no text to ingest)")
         digest = content_hash(source.text)
@@ -198,9 +200,7 @@ class IngestPipeline:
             parts.append(np.asarray(part, dtype=np.float32))
             self.progress.advance("embed", len(texts[i : i + step]))
         self.progress.finish("embed")
-        matrix = (
-            np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), np.float32)
-        )
+        matrix = np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), np.float32)
         out: list[np.ndarray] = []
         offset = 0
         for p in batch:
@@ -235,12 +235,11 @@ class IngestPipeline:
         for surface, canonical, rule in records:
             entity = resolution.entities.get(canonical)
             if entity is not None and surface != canonical:
-                merges.append(
-                    Merge(entity.id, surface, rule, scope=scope, document_id=doc_id)
-                )
+                merges.append(Merge(entity.id, surface, rule, scope=scope, document_id=doc_id))
         writes = [
-            EntityWrite(entity=resolution.entities[c.name], description=c.description,
-                        salience=c.salience)
+            EntityWrite(
+                entity=resolution.entities[c.name], description=c.description, salience=c.salience
+            )
             for c in selection.nodes
             if c.name in resolution.entities
         ]

@@ -45,9 +45,7 @@ def build_mentions(
                 continue
             key = (entity.id, chunk_ids[occ.chunk_seq], occ.surface.strip() or cand.name)
             counts[key] = counts.get(key, 0) + max(occ.count, 1)
-    return [
-        Mention(entity_id=e, chunk_id=c, surface=s, count=n) for (e, c, s), n in counts.items()
-    ]
+    return [Mention(entity_id=e, chunk_id=c, surface=s, count=n) for (e, c, s), n in counts.items()]
 
 
 def build_relations(
@@ -106,7 +104,9 @@ def build_relations(
     return kept, dropped
 
 
-def _lookup(name: str, surfaces: Mapping[str, str], entities: Mapping[str, Entity]) -> Entity | None:
+def _lookup(
+    name: str, surfaces: Mapping[str, str], entities: Mapping[str, Entity]
+) -> Entity | None:
     if name in entities:
         return entities[name]
     canonical = surfaces.get(name_key(name))

@@ -4,10 +4,10 @@ In-document clustering (variant names of one entity) is :func:`cluster_candidate
 (module :mod:`loregraph.ingest.cluster`, re-exported here). :class:`Resolver` then links
 each clustered candidate to an existing entity of the scope, or creates one:
 
-1. **exact** — the candidate's name key is an entity's name (entity ids derive from the
-   name key, so this match is forced);
-2. **alias** — the key of its honorific-stripped name or of one of its surface forms is an
-   entity's name or alias, and the two names are compatible
+1. **exact** — the candidate's name key is an entity's name key (entity ids derive from
+   the name key, so this match is forced);
+2. **alias** — the key of its name, of its honorific-stripped name or of one of its surface
+   forms is an entity's name or alias, and the two names are compatible
    (:func:`~loregraph.ingest.names.names_compatible`: never ``Jonathan Harker`` /
    ``Mina Harker``, never ``Louis XIV`` / ``Louis XV``);
 3. **fuzzy** — trigram similarity ≥ ``fuzzy_threshold`` to an entity of the same type with
@@ -16,7 +16,9 @@ each clustered candidate to an existing entity of the scope, or creates one:
    (``Seward`` → ``John Seward``);
 4. **embedding** — cosine similarity ≥ ``embedding_threshold`` between the embedding of
    ``"{name} {type} {description}"`` (seed 000) and an entity of the same type, names
-   compatible. Types are never crossed by similarity alone.
+   compatible and alike as strings (:func:`~loregraph.ingest.names.name_similarity` ≥
+   0.6, or an acronym): two different places with one description must not merge. Types
+   are never crossed by similarity alone.
 
 Stages 3-4 can be confirmed by an optional async ``confirm(candidate, entity)`` callable
 (an LLM decision, for instance). Each entity is claimed by at most one candidate of a
@@ -108,8 +110,9 @@ class Resolver:
 
         rest: list[CandidateEntity] = []
         for cand in ordered:
-            exact = found.get(name_key(cand.name))
-            if exact is not None:
+            key = name_key(cand.name)
+            exact = found.get(key)
+            if exact is not None and name_key(exact.name) == key:
                 self._link(res, claimed, cand, exact, "exact", 1.0, scope, document_id)
             else:
                 rest.append(cand)
@@ -152,7 +155,7 @@ class Resolver:
         claimed: set[str],
     ) -> Entity | None:
         person = normalize_type(cand.type) == PERSON
-        for key in keys[1:]:
+        for key in keys:
             entity = found.get(key)
             if entity is None or entity.id in claimed:
                 continue
@@ -209,9 +212,11 @@ class Resolver:
             entity = by_id.get(hit.id)
             if entity is None or entity.id in claimed or normalize_type(entity.type) != kind:
                 continue
-            if names.names_compatible(
-                cand.name, entity.name, person=kind == PERSON
-            ) and await self._confirmed(cand, entity):
+            if not names.names_compatible(cand.name, entity.name, person=kind == PERSON):
+                continue
+            if names.name_similarity(cand.name, entity.name) < names.EMBEDDING_NAME_SIMILARITY:
+                continue
+            if await self._confirmed(cand, entity):
                 return entity, hit.score
         return None
 

@@ -8,6 +8,7 @@ pipeline is used for extra mentions only when the caller passes one that is alre
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -195,9 +196,15 @@ def _dedupe(items: list[str]) -> list[str]:
     return out
 
 
+_LOWER_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S)")
+
+
 def _clean_span(text: str) -> str:
+    """A mention as shown: edge punctuation, a final possessive and a lower-case article
+    removed ("the Meridian's" → "Meridian"; "The Hague" keeps its article)."""
     text = text.strip(_EDGE_PUNCT + " ")
-    return strip_possessive(text).strip(_EDGE_PUNCT + " ")
+    text = strip_possessive(text).strip(_EDGE_PUNCT + " ")
+    return _LOWER_ARTICLE.sub("", text)
 
 
 def question_ngrams(question: str, max_n: int = MAX_NGRAM) -> list[tuple[str, _Span]]:
@@ -251,6 +258,18 @@ def classify_intent(question: str, entity_mentions: list[str]) -> Intent:
             return "summary"
         return "factual"
     return "factual"
+
+
+def loaded_spacy(model: str = "en_core_web_sm") -> Any | None:
+    """The spaCy pipeline the offline extractor already loaded in this process, or ``None``.
+
+    Never imports spaCy or loads a model: query analysis must not pay a one-second load for
+    a few extra mentions. Uses ``loregraph.ingest.extract.spacy_nlp.loaded_nlp`` when that
+    module is imported and provides it.
+    """
+    module = sys.modules.get("loregraph.ingest.extract.spacy_nlp")
+    getter = getattr(module, "loaded_nlp", None) if module is not None else None
+    return getter(model) if callable(getter) else None
 
 
 def spacy_mentions(question: str, nlp: Any) -> list[str]:

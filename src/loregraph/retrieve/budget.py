@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol
 
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
@@ -70,18 +71,20 @@ def _fill(items: list[str], costs: Callable[[str], int], allowance: int) -> tupl
     return len(items), used
 
 
+@lru_cache(maxsize=16_384)
 def _cost(text: str) -> int:
-    return count_tokens(text) + 1  # + the separator/newline joining it to the next item
+    """Tokens of one item plus its separator; cached (the same passages recur across queries)."""
+    return count_tokens(text) + 1
 
 
-def fit_budget(result: RetrievalResult, renderer: Renderer, budget: int) -> ContextView:
-    """The largest view of ``result`` whose rendering fits in ``budget`` tokens."""
+def fit_budget(result: RetrievalResult, renderer: Renderer, budget: int) -> tuple[ContextView, str]:
+    """The largest view of ``result`` whose rendering fits in ``budget`` tokens, rendered."""
     budget = max(0, budget)
     view = ContextView(result=result)
     overhead = count_tokens(renderer.render(view))
     available = budget - overhead
     if available <= 0:
-        return view
+        return view, _shrink_to_fit(view, renderer, budget)
 
     has_graph = "graph" in renderer.sections and bool(result.entities or result.relations)
     has_passages = "passages" in renderer.sections and bool(result.passages)
@@ -138,23 +141,24 @@ def fit_budget(result: RetrievalResult, renderer: Renderer, budget: int) -> Cont
     view.entities = list(result.entities[:n_ent])
     view.relations = list(result.relations[:n_rel])
     view.passages = passages
-    return _shrink_to_fit(view, renderer, budget)
+    return view, _shrink_to_fit(view, renderer, budget)
 
 
-def _shrink_to_fit(view: ContextView, renderer: Renderer, budget: int) -> ContextView:
+def _shrink_to_fit(view: ContextView, renderer: Renderer, budget: int) -> str:
     """Trim the view until its exact rendering fits (item costs are close, not exact)."""
+    text = renderer.render(view)
     for _ in range(MAX_REFITS):
-        over = count_tokens(renderer.render(view)) - budget
+        over = count_tokens(text) - budget
         if over <= 0:
-            return view
+            return text
         view.truncated = True
         if view.passages:
             last = view.passages[-1]
             body = last.text.removesuffix(ELLIPSIS)
             keep = count_tokens(body) - over - 4
             if keep >= MIN_TRUNCATED_TOKENS:
-                text = truncate_to_tokens(body, keep).rstrip() + ELLIPSIS
-                view.passages[-1] = dataclasses.replace(last, text=text)
+                text_kept = truncate_to_tokens(body, keep).rstrip() + ELLIPSIS
+                view.passages[-1] = dataclasses.replace(last, text=text_kept)
             else:
                 view.passages.pop()
         elif view.relations and (len(view.relations) >= len(view.entities)):
@@ -163,12 +167,6 @@ def _shrink_to_fit(view: ContextView, renderer: Renderer, budget: int) -> Contex
             view.entities.pop()
         else:
             break
-    return view
-
-
-def render_within(renderer: Renderer, view: ContextView, budget: int) -> str:
-    """Render a fitted view; as a last resort cut the text itself to the budget."""
-    text = renderer.render(view)
-    if count_tokens(text) > budget:
-        text = truncate_to_tokens(text, budget)
-    return text
+        text = renderer.render(view)
+    # last resort: cut the text itself
+    return text if count_tokens(text) <= budget else truncate_to_tokens(text, budget)

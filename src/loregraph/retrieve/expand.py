@@ -50,45 +50,53 @@ def normalised_weights(relations: Iterable[Relation]) -> dict[str, float]:
     }
 
 
-def rank_subgraph(
-    subgraph: Subgraph,
+def link_weights_from_relations(
+    relations: Iterable[Relation], hops: Mapping[str, int]
+) -> dict[str, float]:
+    """For each entity, the effective weight of its strongest relation to one a hop closer."""
+    links: dict[str, float] = {}
+    for rel in relations:
+        w = effective_weight(rel)
+        for near, far in ((rel.source_id, rel.target_id), (rel.target_id, rel.source_id)):
+            if near in hops and far in hops and hops[near] < hops[far]:
+                links[far] = max(links.get(far, 0.0), w)
+    return links
+
+
+def rank_entities(
+    entities: Mapping[str, Entity],
+    hops: Mapping[str, int],
+    links: Mapping[str, float],
     seeds: list[Seed],
     *,
     matched_ids: Collection[str],
     vector_ids: Collection[str],
     max_entities: int,
 ) -> list[RankedEntity]:
-    """Score and order the entities of a breadth-first subgraph (seed 003's merge + rank)."""
-    weights = normalised_weights(subgraph.relations)
-    hops = dict(subgraph.hops)
+    """Score and order reached entities (seed 003's merge + rank, see module docstring).
+
+    ``links`` holds each entity's raw link weight (strongest relation towards the seeds);
+    it is normalised here to ``[MIN_RELATION_WEIGHT, 1]`` on a log scale.
+    """
+    top_link = max(links.values(), default=0.0)
+    scale = math.log1p(top_link) if top_link > 0 else 1.0
     seed_scores = {s.entity.id: s.score for s in seeds}
     top_seed = max(seed_scores.values(), default=1.0) or 1.0
-    for seed_id in seed_scores:
-        hops[seed_id] = 0
-
-    # The strongest relation linking each entity to one a hop closer to the seeds.
-    best_link: dict[str, float] = {}
-    for rel in subgraph.relations:
-        w = weights.get(rel.id, MIN_RELATION_WEIGHT)
-        for near, far in ((rel.source_id, rel.target_id), (rel.target_id, rel.source_id)):
-            if near in hops and far in hops and hops[near] < hops[far]:
-                best_link[far] = max(best_link.get(far, 0.0), w)
-
-    entities: dict[str, Entity] = dict(subgraph.entities)
+    pool: dict[str, Entity] = dict(entities)
     for seed in seeds:
-        entities.setdefault(seed.entity.id, seed.entity)
+        pool.setdefault(seed.entity.id, seed.entity)
 
     ranked: list[RankedEntity] = []
-    for entity_id, entity in entities.items():
-        hop = hops.get(entity_id)
+    for entity_id, entity in pool.items():
+        hop = 0 if entity_id in seed_scores else hops.get(entity_id)
         found_by: list[str] = []
         if entity_id in seed_scores:
             score = 1.0 + 0.5 * seed_scores[entity_id] / top_seed
             found_by.append("seed")
         else:
-            score = hop_factor(hop if hop is not None else 2) * best_link.get(
-                entity_id, MIN_RELATION_WEIGHT
-            )
+            link = links.get(entity_id, 0.0)
+            weight = MIN_RELATION_WEIGHT + (1.0 - MIN_RELATION_WEIGHT) * math.log1p(link) / scale
+            score = hop_factor(hop if hop is not None else 2) * weight
             found_by.append("graph")
         if entity_id in matched_ids:
             score += ENTITY_MATCH_BONUS
@@ -106,6 +114,29 @@ def rank_subgraph(
         )
     ranked.sort(key=lambda r: (-r.score, r.hop if r.hop is not None else 99, r.entity.name))
     return ranked[: max(0, max_entities)]
+
+
+def rank_subgraph(
+    subgraph: Subgraph,
+    seeds: list[Seed],
+    *,
+    matched_ids: Collection[str],
+    vector_ids: Collection[str],
+    max_entities: int,
+) -> list[RankedEntity]:
+    """Score and order the entities of a breadth-first subgraph with typed relations."""
+    hops = dict(subgraph.hops)
+    for seed in seeds:
+        hops[seed.entity.id] = 0
+    return rank_entities(
+        subgraph.entities,
+        hops,
+        link_weights_from_relations(subgraph.relations, hops),
+        seeds,
+        matched_ids=matched_ids,
+        vector_ids=vector_ids,
+        max_entities=max_entities,
+    )
 
 
 def rank_relations(

@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from loregraph.errors import ConfigError
 from loregraph.models import CO_OCCURS
-from loregraph.retrieve.budget import ContextView, Renderer, fit_budget, render_within
+from loregraph.retrieve.budget import ContextView, Renderer, fit_budget
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
 
 FORMATS = ("markdown", "xml", "json", "mermaid")
@@ -28,6 +28,17 @@ def _clip(text: str, limit: int) -> str:
         return text
     cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
     return cut + "…"
+
+
+def validity(relation: RankedRelation) -> str:
+    """`` (from 2020-01-01 until 2023-05-01)`` for a temporal relation, else ``""``."""
+    rel = relation.relation
+    parts = []
+    if rel.valid_at is not None:
+        parts.append(f"from {rel.valid_at.date().isoformat()}")
+    if rel.invalid_at is not None:
+        parts.append(f"until {rel.invalid_at.date().isoformat()}")
+    return f" ({' '.join(parts)})" if parts else ""
 
 
 def source_label(passage: Passage) -> str:
@@ -49,7 +60,10 @@ class MarkdownRenderer:
 
     def relation_item(self, relation: RankedRelation) -> str:
         """``- Source RELTYPE Target``."""
-        return f"- {relation.source_name} {relation.relation.type} {relation.target_name}"
+        return (
+            f"- {relation.source_name} {relation.relation.type} {relation.target_name}"
+            f"{validity(relation)}"
+        )
 
     def passage_item(self, index: int, passage: Passage) -> str:
         """The passage block and its line in Sources."""
@@ -98,7 +112,10 @@ class XmlRenderer:
 
     def relation_item(self, relation: RankedRelation) -> str:
         """``Source RELTYPE Target, fact text.``."""
-        head = f"{relation.source_name} {relation.relation.type} {relation.target_name}"
+        head = (
+            f"{relation.source_name} {relation.relation.type} {relation.target_name}"
+            f"{validity(relation)}"
+        )
         fact = _clip(relation.relation.fact, FACT_CHARS).rstrip(".")
         return escape(f"{head}, {fact}." if fact else f"{head}.")
 
@@ -299,5 +316,5 @@ def format_context(
     """
     renderer = renderer_for(fmt)
     limit = result.token_budget if budget is None else budget
-    view = fit_budget(result, renderer, limit)
-    return render_within(renderer, view, limit)
+    _, text = fit_budget(result, renderer, limit)
+    return text

@@ -1,6 +1,6 @@
 """Passages: chunks ranked by entity mentions (and PageRank), fused with BM25 and vector hits.
 
-Mention ranking scores a chunk ``sum(entity_score × (1 + ln count) / log2(2 + df))`` over
+Mention ranking scores a chunk ``sum(entity_score × (1 + ½ ln count) / log2(2 + df))`` over
 the ranked entities it mentions, where ``df`` is how many chunks mention the entity: a chunk
 naming several of the question's entities ranks high, one naming only the protagonist of a
 novel (mentioned everywhere) does not.
@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 
 from loregraph.models import Document
 from loregraph.retrieve.fuse import Fused, reciprocal_rank_fusion
-from loregraph.retrieve.result import Passage, RankedDocument
+from loregraph.retrieve.result import Passage, RankedDocument, RankedRelation
 from loregraph.store.base import Store
 
-PASSAGE_WEIGHTS = {"mentions": 1.0, "ppr": 1.0, "bm25": 1.0, "vector": 1.0}
+PASSAGE_WEIGHTS = {"mentions": 1.0, "facts": 1.0, "ppr": 1.0, "bm25": 1.0, "vector": 1.0}
 
 
 def mention_ranking(
@@ -31,8 +31,25 @@ def mention_ranking(
         weight = entity_scores.get(entity_id, 0.0)
         if weight <= 0:
             continue
-        gain = weight * (1.0 + math.log(max(count, 1))) / math.log2(2 + df[entity_id])
+        gain = weight * (1.0 + 0.5 * math.log(max(count, 1))) / math.log2(2 + df[entity_id])
         scores[chunk_id] = scores.get(chunk_id, 0.0) + gain
+    return [c for c, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def evidence_ranking(relations: Sequence[RankedRelation]) -> list[str]:
+    """Chunk ids ranked by the relations they are evidence for.
+
+    A chunk scores ``sum(relation_score / log2(1 + n_evidence))``: evidence of a relation
+    stated in few places counts more than one of a pair seen together everywhere.
+    """
+    scores: dict[str, float] = {}
+    for ranked in relations:
+        chunk_ids = list(dict.fromkeys(ev.chunk_id for ev in ranked.relation.evidence))
+        if not chunk_ids:
+            continue
+        gain = ranked.score / math.log2(1 + len(chunk_ids))
+        for chunk_id in chunk_ids:
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + gain
     return [c for c, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 

@@ -1,51 +1,101 @@
 """The retrieval orchestrator: analyse → seed → expand → gather passages → fuse → rank.
 
-Independent store searches run concurrently; the question is embedded once (in a worker
-thread) and the vector reused by every vector search. Every stage reports how long it took
-and what it found in ``RetrievalResult.debug``.
+Independent work runs concurrently: the question is embedded once (in a worker thread)
+while it is analysed and the scope's in-memory graph index is fetched; the seed finders
+and the text/vector passage searches then run together. Every stage reports how long it
+took and what it found in ``RetrievalResult.debug``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import numpy as np
 
 from loregraph.embed.base import Embedder
-from loregraph.errors import EmptyStoreError
+from loregraph.errors import EmptyStoreError, InputError
 from loregraph.models import Relation, Scored, Vector
-from loregraph.retrieve.analyze import analyze_query
-from loregraph.retrieve.expand import rank_relations, rank_subgraph, seeds_only
+from loregraph.retrieve.analyze import analyze_query, loaded_spacy
+from loregraph.retrieve.expand import rank_entities, rank_relations, seeds_only
+from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.retrieve.passages import (
+    evidence_ranking,
     fuse_passages,
     load_passages,
     mention_ranking,
     rank_documents,
 )
-from loregraph.retrieve.ppr import SHARED_CACHE, PprCache, personalised_pagerank, restart_weights
-from loregraph.retrieve.result import QueryAnalysis, RankedEntity, RetrievalResult, Seed
+from loregraph.retrieve.ppr import personalised_pagerank, restart_weights
+from loregraph.retrieve.result import (
+    QueryAnalysis,
+    RankedEntity,
+    RankedRelation,
+    RetrievalResult,
+    Seed,
+)
 from loregraph.retrieve.seeds import SeedLists, find_seeds, text_query
 from loregraph.retrieve.timing import Stopwatch, guarded, skipped, stage
 from loregraph.settings import PRESETS, RetrievalSettings
 from loregraph.store.base import Store
 
-MENTION_ENTITIES = 20
+MENTION_ENTITIES = 10
 """How many of the top-ranked entities contribute passages by mention."""
+
+FACT_RELATIONS = 10
+"""How many of the top-ranked relations contribute their evidence chunks as passages."""
+
+RELATION_ENTITIES = 20
+"""Relations are listed among this many top-ranked entities (the rest rank too low to show)."""
 
 PPR_CHUNK_SEEDS = 5
 """How many of the best text/vector chunks also seed PageRank's restart set."""
+
+
+async def _none() -> None:
+    return None
 
 
 async def _no_hits() -> list[Scored]:
     return []
 
 
+async def _no_relations() -> list[Relation]:
+    return []
+
+
+def _attach_evidence(
+    relations: list[RankedRelation], loaded: list[Relation]
+) -> list[RankedRelation]:
+    """The ranked relations, with the evidence-carrying versions of those that were loaded."""
+    by_id = {r.id: r for r in loaded}
+    return [
+        dataclasses.replace(r, relation=by_id[r.relation.id]) if r.relation.id in by_id else r
+        for r in relations
+    ]
+
+
+def _interleave(rankings: list[list[str]], limit: int) -> list[str]:
+    """The first ``limit`` distinct ids, taking one from each ranking in turn."""
+    out: dict[str, None] = {}
+    depth = 0
+    while len(out) < limit and any(depth < len(r) for r in rankings):
+        for ranking in rankings:
+            if depth < len(ranking):
+                out.setdefault(ranking[depth], None)
+        depth += 1
+    return list(out)[:limit]
+
+
 class Retriever:
     """Graph-augmented retrieval over one store.
 
-    ``nlp`` is an optional, already loaded spaCy pipeline used for extra question mentions;
-    ``ppr_cache`` defaults to a process-wide cache of PageRank matrices.
+    ``embedder`` may be ``None`` (no vector search). ``nlp`` is an optional, already loaded
+    spaCy pipeline used for extra question mentions; without one, the pipeline the offline
+    extractor loaded in this process is used if there is one (``use_loaded_spacy``), and no
+    model is ever loaded for a query. ``graph_cache`` defaults to a process-wide cache of
+    in-memory graph indexes.
     """
 
     def __init__(
@@ -55,13 +105,15 @@ class Retriever:
         settings: RetrievalSettings | None = None,
         *,
         nlp: Any | None = None,
-        ppr_cache: PprCache | None = None,
+        use_loaded_spacy: bool = True,
+        graph_cache: GraphCache | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings or PRESETS["hybrid"]
         self.nlp = nlp
-        self.ppr_cache = ppr_cache or SHARED_CACHE
+        self.use_loaded_spacy = use_loaded_spacy
+        self.graph_cache = graph_cache or SHARED_CACHE
 
     async def _embed(self, question: str) -> Vector | None:
         if self.embedder is None:
@@ -70,44 +122,63 @@ class Retriever:
         vector = np.asarray(matrix[0], dtype=np.float32)
         return vector if float(np.linalg.norm(vector)) > 0 else None
 
+    def _nlp(self) -> Any | None:
+        if self.nlp is not None:
+            return self.nlp
+        return loaded_spacy() if self.use_loaded_spacy else None
+
+    async def _graph(self, scope: str) -> tuple[GraphIndex, bool, float]:
+        watch = Stopwatch()
+        index, rebuilt = await self.graph_cache.get(self.store, scope)
+        return index, rebuilt, watch.ms()
+
     async def retrieve(
         self, question: str, scope: str, *, settings: RetrievalSettings | None = None
     ) -> RetrievalResult:
         """Retrieve entities, relations and passages for ``question`` from ``scope``.
 
-        Raises :class:`~loregraph.errors.EmptyStoreError` when the scope has no documents.
+        Raises :class:`~loregraph.errors.EmptyStoreError` when the scope has no documents
+        and :class:`~loregraph.errors.InputError` when the question is blank.
         """
         cfg = settings or self.settings
         total = Stopwatch()
         debug: dict[str, dict[str, Any]] = {}
-
+        if not question.strip():
+            raise InputError("the question is empty; ask something about the documents")
         if not await self.store.list_documents(scope, limit=1):
             raise EmptyStoreError(
                 f"scope {scope!r} holds no documents; ingest some first "
                 "(e.g. `loregraph ingest PATH`)"
             )
 
-        wants_vector = cfg.use_vector_entities or cfg.passages_by_vector
+        # 1. analyse, embed and fetch the graph index concurrently
         watch = Stopwatch()
-        analysis_task = analyze_query(question, self.store, scope, nlp=self.nlp)
-        if wants_vector:
-            analysis, vector = await asyncio.gather(analysis_task, self._embed(question))
-        else:
-            analysis, vector = await analysis_task, None
+        wants_vector = cfg.use_vector_entities or cfg.passages_by_vector
+        wants_graph = cfg.expansion != "none" or cfg.passages_by_mentions
+        analysis, vector, graph = await asyncio.gather(
+            analyze_query(question, self.store, scope, nlp=self._nlp()),
+            self._embed(question) if wants_vector else _none(),
+            self._graph(scope) if wants_graph else _none(),
+        )
+        ms = watch.ms()
         debug["analyze"] = stage(
-            watch.ms(),
+            ms,
             len(analysis.candidates),
             intent=analysis.intent,
             matched=len(analysis.matched),
             spacy=analysis.used_spacy,
         )
         debug["embed"] = (
-            stage(watch.ms(), int(vector is not None), dim=None if vector is None else len(vector))
-            if wants_vector
-            else skipped("no vector stage in this preset")
+            stage(ms, int(vector is not None)) if wants_vector else skipped("no vector stage")
         )
+        index: GraphIndex | None = None
+        if graph is not None:
+            index, rebuilt, graph_ms = graph
+            debug["graph"] = stage(graph_ms, len(index.entity_index), rebuilt=rebuilt)
+        else:
+            debug["graph"] = skipped("no graph stage in this preset")
 
-        # Seeds and the text/vector passage rankings do not depend on each other.
+        # 2. seeds, and the text/vector passage rankings (independent of each other)
         watch = Stopwatch()
         errors: dict[str, str] = {}
         limit = max(cfg.max_passages * 4, 20)
@@ -138,45 +209,51 @@ class Retriever:
                 seeds=[s.entity.name for s in seeds],
             )
             if lists.ran
-            else skipped("no seed finder enabled in this preset")
+            else skipped("no seed finder in this preset")
         )
-
-        watch = Stopwatch()
         chunk_rankings: dict[str, list[str]] = {}
         if bm25_hits:
             chunk_rankings["bm25"] = [h.id for h in bm25_hits]
         if vector_hits:
             chunk_rankings["vector"] = [h.id for h in vector_hits]
+
+        # 3. expansion
+        watch = Stopwatch()
         entities, relations, ppr_chunks = await self._expand(
-            scope, cfg, analysis, seeds, lists, chunk_rankings, debug
+            scope, cfg, analysis, seeds, lists, index, list(chunk_rankings.values()), debug
         )
         debug["expand"]["ms"] = watch.ms()
 
+        # 4. passages: graph rankings fused with the text/vector ones
         watch = Stopwatch()
         ran: list[str] = []
-        if cfg.passages_by_mentions and entities:
+        graph_rankings: dict[str, list[str]] = {}
+        if cfg.passages_by_mentions and entities and index is not None:
             top = entities[:MENTION_ENTITIES]
-            rows = await self.store.chunks_mentioning([e.entity.id for e in top])
-            chunk_rankings = {
-                "mentions": mention_ranking(rows, {e.entity.id: e.score for e in top}),
-                **chunk_rankings,
-            }
+            rows = index.mentions_of([e.entity.id for e in top])
+            graph_rankings["mentions"] = mention_ranking(rows, {e.entity.id: e.score for e in top})
             ran.append("mentions")
+            fact_ids = [r.relation.id for r in relations[:FACT_RELATIONS]]
+            if fact_ids:
+                relations = _attach_evidence(relations, await self.store.get_relations(fact_ids))
+                graph_rankings["facts"] = evidence_ranking(relations[:FACT_RELATIONS])
+                ran.append("facts")
         if cfg.passages_by_bm25:
             ran.append("bm25")
         if cfg.passages_by_vector:
             ran.append("vector")
         if ppr_chunks:
-            chunk_rankings["ppr"] = ppr_chunks
+            graph_rankings["ppr"] = ppr_chunks
             ran.append("ppr")
-        fused = fuse_passages(chunk_rankings, cfg.rrf_k, cfg.max_passages)
+        rankings = {**graph_rankings, **chunk_rankings}
+        fused = fuse_passages(rankings, cfg.rrf_k, cfg.max_passages)
         passages = await load_passages(self.store, fused)
         documents = rank_documents(passages, cfg.rrf_k)
         debug["passages"] = stage(
             watch.ms(),
             len(passages),
             ran=ran,
-            lists={name: len(ids) for name, ids in chunk_rankings.items()},
+            lists={name: len(ids) for name, ids in rankings.items()},
             documents=len(documents),
         )
         if errors:
@@ -204,22 +281,22 @@ class Retriever:
         analysis: QueryAnalysis,
         seeds: list[Seed],
         lists: SeedLists,
-        chunk_rankings: dict[str, list[str]],
+        index: GraphIndex | None,
+        chunk_rankings: list[list[str]],
         debug: dict[str, dict[str, Any]],
-    ) -> tuple[list[RankedEntity], list[Any], list[str]]:
+    ) -> tuple[list[RankedEntity], list[RankedRelation], list[str]]:
         """Expand from the seeds; returns ranked entities, ranked relations, PPR chunk ids."""
         matched = set(analysis.matched.values()) | set(lists.fuzzy)
         vector_ids = set(lists.vector)
         seed_ids = [s.entity.id for s in seeds]
         ppr_chunks: list[str] = []
-        rel_pool: list[Relation]
+        pool: list[Relation]
 
-        if cfg.expansion == "ppr" and (seeds or chunk_rankings):
-            graph, rebuilt = await self.ppr_cache.get(self.store, scope)
-            first_chunks = _interleave(chunk_rankings.values(), PPR_CHUNK_SEEDS)
+        if index is not None and cfg.expansion == "ppr" and (seeds or chunk_rankings):
+            first_chunks = _interleave(chunk_rankings, PPR_CHUNK_SEEDS)
             ent_w, chunk_w = restart_weights({s.entity.id: s.score for s in seeds}, first_chunks)
             scores = personalised_pagerank(
-                graph,
+                index.ppr,
                 ent_w,
                 chunk_w,
                 damping=cfg.ppr_damping,
@@ -228,7 +305,11 @@ class Retriever:
             )
             ppr_chunks = list(scores.chunks)
             wanted = list(dict.fromkeys([*seed_ids, *scores.entities]))[: cfg.max_entities]
-            found = {e.id: e for e in await self.store.get_entities(wanted)}
+            found_list, pool = await asyncio.gather(
+                self.store.get_entities(wanted),
+                self.store.relations_among(wanted[:RELATION_ENTITIES]),
+            )
+            found = {e.id: e for e in found_list}
             top_score = max(scores.entities.values(), default=1.0) or 1.0
             entities = [
                 RankedEntity(
@@ -243,60 +324,40 @@ class Retriever:
                 if eid in found
             ]
             entities.sort(key=lambda e: -e.score)
-            rel_pool = await self.store.relations_among([e.entity.id for e in entities])
             debug["expand"] = stage(
-                0.0,
-                len(entities),
-                mode="ppr",
-                iterations=scores.iterations,
-                nodes=scores.nodes,
-                rebuilt=rebuilt,
-                chunks=len(ppr_chunks),
+                0.0, len(entities), mode="ppr", iterations=scores.iterations, nodes=scores.nodes
             )
-        elif cfg.expansion == "bfs" and seeds:
-            subgraph = await self.store.expand(
-                scope,
+        elif index is not None and cfg.expansion == "bfs" and seeds:
+            hops = index.bfs(
                 seed_ids,
                 depth=cfg.max_graph_depth,
                 per_node=cfg.per_node,
-                max_entities=cfg.max_entities,
+                max_entities=max(cfg.max_entities, len(seed_ids)),
             )
-            entities = rank_subgraph(
-                subgraph,
+            found_list = await self.store.get_entities(list(hops))
+            entities = rank_entities(
+                {e.id: e for e in found_list},
+                hops,
+                index.link_weights(hops),
                 seeds,
                 matched_ids=matched,
                 vector_ids=vector_ids,
                 max_entities=cfg.max_entities,
             )
-            rel_pool = subgraph.relations
+            pool = await self.store.relations_among(
+                [e.entity.id for e in entities[:RELATION_ENTITIES]]
+            )
             debug["expand"] = stage(
-                0.0,
-                len(entities),
-                mode="bfs",
-                depth=cfg.max_graph_depth,
-                reached=len(subgraph.hops),
+                0.0, len(entities), mode="bfs", depth=cfg.max_graph_depth, reached=len(hops)
             )
         else:
             entities = seeds_only(seeds, matched_ids=matched, vector_ids=vector_ids)
-            rel_pool = await self.store.relations_among(seed_ids) if len(seed_ids) > 1 else []
+            pool = await self.store.relations_among(seed_ids) if len(seed_ids) > 1 else []
             reason = "no seeds" if not seeds else f"expansion={cfg.expansion!r}"
             debug["expand"] = {**skipped(reason), "count": len(entities)}
 
         scores_by_id = {e.entity.id: e.score for e in entities}
         names = {e.entity.id: e.entity.name for e in entities}
-        relations = rank_relations(rel_pool, scores_by_id, names, cfg.max_relations)
+        relations = rank_relations(pool, scores_by_id, names, cfg.max_relations)
         debug["expand"]["relations"] = len(relations)
         return entities, relations, ppr_chunks
-
-
-def _interleave(rankings: Any, limit: int) -> list[str]:
-    """The first ``limit`` distinct ids taking one from each ranking in turn."""
-    lists = [list(r) for r in rankings]
-    out: dict[str, None] = {}
-    depth = 0
-    while len(out) < limit and any(depth < len(r) for r in lists):
-        for ranking in lists:
-            if depth < len(ranking):
-                out.setdefault(ranking[depth], None)
-        depth += 1
-    return list(out)[:limit]

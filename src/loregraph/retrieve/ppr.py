@@ -6,15 +6,13 @@ both directions; entity–chunk edges carry the mention count times an idf-like 
 walk restarts at the seed entities (and optionally at the best text/vector chunks) with
 probability ``1 - damping``; mass stuck at a node with no edges returns to the restart set.
 
-The matrix is built once per (store, scope) and reused until the store's
-``graph_version`` for that scope changes.
+The matrix is built lazily by :class:`~loregraph.retrieve.graphindex.GraphIndex` and cached
+with it until the scope's graph changes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -23,7 +21,6 @@ import numpy.typing as npt
 from scipy import sparse
 
 from loregraph.models import GraphArrays
-from loregraph.store.base import Store
 
 TOLERANCE = 1e-6
 MAX_ITERATIONS = 50
@@ -191,35 +188,6 @@ def restart_weights(
     if entities:
         entities = {k: (1.0 - share) * v for k, v in entities.items()}
     return entities, chunks
-
-
-class PprCache:
-    """Walk matrices per (store, scope), rebuilt when the scope's graph version changes."""
-
-    def __init__(self) -> None:
-        self._graphs: weakref.WeakKeyDictionary[Store, dict[str, PprGraph]] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    async def get(self, store: Store, scope: str) -> tuple[PprGraph, bool]:
-        """The scope's walk matrix and whether it was (re)built by this call."""
-        version = await store.graph_version(scope)
-        per_store = self._graphs.setdefault(store, {})
-        graph = per_store.get(scope)
-        if graph is not None and graph.version == version:
-            return graph, False
-        arrays = await store.graph_arrays(scope)
-        graph = await asyncio.to_thread(build_ppr_graph, arrays, version)
-        per_store[scope] = graph
-        return graph, True
-
-    def clear(self) -> None:
-        """Forget every cached matrix."""
-        self._graphs = weakref.WeakKeyDictionary()
-
-
-SHARED_CACHE = PprCache()
-"""The process-wide cache used by :class:`~loregraph.retrieve.pipeline.Retriever`."""
 
 
 def idf(n_chunks: int, df: int) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 """A word: letters/digits, with inner apostrophes (``don't``, ``O'Brien``)."""
@@ -49,6 +50,7 @@ def strip_possessive(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """A light English stemmer for matching: case-folded, plural/verb endings removed."""
     w = strip_possessive(word).casefold()

@@ -11,11 +11,14 @@ lemma in the third person present, plus particle and preposition):
 * copula or appositive with a noun and "of"/a possessive: "Lothair II was a king of
   Lotharingia" and "Lothair II, king of Lotharingia" → ``IS_KING_OF``; "Lucy is Mina's
   friend" → ``IS_FRIEND_OF``;
+* an entity with a prepositional modifier: "Bistritz in Transylvania" → ``IN`` (also
+  ``AT``, ``NEAR``, ``OF``, ``FROM``);
 * subjects are shared by conjoined and controlled verbs ("came … and met Seward", "decided
   to visit London"), and conjoined subjects and objects each get the relation.
 
 Negated verbs give nothing. A subject pronoun (he/she/it) is returned as a placeholder
-(:data:`HE_SHE`, :data:`IT`) for the caller to resolve (coreference-lite).
+(:data:`HE_SHE`, :data:`IT`) for the caller to resolve (coreference-lite); so is whatever
+the caller's ``owner`` maps to a negative code (:data:`NARRATOR`).
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ HE_SHE = -1
 """Endpoint placeholder: a he/she subject pronoun."""
 IT = -2
 """Endpoint placeholder: an "it" subject pronoun."""
+NARRATOR = -3
+"""Endpoint placeholder: "I"/"me" outside quotation marks (the narrator of a diary)."""
 
 _PRONOUNS = {"he": HE_SHE, "she": HE_SHE, "it": IT}
 _SUBJECT = {"nsubj", "nsubjpass"}
 _OBJECT = {"dobj", "dative", "oprd"}
 _COPULAS = {"be", "become", "remain"}
+_NOUN_PREPS = {"in", "at", "near", "of", "from"}
 _IRREGULAR = {"be": "IS", "have": "HAS", "do": "DOES", "go": "GOES"}
 _SAFE = re.compile(r"[^A-Z0-9]+")
 MAX_PARTS = 4
@@ -73,7 +79,11 @@ def _subjects(verb: Any, depth: int = 0) -> list[Any]:
     found = [t for c in verb.children if c.dep_ in _SUBJECT for t in _conjuncts(c)]
     if found or depth > 3:
         return found
-    if verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
+    if verb.dep_ == "xcomp" and verb.head is not verb:
+        # object control: in "directed me to go", the one who goes is the object
+        objects = [c for c in verb.head.children if c.dep_ in _OBJECT]
+        return objects[:1] if objects else _subjects(verb.head, depth + 1)
+    if verb.dep_ == "conj" and verb.head is not verb:
         return _subjects(verb.head, depth + 1)
     if verb.dep_ == "acl" and verb.head is not verb:
         return [verb.head]
@@ -122,10 +132,16 @@ def sentence_relations(sent: Any, owner: Owner, lemma: Lemma) -> list[Triple]:
             continue
         _verb_relations(verb, subjects, owner, lemma, emit)
     for token in sent:
-        if token.dep_ == "appos" and owner(token) is None:
+        mine = owner(token)
+        if token.dep_ == "appos" and mine is None:
             head = owner(token.head)
             if head is not None:
                 _noun_relations(token, head, "IS", owner, lemma, emit)
+        elif mine is not None:
+            for child in token.children:
+                if child.dep_ == "prep" and child.lower_ in _NOUN_PREPS:
+                    for obj in _prep_objects(child):
+                        emit(mine, child.lower_.upper(), owner(obj))
     return list(out)
 
 

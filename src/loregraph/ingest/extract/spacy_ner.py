@@ -3,7 +3,9 @@
 Entity mentions are spaCy's named-entity spans of the kept labels, cleaned (see
 :func:`~loregraph.ingest.names.clean_surface`; leading article and possessive removed,
 lower-case spans, numbers and single characters dropped) and extended backwards over an
-honorific the tagger left out ("Dr." + "Seward" → "Dr. Seward"). A capitalised title used
+honorific the tagger left out ("Dr." + "Seward" → "Dr. Seward"). A span that is the object
+of a locative preposition ("in Whitby", "at Galatz") carries a place hint (see
+:mod:`.assemble`). A capitalised title used
 as a noun after "the" ("the Count", "the Professor") is recorded as a *title reference*,
 which clustering links to the entity bearing that title.
 
@@ -13,12 +15,13 @@ long book.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from loregraph.ingest import names
-from loregraph.ingest.extract.dependency import Lemma, sentence_relations
+from loregraph.ingest.extract.dependency import NARRATOR, Lemma, sentence_relations
 from loregraph.models import name_key
 
 ENTITY_LABELS = frozenset(
@@ -31,6 +34,17 @@ NUMBER_LABELS = frozenset({"CARDINAL", "MONEY", "PERCENT", "QUANTITY"})
 _NEED_DIGIT = DATE_LABELS | NUMBER_LABELS
 _ARTICLES = frozenset({"the", "a", "an"})
 _PROPER = frozenset({"NNP", "NNPS"})
+TITLE_LABEL = "TITLE"
+_FIRST_PERSON = frozenset({"i", "me"})
+_OPEN_QUOTES = frozenset({"“", "``", "«", "„"})
+_CLOSE_QUOTES = frozenset({"”", "''", "»"})
+FIRST_SENTENCES = 3
+_PRONOUN_KINDS = {
+    **dict.fromkeys(("he", "she", "his", "her", "him", "hers"), "personal"),
+    **dict.fromkeys(("it", "its"), "neuter"),
+}
+_PLACE_PREPS = frozenset({"in", "at", "near", "inside", "outside", "within"})
+_MAYBE_PLACE = frozenset({"PERSON", "ORG", "PRODUCT", "GPE", "LOC", "FAC"})
 
 
 @dataclass(slots=True)
@@ -49,6 +63,8 @@ class SpanRecord:
     title_ref: bool = False
     owner: str = ""
     owner_end: int = 0
+    place_hint: bool = False
+    """The span is the object of a locative preposition ("in Whitby", "at Galatz")."""
 
 
 @dataclass(slots=True)
@@ -63,6 +79,13 @@ class PieceAnalysis:
     """Per sentence: the span that is the subject of its main verb, if any."""
     lower_words: Counter[str] = field(default_factory=Counter)
     """How often each word occurs in lower case (tells common nouns from names)."""
+    pronouns: Counter[str] = field(default_factory=Counter)
+    """Personal ("he", "she"…) and neuter ("it"…) pronouns of the first sentences."""
+
+
+def _in_place_phrase(token: Any) -> bool:
+    """Whether the token is the object of a locative preposition ("in Whitby")."""
+    return token.dep_ == "pobj" and token.head.lower_ in _PLACE_PREPS
 
 
 def _is_title_token(token: Any) -> bool:
@@ -70,8 +93,15 @@ def _is_title_token(token: Any) -> bool:
     return text[:1].isupper() and name_key(text) in names.TITLES
 
 
-def analyse_piece(doc: Any, offset: int, labels: frozenset[str], lemma: Lemma) -> PieceAnalysis:
-    """Records for one parsed piece that starts at character ``offset`` of the document."""
+def analyse_piece(
+    doc: Any, offset: int, labels: frozenset[str], lemma: Lemma, title: str = ""
+) -> PieceAnalysis:
+    """Records for one parsed piece that starts at character ``offset`` of the document.
+
+    ``title`` (the document title less its qualifier) is also recorded, with label
+    ``TITLE``, wherever it occurs outside an entity span: a title entity can then take part
+    in relations even where the tagger missed it.
+    """
     out = PieceAnalysis()
     sentence_of: dict[int, int] = {}
     sents = list(doc.sents)
@@ -90,7 +120,7 @@ def analyse_piece(doc: Any, offset: int, labels: frozenset[str], lemma: Lemma) -
         start, end = ent.start, ent.end
         while start < end and doc[start].lower_ in _ARTICLES:
             start += 1
-        first_of_sentence = doc[ent.start].sent.start
+        first_of_sentence = sents[sentence_of[ent.start]].start
         while start > first_of_sentence and start - 1 not in owner:
             if not _is_title_token(doc[start - 1]):
                 break
@@ -101,7 +131,10 @@ def analyse_piece(doc: Any, offset: int, labels: frozenset[str], lemma: Lemma) -
         surface = names.clean_surface(text[begin:stop])
         if not names.is_valid_name(surface):
             continue
+        if ent.label_ == "PERSON" and not names.looks_like_person_name(surface):
+            continue
         record = SpanRecord(offset + begin, offset + stop, surface, ent.label_, sentence_of[start])
+        record.place_hint = ent.label_ in _MAYBE_PLACE and _in_place_phrase(ent.root)
         for k in range(start + 1, end - 1):
             if doc[k].tag_ == "POS":
                 record.owner = names.clean_surface(text[begin : doc[k].idx])
@@ -125,7 +158,7 @@ def analyse_piece(doc: Any, offset: int, labels: frozenset[str], lemma: Lemma) -
             SpanRecord(
                 offset + the.idx,
                 offset + token.idx + len(token),
-                f"the {token.text}",
+                f"the {names.clean_surface(token.text)}",
                 "PERSON",
                 sentence_of[token.i],
                 title_ref=True,
@@ -133,8 +166,16 @@ def analyse_piece(doc: Any, offset: int, labels: frozenset[str], lemma: Lemma) -
         )
         owner[token.i - 1] = owner[token.i] = index
 
+    if title:
+        _title_spans(doc, offset, title, owner, sentence_of, out)
+
+    quoted = _quoted_tokens(doc)
+
     def owner_of(token: Any) -> int | None:
-        return owner.get(token.i)
+        found = owner.get(token.i)
+        if found is None and token.lower_ in _FIRST_PERSON and token.i not in quoted:
+            return NARRATOR
+        return found
 
     for k, sent in enumerate(sents):
         for src, kind, dst in sentence_relations(sent, owner_of, lemma):
@@ -146,4 +187,54 @@ def analyse_piece(doc: Any, offset: int, labels: frozenset[str], lemma: Lemma) -
         )
         out.subjects.append(subject)
     out.lower_words.update(t.text for t in doc if t.is_lower and t.is_alpha)
+    for sent in sents[:FIRST_SENTENCES]:
+        for token in sent:
+            if token.lower_ in _PRONOUN_KINDS:
+                out.pronouns[_PRONOUN_KINDS[token.lower_]] += 1
     return out
+
+
+def _quoted_tokens(doc: Any) -> set[int]:
+    """Tokens inside double quotation marks (the state resets at each paragraph)."""
+    inside, quoted = False, set()
+    for token in doc:
+        text = token.text
+        if token.is_space and "\n" in text:
+            inside = False
+        elif text in _OPEN_QUOTES:
+            inside = True
+        elif text in _CLOSE_QUOTES:
+            inside = False
+        elif text == '"':
+            inside = not inside
+        elif inside:
+            quoted.add(token.i)
+    return quoted
+
+
+def _title_spans(
+    doc: Any,
+    offset: int,
+    title: str,
+    owner: dict[int, int],
+    sentence_of: dict[int, int],
+    out: PieceAnalysis,
+) -> None:
+    flags = re.IGNORECASE if title == title.lower() else 0
+    pattern = re.compile(r"(?<!\w)" + re.escape(title) + r"(?!\w)", flags)
+    for match in pattern.finditer(doc.text):
+        span = doc.char_span(match.start(), match.end(), alignment_mode="expand")
+        if span is None or any(i in owner for i in range(span.start, span.end)):
+            continue
+        index = len(out.spans)
+        out.spans.append(
+            SpanRecord(
+                offset + match.start(),
+                offset + match.end(),
+                match.group(0),
+                TITLE_LABEL,
+                sentence_of[span.start],
+            )
+        )
+        for i in range(span.start, span.end):
+            owner[i] = index

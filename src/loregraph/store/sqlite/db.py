@@ -29,7 +29,8 @@ PRAGMAS = (
     "PRAGMA foreign_keys = ON",
     "PRAGMA busy_timeout = 10000",
     "PRAGMA temp_store = MEMORY",
-    "PRAGMA cache_size = -65536",
+    "PRAGMA cache_size = -524288",
+    "PRAGMA mmap_size = 4294967296",
     "PRAGMA secure_delete = OFF",
     "PRAGMA recursive_triggers = OFF",
 )

@@ -299,7 +299,7 @@ def _write_relations(
     stored: dict[tuple[str, str, str], str] = {
         (source, rel_type, target): relation_id
         for relation_id, source, rel_type, target in conn.execute(
-            "SELECT r.id, r.source_id, r.type, r.target_id FROM json_each(?) AS j "
+            "SELECT r.id, r.source_id, r.type, r.target_id FROM json_each(?) AS j CROSS "
             "JOIN relations AS r ON r.scope = ? AND r.source_id = json_extract(j.value, '$[0]') "
             "AND r.type = json_extract(j.value, '$[1]') "
             "AND r.target_id = json_extract(j.value, '$[2]')",

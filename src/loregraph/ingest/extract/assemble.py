@@ -1,0 +1,354 @@
+"""A document's piece records → one :class:`ExtractionResult`.
+
+Document-level decisions of the offline extractor:
+
+* **Chunk attribution.** The text is parsed once; every mention and sentence is given to
+  the chunk that contains it *most centrally* (largest distance to the chunk's nearer
+  edge; the first such chunk on a tie), or, when no chunk contains it whole, the chunk that
+  overlaps it most. Each mention is counted in exactly one chunk, so counts are never
+  doubled by the 200-character overlap.
+* **Names.** A name at least a third of whose mentions are objects of a locative
+  preposition ("in Whitby", "at Galatz") is a place, whatever the tagger's label (persons
+  and organisations are rarely "in" or "at").
+  "X's Y" spans are cut to "X" when X is a person; an all-capitals span
+  (a heading) is dropped when its words also occur in lower case, and so is a one-word
+  non-person span whose word occurs more often in lower case than as a name ("Telegram").
+* **Title entity.** The document title is an entity (``is_title``, salience 5): its
+  mentions are the spans and the places where the title string (less a qualifier:
+  "X (film)", "X, Margrave of Y") occurs; its type is the majority label of those spans,
+  else the qualifier's ("(film)" → Product), else the head-noun rule, else Person when
+  the first sentences say he/she more than it, else the head word's type, else Concept.
+  Its description is the document's first sentence. It always has at least one occurrence.
+* **Clustering** of variant names (:func:`~loregraph.ingest.cluster.cluster_candidates`).
+* **Salience** (1-5): 5 for the title entity; otherwise ``1 + 4·ln(1+m)/ln(1+M)`` with
+  ``m`` the entity's mentions and ``M`` the largest among non-title entities, +1 when it
+  appears in the first sentence, at least 3 in a text of at most
+  :data:`SHORT_TEXT_SENTENCES` sentences (so a short passage's entities pass selection while
+  one-off spaCy noise in a book does not), capped at 5.
+* **Descriptions**: the first sentence mentioning the entity, trimmed to 200 characters.
+  Descriptions and relation facts are verbatim from the document (whitespace collapsed).
+* **Relations**: typed ones from the dependency parse (confidence 0.8; 0.6 through a
+  pronoun), co-occurrence of every pair of the first :data:`MAX_COOCCURRING` distinct
+  entities of a sentence (``CO_OCCURS_WITH``, 0.3), and in short documents (at most
+  :data:`SHORT_DOCUMENT_SENTENCES` sentences) ``ABOUT`` from the title entity to every other
+  entity (0.5). A subject pronoun is the title entity in a short document with a title of a
+  fitting type (he/she: a person; it: not a person); otherwise the subject of one of the two
+  previous sentences of a fitting type; otherwise the relation is dropped. "I"/"me" outside
+  quotation marks is the writer named by the last diary or letter heading ("JONATHAN
+  HARKER'S JOURNAL", "Letter from X to Y"; see :func:`.relations.narrators`), if any.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from loregraph.ingest import names
+from loregraph.ingest.cluster import cluster_candidates
+from loregraph.ingest.extract.spacy_ner import TITLE_LABEL, PieceAnalysis, SpanRecord
+from loregraph.ingest.normalize import CONCEPT, PERSON, normalize_type
+from loregraph.ingest.types import (
+    CandidateEntity,
+    Occurrence,
+    SourceDocument,
+    TextChunk,
+)
+from loregraph.models import name_key
+
+PLACE_HINT_SHARE = 3
+"""A name is a place when at least 1 in this many of its mentions follow "in", "at"…"""
+SHORT_DOCUMENT_SENTENCES = 40
+SHORT_TEXT_SENTENCES = 10
+MAX_COOCCURRING = 6
+TYPED_CONFIDENCE = 0.8
+PRONOUN_CONFIDENCE = 0.6
+COOCCURRENCE_CONFIDENCE = 0.3
+ABOUT_CONFIDENCE = 0.5
+DESCRIPTION_CHARS = 200
+FACT_CHARS = 300
+
+
+@dataclass(slots=True)
+class DocumentAnalysis:
+    """The piece records of one document with document-wide indexes."""
+
+    sentences: list[tuple[int, int]] = field(default_factory=list)
+    spans: list[SpanRecord] = field(default_factory=list)
+    relations: list[tuple[int, str, int, int]] = field(default_factory=list)
+    subjects: list[int | None] = field(default_factory=list)
+    lower_words: Counter[str] = field(default_factory=Counter)
+    pronouns: Counter[str] = field(default_factory=Counter)
+
+    def add(self, piece: PieceAnalysis) -> None:
+        """Append a piece (pieces must be added in document order)."""
+        s0, e0 = len(self.sentences), len(self.spans)
+        if s0 == 0:
+            self.pronouns.update(piece.pronouns)
+        self.sentences.extend(piece.sentences)
+        for span in piece.spans:
+            span.sentence += s0
+            self.spans.append(span)
+        for src, kind, dst, k in piece.relations:
+            self.relations.append(
+                (src + e0 if src >= 0 else src, kind, dst + e0 if dst >= 0 else dst, k + s0)
+            )
+        self.subjects.extend(None if s is None else s + e0 for s in piece.subjects)
+        self.lower_words.update(piece.lower_words)
+
+
+class ChunkLocator:
+    """Finds the chunk a character range belongs to (rule in the module docstring)."""
+
+    def __init__(self, chunks: list[TextChunk]) -> None:
+        self.chunks = sorted(chunks, key=lambda c: (c.start, c.seq))
+        self.starts = [c.start for c in self.chunks]
+
+    def locate(self, start: int, end: int) -> TextChunk:
+        """The chunk for the range ``[start, end)``."""
+        hi = max(bisect.bisect_right(self.starts, max(start, end - 1)), 1)
+        best, best_key = self.chunks[hi - 1], (-1, -(1 << 60))
+        for i in range(hi - 1, -1, -1):
+            chunk = self.chunks[i]
+            if chunk.end <= start and i < hi - 1:
+                break
+            inside = chunk.start <= start and end <= chunk.end
+            key = (
+                (1, min(start - chunk.start, chunk.end - end))
+                if inside
+                else (0, min(end, chunk.end) - max(start, chunk.start))
+            )
+            if key >= best_key:
+                best, best_key = chunk, key
+        return best
+
+
+def excerpt(text: str, start: int, end: int, focus: tuple[int, int], limit: int) -> str:
+    """``text[start:end]`` with whitespace collapsed, cut at words to ``limit`` around ``focus``.
+
+    The result is always a verbatim (whitespace-collapsed) piece of the text, so that it can
+    be quoted as evidence.
+    """
+    if end - start > limit * 2:
+        middle = (focus[0] + focus[1]) // 2
+        start, end = max(start, middle - limit), min(end, middle + limit)
+    piece = " ".join(text[start:end].split())
+    if len(piece) <= limit:
+        return piece
+    rel = len(" ".join(text[start : max(start, focus[0])].split()))
+    lo = max(0, min(rel - limit // 3, len(piece) - limit))
+    cut = piece[lo : lo + limit]
+    if lo > 0 and piece[lo - 1] != " " and " " in cut:
+        cut = cut[cut.find(" ") + 1 :]
+    if lo + limit < len(piece) and piece[lo + limit] != " " and " " in cut:
+        cut = cut[: cut.rfind(" ")]
+    return cut.strip()
+
+
+def _apply_name_rules(analysis: DocumentAnalysis) -> list[SpanRecord | None]:
+    spans = analysis.spans
+    person = {name_key(s.surface) for s in spans if s.label == "PERSON" and not s.title_ref}
+    for span in spans:
+        if not span.owner or not names.is_valid_name(span.owner):
+            continue
+        if span.label == "PERSON" or name_key(span.owner) in person:
+            span.surface, span.end, span.label = span.owner, span.owner_end, "PERSON"
+    counts = Counter(name_key(s.surface) for s in spans)
+    hints = Counter(name_key(s.surface) for s in spans if s.place_hint)
+    for span in spans:
+        key = name_key(span.surface)
+        if not span.title_ref and hints[key] * PLACE_HINT_SHARE >= counts[key] > 0:
+            span.label = "LOC"
+    lower = analysis.lower_words
+    kept: list[SpanRecord | None] = []
+    for span in spans:
+        key = name_key(span.surface)
+        words = key.split()
+        letters = [c for c in span.surface if c.isalpha()]
+        caps = len(letters) > 1 and all(c.isupper() for c in letters)
+        heading = caps and bool(words) and all(lower[w] for w in words)
+        common = span.label != "PERSON" and len(words) == 1 and lower[key] > counts[key]
+        kept.append(None if not span.title_ref and (heading or common) else span)
+    return kept
+
+
+def _title_type(votes: Counter[str], core: str, qualifier: str, pronouns: Counter[str]) -> str:
+    if votes:
+        return max(votes, key=lambda t: (votes[t], t))
+    qualified = normalize_type(qualifier.split()[0]) if qualifier else CONCEPT
+    for guess in (qualified, names.head_type(core)):
+        if guess and guess != CONCEPT:
+            return guess
+    if pronouns["personal"] > pronouns["neuter"]:
+        return PERSON
+    words = core.split()
+    if words:
+        head = words[: words.index("of")] if "of" in words[1:] else words
+        guess = normalize_type(head[-1])
+        if guess != CONCEPT:
+            return guess
+    return CONCEPT
+
+
+@dataclass(slots=True)
+class Assembled:
+    """Entities of one document plus what relation building needs to know about them."""
+
+    entities: list[CandidateEntity]
+    canonical: list[str | None]
+    """Per span of the analysis: the entity name it belongs to (None: dropped)."""
+    types: dict[str, str]
+    title: str | None
+    stats: dict[str, int]
+
+
+def assemble_entities(
+    document: SourceDocument,
+    locator: ChunkLocator,
+    text: str,
+    analysis: DocumentAnalysis,
+) -> Assembled:
+    """Candidates (clustered, with salience and descriptions) for one document."""
+    spans = _apply_name_rules(analysis)
+    title, core, qualifier = document.title.strip(), "", ""
+    if title:
+        core, qualifier = names.split_qualifier(title)
+    title_key = name_key(core) if core else ""
+    if title and not names.is_valid_name(title):
+        surfaces = Counter(s.surface for s in spans if s and name_key(s.surface) == title_key)
+        title = surfaces.most_common(1)[0][0] if surfaces else title.title()
+
+    groups: dict[tuple[str, str], CandidateEntity] = {}
+    title_votes: Counter[str] = Counter()
+    title_occ: Counter[tuple[int, str]] = Counter()
+    for span in spans:
+        if span is None:
+            continue
+        seq = locator.locate(span.start, span.end).seq
+        if span.label == TITLE_LABEL or (
+            title_key and not span.title_ref and name_key(span.surface) == title_key
+        ):
+            if span.label != TITLE_LABEL:
+                title_votes[normalize_type(span.label)] += 1
+            title_occ[(seq, span.surface)] += 1
+            continue
+        cand = groups.get((span.surface, span.label))
+        if cand is None:
+            cand = CandidateEntity(name=span.surface, type=span.label, mentions=0)
+            groups[(span.surface, span.label)] = cand
+        cand.mentions += 1
+        _add_occurrence(cand, seq, span.surface)
+
+    candidates = list(groups.values())
+    if title:
+        if not title_occ:
+            first = min(locator.chunks, key=lambda c: c.seq)
+            title_occ[(first.seq, core or title)] += 1
+        title_cand = CandidateEntity(
+            name=title,
+            type=_title_type(title_votes, core, qualifier, analysis.pronouns),
+            salience=5.0,
+            mentions=sum(title_occ.values()),
+            occurrences=[Occurrence(s, f, n) for (s, f), n in sorted(title_occ.items())],
+            is_title=True,
+        )
+        candidates.append(title_cand)
+
+    clustered, records = cluster_candidates(candidates)
+    mapping = {surface: canonical for surface, canonical, _ in records}
+    for cand in clustered:
+        mapping.setdefault(cand.name, cand.name)
+    title_name = next((c.name for c in clustered if c.is_title), None)
+    canonical: list[str | None] = []
+    for span in spans:
+        if span is None:
+            canonical.append(None)
+        elif title_name and (
+            span.label == TITLE_LABEL
+            or (not span.title_ref and name_key(span.surface) == title_key)
+        ):
+            canonical.append(title_name)
+        else:
+            canonical.append(mapping.get(span.surface))
+
+    _describe(clustered, canonical, spans, analysis, text)
+    _score(clustered, canonical, spans, len(analysis.sentences))
+    stats = {
+        "sentences": len(analysis.sentences),
+        "entity_spans": sum(
+            1 for s in spans if s is not None and not s.title_ref and s.label != TITLE_LABEL
+        ),
+        "title_string_matches": sum(1 for s in spans if s is not None and s.label == TITLE_LABEL),
+        "title_references": sum(1 for s in spans if s is not None and s.title_ref),
+        "title_references_resolved": sum(
+            1 for s, c in zip(spans, canonical, strict=True) if s and s.title_ref and c
+        ),
+        "spans_dropped": sum(1 for s in spans if s is None),
+        "entities": len(clustered),
+        "merged_names": len(records),
+    }
+    return Assembled(
+        entities=clustered,
+        canonical=canonical,
+        types={c.name: c.type for c in clustered},
+        title=title_name,
+        stats=stats,
+    )
+
+
+def _add_occurrence(cand: CandidateEntity, seq: int, surface: str) -> None:
+    last = cand.occurrences[-1] if cand.occurrences else None
+    if last is not None and last.chunk_seq == seq and last.surface == surface:
+        last.count += 1
+    else:
+        cand.occurrences.append(Occurrence(seq, surface, 1))
+
+
+def _describe(
+    entities: list[CandidateEntity],
+    canonical: list[str | None],
+    spans: list[SpanRecord | None],
+    analysis: DocumentAnalysis,
+    text: str,
+) -> None:
+    first: dict[str, SpanRecord] = {}
+    for span, name in zip(spans, canonical, strict=True):
+        if span is not None and name is not None:
+            seen = first.get(name)
+            if seen is None or span.start < seen.start:
+                first[name] = span
+    for cand in entities:
+        if cand.is_title and analysis.sentences:
+            start, end = analysis.sentences[0]
+            cand.description = excerpt(text, start, end, (start, start), DESCRIPTION_CHARS)
+            continue
+        span = first.get(cand.name)
+        if span is not None:
+            start, end = analysis.sentences[span.sentence]
+            cand.description = excerpt(text, start, end, (span.start, span.end), DESCRIPTION_CHARS)
+
+
+def _score(
+    entities: list[CandidateEntity],
+    canonical: list[str | None],
+    spans: list[SpanRecord | None],
+    n_sentences: int,
+) -> None:
+    in_first = {
+        name
+        for span, name in zip(spans, canonical, strict=True)
+        if span is not None and name is not None and span.sentence == 0
+    }
+    top = max((c.mentions for c in entities if not c.is_title), default=1)
+    scale = math.log1p(max(top, 1))
+    for cand in entities:
+        if cand.is_title:
+            cand.salience = 5.0
+            continue
+        value = 1.0 + 4.0 * math.log1p(cand.mentions) / scale if scale > 0 else 5.0
+        if cand.name in in_first:
+            value += 1.0
+        if n_sentences <= SHORT_TEXT_SENTENCES:
+            value = max(value, 3.0)
+        cand.salience = round(min(value, 5.0), 2)

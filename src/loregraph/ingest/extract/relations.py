@@ -1,0 +1,196 @@
+"""Candidate relations of one document from its sentence records (rules: ``assemble``).
+
+Typed relations come from :mod:`.dependency`; co-occurrence and ``ABOUT`` relations are
+weaker, separate evidence. Every relation is aggregated per (source, type, target) with one
+evidence entry per sentence; co-occurrence pairs are undirected and stored in name order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from loregraph.ingest.extract.assemble import (
+    ABOUT_CONFIDENCE,
+    COOCCURRENCE_CONFIDENCE,
+    FACT_CHARS,
+    MAX_COOCCURRING,
+    PRONOUN_CONFIDENCE,
+    SHORT_DOCUMENT_SENTENCES,
+    TYPED_CONFIDENCE,
+    Assembled,
+    ChunkLocator,
+    DocumentAnalysis,
+    excerpt,
+)
+from loregraph.ingest.extract.dependency import HE_SHE, NARRATOR
+from loregraph.ingest.extract.spacy_ner import SpanRecord
+from loregraph.ingest.normalize import PERSON
+from loregraph.ingest.types import CandidateRelation, RelationEvidence
+from loregraph.models import ABOUT, CO_OCCURS
+
+HEADING_CHARS = 120
+_DIARY = re.compile(
+    r"\s*['’]s\s+(?:\w+\s+)?(?:journal|diary|notebook|log|memoirs?|memorandum|notes)\b",
+    re.IGNORECASE,
+)
+_LETTER = re.compile(r"(?:letter|telegram|note|memorandum|postcard|cable)\b", re.IGNORECASE)
+
+
+class _Relations:
+    def __init__(self, analysis: DocumentAnalysis, locator: ChunkLocator, text: str) -> None:
+        self.analysis, self.locator, self.text = analysis, locator, text
+        self.found: dict[tuple[str, str, str], CandidateRelation] = {}
+        self.seen: set[tuple[str, str, str, int]] = set()
+
+    def add(
+        self, src: str, kind: str, dst: str, sentence: int, focus: tuple[int, int], conf: float
+    ) -> bool:
+        key = (src, kind, dst)
+        if (*key, sentence) in self.seen:
+            return False
+        self.seen.add((*key, sentence))
+        start, end = self.analysis.sentences[sentence]
+        chunk = self.locator.locate(start, end)
+        fact = excerpt(self.text, start, end, focus, FACT_CHARS)
+        size = chunk.end - chunk.start
+        lo = min(max(start - chunk.start, 0), max(size - 1, 0))
+        hi = max(min(end - chunk.start, size), lo + 1)
+        evidence = RelationEvidence(chunk_seq=chunk.seq, sentence=fact, start=lo, end=hi)
+        rel = self.found.get(key)
+        if rel is None:
+            self.found[key] = CandidateRelation(src, dst, kind, fact, conf, [evidence])
+            return True
+        rel.confidence = max(rel.confidence, conf)
+        rel.evidence.append(evidence)
+        return False
+
+
+def narrators(analysis: DocumentAnalysis, assembled: Assembled, prepared: str) -> list[str | None]:
+    """Per sentence, the person writing in the first person there, if a heading says so.
+
+    A heading is a short paragraph (at most :data:`HEADING_CHARS` characters) that is a
+    diary heading — a person's name followed by "'s Journal" / "'s Diary" / "'s Notebook"… —
+    or a letter heading — "Letter (from) <person> to …", also "Telegram", "Note",
+    "Memorandum". The narrator holds until the next such heading.
+    """
+    starts: list[tuple[int, str]] = []
+    for i, span in enumerate(analysis.spans):
+        name = assembled.canonical[i]
+        if name is None or assembled.types.get(name) != PERSON or span.title_ref:
+            continue
+        if _LETTER.fullmatch(span.surface):  # the tagger took "Telegram" for a name
+            continue
+        para_start = prepared.rfind("\n\n", 0, span.start) + 1
+        para_end = prepared.find("\n\n", span.end)
+        para_end = len(prepared) if para_end < 0 else para_end
+        heading = prepared[para_start:para_end]
+        if len(heading.strip()) > HEADING_CHARS:
+            continue
+        diary = _DIARY.match(prepared, span.end, para_end)
+        letter = _LETTER.match(heading.strip(" \n.([")) is not None
+        before_to = heading.find(" to ", span.end - para_start)
+        writer = letter and before_to >= 0 and not starts_with_to(heading, span, para_start)
+        if (diary or writer) and (not starts or starts[-1][0] != span.sentence):
+            starts.append((span.sentence, name))
+    out: list[str | None] = []
+    current: str | None = None
+    marks = iter(starts)
+    mark = next(marks, None)
+    for k in range(len(analysis.sentences)):
+        while mark is not None and mark[0] <= k:
+            current = mark[1]
+            mark = next(marks, None)
+        out.append(current)
+    return out
+
+
+def starts_with_to(heading: str, span: SpanRecord, para_start: int) -> bool:
+    """Whether the span is the addressee ("… to <person>") rather than the writer."""
+    return heading[: span.start - para_start].rstrip().lower().endswith(" to")
+
+
+def build_relations(
+    analysis: DocumentAnalysis,
+    assembled: Assembled,
+    locator: ChunkLocator,
+    text: str,
+    *,
+    prepared: str,
+    co_occurrence: bool,
+) -> tuple[list[CandidateRelation], dict[str, int]]:
+    """Typed, co-occurrence and ABOUT relations, and their counts for the stats.
+
+    ``text`` is the document text (facts are quoted from it), ``prepared`` the text the
+    parser saw (same offsets; paragraph breaks intact).
+    """
+    spans, names = analysis.spans, assembled.canonical
+    types, title = assembled.types, assembled.title
+    short = len(analysis.sentences) <= SHORT_DOCUMENT_SENTENCES
+    out = _Relations(analysis, locator, text)
+    stats = {"typed_relations": 0, "typed_relation_mentions": 0, "pronoun_relations": 0}
+    narrator = narrators(analysis, assembled, prepared)
+
+    def pronoun(code: int, sentence: int) -> str | None:
+        if code == NARRATOR:
+            return narrator[sentence]
+        person = code == HE_SHE
+        if short and title is not None and (types[title] == PERSON) == person:
+            return title
+        for back in (sentence - 1, sentence - 2):
+            subject = analysis.subjects[back] if back >= 0 else None
+            name = names[subject] if subject is not None else None
+            if name is not None and (types[name] == PERSON) == person:
+                return name
+        return None
+
+    for src, kind, dst, sentence in analysis.relations:
+        a = names[src] if src >= 0 else pronoun(src, sentence)
+        b = names[dst] if dst >= 0 else pronoun(dst, sentence)
+        if a is None or b is None or a == b:
+            continue
+        ends = [spans[i] for i in (src, dst) if i >= 0]
+        focus = (min(s.start for s in ends), max(s.end for s in ends))
+        via_pronoun = src < 0 or dst < 0
+        conf = PRONOUN_CONFIDENCE if via_pronoun else TYPED_CONFIDENCE
+        stats["typed_relations"] += out.add(a, kind, b, sentence, focus, conf)
+        stats["typed_relation_mentions"] += 1
+        stats["pronoun_relations"] += via_pronoun
+
+    by_sentence: dict[int, list[int]] = defaultdict(list)
+    for i, span in enumerate(spans):
+        if names[i] is not None:
+            by_sentence[span.sentence].append(i)
+    pairs = 0
+    if co_occurrence:
+        for sentence, members in sorted(by_sentence.items()):
+            members.sort(key=lambda i: spans[i].start)
+            distinct: dict[str, int] = {}
+            for i in members:
+                name = names[i]
+                if name is not None and name not in distinct:
+                    distinct[name] = i
+            chosen = list(distinct.items())[:MAX_COOCCURRING]
+            for x in range(len(chosen)):
+                for y in range(x + 1, len(chosen)):
+                    (a, i), (b, j) = sorted((chosen[x], chosen[y]))
+                    focus = (min(spans[i].start, spans[j].start), max(spans[i].end, spans[j].end))
+                    pairs += out.add(a, CO_OCCURS, b, sentence, focus, COOCCURRENCE_CONFIDENCE)
+    stats["co_occurrence_pairs"] = pairs
+
+    about = 0
+    if title is not None and short:
+        first: dict[str, int] = {}
+        for i, span in enumerate(spans):
+            name = names[i]
+            if name is None or name == title:
+                continue
+            if name not in first or span.start < spans[first[name]].start:
+                first[name] = i
+        for name, i in sorted(first.items()):
+            span = spans[i]
+            about += out.add(
+                title, ABOUT, name, span.sentence, (span.start, span.end), ABOUT_CONFIDENCE
+            )
+    stats["about_relations"] = about
+    return list(out.found.values()), stats

@@ -1,0 +1,186 @@
+"""An in-memory index of a scope's graph: breadth-first expansion, mentions, PageRank.
+
+Built from :meth:`Store.graph_arrays` once per (store, scope) and reused until the store's
+``graph_version`` for that scope changes, so a query pays for no graph SQL beyond one
+version check: expansion and mention look-ups are array slices (DESIGN: graph algorithms
+run on an in-memory sparse matrix built from the store and refreshed on writes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import sparse
+
+from loregraph.models import GraphArrays
+from loregraph.retrieve.ppr import PprGraph, build_ppr_graph
+from loregraph.store.base import Store
+
+
+@dataclass(slots=True)
+class GraphIndex:
+    """Entity adjacency (summed relation weights, both directions) and entity→chunk mentions."""
+
+    arrays: GraphArrays
+    version: int
+    entity_index: dict[str, int]
+    adjacency: sparse.csr_matrix
+    mentions: sparse.csr_matrix
+    _ppr: PprGraph | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, arrays: GraphArrays, version: int = -1) -> GraphIndex:
+        """Index a graph snapshot."""
+        n_ent, n_chunk = len(arrays.entity_ids), len(arrays.chunk_ids)
+        src = np.asarray(arrays.edge_src, dtype=np.int64)
+        dst = np.asarray(arrays.edge_dst, dtype=np.int64)
+        w = np.maximum(np.asarray(arrays.edge_weight, dtype=np.float64), 1e-9)
+        loops = src != dst
+        adjacency = sparse.csr_matrix(
+            (
+                np.concatenate([w[loops], w[loops]]),
+                (
+                    np.concatenate([src[loops], dst[loops]]),
+                    np.concatenate([dst[loops], src[loops]]),
+                ),
+            ),
+            shape=(n_ent, n_ent),
+        )
+        adjacency.sum_duplicates()
+        mentions = sparse.csr_matrix(
+            (
+                np.asarray(arrays.mention_count, dtype=np.float64),
+                (
+                    np.asarray(arrays.mention_entity, dtype=np.int64),
+                    np.asarray(arrays.mention_chunk, dtype=np.int64),
+                ),
+            ),
+            shape=(n_ent, n_chunk),
+        )
+        mentions.sum_duplicates()
+        return cls(
+            arrays=arrays,
+            version=version,
+            entity_index={e: i for i, e in enumerate(arrays.entity_ids)},
+            adjacency=adjacency,
+            mentions=mentions,
+        )
+
+    @property
+    def ppr(self) -> PprGraph:
+        """The PageRank walk matrix (built on first use)."""
+        if self._ppr is None:
+            self._ppr = build_ppr_graph(self.arrays, self.version)
+        return self._ppr
+
+    def bfs(
+        self, seed_ids: Sequence[str], *, depth: int, per_node: int, max_entities: int
+    ) -> dict[str, int]:
+        """Entity id → hop distance, following each node's ``per_node`` heaviest edges.
+
+        Seeds unknown to the index are kept at hop 0; at most ``max_entities`` are returned.
+        """
+        hops: dict[str, int] = {}
+        frontier: list[int] = []
+        for seed in seed_ids:
+            if seed in hops or len(hops) >= max_entities:
+                continue
+            hops[seed] = 0
+            idx = self.entity_index.get(seed)
+            if idx is not None:
+                frontier.append(idx)
+        ids = self.arrays.entity_ids
+        indptr, indices, data = self.adjacency.indptr, self.adjacency.indices, self.adjacency.data
+        for hop in range(1, depth + 1):
+            following: list[int] = []
+            for node in frontier:
+                lo, hi = indptr[node], indptr[node + 1]
+                if lo == hi:
+                    continue
+                weights = data[lo:hi]
+                if hi - lo > per_node:
+                    top = np.argpartition(-weights, per_node - 1)[:per_node]
+                    order = top[np.argsort(-weights[top], kind="stable")]
+                else:
+                    order = np.argsort(-weights, kind="stable")
+                for neighbour in indices[lo:hi][order]:
+                    entity_id = ids[neighbour]
+                    if entity_id in hops:
+                        continue
+                    if len(hops) >= max_entities:
+                        return hops
+                    hops[entity_id] = hop
+                    following.append(int(neighbour))
+            frontier = following
+            if not frontier:
+                break
+        return hops
+
+    def link_weights(self, hops: dict[str, int]) -> dict[str, float]:
+        """For each reached non-seed entity, its heaviest edge to an entity one hop closer."""
+        ids = self.arrays.entity_ids
+        indptr, indices, data = self.adjacency.indptr, self.adjacency.indices, self.adjacency.data
+        links: dict[str, float] = {}
+        for entity_id, hop in hops.items():
+            idx = self.entity_index.get(entity_id)
+            if hop == 0 or idx is None:
+                continue
+            lo, hi = indptr[idx], indptr[idx + 1]
+            best = 0.0
+            for neighbour, weight in zip(
+                indices[lo:hi].tolist(), data[lo:hi].tolist(), strict=True
+            ):
+                if hops.get(ids[neighbour], hop) < hop and weight > best:
+                    best = weight
+            if best > 0:
+                links[entity_id] = best
+        return links
+
+    def mentions_of(self, entity_ids: Sequence[str]) -> list[tuple[str, str, int]]:
+        """(entity_id, chunk_id, count) for every mention of the given entities."""
+        chunk_ids = self.arrays.chunk_ids
+        out: list[tuple[str, str, int]] = []
+        indptr, indices, data = self.mentions.indptr, self.mentions.indices, self.mentions.data
+        for entity_id in dict.fromkeys(entity_ids):
+            idx = self.entity_index.get(entity_id)
+            if idx is None:
+                continue
+            lo, hi = indptr[idx], indptr[idx + 1]
+            out.extend(
+                (entity_id, chunk_ids[c], int(n))
+                for c, n in zip(indices[lo:hi].tolist(), data[lo:hi].tolist(), strict=True)
+            )
+        return out
+
+
+class GraphCache:
+    """Graph indexes per (store, scope), rebuilt when the scope's graph version changes."""
+
+    def __init__(self) -> None:
+        self._indexes: weakref.WeakKeyDictionary[Store, dict[str, GraphIndex]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def get(self, store: Store, scope: str) -> tuple[GraphIndex, bool]:
+        """The scope's index and whether this call (re)built it."""
+        version = await store.graph_version(scope)
+        per_store = self._indexes.setdefault(store, {})
+        index = per_store.get(scope)
+        if index is not None and index.version == version:
+            return index, False
+        arrays = await store.graph_arrays(scope)
+        index = await asyncio.to_thread(GraphIndex.build, arrays, version)
+        per_store[scope] = index
+        return index, True
+
+    def clear(self) -> None:
+        """Forget every cached index."""
+        self._indexes = weakref.WeakKeyDictionary()
+
+
+SHARED_CACHE = GraphCache()
+"""The process-wide cache used by :class:`~loregraph.retrieve.pipeline.Retriever`."""
