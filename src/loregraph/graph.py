@@ -377,11 +377,11 @@ def _blocking(
 ) -> Callable[Concatenate[Graph, P], R]:
     """Expose an :class:`AsyncGraph` coroutine method as a blocking :class:`Graph` method."""
 
-    @functools.wraps(method)
-    def run(self: Graph, *args: P.args, **kwargs: P.kwargs) -> R:
+    def run(self: Graph, /, *args: P.args, **kwargs: P.kwargs) -> R:
         coro = method(self.aio, *args, **kwargs)
         return self._run(coro)  # type: ignore[arg-type]
 
+    functools.update_wrapper(run, method)
     return run
 
 

@@ -15,11 +15,13 @@ from loregraph.ingest.extract.dependency import relation_type, third_person
 from loregraph.ingest.extract.offline import OfflineExtractor
 from loregraph.ingest.extract.spacy_nlp import prepare_text, split_pieces
 from loregraph.ingest.select import select_entities
-from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
+from loregraph.ingest.types import CandidateEntity, ExtractionResult, SourceDocument, TextChunk
 from loregraph.models import ABOUT, CO_OCCURS, name_key
 from loregraph.settings import ChunkSettings, ExtractionSettings
 
 pytest.importorskip("spacy")
+
+Book = tuple[SourceDocument, list[TextChunk], ExtractionResult]
 
 SHORT = {
     "Lothair II": "Lothair II was a king of Lotharingia. He was the son of Emperor Lothair I "
@@ -56,7 +58,7 @@ def short(extractor: OfflineExtractor) -> dict[str, ExtractionResult]:
     return dict(zip(SHORT, results, strict=True))
 
 
-def entity(result: ExtractionResult, name: str):  # type: ignore[no-untyped-def]
+def entity(result: ExtractionResult, name: str) -> CandidateEntity:
     found = [e for e in result.entities if e.name == name]
     assert found, f"{name!r} not among {[e.name for e in result.entities]}"
     return found[0]
@@ -73,7 +75,7 @@ def test_it_is_an_extractor(extractor: OfflineExtractor) -> None:
 
 
 # --------------------------------------------------------------------------- the excerpt
-def test_the_count_and_his_names_are_the_title_entity(book) -> None:  # type: ignore[no-untyped-def]
+def test_the_count_and_his_names_are_the_title_entity(book: Book) -> None:
     _, _, result = book
     dracula = entity(result, "Dracula")
     surfaces = {o.surface for o in dracula.occurrences}
@@ -83,14 +85,14 @@ def test_the_count_and_his_names_are_the_title_entity(book) -> None:  # type: ig
     assert result.stats["title_references_resolved"] >= 10
 
 
-def test_van_helsing_is_one_entity_under_his_variant_names(book) -> None:  # type: ignore[no-untyped-def]
+def test_van_helsing_is_one_entity_under_his_variant_names(book: Book) -> None:
     _, _, result = book
     owners = {o.surface: e.name for e in result.entities for o in e.occurrences}
     assert owners["Professor Van Helsing"] == owners["Van Helsing"] == "Van Helsing"
     assert entity(result, "Van Helsing").type == "Person"
 
 
-def test_mentions_add_up_and_every_surface_is_in_its_chunk(book) -> None:  # type: ignore[no-untyped-def]
+def test_mentions_add_up_and_every_surface_is_in_its_chunk(book: Book) -> None:
     _, chunks, result = book
     flat = {c.seq: " ".join(prepare_text(c.text).split()).casefold() for c in chunks}
     for cand in result.entities:
@@ -112,7 +114,7 @@ def test_overlapping_chunks_never_double_count(
     assert sum(counts.values()) > 20
 
 
-def test_evidence_points_into_its_chunk(book) -> None:  # type: ignore[no-untyped-def]
+def test_evidence_points_into_its_chunk(book: Book) -> None:
     _, chunks, result = book
     by_seq = {c.seq: c for c in chunks}
     for rel in result.relations:
@@ -123,7 +125,7 @@ def test_evidence_points_into_its_chunk(book) -> None:  # type: ignore[no-untype
             assert 0 < len(ev.sentence) <= 301
 
 
-def test_facts_and_descriptions_are_verbatim(book) -> None:  # type: ignore[no-untyped-def]
+def test_facts_and_descriptions_are_verbatim(book: Book) -> None:
     document, _, result = book
     flat = " ".join(document.text.split())
     for rel in result.relations:
@@ -133,7 +135,7 @@ def test_facts_and_descriptions_are_verbatim(book) -> None:  # type: ignore[no-u
         assert cand.description in flat
 
 
-def test_diary_narrator_is_the_subject_of_first_person_sentences(book) -> None:  # type: ignore[no-untyped-def]
+def test_diary_narrator_is_the_subject_of_first_person_sentences(book: Book) -> None:
     _, _, result = book
     assert any(
         "Jonathan Harker" in (r.source, r.target)
@@ -167,7 +169,7 @@ def test_letter_headings_name_the_writer(extractor: OfflineExtractor) -> None:
     assert ("Tom Brown", "VISITS", "Venice") in found
 
 
-def test_relation_kinds_and_confidences(book) -> None:  # type: ignore[no-untyped-def]
+def test_relation_kinds_and_confidences(book: Book) -> None:
     _, _, result = book
     kinds = {r.type for r in result.relations}
     assert CO_OCCURS in kinds
@@ -181,7 +183,7 @@ def test_relation_kinds_and_confidences(book) -> None:  # type: ignore[no-untype
             assert rel.type == rel.type.upper()
 
 
-def test_one_off_noise_stays_below_core_salience(book) -> None:  # type: ignore[no-untyped-def]
+def test_one_off_noise_stays_below_core_salience(book: Book) -> None:
     _, _, result = book
     first_sentence = entity(result, "Dracula").description
     one_offs = 0
@@ -195,7 +197,7 @@ def test_one_off_noise_stays_below_core_salience(book) -> None:  # type: ignore[
     assert "Dracula" in {c.name for c in core}
 
 
-def test_descriptions_are_first_mentions(book) -> None:  # type: ignore[no-untyped-def]
+def test_descriptions_are_first_mentions(book: Book) -> None:
     _, _, result = book
     for cand in result.entities:
         assert len(cand.description) <= 201

@@ -314,14 +314,54 @@ async def test_two_harkers_never_merge_through_a_shared_surname(
     assert mina.new_ids == {mina.entities["Mina Harker"].id}
 
 
-async def test_a_surname_links_to_the_one_full_name_in_the_store(
+async def test_a_known_variant_links_by_alias(
     store: SqliteStore, embedder: CountingEmbedder
 ) -> None:
     resolver = Resolver(store, embedder, ResolutionSettings())
-    first = await resolve_and_store(resolver, store, "s", "d1", [cand("John Seward")])
+    first = await resolve_and_store(
+        resolver, store, "s", "d1", [cand("John Seward", "PERSON", 3, "Dr. Seward", "Seward")]
+    )
     later = await resolver.resolve("s", [cand("Dr. Seward")], "d2")
     assert later.entities["Dr. Seward"].id == first["John Seward"].id
-    assert [m.rule for m in later.merges] == ["part-of-name"]
+    assert [(m.rule, m.surface) for m in later.merges] == [("alias", "Dr. Seward")]
+
+
+async def test_one_word_names_do_not_link_by_alias(
+    store: SqliteStore, embedder: CountingEmbedder
+) -> None:
+    resolver = Resolver(store, embedder, ResolutionSettings())
+    await resolve_and_store(
+        resolver, store, "s", "d1", [cand("Victoria Franziska", "PERSON", 2, "Victoria")]
+    )
+    queen = await resolver.resolve("s", [cand("Queen Victoria", "PERSON", 1, "Victoria")], "d2")
+    assert queen.new_ids == {queen.entities["Queen Victoria"].id}
+
+
+async def test_alias_links_need_the_same_type(
+    store: SqliteStore, embedder: CountingEmbedder
+) -> None:
+    resolver = Resolver(store, embedder, ResolutionSettings())
+    await resolve_and_store(
+        resolver, store, "s", "d1", [cand("Carfax Estate Company", "ORG", 2, "Carfax Estate")]
+    )
+    place = await resolver.resolve("s", [cand("Carfax Estate", "LOC")], "d2")
+    assert place.new_ids == {place.entities["Carfax Estate"].id}
+
+
+async def test_qualified_titles_match_only_exactly(
+    store: SqliteStore, embedder: CountingEmbedder
+) -> None:
+    resolver = Resolver(store, embedder, ResolutionSettings())
+    await resolve_and_store(resolver, store, "s", "d1", [cand("Alexander Ramsay")])
+    title = cand("Alexander Ramsay (Royal Navy officer)", "PERSON", 1, "Alexander Ramsay")
+    title.is_title = True
+    own = await resolve_and_store(resolver, store, "s", "d2", [title])
+    assert own[title.name].id == Entity.make_id("s", title.name)  # a new entity
+    actress = cand("Carol Hughes (actress)", "PERSON", 1, "Carol Hughes")
+    actress.is_title = True
+    stored = await resolve_and_store(resolver, store, "s", "d3", [actress])
+    mention = await resolver.resolve("s", [cand("Carol Hughes")], "d4")
+    assert mention.entities["Carol Hughes"].id == stored[actress.name].id
 
 
 async def test_fuzzy_matching_respects_the_threshold(
@@ -405,3 +445,12 @@ async def test_new_entities_are_embedded_in_one_call(
 async def test_without_an_embedder_new_entities_have_no_vector(store: SqliteStore) -> None:
     result = await Resolver(store, None, ResolutionSettings()).resolve("s", [cand("Lucy")], "d1")
     assert result.entities["Lucy"].embedding is None
+
+
+async def test_one_word_names_do_not_fuzzy_match_through_an_alias(store: SqliteStore) -> None:
+    resolver = Resolver(store, None, ResolutionSettings())
+    await resolve_and_store(
+        resolver, store, "s", "d1", [cand("Larry Miller", "PERSON", 2, "Larry")]
+    )
+    larry = await resolver.resolve("s", [cand("Larry")], "d2")
+    assert larry.new_ids == {larry.entities["Larry"].id}

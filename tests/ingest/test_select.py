@@ -10,9 +10,11 @@ from loregraph.settings import ExtractionSettings
 
 
 def cand(
-    name: str, mentions: int, salience: float, kind: str = "Person", **kw: bool
+    name: str, mentions: int, salience: float, kind: str = "Person", *, is_title: bool = False
 ) -> CandidateEntity:
-    return CandidateEntity(name=name, type=kind, mentions=mentions, salience=salience, **kw)
+    return CandidateEntity(
+        name=name, type=kind, mentions=mentions, salience=salience, is_title=is_title
+    )
 
 
 def names(items: list[CandidateEntity]) -> list[str]:

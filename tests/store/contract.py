@@ -33,9 +33,7 @@ async def shared_pair(store: Store) -> dict[str, str]:
     one = Book("doc-1", title="Harbour logs")
     c1 = one.chunk("Alice Morgan met Bob Stone at the harbour.", unit(0))
     c2 = one.chunk("Alice sailed to Harbor City with Carol Reyes.", unit(1))
-    alice = one.entity(
-        "Alice Morgan", description="A sailor.", mentions=[(c1, 1)], vector=unit(0)
-    )
+    alice = one.entity("Alice Morgan", description="A sailor.", mentions=[(c1, 1)], vector=unit(0))
     one.mention(alice, c2, "Alice", 2)
     bob = one.entity("Bob Stone", mentions=[(c1, 1)], vector=unit(1))
     carol = one.entity("Carol Reyes", mentions=[(c2, 1)], vector=unit(2))
@@ -114,10 +112,14 @@ class StoreContract:
         await store.write_document(bundle)
         doc = await store.get_document("doc-1")
         assert doc is not None
-        assert (doc.title, doc.source, doc.metadata) == ("Ship's log", "logs/ship.txt", {
-            "author": "Ann",
-            "tags": ["a", "b"],
-        })
+        assert (doc.title, doc.source, doc.metadata) == (
+            "Ship's log",
+            "logs/ship.txt",
+            {
+                "author": "Ann",
+                "tags": ["a", "b"],
+            },
+        )
         assert doc.valid_at == day(3)
         assert doc.created_at == bundle.document.created_at
         assert [c.text for c in await store.document_chunks("doc-1")] == [
@@ -245,7 +247,9 @@ class StoreContract:
         ids = await shared_pair(store)
         rows = await store.chunks_mentioning([ids["alice"]])
         assert rows[0] == (ids["alice"], ids["c2"], 2)
-        assert sorted(rows[1:]) == sorted([(ids["alice"], ids["c1"], 1), (ids["alice"], ids["d1"], 1)])
+        assert sorted(rows[1:]) == sorted(
+            [(ids["alice"], ids["c1"], 1), (ids["alice"], ids["d1"], 1)]
+        )
         assert len(await store.chunks_mentioning([ids["alice"], ids["bob"]], limit=2)) == 2
 
     # ----------------------------------------------------------------- replace / delete
@@ -409,6 +413,22 @@ class StoreContract:
         assert seward.id not in [s.id for s in typed]
         assert all(0 < s.score <= 1 for s in hits)
         assert await store.search_entities_fuzzy("default", "...", 5) == []
+        # later writes and deletes are visible at once
+        more = Book("doc-2")
+        c2 = more.chunk("Abraham van Helsing arrived.")
+        more.mention(helsing, c2, "Abraham van Helsing")
+        newcomer = more.entity("Quincey Morris", mentions=[(c2, 1)])
+        await store.write_document(more.bundle())
+        found = await store.search_entities_fuzzy("default", "Abraham van Helsing", 1)
+        assert found[0].id == helsing.id and found[0].score == pytest.approx(1.0)
+        assert (await store.search_entities_fuzzy("default", "Quincy Moris", 1))[
+            0
+        ].id == newcomer.id
+        await store.delete_document("doc-2")
+        gone = await store.search_entities_fuzzy("default", "Quincey Morris", 5)
+        assert newcomer.id not in [s.id for s in gone]
+        after = await store.search_entities_fuzzy("default", "Abraham van Helsing", 1)
+        assert after[0].score < 1.0
 
     async def test_vector_search(self, store: Store) -> None:
         ids = await shared_pair(store)
@@ -667,4 +687,3 @@ async def _derived_state(store: Store) -> tuple[object, ...]:
     found = await store.find_entities_by_key("default", ["ada", "old ada", "ben", "old fay"])
     keys = sorted((key, e.id) for key, e in found.items())
     return entities, relations, stats.mentions, stats.chunks, keys
-

@@ -16,12 +16,13 @@ import importlib.util
 import json
 import math
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -73,6 +74,43 @@ def _check_model_dir(model_dir: Path) -> None:
             f"the model directory {model_dir} lacks {', '.join(missing)}; "
             f"reinstall it with `{INSTALL_HINT}`."
         )
+
+
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_restore: Any = None
+
+
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Keep BLAS to one thread while any embedding runs; batches run in parallel instead.
+
+    Multi-threaded OpenBLAS spins while it waits for its threads, so on a busy machine
+    (other processes, or spaCy beside us) it runs many times slower than one thread per
+    batch. The limit is process-wide, so it is reference-counted across concurrent calls and
+    lifted when the last one ends. Needs ``threadpoolctl``; without it BLAS keeps its setting.
+    """
+    global _blas_users, _blas_restore
+    with _blas_lock:
+        if _blas_users == 0:
+            _blas_restore = _limit_blas()
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0 and _blas_restore is not None:
+                _blas_restore.restore_original_limits()
+                _blas_restore = None
+
+
+def _limit_blas() -> Any:
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return None
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +202,6 @@ class MiniLMEmbedder:
         self.workers = workers if workers is not None else _default_workers()
         if self.workers <= 0:
             raise ValueError(f"workers must be positive, got {self.workers}")
-        self._blas: Any = None
         if model_dir is None:
             model_dir = default_model_dir()
         else:
@@ -260,7 +297,7 @@ class MiniLMEmbedder:
         def run(rows: npt.NDArray[np.int64]) -> F32:
             return self._forward([ids[i] for i in rows])
 
-        with self._single_threaded_blas():
+        with _one_blas_thread():
             if self.workers == 1 or len(batches) == 1:
                 for rows in batches:
                     out[rows] = run(rows)
@@ -269,24 +306,6 @@ class MiniLMEmbedder:
                     for rows, vectors in zip(batches, pool.map(run, batches), strict=True):
                         out[rows] = vectors
         return out
-
-    def _single_threaded_blas(self) -> AbstractContextManager[object]:
-        """Keep BLAS to one thread per batch while embedding; batches run in parallel instead.
-
-        Multi-threaded OpenBLAS spins while it waits for its threads, so on a busy machine
-        (other processes, or spaCy next to us) it can run many times slower than one thread.
-        Needs ``threadpoolctl``; without it BLAS keeps its own setting.
-        """
-        if self._blas is None:
-            try:
-                from threadpoolctl import ThreadpoolController
-            except ImportError:
-                self._blas = False
-            else:
-                self._blas = ThreadpoolController()
-        if self._blas is False:
-            return nullcontext()
-        return cast(AbstractContextManager[object], self._blas.limit(limits=1, user_api="blas"))
 
     def _forward(self, batch: list[npt.NDArray[np.int64]]) -> F32:
         """Pooled, normalised embeddings of one batch of token id arrays."""

@@ -177,11 +177,14 @@ class IngestPipeline:
 
     async def _extract(self, batch: list[_Pending]) -> list[ExtractionResult | BaseException]:
         items = [(p.source, p.chunks) for p in batch]
-        many = getattr(self.extractor, "extract_many", None)
+        many = getattr(self.extractor, "aextract_many", None)
         if many is not None and len(items) > 1:
-            outcome = many(items)
-            results = await outcome if inspect.isawaitable(outcome) else outcome
-            return list(results)
+            try:
+                outcome = many(items)
+                results = await outcome if inspect.isawaitable(outcome) else outcome
+                return list(results)
+            except (LoregraphError, ValueError, RuntimeError):
+                pass  # isolate the failing document: extract one at a time below
         out: list[ExtractionResult | BaseException] = []
         for source, chunks in items:
             try:

@@ -6,25 +6,30 @@ each clustered candidate to an existing entity of the scope, or creates one:
 
 1. **exact** — the candidate's name key is an entity's name key (entity ids derive from
    the name key, so this match is forced);
-2. **alias** — the key of its name, of its honorific-stripped name or of one of its surface
-   forms is an entity's name or alias, and the two names are compatible
+2. **alias** — a name of two or more words among the candidate's name, its
+   honorific-stripped name and its surface forms is an entity's name or alias; the entity
+   has the same type and a compatible name
    (:func:`~loregraph.ingest.names.names_compatible`: never ``Jonathan Harker`` /
-   ``Mina Harker``, never ``Louis XIV`` / ``Louis XV``);
+   ``Mina Harker``, never ``Louis XIV`` / ``Louis XV``). One-word names ("Victoria",
+   "Arthur") are too ambiguous across a corpus to link by alias: they link across
+   documents only by exact name or by the later stages;
 3. **fuzzy** — trigram similarity ≥ ``fuzzy_threshold`` to an entity of the same type with
-   a compatible name; or **part-of-name** — a person's name that is the leading or
-   trailing part of exactly one person entity found by the fuzzy search
-   (``Seward`` → ``John Seward``);
+   a compatible name (a one-word name only to a one-word entity; a threshold above 1
+   switches this stage off: it costs one store query per candidate);
 4. **embedding** — cosine similarity ≥ ``embedding_threshold`` between the embedding of
    ``"{name} {type} {description}"`` (seed 000) and an entity of the same type, names
    compatible and alike as strings (:func:`~loregraph.ingest.names.name_similarity` ≥
    0.6, or an acronym): two different places with one description must not merge. Types
    are never crossed by similarity alone.
 
-Stages 3-4 can be confirmed by an optional async ``confirm(candidate, entity)`` callable
-(an LLM decision, for instance). Each entity is claimed by at most one candidate of a
-document except through an exact match. The texts of all candidates left after stage 3 are
-embedded in one embedder call (in a worker thread); the vectors of the ones that become new
-entities are kept as their embeddings.
+A document-title candidate with a qualifier ("Carol Hughes (actress)", "Lambert, Margrave
+of Tuscany") is what its document is about, named to tell it from namesakes: it is only
+ever matched exactly (others may still link to it through its aliases). Stages 3-4 can be
+confirmed by an optional async ``confirm(candidate, entity)`` callable (an LLM decision,
+for instance). Each entity is claimed by at most one candidate of a document except
+through an exact match. The texts of all candidates left after stage 3 are embedded in one
+embedder call (in a worker thread); the vectors of the ones that become new entities are
+kept as their embeddings.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ __all__ = ["Confirm", "Resolution", "Resolver", "cluster_candidates", "embedding
 Confirm = Callable[[CandidateEntity, Entity], Awaitable[bool]]
 """An optional last word on a non-exact match: ``await confirm(candidate, entity)``."""
 
-FUZZY_LIMIT = 10
+FUZZY_LIMIT = 5
 
 
 @dataclass(slots=True)
@@ -67,11 +72,17 @@ def embedding_text(candidate: CandidateEntity) -> str:
 
 
 def _lookup_keys(cand: CandidateEntity) -> list[str]:
-    keys = [name_key(cand.name), name_key(names.split_title(cand.name)[1])]
+    """The candidate's own key, then the keys of two or more words it may be known by."""
+    keys = [name_key(names.split_title(cand.name)[1])]
     for occ in sorted(cand.occurrences, key=lambda o: -o.count):
         keys.append(name_key(occ.surface))
         keys.append(name_key(names.split_title(occ.surface)[1]))
-    return [k for k in dict.fromkeys(keys) if k]
+    own = name_key(cand.name)
+    return [own] + [k for k in dict.fromkeys(keys) if k != own and " " in k]
+
+
+def _qualified_title(cand: CandidateEntity) -> bool:
+    return cand.is_title and bool(names.split_qualifier(cand.name)[1])
 
 
 class Resolver:
@@ -82,7 +93,7 @@ class Resolver:
         embedder: embeds new entities and enables the embedding stage; ``None`` skips both.
         settings: thresholds; ``use_embeddings=False`` skips the embedding *match* (new
             entities are still embedded when an embedder is given).
-        confirm: optional async check of every fuzzy, part-of-name or embedding match.
+        confirm: optional async check of every fuzzy or embedding match.
     """
 
     def __init__(
@@ -121,6 +132,9 @@ class Resolver:
         for cand in rest:
             if cand.name in res.entities:
                 continue
+            if _qualified_title(cand):
+                unmatched.append(cand)
+                continue
             entity = self._alias_match(cand, keys[cand.name], found, claimed)
             if entity is not None:
                 self._link(res, claimed, cand, entity, "alias", 1.0, scope, document_id)
@@ -137,7 +151,7 @@ class Resolver:
             if cand.name in res.entities:
                 continue
             vector = vectors[i] if vectors is not None else None
-            if vector is not None and self.settings.use_embeddings:
+            if vector is not None and self.settings.use_embeddings and not _qualified_title(cand):
                 hit = await self._vector_match(scope, cand, vector, claimed)
                 if hit is not None:
                     entity, score = hit
@@ -154,49 +168,41 @@ class Resolver:
         found: dict[str, Entity],
         claimed: set[str],
     ) -> Entity | None:
-        person = normalize_type(cand.type) == PERSON
+        kind = normalize_type(cand.type)
         for key in keys:
-            entity = found.get(key)
-            if entity is None or entity.id in claimed:
+            if " " not in key:
                 continue
-            if names.names_compatible(cand.name, entity.name, person=person):
+            entity = found.get(key)
+            if entity is None or entity.id in claimed or normalize_type(entity.type) != kind:
+                continue
+            if names.names_compatible(cand.name, entity.name, person=kind == PERSON):
                 return entity
         return None
 
     async def _fuzzy_match(
         self, scope: str, cand: CandidateEntity, claimed: set[str]
     ) -> tuple[Entity, str, float] | None:
+        if self.settings.fuzzy_threshold > 1.0:
+            return None
         kind = normalize_type(cand.type)
         hits = await self.store.search_entities_fuzzy(
             scope, cand.name, FUZZY_LIMIT, entity_type=kind
         )
-        if not hits:
+        good = [h for h in hits if h.score >= self.settings.fuzzy_threshold]
+        if not good:
             return None
-        by_id = {e.id: e for e in await self.store.get_entities([h.id for h in hits])}
-        person = kind == PERSON
-        for hit in hits:
+        by_id = {e.id: e for e in await self.store.get_entities([h.id for h in good])}
+        one_word = " " not in name_key(cand.name)
+        for hit in good:
             entity = by_id.get(hit.id)
-            if entity is None or entity.id in claimed or hit.score < self.settings.fuzzy_threshold:
+            if entity is None or entity.id in claimed:
                 continue
-            if names.names_compatible(cand.name, entity.name, person=person) and (
+            if one_word and " " in name_key(entity.name):
+                continue  # "Larry" is like "Larry Miller" only through an alias
+            if names.names_compatible(cand.name, entity.name, person=kind == PERSON) and (
                 await self._confirmed(cand, entity)
             ):
                 return entity, "fuzzy", hit.score
-        if not person:
-            return None
-        short = names.tokens(names.split_title(cand.name)[1])
-        parts: dict[str, tuple[Entity, float]] = {}
-        for hit in hits:
-            entity = by_id.get(hit.id)
-            if entity is None or normalize_type(entity.type) != PERSON:
-                continue
-            forms = [entity.name, *entity.aliases]
-            if any(names.is_name_part(short, names.tokens(names.split_title(f)[1])) for f in forms):
-                parts.setdefault(entity.id, (entity, hit.score))
-        if len(parts) == 1:
-            entity, score = next(iter(parts.values()))
-            if entity.id not in claimed and await self._confirmed(cand, entity):
-                return entity, "part-of-name", score
         return None
 
     async def _vector_match(

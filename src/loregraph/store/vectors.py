@@ -10,14 +10,15 @@ The index is loaded in batches from whatever the backend stores (see :meth:`Vect
 and can be updated in place after a write (:meth:`VectorIndex.upsert` /
 :meth:`VectorIndex.remove`), so that a write does not force a full reload. Each index carries
 the ``version`` of the data it reflects; :class:`VectorIndexCache` drops an index whose version
-no longer matches the backend's (e.g. another process wrote to the same store).
+no longer matches the backend's (e.g. another process wrote to the same store);
+:class:`VersionedCache` does the same for any index that carries a version.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -130,18 +131,22 @@ class VectorIndex:
             self._reset(int(matrix.shape[1]), len(ids))
         self._check_dim(int(matrix.shape[1]))
         codes = self._codes(tags, len(ids))
-        rows = np.empty(len(ids), dtype=np.int64)
-        for i, item in enumerate(ids):
+        first = len(self._ids)
+        positions: list[int] = []
+        for item in ids:
             row = self._rows.get(item)
             if row is None:
-                row = len(self._ids)
+                row = self._rows[item] = len(self._ids)
                 self._ids.append(item)
-                self._rows[item] = row
-            rows[i] = row
+            positions.append(row)
         self._grow(len(self._ids))
-        self._matrix[rows] = matrix
-        self._tags[rows] = codes
-        self._alive[rows] = True
+        if positions[0] == first and len(self._ids) == first + len(ids):
+            target: slice | npt.NDArray[np.int64] = slice(first, first + len(ids))
+        else:
+            target = np.asarray(positions, dtype=np.int64)
+        self._matrix[target] = matrix
+        self._tags[target] = codes
+        self._alive[target] = True
 
     def remove(self, ids: Iterable[str]) -> int:
         """Remove rows by id (unknown ids are ignored); returns how many were removed."""
@@ -203,13 +208,11 @@ class VectorIndex:
     def _codes(self, tags: Sequence[str | None] | None, n: int) -> npt.NDArray[np.int32]:
         if tags is None:
             return np.full(n, _NO_TAG, dtype=np.int32)
-        codes = np.empty(n, dtype=np.int32)
-        for i, tag in enumerate(tags):
-            if tag is None:
-                codes[i] = _NO_TAG
-            else:
-                codes[i] = self._tag_codes.setdefault(tag, len(self._tag_codes))
-        return codes
+        table = self._tag_codes
+        return np.asarray(
+            [_NO_TAG if tag is None else table.setdefault(tag, len(table)) for tag in tags],
+            dtype=np.int32,
+        )
 
     def _grow(self, needed: int) -> None:
         capacity = self._matrix.shape[0]
@@ -235,13 +238,25 @@ class VectorIndex:
         self._dead = 0
 
 
-class VectorIndexCache:
+class Versioned(Protocol):
+    """Anything carrying the version of the data it was built from."""
+
+    version: int
+
+
+V = TypeVar("V", bound=Versioned)
+
+
+class VersionedCache(Generic[V]):
     """Indexes by key (e.g. ``(scope, "entity")``), each valid for one data version."""
 
     def __init__(self) -> None:
-        self._indexes: dict[Any, VectorIndex] = {}
+        self._indexes: dict[Hashable, V] = {}
 
-    def get(self, key: Any, version: int) -> VectorIndex | None:
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    def get(self, key: Hashable, version: int) -> V | None:
         """The cached index for ``key`` if it reflects ``version``, else ``None`` (and drop it)."""
         index = self._indexes.get(key)
         if index is not None and index.version != version:
@@ -249,18 +264,22 @@ class VectorIndexCache:
             return None
         return index
 
-    def peek(self, key: Any) -> VectorIndex | None:
+    def peek(self, key: Hashable) -> V | None:
         """The cached index for ``key`` whatever its version."""
         return self._indexes.get(key)
 
-    def put(self, key: Any, index: VectorIndex) -> None:
+    def put(self, key: Hashable, index: V) -> None:
         """Cache an index."""
         self._indexes[key] = index
 
-    def discard(self, key: Any) -> None:
+    def discard(self, key: Hashable) -> None:
         """Forget one index."""
         self._indexes.pop(key, None)
 
     def clear(self) -> None:
         """Forget every index."""
         self._indexes.clear()
+
+
+VectorIndexCache = VersionedCache[VectorIndex]
+"""Vector indexes by key."""

@@ -25,19 +25,27 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from loregraph.models import DeleteReport
+from loregraph.store.sqlite.fts import (
+    index_entities,
+    unindex_chunks,
+    unindex_entities,
+    unindex_relations,
+)
 from loregraph.store.sqlite.rows import IN_JSON, json_list
 
 
 @dataclass(slots=True)
 class Changes:
-    """What one transaction touched, to recompute and to keep caches in step."""
+    """What one transaction touched (by pk), to recompute and to keep caches in step."""
 
     scopes: set[str] = field(default_factory=set)
-    entities: set[str] = field(default_factory=set)
-    relations: set[str] = field(default_factory=set)
+    entities: set[int] = field(default_factory=set)
+    relations: set[int] = field(default_factory=set)
     removed_chunks: list[str] = field(default_factory=list)
-    removed_entities: set[str] = field(default_factory=set)
-    removed_relations: set[str] = field(default_factory=set)
+    """Ids of deleted chunks."""
+    removed_entities: list[str] = field(default_factory=list)
+    """Ids of deleted entities."""
+    removed_relations: set[int] = field(default_factory=set)
 
 
 def alias_fields(name_key: str, aliases: dict[str, str]) -> tuple[str, str]:
@@ -68,74 +76,73 @@ def detach_document(
     Records what was touched in ``changes``; returns the counts, or ``None`` when there is
     no such document.
     """
-    row = conn.execute("SELECT scope, title FROM documents WHERE id = ?", (document_id,)).fetchone()
+    row = conn.execute(
+        "SELECT pk, scope, title FROM documents WHERE id = ?", (document_id,)
+    ).fetchone()
     if row is None:
         return None
-    scope, title = row
+    doc, scope, title = row
     changes.scopes.add(scope)
-    params = (document_id,)
     touched = conn.execute(
-        "SELECT DISTINCT m.entity_id FROM chunks c JOIN mentions m ON m.chunk_id = c.id "
+        "SELECT m.entity FROM chunks AS c JOIN mentions AS m ON m.chunk = c.pk "
         "WHERE c.document_id = ? "
-        "UNION SELECT entity_id FROM entity_descriptions WHERE document_id = ? "
-        "UNION SELECT entity_id FROM entity_aliases WHERE document_id = ?",
-        (document_id, document_id, document_id),
+        "UNION SELECT entity FROM entity_descriptions WHERE document = ? "
+        "UNION SELECT entity FROM entity_aliases WHERE document = ?",
+        (document_id, doc, doc),
     )
-    changes.entities.update(entity_id for (entity_id,) in touched)
+    changes.entities.update(entity for (entity,) in touched)
     changes.relations.update(
-        relation_id
-        for (relation_id,) in conn.execute(
-            "SELECT DISTINCT relation_id FROM relation_evidence WHERE document_id = ?", params
+        relation
+        for (relation,) in conn.execute(
+            "SELECT DISTINCT relation FROM relation_evidence WHERE document = ?", (doc,)
         )
     )
     changes.removed_chunks.extend(
         chunk_id
-        for (chunk_id,) in conn.execute("SELECT id FROM chunks WHERE document_id = ?", params)
+        for (chunk_id,) in conn.execute(
+            "SELECT id FROM chunks WHERE document_id = ?", (document_id,)
+        )
     )
-    conn.execute(
-        "INSERT INTO chunks_fts(chunks_fts, rowid, text, title) "
-        "SELECT 'delete', pk, text, ? FROM chunks WHERE document_id = ?",
-        (title, document_id),
-    )
+    unindex_chunks(conn, document_id, title)
     mentions = conn.execute(
-        "DELETE FROM mentions WHERE chunk_id IN (SELECT id FROM chunks WHERE document_id = ?)",
-        params,
+        "DELETE FROM mentions WHERE chunk IN (SELECT pk FROM chunks WHERE document_id = ?)",
+        (document_id,),
     ).rowcount
-    conn.execute("DELETE FROM relation_evidence WHERE document_id = ?", params)
-    conn.execute("DELETE FROM entity_descriptions WHERE document_id = ?", params)
-    conn.execute("DELETE FROM entity_aliases WHERE document_id = ?", params)
-    conn.execute("DELETE FROM merges WHERE document_id = ?", params)
-    chunks = conn.execute("DELETE FROM chunks WHERE document_id = ?", params).rowcount
+    for table in ("relation_evidence", "entity_descriptions", "entity_aliases", "merges"):
+        conn.execute(f"DELETE FROM {table} WHERE document = ?", (doc,))
+    chunks = conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,)).rowcount
     return DeleteReport(document_id=document_id, chunks=chunks, mentions=mentions)
 
 
-def delete_relations(conn: sqlite3.Connection, relation_ids: set[str]) -> None:
-    """Delete relations and their evidence (their FTS rows go by trigger)."""
-    if not relation_ids:
+def delete_relations(conn: sqlite3.Connection, relations: set[int]) -> None:
+    """Delete relations (by pk) with their evidence and index entries."""
+    if not relations:
         return
-    ids = json_list(relation_ids)
-    conn.execute(f"DELETE FROM relation_evidence WHERE relation_id IN {IN_JSON}", (ids,))
-    conn.execute(f"DELETE FROM relations WHERE id IN {IN_JSON}", (ids,))
+    pks = json_list(relations)
+    unindex_relations(conn, pks)
+    conn.execute(f"DELETE FROM relation_evidence WHERE relation IN {IN_JSON}", (pks,))
+    conn.execute(f"DELETE FROM relations WHERE pk IN {IN_JSON}", (pks,))
 
 
-def delete_entities(conn: sqlite3.Connection, entity_ids: set[str]) -> set[str]:
-    """Delete entities with everything attached to them; returns the removed relation ids."""
-    if not entity_ids:
+def delete_entities(conn: sqlite3.Connection, entities: set[int]) -> set[int]:
+    """Delete entities (by pk) with everything attached; returns the removed relation pks."""
+    if not entities:
         return set()
-    ids = json_list(entity_ids)
-    relation_ids = {
-        relation_id
-        for (relation_id,) in conn.execute(
-            f"SELECT id FROM relations WHERE source_id IN {IN_JSON} "
-            f"UNION SELECT id FROM relations WHERE target_id IN {IN_JSON}",
-            (ids, ids),
+    pks = json_list(entities)
+    relations = {
+        relation
+        for (relation,) in conn.execute(
+            f"SELECT pk FROM relations WHERE source IN {IN_JSON} "
+            f"UNION SELECT pk FROM relations WHERE target IN {IN_JSON}",
+            (pks, pks),
         )
     }
-    delete_relations(conn, relation_ids)
+    delete_relations(conn, relations)
     for table in ("merges", "entity_aliases", "entity_descriptions", "mentions"):
-        conn.execute(f"DELETE FROM {table} WHERE entity_id IN {IN_JSON}", (ids,))
-    conn.execute(f"DELETE FROM entities WHERE id IN {IN_JSON}", (ids,))
-    return relation_ids
+        conn.execute(f"DELETE FROM {table} WHERE entity IN {IN_JSON}", (pks,))
+    unindex_entities(conn, pks)
+    conn.execute(f"DELETE FROM entities WHERE pk IN {IN_JSON}", (pks,))
+    return relations
 
 
 def recompute(conn: sqlite3.Connection, changes: Changes, now: str) -> None:
@@ -147,26 +154,26 @@ def recompute(conn: sqlite3.Connection, changes: Changes, now: str) -> None:
 def _recompute_relations(conn: sqlite3.Connection, changes: Changes) -> None:
     if not changes.relations:
         return
-    ids = json_list(changes.relations)
+    pks = json_list(changes.relations)
     support = {
-        relation_id: (float(count), confidence)
-        for relation_id, count, confidence in conn.execute(
-            "SELECT relation_id, count(*), max(confidence) FROM relation_evidence "
-            f"WHERE relation_id IN {IN_JSON} GROUP BY relation_id",
-            (ids,),
+        relation: (float(count), confidence)
+        for relation, count, confidence in conn.execute(
+            "SELECT relation, count(*), max(confidence) FROM relation_evidence "
+            f"WHERE relation IN {IN_JSON} GROUP BY relation",
+            (pks,),
         )
     }
-    updates: list[tuple[float, float, str]] = []
-    dead: set[str] = set()
-    for relation_id, weight, confidence in conn.execute(
-        f"SELECT id, weight, confidence FROM relations WHERE id IN {IN_JSON}", (ids,)
+    updates: list[tuple[float, float, int]] = []
+    dead: set[int] = set()
+    for relation, weight, confidence in conn.execute(
+        f"SELECT pk, weight, confidence FROM relations WHERE pk IN {IN_JSON}", (pks,)
     ).fetchall():
-        found = support.get(relation_id)
+        found = support.get(relation)
         if found is None:
-            dead.add(relation_id)
+            dead.add(relation)
         elif found != (weight, confidence):
-            updates.append((found[0], found[1], relation_id))
-    conn.executemany("UPDATE relations SET weight = ?, confidence = ? WHERE id = ?", updates)
+            updates.append((found[0], found[1], relation))
+    conn.executemany("UPDATE relations SET weight = ?, confidence = ? WHERE pk = ?", updates)
     delete_relations(conn, dead)
     changes.removed_relations |= dead
 
@@ -174,54 +181,56 @@ def _recompute_relations(conn: sqlite3.Connection, changes: Changes) -> None:
 def _recompute_entities(conn: sqlite3.Connection, changes: Changes, now: str) -> None:
     if not changes.entities:
         return
-    ids = json_list(changes.entities)
+    pks = json_list(changes.entities)
     counts = dict(
         conn.execute(
-            "SELECT entity_id, sum(count) FROM mentions "
-            f"WHERE entity_id IN {IN_JSON} GROUP BY entity_id",
-            (ids,),
+            f"SELECT entity, sum(count) FROM mentions WHERE entity IN {IN_JSON} GROUP BY entity",
+            (pks,),
         ).fetchall()
     )
-    descriptions: dict[str, list[str]] = defaultdict(list)
-    for entity_id, text in conn.execute(
-        f"SELECT entity_id, description FROM entity_descriptions WHERE entity_id IN {IN_JSON}",
-        (ids,),
+    descriptions: dict[int, list[str]] = defaultdict(list)
+    for entity, text in conn.execute(
+        f"SELECT entity, description FROM entity_descriptions WHERE entity IN {IN_JSON}", (pks,)
     ):
-        descriptions[entity_id].append(text)
-    aliases: dict[str, dict[str, str]] = defaultdict(dict)
-    for entity_id, key, surface in conn.execute(
-        "SELECT entity_id, alias_key, min(alias) FROM entity_aliases "
-        f"WHERE entity_id IN {IN_JSON} GROUP BY entity_id, alias_key",
-        (ids,),
+        descriptions[entity].append(text)
+    aliases: dict[int, dict[str, str]] = defaultdict(dict)
+    for entity, key, surface in conn.execute(
+        "SELECT entity, alias_key, min(alias) FROM entity_aliases "
+        f"WHERE entity IN {IN_JSON} GROUP BY entity, alias_key",
+        (pks,),
     ):
-        aliases[entity_id][key] = surface
-    counters: list[tuple[int, str, str]] = []
-    texts: list[tuple[str, str, str, str, str]] = []
-    dead: set[str] = set()
+        aliases[entity][key] = surface
+    counters: list[tuple[int, str, int]] = []
+    texts: list[tuple[str, str, str, str, int]] = []
+    dead: dict[int, str] = {}
     rows = conn.execute(
-        "SELECT id, name_key, mention_count, description, aliases, search_keys "
-        f"FROM entities WHERE id IN {IN_JSON}",
-        (ids,),
+        "SELECT pk, id, name_key, mention_count, description, aliases, search_keys "
+        f"FROM entities WHERE pk IN {IN_JSON}",
+        (pks,),
     ).fetchall()
-    for entity_id, key, old_count, old_description, old_aliases, old_keys in rows:
-        count = int(counts.get(entity_id, 0))
-        if count == 0 and entity_id not in descriptions:
-            dead.add(entity_id)
+    for pk, entity_id, key, old_count, old_description, old_aliases, old_keys in rows:
+        count = int(counts.get(pk, 0))
+        if count == 0 and pk not in descriptions:
+            dead[pk] = entity_id
             continue
         if count != old_count:
-            counters.append((count, now, entity_id))
-        description = best_description(descriptions.get(entity_id, []))
-        aliases_json, search_keys = alias_fields(key, aliases.get(entity_id, {}))
+            counters.append((count, now, pk))
+        description = best_description(descriptions.get(pk, []))
+        aliases_json, search_keys = alias_fields(key, aliases.get(pk, {}))
         if (description, aliases_json, search_keys) != (old_description, old_aliases, old_keys):
-            texts.append((description, aliases_json, search_keys, now, entity_id))
-    conn.executemany("UPDATE entities SET mention_count = ?, updated_at = ? WHERE id = ?", counters)
-    conn.executemany(
-        "UPDATE entities SET description = ?, aliases = ?, search_keys = ?, updated_at = ? "
-        "WHERE id = ?",
-        texts,
-    )
-    changes.removed_relations |= delete_entities(conn, dead)
-    changes.removed_entities |= dead
+            texts.append((description, aliases_json, search_keys, now, pk))
+    conn.executemany("UPDATE entities SET mention_count = ?, updated_at = ? WHERE pk = ?", counters)
+    if texts:
+        changed = json_list(row[-1] for row in texts)
+        unindex_entities(conn, changed)
+        conn.executemany(
+            "UPDATE entities SET description = ?, aliases = ?, search_keys = ?, updated_at = ? "
+            "WHERE pk = ?",
+            texts,
+        )
+        index_entities(conn, changed)
+    changes.removed_relations |= delete_entities(conn, set(dead))
+    changes.removed_entities.extend(dead.values())
 
 
 def bump_graph_version(conn: sqlite3.Connection, scope: str) -> int:

@@ -123,9 +123,16 @@ class Database:
 
     def _close_conn(self, conn: sqlite3.Connection) -> None:
         with self._lock:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            conn.close()
+            try:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                # refresh the planner's statistics where they matter, on a bounded sample
+                conn.execute("PRAGMA analysis_limit = 1000")
+                conn.execute("PRAGMA optimize")
+            except sqlite3.Error:
+                pass
+            finally:
+                conn.close()
 
     async def run(
         self,

@@ -14,21 +14,20 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import numpy as np
+import numpy.typing as npt
 
 from loregraph.models import GraphArrays, Relation, Subgraph
 from loregraph.store.sqlite.db import transaction
-from loregraph.store.sqlite.reads import get_entities
 from loregraph.store.sqlite.rows import (
+    ENTITY_COLUMNS,
     IN_JSON,
-    RELATION_COLUMNS,
+    RELATION_SELECT,
     attach_evidence,
+    entity_from_row,
     iso,
     json_list,
-    prefixed,
     relation_from_row,
 )
-
-_R_COLUMNS = prefixed(RELATION_COLUMNS, "r")
 
 
 def _filters(
@@ -54,8 +53,7 @@ def _filters(
 def get_relations(conn: sqlite3.Connection, relation_ids: Sequence[str]) -> list[Relation]:
     """Relations by id in the order asked (missing skipped), with evidence."""
     rows = conn.execute(
-        f"SELECT {RELATION_COLUMNS} FROM relations WHERE id IN {IN_JSON}",
-        (json_list(relation_ids),),
+        f"{RELATION_SELECT} WHERE r.id IN {IN_JSON}", (json_list(relation_ids),)
     ).fetchall()
     found = {row[0]: relation_from_row(row) for row in rows}
     ordered = [found[i] for i in dict.fromkeys(relation_ids) if i in found]
@@ -73,57 +71,80 @@ def entity_relations(
     """An entity's relations, heaviest first, with evidence (see module notes)."""
     if direction not in ("out", "in", "both"):
         raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
+    row = conn.execute("SELECT pk FROM entities WHERE id = ?", (entity_id,)).fetchone()
+    if row is None:
+        return []
     where, params = _filters(types, at)
     parts: list[str] = []
     all_params: list[object] = []
     if direction in ("out", "both"):
-        parts.append(f"SELECT {_R_COLUMNS}, r.pk FROM relations AS r WHERE r.source_id = ?{where}")
-        all_params += [entity_id, *params]
+        parts.append(f"SELECT r.pk, r.weight FROM relations AS r WHERE r.source = ?{where}")
+        all_params += [row[0], *params]
     if direction in ("in", "both"):
-        self_loops = " AND r.source_id != r.target_id" if direction == "both" else ""
+        self_loops = " AND r.source != r.target" if direction == "both" else ""
         parts.append(
-            f"SELECT {_R_COLUMNS}, r.pk FROM relations AS r "
-            f"WHERE r.target_id = ?{self_loops}{where}"
+            f"SELECT r.pk, r.weight FROM relations AS r WHERE r.target = ?{self_loops}{where}"
         )
-        all_params += [entity_id, *params]
-    sql = " UNION ALL ".join(parts) + " ORDER BY weight DESC, pk"
+        all_params += [row[0], *params]
+    sql = " UNION ALL ".join(parts) + " ORDER BY 2 DESC, 1"
     if limit is not None:
         sql += " LIMIT ?"
         all_params.append(limit)
-    relations = [relation_from_row(row) for row in conn.execute(sql, all_params)]
-    return attach_evidence(conn, relations)
+    pks = [pk for pk, _ in conn.execute(sql, all_params)]
+    return attach_evidence(conn, _relations_by_pk(conn, pks))
 
 
-def relations_among(
+def _relations_by_pk(conn: sqlite3.Connection, pks: Sequence[int]) -> list[Relation]:
+    """Relations (no evidence) in the order of ``pks``."""
+    rows = conn.execute(
+        f"SELECT r.pk, {RELATION_SELECT[len('SELECT ') :]} WHERE r.pk IN {IN_JSON}",
+        (json_list(pks),),
+    ).fetchall()
+    found = {row[0]: relation_from_row(row[1:]) for row in rows}
+    return [found[pk] for pk in pks if pk in found]
+
+
+def _among(
     conn: sqlite3.Connection,
-    entity_ids: Sequence[str],
-    types: Sequence[str] | None = None,
-    min_weight: float | None = None,
+    entities: Sequence[int],
+    types: Sequence[str] | None,
+    min_weight: float | None,
 ) -> list[Relation]:
-    """Relations with both ends in ``entity_ids``, heaviest first, without evidence."""
-    if not entity_ids:
+    """Relations with both ends among the entity pks, heaviest first, without evidence."""
+    if not entities:
         return []
     where, params = _filters(types, None, min_weight)
-    ids = json_list(entity_ids)
+    pks = json_list(entities)
     rows = conn.execute(
-        f"SELECT {_R_COLUMNS} FROM relations AS r WHERE r.source_id IN {IN_JSON} "
-        f"AND r.target_id IN {IN_JSON}{where} ORDER BY r.weight DESC, r.pk",
-        (ids, ids, *params),
+        f"SELECT r.pk FROM relations AS r WHERE r.source IN {IN_JSON} "
+        f"AND r.target IN {IN_JSON}{where} ORDER BY r.weight DESC, r.pk",
+        (pks, pks, *params),
     )
-    return [relation_from_row(row) for row in rows]
+    return _relations_by_pk(conn, [pk for (pk,) in rows])
+
+
+def relations_among(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> list[Relation]:
+    """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
+    pks = [
+        pk
+        for (pk,) in conn.execute(
+            f"SELECT pk FROM entities WHERE id IN {IN_JSON}", (json_list(entity_ids),)
+        )
+    ]
+    return _among(conn, pks, None, None)
 
 
 def _neighbours(
     conn: sqlite3.Connection,
-    frontier: list[str],
+    frontier: list[int],
     per_node: int,
     where: str,
     params: list[object],
-) -> dict[str, list[tuple[float, int, str]]]:
-    """For each frontier node, its ``per_node`` heaviest (weight, pk, other end) edges."""
-    edges: dict[str, list[tuple[float, int, str]]] = {node: [] for node in frontier}
+) -> dict[int, list[tuple[float, int, int]]]:
+    """For each frontier node, its ``per_node`` heaviest (weight, relation pk, other end)."""
+    edges: dict[int, list[tuple[float, int, int]]] = {node: [] for node in frontier}
     nodes = json_list(frontier)
-    for near, far in (("source_id", "target_id"), ("target_id", "source_id")):
+    for near, far in (("source", "target"), ("target", "source")):
         sql = (
             f"SELECT f.value, o.{far}, o.weight, o.pk FROM json_each(?) AS f "
             "JOIN relations AS o ON o.pk IN ("
@@ -150,24 +171,24 @@ def expand(
 ) -> Subgraph:
     """Breadth-first expansion (relations followed both ways, heaviest first)."""
     with transaction(conn, write=False):
-        found = {
-            entity_id
-            for (entity_id,) in conn.execute(
-                f"SELECT id FROM entities WHERE scope = ? AND id IN {IN_JSON}",
+        found = dict(
+            conn.execute(
+                f"SELECT id, pk FROM entities WHERE scope = ? AND id IN {IN_JSON}",
                 (scope, json_list(seed_ids)),
-            )
-        }
-        hops: dict[str, int] = {}
+            ).fetchall()
+        )
+        hops: dict[int, int] = {}
         for seed in seed_ids:
-            if seed in found and seed not in hops and len(hops) < max_entities:
-                hops[seed] = 0
+            pk = found.get(seed)
+            if pk is not None and pk not in hops and len(hops) < max_entities:
+                hops[pk] = 0
         where, params = _filters(types, None, min_weight)
         frontier = list(hops)
         for hop in range(1, depth + 1):
             if not frontier or len(hops) >= max_entities or per_node <= 0:
                 break
             edges = _neighbours(conn, frontier, per_node, where, params)
-            next_frontier: list[str] = []
+            next_frontier: list[int] = []
             for node in frontier:
                 for _, _, other in edges[node]:
                     if other in hops:
@@ -177,10 +198,16 @@ def expand(
                     hops[other] = hop
                     next_frontier.append(other)
             frontier = next_frontier
-        entities = get_entities(conn, list(hops))
-        relations = relations_among(conn, list(hops), types, min_weight)
+        rows = conn.execute(
+            f"SELECT pk, {ENTITY_COLUMNS} FROM entities WHERE pk IN {IN_JSON}",
+            (json_list(hops),),
+        ).fetchall()
+        relations = _among(conn, list(hops), types, min_weight)
+    entities = {row[0]: entity_from_row(row[1:]) for row in rows}
     return Subgraph(
-        entities={entity.id: entity for entity in entities}, relations=relations, hops=hops
+        entities={entities[pk].id: entities[pk] for pk in hops if pk in entities},
+        relations=relations,
+        hops={entities[pk].id: hop for pk, hop in hops.items() if pk in entities},
     )
 
 
@@ -191,18 +218,15 @@ def graph_arrays(conn: sqlite3.Connection, scope: str) -> GraphArrays:
             "SELECT pk, id FROM entities WHERE scope = ? ORDER BY pk", (scope,)
         ).fetchall()
         edge_rows = conn.execute(
-            "SELECT s.pk, t.pk, r.weight FROM relations AS r "
-            "JOIN entities AS s ON s.id = r.source_id JOIN entities AS t ON t.id = r.target_id "
-            "WHERE r.scope = ? AND r.expired_at IS NULL",
+            "SELECT source, target, weight FROM relations WHERE scope = ? AND expired_at IS NULL",
             (scope,),
         ).fetchall()
         chunk_rows = conn.execute(
             "SELECT pk, id, document_id FROM chunks WHERE scope = ? ORDER BY pk", (scope,)
         ).fetchall()
         mention_rows = conn.execute(
-            "SELECT e.pk, c.pk, sum(m.count) FROM chunks AS c "
-            "JOIN mentions AS m ON m.chunk_id = c.id JOIN entities AS e ON e.id = m.entity_id "
-            "WHERE c.scope = ? GROUP BY m.entity_id, m.chunk_id",
+            "SELECT m.entity, m.chunk, sum(m.count) FROM chunks AS c "
+            "JOIN mentions AS m ON m.chunk = c.pk WHERE c.scope = ? GROUP BY m.entity, m.chunk",
             (scope,),
         ).fetchall()
     entity_pks = np.fromiter((row[0] for row in entity_rows), np.int64, len(entity_rows))
@@ -211,14 +235,19 @@ def graph_arrays(conn: sqlite3.Connection, scope: str) -> GraphArrays:
     mentions = np.array(mention_rows, dtype=np.float64).reshape(-1, 3)
     return GraphArrays(
         entity_ids=[row[1] for row in entity_rows],
-        edge_src=np.searchsorted(entity_pks, edges[:, 0].astype(np.int64)).astype(np.int64),
-        edge_dst=np.searchsorted(entity_pks, edges[:, 1].astype(np.int64)).astype(np.int64),
+        edge_src=_positions(entity_pks, edges[:, 0]),
+        edge_dst=_positions(entity_pks, edges[:, 1]),
         edge_weight=edges[:, 2].astype(np.float32),
         chunk_ids=[row[1] for row in chunk_rows],
         chunk_document=[row[2] for row in chunk_rows],
-        mention_entity=np.searchsorted(entity_pks, mentions[:, 0].astype(np.int64)).astype(
-            np.int64
-        ),
-        mention_chunk=np.searchsorted(chunk_pks, mentions[:, 1].astype(np.int64)).astype(np.int64),
+        mention_entity=_positions(entity_pks, mentions[:, 0]),
+        mention_chunk=_positions(chunk_pks, mentions[:, 1]),
         mention_count=mentions[:, 2].astype(np.float32),
     )
+
+
+def _positions(
+    sorted_pks: npt.NDArray[np.int64], pks: npt.NDArray[np.float64]
+) -> npt.NDArray[np.int64]:
+    """The index of each pk in ``sorted_pks`` (all pks are present)."""
+    return np.searchsorted(sorted_pks, pks.astype(np.int64)).astype(np.int64)

@@ -56,6 +56,8 @@ class EntityPlan:
     """Final id -> {alias key: surface} this document used (canonical key excluded)."""
     new_keys: dict[str, str] = field(default_factory=dict)
     """Name key -> id of a new entity."""
+    pks: dict[str, int] = field(default_factory=dict)
+    """Final id -> pk (new entities get the next free pks, in bundle order)."""
 
     def alias(self, entity_id: str, surface: str) -> None:
         """Record a surface form of a (final) entity."""
@@ -64,11 +66,11 @@ class EntityPlan:
             self.aliases.setdefault(entity_id, {}).setdefault(key, surface)
 
 
-def plan_entities(conn: sqlite3.Connection, bundle: DocumentBundle) -> EntityPlan:
+def plan_entities(conn: sqlite3.Connection, bundle: DocumentBundle, next_pk: int) -> EntityPlan:
     """Map the bundle's entities onto stored or new entities.
 
-    Raises :class:`ValueError` for an entity of another scope or a reference to an entity
-    that is neither in the bundle nor in the store.
+    New entities are numbered from ``next_pk``. Raises :class:`ValueError` for an entity of
+    another scope or a reference to an entity that is neither in the bundle nor in the store.
     """
     scope = bundle.document.scope
     for write in bundle.entities:
@@ -82,24 +84,25 @@ def plan_entities(conn: sqlite3.Connection, bundle: DocumentBundle) -> EntityPla
     referenced.update(m.entity_id for m in bundle.merges)
     for relation in bundle.relations:
         referenced.update((relation.source_id, relation.target_id))
-    stored: dict[str, tuple[str, str]] = {
-        entity_id: (entity_scope, key)
-        for entity_id, entity_scope, key in conn.execute(
-            f"SELECT id, scope, name_key FROM entities WHERE id IN {IN_JSON}",
-            (json_list(listed | referenced),),
-        )
-    }
+    stored: dict[str, tuple[str, str]] = {}
+    plan = EntityPlan()
+    for pk, entity_id, entity_scope, key in conn.execute(
+        f"SELECT pk, id, scope, name_key FROM entities WHERE id IN {IN_JSON}",
+        (json_list(listed | referenced),),
+    ):
+        stored[entity_id] = (entity_scope, key)
+        plan.pks[entity_id] = pk
     for entity_id, (entity_scope, _) in stored.items():
         if entity_scope != scope:
             raise ValueError(f"entity {entity_id} belongs to scope {entity_scope!r}, not {scope!r}")
     wanted_keys = {name_key(w.entity.name) for w in bundle.entities if w.entity.id not in stored}
-    by_key: dict[str, str] = dict(
-        conn.execute(
-            f"SELECT name_key, id FROM entities WHERE scope = ? AND name_key IN {IN_JSON}",
-            (scope, json_list(wanted_keys)),
-        ).fetchall()
-    )
-    plan = EntityPlan()
+    by_key: dict[str, str] = {}
+    for pk, entity_id, key in conn.execute(
+        f"SELECT pk, id, name_key FROM entities WHERE scope = ? AND name_key IN {IN_JSON}",
+        (scope, json_list(wanted_keys)),
+    ):
+        by_key[key] = entity_id
+        plan.pks[entity_id] = pk
     for write in bundle.entities:
         entity = write.entity
         final, key, is_stored = _final_id(entity, stored, by_key, plan)
@@ -140,6 +143,8 @@ def plan_entities(conn: sqlite3.Connection, bundle: DocumentBundle) -> EntityPla
         plan.keys[entity_id] = found[1]
         if entity_id not in plan.existing:
             plan.referenced.add(entity_id)
+    for offset, entity_id in enumerate(plan.new):
+        plan.pks[entity_id] = next_pk + offset
     for write in bundle.entities:
         final = plan.final[write.entity.id]
         plan.alias(final, write.entity.name)

@@ -20,8 +20,8 @@ from loregraph.store.sqlite.rows import (
     DOCUMENT_COLUMNS,
     ENTITY_COLUMNS,
     IN_JSON,
-    MERGE_COLUMNS,
-    RELATION_COLUMNS,
+    MERGE_SELECT,
+    RELATION_SELECT,
     attach_evidence,
     chunk_from_row,
     document_from_row,
@@ -110,9 +110,10 @@ def chunks_mentioning(
 ) -> list[tuple[str, str, int]]:
     """(entity_id, chunk_id, count) for the entities, most mentions first."""
     rows = conn.execute(
-        "SELECT entity_id, chunk_id, sum(count) AS n FROM mentions "
-        f"WHERE entity_id IN {IN_JSON} GROUP BY entity_id, chunk_id "
-        "ORDER BY n DESC, entity_id, chunk_id LIMIT ?",
+        "SELECT e.id, c.id, sum(m.count) AS n FROM entities AS e "
+        "JOIN mentions AS m ON m.entity = e.pk JOIN chunks AS c ON c.pk = m.chunk "
+        f"WHERE e.id IN {IN_JSON} GROUP BY m.entity, m.chunk "
+        "ORDER BY n DESC, e.id, c.id LIMIT ?",
         (json_list(entity_ids), _NO_LIMIT if limit is None else limit),
     )
     return [(entity_id, chunk_id, int(count)) for entity_id, chunk_id, count in rows]
@@ -144,9 +145,9 @@ def find_entities_by_key(
     if rest:
         for row in conn.execute(
             f"SELECT a.alias_key, {_E_COLUMNS} FROM entity_aliases AS a "
-            "JOIN entities AS e ON e.id = a.entity_id "
+            "JOIN entities AS e ON e.pk = a.entity "
             f"WHERE a.alias_key IN {IN_JSON} AND e.scope = ? "
-            "GROUP BY a.alias_key, e.id ORDER BY e.mention_count DESC, e.pk",
+            "GROUP BY a.alias_key, e.pk ORDER BY e.mention_count DESC, e.pk",
             (json_list(rest), scope),
         ):
             if row[0] not in result:
@@ -167,8 +168,8 @@ _ORDERS = {
     "mentions": "e.mention_count DESC, e.name, e.pk",
     "name": "e.name COLLATE NOCASE, e.pk",
     "degree": (
-        "((SELECT count(*) FROM relations AS r WHERE r.source_id = e.id) + "
-        "(SELECT count(*) FROM relations AS r WHERE r.target_id = e.id)) DESC, "
+        "((SELECT count(*) FROM relations AS r WHERE r.source = e.pk) + "
+        "(SELECT count(*) FROM relations AS r WHERE r.target = e.pk)) DESC, "
         "e.mention_count DESC, e.name, e.pk"
     ),
 }
@@ -213,8 +214,8 @@ def relations_page(
 ) -> list[tuple[int, Relation]]:
     """The next ``batch`` relations (with evidence) after row ``after``, as (pk, relation)."""
     rows = conn.execute(
-        f"SELECT pk, {RELATION_COLUMNS} FROM relations "
-        "WHERE scope = ? AND pk > ? ORDER BY pk LIMIT ?",
+        f"SELECT r.pk, {RELATION_SELECT[len('SELECT ') :]} "
+        "WHERE r.scope = ? AND r.pk > ? ORDER BY r.pk LIMIT ?",
         (scope, after, batch),
     ).fetchall()
     page = [(row[0], relation_from_row(row[1:])) for row in rows]
@@ -225,12 +226,12 @@ def relations_page(
 # ----------------------------------------------------------------- merges, cache, counts
 def list_merges(conn: sqlite3.Connection, scope: str, entity_id: str | None) -> list[Merge]:
     """Recorded merges of a scope (optionally of one entity), newest first."""
-    sql = f"SELECT {MERGE_COLUMNS} FROM merges WHERE scope = ?"
+    sql = f"{MERGE_SELECT} WHERE m.scope = ?"
     params: list[object] = [scope]
     if entity_id is not None:
-        sql += " AND entity_id = ?"
+        sql += " AND e.id = ?"
         params.append(entity_id)
-    rows = conn.execute(sql + " ORDER BY created_at DESC, pk DESC", params)
+    rows = conn.execute(sql + " ORDER BY m.created_at DESC, m.pk DESC", params)
     return [merge_from_row(row) for row in rows]
 
 
@@ -262,7 +263,7 @@ def stats(conn: sqlite3.Connection, scope: str, schema_version: int) -> StoreSta
         entities=count("SELECT count(*) FROM entities WHERE scope = ?", scope),
         relations=count("SELECT count(*) FROM relations WHERE scope = ?", scope),
         mentions=count(
-            "SELECT count(*) FROM chunks AS c JOIN mentions AS m ON m.chunk_id = c.id "
+            "SELECT count(*) FROM chunks AS c JOIN mentions AS m ON m.chunk = c.pk "
             "WHERE c.scope = ?",
             scope,
         ),

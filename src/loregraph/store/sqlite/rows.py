@@ -26,7 +26,7 @@ IN_JSON = "(SELECT value FROM json_each(?))"
 """An ``IN`` right-hand side taking one JSON-array parameter (see :func:`json_list`)."""
 
 
-def json_list(values: Iterable[str]) -> str:
+def json_list(values: Iterable[str] | Iterable[int]) -> str:
     """A JSON array parameter for :data:`IN_JSON` (any length, one bound parameter)."""
     return json.dumps(list(values), ensure_ascii=False)
 
@@ -144,14 +144,16 @@ def entity_from_row(row: Row, embedding: bytes | None = None) -> Entity:
 
 
 # ----------------------------------------------------------------- relations
-RELATION_COLUMNS = (
-    "id, source_id, target_id, type, scope, fact, weight, confidence, valid_at, invalid_at, "
-    "created_at, expired_at"
+RELATION_SELECT = (
+    "SELECT r.id, s.id, t.id, r.type, r.scope, r.fact, r.weight, r.confidence, r.valid_at, "
+    "r.invalid_at, r.created_at, r.expired_at FROM relations AS r "
+    "JOIN entities AS s ON s.pk = r.source JOIN entities AS t ON t.pk = r.target"
 )
+"""Relation rows (alias ``r``) with their ends' text ids; append ``WHERE``/``ORDER BY``."""
 
 
 def relation_from_row(row: Row) -> Relation:
-    """A relation (evidence not loaded) from a row of :data:`RELATION_COLUMNS`."""
+    """A relation (evidence not loaded) from a row of :data:`RELATION_SELECT`."""
     return Relation(
         id=row[0],
         source_id=row[1],
@@ -179,8 +181,9 @@ def attach_evidence(conn: sqlite3.Connection, relations: list[Relation]) -> list
         return relations
     by_id = {relation.id: relation for relation in relations}
     rows = conn.execute(
-        'SELECT relation_id, chunk_id, sentence, start, "end" FROM relation_evidence '
-        f"WHERE relation_id IN {IN_JSON} AND chunk_id IS NOT NULL ORDER BY pk",
+        'SELECT r.id, c.id, e.sentence, e.start, e."end" FROM relations AS r '
+        "JOIN relation_evidence AS e ON e.relation = r.pk JOIN chunks AS c ON c.pk = e.chunk "
+        f"WHERE r.id IN {IN_JSON} ORDER BY e.pk",
         (json_list(by_id),),
     )
     for relation_id, chunk_id, sentence, start, end in rows:
@@ -189,11 +192,14 @@ def attach_evidence(conn: sqlite3.Connection, relations: list[Relation]) -> list
 
 
 # ----------------------------------------------------------------- merges
-MERGE_COLUMNS = "entity_id, surface, rule, score, scope, document_id, created_at"
+MERGE_SELECT = (
+    "SELECT e.id, m.surface, m.rule, m.score, m.scope, d.id, m.created_at FROM merges AS m "
+    "JOIN entities AS e ON e.pk = m.entity LEFT JOIN documents AS d ON d.pk = m.document"
+)
 
 
 def merge_from_row(row: Row) -> Merge:
-    """A merge record from a row of :data:`MERGE_COLUMNS`."""
+    """A merge record from a row of :data:`MERGE_SELECT`."""
     return Merge(
         entity_id=row[0],
         surface=row[1],

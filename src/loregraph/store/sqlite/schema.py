@@ -1,21 +1,30 @@
-"""The SQLite schema: tables, full-text indexes, triggers, versioning and migrations.
+"""The SQLite schema: tables, full-text indexes, versioning and migrations.
 
-Layout (ids are the model's text ids; ``pk`` is an integer alias of the rowid, kept stable by
-VACUUM, that the FTS5 tables key on):
+Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and an
+integer ``pk`` (a rowid alias, stable across VACUUM). Every other table refers to them by
+``pk``: new rows get increasing pks, so the indexes of a bulk load grow at their end instead
+of at random places (text ids are hashes), which keeps large writes fast.
 
 * ``documents``, ``chunks`` (``embedding`` is a little-endian float32 BLOB);
 * ``entities`` with ``aliases`` (JSON array, derived) and ``search_keys`` (derived: the name
-  key and alias keys, each padded as ``"  key "``, one per line, for trigram search);
+  key and alias keys, each padded as ``"  key "``, one per line, for fuzzy search, which
+  runs in memory: see :mod:`.names`);
 * per-document contributions, so that deleting a document removes exactly what it added:
   ``entity_descriptions`` (one row per entity a document lists, with its description, maybe
   empty), ``entity_aliases`` (surface forms a document used), ``mentions`` (per chunk),
-  ``relation_evidence`` (per document; ``chunk_id`` is NULL when a document asserted a
-  relation without a supporting chunk);
-* ``relations``, ``merges``, ``llm_cache``, ``meta`` (schema version, per-scope graph versions);
-* FTS5: ``chunks_fts`` (contentless: chunk text + document title, kept in sync by the writer),
-  ``entities_fts`` (name, aliases, description), ``entities_trgm`` (trigram tokenizer over
-  ``search_keys``), ``relations_fts`` (fact, type); the last three are external-content
-  tables kept in sync by triggers.
+  ``relation_evidence`` (``chunk`` is NULL when a document asserted a relation without a
+  supporting chunk);
+* ``relations``: unique per (source, type, target), which is unique per scope since both
+  ends belong to the relation's scope; ``merges``, ``llm_cache``, ``meta`` (schema version,
+  per-scope graph versions);
+* FTS5: ``chunks_fts`` (contentless: chunk text + document title), ``entities_fts`` (name,
+  aliases, description) and ``relations_fts`` (fact, type), the last two external-content
+  tables. The writer
+  keeps them in sync in the same transaction (see :mod:`.fts`; no triggers, on purpose).
+
+Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
+WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
+``PRAGMA integrity_check`` reports false "NULL value" errors otherwise.
 """
 
 from __future__ import annotations
@@ -91,38 +100,38 @@ CREATE INDEX entities_mentions ON entities(scope, mention_count);
 CREATE INDEX entities_type ON entities(scope, type);
 
 CREATE TABLE entity_descriptions (
-    entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
-    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    entity INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
+    document INTEGER NOT NULL REFERENCES documents(pk) ON DELETE CASCADE,
     description TEXT NOT NULL DEFAULT '',
-    PRIMARY KEY (entity_id, document_id)
+    PRIMARY KEY (entity, document)
 ) WITHOUT ROWID;
-CREATE INDEX entity_descriptions_document ON entity_descriptions(document_id);
+CREATE INDEX entity_descriptions_document ON entity_descriptions(document);
 
 CREATE TABLE entity_aliases (
-    entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
-    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
-    alias TEXT NOT NULL,
+    entity INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
     alias_key TEXT NOT NULL,
-    PRIMARY KEY (entity_id, alias_key, document_id)
+    document INTEGER NOT NULL REFERENCES documents(pk) ON DELETE CASCADE,
+    alias TEXT NOT NULL,
+    PRIMARY KEY (entity, alias_key, document)
 ) WITHOUT ROWID;
 CREATE INDEX entity_aliases_key ON entity_aliases(alias_key);
-CREATE INDEX entity_aliases_document ON entity_aliases(document_id);
+CREATE INDEX entity_aliases_document ON entity_aliases(document);
 
 CREATE TABLE mentions (
-    entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
-    chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    entity INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
+    chunk INTEGER NOT NULL REFERENCES chunks(pk) ON DELETE CASCADE,
     surface TEXT NOT NULL,
     count INTEGER NOT NULL DEFAULT 1,
-    PRIMARY KEY (entity_id, chunk_id, surface)
+    PRIMARY KEY (entity, chunk, surface)
 ) WITHOUT ROWID;
-CREATE INDEX mentions_chunk ON mentions(chunk_id);
+CREATE INDEX mentions_chunk ON mentions(chunk);
 
 CREATE TABLE relations (
     pk INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
     scope TEXT NOT NULL,
-    source_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
-    target_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    source INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
+    target INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
     type TEXT NOT NULL,
     fact TEXT NOT NULL DEFAULT '',
     weight REAL NOT NULL DEFAULT 0,
@@ -131,38 +140,37 @@ CREATE TABLE relations (
     invalid_at TEXT,
     created_at TEXT NOT NULL,
     expired_at TEXT,
-    UNIQUE (scope, source_id, type, target_id)
+    UNIQUE (source, type, target)
 );
-CREATE INDEX relations_source ON relations(source_id, weight);
-CREATE INDEX relations_target ON relations(target_id, weight);
-CREATE INDEX relations_type ON relations(scope, type);
+CREATE INDEX relations_source ON relations(source, weight);
+CREATE INDEX relations_target ON relations(target, weight);
 
 CREATE TABLE relation_evidence (
     pk INTEGER PRIMARY KEY,
-    relation_id TEXT NOT NULL REFERENCES relations(id) ON DELETE CASCADE,
-    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
-    chunk_id TEXT,
+    relation INTEGER NOT NULL REFERENCES relations(pk) ON DELETE CASCADE,
+    document INTEGER NOT NULL REFERENCES documents(pk) ON DELETE CASCADE,
+    chunk INTEGER,
     sentence TEXT NOT NULL DEFAULT '',
     start INTEGER NOT NULL DEFAULT 0,
     "end" INTEGER NOT NULL DEFAULT 0,
     confidence REAL NOT NULL DEFAULT 1
 );
-CREATE INDEX relation_evidence_relation ON relation_evidence(relation_id);
-CREATE INDEX relation_evidence_document ON relation_evidence(document_id);
+CREATE INDEX relation_evidence_relation ON relation_evidence(relation);
+CREATE INDEX relation_evidence_document ON relation_evidence(document);
 
 CREATE TABLE merges (
     pk INTEGER PRIMARY KEY,
     scope TEXT NOT NULL,
-    entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    entity INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
     surface TEXT NOT NULL,
     rule TEXT NOT NULL,
     score REAL NOT NULL DEFAULT 1,
-    document_id TEXT REFERENCES documents(id) ON DELETE CASCADE,
+    document INTEGER REFERENCES documents(pk) ON DELETE CASCADE,
     created_at TEXT NOT NULL
 );
 CREATE INDEX merges_scope ON merges(scope, created_at);
-CREATE INDEX merges_entity ON merges(entity_id);
-CREATE INDEX merges_document ON merges(document_id);
+CREATE INDEX merges_entity ON merges(entity);
+CREATE INDEX merges_document ON merges(document);
 
 CREATE TABLE llm_cache (
     key TEXT PRIMARY KEY,
@@ -175,48 +183,9 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(text, title, content='', {_TEXT});
 CREATE VIRTUAL TABLE entities_fts USING fts5(
     name, aliases, description, content='entities', content_rowid='pk', {_TEXT}
 );
-CREATE VIRTUAL TABLE entities_trgm USING fts5(
-    search_keys, content='entities', content_rowid='pk', tokenize='trigram'
-);
 CREATE VIRTUAL TABLE relations_fts USING fts5(
     fact, type, content='relations', content_rowid='pk', {_TEXT}
 );
-
-CREATE TRIGGER entities_ai AFTER INSERT ON entities BEGIN
-    INSERT INTO entities_fts(rowid, name, aliases, description)
-        VALUES (new.pk, new.name, new.aliases, new.description);
-    INSERT INTO entities_trgm(rowid, search_keys) VALUES (new.pk, new.search_keys);
-END;
-CREATE TRIGGER entities_ad AFTER DELETE ON entities BEGIN
-    INSERT INTO entities_fts(entities_fts, rowid, name, aliases, description)
-        VALUES ('delete', old.pk, old.name, old.aliases, old.description);
-    INSERT INTO entities_trgm(entities_trgm, rowid, search_keys)
-        VALUES ('delete', old.pk, old.search_keys);
-END;
-CREATE TRIGGER entities_au_text AFTER UPDATE OF name, aliases, description ON entities BEGIN
-    INSERT INTO entities_fts(entities_fts, rowid, name, aliases, description)
-        VALUES ('delete', old.pk, old.name, old.aliases, old.description);
-    INSERT INTO entities_fts(rowid, name, aliases, description)
-        VALUES (new.pk, new.name, new.aliases, new.description);
-END;
-CREATE TRIGGER entities_au_keys AFTER UPDATE OF search_keys ON entities BEGIN
-    INSERT INTO entities_trgm(entities_trgm, rowid, search_keys)
-        VALUES ('delete', old.pk, old.search_keys);
-    INSERT INTO entities_trgm(rowid, search_keys) VALUES (new.pk, new.search_keys);
-END;
-
-CREATE TRIGGER relations_ai AFTER INSERT ON relations BEGIN
-    INSERT INTO relations_fts(rowid, fact, type) VALUES (new.pk, new.fact, new.type);
-END;
-CREATE TRIGGER relations_ad AFTER DELETE ON relations BEGIN
-    INSERT INTO relations_fts(relations_fts, rowid, fact, type)
-        VALUES ('delete', old.pk, old.fact, old.type);
-END;
-CREATE TRIGGER relations_au AFTER UPDATE OF fact, type ON relations BEGIN
-    INSERT INTO relations_fts(relations_fts, rowid, fact, type)
-        VALUES ('delete', old.pk, old.fact, old.type);
-    INSERT INTO relations_fts(rowid, fact, type) VALUES (new.pk, new.fact, new.type);
-END;
 """
 
 Migration = Callable[[sqlite3.Connection], None]

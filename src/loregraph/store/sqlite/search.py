@@ -1,4 +1,4 @@
-"""Full-text (FTS5 BM25), fuzzy (FTS5 trigram) and vector-index loading queries.
+"""Full-text search (FTS5 BM25) and loading the in-memory vector and name indexes.
 
 BM25 statistics are per FTS table, i.e. shared by all scopes; results are filtered to the
 asked scope. Scores are ``-bm25()`` (higher is better).
@@ -10,15 +10,14 @@ import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 
-from loregraph.models import Scored, name_key
+from loregraph.models import Scored
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import transaction
+from loregraph.store.sqlite.names import NameIndex
 from loregraph.store.vectors import VectorIndex
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 64
-FUZZY_CANDIDATES = 200
-"""How many trigram-index hits (best BM25 first) are re-scored by exact trigram similarity."""
 LOAD_BATCH = 20_000
 
 
@@ -83,58 +82,12 @@ def search_relations_text(
     )
 
 
-def trigrams(key: str) -> set[str]:
-    """The trigrams of a name key padded like PostgreSQL's pg_trgm (``"  key "``)."""
-    padded = f"  {key} "
-    return {padded[i : i + 3] for i in range(len(padded) - 2)}
-
-
-def trigram_similarity(a: set[str], b: set[str]) -> float:
-    """``|a & b| / |a | b|`` (0 when both are empty)."""
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
-
-
-def search_entities_fuzzy(
-    conn: sqlite3.Connection,
-    scope: str,
-    name: str,
-    limit: int,
-    entity_type: str | None = None,
-) -> list[Scored]:
-    """Entity ids by trigram similarity of ``name_key(name)`` to their name or alias keys.
-
-    The trigram index holds each key padded as ``"  key "``, so one- and two-letter names
-    have trigrams too. Candidates sharing any trigram are taken best-BM25 first, then
-    re-scored exactly; the score is the best similarity over the entity's keys.
-    """
-    key = name_key(name)
-    if not key or limit <= 0:
-        return []
-    grams = trigrams(key)
-    match = " OR ".join(f'"{gram}"' for gram in sorted(grams))
-    type_filter = "" if entity_type is None else "AND e.type = ? "
-    params: list[object] = [match, scope]
-    if entity_type is not None:
-        params.append(entity_type)
-    params.append(max(FUZZY_CANDIDATES, limit * 10))
-    rows = conn.execute(
-        "SELECT e.id, e.search_keys, e.mention_count FROM entities_trgm "
-        "JOIN entities AS e ON e.pk = entities_trgm.rowid "
-        f"WHERE entities_trgm MATCH ? AND e.scope = ? {type_filter}"
-        "ORDER BY entities_trgm.rank LIMIT ?",
-        params,
-    ).fetchall()
-    scored: list[tuple[float, int, str]] = []
-    for entity_id, search_keys, mentions in rows:
-        best = max(
-            (trigram_similarity(grams, trigrams(line.strip())) for line in search_keys.split("\n")),
-            default=0.0,
-        )
-        if best > 0.0:
-            scored.append((best, mentions, entity_id))
-    scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
-    return [Scored(entity_id, score) for score, _, entity_id in scored[:limit]]
+def load_name_index(conn: sqlite3.Connection, scope: str) -> NameIndex:
+    """Load a scope's entity name and alias keys into a :class:`NameIndex`."""
+    with transaction(conn, write=False):
+        version = read_graph_version(conn, scope)
+        rows = conn.execute("SELECT id, type, search_keys FROM entities WHERE scope = ?", (scope,))
+        return NameIndex.build(rows, version)
 
 
 def load_vector_index(conn: sqlite3.Connection, scope: str, kind: str) -> VectorIndex:

@@ -34,14 +34,16 @@ from loregraph.models import (
     StoreStats,
     Subgraph,
     Vector,
+    name_key,
     utcnow,
 )
 from loregraph.store.base import Store
 from loregraph.store.sqlite import graph, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
+from loregraph.store.sqlite.names import NameIndex, split_keys
 from loregraph.store.sqlite.rows import iso
-from loregraph.store.vectors import VectorIndexCache
+from loregraph.store.vectors import VectorIndexCache, VersionedCache
 
 ENTITY, CHUNK = "entity", "chunk"
 
@@ -57,6 +59,7 @@ class SqliteStore(Store):
         self.path = path if path == MEMORY else str(Path(path).expanduser())
         self._db = Database(str(self.path))
         self._vectors = VectorIndexCache()
+        self._names: VersionedCache[NameIndex] = VersionedCache()
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r})"
@@ -67,6 +70,7 @@ class SqliteStore(Store):
 
     async def close(self) -> None:
         self._vectors.clear()
+        self._names.clear()
         await self._db.close()
 
     async def schema_version(self) -> int:
@@ -78,9 +82,13 @@ class SqliteStore(Store):
 
     def _write_sync(self, conn: sqlite3.Connection, bundle: DocumentBundle) -> None:
         scope = bundle.document.scope
-        collect = self._vectors.peek((scope, ENTITY)) is not None
-        outcome = write.write_bundle(conn, bundle, collect_entity_vectors=collect)
-        self._sync_vectors(outcome)
+        outcome = write.write_bundle(
+            conn,
+            bundle,
+            vectors=self._vectors.peek((scope, ENTITY)) is not None,
+            names=self._names.peek(scope) is not None,
+        )
+        self._sync(outcome)
 
     async def get_document(self, document_id: str) -> Document | None:
         return await self._db.run(reads.get_document, document_id)
@@ -106,8 +114,8 @@ class SqliteStore(Store):
         return await self._db.run(self._delete_sync, document_id)
 
     def _delete_sync(self, conn: sqlite3.Connection, document_id: str) -> DeleteReport:
-        report, outcome = write.delete_document(conn, document_id)
-        self._sync_vectors(outcome)
+        report, outcome = write.delete_document(conn, document_id, names=len(self._names) > 0)
+        self._sync(outcome)
         return report
 
     # ----------------------------------------------------------------- chunks
@@ -138,7 +146,11 @@ class SqliteStore(Store):
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
     ) -> list[Scored]:
-        return await self._db.run(search.search_entities_fuzzy, scope, name, limit, entity_type)
+        """Trigram similarity (0..1) of ``name_key(name)`` to entity name and alias keys.
+
+        Runs over an in-memory key list per scope (see :mod:`.names`).
+        """
+        return await self._db.run(self._fuzzy_sync, scope, name, limit, entity_type)
 
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.run(search.search_entities_text, scope, query, limit)
@@ -195,7 +207,7 @@ class SqliteStore(Store):
     ) -> write.Outcome | None:
         outcome = write.invalidate_relation(conn, relation_id, invalid_at)
         if outcome is not None:
-            self._sync_vectors(outcome)
+            self._sync(outcome)
         return outcome
 
     # ----------------------------------------------------------------- graph
@@ -262,7 +274,7 @@ class SqliteStore(Store):
     async def scopes(self) -> list[str]:
         return await self._db.run(reads.scopes)
 
-    # ----------------------------------------------------------------- vectors
+    # ----------------------------------------------------------------- in-memory indexes
     def _vector_sync(
         self,
         conn: sqlite3.Connection,
@@ -279,35 +291,61 @@ class SqliteStore(Store):
             self._vectors.put(key, index)
         return [Scored(item, score) for item, score in index.search(vector, limit, tag=tag)]
 
-    def _sync_vectors(self, outcome: write.Outcome) -> None:
-        """Bring loaded vector indexes up to date after a committed transaction."""
+    def _fuzzy_sync(
+        self,
+        conn: sqlite3.Connection,
+        scope: str,
+        name: str,
+        limit: int,
+        entity_type: str | None,
+    ) -> list[Scored]:
+        index = self._names.get(scope, read_graph_version(conn, scope))
+        if index is None:
+            index = search.load_name_index(conn, scope)
+            self._names.put(scope, index)
+        hits = index.search(name_key(name), limit, entity_type)
+        return [Scored(item, score) for item, score in hits]
+
+    def _sync(self, outcome: write.Outcome) -> None:
+        """Bring loaded in-memory indexes up to date after a committed transaction.
+
+        An index is updated in place when it reflected the version just before this
+        transaction, and dropped (reloaded on next use) otherwise.
+        """
         changes = outcome.changes
         for scope, version in outcome.versions.items():
+            fresh = len(outcome.versions) == 1
+            names = self._names.peek(scope)
+            if names is not None:
+                if fresh and names.version == version - 1:
+                    names.remove(changes.removed_entities)
+                    for entity_id, entity_type, keys in outcome.entity_names:
+                        names.upsert(entity_id, entity_type, split_keys(keys))
+                    names.version = version
+                else:
+                    self._names.discard(scope)
             for kind in (ENTITY, CHUNK):
                 key = (scope, kind)
                 index = self._vectors.peek(key)
                 if index is None:
                     continue
-                if index.version != version - 1 or len(outcome.versions) > 1:
+                if not fresh or index.version != version - 1:
                     self._vectors.discard(key)
                     continue
+                rows: list[tuple[str, bytes, str | None]]
                 try:
                     if kind == ENTITY:
                         index.remove(changes.removed_entities)
-                        rows = outcome.entity_vectors
-                        if rows:
-                            index.upsert(
-                                [row[0] for row in rows],
-                                _stack([row[1] for row in rows]),
-                                [row[2] for row in rows],
-                            )
+                        rows = list(outcome.entity_vectors)
                     else:
                         index.remove(changes.removed_chunks)
-                        if outcome.chunk_vectors:
-                            index.upsert(
-                                [row[0] for row in outcome.chunk_vectors],
-                                _stack([row[1] for row in outcome.chunk_vectors]),
-                            )
+                        rows = [(item, blob, None) for item, blob in outcome.chunk_vectors]
+                    if rows:
+                        index.upsert(
+                            [row[0] for row in rows],
+                            _stack([row[1] for row in rows]),
+                            [row[2] for row in rows],
+                        )
                 except (ConfigError, ValueError):
                     self._vectors.discard(key)
                     continue

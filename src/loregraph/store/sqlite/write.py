@@ -1,43 +1,37 @@
 """Writing a document bundle and deleting a document, each in one transaction.
 
-Upsert rules for what a bundle adds to rows the store already holds:
-
-* entity: keeps its id, ``created_at``, name and type (the type is filled in when empty);
-  ``salience`` and ``confidence`` become the maximum seen; a provided embedding replaces
-  the stored one; aliases, description and ``mention_count`` are recomputed
-  (see :mod:`loregraph.store.sqlite.cleanup`);
-* relation: keeps its id and fact (filled in when empty); ``valid_at`` becomes the earliest
-  known, ``invalid_at``/``expired_at`` take the bundle's value when it gives one; ``weight``
-  (= evidence count) and ``confidence`` (= max over evidence) are recomputed.
+A write replaces the document's previous version (its contributions are detached first,
+see :mod:`.cleanup`), inserts the new chunks, upserts entities and relations (rules in
+:mod:`.upsert`), then recomputes every touched entity and relation and bumps the scope's
+graph version, all in one ``BEGIN IMMEDIATE`` transaction.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from loregraph.models import DeleteReport, DocumentBundle, Evidence, Relation, utcnow
+from loregraph.models import DeleteReport, DocumentBundle, utcnow
 from loregraph.store.sqlite.cleanup import (
     Changes,
-    alias_fields,
-    best_description,
     bump_graph_version,
     detach_document,
     recompute,
 )
 from loregraph.store.sqlite.db import transaction
-from loregraph.store.sqlite.plan import EntityPlan, plan_entities
+from loregraph.store.sqlite.fts import (
+    index_chunks,
+)
+from loregraph.store.sqlite.plan import plan_entities
 from loregraph.store.sqlite.rows import (
     DOCUMENT_COLUMNS,
     IN_JSON,
     document_params,
     iso,
-    iso_or_none,
     json_list,
 )
+from loregraph.store.sqlite.upsert import next_pk, write_entities, write_relations
 from loregraph.store.vectors import vector_to_blob
 
 _DOC_UPDATE = ", ".join(
@@ -54,34 +48,35 @@ class Outcome:
     """Scope -> its graph version after the transaction (it was one less before)."""
     entity_vectors: list[tuple[str, bytes, str]] = field(default_factory=list)
     """(id, embedding blob, type) of the bundle's entities, when asked for."""
+    entity_names: list[tuple[str, str, str]] = field(default_factory=list)
+    """(id, type, search_keys) of every entity written or recomputed, when asked for."""
     chunk_vectors: list[tuple[str, bytes]] = field(default_factory=list)
     """(id, embedding blob) of the bundle's chunks."""
 
 
-@dataclass(slots=True)
-class _RelationGroup:
-    relation: Relation
-    evidence: dict[tuple[str, str, int, int], None] = field(default_factory=dict)
-    confidence: float = 0.0
-
-
 def write_bundle(
-    conn: sqlite3.Connection, bundle: DocumentBundle, *, collect_entity_vectors: bool
+    conn: sqlite3.Connection, bundle: DocumentBundle, *, vectors: bool, names: bool
 ) -> Outcome:
     """Write (or replace) a document and its derived data atomically.
 
+    ``vectors`` and ``names`` ask for the entity data the store's in-memory indexes need.
     Raises :class:`ValueError` for an inconsistent bundle; the store is then unchanged.
     """
     _validate(bundle)
     try:
         with transaction(conn):
-            return _write(conn, bundle, collect_entity_vectors)
+            return _write(conn, bundle, vectors, names)
     except sqlite3.IntegrityError as exc:
         raise ValueError(f"document {bundle.document.id} cannot be written: {exc}") from exc
 
 
-def delete_document(conn: sqlite3.Connection, document_id: str) -> tuple[DeleteReport, Outcome]:
-    """Delete a document and exactly what only it supported, atomically."""
+def delete_document(
+    conn: sqlite3.Connection, document_id: str, *, names: bool
+) -> tuple[DeleteReport, Outcome]:
+    """Delete a document and exactly what only it supported, atomically.
+
+    ``names`` asks for the recomputed entities' keys (for the store's name index).
+    """
     changes = Changes()
     outcome = Outcome(changes)
     with transaction(conn):
@@ -92,6 +87,8 @@ def delete_document(conn: sqlite3.Connection, document_id: str) -> tuple[DeleteR
         recompute(conn, changes, iso(utcnow()))
         for scope in changes.scopes:
             outcome.versions[scope] = bump_graph_version(conn, scope)
+        if names:
+            outcome.entity_names = _names_of(conn, json_list(changes.entities))
     report.entities_removed = len(changes.removed_entities)
     report.relations_removed = len(changes.removed_relations)
     report.relations_weakened = len(changes.relations - changes.removed_relations)
@@ -126,35 +123,36 @@ def _validate(bundle: DocumentBundle) -> None:
             raise ValueError(f"a merge is in scope {merge.scope!r}, its document in {doc.scope!r}")
 
 
-def _write(conn: sqlite3.Connection, bundle: DocumentBundle, collect: bool) -> Outcome:
+def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, names: bool) -> Outcome:
     doc = bundle.document
     now = iso(utcnow())
     changes = Changes(scopes={doc.scope})
     outcome = Outcome(changes)
     detach_document(conn, doc.id, changes)
-    conn.execute(
+    (doc_pk,) = conn.execute(
         f"INSERT INTO documents({DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 13)}) "
-        f"ON CONFLICT(id) DO UPDATE SET {_DOC_UPDATE}",
+        f"ON CONFLICT(id) DO UPDATE SET {_DOC_UPDATE} RETURNING pk",
         document_params(doc),
-    )
-    _write_chunks(conn, bundle, outcome)
-    plan = plan_entities(conn, bundle)
-    _write_entities(conn, bundle, plan, now)
-    changes.entities.update(plan.existing)
-    changes.entities.update(plan.final[m.entity_id] for m in bundle.mentions)
-    changes.entities.difference_update(plan.new)
-    _write_relations(conn, bundle, plan, changes)
+    ).fetchone()
+    chunks = _write_chunks(conn, bundle, outcome)
+    plan = plan_entities(conn, bundle, next_pk(conn, "entities"))
+    write_entities(conn, bundle, plan, doc_pk, chunks, now)
+    changes.entities.update(plan.pks[entity_id] for entity_id in plan.existing)
+    changes.entities.update(plan.pks[plan.final[m.entity_id]] for m in bundle.mentions)
+    new_pks = [plan.pks[entity_id] for entity_id in plan.new]
+    changes.entities.difference_update(new_pks)
+    write_relations(conn, bundle, plan, doc_pk, chunks, changes)
     conn.executemany(
-        "INSERT INTO merges(scope, entity_id, surface, rule, score, document_id, created_at) "
+        "INSERT INTO merges(scope, entity, surface, rule, score, document, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 doc.scope,
-                plan.final[m.entity_id],
+                plan.pks[plan.final[m.entity_id]],
                 m.surface,
                 m.rule,
                 m.score,
-                doc.id,
+                doc_pk,
                 iso(m.created_at),
             )
             for m in bundle.merges
@@ -163,25 +161,44 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, collect: bool) -> O
     recompute(conn, changes, now)
     for scope in changes.scopes:
         outcome.versions[scope] = bump_graph_version(conn, scope)
-    if collect:
-        wanted = set(plan.new) | set(plan.existing)
+    listed = json_list([*new_pks, *(plan.pks[entity_id] for entity_id in plan.existing)])
+    if vectors:
         outcome.entity_vectors = conn.execute(
-            f"SELECT id, embedding, type FROM entities WHERE id IN {IN_JSON} "
+            f"SELECT id, embedding, type FROM entities WHERE pk IN {IN_JSON} "
             "AND embedding IS NOT NULL",
-            (json_list(wanted),),
+            (listed,),
         ).fetchall()
+    if names:
+        outcome.entity_names = _names_of(conn, listed, json_list(changes.entities))
     return outcome
 
 
-def _write_chunks(conn: sqlite3.Connection, bundle: DocumentBundle, outcome: Outcome) -> None:
+def _names_of(conn: sqlite3.Connection, *pks_json: str) -> list[tuple[str, str, str]]:
+    """(id, type, search_keys) of the (still existing) entities in the JSON pk arrays."""
+    rows: list[tuple[str, str, str]] = []
+    for pks in pks_json:
+        rows += conn.execute(
+            f"SELECT id, type, search_keys FROM entities WHERE pk IN {IN_JSON}", (pks,)
+        ).fetchall()
+    return rows
+
+
+def _write_chunks(
+    conn: sqlite3.Connection, bundle: DocumentBundle, outcome: Outcome
+) -> dict[str, int]:
+    """Insert the chunks and index them; returns chunk id -> pk."""
     doc = bundle.document
+    first = next_pk(conn, "chunks")
+    pks: dict[str, int] = {}
     rows = []
-    for chunk in bundle.chunks:
+    for offset, chunk in enumerate(bundle.chunks):
+        pks[chunk.id] = first + offset
         blob = None if chunk.embedding is None else vector_to_blob(chunk.embedding)
         if blob is not None:
             outcome.chunk_vectors.append((chunk.id, blob))
         rows.append(
             (
+                first + offset,
                 chunk.id,
                 doc.id,
                 doc.scope,
@@ -194,169 +211,12 @@ def _write_chunks(conn: sqlite3.Connection, bundle: DocumentBundle, outcome: Out
             )
         )
     conn.executemany(
-        'INSERT INTO chunks(id, document_id, scope, seq, start, "end", text, token_count, '
-        "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        'INSERT INTO chunks(pk, id, document_id, scope, seq, start, "end", text, token_count, '
+        "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
-    conn.execute(
-        "INSERT INTO chunks_fts(rowid, text, title) "
-        "SELECT pk, text, ? FROM chunks WHERE document_id = ?",
-        (doc.title, doc.id),
-    )
-
-
-def _write_entities(
-    conn: sqlite3.Connection, bundle: DocumentBundle, plan: EntityPlan, now: str
-) -> None:
-    doc = bundle.document
-    counts: dict[str, int] = defaultdict(int)
-    mentions: dict[tuple[str, str, str], int] = defaultdict(int)
-    for mention in bundle.mentions:
-        final = plan.final[mention.entity_id]
-        counts[final] += mention.count
-        mentions[(final, mention.chunk_id, mention.surface)] += mention.count
-    new_rows = []
-    for entity_id, new in plan.new.items():
-        aliases_json, search_keys = alias_fields(new.key, plan.aliases.get(entity_id, {}))
-        embedding = None if new.embedding is None else vector_to_blob(new.embedding)
-        new_rows.append(
-            (
-                entity_id,
-                doc.scope,
-                new.entity.name,
-                new.key,
-                new.type,
-                best_description(plan.descriptions[entity_id]),
-                aliases_json,
-                search_keys,
-                counts.get(entity_id, 0),
-                new.salience,
-                new.confidence,
-                embedding,
-                iso(new.entity.created_at),
-                now,
-            )
-        )
-    conn.executemany(
-        "INSERT INTO entities(id, scope, name, name_key, type, description, aliases, "
-        "search_keys, mention_count, salience, confidence, embedding, created_at, updated_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        new_rows,
-    )
-    conn.executemany(
-        "UPDATE entities SET type = CASE WHEN type = '' THEN ? ELSE type END, "
-        "salience = max(salience, ?), confidence = max(confidence, ?), "
-        "embedding = coalesce(?, embedding), updated_at = ? WHERE id = ?",
-        [
-            (
-                update.type,
-                update.salience,
-                update.confidence,
-                None if update.embedding is None else vector_to_blob(update.embedding),
-                now,
-                entity_id,
-            )
-            for entity_id, update in plan.existing.items()
-        ],
-    )
-    conn.executemany(
-        "INSERT INTO entity_descriptions(entity_id, document_id, description) VALUES (?, ?, ?)",
-        [
-            (entity_id, doc.id, best_description(texts))
-            for entity_id, texts in plan.descriptions.items()
-        ],
-    )
-    conn.executemany(
-        "INSERT INTO entity_aliases(entity_id, document_id, alias, alias_key) VALUES (?, ?, ?, ?)",
-        [
-            (entity_id, doc.id, surface, key)
-            for entity_id, surfaces in plan.aliases.items()
-            for key, surface in surfaces.items()
-        ],
-    )
-    conn.executemany(
-        "INSERT INTO mentions(entity_id, chunk_id, surface, count) VALUES (?, ?, ?, ?)",
-        [(e, c, s, n) for (e, c, s), n in mentions.items()],
-    )
-
-
-def _write_relations(
-    conn: sqlite3.Connection, bundle: DocumentBundle, plan: EntityPlan, changes: Changes
-) -> None:
-    doc = bundle.document
-    groups: dict[tuple[str, str, str], _RelationGroup] = {}
-    for relation in bundle.relations:
-        key = (plan.final[relation.source_id], relation.type, plan.final[relation.target_id])
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = _RelationGroup(relation)
-        group.confidence = max(group.confidence, relation.confidence)
-        for ev in relation.evidence or [Evidence("")]:
-            group.evidence[(ev.chunk_id, ev.sentence, ev.start, ev.end)] = None
-    if not groups:
-        return
-    triples = json.dumps([list(key) for key in groups], ensure_ascii=False)
-    stored: dict[tuple[str, str, str], str] = {
-        (source, rel_type, target): relation_id
-        for relation_id, source, rel_type, target in conn.execute(
-            "SELECT r.id, r.source_id, r.type, r.target_id FROM json_each(?) AS j CROSS "
-            "JOIN relations AS r ON r.scope = ? AND r.source_id = json_extract(j.value, '$[0]') "
-            "AND r.type = json_extract(j.value, '$[1]') "
-            "AND r.target_id = json_extract(j.value, '$[2]')",
-            (triples, doc.scope),
-        )
-    }
-    new_rows, updates, evidence = [], [], []
-    for key, group in groups.items():
-        rel = group.relation
-        relation_id = stored.get(key, rel.id)
-        valid_at, invalid_at, expired_at = (
-            iso_or_none(rel.valid_at),
-            iso_or_none(rel.invalid_at),
-            iso_or_none(rel.expired_at),
-        )
-        if key in stored:
-            changes.relations.add(relation_id)
-            updates.append((rel.fact, valid_at, invalid_at, expired_at, relation_id))
-        else:
-            new_rows.append(
-                (
-                    relation_id,
-                    doc.scope,
-                    key[0],
-                    key[2],
-                    rel.type,
-                    rel.fact,
-                    float(len(group.evidence)),
-                    group.confidence,
-                    valid_at,
-                    invalid_at,
-                    iso(rel.created_at),
-                    expired_at,
-                )
-            )
-        for chunk_id, sentence, start, end in group.evidence:
-            evidence.append(
-                (relation_id, doc.id, chunk_id or None, sentence, start, end, group.confidence)
-            )
-    conn.executemany(
-        "INSERT INTO relations(id, scope, source_id, target_id, type, fact, weight, confidence, "
-        "valid_at, invalid_at, created_at, expired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        new_rows,
-    )
-    conn.executemany(
-        "UPDATE relations SET fact = CASE WHEN fact = '' THEN ?1 ELSE fact END, "
-        "valid_at = CASE WHEN ?2 IS NULL THEN valid_at WHEN valid_at IS NULL THEN ?2 "
-        "ELSE min(valid_at, ?2) END, "
-        "invalid_at = coalesce(?3, invalid_at), expired_at = coalesce(?4, expired_at) "
-        "WHERE id = ?5",
-        updates,
-    )
-    conn.executemany(
-        "INSERT INTO relation_evidence(relation_id, document_id, chunk_id, sentence, start, "
-        '"end", confidence) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        evidence,
-    )
+    index_chunks(conn, doc.id, doc.title)
+    return pks
 
 
 def invalidate_relation(
