@@ -81,12 +81,19 @@ def store_key(corpus: Path, settings: Any, embedder_name: str) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def twowiki_store(options: RunOptions) -> CachedStore:
-    """The 2Wiki corpus ingested into a store, reused when the cache key matches."""
-    return ingested_store(CORPUS, STORE_NAME, options)
+def twowiki_store(options: RunOptions, *, reuse_latest: bool = False) -> CachedStore:
+    """The 2Wiki corpus ingested into a store, reused when the cache key matches.
+
+    With ``reuse_latest`` the newest complete store is reused even if the engine's ingest
+    code changed since (flagged ``stale_key``): a later section of one run uses the store
+    the retrieval section built, even when a file was edited in between.
+    """
+    return ingested_store(CORPUS, STORE_NAME, options, reuse_latest=reuse_latest)
 
 
-def ingested_store(corpus: Path, name: str, options: RunOptions) -> CachedStore:
+def ingested_store(
+    corpus: Path, name: str, options: RunOptions, *, reuse_latest: bool = False
+) -> CachedStore:
     """``corpus`` (a JSON record file) ingested through ``Graph.ingest`` into
     ``bench/results/tmp/<name>-<key>.db``; an earlier store with the same key is reused, and
     stores of the same name with another key (older engine code) are deleted."""
@@ -98,6 +105,11 @@ def ingested_store(corpus: Path, name: str, options: RunOptions) -> CachedStore:
     TMP_DIR.mkdir(parents=True, exist_ok=True)
     db = TMP_DIR / f"{name}-{key}.db"
     marker = TMP_DIR / f"{name}-{key}.json"
+    if reuse_latest and not options.fresh and not marker.exists():
+        latest = _latest_store(name)
+        if latest is not None:
+            log(f"{name}: reusing the latest store {latest.path.name} (ingest code changed since)")
+            return latest
     if options.fresh or not marker.exists():
         _remove_stores(f"{name}-", keep=None if options.fresh else db)
     if marker.exists() and db.exists():
@@ -130,6 +142,18 @@ def ingested_store(corpus: Path, name: str, options: RunOptions) -> CachedStore:
     marker.write_text(json.dumps(info, indent=2))
     log(f"{name}: ingested in {total:.1f}s: {report.summary()}")
     return CachedStore(db, key, False, info)
+
+
+def _latest_store(name: str) -> CachedStore | None:
+    """The most recently completed store of ``name`` whatever its key, if any."""
+    markers = sorted(TMP_DIR.glob(f"{name}-*.json"), key=lambda p: p.stat().st_mtime)
+    for marker in reversed(markers):
+        db = marker.with_suffix(".db")
+        if db.exists():
+            key = marker.stem.removeprefix(f"{name}-")
+            info = json.loads(marker.read_text()) | {"stale_key": True}
+            return CachedStore(db, key, True, info)
+    return None
 
 
 def _remove_stores(prefix: str, keep: Path | None) -> None:
@@ -206,8 +230,11 @@ def run(options: RunOptions) -> dict[str, Any]:
         cache = TMP_DIR / f"dense-{file_sha256(CORPUS)[:16]}-{embedder.name}.npy"
         dense = dense_baseline(corpus, texts, embedder, k_max, cache)
         _add_baseline(systems, dumps, f"dense ({embedder.name})", dense, golds, types)
-        if texts:
-            graph.retrieve(texts[0])  # warm-up: model and caches load outside the timings
+        if texts:  # warm-up: model and caches load outside the timings
+            try:
+                graph.retrieve(texts[0])
+            except Exception as exc:  # the presets below report their own errors
+                log(f"retrieval: warm-up query failed: {type(exc).__name__}: {exc}")
         for name in PRESETS:
             log(f"retrieval: preset {name}")
             result = run_preset(graph, name, questions)
@@ -220,6 +247,11 @@ def run(options: RunOptions) -> dict[str, Any]:
                 "first_error": result.first_error,
             }
             dumps[f"loregraph {name}"] = result.rankings
+            overall = systems[f"loregraph {name}"]["recall"]["all"]
+            log(
+                f"retrieval: {name}: R@2 {overall['R@2']} R@5 {overall['R@5']}, "
+                f"{result.errors} errors {result.first_error or ''}"
+            )
     _dump_rankings(options, questions, dumps)
     return {
         "figures": {"systems": systems, "store": store.ingest | {"cached": store.cached}},

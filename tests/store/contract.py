@@ -2,7 +2,18 @@
 :class:`StoreContract` and provides one fixture, ``store_factory``: an async callable that
 returns a new, opened, empty store on each call (and closes them all at teardown).
 
-The assertions are what the rest of loregraph relies on, whatever the backend.
+The assertions are what the rest of loregraph relies on, whatever the backend. Beyond
+the docstrings of :class:`~loregraph.store.base.Store`, they pin down:
+
+* ``set_document_status`` and ``invalidate_relation`` raise ``NotFoundError`` for an unknown
+  id; ``delete_document`` of an unknown id returns an all-zero report and changes nothing;
+* an inconsistent bundle (a reference to an unknown entity or chunk, an entity of another
+  scope) raises ``ValueError`` and leaves the store exactly as it was;
+* a bundle entity with a new id but an existing name key is written onto the existing
+  entity; aliases never repeat the canonical name's key;
+* after any sequence of writes and deletes, every derived value (mention counts, aliases,
+  descriptions, relation weights and confidences) equals what a store built from the
+  remaining documents alone holds.
 """
 
 from __future__ import annotations
