@@ -36,7 +36,8 @@ def unit(i: int, dim: int = DIM) -> Vector:
 def blend(i: int, j: int, weight: float) -> Vector:
     """A unit vector between basis vectors ``i`` (share ``weight``) and ``j``."""
     vector = weight * unit(i) + (1.0 - weight) * unit(j)
-    return (vector / np.linalg.norm(vector)).astype(np.float32)
+    normalised: Vector = (vector / np.linalg.norm(vector)).astype(np.float32)
+    return normalised
 
 
 @dataclass

@@ -1,7 +1,19 @@
-"""Store test setup: assertion rewriting for the shared contract and builder modules."""
+"""Store test setup: assertion rewriting for the shared (non-test) contract modules."""
 
 from __future__ import annotations
 
 import pytest
 
-pytest.register_assert_rewrite(f"{__package__}.contract", f"{__package__}.builders")
+pytest.register_assert_rewrite(
+    *(
+        f"{__package__}.{name}"
+        for name in (
+            "builders",
+            "scenarios",
+            "contract",
+            "contract_documents",
+            "contract_graph",
+            "contract_search",
+        )
+    )
+)

@@ -266,3 +266,22 @@ async def test_expand_is_served_from_indexes(tmp_path: Path) -> None:
     )
     conn.close()
     assert "relations_source" in plan and "TEMP B-TREE" not in plan
+
+
+async def test_a_new_embedding_replaces_the_stored_one(tmp_path: Path) -> None:
+    async with SqliteStore(tmp_path / "graph.db") as store:
+        one = Book("doc-1")
+        c = one.chunk("Ann.")
+        ann = one.entity("Ann", mentions=[(c, 1)], vector=unit(0))
+        one.entity("Bo", mentions=[(c, 1)], vector=unit(1))
+        await store.write_document(one.bundle())
+        assert (await store.search_entities_vector("default", unit(0), 1))[0].id == ann.id
+        two = Book("doc-2")
+        d = two.chunk("Ann again.")
+        two.entity("Ann", mentions=[(d, 1)], vector=unit(5))
+        await store.write_document(two.bundle())
+        hits = await store.search_entities_vector("default", unit(5), 1)
+        assert hits[0].id == ann.id and hits[0].score == pytest.approx(1.0)
+        assert (await store.search_entities_vector("default", unit(0), 1))[0].score < 0.5
+        vectors = await store.entity_embeddings([ann.id])
+        assert vectors[ann.id].tolist() == unit(5).tolist()

@@ -67,7 +67,7 @@ def test_compaction_keeps_the_live_rows() -> None:
 
 
 def test_build_from_blobs_in_batches_skips_other_dimensions() -> None:
-    batches = [
+    batches: list[tuple[list[str], list[bytes], list[str | None]]] = [
         (["a", "b"], [vector_to_blob(unit(0)), vector_to_blob(unit(1))], ["x", None]),
         (["c", "odd"], [vector_to_blob(unit(2)), vector_to_blob(np.ones(3))], ["x", "x"]),
     ]

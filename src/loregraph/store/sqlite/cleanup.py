@@ -108,6 +108,10 @@ def detach_document(
         "DELETE FROM mentions WHERE chunk IN (SELECT pk FROM chunks WHERE document_id = ?)",
         (document_id,),
     ).rowcount
+    conn.execute(
+        "DELETE FROM chunk_vectors WHERE chunk IN (SELECT pk FROM chunks WHERE document_id = ?)",
+        (document_id,),
+    )
     for table in ("relation_evidence", "entity_descriptions", "entity_aliases", "merges"):
         conn.execute(f"DELETE FROM {table} WHERE document = ?", (doc,))
     chunks = conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,)).rowcount
@@ -140,6 +144,7 @@ def delete_entities(conn: sqlite3.Connection, entities: set[int]) -> set[int]:
     delete_relations(conn, relations)
     for table in ("merges", "entity_aliases", "entity_descriptions", "mentions"):
         conn.execute(f"DELETE FROM {table} WHERE entity IN {IN_JSON}", (pks,))
+    conn.execute(f"DELETE FROM entity_vectors WHERE entity IN {IN_JSON}", (pks,))
     unindex_entities(conn, pks)
     conn.execute(f"DELETE FROM entities WHERE pk IN {IN_JSON}", (pks,))
     return relations

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -212,42 +213,81 @@ def expand(
 
 
 def graph_arrays(conn: sqlite3.Connection, scope: str) -> GraphArrays:
-    """Index arrays of the scope's entities, live relations, chunks and mentions."""
+    """Index arrays of the scope's entities, live relations, chunks and mentions.
+
+    Numbers come back as ``group_concat`` text parsed by NumPy: at millions of rows that is
+    several times faster than building one Python tuple per row.
+    """
     with transaction(conn, write=False):
         entity_rows = conn.execute(
-            "SELECT pk, id FROM entities WHERE scope = ? ORDER BY pk", (scope,)
-        ).fetchall()
-        edge_rows = conn.execute(
-            "SELECT source, target, weight FROM relations WHERE scope = ? AND expired_at IS NULL",
-            (scope,),
+            "SELECT pk, id FROM entities NOT INDEXED WHERE scope = ? ORDER BY pk", (scope,)
         ).fetchall()
         chunk_rows = conn.execute(
             "SELECT pk, id, document_id FROM chunks WHERE scope = ? ORDER BY pk", (scope,)
         ).fetchall()
-        mention_rows = conn.execute(
-            "SELECT m.entity, m.chunk, sum(m.count) FROM chunks AS c "
-            "JOIN mentions AS m ON m.chunk = c.pk WHERE c.scope = ? GROUP BY m.entity, m.chunk",
+        source, target, weight = conn.execute(
+            "SELECT group_concat(source), group_concat(target), group_concat(weight) "
+            "FROM relations WHERE scope = ? AND expired_at IS NULL",
             (scope,),
-        ).fetchall()
+        ).fetchone()
+        m_entity, m_chunk, m_count = conn.execute(
+            "SELECT group_concat(entity), group_concat(chunk), group_concat(count) FROM mentions"
+        ).fetchone()
     entity_pks = np.fromiter((row[0] for row in entity_rows), np.int64, len(entity_rows))
     chunk_pks = np.fromiter((row[0] for row in chunk_rows), np.int64, len(chunk_rows))
-    edges = np.array(edge_rows, dtype=np.float64).reshape(-1, 3)
-    mentions = np.array(mention_rows, dtype=np.float64).reshape(-1, 3)
+    entities, chunks, counts = _mentions_in(
+        entity_pks, chunk_pks, _numbers(m_entity), _numbers(m_chunk), _numbers(m_count)
+    )
     return GraphArrays(
         entity_ids=[row[1] for row in entity_rows],
-        edge_src=_positions(entity_pks, edges[:, 0]),
-        edge_dst=_positions(entity_pks, edges[:, 1]),
-        edge_weight=edges[:, 2].astype(np.float32),
+        edge_src=_positions(entity_pks, _numbers(source)),
+        edge_dst=_positions(entity_pks, _numbers(target)),
+        edge_weight=_numbers(weight, np.float32),
         chunk_ids=[row[1] for row in chunk_rows],
         chunk_document=[row[2] for row in chunk_rows],
-        mention_entity=_positions(entity_pks, mentions[:, 0]),
-        mention_chunk=_positions(chunk_pks, mentions[:, 1]),
-        mention_count=mentions[:, 2].astype(np.float32),
+        mention_entity=entities,
+        mention_chunk=chunks,
+        mention_count=counts.astype(np.float32),
     )
 
 
+def _numbers(text: str | None, dtype: type[np.generic] = np.int64) -> npt.NDArray[Any]:
+    """A comma-separated ``group_concat`` as an array (``NULL``: empty)."""
+    if not text:
+        return np.zeros(0, dtype=dtype)
+    return np.fromstring(text, dtype=dtype, sep=",")
+
+
 def _positions(
-    sorted_pks: npt.NDArray[np.int64], pks: npt.NDArray[np.float64]
+    sorted_pks: npt.NDArray[np.int64], pks: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:
     """The index of each pk in ``sorted_pks`` (all pks are present)."""
-    return np.searchsorted(sorted_pks, pks.astype(np.int64)).astype(np.int64)
+    return np.searchsorted(sorted_pks, pks).astype(np.int64)
+
+
+def _mentions_in(
+    entity_pks: npt.NDArray[np.int64],
+    chunk_pks: npt.NDArray[np.int64],
+    entity: npt.NDArray[np.int64],
+    chunk: npt.NDArray[np.int64],
+    count: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(entity index, chunk index, summed count) of the mention rows inside the scope."""
+    inside = _members(chunk_pks, chunk) & _members(entity_pks, entity)
+    e_index = _positions(entity_pks, entity[inside])
+    c_index = _positions(chunk_pks, chunk[inside])
+    pairs = e_index * max(len(chunk_pks), 1) + c_index
+    unique, inverse = np.unique(pairs, return_inverse=True)
+    sums = np.bincount(inverse, weights=count[inside], minlength=len(unique))
+    width = max(len(chunk_pks), 1)
+    return unique // width, unique % width, sums.astype(np.int64)
+
+
+def _members(
+    sorted_pks: npt.NDArray[np.int64], pks: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """Which of ``pks`` are in ``sorted_pks``."""
+    if len(sorted_pks) == 0:
+        return np.zeros(len(pks), dtype=np.bool_)
+    at = np.minimum(np.searchsorted(sorted_pks, pks), len(sorted_pks) - 1)
+    return np.asarray(sorted_pks[at] == pks)

@@ -158,7 +158,8 @@ def find_entities_by_key(
 def entity_embeddings(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> dict[str, Vector]:
     """Stored embeddings by entity id (entities without one are absent)."""
     rows = conn.execute(
-        f"SELECT id, embedding FROM entities WHERE id IN {IN_JSON} AND embedding IS NOT NULL",
+        "SELECT e.id, v.embedding FROM entities AS e JOIN entity_vectors AS v ON v.entity = e.pk "
+        f"WHERE e.id IN {IN_JSON}",
         (json_list(entity_ids),),
     )
     return {entity_id: blob_to_vector(blob) for entity_id, blob in rows}
@@ -202,8 +203,9 @@ def entities_page(
 ) -> list[tuple[int, Entity]]:
     """The next ``batch`` entities (with embeddings) after row ``after``, as (pk, entity)."""
     rows = conn.execute(
-        f"SELECT pk, embedding, {ENTITY_COLUMNS} FROM entities "
-        "WHERE scope = ? AND pk > ? ORDER BY pk LIMIT ?",
+        f"SELECT e.pk, v.embedding, {_E_COLUMNS} FROM entities AS e "
+        "LEFT JOIN entity_vectors AS v ON v.entity = e.pk "
+        "WHERE e.scope = ? AND e.pk > ? ORDER BY e.pk LIMIT ?",
         (scope, after, batch),
     )
     return [(row[0], entity_from_row(row[2:], row[1])) for row in rows]

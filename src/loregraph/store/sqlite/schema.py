@@ -5,7 +5,10 @@ integer ``pk`` (a rowid alias, stable across VACUUM). Every other table refers t
 ``pk``: new rows get increasing pks, so the indexes of a bulk load grow at their end instead
 of at random places (text ids are hashes), which keeps large writes fast.
 
-* ``documents``, ``chunks`` (``embedding`` is a little-endian float32 BLOB);
+* ``documents``, ``chunks``;
+* ``entity_vectors`` and ``chunk_vectors``: embeddings as little-endian float32 BLOBs, one
+  row per embedded entity or chunk. Kept apart so that the entity and chunk tables stay
+  small (a 384-d vector is 1.5 KB) and loading a scope's vectors is one sequential scan;
 * ``entities`` with ``aliases`` (JSON array, derived) and ``search_keys`` (derived: the name
   key and alias keys, each padded as ``"  key "``, one per line, for fuzzy search, which
   runs in memory: see :mod:`.names`);
@@ -72,8 +75,7 @@ CREATE TABLE chunks (
     start INTEGER NOT NULL,
     "end" INTEGER NOT NULL,
     text TEXT NOT NULL,
-    token_count INTEGER NOT NULL DEFAULT 0,
-    embedding BLOB
+    token_count INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX chunks_document ON chunks(document_id, seq);
 CREATE INDEX chunks_scope ON chunks(scope);
@@ -91,13 +93,22 @@ CREATE TABLE entities (
     mention_count INTEGER NOT NULL DEFAULT 0,
     salience REAL NOT NULL DEFAULT 0,
     confidence REAL NOT NULL DEFAULT 1,
-    embedding BLOB,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     UNIQUE (scope, name_key)
 );
 CREATE INDEX entities_mentions ON entities(scope, mention_count);
 CREATE INDEX entities_type ON entities(scope, type);
+
+CREATE TABLE entity_vectors (
+    entity INTEGER PRIMARY KEY REFERENCES entities(pk) ON DELETE CASCADE,
+    embedding BLOB NOT NULL
+);
+
+CREATE TABLE chunk_vectors (
+    chunk INTEGER PRIMARY KEY REFERENCES chunks(pk) ON DELETE CASCADE,
+    embedding BLOB NOT NULL
+);
 
 CREATE TABLE entity_descriptions (
     entity INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,

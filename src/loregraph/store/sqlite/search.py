@@ -86,18 +86,28 @@ def load_name_index(conn: sqlite3.Connection, scope: str) -> NameIndex:
     """Load a scope's entity name and alias keys into a :class:`NameIndex`."""
     with transaction(conn, write=False):
         version = read_graph_version(conn, scope)
-        rows = conn.execute("SELECT id, type, search_keys FROM entities WHERE scope = ?", (scope,))
+        rows = conn.execute(
+            "SELECT id, type, search_keys FROM entities NOT INDEXED WHERE scope = ? ORDER BY pk",
+            (scope,),
+        )
         return NameIndex.build(rows, version)
 
 
 def load_vector_index(conn: sqlite3.Connection, scope: str, kind: str) -> VectorIndex:
     """Load a scope's ``entity`` or ``chunk`` embeddings into a :class:`VectorIndex`."""
+    # the vector table drives (one sequential scan); CROSS JOIN keeps that order
     if kind == "entity":
-        sql = "SELECT id, embedding, type FROM entities WHERE scope = ? AND embedding IS NOT NULL"
-        count = "SELECT count(*) FROM entities WHERE scope = ? AND embedding IS NOT NULL"
+        sql = (
+            "SELECT e.id, v.embedding, e.type FROM entity_vectors AS v "
+            "CROSS JOIN entities AS e ON e.pk = v.entity WHERE e.scope = ?"
+        )
+        count = "SELECT count(*) FROM entities WHERE scope = ?"
     else:
-        sql = "SELECT id, embedding, NULL FROM chunks WHERE scope = ? AND embedding IS NOT NULL"
-        count = "SELECT count(*) FROM chunks WHERE scope = ? AND embedding IS NOT NULL"
+        sql = (
+            "SELECT c.id, v.embedding, NULL FROM chunk_vectors AS v "
+            "CROSS JOIN chunks AS c ON c.pk = v.chunk WHERE c.scope = ?"
+        )
+        count = "SELECT count(*) FROM chunks WHERE scope = ?"
     with transaction(conn, write=False):
         version = read_graph_version(conn, scope)
         total = conn.execute(count, (scope,)).fetchone()[0]

@@ -1,13 +1,17 @@
-"""The SQLite store: one file, FTS5 for BM25 and trigram search, NumPy for vectors.
+"""The SQLite store: one file, FTS5 for BM25, in-memory NumPy/rapidfuzz indexes.
 
-Every call runs on the store's single worker thread (see :mod:`.db`). Vector search uses an
-in-memory :class:`~loregraph.store.vectors.VectorIndex` per (scope, kind), loaded on first
-use, updated in place by this store's own writes and reloaded when the scope's graph version
-moved for another reason (another process wrote to the file).
+Every call runs on the store's single worker thread (see :mod:`.db`). Vector search and
+fuzzy name search use in-memory indexes per scope (:class:`~loregraph.store.vectors.VectorIndex`,
+:class:`~loregraph.store.sqlite.names.NameIndex`), loaded on first use, updated in place by
+this store's own writes and reloaded when the scope's graph version moved for another reason
+(another process wrote to the file).
 
 Semantics beyond :class:`~loregraph.store.base.Store`'s contract are documented in
-:mod:`.write` (upsert rules), :mod:`.cleanup` (derived values, what deletion removes) and
-:mod:`.graph` (expired and invalidated relations).
+:mod:`.upsert` (what a write adds to existing rows), :mod:`.cleanup` (derived values, what
+deletion removes) and :mod:`.graph` (expired and invalidated relations). Unknown ids:
+``set_document_status`` and ``invalidate_relation`` raise
+:class:`~loregraph.errors.NotFoundError`; ``delete_document`` returns an all-zero report.
+An inconsistent bundle raises :class:`ValueError` and writes nothing.
 """
 
 from __future__ import annotations

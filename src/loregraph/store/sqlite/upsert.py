@@ -60,9 +60,11 @@ def write_entities(
         counts[final] += mention.count
         mentions[(plan.pks[final], chunks[mention.chunk_id], mention.surface)] += mention.count
     new_rows = []
+    vectors: list[tuple[int, bytes]] = []
     for entity_id, new in plan.new.items():
         aliases_json, search_keys = alias_fields(new.key, plan.aliases.get(entity_id, {}))
-        embedding = None if new.embedding is None else vector_to_blob(new.embedding)
+        if new.embedding is not None:
+            vectors.append((plan.pks[entity_id], vector_to_blob(new.embedding)))
         new_rows.append(
             (
                 plan.pks[entity_id],
@@ -77,33 +79,35 @@ def write_entities(
                 counts.get(entity_id, 0),
                 new.salience,
                 new.confidence,
-                embedding,
                 iso(new.entity.created_at),
                 now,
             )
         )
     conn.executemany(
         "INSERT INTO entities(pk, id, scope, name, name_key, type, description, aliases, "
-        "search_keys, mention_count, salience, confidence, embedding, created_at, updated_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "search_keys, mention_count, salience, confidence, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         new_rows,
     )
     index_entities(conn, json_list(row[0] for row in new_rows))
     conn.executemany(
         "UPDATE entities SET type = CASE WHEN type = '' THEN ? ELSE type END, "
-        "salience = max(salience, ?), confidence = max(confidence, ?), "
-        "embedding = coalesce(?, embedding), updated_at = ? WHERE pk = ?",
+        "salience = max(salience, ?), confidence = max(confidence, ?), updated_at = ? "
+        "WHERE pk = ?",
         [
-            (
-                update.type,
-                update.salience,
-                update.confidence,
-                None if update.embedding is None else vector_to_blob(update.embedding),
-                now,
-                plan.pks[entity_id],
-            )
+            (update.type, update.salience, update.confidence, now, plan.pks[entity_id])
             for entity_id, update in plan.existing.items()
         ],
+    )
+    vectors.extend(
+        (plan.pks[entity_id], vector_to_blob(update.embedding))
+        for entity_id, update in plan.existing.items()
+        if update.embedding is not None
+    )
+    conn.executemany(
+        "INSERT INTO entity_vectors(entity, embedding) VALUES (?, ?) "
+        "ON CONFLICT(entity) DO UPDATE SET embedding = excluded.embedding",
+        vectors,
     )
     conn.executemany(
         "INSERT INTO entity_descriptions(entity, document, description) VALUES (?, ?, ?)",

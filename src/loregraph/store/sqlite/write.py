@@ -164,8 +164,8 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     listed = json_list([*new_pks, *(plan.pks[entity_id] for entity_id in plan.existing)])
     if vectors:
         outcome.entity_vectors = conn.execute(
-            f"SELECT id, embedding, type FROM entities WHERE pk IN {IN_JSON} "
-            "AND embedding IS NOT NULL",
+            "SELECT e.id, v.embedding, e.type FROM entities AS e "
+            f"JOIN entity_vectors AS v ON v.entity = e.pk WHERE e.pk IN {IN_JSON}",
             (listed,),
         ).fetchall()
     if names:
@@ -191,11 +191,13 @@ def _write_chunks(
     first = next_pk(conn, "chunks")
     pks: dict[str, int] = {}
     rows = []
+    vectors: list[tuple[int, bytes]] = []
     for offset, chunk in enumerate(bundle.chunks):
         pks[chunk.id] = first + offset
-        blob = None if chunk.embedding is None else vector_to_blob(chunk.embedding)
-        if blob is not None:
+        if chunk.embedding is not None:
+            blob = vector_to_blob(chunk.embedding)
             outcome.chunk_vectors.append((chunk.id, blob))
+            vectors.append((first + offset, blob))
         rows.append(
             (
                 first + offset,
@@ -207,14 +209,14 @@ def _write_chunks(
                 chunk.end,
                 chunk.text,
                 chunk.token_count,
-                blob,
             )
         )
     conn.executemany(
-        'INSERT INTO chunks(pk, id, document_id, scope, seq, start, "end", text, token_count, '
-        "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        'INSERT INTO chunks(pk, id, document_id, scope, seq, start, "end", text, token_count) '
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
+    conn.executemany("INSERT INTO chunk_vectors(chunk, embedding) VALUES (?, ?)", vectors)
     index_chunks(conn, doc.id, doc.title)
     return pks
 

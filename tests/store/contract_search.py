@@ -1,0 +1,94 @@
+"""Store contract: BM25, fuzzy and vector search."""
+
+from __future__ import annotations
+
+import pytest
+
+from loregraph.store.base import Store
+
+from .builders import Book, blend, unit
+from .scenarios import ContractBase, shared_pair
+
+
+class SearchContract(ContractBase):
+    """BM25, fuzzy and vector search."""
+
+    # ----------------------------------------------------------------- search
+    async def test_bm25_ranks_the_obvious_hit_first(self, store: Store) -> None:
+        ids = await shared_pair(store)
+        chunks = await store.search_chunks_text("default", "captain wrote ship", 5)
+        assert chunks[0].id == ids["d1"] and chunks[0].score > 0
+        titled = await store.search_chunks_text("default", "letters", 5)
+        assert titled[0].id == ids["d1"]  # the document title is indexed with its chunks
+        entities = await store.search_entities_text("default", "Harbor City", 5)
+        assert entities[0].id == ids["city"]
+        by_description = await store.search_entities_text("default", "friends", 5)
+        assert [s.id for s in by_description] == [ids["alice"]]
+        relations = await store.search_relations_text("default", "sailed harbor", 5)
+        assert relations[0].id == ids["travelled"]
+        by_type = await store.search_relations_text("default", "travelled", 5)
+        assert by_type[0].id == ids["travelled"]
+        assert await store.search_chunks_text("default", "?!", 5) == []
+        assert len(await store.search_chunks_text("default", "Alice Bob Carol", 1)) == 1
+
+    async def test_fuzzy_search(self, store: Store) -> None:
+        book = Book("doc")
+        chunk = book.chunk("Van Helsing, Vance Hale and Al met Dr. Seward.")
+        helsing = book.entity("Van Helsing", mentions=[(chunk, 1)])
+        book.entity("Vance Hale", mentions=[(chunk, 1)])
+        al = book.entity("Al", mentions=[(chunk, 1)])
+        seward = book.entity("John Seward", "doctor", mentions=[(chunk, 1)])
+        book.mention(seward, chunk, "Dr. Seward")
+        await store.write_document(book.bundle())
+        hits = await store.search_entities_fuzzy("default", "Van Helsin", 3)
+        assert hits[0].id == helsing.id and 0.5 < hits[0].score < 1.0
+        exact = await store.search_entities_fuzzy("default", "van helsing", 1)
+        assert exact[0].id == helsing.id and exact[0].score == pytest.approx(1.0)
+        by_alias = await store.search_entities_fuzzy("default", "Dr Seward", 1)
+        assert by_alias[0].id == seward.id and by_alias[0].score == pytest.approx(1.0)
+        short = await store.search_entities_fuzzy("default", "Al", 1)
+        assert short[0].id == al.id
+        typed = await store.search_entities_fuzzy("default", "Seward", 5, entity_type="person")
+        assert seward.id not in [s.id for s in typed]
+        assert all(0 < s.score <= 1 for s in hits)
+        assert await store.search_entities_fuzzy("default", "...", 5) == []
+        # later writes and deletes are visible at once
+        more = Book("doc-2")
+        c2 = more.chunk("Abraham van Helsing arrived.")
+        more.mention(helsing, c2, "Abraham van Helsing")
+        newcomer = more.entity("Quincey Morris", mentions=[(c2, 1)])
+        await store.write_document(more.bundle())
+        found = await store.search_entities_fuzzy("default", "Abraham van Helsing", 1)
+        assert found[0].id == helsing.id and found[0].score == pytest.approx(1.0)
+        assert (await store.search_entities_fuzzy("default", "Quincy Moris", 1))[
+            0
+        ].id == newcomer.id
+        await store.delete_document("doc-2")
+        gone = await store.search_entities_fuzzy("default", "Quincey Morris", 5)
+        assert newcomer.id not in [s.id for s in gone]
+        after = await store.search_entities_fuzzy("default", "Abraham van Helsing", 1)
+        assert after[0].score < 1.0
+
+    async def test_vector_search(self, store: Store) -> None:
+        ids = await shared_pair(store)
+        hits = await store.search_entities_vector("default", unit(3), 2)
+        assert hits[0].id == ids["city"] and hits[0].score == pytest.approx(1.0)
+        assert len(hits) == 2 and hits[1].score < hits[0].score
+        near = await store.search_entities_vector("default", blend(1, 2, 0.8), 2)
+        assert [s.id for s in near] == [ids["bob"], ids["carol"]]
+        typed = await store.search_entities_vector("default", unit(0), 5, entity_type="place")
+        assert [s.id for s in typed] == [ids["city"]]
+        chunks = await store.search_chunks_vector("default", unit(4), 1)
+        assert [s.id for s in chunks] == [ids["d1"]]
+        # the index follows writes and deletes
+        book = Book("doc-3")
+        c = book.chunk("Zed.", unit(5))
+        zed = book.entity("Zed", mentions=[(c, 1)], vector=unit(5))
+        await store.write_document(book.bundle())
+        assert (await store.search_entities_vector("default", unit(5), 1))[0].id == zed.id
+        assert (await store.search_chunks_vector("default", unit(5), 1))[0].id == c.id
+        await store.delete_document("doc-1")
+        left = await store.search_entities_vector("default", unit(3), 10)
+        assert ids["city"] not in [s.id for s in left]
+        left_chunks = await store.search_chunks_vector("default", unit(0), 10)
+        assert ids["c1"] not in [s.id for s in left_chunks]
