@@ -90,7 +90,8 @@ class VectorIndex:
                 tags = [tags[i] for i in keep]
             matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), dim)
             if index._dim is None:
-                index._reset(dim, max(total, len(ids)))
+                # room for later writes, so that a small write does not copy the matrix
+                index._reset(dim, max(total, len(ids)) + max(1024, total // 8))
             index.upsert(ids, matrix, tags)
         if skipped:
             log.warning("vector index: skipped %d vectors of a different dimension", skipped)
@@ -218,7 +219,7 @@ class VectorIndex:
         capacity = self._matrix.shape[0]
         if needed <= capacity:
             return
-        new_capacity = max(needed, capacity * 2, 64)
+        new_capacity = max(needed, capacity + capacity // 2, 64)
         matrix = np.zeros((new_capacity, self._matrix.shape[1]), dtype=np.float32)
         matrix[:capacity] = self._matrix
         tags = np.full(new_capacity, _NO_TAG, dtype=np.int32)
