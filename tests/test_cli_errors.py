@@ -41,8 +41,9 @@ def populated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield db
 
 
-def check_unchanged(db: Path, tmp_path: Path, args: list[str], code: int, words: list[str],
-                    stdin: str | None = None) -> None:
+def check_unchanged(
+    db: Path, tmp_path: Path, args: list[str], code: int, words: list[str], stdin: str | None = None
+) -> None:
     before = snapshot(db, tmp_path)
     result = run(db, *args, stdin=stdin)
     assert result.exit_code == code, result.output
@@ -54,8 +55,9 @@ def check_unchanged(db: Path, tmp_path: Path, args: list[str], code: int, words:
 
 
 def test_missing_path(populated: Path, tmp_path: Path) -> None:
-    check_unchanged(populated, tmp_path, ["ingest", str(tmp_path / "nope.txt")], 2,
-                    ["no such file", "nope.txt"])
+    check_unchanged(
+        populated, tmp_path, ["ingest", str(tmp_path / "nope.txt")], 2, ["no such file", "nope.txt"]
+    )
 
 
 def test_missing_path_creates_no_database(tmp_path: Path) -> None:

@@ -13,7 +13,15 @@ COMMANDS = sorted(main.commands)
 
 def test_expected_commands_exist() -> None:
     assert {
-        "ingest", "ask", "context", "search", "entities", "entity", "stats", "export", "delete"
+        "ingest",
+        "ask",
+        "context",
+        "search",
+        "entities",
+        "entity",
+        "stats",
+        "export",
+        "delete",
     } <= set(COMMANDS)
 
 

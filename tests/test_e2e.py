@@ -14,9 +14,9 @@ from loregraph.models import CO_OCCURS
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory: pytest.TempPathFactory, excerpt_path: Path) -> Iterator[
-    tuple[loregraph.Graph, loregraph.IngestReport]
-]:
+def graph(
+    tmp_path_factory: pytest.TempPathFactory, excerpt_path: Path
+) -> Iterator[tuple[loregraph.Graph, loregraph.IngestReport]]:
     db = tmp_path_factory.mktemp("e2e") / "dracula.db"
     g = loregraph.open(db)
     report = g.ingest(excerpt_path)
@@ -113,8 +113,13 @@ def test_delete_leaves_an_empty_store(tmp_path: Path, excerpt_path: Path) -> Non
         assert g.stats().entities > 0
         g.delete(str(small))
         stats = g.stats()
-        assert (stats.documents, stats.chunks, stats.entities, stats.relations,
-                stats.mentions) == (0, 0, 0, 0, 0)
+        assert (stats.documents, stats.chunks, stats.entities, stats.relations, stats.mentions) == (
+            0,
+            0,
+            0,
+            0,
+            0,
+        )
 
 
 def test_records_are_documents_and_search_ranks_them(tmp_path: Path, records_file: Path) -> None:
@@ -139,12 +144,14 @@ def test_scopes_do_not_leak(tmp_path: Path, records_file: Path) -> None:
 
 def test_changed_document_is_replaced(tmp_path: Path) -> None:
     doc = tmp_path / "note.md"
-    doc.write_text("# Note\n\nAlice Smith works for Acme Corporation in Berlin.\n",
-                   encoding="utf-8")
+    doc.write_text(
+        "# Note\n\nAlice Smith works for Acme Corporation in Berlin.\n", encoding="utf-8"
+    )
     with loregraph.open(tmp_path / "c.db") as g:
         g.ingest(doc)
-        doc.write_text("# Note\n\nAlice Smith moved to Paris and joined Globex.\n",
-                       encoding="utf-8")
+        doc.write_text(
+            "# Note\n\nAlice Smith moved to Paris and joined Globex.\n", encoding="utf-8"
+        )
         report = g.ingest(doc)
         assert report.replaced == 1
         assert g.stats().documents == 1

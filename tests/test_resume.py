@@ -40,8 +40,14 @@ def graph_of(db: Path, tmp: Path) -> dict[str, Any]:
         for e in data["entities"]
     )
     relations = sorted(
-        (r["id"], r["source"], r["type"], r["target"], r["weight"],
-         tuple(sorted(ev["chunk_id"] for ev in r["evidence"])))
+        (
+            r["id"],
+            r["source"],
+            r["type"],
+            r["target"],
+            r["weight"],
+            tuple(sorted(ev["chunk_id"] for ev in r["evidence"])),
+        )
         for r in data["relations"]
     )
     documents = sorted((d["id"], d["content_hash"]) for d in data["documents"])
@@ -69,7 +75,9 @@ def test_killed_ingest_resumes_to_the_same_graph(tmp_path: Path, excerpt_path: P
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         cli(killed, "ingest", str(corpus)),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
     )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
@@ -82,8 +90,9 @@ def test_killed_ingest_resumes_to_the_same_graph(tmp_path: Path, excerpt_path: P
     done = documents_done(killed)
     assert 0 < done < total
 
-    resumed = subprocess.run(cli(killed, "ingest", str(corpus), "--json"), check=True,
-                             capture_output=True, text=True)
+    resumed = subprocess.run(
+        cli(killed, "ingest", str(corpus), "--json"), check=True, capture_output=True, text=True
+    )
     report = json.loads(resumed.stdout)
     assert report["skipped"] == done
     assert report["ingested"] == total - done

@@ -49,8 +49,13 @@ def _settings(ctx: Context, **chunk: Any) -> Settings:
     return settings
 
 
-def _run(ctx: Context, work: Callable[[AsyncGraph], Coroutine[Any, Any, T]], *,
-         must_exist: bool = True, settings: Settings | None = None) -> T:
+def _run(
+    ctx: Context,
+    work: Callable[[AsyncGraph], Coroutine[Any, Any, T]],
+    *,
+    must_exist: bool = True,
+    settings: Settings | None = None,
+) -> T:
     """Open the graph, run ``work`` on it, close it; turn loregraph errors into exit codes."""
     import asyncio
 
@@ -82,12 +87,25 @@ def _echo_json(payload: Any) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", envvar="LOREGRAPH_DB", default=DEFAULT_DB, show_default=True,
-              help="Database: an SQLite file path (env LOREGRAPH_DB).")
-@click.option("--scope", envvar="LOREGRAPH_SCOPE", default=None,
-              help="Container tag: tenant / agent / user partition (env LOREGRAPH_SCOPE).")
-@click.option("--preset", type=click.Choice(sorted(PRESETS)), default=None,
-              help="Retrieval preset (default hybrid).")
+@click.option(
+    "--db",
+    envvar="LOREGRAPH_DB",
+    default=DEFAULT_DB,
+    show_default=True,
+    help="Database: an SQLite file path (env LOREGRAPH_DB).",
+)
+@click.option(
+    "--scope",
+    envvar="LOREGRAPH_SCOPE",
+    default=None,
+    help="Container tag: tenant / agent / user partition (env LOREGRAPH_SCOPE).",
+)
+@click.option(
+    "--preset",
+    type=click.Choice(sorted(PRESETS)),
+    default=None,
+    help="Retrieval preset (default hybrid).",
+)
 @click.version_option(package_name="loregraph")
 @click.pass_context
 def main(click_ctx: click.Context, db: str, scope: str | None, preset: str | None) -> None:
@@ -99,12 +117,22 @@ def main(click_ctx: click.Context, db: str, scope: str | None, preset: str | Non
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--chunk-size", type=int, default=None, help="Chunk size (default 1000).")
 @click.option("--chunk-overlap", type=int, default=None, help="Chunk overlap (default 200).")
-@click.option("--chunk-unit", type=click.Choice(["chars", "tokens"]), default=None,
-              help="Count chunk size in characters or tokens.")
+@click.option(
+    "--chunk-unit",
+    type=click.Choice(["chars", "tokens"]),
+    default=None,
+    help="Count chunk size in characters or tokens.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_obj
-def ingest(ctx: Context, paths: tuple[str, ...], chunk_size: int | None,
-           chunk_overlap: int | None, chunk_unit: str | None, as_json: bool) -> None:
+def ingest(
+    ctx: Context,
+    paths: tuple[str, ...],
+    chunk_size: int | None,
+    chunk_overlap: int | None,
+    chunk_unit: str | None,
+    as_json: bool,
+) -> None:
     """Ingest files, directories (.txt, .md), JSON/JSONL records, or - for stdin.
 
     Unchanged documents are skipped; changed ones are replaced; an interrupted run resumes.
@@ -141,12 +169,14 @@ def ask(ctx: Context, question: str, as_json: bool) -> None:
     """Answer a question with citations (extractive when no LLM is configured)."""
     answer = _run(ctx, lambda g: g.ask(question))
     if as_json:
-        _echo_json({
-            "question": answer.question,
-            "answer": answer.text,
-            "llm": answer.llm,
-            "citations": [dataclasses.asdict(c) for c in answer.citations],
-        })
+        _echo_json(
+            {
+                "question": answer.question,
+                "answer": answer.text,
+                "llm": answer.llm,
+                "citations": [dataclasses.asdict(c) for c in answer.citations],
+            }
+        )
     else:
         click.echo(f"Q: {question}\n")
         click.echo(answer.text)
@@ -155,8 +185,14 @@ def ask(ctx: Context, question: str, as_json: bool) -> None:
 
 @main.command()
 @click.argument("question")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "xml", "json", "mermaid"]),
-              default="markdown", show_default=True, help="Context layout.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "xml", "json", "mermaid"]),
+    default="markdown",
+    show_default=True,
+    help="Context layout.",
+)
 @click.option("--budget", type=int, default=None, help="Token budget (default 4000).")
 @click.pass_obj
 def context(ctx: Context, question: str, fmt: str, budget: int | None) -> None:
@@ -166,17 +202,23 @@ def context(ctx: Context, question: str, fmt: str, budget: int | None) -> None:
 
 @main.command()
 @click.argument("query", required=False)
-@click.option("--documents", "kind", flag_value="documents", default=True,
-              help="Rank documents (default).")
+@click.option(
+    "--documents", "kind", flag_value="documents", default=True, help="Rank documents (default)."
+)
 @click.option("--entities", "kind", flag_value="entities", help="Rank entities.")
 @click.option("--relations", "kind", flag_value="relations", help="Rank relations.")
 @click.option("--limit", "-k", type=int, default=10, show_default=True, help="How many results.")
-@click.option("--batch", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="A JSONL file of {\"id\", \"question\"}: one JSON line of results each.")
+@click.option(
+    "--batch",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help='A JSONL file of {"id", "question"}: one JSON line of results each.',
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
 @click.pass_obj
-def search(ctx: Context, query: str | None, kind: str, limit: int, batch: str | None,
-           as_json: bool) -> None:
+def search(
+    ctx: Context, query: str | None, kind: str, limit: int, batch: str | None, as_json: bool
+) -> None:
     """Ranked documents, entities or relations for QUERY."""
     if not query and not batch:
         raise click.UsageError("give a QUERY or --batch FILE")
@@ -201,23 +243,35 @@ def _search_batch(ctx: Context, path: Path, kind: str, limit: int) -> None:
             item = json.loads(line)
             questions.append((str(item["id"]), str(item["question"])))
         except (ValueError, KeyError, TypeError):
-            click.echo(f"error: {path}:{lineno}: expected {{\"id\", \"question\"}}", err=True)
+            click.echo(f'error: {path}:{lineno}: expected {{"id", "question"}}', err=True)
             sys.exit(InputError.exit_code)
 
     async def work(graph: AsyncGraph) -> None:
         for qid, question in questions:
             hits = await graph.search(question, kind=kind, limit=limit)  # type: ignore[arg-type]
-            click.echo(json.dumps({"id": qid, "question": question,
-                                   "results": [dataclasses.asdict(h) for h in hits]},
-                                  ensure_ascii=False))
+            click.echo(
+                json.dumps(
+                    {
+                        "id": qid,
+                        "question": question,
+                        "results": [dataclasses.asdict(h) for h in hits],
+                    },
+                    ensure_ascii=False,
+                )
+            )
 
     _run(ctx, work)
 
 
 @main.command()
 @click.option("--type", "entity_type", default=None, help="Only entities of this type.")
-@click.option("--order", type=click.Choice(["mentions", "degree", "name"]), default="mentions",
-              show_default=True, help="Sort order.")
+@click.option(
+    "--order",
+    type=click.Choice(["mentions", "degree", "name"]),
+    default="mentions",
+    show_default=True,
+    help="Sort order.",
+)
 @click.option("--limit", "-n", type=int, default=30, show_default=True, help="How many.")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
@@ -225,8 +279,19 @@ def entities(ctx: Context, entity_type: str | None, order: str, limit: int, as_j
     """List entities, most mentioned first."""
     found = _run(ctx, lambda g: g.entities(entity_type=entity_type, order=order, limit=limit))
     if as_json:
-        _echo_json([{"id": e.id, "name": e.name, "type": e.type, "mentions": e.mention_count,
-                     "aliases": e.aliases, "description": e.description} for e in found])
+        _echo_json(
+            [
+                {
+                    "id": e.id,
+                    "name": e.name,
+                    "type": e.type,
+                    "mentions": e.mention_count,
+                    "aliases": e.aliases,
+                    "description": e.description,
+                }
+                for e in found
+            ]
+        )
         return
     for e in found:
         aliases = f"  (also: {', '.join(e.aliases[:6])})" if e.aliases else ""
@@ -235,10 +300,12 @@ def entities(ctx: Context, entity_type: str | None, order: str, limit: int, as_j
 
 @main.command()
 @click.argument("name")
-@click.option("--limit", "-n", type=int, default=25, show_default=True,
-              help="How many relations.")
-@click.option("--co-occurrence/--no-co-occurrence", default=False,
-              help="Also list plain co-occurrence (weaker evidence).")
+@click.option("--limit", "-n", type=int, default=25, show_default=True, help="How many relations.")
+@click.option(
+    "--co-occurrence/--no-co-occurrence",
+    default=False,
+    help="Also list plain co-occurrence (weaker evidence).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
 def entity(ctx: Context, name: str, limit: int, co_occurrence: bool, as_json: bool) -> None:
@@ -247,19 +314,31 @@ def entity(ctx: Context, name: str, limit: int, co_occurrence: bool, as_json: bo
     rels = [r for r in view.relations if co_occurrence or r.type != CO_OCCURS][:limit]
     e = view.entity
     if as_json:
-        _echo_json({
-            "id": e.id, "name": e.name, "type": e.type, "aliases": e.aliases,
-            "description": e.description, "mentions": e.mention_count,
-            "relations": [{
-                "source": view.neighbours.get(r.source_id, e).name if r.source_id != e.id
-                else e.name,
-                "type": r.type,
-                "target": view.neighbours.get(r.target_id, e).name if r.target_id != e.id
-                else e.name,
-                "weight": r.weight, "confidence": r.confidence,
-                "evidence": [ev.sentence for ev in r.evidence[:3]],
-            } for r in rels],
-        })
+        _echo_json(
+            {
+                "id": e.id,
+                "name": e.name,
+                "type": e.type,
+                "aliases": e.aliases,
+                "description": e.description,
+                "mentions": e.mention_count,
+                "relations": [
+                    {
+                        "source": view.neighbours.get(r.source_id, e).name
+                        if r.source_id != e.id
+                        else e.name,
+                        "type": r.type,
+                        "target": view.neighbours.get(r.target_id, e).name
+                        if r.target_id != e.id
+                        else e.name,
+                        "weight": r.weight,
+                        "confidence": r.confidence,
+                        "evidence": [ev.sentence for ev in r.evidence[:3]],
+                    }
+                    for r in rels
+                ],
+            }
+        )
         return
     click.echo(f"{e.name}  [{e.type}]  {e.mention_count} mentions  id={e.id}")
     if e.aliases:
@@ -273,8 +352,10 @@ def entity(ctx: Context, name: str, limit: int, co_occurrence: bool, as_json: bo
         return e.name if entity_id == e.id else (other.name if other else entity_id)
 
     for r in rels:
-        click.echo(f"- {label(r.source_id)} {r.type} {label(r.target_id)}  "
-                   f"(weight {r.weight:g}, confidence {r.confidence:.2f})")
+        click.echo(
+            f"- {label(r.source_id)} {r.type} {label(r.target_id)}  "
+            f"(weight {r.weight:g}, confidence {r.confidence:.2f})"
+        )
         for ev in r.evidence[:2]:
             click.echo(f"    “{ev.sentence.strip()[:300]}”")
 
@@ -288,12 +369,18 @@ def stats(ctx: Context, as_json: bool) -> None:
     if as_json:
         _echo_json(dataclasses.asdict(st))
         return
-    click.echo(f"documents {st.documents}  chunks {st.chunks}  entities {st.entities}  "
-               f"relations {st.relations}  mentions {st.mentions}  "
-               f"schema v{st.schema_version}")
+    click.echo(
+        f"documents {st.documents}  chunks {st.chunks}  entities {st.entities}  "
+        f"relations {st.relations}  mentions {st.mentions}  "
+        f"schema v{st.schema_version}"
+    )
     if st.entity_types:
-        click.echo("entity types: " + ", ".join(
-            f"{k} {v}" for k, v in sorted(st.entity_types.items(), key=lambda kv: -kv[1])))
+        click.echo(
+            "entity types: "
+            + ", ".join(
+                f"{k} {v}" for k, v in sorted(st.entity_types.items(), key=lambda kv: -kv[1])
+            )
+        )
     if st.relation_types:
         top = sorted(st.relation_types.items(), key=lambda kv: -kv[1])[:12]
         click.echo("top relation types: " + ", ".join(f"{k} {v}" for k, v in top))
@@ -301,8 +388,13 @@ def stats(ctx: Context, as_json: bool) -> None:
 
 @main.command()
 @click.argument("path", type=click.Path(dir_okay=False, writable=True))
-@click.option("--format", "fmt", type=click.Choice(["json", "graphml"]), default=None,
-              help="Output format (default: from the file extension, else json).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "graphml"]),
+    default=None,
+    help="Output format (default: from the file extension, else json).",
+)
 @click.pass_obj
 def export(ctx: Context, path: str, fmt: str | None) -> None:
     """Export the graph as JSON or GraphML."""
@@ -331,8 +423,18 @@ def documents(ctx: Context, as_json: bool) -> None:
     """List ingested documents."""
     docs = _run(ctx, lambda g: g.documents())
     if as_json:
-        _echo_json([{"id": d.id, "title": d.title, "source": d.source, "chars": d.char_count,
-                     "status": str(d.status)} for d in docs])
+        _echo_json(
+            [
+                {
+                    "id": d.id,
+                    "title": d.title,
+                    "source": d.source,
+                    "chars": d.char_count,
+                    "status": str(d.status),
+                }
+                for d in docs
+            ]
+        )
         return
     for d in docs:
         click.echo(f"{d.id}  {d.char_count:>9} chars  {d.title}  ({d.source})")

@@ -39,9 +39,7 @@ def _relation_record(rel: Relation) -> dict[str, Any]:
         "valid_at": rel.valid_at.isoformat() if rel.valid_at else None,
         "invalid_at": rel.invalid_at.isoformat() if rel.invalid_at else None,
         "created_at": rel.created_at.isoformat(),
-        "evidence": [
-            {"chunk_id": ev.chunk_id, "sentence": ev.sentence} for ev in rel.evidence
-        ],
+        "evidence": [{"chunk_id": ev.chunk_id, "sentence": ev.sentence} for ev in rel.evidence],
     }
 
 

@@ -245,14 +245,24 @@ class AsyncGraph:
         result = await self.retrieve(query, preset=preset, scope=scope)
         if kind == "documents":
             return [
-                SearchHit("document", d.document_id, d.title, d.score,
-                          {"source": d.source, "chunk_id": d.best_chunk_id})
+                SearchHit(
+                    "document",
+                    d.document_id,
+                    d.title,
+                    d.score,
+                    {"source": d.source, "chunk_id": d.best_chunk_id},
+                )
                 for d in result.documents[:limit]
             ]
         if kind == "entities":
             return [
-                SearchHit("entity", e.entity.id, e.entity.name, e.score,
-                          {"type": e.entity.type, "description": e.entity.description})
+                SearchHit(
+                    "entity",
+                    e.entity.id,
+                    e.entity.name,
+                    e.score,
+                    {"type": e.entity.type, "description": e.entity.description},
+                )
                 for e in result.entities[:limit]
             ]
         names = {e.entity.id: e.entity.name for e in result.entities}
@@ -355,8 +365,11 @@ class AsyncGraph:
         raise NotFoundError(f"no document {ref!r} in scope {scope!r} (give an id, path or title)")
 
     async def export(
-        self, path: str | Path, *, format: Literal["json", "graphml"] = "json",
-        scope: str | None = None
+        self,
+        path: str | Path,
+        *,
+        format: Literal["json", "graphml"] = "json",
+        scope: str | None = None,
     ) -> int:
         """Write the scope's graph to a JSON or GraphML file; returns the entity count."""
         from loregraph.export import export_graph
@@ -434,7 +447,7 @@ class Graph:
     export = _blocking(AsyncGraph.export)
 
 
-def open(  # noqa: A001 - the natural name for the entry point
+def open(
     location: str | Path = "loregraph.db",
     *,
     settings: Settings | None = None,
@@ -479,4 +492,3 @@ __all__ = [
     "open_async",
     "open_store",
 ]
-

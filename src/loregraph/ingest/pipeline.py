@@ -31,9 +31,9 @@ from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
 from loregraph.models import (
     CO_OCCURS,
     Chunk,
+    DocStatus,
     Document,
     DocumentBundle,
-    DocStatus,
     EntityWrite,
     Merge,
     content_hash,

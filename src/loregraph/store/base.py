@@ -24,9 +24,9 @@ from typing import Self
 from loregraph.models import (
     Chunk,
     DeleteReport,
+    DocStatus,
     Document,
     DocumentBundle,
-    DocStatus,
     Entity,
     GraphArrays,
     Merge,
