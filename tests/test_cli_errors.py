@@ -119,3 +119,39 @@ def test_unknown_entity_suggests(populated: Path) -> None:
     far = run(populated, "entity", "Zzyzx Qwerty")
     assert far.exit_code == 5
     assert "no entity" in far.output.lower()
+
+
+def test_newer_schema_is_refused_and_left_alone(populated: Path, tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    copy = tmp_path / "future.db"
+    shutil.copy(populated, copy)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+    before = copy.read_bytes()
+    result = run(copy, "stats")
+    assert result.exit_code == 3, result.output
+    assert result.output.lower().startswith("error:")
+    assert "999" in result.output and "upgrade" in result.output.lower()
+    assert copy.read_bytes() == before
+
+
+def test_search_documents_json_ranks_records(tmp_path: Path, records_file: Path) -> None:
+    db = tmp_path / "records.db"
+    assert run(db, "ingest", str(records_file)).exit_code == 0
+    result = run(db, "search", "--documents", "--json", "Where was Nicki Minaj born?")
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.output)
+    assert hits[0]["title"] == "Nicki Minaj"
+    assert all(h["kind"] == "document" and h["score"] > 0 for h in hits)
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    batch = tmp_path / "q.jsonl"
+    batch.write_text(
+        json.dumps({"id": "q1", "question": "Who married Teutberga?"}) + "\n", encoding="utf-8"
+    )
+    lines = run(db, "search", "--batch", str(batch), "-k", "3").output.strip().splitlines()
+    assert len(lines) == 1
+    row = json.loads(lines[0])
+    assert row["id"] == "q1" and len(row["results"]) == 3
