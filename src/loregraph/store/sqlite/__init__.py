@@ -1,4 +1,4 @@
-"""The default backend: one SQLite file with FTS5 (BM25, trigram) and NumPy vector search."""
+"""The default backend: one SQLite file, FTS5 for BM25, in-memory vector and fuzzy-name search."""
 
 from loregraph.store.sqlite.store import SqliteStore
 

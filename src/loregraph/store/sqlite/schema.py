@@ -38,7 +38,8 @@ from collections.abc import Callable
 from loregraph.errors import SchemaVersionError, StoreError
 from loregraph.store.base import SCHEMA_VERSION
 
-_TEXT = "tokenize='unicode61 remove_diacritics 2'"
+# Porter stemming: "proposed" finds "proposals", "travelled" finds "travels".
+_TEXT = "tokenize='porter unicode61 remove_diacritics 2'"
 
 TABLES = f"""
 CREATE TABLE meta (

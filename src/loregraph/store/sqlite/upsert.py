@@ -6,6 +6,9 @@ Rules for what a bundle adds to rows the store already holds:
   ``salience`` and ``confidence`` become the maximum seen; a provided embedding replaces
   the stored one; aliases, description and ``mention_count`` are recomputed afterwards
   (see :mod:`.cleanup`);
+* entity description: a document's contribution is its ``EntityWrite.description``; for an
+  entity new to the store, ``Entity.description`` stands in when that is empty (for a stored
+  entity it is not used: it is usually the stored description read back by the caller);
 * relation: keeps its id and fact (filled in when empty); ``valid_at`` becomes the earliest
   known, ``invalid_at``/``expired_at`` take the bundle's value when it gives one; ``weight``
   (= evidence count) and ``confidence`` (= max over evidence) are recomputed afterwards.
