@@ -7,7 +7,7 @@ normalisation) so that it is cheap to unit-test.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from loregraph.models import name_key
@@ -185,11 +185,3 @@ def detokenize(tokens: Sequence[str]) -> str:
     text = " ".join(t for t in tokens if t)
     text = _NO_SPACE_BEFORE.sub(r"\1", text)
     return _NO_SPACE_AFTER.sub(r"\1", text)
-
-
-def group_counts(values: Iterable[str]) -> Mapping[str, int]:
-    """How many times each value occurs, most frequent first."""
-    counts: dict[str, int] = {}
-    for value in values:
-        counts[value] = counts.get(value, 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

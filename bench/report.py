@@ -232,6 +232,10 @@ def render_speed(result: Mapping[str, Any]) -> str:
         ("context_latency_2wiki", "2Wiki store, 2Wiki questions"),
     ):
         lat = figures.get(key, {})
+        if lat.get("store_stale_key"):
+            label += " (store built by older ingest code)"
+        if lat.get("error"):
+            label += f" (failed: {lat['error']})"
         lat_rows.append(
             [label, lat.get("n"), lat.get("p50_ms"), lat.get("p95_ms"), lat.get("warmup_seconds")]
         )

@@ -19,7 +19,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,40 +77,37 @@ def _check_model_dir(model_dir: Path) -> None:
 
 
 _blas_lock = threading.Lock()
-_blas_users = 0
-_blas_restore: Any = None
+_blas_limited = False
+_blas_limit: Any = None
+
+
+def hold_blas_to_one_thread() -> None:
+    """Hold the process's BLAS to one thread, once; the embedder parallelises batches itself.
+
+    Multi-threaded OpenBLAS spins while it waits for its threads, so on a busy machine (other
+    processes, or spaCy beside us) it runs many times slower than one thread per batch.
+    Measured here, a limit entered and lifted around each call does not reach calls made from
+    worker threads (``asyncio.to_thread``), which then ran 5x slower; a limit set once, from
+    the thread that builds the embedder, does. Needs ``threadpoolctl``; without it BLAS keeps
+    its setting. Pass ``limit_blas=False`` to :class:`MiniLMEmbedder` to keep your own.
+    """
+    global _blas_limited, _blas_limit
+    with _blas_lock:
+        if _blas_limited:
+            return
+        _blas_limited = True
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            return
+        _blas_limit = threadpool_limits(limits=1, user_api="blas")
 
 
 @contextmanager
 def _one_blas_thread() -> Iterator[None]:
-    """Keep BLAS to one thread while any embedding runs; batches run in parallel instead.
-
-    Multi-threaded OpenBLAS spins while it waits for its threads, so on a busy machine
-    (other processes, or spaCy beside us) it runs many times slower than one thread per
-    batch. The limit is process-wide, so it is reference-counted across concurrent calls and
-    lifted when the last one ends. Needs ``threadpoolctl``; without it BLAS keeps its setting.
-    """
-    global _blas_users, _blas_restore
-    with _blas_lock:
-        if _blas_users == 0:
-            _blas_restore = _limit_blas()
-        _blas_users += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_users -= 1
-            if _blas_users == 0 and _blas_restore is not None:
-                _blas_restore.restore_original_limits()
-                _blas_restore = None
-
-
-def _limit_blas() -> Any:
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return None
-    return threadpool_limits(limits=1, user_api="blas")
+    """Make sure BLAS is held to one thread while embedding (see above)."""
+    hold_blas_to_one_thread()
+    yield
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,12 +193,16 @@ class MiniLMEmbedder:
         batch_size: int = 32,
         max_tokens: int = 256,
         workers: int | None = None,
+        limit_blas: bool = True,
     ) -> None:
         if batch_size <= 0 or max_tokens < 2:
             raise ValueError("batch_size must be positive and max_tokens at least 2")
         self.workers = workers if workers is not None else _default_workers()
         if self.workers <= 0:
             raise ValueError(f"workers must be positive, got {self.workers}")
+        self._limit_blas = limit_blas
+        if limit_blas:
+            hold_blas_to_one_thread()
         if model_dir is None:
             model_dir = default_model_dir()
         else:
@@ -297,7 +298,7 @@ class MiniLMEmbedder:
         def run(rows: npt.NDArray[np.int64]) -> F32:
             return self._forward([ids[i] for i in rows])
 
-        with _one_blas_thread():
+        with _one_blas_thread() if self._limit_blas else nullcontext():
             if self.workers == 1 or len(batches) == 1:
                 for rows in batches:
                     out[rows] = run(rows)
