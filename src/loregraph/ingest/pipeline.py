@@ -9,7 +9,6 @@ an interrupted run resumes by skipping what is done and ends with the same graph
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager
@@ -180,9 +179,7 @@ class IngestPipeline:
         many = getattr(self.extractor, "aextract_many", None)
         if many is not None and len(items) > 1:
             try:
-                outcome = many(items)
-                results = await outcome if inspect.isawaitable(outcome) else outcome
-                return list(results)
+                return list(await many(items))
             except (LoregraphError, ValueError, RuntimeError):
                 pass  # isolate the failing document: extract one at a time below
         out: list[ExtractionResult | BaseException] = []

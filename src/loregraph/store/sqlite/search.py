@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from loregraph.models import Scored
 from loregraph.store.sqlite.cleanup import read_graph_version
@@ -29,57 +29,47 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(f'"{word}"' for word in words)
 
 
-def _ranked(conn: sqlite3.Connection, sql: str, params: Sequence[object]) -> list[Scored]:
-    return [Scored(item, float(score)) for item, score in conn.execute(sql, params)]
+def _bm25(
+    conn: sqlite3.Connection,
+    table: str,
+    weights: str,
+    query: str,
+    scope: str,
+    limit: int,
+    extra: str = "",
+) -> list[Scored]:
+    """Ids of ``table`` rows ranked by BM25 over its FTS5 index ``{table}_fts``."""
+    match = fts_query(query)
+    if match is None or limit <= 0:
+        return []
+    sql = (
+        f"SELECT t.id, -bm25({table}_fts, {weights}) AS score FROM {table}_fts "
+        f"JOIN {table} AS t ON t.pk = {table}_fts.rowid "
+        f"WHERE {table}_fts MATCH ? AND t.scope = ? {extra}"
+        "ORDER BY score DESC, t.pk LIMIT ?"
+    )
+    return [Scored(item, float(score)) for item, score in conn.execute(sql, (match, scope, limit))]
 
 
 def search_chunks_text(
     conn: sqlite3.Connection, scope: str, query: str, limit: int
 ) -> list[Scored]:
     """Chunk ids by BM25 over chunk text (weight 1) and document title (weight 0.5)."""
-    match = fts_query(query)
-    if match is None or limit <= 0:
-        return []
-    return _ranked(
-        conn,
-        "SELECT c.id, -bm25(chunks_fts, 1.0, 0.5) AS score FROM chunks_fts "
-        "JOIN chunks AS c ON c.pk = chunks_fts.rowid "
-        "WHERE chunks_fts MATCH ? AND c.scope = ? ORDER BY score DESC, c.pk LIMIT ?",
-        (match, scope, limit),
-    )
+    return _bm25(conn, "chunks", "1.0, 0.5", query, scope, limit)
 
 
 def search_entities_text(
     conn: sqlite3.Connection, scope: str, query: str, limit: int
 ) -> list[Scored]:
     """Entity ids by BM25 over name (weight 3), aliases (2) and description (1)."""
-    match = fts_query(query)
-    if match is None or limit <= 0:
-        return []
-    return _ranked(
-        conn,
-        "SELECT e.id, -bm25(entities_fts, 3.0, 2.0, 1.0) AS score FROM entities_fts "
-        "JOIN entities AS e ON e.pk = entities_fts.rowid "
-        "WHERE entities_fts MATCH ? AND e.scope = ? ORDER BY score DESC, e.pk LIMIT ?",
-        (match, scope, limit),
-    )
+    return _bm25(conn, "entities", "3.0, 2.0, 1.0", query, scope, limit)
 
 
 def search_relations_text(
     conn: sqlite3.Connection, scope: str, query: str, limit: int
 ) -> list[Scored]:
     """Relation ids by BM25 over fact (weight 1) and type (0.5); expired relations skipped."""
-    match = fts_query(query)
-    if match is None or limit <= 0:
-        return []
-    return _ranked(
-        conn,
-        "SELECT r.id, -bm25(relations_fts, 1.0, 0.5) AS score FROM relations_fts "
-        "JOIN relations AS r ON r.pk = relations_fts.rowid "
-        "WHERE relations_fts MATCH ? AND r.scope = ? AND r.expired_at IS NULL "
-        "ORDER BY score DESC, r.pk LIMIT ?",
-        (match, scope, limit),
-    )
+    return _bm25(conn, "relations", "1.0, 0.5", query, scope, limit, "AND t.expired_at IS NULL ")
 
 
 def load_name_index(conn: sqlite3.Connection, scope: str) -> NameIndex:
