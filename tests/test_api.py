@@ -25,6 +25,7 @@ EXPECTED = {
     "Graph",
     "IngestReport",
     "InputError",
+    "LLMSettings",
     "LoregraphError",
     "Mention",
     "NotFoundError",
@@ -73,6 +74,19 @@ def test_sync_facade_mirrors_async_core() -> None:
         assert inspect.iscoroutinefunction(async_method), name
         assert not inspect.iscoroutinefunction(sync_method), name
         assert sync_method.__doc__ == async_method.__doc__, name
+
+
+def test_streaming_answer_in_both_facades() -> None:
+    async_method = loregraph.AsyncGraph.ask_stream
+    sync_method = loregraph.Graph.ask_stream
+    assert not inspect.iscoroutinefunction(async_method)  # returns an async iterator
+    assert not inspect.iscoroutinefunction(sync_method)
+    assert async_method.__doc__ and sync_method.__doc__
+    assert list(inspect.signature(async_method).parameters) == list(
+        inspect.signature(sync_method).parameters
+    )
+    assert loregraph.Settings().llm == loregraph.LLMSettings()
+    assert not loregraph.Settings().llm.enabled
 
 
 def test_public_api_has_docstrings() -> None:

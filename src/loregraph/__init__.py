@@ -20,6 +20,7 @@ from loregraph.errors import (
 )
 from loregraph.graph import AsyncGraph, EntityView, Graph, SearchHit, open, open_async, open_store
 from loregraph.ingest.report import IngestReport
+from loregraph.llm.settings import LLMSettings
 from loregraph.models import (
     Chunk,
     DocKind,
@@ -59,6 +60,7 @@ __all__ = [
     "Graph",
     "IngestReport",
     "InputError",
+    "LLMSettings",
     "LoregraphError",
     "Mention",
     "NotFoundError",

@@ -1,7 +1,9 @@
 """The ``loregraph`` command line.
 
 Every command takes ``--db`` (or ``LOREGRAPH_DB``) and ``--scope`` (or ``LOREGRAPH_SCOPE``).
-Errors print one line to stderr and exit non-zero; nothing is written when an input is bad.
+An LLM is configured by ``LOREGRAPH_LLM_*`` variables or the ``--llm-*`` options (which
+win); without one everything runs offline. Errors print one line to stderr and exit
+non-zero; nothing is written when an input is bad.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
+from loregraph.answer.types import Answer
 from loregraph.errors import EmptyStoreError, InputError, LoregraphError
 from loregraph.graph import AsyncGraph, open_store
+from loregraph.llm.settings import LLMSettings
 from loregraph.models import CO_OCCURS
 from loregraph.settings import PRESETS, ChunkSettings, Settings
 
 T = TypeVar("T")
 DEFAULT_DB = "loregraph.db"
+URL_STORE_CACHE = "loregraph.llm-cache.sqlite"
+"""The LLM cache file (in the working directory) for stores given as a database URL."""
 
 
 @dataclasses.dataclass
@@ -34,19 +40,34 @@ class Context:
     db: str
     scope: str | None
     preset: str | None
+    llm: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def _fail(exc: LoregraphError) -> None:
+    click.echo(f"error: {exc}", err=True)
+    sys.exit(exc.exit_code)
 
 
 def _settings(ctx: Context, **chunk: Any) -> Settings:
-    settings = Settings.from_env(os.environ)
-    if ctx.scope:
-        settings = settings.replace(scope=ctx.scope)
-    if ctx.preset:
-        settings = settings.replace(retrieval=PRESETS[ctx.preset])
-    if chunk:
-        base = dataclasses.asdict(settings.chunk)
-        base.update({k: v for k, v in chunk.items() if v is not None})
-        settings = settings.replace(chunk=ChunkSettings(**base))
-    return settings
+    try:
+        # the LLM settings are checked with the options applied (a model may come from one)
+        llm = LLMSettings.from_env(os.environ, **ctx.llm)
+        rest = {k: v for k, v in os.environ.items() if not k.startswith("LOREGRAPH_LLM_")}
+        settings = Settings.from_env(rest)
+        if ctx.scope:
+            settings = settings.replace(scope=ctx.scope)
+        if ctx.preset:
+            settings = settings.replace(retrieval=PRESETS[ctx.preset])
+        if chunk:
+            base = dataclasses.asdict(settings.chunk)
+            base.update({k: v for k, v in chunk.items() if v is not None})
+            settings = settings.replace(chunk=ChunkSettings(**base))
+        if llm.enabled and llm.cache and not llm.cache_path and "://" in ctx.db:
+            llm = llm.replace(cache_path=URL_STORE_CACHE)
+        return settings.replace(llm=llm)
+    except LoregraphError as exc:
+        _fail(exc)
+        raise  # unreachable: _fail exits
 
 
 def _run(
@@ -75,8 +96,8 @@ def _run(
     try:
         return asyncio.run(main())
     except LoregraphError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+        _fail(exc)
+        raise  # unreachable: _fail exits
     except KeyboardInterrupt:
         click.echo("interrupted: completed documents are kept; run again to resume", err=True)
         sys.exit(130)
@@ -106,11 +127,93 @@ def _echo_json(payload: Any) -> None:
     default=None,
     help="Retrieval preset (default hybrid).",
 )
+@click.option(
+    "--llm-provider",
+    type=click.Choice(["openai", "anthropic", "none"]),
+    default=None,
+    help="LLM API: openai (any OpenAI-compatible server), anthropic, or none "
+    "(env LOREGRAPH_LLM_PROVIDER; default none: offline).",
+)
+@click.option(
+    "--llm-model", default=None, help="Model name sent to the server (env LOREGRAPH_LLM_MODEL)."
+)
+@click.option(
+    "--llm-base-url",
+    default=None,
+    help="Server URL, e.g. http://localhost:11434/v1 for Ollama (env LOREGRAPH_LLM_BASE_URL).",
+)
+@click.option(
+    "--llm-api-key",
+    default=None,
+    help="API key; prefer the env LOREGRAPH_LLM_API_KEY (options show in process lists).",
+)
+@click.option(
+    "--llm-concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help="LLM calls in flight at once (default 5).",
+)
+@click.option("--llm-timeout", type=float, default=None, help="Seconds per LLM call (default 120).")
+@click.option(
+    "--llm-no-cache",
+    is_flag=True,
+    default=False,
+    help="Do not read or write the LLM response cache (next to the database).",
+)
+@click.option(
+    "--prompts-dir",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="Directory of prompt files overriding the packaged ones (answer.system.txt...).",
+)
+@click.option(
+    "--gleaning",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Extra LLM extraction rounds asking for what was missed (default 0).",
+)
+@click.option(
+    "--persona-intents/--no-persona-intents",
+    default=None,
+    help="Classify questions with seed 003's persona intents (relational, temporal...).",
+)
 @click.version_option(package_name="loregraph")
 @click.pass_context
-def main(click_ctx: click.Context, db: str, scope: str | None, preset: str | None) -> None:
-    """loregraph: documents and memories to a knowledge graph, answered with citations."""
-    click_ctx.obj = Context(db=db, scope=scope, preset=preset)
+def main(
+    click_ctx: click.Context,
+    db: str,
+    scope: str | None,
+    preset: str | None,
+    llm_provider: str | None,
+    llm_model: str | None,
+    llm_base_url: str | None,
+    llm_api_key: str | None,
+    llm_concurrency: int | None,
+    llm_timeout: float | None,
+    llm_no_cache: bool,
+    prompts_dir: str | None,
+    gleaning: int | None,
+    persona_intents: bool | None,
+) -> None:
+    """loregraph: documents and memories to a knowledge graph, answered with citations.
+
+    With no LLM configured everything runs offline. Configure one with the --llm-* options
+    or LOREGRAPH_LLM_* variables (PROVIDER, MODEL, BASE_URL, API_KEY, ...).
+    """
+    overrides = {
+        "provider": llm_provider,
+        "model": llm_model,
+        "base_url": llm_base_url,
+        "api_key": llm_api_key,
+        "concurrency": llm_concurrency,
+        "timeout": llm_timeout,
+        "cache": False if llm_no_cache else None,
+        "prompts_dir": prompts_dir,
+        "gleaning": gleaning,
+        "persona_intents": persona_intents,
+    }
+    llm = {k: v for k, v in overrides.items() if v is not None}
+    click_ctx.obj = Context(db=db, scope=scope, preset=preset, llm=llm)
 
 
 @main.command()
@@ -148,6 +251,8 @@ def ingest(
         from loregraph.cli_progress import RichProgress
 
         bars = RichProgress(console) if console.is_terminal and not as_json else None
+        if bars is not None and graph.usage is not None:
+            bars.watch(graph.usage)
         with bars if bars is not None else nullcontext():
             stdin = sys.stdin if "-" in paths else None
             return await graph.ingest(*paths, stdin=stdin, progress=bars)
@@ -166,8 +271,25 @@ def ingest(
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and citations as JSON.")
 @click.pass_obj
 def ask(ctx: Context, question: str, as_json: bool) -> None:
-    """Answer a question with citations (extractive when no LLM is configured)."""
-    answer = _run(ctx, lambda g: g.ask(question))
+    """Answer a question with citations (extractive when no LLM is configured).
+
+    With an LLM the answer is streamed as it is written, then its sources are listed.
+    """
+
+    async def work(graph: AsyncGraph) -> tuple[Answer, bool]:
+        if as_json or graph.llm is None:
+            return await graph.ask(question), False
+        click.echo(f"Q: {question}\n")
+        stream = graph.ask_stream(question)
+        async for piece in stream:
+            click.echo(piece, nl=False)
+        click.echo("\n")
+        assert stream.answer is not None
+        return stream.answer, True
+
+    answer, streamed = _run(ctx, work)
+    if streamed:
+        return
     if as_json:
         _echo_json(
             {

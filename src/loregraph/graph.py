@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Concatenate, Literal, ParamSpec, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from loregraph.answer.extractive import Answer, extractive_answer
 from loregraph.embed.base import Embedder
@@ -30,6 +30,13 @@ from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.settings import RetrievalSettings, Settings, preset
 from loregraph.store.base import Store
+
+if TYPE_CHECKING:
+    from loregraph.llm.base import ChatModel
+    from loregraph.llm.client import LLMClient
+    from loregraph.llm.query import LLMQueryAnalyzer
+    from loregraph.llm.usage import UsageTracker
+    from loregraph.llm.wiring import LLMComponents
 
 ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 SearchKind = Literal["documents", "entities", "relations"]
@@ -68,19 +75,16 @@ def _default_extractor(settings: Settings) -> Extractor:
 
 
 def open_store(location: str | Path) -> Store:
-    """A store for a location: a file path (SQLite) or a database URL."""
-    text = str(location)
-    if "://" in text and not text.startswith("sqlite://"):
-        from loregraph.errors import ConfigError
+    """A store for a location: a file path (SQLite) or a database URL (``postgresql://``)."""
+    from loregraph.store.urls import store_for_url
 
-        raise ConfigError(
-            f"unsupported database URL {text!r}: this version stores data in an SQLite file; "
-            "pass a file path"
-        )
-    from loregraph.store.sqlite import SqliteStore
+    return store_for_url(location)
 
-    path = text.removeprefix("sqlite://")
-    return SqliteStore(path)
+
+def _store_path(store: Store) -> str | None:
+    """The file a store lives in (the LLM cache goes next to it), if it has one."""
+    path = getattr(store, "path", None)
+    return str(path) if isinstance(path, str | Path) else None
 
 
 class AsyncGraph:
@@ -89,9 +93,16 @@ class AsyncGraph:
     Args:
         store: where the graph lives (an opened or unopened :class:`Store`).
         settings: chunking, extraction, resolution and retrieval settings.
-        embedder: embeds chunks, entities and questions (default: packaged MiniLM, loaded
-            on first use).
-        extractor: finds entities and relations (default: offline spaCy extractor).
+        embedder: embeds chunks, entities and questions (default: through the LLM API when
+            ``settings.llm.embedding_model`` is set, else packaged MiniLM, loaded on first use).
+        extractor: finds entities and relations (default: the LLM extractor when an LLM is
+            configured, else the offline spaCy extractor).
+        llm: a language model: an :class:`~loregraph.llm.client.LLMClient` (used as it is)
+            or a provider such as :class:`~loregraph.llm.openai_client.OpenAIChat` (wrapped
+            with the cache and resilience of ``settings.llm``). Default: built from
+            ``settings.llm`` when it names a provider; with provider ``none`` everything
+            stays offline and no LLM code is loaded.
+        usage: the tracker LLM calls and tokens are counted in (default: a new one).
     """
 
     def __init__(
@@ -101,11 +112,18 @@ class AsyncGraph:
         settings: Settings | None = None,
         embedder: Embedder | None = None,
         extractor: Extractor | None = None,
+        llm: LLMClient | ChatModel | None = None,
+        usage: UsageTracker | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or Settings()
         self._embedder = embedder
         self._extractor = extractor
+        self._llm_arg = llm
+        self._usage = usage
+        self._parts: LLMComponents | None = None
+        self._parts_ready = False
+        self._built: set[str] = set()
         self._opened = False
 
     @classmethod
@@ -122,23 +140,81 @@ class AsyncGraph:
             self._opened = True
 
     async def close(self) -> None:
-        """Close the store."""
-        if self._opened:
-            await self.store.close()
-            self._opened = False
+        """Close the store, and the LLM client and embedder the engine built."""
+        try:
+            if self._opened:
+                await self.store.close()
+                self._opened = False
+        finally:
+            await self._close_llm()
+
+    async def _close_llm(self) -> None:
+        parts, self._parts, self._parts_ready = self._parts, None, False
+        if "embedder" in self._built:
+            closer = getattr(self._embedder, "close", None)
+            self._embedder = None
+            if closer is not None:
+                closer()
+        if "extractor" in self._built:
+            self._extractor = None
+        self._built.clear()
+        if parts is not None:
+            await parts.aclose()
+
+    def _llm_parts(self) -> LLMComponents | None:
+        """The LLM client and stages, built on first use; ``None`` without an LLM."""
+        if not self._parts_ready:
+            if self._llm_arg is not None or self.settings.llm.enabled:
+                from loregraph.llm.wiring import LLMComponents
+
+                self._parts = LLMComponents.create(
+                    self.settings.llm,
+                    self._llm_arg,
+                    store_path=_store_path(self.store),
+                    usage=self._usage,
+                )
+            self._parts_ready = True
+        return self._parts
+
+    @property
+    def llm(self) -> LLMClient | None:
+        """The language-model client (``None`` when no LLM is configured)."""
+        parts = self._llm_parts()
+        return parts.client if parts is not None else None
+
+    @property
+    def usage(self) -> UsageTracker | None:
+        """LLM calls, cache hits and tokens per stage (``None`` when no LLM is configured)."""
+        parts = self._llm_parts()
+        return parts.usage if parts is not None else self._usage
 
     @property
     def embedder(self) -> Embedder:
         """The embedder, created on first use."""
         if self._embedder is None:
-            self._embedder = _default_embedder()
+            built: Embedder | None = None
+            parts = self._llm_parts()
+            if parts is not None:
+                built = parts.embedder()
+            elif self.settings.llm.embedding_model:
+                from loregraph.llm.config import build_embedder
+
+                built = build_embedder(self.settings.llm, usage=self._usage)
+            if built is not None:
+                self._built.add("embedder")
+            self._embedder = built or _default_embedder()
         return self._embedder
 
     @property
     def extractor(self) -> Extractor:
         """The extractor, created on first use."""
         if self._extractor is None:
-            self._extractor = _default_extractor(self.settings)
+            parts = self._llm_parts()
+            if parts is not None:
+                self._extractor = parts.extractor(self.settings)
+                self._built.add("extractor")
+            else:
+                self._extractor = _default_extractor(self.settings)
         return self._extractor
 
     # ------------------------------------------------------------------ ingest
@@ -193,12 +269,25 @@ class AsyncGraph:
         scope: str | None = None,
         progress: Progress | None = None,
     ) -> IngestReport:
-        """Ingest already-read documents."""
+        """Ingest already-read documents.
+
+        With an LLM, the report's ``llm`` field holds the calls, cache hits, repairs,
+        retries, drops and tokens of this run, per stage.
+        """
         await self.open()
         pipeline = IngestPipeline(
             self.store, self.extractor, self.embedder, self.settings, progress=progress
         )
-        return await pipeline.ingest(sources, scope=scope or self.settings.scope)
+        parts = self._llm_parts()
+        confirm = parts.confirmer() if parts is not None else None
+        if confirm is not None:
+            pipeline.resolver.confirm = confirm
+        usage = self.usage
+        before = usage.stages() if usage is not None else {}
+        report = await pipeline.ingest(sources, scope=scope or self.settings.scope)
+        if usage is not None:
+            report.llm = usage.since(before)
+        return report
 
     # ------------------------------------------------------------------ query
     def _retrieval_settings(self, preset_name: str | None) -> RetrievalSettings:
@@ -209,8 +298,18 @@ class AsyncGraph:
     ) -> RetrievalResult:
         """Ranked entities, relations, passages and documents for a question."""
         await self.open()
-        retriever = Retriever(self.store, self.embedder, self._retrieval_settings(preset))
+        retriever = Retriever(
+            self.store,
+            self.embedder,
+            self._retrieval_settings(preset),
+            analyzer=self._analyzer(),
+        )
         return await retriever.retrieve(question, scope or self.settings.scope)
+
+    def _analyzer(self) -> LLMQueryAnalyzer | None:
+        """The LLM query analysis (falls back to the offline one), if there is an LLM."""
+        parts = self._llm_parts()
+        return parts.analyzer() if parts is not None else None
 
     async def context(
         self,
@@ -230,7 +329,21 @@ class AsyncGraph:
     ) -> Answer:
         """Answer a question with citations. With no LLM configured the answer is extractive."""
         result = await self.retrieve(question, preset=preset, scope=scope)
-        return extractive_answer(result)
+        parts = self._llm_parts()
+        if parts is None:
+            return extractive_answer(result)
+        return await parts.answerer().answer(result)
+
+    def ask_stream(
+        self, question: str, *, preset: str | None = None, scope: str | None = None
+    ) -> StreamedAnswer:
+        """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``.
+
+        The pieces joined are the answer's text (with an LLM: the model's reply, then its
+        ``Sources``); ``.answer`` holds the :class:`Answer` with citations once the stream
+        is exhausted. With no LLM configured the extractive answer comes as one piece.
+        """
+        return StreamedAnswer(self, question, preset=preset, scope=scope)
 
     async def search(
         self,
@@ -381,6 +494,90 @@ class AsyncGraph:
         return await export_graph(self.store, scope, Path(path), format)
 
 
+class StreamedAnswer:
+    """An answer as it is written: an async iterator of text pieces.
+
+    Retrieval runs when the first piece is asked for. Once the iterator is exhausted,
+    :attr:`answer` holds the :class:`Answer` (text and citations) and :attr:`retrieval`
+    what it was written from. Call :meth:`aclose` to stop early.
+    """
+
+    def __init__(
+        self, graph: AsyncGraph, question: str, *, preset: str | None, scope: str | None
+    ) -> None:
+        self.question = question
+        self.answer: Answer | None = None
+        self.retrieval: RetrievalResult | None = None
+        self._gen = self._run(graph, preset, scope)
+
+    def __aiter__(self) -> StreamedAnswer:
+        return self
+
+    async def __anext__(self) -> str:
+        return await anext(self._gen)
+
+    async def aclose(self) -> None:
+        """Stop the stream (and the model's reply) early."""
+        await self._gen.aclose()
+
+    async def _run(
+        self, graph: AsyncGraph, preset: str | None, scope: str | None
+    ) -> AsyncGenerator[str, None]:
+        result = await graph.retrieve(self.question, preset=preset, scope=scope)
+        self.retrieval = result
+        parts = graph._llm_parts()
+        if parts is None:
+            answer = extractive_answer(result)
+            self.answer = answer
+            yield answer.text
+            return
+        stream = parts.answerer().stream(result)
+        try:
+            async for piece in stream:
+                yield piece
+        finally:
+            await stream.aclose()
+        self.answer = stream.answer
+
+
+class BlockingStreamedAnswer:
+    """The blocking facade's :class:`StreamedAnswer`: ``for piece in graph.ask_stream(q)``."""
+
+    def __init__(self, graph: Graph, stream: StreamedAnswer) -> None:
+        self._graph = graph
+        self._stream = stream
+
+    @property
+    def answer(self) -> Answer | None:
+        """The answer with its citations, once the pieces are all read."""
+        return self._stream.answer
+
+    @property
+    def retrieval(self) -> RetrievalResult | None:
+        """What the answer was written from (after the first piece)."""
+        return self._stream.retrieval
+
+    def __iter__(self) -> BlockingStreamedAnswer:
+        return self
+
+    def __next__(self) -> str:
+        piece = self._graph._run(_next_piece(self._stream))
+        if piece is None:
+            raise StopIteration
+        return piece
+
+    def close(self) -> None:
+        """Stop early."""
+        self._graph._run(self._stream.aclose())
+
+
+async def _next_piece(stream: StreamedAnswer) -> str | None:
+    try:
+        return await anext(stream)
+    except StopAsyncIteration:
+        return None
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -429,6 +626,27 @@ class Graph:
         """The underlying store."""
         return self.aio.store
 
+    @property
+    def llm(self) -> LLMClient | None:
+        """The language-model client (``None`` when no LLM is configured)."""
+        return self.aio.llm
+
+    @property
+    def usage(self) -> UsageTracker | None:
+        """LLM calls, cache hits and tokens per stage (``None`` when no LLM is configured)."""
+        return self.aio.usage
+
+    def ask_stream(
+        self, question: str, *, preset: str | None = None, scope: str | None = None
+    ) -> BlockingStreamedAnswer:
+        return BlockingStreamedAnswer(
+            self, self.aio.ask_stream(question, preset=preset, scope=scope)
+        )
+
+    ask_stream.__doc__ = (AsyncGraph.ask_stream.__doc__ or "").replace(
+        "async for piece in graph.ask_stream(q)", "for piece in graph.ask_stream(q)"
+    )
+
     open = _blocking(AsyncGraph.open)
     ingest = _blocking(AsyncGraph.ingest)
     ingest_records = _blocking(AsyncGraph.ingest_records)
@@ -454,13 +672,21 @@ def open(
     embedder: Embedder | None = None,
     extractor: Extractor | None = None,
     store: Store | None = None,
+    llm: LLMClient | ChatModel | None = None,
+    usage: UsageTracker | None = None,
 ) -> Graph:
     """Open (or create) a graph and return the blocking facade.
 
-    ``location`` is an SQLite file path; pass ``store=`` to use another backend object.
+    ``location`` is an SQLite file path or a database URL; pass ``store=`` to use another
+    backend object. ``llm`` and ``usage`` are as for :class:`AsyncGraph`.
     """
     aio = AsyncGraph(
-        store or open_store(location), settings=settings, embedder=embedder, extractor=extractor
+        store or open_store(location),
+        settings=settings,
+        embedder=embedder,
+        extractor=extractor,
+        llm=llm,
+        usage=usage,
     )
     graph = Graph(aio)
     graph.open()
@@ -474,10 +700,17 @@ async def open_async(
     embedder: Embedder | None = None,
     extractor: Extractor | None = None,
     store: Store | None = None,
+    llm: LLMClient | ChatModel | None = None,
+    usage: UsageTracker | None = None,
 ) -> AsyncGraph:
     """Open (or create) a graph and return the async engine."""
     aio = AsyncGraph(
-        store or open_store(location), settings=settings, embedder=embedder, extractor=extractor
+        store or open_store(location),
+        settings=settings,
+        embedder=embedder,
+        extractor=extractor,
+        llm=llm,
+        usage=usage,
     )
     await aio.open()
     return aio
@@ -485,9 +718,11 @@ async def open_async(
 
 __all__ = [
     "AsyncGraph",
+    "BlockingStreamedAnswer",
     "EntityView",
     "Graph",
     "SearchHit",
+    "StreamedAnswer",
     "open",
     "open_async",
     "open_store",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loregraph.errors import ConfigError
+from loregraph.llm.settings import LLMSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +80,7 @@ class RetrievalSettings:
     passages_by_mentions: bool = True
     passages_by_bm25: bool = True
     passages_by_vector: bool = True
+    entity_pages: bool = True
     rrf_k: int = 60
     max_passages: int = 8
     max_relations: int = 40
@@ -109,6 +111,7 @@ PRESETS: dict[str, RetrievalSettings] = {
         use_vector_entities=False,
         expansion="none",
         passages_by_mentions=False,
+        entity_pages=False,
     ),
     # personalised PageRank over the entity-passage graph, fused with BM25 and vectors
     "ppr": RetrievalSettings(name="ppr", expansion="ppr"),
@@ -128,13 +131,18 @@ def preset(name: str) -> RetrievalSettings:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """All settings of one engine instance."""
+    """All settings of one engine instance.
+
+    ``llm`` selects a language model (:class:`~loregraph.llm.settings.LLMSettings`); its
+    default, provider ``none``, keeps everything offline.
+    """
 
     scope: str = "default"
     chunk: ChunkSettings = field(default_factory=ChunkSettings)
     extraction: ExtractionSettings = field(default_factory=ExtractionSettings)
     resolution: ResolutionSettings = field(default_factory=ResolutionSettings)
     retrieval: RetrievalSettings = field(default_factory=lambda: PRESETS[DEFAULT_PRESET])
+    llm: LLMSettings = field(default_factory=LLMSettings)
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed."""
@@ -146,7 +154,8 @@ class Settings:
 
         Recognised: ``LOREGRAPH_SCOPE``, ``LOREGRAPH_PRESET``, ``KG_CHUNK_SIZE``,
         ``KG_CHUNK_OVERLAP``, ``KG_MEGA_BATCH_CHARS``, ``KG_CORE_ENTITY_LIMIT``,
-        ``KG_MIN_ENTITY_SALIENCE``, ``KG_MAX_SEED_NODES``, ``KG_MAX_GRAPH_DEPTH``.
+        ``KG_MIN_ENTITY_SALIENCE``, ``KG_MAX_SEED_NODES``, ``KG_MAX_GRAPH_DEPTH``, and the
+        ``LOREGRAPH_LLM_*`` variables of :meth:`LLMSettings.from_env`.
         """
 
         def num(name: str, default: float, kind: type = int) -> Any:
@@ -181,4 +190,5 @@ class Settings:
             chunk=chunk,
             extraction=extraction,
             retrieval=retrieval,
+            llm=LLMSettings.from_env(env),
         )

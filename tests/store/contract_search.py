@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from loregraph.models import Vector
 from loregraph.store.base import Store
 
 from .builders import Book, blend, unit
@@ -92,3 +93,60 @@ class SearchContract(ContractBase):
         assert ids["city"] not in [s.id for s in left]
         left_chunks = await store.search_chunks_vector("default", unit(0), 10)
         assert ids["c1"] not in [s.id for s in left_chunks]
+
+    # ----------------------------------------------------------------- batched lookups
+    async def test_fuzzy_search_many_answers_each_query_like_one_search(self, store: Store) -> None:
+        ids = await shared_pair(store)
+        queries: list[tuple[str, str | None]] = [
+            ("Alice Morgan", None),
+            ("Bob Ston", "person"),
+            ("Harbour City", "place"),
+            ("Harbour City", "person"),
+            ("...", None),
+            ("Captain Morgan", None),
+            ("Anything", "no-such-type"),
+        ]
+        many = await store.search_entities_fuzzy_many("default", queries, 3)
+        assert len(many) == len(queries)
+        for (name, kind), hits in zip(queries, many, strict=True):
+            one = await store.search_entities_fuzzy("default", name, 3, entity_type=kind)
+            assert [h.id for h in hits] == [h.id for h in one]
+            assert [h.score for h in hits] == pytest.approx([h.score for h in one])
+        assert many[0][0].id == ids["alice"] and many[0][0].score == pytest.approx(1.0)
+        assert many[2][0].id == ids["city"]
+        assert ids["city"] not in [h.id for h in many[3]]
+        assert many[4] == [] and many[6] == []
+        assert many[5][0].id == ids["alice"]  # through the alias written by doc-2
+        assert await store.search_entities_fuzzy_many("default", [], 3) == []
+        assert await store.search_entities_fuzzy_many("elsewhere", queries[:2], 3) == [[], []]
+
+    async def test_vector_search_many_answers_each_query_like_one_search(
+        self, store: Store
+    ) -> None:
+        ids = await shared_pair(store)
+        queries: list[tuple[Vector, str | None]] = [
+            (unit(3), None),
+            (blend(1, 2, 0.8), None),
+            (unit(0), "place"),
+            (unit(0), "no-such-type"),
+            (blend(0, 3, 0.5), "person"),
+        ]
+        many = await store.search_entities_vector_many("default", queries, 2)
+        assert len(many) == len(queries)
+        for (vector, kind), hits in zip(queries, many, strict=True):
+            one = await store.search_entities_vector("default", vector, 2, entity_type=kind)
+            assert [h.id for h in hits] == [h.id for h in one]
+            assert [h.score for h in hits] == pytest.approx([h.score for h in one], abs=1e-6)
+        assert many[0][0].id == ids["city"] and many[0][0].score == pytest.approx(1.0)
+        assert [h.id for h in many[1]] == [ids["bob"], ids["carol"]]
+        assert [h.id for h in many[2]] == [ids["city"]]
+        assert many[3] == []
+        assert many[4][0].id == ids["alice"]
+        assert await store.search_entities_vector_many("default", [], 2) == []
+        # the batched lookup follows writes like the single one
+        book = Book("doc-3")
+        c = book.chunk("Zed.", unit(5))
+        zed = book.entity("Zed", mentions=[(c, 1)], vector=unit(5))
+        await store.write_document(book.bundle())
+        after = await store.search_entities_vector_many("default", [(unit(5), "person")], 1)
+        assert [h.id for h in after[0]] == [zed.id]

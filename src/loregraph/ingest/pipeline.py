@@ -19,14 +19,21 @@ import numpy as np
 from loregraph.embed.base import Embedder
 from loregraph.errors import EmptyInputError, LoregraphError
 from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.cluster import Record
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.normalize import normalize_type
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.relate import build_mentions, build_relations, surface_index
 from loregraph.ingest.report import DocumentFailure, IngestReport
 from loregraph.ingest.resolve import Resolver, cluster_candidates
-from loregraph.ingest.select import select_entities
-from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
+from loregraph.ingest.select import Selection, select_entities
+from loregraph.ingest.types import (
+    CandidateEntity,
+    CandidateRelation,
+    ExtractionResult,
+    SourceDocument,
+    TextChunk,
+)
 from loregraph.models import (
     CO_OCCURS,
     Chunk,
@@ -43,6 +50,8 @@ from loregraph.store.base import Store
 
 BATCH_DOCUMENTS = 64
 BATCH_CHARS = 400_000
+EMBED_STEP = 256
+"""Texts per embedder call when embedding a batch (progress is reported after each call)."""
 
 
 @dataclass(slots=True)
@@ -54,6 +63,16 @@ class _Pending:
     digest: str
     replacing: bool
     chunks: list[TextChunk]
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """A document's extraction, clustered and selected: what resolution starts from."""
+
+    clustered: list[CandidateEntity]
+    records: list[Record]
+    selection: Selection
+    relations: list[CandidateRelation]
 
 
 def document_id(scope: str, source: str) -> str:
@@ -152,10 +171,17 @@ class IngestPipeline:
         report.add_time("extract", time.perf_counter() - started)
 
         started = time.perf_counter()
-        vectors = await self._embed_chunks(batch)
+        prepared = [r if isinstance(r, BaseException) else self._prepare(r) for r in results]
+        groups = [p.selection.nodes for p in prepared if isinstance(p, _Prepared)]
+        planned = await self.resolver.plan_embeddings(scope, groups)
+        report.add_time("resolve", time.perf_counter() - started)
+
+        started = time.perf_counter()
+        vectors, entity_vectors = await self._embed_texts(batch, planned)
+        self.resolver.add_embeddings(planned, entity_vectors)
         report.add_time("embed", time.perf_counter() - started)
 
-        for pending, result, chunk_vectors in zip(batch, results, vectors, strict=True):
+        for pending, result, chunk_vectors in zip(batch, prepared, vectors, strict=True):
             try:
                 if isinstance(result, BaseException):
                     raise result
@@ -174,6 +200,17 @@ class IngestPipeline:
                 report.document_ids.append(pending.doc_id)
             self.progress.advance("documents")
 
+    def _prepare(self, result: ExtractionResult) -> _Prepared | BaseException:
+        """Normalise types, cluster variant names and select nodes (pure, per document)."""
+        try:
+            for cand in result.entities:
+                cand.type = normalize_type(cand.type)
+            clustered, records = cluster_candidates(result.entities)
+            selection = select_entities(clustered, self.settings.extraction)
+        except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
+            return exc
+        return _Prepared(clustered, records, selection, result.relations)
+
     async def _extract(self, batch: list[_Pending]) -> list[ExtractionResult | BaseException]:
         items = [(p.source, p.chunks) for p in batch]
         many = getattr(self.extractor, "aextract_many", None)
@@ -190,38 +227,48 @@ class IngestPipeline:
                 out.append(exc)
         return out
 
-    async def _embed_chunks(self, batch: list[_Pending]) -> list[np.ndarray]:
-        texts = [c.text for p in batch for c in p.chunks]
-        self.progress.start("embed", len(texts))
-        parts: list[np.ndarray] = []
-        step = 64
-        for i in range(0, len(texts), step):
-            part = await asyncio.to_thread(self.embedder.embed, texts[i : i + step])
-            parts.append(np.asarray(part, dtype=np.float32))
-            self.progress.advance("embed", len(texts[i : i + step]))
+    async def _embed_texts(
+        self, batch: list[_Pending], extra: list[str]
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Embed every chunk of the batch and the ``extra`` texts, each distinct text once.
+
+        Returns the chunk vectors per document and the vectors of ``extra``. The texts are
+        embedded shortest first in steps of :data:`EMBED_STEP` (one embedder call each, for
+        progress), so that the embedder's own batches carry little padding.
+        """
+        chunk_texts = [c.text for p in batch for c in p.chunks]
+        texts = chunk_texts + extra
+        unique = list(dict.fromkeys(texts))
+        self.progress.start("embed", len(unique))
+        matrix = np.zeros((len(unique), self.embedder.dim), np.float32)
+        order = sorted(range(len(unique)), key=lambda i: len(unique[i]))
+        for i in range(0, len(order), EMBED_STEP):
+            rows = order[i : i + EMBED_STEP]
+            part = await asyncio.to_thread(self.embedder.embed, [unique[r] for r in rows])
+            matrix[rows] = np.asarray(part, dtype=np.float32)
+            self.progress.advance("embed", len(rows))
         self.progress.finish("embed")
-        matrix = np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), np.float32)
+        position = {text: i for i, text in enumerate(unique)}
+        rows_of = np.asarray([position[t] for t in texts], dtype=np.int64)
+        chunk_matrix = matrix[rows_of[: len(chunk_texts)]]
         out: list[np.ndarray] = []
         offset = 0
         for p in batch:
-            out.append(matrix[offset : offset + len(p.chunks)])
+            out.append(chunk_matrix[offset : offset + len(p.chunks)])
             offset += len(p.chunks)
-        return out
+        return out, matrix[rows_of[len(chunk_texts) :]]
 
     async def _build(
         self,
         pending: _Pending,
-        result: ExtractionResult,
+        prepared: _Prepared,
         chunk_vectors: np.ndarray,
         scope: str,
         report: IngestReport,
     ) -> DocumentBundle:
         source, doc_id = pending.source, pending.doc_id
         started = time.perf_counter()
-        for cand in result.entities:
-            cand.type = normalize_type(cand.type)
-        clustered, records = cluster_candidates(result.entities)
-        selection = select_entities(clustered, self.settings.extraction)
+        clustered, records, selection = prepared.clustered, prepared.records, prepared.selection
         resolution = await self.resolver.resolve(scope, selection.nodes, doc_id)
         report.add_time("resolve", time.perf_counter() - started)
 
@@ -229,7 +276,7 @@ class IngestPipeline:
         surfaces = surface_index(clustered, records)
         mentions = build_mentions(selection.nodes, resolution.entities, chunk_ids)
         relations, _dropped = build_relations(
-            result.relations, surfaces, resolution.entities, chunk_ids, scope
+            prepared.relations, surfaces, resolution.entities, chunk_ids, scope
         )
         merges = list(resolution.merges)
         for surface, canonical, rule in records:

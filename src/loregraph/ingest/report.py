@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from loregraph.llm.usage import StageUsage
 
 
 @dataclass(slots=True)
@@ -16,7 +19,13 @@ class DocumentFailure:
 
 @dataclass(slots=True)
 class IngestReport:
-    """Counts and timings of one ingest run."""
+    """Counts and timings of one ingest run.
+
+    ``llm`` holds what the language model cost in this run, by stage
+    (``extract.entities``...): calls, cached replies, retries, repairs, corrections,
+    failures, tokens, and in ``notes`` what was dropped or resolved. It is empty when no
+    LLM is configured.
+    """
 
     documents_seen: int = 0
     ingested: int = 0
@@ -33,6 +42,7 @@ class IngestReport:
     merges: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     document_ids: list[str] = field(default_factory=list)
+    llm: dict[str, StageUsage] = field(default_factory=dict)
 
     def add_time(self, stage: str, seconds: float) -> None:
         """Accumulate time spent in a stage."""
@@ -44,8 +54,11 @@ class IngestReport:
         return not self.failed
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return asdict(self)
+        """A JSON-ready dict (LLM stages also carry their ``dropped`` total)."""
+        data = asdict(self)
+        for name, usage in self.llm.items():
+            data["llm"][name]["dropped"] = usage.dropped
+        return data
 
     def summary(self) -> str:
         """One human-readable paragraph."""
@@ -67,6 +80,26 @@ class IngestReport:
         if self.seconds:
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
             lines.append(f"Time: {total:.1f}s ({stages}).")
+        lines.extend(self._llm_lines())
         for failure in self.failed:
             lines.append(f"Failed: {failure.source}: {failure.error}")
         return "\n".join(lines)
+
+    def _llm_lines(self) -> list[str]:
+        """The LLM totals (calls, cache, what was retried, repaired or dropped), then one
+        line per stage."""
+        if not self.llm:
+            return []
+        stages = sorted(self.llm.items())
+        calls = sum(u.calls for _, u in stages)
+        cached = sum(u.cached for _, u in stages)
+        tokens = sum(u.prompt_tokens + u.completion_tokens for _, u in stages)
+        head = (
+            f"LLM: {calls} calls, {cached} cached, "
+            f"{sum(u.retries for _, u in stages)} retried, "
+            f"{sum(u.repairs for _, u in stages)} repaired, "
+            f"{sum(u.corrections for _, u in stages)} corrected, "
+            f"{sum(u.dropped for _, u in stages)} dropped, "
+            f"{sum(u.failures for _, u in stages)} failed; {tokens:,} tokens."
+        )
+        return [head, *(f"  {name}: {usage.line()}." for name, usage in stages)]

@@ -35,17 +35,18 @@ kept as their embeddings.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from loregraph.embed.base import Embedder
 from loregraph.ingest import names
 from loregraph.ingest.cluster import cluster_candidates
 from loregraph.ingest.normalize import PERSON, normalize_type
 from loregraph.ingest.types import CandidateEntity
-from loregraph.models import Entity, Merge, Vector, name_key
+from loregraph.models import Entity, Merge, Scored, Vector, name_key
 from loregraph.settings import ResolutionSettings
 from loregraph.store.base import Store
 
@@ -55,6 +56,7 @@ Confirm = Callable[[CandidateEntity, Entity], Awaitable[bool]]
 """An optional last word on a non-exact match: ``await confirm(candidate, entity)``."""
 
 FUZZY_LIMIT = 5
+VECTOR_LIMIT = 5
 
 
 @dataclass(slots=True)
@@ -107,6 +109,7 @@ class Resolver:
         self.embedder = embedder
         self.settings = settings
         self.confirm = confirm
+        self._vectors: dict[str, Vector] = {}
 
     async def resolve(
         self, scope: str, candidates: list[CandidateEntity], document_id: str
@@ -128,6 +131,11 @@ class Resolver:
             else:
                 rest.append(cand)
 
+        # the store does not change while one document resolves: look every candidate that
+        # may reach the fuzzy stage up at once (those linked earlier simply ignore theirs)
+        fuzzy = await self._fuzzy_hits(
+            scope, [c for c in rest if c.name not in res.entities and not _qualified_title(c)]
+        )
         unmatched: list[CandidateEntity] = []
         for cand in rest:
             if cand.name in res.entities:
@@ -139,7 +147,7 @@ class Resolver:
             if entity is not None:
                 self._link(res, claimed, cand, entity, "alias", 1.0, scope, document_id)
                 continue
-            match = await self._fuzzy_match(scope, cand, claimed)
+            match = await self._fuzzy_match(cand, fuzzy.get(id(cand), []), claimed)
             if match is not None:
                 entity, rule, score = match
                 self._link(res, claimed, cand, entity, rule, score, scope, document_id)
@@ -147,18 +155,72 @@ class Resolver:
             unmatched.append(cand)
 
         vectors = await self._embed(unmatched)
+        searched = [
+            (cand, vectors[i])
+            for i, cand in enumerate(unmatched)
+            if vectors is not None
+            and self.settings.use_embeddings
+            and cand.name not in res.entities
+            and not _qualified_title(cand)
+        ]
+        near = await self._vector_hits(scope, searched)
         for i, cand in enumerate(unmatched):
             if cand.name in res.entities:
                 continue
             vector = vectors[i] if vectors is not None else None
-            if vector is not None and self.settings.use_embeddings and not _qualified_title(cand):
-                hit = await self._vector_match(scope, cand, vector, claimed)
+            if id(cand) in near:
+                hit = await self._vector_match(cand, near[id(cand)], claimed)
                 if hit is not None:
                     entity, score = hit
                     self._link(res, claimed, cand, entity, "embedding", score, scope, document_id)
                     continue
             self._create(res, cand, vector, scope)
         return res
+
+    # ------------------------------------------------------------------ embedding ahead
+    async def plan_embeddings(
+        self, scope: str, groups: Sequence[Sequence[CandidateEntity]]
+    ) -> list[str]:
+        """The texts that resolving these documents (in order) will likely embed.
+
+        A caller that embeds many documents' chunks at once can embed these texts in the
+        same call and hand the vectors over with :meth:`add_embeddings`; :meth:`resolve`
+        then embeds only what this guess missed. Left out: candidates that match a stored
+        entity exactly or by alias (never embedded) and names already seen in an earlier
+        document of ``groups`` (they will most likely match its entity exactly). Forgets the
+        vectors added for an earlier plan.
+        """
+        self._vectors.clear()
+        if self.embedder is None:
+            return []
+        keys = [{c.name: _lookup_keys(c) for c in group} for group in groups]
+        wanted = list(dict.fromkeys(k for ks in keys for names_ in ks.values() for k in names_))
+        found = await self.store.find_entities_by_key(scope, wanted) if wanted else {}
+        seen: set[str] = set()
+        texts: dict[str, None] = {}
+        for group, group_keys in zip(groups, keys, strict=True):
+            for cand in group:
+                key = name_key(cand.name)
+                if key in seen:
+                    continue
+                exact = found.get(key)
+                if exact is not None and name_key(exact.name) == key:
+                    continue
+                if not _qualified_title(cand) and (
+                    self._alias_match(cand, group_keys[cand.name], found, set()) is not None
+                ):
+                    continue
+                texts[embedding_text(cand)] = None
+            seen.update(name_key(c.name) for c in group)
+        return list(texts)
+
+    def add_embeddings(self, texts: Sequence[str], vectors: npt.ArrayLike) -> None:
+        """Vectors of :func:`embedding_text` texts, used instead of embedding them again."""
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.shape[0] != len(texts):
+            raise ValueError(f"expected {len(texts)} vectors, got {matrix.shape[0]}")
+        for text, row in zip(texts, matrix, strict=True):
+            self._vectors[text] = row
 
     # ------------------------------------------------------------------ stages
     def _alias_match(
@@ -179,63 +241,83 @@ class Resolver:
                 return entity
         return None
 
+    async def _fuzzy_hits(
+        self, scope: str, cands: list[CandidateEntity]
+    ) -> dict[int, list[tuple[Entity, float]]]:
+        """``id(candidate)`` → its fuzzy hits at or above the threshold, best first."""
+        if self.settings.fuzzy_threshold > 1.0 or not cands:
+            return {}
+        queries = [(c.name, normalize_type(c.type)) for c in cands]
+        rows = await self.store.search_entities_fuzzy_many(scope, queries, FUZZY_LIMIT)
+        good = [[h for h in row if h.score >= self.settings.fuzzy_threshold] for row in rows]
+        return await self._with_entities(cands, good)
+
+    async def _vector_hits(
+        self, scope: str, searched: list[tuple[CandidateEntity, Vector]]
+    ) -> dict[int, list[tuple[Entity, float]]]:
+        """``id(candidate)`` → its vector hits at or above the threshold, best first."""
+        if not searched:
+            return {}
+        queries = [(vector, normalize_type(c.type)) for c, vector in searched]
+        rows = await self.store.search_entities_vector_many(scope, queries, VECTOR_LIMIT)
+        good = [[h for h in row if h.score >= self.settings.embedding_threshold] for row in rows]
+        return await self._with_entities([c for c, _ in searched], good)
+
+    async def _with_entities(
+        self, cands: list[CandidateEntity], rows: list[list[Scored]]
+    ) -> dict[int, list[tuple[Entity, float]]]:
+        ids = list(dict.fromkeys(h.id for row in rows for h in row))
+        by_id = {e.id: e for e in await self.store.get_entities(ids)} if ids else {}
+        return {
+            id(cand): [(by_id[h.id], h.score) for h in row if h.id in by_id]
+            for cand, row in zip(cands, rows, strict=True)
+            if row
+        }
+
     async def _fuzzy_match(
-        self, scope: str, cand: CandidateEntity, claimed: set[str]
+        self, cand: CandidateEntity, hits: list[tuple[Entity, float]], claimed: set[str]
     ) -> tuple[Entity, str, float] | None:
-        if self.settings.fuzzy_threshold > 1.0:
-            return None
         kind = normalize_type(cand.type)
-        hits = await self.store.search_entities_fuzzy(
-            scope, cand.name, FUZZY_LIMIT, entity_type=kind
-        )
-        good = [h for h in hits if h.score >= self.settings.fuzzy_threshold]
-        if not good:
-            return None
-        by_id = {e.id: e for e in await self.store.get_entities([h.id for h in good])}
         one_word = " " not in name_key(cand.name)
-        for hit in good:
-            entity = by_id.get(hit.id)
-            if entity is None or entity.id in claimed:
+        for entity, score in hits:
+            if entity.id in claimed:
                 continue
             if one_word and " " in name_key(entity.name):
                 continue  # "Larry" is like "Larry Miller" only through an alias
             if names.names_compatible(cand.name, entity.name, person=kind == PERSON) and (
                 await self._confirmed(cand, entity)
             ):
-                return entity, "fuzzy", hit.score
+                return entity, "fuzzy", score
         return None
 
     async def _vector_match(
-        self, scope: str, cand: CandidateEntity, vector: Vector, claimed: set[str]
+        self, cand: CandidateEntity, hits: list[tuple[Entity, float]], claimed: set[str]
     ) -> tuple[Entity, float] | None:
         kind = normalize_type(cand.type)
-        hits = await self.store.search_entities_vector(scope, vector, 5, entity_type=kind)
-        good = [h for h in hits if h.score >= self.settings.embedding_threshold]
-        if not good:
-            return None
-        by_id = {e.id: e for e in await self.store.get_entities([h.id for h in good])}
-        for hit in good:
-            entity = by_id.get(hit.id)
-            if entity is None or entity.id in claimed or normalize_type(entity.type) != kind:
+        for entity, score in hits:
+            if entity.id in claimed or normalize_type(entity.type) != kind:
                 continue
             if not names.names_compatible(cand.name, entity.name, person=kind == PERSON):
                 continue
             if names.name_similarity(cand.name, entity.name) < names.EMBEDDING_NAME_SIMILARITY:
                 continue
             if await self._confirmed(cand, entity):
-                return entity, hit.score
+                return entity, score
         return None
 
     async def _confirmed(self, cand: CandidateEntity, entity: Entity) -> bool:
         return self.confirm is None or await self.confirm(cand, entity)
 
     async def _embed(self, cands: list[CandidateEntity]) -> list[Vector] | None:
+        """The candidates' vectors: those added ahead, the rest embedded in one call."""
         if self.embedder is None or not cands:
             return None
         texts = [embedding_text(c) for c in cands]
-        matrix = await asyncio.to_thread(self.embedder.embed, texts)
-        array = np.asarray(matrix, dtype=np.float32)
-        return [array[i] for i in range(len(cands))]
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            matrix = await asyncio.to_thread(self.embedder.embed, missing)
+            self.add_embeddings(missing, matrix)
+        return [self._vectors[t] for t in texts]
 
     # ------------------------------------------------------------------ outcomes
     @staticmethod

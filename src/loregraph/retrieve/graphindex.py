@@ -17,6 +17,7 @@ import numpy as np
 from scipy import sparse
 
 from loregraph.models import GraphArrays
+from loregraph.retrieve.pages import page_documents, title_keys
 from loregraph.retrieve.ppr import PprGraph, build_ppr_graph
 from loregraph.store.base import Store
 
@@ -30,7 +31,10 @@ class GraphIndex:
     entity_index: dict[str, int]
     adjacency: sparse.csr_matrix
     mentions: sparse.csr_matrix
+    pages: dict[str, list[str]] = field(default_factory=dict)
     _ppr: PprGraph | None = field(default=None, repr=False)
+    _mentioned: sparse.csr_matrix | None = field(default=None, repr=False)
+    _chunk_index: dict[str, int] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, arrays: GraphArrays, version: int = -1) -> GraphIndex:
@@ -140,6 +144,28 @@ class GraphIndex:
                 links[entity_id] = best
         return links
 
+    def entities_in(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Chunk id → ids of the entities mentioned in it (most mentioned first)."""
+        if self._mentioned is None:
+            self._mentioned = sparse.csr_matrix(self.mentions.T)
+            self._chunk_index = {c: i for i, c in enumerate(self.arrays.chunk_ids)}
+        assert self._chunk_index is not None
+        ids = self.arrays.entity_ids
+        indptr, indices, data = (
+            self._mentioned.indptr,
+            self._mentioned.indices,
+            self._mentioned.data,
+        )
+        out: dict[str, list[str]] = {}
+        for chunk_id in dict.fromkeys(chunk_ids):
+            idx = self._chunk_index.get(chunk_id)
+            if idx is None:
+                continue
+            lo, hi = indptr[idx], indptr[idx + 1]
+            order = np.argsort(-data[lo:hi], kind="stable")
+            out[chunk_id] = [ids[i] for i in indices[lo:hi][order].tolist()]
+        return out
+
     def mentions_of(self, entity_ids: Sequence[str]) -> list[tuple[str, str, int]]:
         """(entity_id, chunk_id, count) for every mention of the given entities."""
         chunk_ids = self.arrays.chunk_ids
@@ -155,6 +181,16 @@ class GraphIndex:
                 for c, n in zip(indices[lo:hi].tolist(), data[lo:hi].tolist(), strict=True)
             )
         return out
+
+
+async def _entity_pages(store: Store, scope: str, arrays: GraphArrays) -> dict[str, list[str]]:
+    """Entity id → chunk ids of its pages (see :mod:`loregraph.retrieve.pages`)."""
+    if not arrays.chunk_ids:
+        return {}
+    documents = await store.list_documents(scope)
+    keys = sorted({key for d in documents for key in title_keys(d.title)})
+    found = await store.find_entities_by_key(scope, keys) if keys else {}
+    return page_documents(documents, arrays.chunk_ids, arrays.chunk_document, found)
 
 
 class GraphCache:
@@ -174,6 +210,7 @@ class GraphCache:
             return index, False
         arrays = await store.graph_arrays(scope)
         index = await asyncio.to_thread(GraphIndex.build, arrays, version)
+        index.pages = await _entity_pages(store, scope, arrays)
         per_store[scope] = index
         return index, True
 

@@ -18,7 +18,20 @@ from loregraph.retrieve.fuse import Fused, reciprocal_rank_fusion
 from loregraph.retrieve.result import Passage, RankedDocument, RankedRelation
 from loregraph.store.base import Store
 
-PASSAGE_WEIGHTS = {"mentions": 1.0, "facts": 1.0, "ppr": 1.0, "bm25": 1.0, "vector": 1.0}
+PASSAGE_WEIGHTS = {
+    "pages": 20.0,
+    "bridges": 6.0,
+    "mentions": 1.0,
+    "facts": 1.0,
+    "ppr": 1.0,
+    "bm25": 1.0,
+    "vector": 1.0,
+}
+"""RRF weight of each passage ranking: the pages of the entities a question names count
+most, then the pages those pages lead to (see :mod:`loregraph.retrieve.pages`)."""
+
+OTHER_PASSAGES = 0.05
+"""How much a document's passages after its best one add to its rank."""
 
 
 def mention_ranking(
@@ -97,10 +110,15 @@ async def load_documents(store: Store, document_ids: Sequence[str]) -> dict[str,
 
 
 def rank_documents(passages: Sequence[Passage], k: int) -> list[RankedDocument]:
-    """Documents ranked by RRF over the ranks of their passages (best passage first)."""
+    """Documents ranked by their best passage, then by their other passages.
+
+    A document scores its best passage's fused score plus ``OTHER_PASSAGES`` times the
+    scores of its other passages: a long document with many middling passages does not
+    outrank a short one holding the best passage. Passages without a score count by rank.
+    """
     out: dict[str, RankedDocument] = {}
     for rank, passage in enumerate(passages, start=1):
-        gain = 1.0 / (k + rank)
+        gain = passage.score if passage.score > 0 else 1.0 / (k + rank)
         doc = out.get(passage.document_id)
         if doc is None:
             out[passage.document_id] = RankedDocument(
@@ -111,5 +129,5 @@ def rank_documents(passages: Sequence[Passage], k: int) -> list[RankedDocument]:
                 best_chunk_id=passage.chunk_id,
             )
         else:
-            doc.score += gain
+            doc.score += OTHER_PASSAGES * gain
     return sorted(out.values(), key=lambda d: -d.score)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from loregraph.models import Relation, Scored, Vector
 from loregraph.retrieve.analyze import analyze_query, loaded_spacy
 from loregraph.retrieve.expand import rank_entities, rank_relations, seeds_only
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
+from loregraph.retrieve.pages import MAX_ANCHORS, bridge_ranking, named_entities, relation_words
 from loregraph.retrieve.passages import (
     evidence_ranking,
     fuse_passages,
@@ -48,6 +49,9 @@ FACT_RELATIONS = 10
 
 RELATION_ENTITIES = 20
 """Relations are listed among this many top-ranked entities (the rest rank too low to show)."""
+
+DOCUMENT_PASSAGES = 30
+"""Documents are ranked from this many fused passages (more than are shown)."""
 
 PPR_CHUNK_SEEDS = 5
 """How many of the best text/vector chunks also seed PageRank's restart set."""
@@ -88,6 +92,14 @@ def _interleave(rankings: list[list[str]], limit: int) -> list[str]:
     return list(out)[:limit]
 
 
+class Analyzer(Protocol):
+    """Turns a question into a :class:`QueryAnalysis` (offline rules, or an LLM)."""
+
+    async def __call__(
+        self, question: str, store: Store, scope: str, *, nlp: Any | None = None
+    ) -> QueryAnalysis: ...
+
+
 class Retriever:
     """Graph-augmented retrieval over one store.
 
@@ -95,7 +107,8 @@ class Retriever:
     spaCy pipeline used for extra question mentions; without one, the pipeline the offline
     extractor loaded in this process is used if there is one (``use_loaded_spacy``), and no
     model is ever loaded for a query. ``graph_cache`` defaults to a process-wide cache of
-    in-memory graph indexes.
+    in-memory graph indexes. ``analyzer`` replaces the offline query analysis (e.g. with
+    an LLM analyzer that falls back to it).
     """
 
     def __init__(
@@ -107,8 +120,10 @@ class Retriever:
         nlp: Any | None = None,
         use_loaded_spacy: bool = True,
         graph_cache: GraphCache | None = None,
+        analyzer: Analyzer | None = None,
     ) -> None:
         self.store = store
+        self.analyzer: Analyzer = analyzer or analyze_query
         self.embedder = embedder
         self.settings = settings or PRESETS["hybrid"]
         self.nlp = nlp
@@ -154,9 +169,9 @@ class Retriever:
         # 1. analyse, embed and fetch the graph index concurrently
         watch = Stopwatch()
         wants_vector = cfg.use_vector_entities or cfg.passages_by_vector
-        wants_graph = cfg.expansion != "none" or cfg.passages_by_mentions
+        wants_graph = cfg.expansion != "none" or cfg.passages_by_mentions or cfg.entity_pages
         analysis, vector, graph = await asyncio.gather(
-            analyze_query(question, self.store, scope, nlp=self._nlp()),
+            self.analyzer(question, self.store, scope, nlp=self._nlp()),
             self._embed(question) if wants_vector else _none(),
             self._graph(scope) if wants_graph else _none(),
         )
@@ -245,10 +260,15 @@ class Retriever:
         if ppr_chunks:
             graph_rankings["ppr"] = ppr_chunks
             ran.append("ppr")
+        if cfg.entity_pages and index is not None and index.pages:
+            page_rankings = await self._pages(analysis, index)
+            graph_rankings.update(page_rankings)
+            ran.extend(page_rankings)
         rankings = {**graph_rankings, **chunk_rankings}
-        fused = fuse_passages(rankings, cfg.rrf_k, cfg.max_passages)
-        passages = await load_passages(self.store, fused)
-        documents = rank_documents(passages, cfg.rrf_k)
+        fused = fuse_passages(rankings, cfg.rrf_k, max(cfg.max_passages, DOCUMENT_PASSAGES))
+        ranked_passages = await load_passages(self.store, fused)
+        documents = rank_documents(ranked_passages, cfg.rrf_k)
+        passages = ranked_passages[: cfg.max_passages]
         debug["passages"] = stage(
             watch.ms(),
             len(passages),
@@ -273,6 +293,33 @@ class Retriever:
             token_budget=cfg.token_budget,
             debug=debug,
         )
+
+    async def _pages(self, analysis: QueryAnalysis, index: GraphIndex) -> dict[str, list[str]]:
+        """The ``pages`` and ``bridges`` rankings (see :mod:`loregraph.retrieve.pages`)."""
+        named = [e for e in named_entities(analysis) if e in index.pages]
+        if not named:
+            return {}
+        page_chunks = list(dict.fromkeys(c for e in named for c in index.pages[e]))
+        out = {"pages": page_chunks}
+        anchor_ids = list(dict.fromkeys(c for e in named[:MAX_ANCHORS] for c in index.pages[e]))
+        mentioned_ids = index.entities_in(anchor_ids)
+        wanted_entities = list(
+            dict.fromkeys(e for ids in mentioned_ids.values() for e in ids if e in index.pages)
+        )
+        anchors, entities = await asyncio.gather(
+            self.store.get_chunks(anchor_ids), self.store.get_entities(wanted_entities)
+        )
+        by_id = {e.id: e for e in entities}
+        mentioned = {
+            chunk_id: [by_id[e] for e in ids if e in by_id]
+            for chunk_id, ids in mentioned_ids.items()
+        }
+        bridges = bridge_ranking(
+            anchors, mentioned, index.pages, relation_words(analysis), set(named)
+        )
+        if bridges:
+            out["bridges"] = bridges
+        return out
 
     async def _expand(
         self,

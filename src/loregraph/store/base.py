@@ -168,6 +168,34 @@ class Store(ABC):
     ) -> list[Scored]:
         """Entity ids ranked by cosine similarity of their embedding."""
 
+    async def search_entities_fuzzy_many(
+        self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
+    ) -> list[list[Scored]]:
+        """:meth:`search_entities_fuzzy` for many ``(name, entity_type)`` queries at once.
+
+        Returns one result list per query, in order, each exactly what
+        :meth:`search_entities_fuzzy` returns for it. This default asks one query at a time;
+        backends override it with a faster batched lookup.
+        """
+        return [
+            await self.search_entities_fuzzy(scope, name, limit, entity_type=entity_type)
+            for name, entity_type in queries
+        ]
+
+    async def search_entities_vector_many(
+        self, scope: str, queries: Sequence[tuple[Vector, str | None]], limit: int
+    ) -> list[list[Scored]]:
+        """:meth:`search_entities_vector` for many ``(vector, entity_type)`` queries at once.
+
+        Returns one result list per query, in order, each what :meth:`search_entities_vector`
+        returns for it (scores may differ in the last float bit). This default asks one query
+        at a time; backends override it with a faster batched lookup.
+        """
+        return [
+            await self.search_entities_vector(scope, vector, limit, entity_type=entity_type)
+            for vector, entity_type in queries
+        ]
+
     @abstractmethod
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         """The stored embeddings of these entities (ids without one are absent)."""

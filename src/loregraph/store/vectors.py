@@ -174,7 +174,34 @@ class VectorIndex:
             return []
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
         self._check_dim(int(vector.shape[0]), query=True)
-        scores = self._matrix[:n] @ vector
+        return self._top(self._matrix[:n] @ vector, k, tag)
+
+    def search_many(
+        self, queries: npt.ArrayLike, k: int, tags: Sequence[str | None] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        """:meth:`search` for each row of ``queries`` (``(m, dim)``), with one matrix product.
+
+        ``tags`` (one per query, or ``None`` for no filter at all) restricts each query to
+        rows of that tag.
+        """
+        matrix = np.asarray(queries, dtype=np.float32)
+        if matrix.ndim != 2:
+            raise ValueError(f"expected a (queries, dim) array, got shape {matrix.shape}")
+        m = int(matrix.shape[0])
+        if tags is not None and len(tags) != m:
+            raise ValueError(f"expected {m} tags, got {len(tags)}")
+        n = len(self._ids)
+        if k <= 0 or not self._rows or self._dim is None or m == 0:
+            return [[] for _ in range(m)]
+        self._check_dim(int(matrix.shape[1]), query=True)
+        scores = np.ascontiguousarray((self._matrix[:n] @ matrix.T).T)  # (m, n)
+        return [self._top(scores[i], k, None if tags is None else tags[i]) for i in range(m)]
+
+    def _top(
+        self, scores: npt.NDArray[np.float32], k: int, tag: str | None
+    ) -> list[tuple[str, float]]:
+        """The best ``k`` live rows (of ``tag``) by ``scores`` (one per row), best first."""
+        n = len(self._ids)
         mask: npt.NDArray[np.bool_] | None = None
         if tag is not None:
             code = self._tag_codes.get(tag)

@@ -125,22 +125,39 @@ class NameIndex:
         self, key: str, limit: int, entity_type: str | None = None
     ) -> list[tuple[str, float]]:
         """Entities whose name or alias key is most like ``key``: (id, similarity), best first."""
+        return self.search_many([(key, entity_type)], limit)[0]
+
+    def search_many(
+        self, queries: Sequence[tuple[str, str | None]], limit: int
+    ) -> list[list[tuple[str, float]]]:
+        """:meth:`search` for many ``(key, entity_type)`` queries, with one ``cdist`` call."""
+        out: list[list[tuple[str, float]]] = [[] for _ in queries]
         n = len(self._keys)
-        if not key or limit <= 0 or not self._live:
-            return []
-        mask = self._alive[:n]
-        if entity_type is not None:
-            code = self._types.get(entity_type)
-            if code is None:
-                return []
-            mask = mask & (self._type[:n] == code)
-        scores = process.cdist(
-            [key], self._keys, scorer=Indel.normalized_similarity, dtype=np.float32, workers=-1
-        )[0]
-        scores = np.where(mask, scores, np.float32(-1.0))
+        if limit <= 0 or not self._live:
+            return out
+        asked = [
+            i
+            for i, (key, kind) in enumerate(queries)
+            if key and (kind is None or kind in self._types)
+        ]
+        if not asked:
+            return out
+        matrix = process.cdist(
+            [queries[i][0] for i in asked],
+            self._keys,
+            scorer=Indel.normalized_similarity,
+            dtype=np.float32,
+            workers=-1,
+        )
+        alive = self._alive[:n]
         count = min(n, max(CANDIDATES, limit * 10))
-        top = np.argpartition(-scores, count - 1)[:count] if count < n else np.arange(n)
-        return self._rescore(key, top, scores, limit)
+        for row, i in enumerate(asked):
+            key, kind = queries[i]
+            mask = alive if kind is None else alive & (self._type[:n] == self._types[kind])
+            scores = np.where(mask, matrix[row], np.float32(-1.0))
+            top = np.argpartition(-scores, count - 1)[:count] if count < n else np.arange(n)
+            out[i] = self._rescore(key, top, scores, limit)
+        return out
 
     def _rescore(
         self,

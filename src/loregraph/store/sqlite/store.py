@@ -47,7 +47,7 @@ from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
 from loregraph.store.sqlite.names import NameIndex, split_keys
 from loregraph.store.sqlite.rows import iso
-from loregraph.store.vectors import VectorIndexCache, VersionedCache
+from loregraph.store.vectors import VectorIndex, VectorIndexCache, VersionedCache
 
 ENTITY, CHUNK = "entity", "chunk"
 
@@ -155,6 +155,23 @@ class SqliteStore(Store):
         Runs over an in-memory key list per scope (see :mod:`.names`).
         """
         return await self._db.run(self._fuzzy_sync, scope, name, limit, entity_type)
+
+    async def search_entities_fuzzy_many(
+        self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
+    ) -> list[list[Scored]]:
+        """Many fuzzy lookups in one worker-thread call and one ``cdist`` pass."""
+        asked = [(name_key(name), kind) for name, kind in queries]
+        return await self._db.run(self._fuzzy_many_sync, scope, asked, limit)
+
+    async def search_entities_vector_many(
+        self, scope: str, queries: Sequence[tuple[Vector, str | None]], limit: int
+    ) -> list[list[Scored]]:
+        """Many vector lookups in one worker-thread call and one matrix product."""
+        if not queries:
+            return []
+        matrix = np.stack([np.asarray(v, dtype=np.float32).reshape(-1) for v, _ in queries])
+        tags = [kind for _, kind in queries]
+        return await self._db.run(self._vector_many_sync, scope, matrix, tags, limit)
 
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.run(search.search_entities_text, scope, query, limit)
@@ -288,12 +305,28 @@ class SqliteStore(Store):
         limit: int,
         tag: str | None,
     ) -> list[Scored]:
+        index = self._vector_index(conn, scope, kind)
+        return [Scored(item, score) for item, score in index.search(vector, limit, tag=tag)]
+
+    def _vector_many_sync(
+        self,
+        conn: sqlite3.Connection,
+        scope: str,
+        matrix: Vector,
+        tags: list[str | None],
+        limit: int,
+    ) -> list[list[Scored]]:
+        index = self._vector_index(conn, scope, ENTITY)
+        hits = index.search_many(matrix, limit, tags)
+        return [[Scored(item, score) for item, score in row] for row in hits]
+
+    def _vector_index(self, conn: sqlite3.Connection, scope: str, kind: str) -> VectorIndex:
         key = (scope, kind)
         index = self._vectors.get(key, read_graph_version(conn, scope))
         if index is None:
             index = search.load_vector_index(conn, scope, kind)
             self._vectors.put(key, index)
-        return [Scored(item, score) for item, score in index.search(vector, limit, tag=tag)]
+        return index
 
     def _fuzzy_sync(
         self,
@@ -303,12 +336,21 @@ class SqliteStore(Store):
         limit: int,
         entity_type: str | None,
     ) -> list[Scored]:
+        return self._fuzzy_many_sync(conn, scope, [(name_key(name), entity_type)], limit)[0]
+
+    def _fuzzy_many_sync(
+        self,
+        conn: sqlite3.Connection,
+        scope: str,
+        queries: list[tuple[str, str | None]],
+        limit: int,
+    ) -> list[list[Scored]]:
         index = self._names.get(scope, read_graph_version(conn, scope))
         if index is None:
             index = search.load_name_index(conn, scope)
             self._names.put(scope, index)
-        hits = index.search(name_key(name), limit, entity_type)
-        return [Scored(item, score) for item, score in hits]
+        hits = index.search_many(queries, limit)
+        return [[Scored(item, score) for item, score in row] for row in hits]
 
     def _sync(self, outcome: write.Outcome) -> None:
         """Bring loaded in-memory indexes up to date after a committed transaction.

@@ -1,0 +1,376 @@
+"""The LLM extractor: seed 000's two passes over mega-batches, with seed 003's threshold.
+
+1. **Entities**, one call per mega-batch (≤ ``mega_batch_chars``, seed 000: 50K): name,
+   type, description, aliases, salience (1-5), mentions, confidence. Entities named in
+   several batches are merged by name key (mentions added, salience and confidence the
+   maximum, the type and description of the most salient listing). Entities with
+   confidence below ``min_confidence`` (seed 003: 0.7) or a name that cannot be a proper
+   name are dropped and counted. Mentions are then found in the text
+   (:mod:`.llm_locate`); the counted mentions replace the model's estimate when any are
+   found.
+2. **Core entities** are chosen exactly as the pipeline will choose them (type
+   normalisation, in-document clustering, :func:`~loregraph.ingest.select.select_entities`).
+3. **Relationships**, one call per mega-batch, restricted to the core entity names. Ends
+   that name no core entity are resolved against the known names or dropped and counted;
+   relations below ``min_confidence`` and self-relations are dropped and counted; each kept
+   relation gets verbatim evidence (:func:`~.llm_locate.locate_evidence`).
+
+``gleaning`` (default 0) adds rounds in which the model is asked, in the same
+conversation, for what it missed. The result goes through the same normalisation,
+selection and resolution as the offline extractor's. A call that still fails after the
+client's retries and one corrective retry makes the whole document fail with
+:class:`~loregraph.llm.errors.LLMExtractionError` (the pipeline reports it as a failed
+document and the next run tries it again; the calls that succeeded are cached).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections import Counter
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from loregraph.errors import LoregraphError
+from loregraph.ingest import names
+from loregraph.ingest.batches import mega_batches
+from loregraph.ingest.cluster import cluster_candidates
+from loregraph.ingest.extract.llm_locate import (
+    BatchSpan,
+    find_occurrences,
+    ground_relations,
+    surfaces_of,
+)
+from loregraph.ingest.extract.llm_schema import (
+    ENTITY_SCHEMA,
+    RELATION_SCHEMA,
+    Items,
+    RawEntity,
+    validate_entities,
+    validate_relations,
+)
+from loregraph.ingest.normalize import normalize_type
+from loregraph.ingest.select import select_entities
+from loregraph.ingest.types import (
+    CandidateEntity,
+    CandidateRelation,
+    ExtractionResult,
+    MegaBatch,
+    Occurrence,
+    SourceDocument,
+    TextChunk,
+)
+from loregraph.llm.base import Message
+from loregraph.llm.client import LLMClient
+from loregraph.llm.errors import LLMError, LLMExtractionError
+from loregraph.llm.prompts import PromptLibrary
+from loregraph.llm.structured import Validate, complete_json
+from loregraph.models import name_key
+from loregraph.settings import ExtractionSettings
+
+ENTITY_STAGE = "extract.entities"
+RELATION_STAGE = "extract.relations"
+GLEAN_STAGE = "extract.glean"
+T = TypeVar("T")
+Item = tuple[SourceDocument, list[TextChunk]]
+
+
+@dataclass(slots=True)
+class _Batch:
+    """A mega-batch with its offset in the document."""
+
+    batch: MegaBatch
+    offset: int
+    count: int
+
+
+class LLMExtractor:
+    """Extracts entities and relations with a language model (module docstring).
+
+    Args:
+        client: the model client (cache, concurrency, retries, usage).
+        settings: limits per batch and the core-entity selection (shared with the pipeline).
+        mega_batch_chars: characters per call (seed 000: 50,000).
+        prompts: prompt library (``extract_entities``, ``extract_relationships``, ``glean``).
+        min_confidence: seed 003's threshold (0.7).
+        gleaning: extra rounds asking for missed entities and relationships.
+        structured: send JSON schemas as response formats where the provider can.
+        max_tokens: reply limit per call.
+    """
+
+    name = "llm"
+
+    def __init__(
+        self,
+        client: LLMClient,
+        settings: ExtractionSettings | None = None,
+        *,
+        mega_batch_chars: int = 50_000,
+        prompts: PromptLibrary | None = None,
+        min_confidence: float = 0.7,
+        gleaning: int = 0,
+        structured: bool = True,
+        max_tokens: int = 4096,
+    ) -> None:
+        self.client = client
+        self.settings = settings or ExtractionSettings()
+        self.mega_batch_chars = mega_batch_chars
+        self.prompts = prompts or PromptLibrary()
+        self.min_confidence = min_confidence
+        self.gleaning = gleaning
+        self.structured = structured
+        self.max_tokens = max_tokens
+        self.name = f"llm:{client.model_name}"
+
+    # ------------------------------------------------------------------ public
+    async def extract(self, document: SourceDocument, chunks: list[TextChunk]) -> ExtractionResult:
+        """Extract one document; raises :class:`LLMExtractionError` when a call fails."""
+        stats: Counter[str] = Counter()
+        if not chunks:
+            return ExtractionResult(stats={"chars": len(document.text), "batches": 0})
+        batches = self._batches(document, chunks)
+        stats["batches"] = len(batches)
+        raw = await self._all(
+            document, "entities", [self._entity_pass(document, b) for b in batches]
+        )
+        entities = self._entities(document, chunks, batches, raw, stats)
+        core = self._core(entities)
+        relations: list[CandidateRelation] = []
+        if len(core) >= 2:
+            raw_rel = await self._all(
+                document,
+                "relationships",
+                [self._relation_pass(document, b, core) for b in batches],
+            )
+            relations = self._relations(document, chunks, batches, raw_rel, core, stats)
+        self._report(stats)
+        stats["chars"] = len(document.text)
+        stats["entities"] = len(entities)
+        stats["relations"] = len(relations)
+        return ExtractionResult(entities=entities, relations=relations, stats=dict(stats))
+
+    async def aextract_many(self, items: Sequence[Item]) -> list[ExtractionResult | BaseException]:
+        """Extract several documents concurrently (the client bounds the calls in flight).
+
+        A document that fails is returned as its exception, in its place, so the others
+        are still ingested.
+        """
+        results = await asyncio.gather(
+            *(self.extract(doc, chunks) for doc, chunks in items), return_exceptions=True
+        )
+        out: list[ExtractionResult | BaseException] = []
+        for result in results:
+            if isinstance(result, BaseException) and not isinstance(
+                result, LoregraphError | ValueError | RuntimeError
+            ):
+                raise result
+            out.append(result)
+        return out
+
+    # ------------------------------------------------------------------ calls
+    def _batches(self, document: SourceDocument, chunks: list[TextChunk]) -> list[_Batch]:
+        by_seq = {c.seq: c for c in chunks}
+        batches = mega_batches(chunks, self.mega_batch_chars, source=document.text)
+        return [_Batch(b, by_seq[b.chunk_seqs[0]].start, len(batches)) for b in batches]
+
+    async def _all(
+        self, document: SourceDocument, what: str, calls: Sequence[Awaitable[T]]
+    ) -> list[T]:
+        """Await every call (so the successful ones are cached), then fail if any failed."""
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        failed = [(i, r) for i, r in enumerate(results) if isinstance(r, BaseException)]
+        for _, error in failed:
+            if not isinstance(error, LLMError):
+                raise error
+        if failed:
+            index, error = failed[0]
+            raise LLMExtractionError(
+                f"LLM extraction failed ({what} pass, {len(failed)} of {len(results)} calls; "
+                f"batch {index + 1}: {error}); the document was not written and will be "
+                "retried on the next run"
+            )
+        return [r for r in results if not isinstance(r, BaseException)]
+
+    async def _ask(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, object],
+        name: str,
+        check: Validate[Items],
+        stage: str,
+        kind: str,
+    ) -> Items:
+        outcome = await complete_json(
+            self.client,
+            messages,
+            schema=schema,
+            schema_name=name,
+            validate=check,
+            stage=stage,
+            prompts=self.prompts,
+            max_tokens=self.max_tokens,
+            structured=self.structured,
+        )
+        items = outcome.value
+        reply = outcome.completions[-1].text
+        convo = [*messages, Message("assistant", reply)]
+        for _ in range(self.gleaning):
+            convo = [*convo, *self.prompts.messages("glean", kind=kind)]
+            more = await complete_json(
+                self.client,
+                convo,
+                schema=schema,
+                schema_name=name,
+                validate=check,
+                stage=GLEAN_STAGE,
+                prompts=self.prompts,
+                max_tokens=self.max_tokens,
+                structured=self.structured,
+            )
+            added = more.value.entities if kind == "entities" else more.value.relations
+            if not added:
+                break
+            items.entities.extend(more.value.entities)
+            items.relations.extend(more.value.relations)
+            items.malformed += more.value.malformed
+            convo = [*convo, Message("assistant", more.completions[-1].text)]
+        return items
+
+    async def _entity_pass(self, document: SourceDocument, b: _Batch) -> Items:
+        messages = self.prompts.messages(
+            "extract_entities",
+            max_entities=self.settings.max_entities_per_batch,
+            title=document.title,
+            batch=b.batch.index + 1,
+            batches=b.count,
+            text=b.batch.text,
+        )
+        return await self._ask(
+            messages,
+            schema=ENTITY_SCHEMA,
+            name="entities",
+            check=validate_entities,
+            stage=ENTITY_STAGE,
+            kind="entities",
+        )
+
+    async def _relation_pass(
+        self, document: SourceDocument, b: _Batch, core: list[CandidateEntity]
+    ) -> Items:
+        listing = "\n".join(f"- {c.name} ({normalize_type(c.type)})" for c in core)
+        messages = self.prompts.messages(
+            "extract_relationships",
+            entities=listing,
+            max_relationships=self.settings.max_relationships_per_batch,
+            title=document.title,
+            batch=b.batch.index + 1,
+            batches=b.count,
+            text=b.batch.text,
+        )
+        return await self._ask(
+            messages,
+            schema=RELATION_SCHEMA,
+            name="relationships",
+            check=validate_relations,
+            stage=RELATION_STAGE,
+            kind="relationships",
+        )
+
+    # ------------------------------------------------------------------ assembly
+    def _entities(
+        self,
+        document: SourceDocument,
+        chunks: list[TextChunk],
+        batches: list[_Batch],
+        raw: list[Items],
+        stats: Counter[str],
+    ) -> list[CandidateEntity]:
+        merged: dict[str, list[tuple[RawEntity, int]]] = {}
+        for b, items in zip(batches, raw, strict=True):
+            stats["entities_malformed"] += items.malformed
+            for entity in items.entities:
+                stats["entities_listed"] += 1
+                merged.setdefault(name_key(entity.name), []).append((entity, b.batch.index))
+        title_key = name_key(names.split_qualifier(document.title)[0])
+        kept: list[tuple[CandidateEntity, list[str], int]] = []
+        for key, listings in merged.items():
+            best = max(listings, key=lambda x: (x[0].salience, x[0].confidence))[0]
+            confidence = max(e.confidence for e, _ in listings)
+            name = names.clean_surface(best.name)
+            if not key or not names.is_valid_name(name):
+                stats["entities_invalid"] += 1
+                continue
+            if confidence < self.min_confidence:
+                stats["entities_low_confidence"] += 1
+                continue
+            kinds: dict[str, float] = {}
+            for e, _ in listings:
+                kinds[e.type] = kinds.get(e.type, 0.0) + e.salience
+            aliases = list(dict.fromkeys(a for e, _ in listings for a in e.aliases))
+            candidate = CandidateEntity(
+                name=name,
+                type=max(sorted(kinds), key=lambda t: kinds[t]),
+                description=best.description,
+                salience=max(e.salience for e, _ in listings),
+                mentions=sum(e.mentions for e, _ in listings),
+                confidence=confidence,
+                is_title=bool(title_key) and key == title_key,
+            )
+            first_batch = min(i for _, i in listings)
+            kept.append((candidate, surfaces_of(name, aliases), first_batch))
+        found = find_occurrences(
+            document.text, chunks, {c.name: surfaces for c, surfaces, _ in kept}
+        )
+        out: list[CandidateEntity] = []
+        for candidate, _surfaces, first_batch in kept:
+            occurrences = found.get(candidate.name, [])
+            if occurrences:
+                candidate.occurrences = occurrences
+                candidate.mentions = sum(o.count for o in occurrences)
+            else:
+                stats["entities_unlocated"] += 1
+                seq = batches[first_batch].batch.chunk_seqs[0]
+                candidate.occurrences = [Occurrence(seq, candidate.name, 1)]
+            out.append(candidate)
+        return out
+
+    def _core(self, entities: list[CandidateEntity]) -> list[CandidateEntity]:
+        """The core entities, chosen as the pipeline will choose them."""
+        trial = copy.deepcopy(entities)
+        for cand in trial:
+            cand.type = normalize_type(cand.type)
+        clustered, _records = cluster_candidates(trial)
+        return select_entities(clustered, self.settings).core
+
+    def _relations(
+        self,
+        document: SourceDocument,
+        chunks: list[TextChunk],
+        batches: list[_Batch],
+        raw: list[Items],
+        core: list[CandidateEntity],
+        stats: Counter[str],
+    ) -> list[CandidateRelation]:
+        spans = [BatchSpan(b.batch.text, b.offset, b.batch.chunk_seqs) for b in batches]
+        return ground_relations(
+            document.text, chunks, spans, raw, core, stats, min_confidence=self.min_confidence
+        )
+
+    def _report(self, stats: Counter[str]) -> None:
+        """Count what was dropped or repaired in the usage tracker (for the ingest report)."""
+        entity_notes = {
+            k: v
+            for k, v in stats.items()
+            if k.startswith("entities_") and k != "entities_listed" and v
+        }
+        relation_notes = {
+            k: v
+            for k, v in stats.items()
+            if k.startswith("relations_") and k != "relations_listed" and v
+        }
+        if entity_notes:
+            self.client.usage.count(ENTITY_STAGE, **entity_notes)
+        if relation_notes:
+            self.client.usage.count(RELATION_STAGE, **relation_notes)

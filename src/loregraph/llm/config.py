@@ -1,0 +1,115 @@
+"""The factories that turn :class:`~loregraph.llm.settings.LLMSettings` into a client.
+
+:class:`LLMSettings` (re-exported here) lives in :mod:`loregraph.llm.settings`;
+:meth:`LLMSettings.from_env` reads ``LOREGRAPH_LLM_*`` variables from a mapping the entry
+point passes in (library code never reads the environment). With ``provider="none"`` (the
+default) nothing here is used and no LLM package is imported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from loregraph.errors import ConfigError
+from loregraph.llm.base import ChatModel
+from loregraph.llm.cache import SqliteResponseCache, default_cache_path
+from loregraph.llm.client import LLMClient
+from loregraph.llm.resilience import CircuitBreaker, Resilience, RetryPolicy
+from loregraph.llm.settings import PROVIDERS, LLMSettings, Provider, parse_headers
+from loregraph.llm.usage import UsageTracker
+
+__all__ = [
+    "PROVIDERS",
+    "LLMSettings",
+    "Provider",
+    "build_chat_model",
+    "build_client",
+    "build_embedder",
+    "parse_headers",
+]
+
+
+def build_chat_model(settings: LLMSettings) -> ChatModel:
+    """The provider object for ``settings`` (imports its SDK; DependencyError if missing)."""
+    headers = dict(settings.headers)
+    if settings.provider == "openai":
+        from loregraph.llm.openai_client import OpenAIChat
+
+        return OpenAIChat(
+            settings.model,
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            headers=headers,
+            timeout=settings.timeout,
+            structured=settings.structured,
+        )
+    if settings.provider == "anthropic":
+        from loregraph.llm.anthropic_client import AnthropicChat
+
+        return AnthropicChat(
+            settings.model,
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            headers=headers,
+            timeout=settings.timeout,
+            structured=settings.structured != "none",
+        )
+    raise ConfigError("no LLM provider is configured (provider is 'none')")
+
+
+def build_client(
+    settings: LLMSettings,
+    *,
+    store_path: str | Path | None = None,
+    usage: UsageTracker | None = None,
+    model: ChatModel | None = None,
+) -> LLMClient | None:
+    """An :class:`LLMClient` for ``settings``, or ``None`` when no provider is configured.
+
+    The response cache goes to ``settings.cache_path``, else next to ``store_path``
+    (:func:`~loregraph.llm.cache.default_cache_path`), else in memory.
+    """
+    if not settings.enabled and model is None:
+        return None
+    cache = None
+    if settings.cache:
+        if settings.cache_path:
+            path: str | Path = settings.cache_path
+        elif store_path is not None and str(store_path) != ":memory:":
+            path = default_cache_path(store_path)
+        else:
+            path = ":memory:"
+        cache = SqliteResponseCache(path)
+    resilience = Resilience(
+        concurrency=settings.concurrency,
+        timeout=settings.timeout,
+        retry=RetryPolicy(max_retries=settings.max_retries),
+        breaker=CircuitBreaker(),
+    )
+    return LLMClient(
+        model or build_chat_model(settings), cache=cache, resilience=resilience, usage=usage
+    )
+
+
+def build_embedder(settings: LLMSettings, *, usage: UsageTracker | None = None) -> Any | None:
+    """An :class:`~loregraph.llm.embeddings.OpenAIEmbedder` when ``embedding_model`` is set
+    (OpenAI-compatible providers only), else ``None`` (use the local model)."""
+    if not settings.embedding_model:
+        return None
+    if settings.provider == "anthropic":
+        raise ConfigError(
+            "Anthropic has no embeddings API; set LOREGRAPH_LLM_EMBEDDING_MODEL only with an "
+            "OpenAI-compatible provider, or leave it unset to embed locally"
+        )
+    from loregraph.llm.embeddings import OpenAIEmbedder
+
+    return OpenAIEmbedder(
+        settings.embedding_model,
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        headers=dict(settings.headers),
+        timeout=settings.timeout,
+        dim=settings.embedding_dim,
+        usage=usage,
+    )

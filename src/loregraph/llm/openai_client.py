@@ -1,0 +1,217 @@
+"""An OpenAI-compatible chat provider (OpenAI, Azure, Ollama, vLLM, llama.cpp, LM Studio,
+OpenRouter...) through the official ``openai`` SDK (``pip install 'loregraph[llm]'``).
+
+Structured output: with ``structured="auto"`` (the default) a request that carries a JSON
+schema is sent with ``response_format={"type": "json_schema", ...}``; if the server rejects
+that (400/422 naming the response format), the provider falls back to
+``{"type": "json_object"}`` and then to plain text for the rest of its life, and the
+caller's tolerant parser does the rest. The SDK's own retries are switched off: retries,
+timeouts and the circuit breaker live in :class:`~loregraph.llm.resilience.Resilience`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Literal
+
+from loregraph.errors import DependencyError
+from loregraph.llm.base import ChatRequest, Completion, StreamDelta, TokenUsage
+from loregraph.llm.errors import (
+    LLMError,
+    LLMTimeoutError,
+    LLMTransientError,
+    error_for_status,
+)
+
+StructuredMode = Literal["auto", "json_schema", "json_object", "none"]
+_FALLBACK: dict[str, str] = {"json_schema": "json_object", "json_object": "none"}
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "response format", "schema")
+PLACEHOLDER_KEY = "not-needed"
+"""Sent when no API key is given (local servers ignore it; the SDK insists on one)."""
+
+
+def _import_openai() -> Any:
+    try:
+        import openai
+    except ImportError:
+        raise DependencyError(
+            "the OpenAI-compatible LLM provider needs the openai package: "
+            "pip install 'loregraph[llm]'"
+        ) from None
+    return openai
+
+
+def translate_error(exc: BaseException, openai: Any) -> LLMError:
+    """An SDK exception as an :class:`LLMError` (transient or permanent)."""
+    if isinstance(exc, openai.APITimeoutError):
+        return LLMTimeoutError(f"the LLM call timed out: {exc}")
+    if isinstance(exc, openai.APIStatusError):
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        return error_for_status(int(exc.status_code), _message(exc), headers)
+    if isinstance(exc, openai.APIConnectionError):
+        return LLMTransientError(f"could not reach the LLM server: {exc}")
+    return LLMError(f"the LLM call failed: {exc.__class__.__name__}: {exc}")
+
+
+def _message(exc: BaseException) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping) and inner.get("message"):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return str(exc)
+
+
+def _is_format_rejection(exc: LLMError) -> bool:
+    status = getattr(exc, "status", None)
+    text = str(exc).casefold()
+    return status in (400, 422) and any(word in text for word in _FORMAT_WORDS)
+
+
+class OpenAIChat:
+    """A :class:`~loregraph.llm.base.ChatModel` for any OpenAI-compatible server.
+
+    Args:
+        model: the model name (``gpt-4o-mini``, ``llama3.1``...).
+        base_url: the API root (``http://localhost:11434/v1`` for Ollama); ``None`` is
+            OpenAI's.
+        api_key: the key; ``None`` sends a placeholder (the environment is never read).
+        headers: extra HTTP headers sent with every request.
+        timeout: seconds per HTTP request (the per-call limit is also enforced above).
+        structured: ``auto``/``json_schema`` try schema-constrained output first,
+            ``json_object`` asks for JSON without a schema, ``none`` sends plain prompts.
+        token_param: ``max_tokens`` (most servers) or ``max_completion_tokens``.
+        extra_body: extra JSON fields for every request (``{"options": {...}}``).
+        client: an ``openai.AsyncOpenAI`` to use instead of creating one.
+    """
+
+    provider = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 120.0,
+        structured: StructuredMode = "auto",
+        token_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
+        extra_body: Mapping[str, Any] | None = None,
+        client: Any | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.mode: str = "json_schema" if structured == "auto" else structured
+        self.token_param = token_param
+        self.extra_body = dict(extra_body or {})
+        self._openai = _import_openai()
+        self._client = client or self._openai.AsyncOpenAI(
+            api_key=api_key or PLACEHOLDER_KEY,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=0,
+            default_headers=dict(headers or {}),
+        )
+        self._stream_usage = True
+
+    def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "temperature": request.temperature,
+            self.token_param: request.max_tokens,
+        }
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
+        return kwargs
+
+    def _response_format(self, request: ChatRequest) -> dict[str, Any] | None:
+        if request.json_schema is None or self.mode == "none":
+            return None
+        if self.mode == "json_object":
+            return {"type": "json_object"}
+        return {
+            "type": "json_schema",
+            "json_schema": {
+                "name": request.schema_name,
+                "schema": request.json_schema,
+                "strict": False,
+            },
+        }
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        """One chat completion (falling back to a weaker JSON mode when one is rejected)."""
+        while True:
+            kwargs = self._kwargs(request)
+            response_format = self._response_format(request)
+            if response_format is not None:
+                kwargs["response_format"] = response_format
+            try:
+                response = await self._client.chat.completions.create(**kwargs)
+            except self._openai.OpenAIError as exc:
+                error = translate_error(exc, self._openai)
+                if response_format is not None and _is_format_rejection(error):
+                    self.mode = _FALLBACK.get(self.mode, "none")
+                    continue
+                raise error from exc
+            return self._completion(response, structured=response_format is not None)
+
+    def _completion(self, response: Any, *, structured: bool) -> Completion:
+        choices = getattr(response, "choices", None) or []
+        text = ""
+        finish = None
+        if choices:
+            message = getattr(choices[0], "message", None)
+            text = (getattr(message, "content", None) or "") if message is not None else ""
+            finish = getattr(choices[0], "finish_reason", None)
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=text,
+            usage=TokenUsage(
+                int(getattr(usage, "prompt_tokens", 0) or 0),
+                int(getattr(usage, "completion_tokens", 0) or 0),
+            ),
+            model=str(getattr(response, "model", "") or self.model),
+            finish_reason=finish,
+            structured=structured,
+        )
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        """A streamed chat completion: text deltas, then one delta with the usage."""
+        kwargs = self._kwargs(request)
+        try:
+            if self._stream_usage:
+                try:
+                    response = await self._client.chat.completions.create(
+                        **kwargs, stream=True, stream_options={"include_usage": True}
+                    )
+                except self._openai.BadRequestError:
+                    self._stream_usage = False  # servers without stream_options
+            if not self._stream_usage:
+                response = await self._client.chat.completions.create(**kwargs, stream=True)
+            usage: TokenUsage | None = None
+            finish: str | None = None
+            async for chunk in response:
+                for choice in getattr(chunk, "choices", None) or []:
+                    delta = getattr(choice, "delta", None)
+                    text = getattr(delta, "content", None) if delta is not None else None
+                    finish = getattr(choice, "finish_reason", None) or finish
+                    if text:
+                        yield StreamDelta(text=text)
+                raw = getattr(chunk, "usage", None)
+                if raw is not None:
+                    usage = TokenUsage(
+                        int(getattr(raw, "prompt_tokens", 0) or 0),
+                        int(getattr(raw, "completion_tokens", 0) or 0),
+                    )
+            yield StreamDelta(usage=usage or TokenUsage(), finish_reason=finish)
+        except self._openai.OpenAIError as exc:
+            raise translate_error(exc, self._openai) from exc
+
+    async def aclose(self) -> None:
+        """Close the HTTP client."""
+        await self._client.close()

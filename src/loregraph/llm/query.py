@@ -1,0 +1,219 @@
+"""Query analysis with an LLM (seed 004), falling back to the offline analysis.
+
+:class:`LLMQueryAnalyzer` has the call signature of
+:func:`~loregraph.retrieve.analyze.analyze_query`, so the retriever runs it where it runs
+the offline analysis: concurrently with embedding the question (seed 003: intent analysis
+in parallel with vector search). It runs the offline analysis and the model together and
+returns an :class:`LLMQueryAnalysis` (a :class:`~loregraph.retrieve.result.QueryAnalysis`):
+
+* the model classifies the intent as one of seed 004's ``factual``, ``relationship``,
+  ``summary``, ``exploration`` (or, with ``persona=True``, seed 003's ``relational``,
+  ``temporal``, ``spatial``, ``entity_focused``, ``general``, ``cross_legacy``, mapped to
+  seed 004's for retrieval and kept in ``persona_intent``) and lists the entities the
+  question names; entities whose words are not all in the question are ignored;
+* when the call fails, times out, or the model's confidence is below ``min_confidence``
+  (seed 003: 0.5), the offline analysis is returned unchanged, with ``fallback_reason``;
+* otherwise the model's intent replaces the rule-based one and its entities are added to
+  the candidates (and matched exactly against the store in one lookup).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from loregraph.llm.client import LLMClient
+from loregraph.llm.errors import LLMError
+from loregraph.llm.parse import ParsedJSON
+from loregraph.llm.prompts import PromptLibrary
+from loregraph.llm.structured import complete_json
+from loregraph.models import name_key
+from loregraph.retrieve.analyze import analyze_query
+from loregraph.retrieve.result import Intent, QueryAnalysis
+from loregraph.store.base import Store
+
+STAGE = "query.analyze"
+
+INTENTS: dict[str, str] = {
+    "factual": "a specific fact about an entity (who, what, when, where)",
+    "relationship": "how two or more entities are connected",
+    "summary": "an overview of one entity or topic",
+    "exploration": "open-ended discovery of related information",
+}
+"""Seed 004's intents and what each means."""
+
+PERSONA_INTENTS: dict[str, tuple[str, Intent]] = {
+    "relational": ("relationships between people", "relationship"),
+    "temporal": ("a time period or a sequence of events", "factual"),
+    "spatial": ("a place or location", "factual"),
+    "entity_focused": ("a specific thing or event", "summary"),
+    "general": ("open-ended, no specific focus", "exploration"),
+    "cross_legacy": ("another person's perspective or other collections", "exploration"),
+}
+"""Seed 003's persona intents: description and the seed 004 intent retrieval uses."""
+
+
+@dataclass(slots=True)
+class LLMQueryAnalysis(QueryAnalysis):
+    """A :class:`QueryAnalysis` with what the model said.
+
+    ``source`` is ``llm`` when the model's answer was used, ``offline`` when the analysis
+    fell back (``fallback_reason`` says why).
+    """
+
+    source: Literal["llm", "offline"] = "offline"
+    persona_intent: str | None = None
+    confidence: float = 0.0
+    llm_entities: list[str] = field(default_factory=list)
+    fallback_reason: str | None = None
+
+
+@dataclass(slots=True)
+class _Reply:
+    intent: str
+    entities: list[str]
+    confidence: float
+
+
+def _schema(intents: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "intent": {"type": "string", "enum": intents},
+            "entities": {"type": "array", "items": {"type": "string"}},
+            "confidence": {"type": "number"},
+        },
+        "required": ["intent", "entities", "confidence"],
+    }
+
+
+def _in_question(entity: str, question: str) -> bool:
+    words = name_key(entity).split()
+    present = set(name_key(question).split())
+    return bool(words) and all(w in present for w in words)
+
+
+class LLMQueryAnalyzer:
+    """Analyses questions with a model; see the module docstring.
+
+    Args:
+        client: the model client.
+        prompts: prompt library (``query_analysis`` prompt).
+        persona: classify with seed 003's persona intents.
+        min_confidence: below this the offline analysis is used (seed 003: 0.5).
+        timeout: seconds for the call (no retries: a question should not wait).
+        structured: send the JSON schema as a response format.
+    """
+
+    def __init__(
+        self,
+        client: LLMClient,
+        *,
+        prompts: PromptLibrary | None = None,
+        persona: bool = False,
+        min_confidence: float = 0.5,
+        timeout: float = 20.0,
+        structured: bool = True,
+    ) -> None:
+        self.client = client
+        self.prompts = prompts or PromptLibrary()
+        self.persona = persona
+        self.min_confidence = min_confidence
+        self.timeout = timeout
+        self.structured = structured
+
+    @property
+    def intents(self) -> dict[str, str]:
+        """The intents the model chooses from, with descriptions."""
+        if self.persona:
+            return {name: desc for name, (desc, _) in PERSONA_INTENTS.items()}
+        return dict(INTENTS)
+
+    async def __call__(
+        self, question: str, store: Store, scope: str, *, nlp: Any | None = None
+    ) -> LLMQueryAnalysis:
+        """Analyse ``question`` (model and offline analysis run concurrently)."""
+        offline, reply = await asyncio.gather(
+            analyze_query(question, store, scope, nlp=nlp), self._ask(question)
+        )
+        result = LLMQueryAnalysis(
+            question=offline.question,
+            intent=offline.intent,
+            candidates=list(offline.candidates),
+            matched=dict(offline.matched),
+            keywords=list(offline.keywords),
+            used_spacy=offline.used_spacy,
+        )
+        if isinstance(reply, str):
+            result.fallback_reason = reply
+            return result
+        result.confidence = reply.confidence
+        result.llm_entities = list(reply.entities)
+        if reply.confidence < self.min_confidence:
+            result.fallback_reason = (
+                f"the model was unsure (confidence {reply.confidence:.2f} < "
+                f"{self.min_confidence:.2f})"
+            )
+            return result
+        result.source = "llm"
+        if self.persona:
+            result.persona_intent = reply.intent
+            result.intent = PERSONA_INTENTS[reply.intent][1]
+        else:
+            result.intent = reply.intent  # type: ignore[assignment]  # validated
+        known = {name_key(c) for c in result.candidates}
+        extra = [e for e in reply.entities if name_key(e) and name_key(e) not in known]
+        if extra:
+            found = await store.find_entities_by_key(scope, [name_key(e) for e in extra])
+            for entity in extra:
+                result.candidates.append(entity)
+                hit = found.get(name_key(entity))
+                if hit is not None:
+                    result.matched.setdefault(entity, hit.id)
+        return result
+
+    async def _ask(self, question: str) -> _Reply | str:
+        """The model's reply, or a string saying why there is none."""
+        names = list(self.intents)
+        listing = "\n".join(f"- {name}: {desc}" for name, desc in self.intents.items())
+
+        def validate(parsed: ParsedJSON) -> _Reply:
+            value = parsed.value
+            if not isinstance(value, dict):
+                raise ValueError("the reply must be a JSON object with intent and entities")
+            intent = str(value.get("intent", "")).strip().casefold().replace(" ", "_")
+            if intent not in names:
+                raise ValueError(f"intent must be one of {', '.join(names)}, got {intent!r}")
+            raw = value.get("entities") or []
+            if not isinstance(raw, list):
+                raise ValueError("entities must be a list of names")
+            entities = [str(e).strip() for e in raw if isinstance(e, str | int) and str(e).strip()]
+            try:
+                confidence = float(value.get("confidence", 1.0))
+            except (TypeError, ValueError):
+                raise ValueError("confidence must be a number between 0 and 1") from None
+            entities = [e for e in entities if _in_question(e, question)]
+            return _Reply(intent, list(dict.fromkeys(entities)), max(0.0, min(confidence, 1.0)))
+
+        messages = self.prompts.messages(
+            "query_analysis", question=question, intents=listing, first_intent=names[0]
+        )
+        try:
+            outcome = await complete_json(
+                self.client,
+                messages,
+                schema=_schema(names),
+                schema_name="query_analysis",
+                validate=validate,
+                stage=STAGE,
+                prompts=self.prompts,
+                max_tokens=1024,
+                temperature=0.1,
+                structured=self.structured,
+                timeout=self.timeout,
+                max_retries=0,
+            )
+        except LLMError as exc:
+            return f"the LLM query analysis failed: {exc}"
+        return outcome.value

@@ -1,0 +1,247 @@
+"""Relation queries, breadth-first expansion (one recursive CTE) and graph snapshots.
+
+Relations with ``expired_at`` set (retired, system time) are skipped by the graph queries
+here (``entity_relations``, ``relations_among``, ``expand``, ``graph_arrays``);
+``get_relations`` and ``iter_relations`` still return them. Relations invalidated in world
+time (``invalid_at``) are kept; only the ``at`` filter of ``entity_relations`` drops them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from loregraph.models import GraphArrays, Relation, Subgraph
+from loregraph.store.postgres.connection import Conn
+from loregraph.store.postgres.rows import (
+    ENTITY_COLUMNS,
+    RELATION_SELECT,
+    attach_evidence,
+    entity_from_row,
+    relation_from_row,
+    relations_by_pk,
+    utc,
+)
+
+
+def _filters(
+    types: Sequence[str] | None, at: datetime | None, min_weight: float | None = None
+) -> tuple[str, dict[str, object]]:
+    """SQL conditions (each starting with AND) on relation ``r`` and their parameters."""
+    sql = " AND r.expired_at IS NULL"
+    params: dict[str, object] = {}
+    if types is not None:
+        sql += " AND r.type = ANY(%(types)s)"
+        params["types"] = list(types)
+    if at is not None:
+        sql += " AND (r.valid_at IS NULL OR r.valid_at <= %(at)s)"
+        sql += " AND (r.invalid_at IS NULL OR r.invalid_at > %(at)s)"
+        params["at"] = utc(at)
+    if min_weight is not None and min_weight > 0:
+        sql += " AND r.weight >= %(min_weight)s"
+        params["min_weight"] = min_weight
+    return sql, params
+
+
+async def get_relations(conn: Conn, relation_ids: Sequence[str]) -> list[Relation]:
+    """Relations by id in the order asked (missing skipped), with evidence."""
+    cursor = await conn.execute(f"{RELATION_SELECT} WHERE r.id = ANY(%s)", (list(relation_ids),))
+    found = {row[0]: relation_from_row(row) for row in await cursor.fetchall()}
+    ordered = [found[i] for i in dict.fromkeys(relation_ids) if i in found]
+    return await attach_evidence(conn, ordered)
+
+
+async def entity_relations(
+    conn: Conn,
+    entity_id: str,
+    direction: str,
+    types: Sequence[str] | None,
+    at: datetime | None,
+    limit: int | None,
+) -> list[Relation]:
+    """An entity's live relations, heaviest first, with evidence."""
+    if direction not in ("out", "in", "both"):
+        raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
+    where, params = _filters(types, at)
+    parts: list[str] = []
+    if direction in ("out", "both"):
+        parts.append(f"SELECT r.pk, r.weight FROM relations AS r WHERE r.source = e.pk{where}")
+    if direction in ("in", "both"):
+        loops = " AND r.source <> r.target" if direction == "both" else ""
+        parts.append(
+            f"SELECT r.pk, r.weight FROM relations AS r WHERE r.target = e.pk{loops}{where}"
+        )
+    cursor = await conn.execute(
+        "SELECT x.pk FROM entities AS e CROSS JOIN LATERAL ("
+        + " UNION ALL ".join(parts)
+        + ") AS x WHERE e.id = %(entity)s ORDER BY x.weight DESC, x.pk LIMIT %(limit)s",
+        {**params, "entity": entity_id, "limit": limit},
+    )
+    pks = [pk for (pk,) in await cursor.fetchall()]
+    return await attach_evidence(conn, await relations_by_pk(conn, pks))
+
+
+async def _among(
+    conn: Conn, entities: Sequence[int], types: Sequence[str] | None, min_weight: float | None
+) -> list[Relation]:
+    """Live relations with both ends among the entity pks, heaviest first, no evidence."""
+    if not entities:
+        return []
+    where, params = _filters(types, None, min_weight)
+    cursor = await conn.execute(
+        "SELECT r.pk FROM relations AS r WHERE r.source = ANY(%(pks)s) "
+        f"AND r.target = ANY(%(pks)s){where} ORDER BY r.weight DESC, r.pk",
+        {**params, "pks": list(entities)},
+    )
+    return await relations_by_pk(conn, [pk for (pk,) in await cursor.fetchall()])
+
+
+async def relations_among(conn: Conn, entity_ids: Sequence[str]) -> list[Relation]:
+    """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
+    cursor = await conn.execute("SELECT pk FROM entities WHERE id = ANY(%s)", (list(entity_ids),))
+    return await _among(conn, [pk for (pk,) in await cursor.fetchall()], None, None)
+
+
+# Each step of ``bfs`` is one hop: for every frontier node (in frontier order ``i``) its
+# ``per_node`` heaviest relations either way (rank ``j``), then the far ends not seen yet,
+# each once, in (i, j) order, up to the entity cap: the order a queue-based BFS visits them.
+_EXPAND = """
+WITH RECURSIVE seeds AS (
+    SELECT e.pk, min(s.ord) AS ord
+    FROM unnest(%(seeds)s::text[]) WITH ORDINALITY AS s(id, ord)
+    JOIN entities AS e ON e.id = s.id AND e.scope = %(scope)s
+    GROUP BY e.pk ORDER BY min(s.ord) LIMIT %(max)s
+), bfs(hop, frontier, seen) AS (
+    SELECT 0, a.nodes, a.nodes
+    FROM (SELECT coalesce(array_agg(pk ORDER BY ord), '{}') AS nodes FROM seeds) AS a
+    UNION ALL
+    SELECT b.hop + 1, n.nodes, b.seen || n.nodes
+    FROM bfs AS b CROSS JOIN LATERAL (
+        SELECT coalesce(array_agg(c.other ORDER BY c.i, c.j), '{}') AS nodes FROM (
+            SELECT d.other, d.i, d.j FROM (
+                SELECT DISTINCT ON (x.other) x.other, x.i, x.j FROM (
+                    SELECT f.i, edge.j, edge.other
+                    FROM unnest(b.frontier) WITH ORDINALITY AS f(node, i)
+                    CROSS JOIN LATERAL (
+                        SELECT row_number() OVER (ORDER BY u.weight DESC, u.pk) AS j, u.other
+                        FROM (
+                            (SELECT r.pk, r.weight, r.target AS other FROM relations AS r
+                             WHERE r.source = f.node{where}
+                             ORDER BY r.weight DESC, r.pk LIMIT %(per_node)s)
+                            UNION ALL
+                            (SELECT r.pk, r.weight, r.source AS other FROM relations AS r
+                             WHERE r.target = f.node{where}
+                             ORDER BY r.weight DESC, r.pk LIMIT %(per_node)s)
+                        ) AS u
+                        ORDER BY u.weight DESC, u.pk LIMIT %(per_node)s
+                    ) AS edge
+                ) AS x
+                WHERE x.other <> ALL (b.seen)
+                ORDER BY x.other, x.i, x.j
+            ) AS d
+            ORDER BY d.i, d.j
+            LIMIT greatest(%(max)s - cardinality(b.seen), 0)
+        ) AS c
+    ) AS n
+    WHERE b.hop < %(depth)s AND cardinality(b.frontier) > 0 AND cardinality(b.seen) < %(max)s
+)
+SELECT hop, frontier FROM bfs ORDER BY hop
+"""
+
+
+async def expand(
+    conn: Conn,
+    scope: str,
+    seed_ids: Sequence[str],
+    depth: int,
+    per_node: int,
+    max_entities: int,
+    types: Sequence[str] | None,
+    min_weight: float,
+) -> Subgraph:
+    """Breadth-first expansion (relations followed both ways, heaviest first)."""
+    if not seed_ids or max_entities <= 0:
+        return Subgraph()
+    where, params = _filters(types, None, min_weight)
+    cursor = await conn.execute(
+        _EXPAND.replace("{where}", where),
+        {
+            **params,
+            "seeds": list(seed_ids),
+            "scope": scope,
+            "max": max_entities,
+            "depth": depth if per_node > 0 else 0,
+            "per_node": max(per_node, 0),
+        },
+    )
+    hops: dict[int, int] = {}
+    for hop, frontier in await cursor.fetchall():
+        for pk in frontier:
+            hops.setdefault(pk, hop)
+    if not hops:
+        return Subgraph()
+    cursor = await conn.execute(
+        f"SELECT e.pk, {ENTITY_COLUMNS} FROM entities AS e WHERE e.pk = ANY(%s)", (list(hops),)
+    )
+    entities = {row[0]: entity_from_row(row[1:]) for row in await cursor.fetchall()}
+    relations = await _among(conn, list(hops), types, min_weight)
+    return Subgraph(
+        entities={entities[pk].id: entities[pk] for pk in hops if pk in entities},
+        relations=relations,
+        hops={entities[pk].id: hop for pk, hop in hops.items() if pk in entities},
+    )
+
+
+async def graph_arrays(conn: Conn, scope: str) -> GraphArrays:
+    """Index arrays of the scope's entities, live relations, chunks and mentions."""
+    cursor = await conn.execute(
+        "SELECT pk, id FROM entities WHERE scope = %s ORDER BY pk", (scope,)
+    )
+    entity_rows = await cursor.fetchall()
+    cursor = await conn.execute(
+        "SELECT c.pk, c.id, d.id FROM chunks AS c JOIN documents AS d ON d.pk = c.document "
+        "WHERE c.scope = %s ORDER BY c.pk",
+        (scope,),
+    )
+    chunk_rows = await cursor.fetchall()
+    cursor = await conn.execute(
+        "SELECT source, target, weight FROM relations "
+        "WHERE scope = %s AND expired_at IS NULL ORDER BY pk",
+        (scope,),
+    )
+    edges = await cursor.fetchall()
+    cursor = await conn.execute(
+        "SELECT m.entity, m.chunk, sum(m.count) FROM mentions AS m "
+        "JOIN chunks AS c ON c.pk = m.chunk WHERE c.scope = %s "
+        "GROUP BY m.entity, m.chunk ORDER BY m.entity, m.chunk",
+        (scope,),
+    )
+    mentions = await cursor.fetchall()
+    entity_pks = _ints([row[0] for row in entity_rows])
+    chunk_pks = _ints([row[0] for row in chunk_rows])
+    return GraphArrays(
+        entity_ids=[row[1] for row in entity_rows],
+        edge_src=_positions(entity_pks, _ints([row[0] for row in edges])),
+        edge_dst=_positions(entity_pks, _ints([row[1] for row in edges])),
+        edge_weight=np.asarray([row[2] for row in edges], dtype=np.float32),
+        chunk_ids=[row[1] for row in chunk_rows],
+        chunk_document=[row[2] for row in chunk_rows],
+        mention_entity=_positions(entity_pks, _ints([row[0] for row in mentions])),
+        mention_chunk=_positions(chunk_pks, _ints([row[1] for row in mentions])),
+        mention_count=np.asarray([float(row[2]) for row in mentions], dtype=np.float32),
+    )
+
+
+def _ints(values: list[Any]) -> npt.NDArray[np.int64]:
+    return np.asarray(values, dtype=np.int64)
+
+
+def _positions(
+    sorted_pks: npt.NDArray[np.int64], pks: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """The index of each pk in ``sorted_pks`` (all pks are present)."""
+    return np.searchsorted(sorted_pks, pks).astype(np.int64)

@@ -1,0 +1,259 @@
+"""Plain reads: documents, chunks, entities, merges, the LLM cache, paging and counts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from loregraph.models import Chunk, Document, Entity, Merge, Relation, StoreStats, Vector
+from loregraph.store.postgres.connection import Conn
+from loregraph.store.postgres.rows import (
+    CHUNK_SELECT,
+    DOCUMENT_COLUMNS,
+    ENTITY_COLUMNS,
+    MERGE_SELECT,
+    RELATION_SELECT,
+    attach_evidence,
+    chunk_from_row,
+    document_from_row,
+    entity_from_row,
+    merge_from_row,
+    parse_vector,
+    relation_from_row,
+)
+
+
+# ----------------------------------------------------------------- documents
+async def get_document(conn: Conn, document_id: str) -> Document | None:
+    """A document by id."""
+    cursor = await conn.execute(
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = %s", (document_id,)
+    )
+    row = await cursor.fetchone()
+    return None if row is None else document_from_row(row)
+
+
+async def find_document(
+    conn: Conn, scope: str, content_hash: str | None, source: str | None
+) -> Document | None:
+    """The newest document of ``scope`` matching every criterion given (none: ``None``)."""
+    if content_hash is None and source is None:
+        return None
+    sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = %s"
+    params: list[object] = [scope]
+    if content_hash is not None:
+        sql += " AND content_hash = %s"
+        params.append(content_hash)
+    if source is not None:
+        sql += " AND source = %s"
+        params.append(source)
+    cursor = await conn.execute(sql + " ORDER BY created_at DESC, pk DESC LIMIT 1", params)
+    row = await cursor.fetchone()
+    return None if row is None else document_from_row(row)
+
+
+async def list_documents(conn: Conn, scope: str, limit: int | None, offset: int) -> list[Document]:
+    """A scope's documents, oldest first."""
+    cursor = await conn.execute(
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = %s "
+        "ORDER BY created_at, pk LIMIT %s OFFSET %s",
+        (scope, limit, offset),
+    )
+    return [document_from_row(row) for row in await cursor.fetchall()]
+
+
+async def scopes(conn: Conn) -> list[str]:
+    """Scopes holding at least one document, sorted."""
+    cursor = await conn.execute("SELECT DISTINCT scope FROM documents ORDER BY scope")
+    return [row[0] for row in await cursor.fetchall()]
+
+
+# ----------------------------------------------------------------- chunks
+async def get_chunks(conn: Conn, chunk_ids: Sequence[str]) -> list[Chunk]:
+    """Chunks by id in the order asked (missing skipped), without embeddings."""
+    cursor = await conn.execute(f"{CHUNK_SELECT} WHERE c.id = ANY(%s)", (list(chunk_ids),))
+    found = {row[0]: chunk_from_row(row) for row in await cursor.fetchall()}
+    return [found[i] for i in chunk_ids if i in found]
+
+
+async def document_chunks(conn: Conn, document_id: str) -> list[Chunk]:
+    """A document's chunks in sequence order, without embeddings."""
+    cursor = await conn.execute(f"{CHUNK_SELECT} WHERE d.id = %s ORDER BY c.seq", (document_id,))
+    return [chunk_from_row(row) for row in await cursor.fetchall()]
+
+
+async def chunks_mentioning(
+    conn: Conn, entity_ids: Sequence[str], limit: int | None
+) -> list[tuple[str, str, int]]:
+    """(entity_id, chunk_id, count) for the entities, most mentions first."""
+    cursor = await conn.execute(
+        "SELECT e.id, c.id, sum(m.count) AS n FROM entities AS e "
+        "JOIN mentions AS m ON m.entity = e.pk JOIN chunks AS c ON c.pk = m.chunk "
+        "WHERE e.id = ANY(%s) GROUP BY e.id, c.id ORDER BY n DESC, e.id, c.id LIMIT %s",
+        (list(entity_ids), limit),
+    )
+    return [(entity_id, chunk_id, int(n)) for entity_id, chunk_id, n in await cursor.fetchall()]
+
+
+# ----------------------------------------------------------------- entities
+async def get_entities(conn: Conn, entity_ids: Sequence[str]) -> list[Entity]:
+    """Entities by id in the order asked (missing skipped), without embeddings."""
+    cursor = await conn.execute(
+        f"SELECT {ENTITY_COLUMNS} FROM entities AS e WHERE e.id = ANY(%s)", (list(entity_ids),)
+    )
+    found = {row[0]: entity_from_row(row) for row in await cursor.fetchall()}
+    return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
+
+
+async def find_entities_by_key(conn: Conn, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
+    """Exact lookup of name keys: canonical names first, then aliases (most mentioned wins)."""
+    wanted = list(dict.fromkeys(keys))
+    cursor = await conn.execute(
+        f"SELECT e.name_key, {ENTITY_COLUMNS} FROM entities AS e "
+        "WHERE e.scope = %s AND e.name_key = ANY(%s)",
+        (scope, wanted),
+    )
+    result = {row[0]: entity_from_row(row[1:]) for row in await cursor.fetchall()}
+    rest = [key for key in wanted if key not in result]
+    if rest:
+        cursor = await conn.execute(
+            f"SELECT DISTINCT ON (a.alias_key) a.alias_key, {ENTITY_COLUMNS} "
+            "FROM entity_aliases AS a JOIN entities AS e ON e.pk = a.entity "
+            "WHERE a.alias_key = ANY(%s) AND e.scope = %s "
+            "ORDER BY a.alias_key, e.mention_count DESC, e.pk",
+            (rest, scope),
+        )
+        for row in await cursor.fetchall():
+            result[row[0]] = entity_from_row(row[1:])
+    return result
+
+
+async def entity_embeddings(conn: Conn, entity_ids: Sequence[str]) -> dict[str, Vector]:
+    """Stored embeddings by entity id (entities without one are absent)."""
+    cursor = await conn.execute(
+        "SELECT id, embedding::text FROM entities WHERE id = ANY(%s) AND embedding IS NOT NULL",
+        (list(entity_ids),),
+    )
+    return {entity_id: parse_vector(text) for entity_id, text in await cursor.fetchall()}
+
+
+_ORDERS = {
+    "mentions": "e.mention_count DESC, e.name, e.pk",
+    "name": "lower(e.name), e.pk",
+    "degree": (
+        "((SELECT count(*) FROM relations AS r WHERE r.source = e.pk) + "
+        "(SELECT count(*) FROM relations AS r WHERE r.target = e.pk)) DESC, "
+        "e.mention_count DESC, e.name, e.pk"
+    ),
+}
+
+
+async def list_entities(
+    conn: Conn,
+    scope: str,
+    entity_type: str | None,
+    order: str,
+    limit: int | None,
+    offset: int,
+) -> list[Entity]:
+    """A scope's entities by mentions, degree or name (without embeddings)."""
+    order_by = _ORDERS.get(order)
+    if order_by is None:
+        raise ValueError(f"order must be one of {sorted(_ORDERS)}, not {order!r}")
+    sql = f"SELECT {ENTITY_COLUMNS} FROM entities AS e WHERE e.scope = %s"
+    params: list[object] = [scope]
+    if entity_type is not None:
+        sql += " AND e.type = %s"
+        params.append(entity_type)
+    sql += f" ORDER BY {order_by} LIMIT %s OFFSET %s"
+    cursor = await conn.execute(sql, [*params, limit, offset])
+    return [entity_from_row(row) for row in await cursor.fetchall()]
+
+
+async def entities_page(conn: Conn, scope: str, after: int, batch: int) -> list[tuple[int, Entity]]:
+    """The next ``batch`` entities (with embeddings) after pk ``after``, as (pk, entity)."""
+    cursor = await conn.execute(
+        f"SELECT e.pk, e.embedding::text, {ENTITY_COLUMNS} FROM entities AS e "
+        "WHERE e.scope = %s AND e.pk > %s ORDER BY e.pk LIMIT %s",
+        (scope, after, batch),
+    )
+    return [(row[0], entity_from_row(row[2:], row[1])) for row in await cursor.fetchall()]
+
+
+async def relations_page(
+    conn: Conn, scope: str, after: int, batch: int
+) -> list[tuple[int, Relation]]:
+    """The next ``batch`` relations (with evidence) after pk ``after``, as (pk, relation)."""
+    cursor = await conn.execute(
+        f"SELECT r.pk, {RELATION_SELECT.removeprefix('SELECT ')} "
+        "WHERE r.scope = %s AND r.pk > %s ORDER BY r.pk LIMIT %s",
+        (scope, after, batch),
+    )
+    page = [(row[0], relation_from_row(row[1:])) for row in await cursor.fetchall()]
+    await attach_evidence(conn, [relation for _, relation in page])
+    return page
+
+
+# ----------------------------------------------------------------- merges, cache, counts
+async def list_merges(conn: Conn, scope: str, entity_id: str | None) -> list[Merge]:
+    """Recorded merges of a scope (optionally of one entity), newest first."""
+    sql = f"{MERGE_SELECT} WHERE m.scope = %s"
+    params: list[object] = [scope]
+    if entity_id is not None:
+        sql += " AND e.id = %s"
+        params.append(entity_id)
+    cursor = await conn.execute(sql + " ORDER BY m.created_at DESC, m.pk DESC", params)
+    return [merge_from_row(row) for row in await cursor.fetchall()]
+
+
+async def cache_get(conn: Conn, key: str) -> str | None:
+    """A cached LLM response."""
+    cursor = await conn.execute("SELECT value FROM llm_cache WHERE key = %s", (key,))
+    row = await cursor.fetchone()
+    return None if row is None else str(row[0])
+
+
+async def cache_put(conn: Conn, key: str, model: str, value: str, now: datetime) -> None:
+    """Store (or replace) a cached LLM response."""
+    await conn.execute(
+        "INSERT INTO llm_cache (key, model, value, created_at) VALUES (%s, %s, %s, %s) "
+        "ON CONFLICT (key) DO UPDATE SET model = excluded.model, value = excluded.value, "
+        "created_at = excluded.created_at",
+        (key, model, value, now),
+    )
+
+
+async def stats(conn: Conn, scope: str, schema_version: int) -> StoreStats:
+    """Counts for a scope (``cached_responses`` is store-wide: the cache has no scope)."""
+    cursor = await conn.execute(
+        "SELECT (SELECT count(*) FROM documents WHERE scope = %(s)s), "
+        "(SELECT count(*) FROM chunks WHERE scope = %(s)s), "
+        "(SELECT count(*) FROM entities WHERE scope = %(s)s), "
+        "(SELECT count(*) FROM relations WHERE scope = %(s)s), "
+        "(SELECT count(*) FROM chunks AS c JOIN mentions AS m ON m.chunk = c.pk "
+        "WHERE c.scope = %(s)s), "
+        "(SELECT count(*) FROM llm_cache)",
+        {"s": scope},
+    )
+    row = await cursor.fetchone()
+    assert row is not None
+    counts = [int(value) for value in row]
+    types: list[dict[str, int]] = []
+    for table in ("relations", "entities"):
+        cursor = await conn.execute(
+            f"SELECT type, count(*) AS n FROM {table} WHERE scope = %s "
+            "GROUP BY type ORDER BY n DESC, type",
+            (scope,),
+        )
+        types.append({kind: int(n) for kind, n in await cursor.fetchall()})
+    return StoreStats(
+        documents=counts[0],
+        chunks=counts[1],
+        entities=counts[2],
+        relations=counts[3],
+        mentions=counts[4],
+        cached_responses=counts[5],
+        schema_version=schema_version,
+        relation_types=types[0],
+        entity_types=types[1],
+    )

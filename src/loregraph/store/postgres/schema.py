@@ -1,0 +1,230 @@
+"""The PostgreSQL schema (version 1): tables, indexes, and per-dimension vector indexes.
+
+Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
+``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
+``ON DELETE CASCADE``, so deleting a row removes exactly what hangs off it.
+
+* ``entities`` is unique per ``(scope, name_key)``: concurrent writers that create the same
+  entity meet on that key (``INSERT ... ON CONFLICT``), never in a duplicate row;
+* ``relations`` is unique per ``(source, type, target)`` (which implies the scope);
+* per-document contributions, so that deleting a document removes exactly what it added:
+  ``entity_descriptions``, ``entity_aliases``, ``mentions`` (per chunk) and
+  ``relation_evidence`` (``chunk`` NULL when a document asserted a relation without one);
+* derived, kept in step by the writer: entity ``mention_count``/``description``/``aliases``,
+  relation ``weight``/``confidence``, ``entity_keys`` (an entity's name key and alias keys,
+  trigram-indexed for fuzzy search) and the ``search`` tsvectors (BM25-like ranking with
+  ``ts_rank_cd``; the relations' one is a generated column);
+* ``embedding`` is a dimensionless ``vector`` with its ``dim``; an HNSW cosine index is built
+  per dimension on first use (:func:`vector_index_statements`);
+* ``graph_versions`` (one counter per scope), ``merges``, ``llm_cache``, and
+  ``schema_migrations`` (one row per applied version, see :mod:`.migrations`).
+
+Text columns that are compared or sorted use the ``"C"`` collation (byte order), as SQLite does.
+"""
+
+from __future__ import annotations
+
+EXTENSIONS = ("vector", "pg_trgm", "btree_gist")
+"""Extensions the schema needs (pgvector; pg_trgm and btree_gist ship with PostgreSQL)."""
+
+TEXT_CONFIG = "english"
+"""The text-search configuration (Porter stemming, English stop words)."""
+
+MAX_INDEXED_DIM = 2000
+"""pgvector's HNSW limit for ``vector``; larger embeddings are searched without an index."""
+
+VECTOR_TABLES = ("entities", "chunks")
+
+VERSION_1 = """
+CREATE TABLE documents (
+    pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    scope text COLLATE "C" NOT NULL,
+    title text NOT NULL,
+    source text NOT NULL DEFAULT '',
+    content_hash text NOT NULL,
+    kind text NOT NULL,
+    visibility text NOT NULL,
+    owner text,
+    metadata jsonb NOT NULL DEFAULT '{}',
+    status text NOT NULL,
+    char_count integer NOT NULL DEFAULT 0,
+    created_at timestamptz NOT NULL,
+    valid_at timestamptz
+);
+CREATE INDEX documents_scope ON documents (scope, created_at, pk);
+CREATE INDEX documents_hash ON documents (scope, content_hash);
+CREATE INDEX documents_source ON documents (scope, source);
+
+CREATE TABLE chunks (
+    pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    document bigint NOT NULL REFERENCES documents (pk) ON DELETE CASCADE,
+    scope text COLLATE "C" NOT NULL,
+    seq integer NOT NULL,
+    start integer NOT NULL,
+    "end" integer NOT NULL,
+    text text NOT NULL,
+    token_count integer NOT NULL DEFAULT 0,
+    search tsvector NOT NULL,
+    dim integer,
+    embedding vector
+);
+CREATE INDEX chunks_document ON chunks (document, seq);
+CREATE INDEX chunks_scope ON chunks (scope, pk);
+CREATE INDEX chunks_search ON chunks USING gin (search);
+
+CREATE TABLE entities (
+    pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    scope text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    name_key text COLLATE "C" NOT NULL,
+    type text COLLATE "C" NOT NULL DEFAULT '',
+    description text COLLATE "C" NOT NULL DEFAULT '',
+    aliases text[] COLLATE "C" NOT NULL DEFAULT '{}',
+    mention_count bigint NOT NULL DEFAULT 0,
+    salience double precision NOT NULL DEFAULT 0,
+    confidence double precision NOT NULL DEFAULT 1,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    search tsvector NOT NULL DEFAULT ''::tsvector,
+    dim integer,
+    embedding vector,
+    CONSTRAINT entities_scope_key UNIQUE (scope, name_key)
+);
+CREATE INDEX entities_scope ON entities (scope, pk);
+CREATE INDEX entities_mentions ON entities (scope, mention_count DESC);
+CREATE INDEX entities_type ON entities (scope, type);
+CREATE INDEX entities_search ON entities USING gin (search);
+
+CREATE TABLE entity_keys (
+    entity bigint NOT NULL REFERENCES entities (pk) ON DELETE CASCADE,
+    key text COLLATE "C" NOT NULL,
+    scope text COLLATE "C" NOT NULL,
+    type text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity, key)
+);
+CREATE INDEX entity_keys_trigrams ON entity_keys USING gist (scope, key gist_trgm_ops);
+
+CREATE TABLE entity_descriptions (
+    entity bigint NOT NULL REFERENCES entities (pk) ON DELETE CASCADE,
+    document bigint NOT NULL REFERENCES documents (pk) ON DELETE CASCADE,
+    description text COLLATE "C" NOT NULL DEFAULT '',
+    PRIMARY KEY (entity, document)
+);
+CREATE INDEX entity_descriptions_document ON entity_descriptions (document);
+
+CREATE TABLE entity_aliases (
+    entity bigint NOT NULL REFERENCES entities (pk) ON DELETE CASCADE,
+    alias_key text COLLATE "C" NOT NULL,
+    document bigint NOT NULL REFERENCES documents (pk) ON DELETE CASCADE,
+    alias text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entity, alias_key, document)
+);
+CREATE INDEX entity_aliases_key ON entity_aliases (alias_key);
+CREATE INDEX entity_aliases_document ON entity_aliases (document);
+
+CREATE TABLE mentions (
+    entity bigint NOT NULL REFERENCES entities (pk) ON DELETE CASCADE,
+    chunk bigint NOT NULL REFERENCES chunks (pk) ON DELETE CASCADE,
+    surface text COLLATE "C" NOT NULL,
+    count integer NOT NULL DEFAULT 1,
+    PRIMARY KEY (entity, chunk, surface)
+);
+CREATE INDEX mentions_chunk ON mentions (chunk);
+
+CREATE TABLE relations (
+    pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    scope text COLLATE "C" NOT NULL,
+    source bigint NOT NULL REFERENCES entities (pk) ON DELETE CASCADE,
+    target bigint NOT NULL REFERENCES entities (pk) ON DELETE CASCADE,
+    type text COLLATE "C" NOT NULL,
+    fact text NOT NULL DEFAULT '',
+    weight double precision NOT NULL DEFAULT 0,
+    confidence double precision NOT NULL DEFAULT 1,
+    valid_at timestamptz,
+    invalid_at timestamptz,
+    created_at timestamptz NOT NULL,
+    expired_at timestamptz,
+    search tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('english'::regconfig, fact), 'A')
+        || setweight(to_tsvector('english'::regconfig, replace(type, '_', ' ')), 'B')
+    ) STORED,
+    CONSTRAINT relations_triple UNIQUE (source, type, target)
+);
+CREATE INDEX relations_source ON relations (source, weight DESC, pk);
+CREATE INDEX relations_target ON relations (target, weight DESC, pk);
+CREATE INDEX relations_scope ON relations (scope, pk);
+CREATE INDEX relations_search ON relations USING gin (search);
+
+CREATE TABLE relation_evidence (
+    pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    relation bigint NOT NULL REFERENCES relations (pk) ON DELETE CASCADE,
+    document bigint NOT NULL REFERENCES documents (pk) ON DELETE CASCADE,
+    chunk bigint REFERENCES chunks (pk) ON DELETE CASCADE,
+    sentence text NOT NULL DEFAULT '',
+    start integer NOT NULL DEFAULT 0,
+    "end" integer NOT NULL DEFAULT 0,
+    confidence double precision NOT NULL DEFAULT 1
+);
+CREATE INDEX relation_evidence_relation ON relation_evidence (relation);
+CREATE INDEX relation_evidence_document ON relation_evidence (document);
+CREATE INDEX relation_evidence_chunk ON relation_evidence (chunk);
+
+CREATE TABLE merges (
+    pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    scope text COLLATE "C" NOT NULL,
+    entity bigint NOT NULL REFERENCES entities (pk) ON DELETE CASCADE,
+    surface text NOT NULL,
+    rule text NOT NULL,
+    score double precision NOT NULL DEFAULT 1,
+    document bigint REFERENCES documents (pk) ON DELETE CASCADE,
+    created_at timestamptz NOT NULL
+);
+CREATE INDEX merges_scope ON merges (scope, created_at);
+CREATE INDEX merges_entity ON merges (entity);
+CREATE INDEX merges_document ON merges (document);
+
+CREATE TABLE llm_cache (
+    key text PRIMARY KEY,
+    model text NOT NULL,
+    value text NOT NULL,
+    created_at timestamptz NOT NULL
+);
+
+CREATE TABLE graph_versions (
+    scope text COLLATE "C" PRIMARY KEY,
+    version bigint NOT NULL
+);
+"""
+
+
+def statements(script: str) -> list[str]:
+    """The statements of a DDL script (none of ours has a semicolon inside a statement)."""
+    return [part.strip() for part in script.split(";") if part.strip()]
+
+
+def vector_index_name(table: str, dim: int) -> str:
+    """The name of the HNSW index over ``table``'s embeddings of dimension ``dim``."""
+    return f"{table}_embedding_{dim}"
+
+
+def vector_cast(dim: int) -> str:
+    """The expression an indexed vector search orders by (must match the index)."""
+    return f"(embedding::vector({int(dim)}))"
+
+
+def vector_index_statements(dim: int) -> list[tuple[str, str]]:
+    """``(name, CREATE INDEX statement)`` for vectors of dimension ``dim`` (none past the limit)."""
+    if not 0 < dim <= MAX_INDEXED_DIM:
+        return []
+    return [
+        (
+            vector_index_name(table, dim),
+            f"CREATE INDEX IF NOT EXISTS {vector_index_name(table, dim)} ON {table} "
+            f"USING hnsw ({vector_cast(dim)} vector_cosine_ops) WHERE dim = {int(dim)}",
+        )
+        for table in VECTOR_TABLES
+    ]

@@ -1,0 +1,129 @@
+"""Search: full text (tsvector + ``ts_rank_cd``), fuzzy names (pg_trgm), vectors (pgvector).
+
+* Full text matches any word of the query (an OR of its words, English stemming) and ranks
+  by cover density, normalised by document length (a BM25-like ranking); fields are weighted
+  A (chunk text, entity name, relation fact), B (document title, entity aliases, relation
+  type) and C (entity description).
+* Fuzzy search ranks the trigram similarity (0..1) of ``name_key(name)`` to entity name and
+  alias keys; the candidates come from a GiST k-nearest-neighbour scan of ``entity_keys``.
+* Vector search ranks by cosine similarity over an HNSW index per dimension, with pgvector's
+  iterative scan so that scope and type filters still fill the limit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from loregraph.errors import ConfigError
+from loregraph.models import Scored, Vector, name_key
+from loregraph.store.postgres.connection import Conn
+from loregraph.store.postgres.rows import vector_or_none
+from loregraph.store.postgres.schema import vector_cast
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TERMS = 64
+FUZZY_CANDIDATES = 100
+_RANK_NORMALISATION = 1  # divide the rank by 1 + log(document length)
+
+
+def ts_query(text: str) -> str | None:
+    """A ``to_tsquery`` text matching any word of ``text`` (each quoted), or ``None``."""
+    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))[:MAX_TERMS]
+    if not words:
+        return None
+    return " | ".join(f"'{word}'" for word in words)
+
+
+async def _full_text(
+    conn: Conn, table: str, query: str, scope: str, limit: int, extra: str = ""
+) -> list[Scored]:
+    match = ts_query(query)
+    if match is None or limit <= 0:
+        return []
+    cursor = await conn.execute(
+        f"SELECT t.id, ts_rank_cd(t.search, q, {_RANK_NORMALISATION}) AS score "
+        f"FROM {table} AS t, to_tsquery('english', %s) AS q "
+        f"WHERE t.scope = %s AND t.search @@ q {extra}"
+        "ORDER BY score DESC, t.pk LIMIT %s",
+        (match, scope, limit),
+    )
+    return [Scored(item, float(score)) for item, score in await cursor.fetchall()]
+
+
+async def search_chunks_text(conn: Conn, scope: str, query: str, limit: int) -> list[Scored]:
+    """Chunk ids by full-text rank over chunk text and document title."""
+    return await _full_text(conn, "chunks", query, scope, limit)
+
+
+async def search_entities_text(conn: Conn, scope: str, query: str, limit: int) -> list[Scored]:
+    """Entity ids by full-text rank over name, aliases and description."""
+    return await _full_text(conn, "entities", query, scope, limit)
+
+
+async def search_relations_text(conn: Conn, scope: str, query: str, limit: int) -> list[Scored]:
+    """Relation ids by full-text rank over fact and type; expired relations skipped."""
+    return await _full_text(conn, "relations", query, scope, limit, "AND t.expired_at IS NULL ")
+
+
+async def search_entities_fuzzy(
+    conn: Conn, scope: str, name: str, limit: int, entity_type: str | None
+) -> list[Scored]:
+    """Entity ids by the best trigram similarity of their name or alias keys to ``name``."""
+    key = name_key(name)
+    if not key or limit <= 0:
+        return []
+    typed = "" if entity_type is None else "AND k.type = %(type)s "
+    cursor = await conn.execute(
+        "SELECT e.id, best.score FROM ("
+        "SELECT near.entity, max(similarity(near.key, %(key)s)) AS score FROM ("
+        f"SELECT k.entity, k.key FROM entity_keys AS k WHERE k.scope = %(scope)s {typed}"
+        "ORDER BY k.key <-> %(key)s LIMIT %(candidates)s) AS near GROUP BY near.entity"
+        ") AS best JOIN entities AS e ON e.pk = best.entity WHERE best.score > 0 "
+        "ORDER BY best.score DESC, e.id LIMIT %(limit)s",
+        {
+            "key": key,
+            "scope": scope,
+            "type": entity_type,
+            "candidates": max(FUZZY_CANDIDATES, limit * 10),
+            "limit": limit,
+        },
+    )
+    return [Scored(item, float(score)) for item, score in await cursor.fetchall()]
+
+
+async def search_vector(
+    conn: Conn,
+    table: str,
+    scope: str,
+    vector: Vector,
+    limit: int,
+    entity_type: str | None = None,
+) -> list[Scored]:
+    """Ids of ``table`` (``entities`` or ``chunks``) by cosine similarity to ``vector``.
+
+    Raises :class:`ConfigError` when the scope holds vectors of another dimension only.
+    """
+    dim, text = vector_or_none(vector)
+    if limit <= 0 or not dim:
+        return []
+    expression = vector_cast(dim)
+    typed = "" if entity_type is None else "AND type = %(type)s "
+    cursor = await conn.execute(
+        f"SELECT id, 1 - ({expression} <=> %(q)s::vector({dim})) FROM {table} "
+        f"WHERE scope = %(scope)s AND dim = {dim} {typed}"
+        f"ORDER BY {expression} <=> %(q)s::vector({dim}) LIMIT %(limit)s",
+        {"q": text, "scope": scope, "type": entity_type, "limit": limit},
+    )
+    hits = [Scored(item, float(score)) for item, score in await cursor.fetchall()]
+    if not hits:
+        cursor = await conn.execute(
+            f"SELECT dim FROM {table} WHERE scope = %s AND dim <> %s LIMIT 1", (scope, dim)
+        )
+        other = await cursor.fetchone()
+        if other is not None:
+            raise ConfigError(
+                f"the query vector has dimension {dim} but the stored vectors have {other[0]}; "
+                "they were probably made by a different embedding model "
+                "(re-embed the store or use the model it was built with)"
+            )
+    return hits

@@ -1,0 +1,189 @@
+"""Writing a document bundle and deleting a document, each inside one transaction.
+
+A write replaces the document's previous version (its row is deleted, and with it by
+cascade everything it contributed; see :mod:`.cleanup`), inserts the new document and
+chunks, upserts entities (:mod:`.entities`) and relations (:mod:`.relations`), recomputes
+every touched entity and relation, then bumps the scope's graph version. The caller
+(:meth:`~loregraph.store.postgres.connection.Database.write`) owns the transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from psycopg.types.json import Jsonb
+
+from loregraph.models import DeleteReport, DocumentBundle, utcnow
+from loregraph.store.postgres.cleanup import bump_graph_version, detach_document, recompute
+from loregraph.store.postgres.connection import Conn
+from loregraph.store.postgres.entities import resolve_entities, write_contributions
+from loregraph.store.postgres.relations import write_relations
+from loregraph.store.postgres.rows import DOCUMENT_COLUMNS, utc, utc_or_none, vector_or_none
+
+
+def validate_bundle(bundle: DocumentBundle) -> None:
+    """Raise :class:`ValueError` for a bundle that is inconsistent in itself."""
+    doc = bundle.document
+    chunk_ids: set[str] = set()
+    for chunk in bundle.chunks:
+        if chunk.document_id != doc.id:
+            raise ValueError(f"chunk {chunk.id} belongs to {chunk.document_id}, not {doc.id}")
+        if chunk.id in chunk_ids:
+            raise ValueError(f"chunk {chunk.id} appears twice in document {doc.id}")
+        chunk_ids.add(chunk.id)
+    for mention in bundle.mentions:
+        if mention.chunk_id not in chunk_ids:
+            raise ValueError(f"a mention refers to chunk {mention.chunk_id}, not in {doc.id}")
+    for relation in bundle.relations:
+        if relation.scope != doc.scope:
+            raise ValueError(
+                f"relation {relation.id} is in scope {relation.scope!r}, "
+                f"its document in {doc.scope!r}"
+            )
+        for evidence in relation.evidence:
+            if evidence.chunk_id and evidence.chunk_id not in chunk_ids:
+                raise ValueError(
+                    f"relation {relation.id} cites chunk {evidence.chunk_id}, not in {doc.id}"
+                )
+    for merge in bundle.merges:
+        if merge.scope != doc.scope:
+            raise ValueError(f"a merge is in scope {merge.scope!r}, its document in {doc.scope!r}")
+
+
+def vector_dims(bundle: DocumentBundle) -> set[int]:
+    """The embedding dimensions a bundle writes."""
+    dims = {vector_or_none(chunk.embedding)[0] for chunk in bundle.chunks}
+    dims.update(vector_or_none(write.entity.embedding)[0] for write in bundle.entities)
+    return {dim for dim in dims if dim}
+
+
+async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
+    """Write (or replace) a document and its derived data; returns the new graph version."""
+    doc = bundle.document
+    now = utcnow()
+    old = await detach_document(conn, doc.id)
+    entities = set() if old is None else set(old.entities)
+    relations = set() if old is None else set(old.relations)
+    cursor = await conn.execute(
+        f"INSERT INTO documents ({DOCUMENT_COLUMNS}) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING pk",
+        (
+            doc.id,
+            doc.scope,
+            doc.title,
+            doc.source,
+            doc.content_hash,
+            str(doc.kind),
+            doc.visibility,
+            doc.owner,
+            Jsonb(doc.metadata, dumps=_dumps),
+            str(doc.status),
+            doc.char_count,
+            utc(doc.created_at),
+            utc_or_none(doc.valid_at),
+        ),
+    )
+    row = await cursor.fetchone()
+    assert row is not None
+    doc_pk = int(row[0])
+    chunks = await _write_chunks(conn, bundle, doc_pk)
+    resolved = await resolve_entities(conn, bundle, now)
+    entities |= await write_contributions(conn, bundle, resolved, doc_pk, chunks)
+    relations |= await write_relations(conn, bundle, resolved, doc_pk, chunks)
+    await conn.execute(
+        "INSERT INTO merges (scope, entity, surface, rule, score, document, created_at) "
+        "SELECT %s, entity, surface, rule, score, %s, created_at FROM unnest(%s::bigint[], "
+        "%s::text[], %s::text[], %s::float8[], %s::timestamptz[]) WITH ORDINALITY "
+        "AS t(entity, surface, rule, score, created_at, ord) ORDER BY t.ord",
+        (
+            doc.scope,
+            doc_pk,
+            [resolved.pks[m.entity_id] for m in bundle.merges],
+            [m.surface for m in bundle.merges],
+            [m.rule for m in bundle.merges],
+            [float(m.score) for m in bundle.merges],
+            [utc(m.created_at) for m in bundle.merges],
+        ),
+    )
+    await recompute(conn, entities, relations, now)
+    return await bump_graph_version(conn, doc.scope)
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+async def _write_chunks(conn: Conn, bundle: DocumentBundle, doc_pk: int) -> dict[str, int]:
+    """Insert the chunks (with their search vectors); returns chunk id -> pk."""
+    if not bundle.chunks:
+        return {}
+    vectors = [vector_or_none(chunk.embedding) for chunk in bundle.chunks]
+    cursor = await conn.execute(
+        'INSERT INTO chunks (id, document, scope, seq, start, "end", text, token_count, search, '
+        "dim, embedding) "
+        "SELECT c.id, %(doc)s, %(scope)s, c.seq, c.start, c.stop, c.text, c.tokens, "
+        "setweight(to_tsvector('english', c.text), 'A') "
+        "|| setweight(to_tsvector('english', %(title)s), 'B'), c.dim, c.embedding::vector "
+        "FROM unnest(%(ids)s::text[], %(seqs)s::integer[], %(starts)s::integer[], "
+        "%(stops)s::integer[], %(texts)s::text[], %(tokens)s::integer[], %(dims)s::integer[], "
+        "%(vectors)s::text[]) WITH ORDINALITY "
+        "AS c(id, seq, start, stop, text, tokens, dim, embedding, ord) ORDER BY c.ord "
+        "RETURNING id, pk",
+        {
+            "doc": doc_pk,
+            "scope": bundle.document.scope,
+            "title": bundle.document.title,
+            "ids": [chunk.id for chunk in bundle.chunks],
+            "seqs": [chunk.seq for chunk in bundle.chunks],
+            "starts": [chunk.start for chunk in bundle.chunks],
+            "stops": [chunk.end for chunk in bundle.chunks],
+            "texts": [chunk.text for chunk in bundle.chunks],
+            "tokens": [chunk.token_count for chunk in bundle.chunks],
+            "dims": [dim for dim, _ in vectors],
+            "vectors": [text for _, text in vectors],
+        },
+    )
+    return {chunk_id: pk for chunk_id, pk in await cursor.fetchall()}
+
+
+async def delete_document(conn: Conn, document_id: str) -> tuple[DeleteReport, int | None]:
+    """Delete a document and exactly what only it supported.
+
+    Returns the report and the scope's new graph version (``None``: no such document).
+    """
+    old = await detach_document(conn, document_id)
+    if old is None:
+        return DeleteReport(document_id=document_id), None
+    removed = await recompute(conn, old.entities, old.relations, utcnow())
+    version = await bump_graph_version(conn, old.scope)
+    report = DeleteReport(
+        document_id=document_id,
+        chunks=old.chunks,
+        mentions=old.mentions,
+        entities_removed=len(removed.entities),
+        relations_removed=len(removed.relations),
+        relations_weakened=len(old.relations - removed.relations),
+    )
+    return report, version
+
+
+async def invalidate_relation(conn: Conn, relation_id: str, invalid_at: datetime) -> bool:
+    """Set a relation's ``invalid_at``; ``False`` when there is no such relation."""
+    cursor = await conn.execute(
+        "UPDATE relations SET invalid_at = %s WHERE id = %s RETURNING scope",
+        (utc(invalid_at), relation_id),
+    )
+    row = await cursor.fetchone()
+    if row is None:
+        return False
+    await bump_graph_version(conn, row[0])
+    return True
+
+
+async def set_document_status(conn: Conn, document_id: str, status: str) -> bool:
+    """Set a document's status; ``False`` when there is no such document."""
+    cursor = await conn.execute(
+        "UPDATE documents SET status = %s WHERE id = %s RETURNING pk", (status, document_id)
+    )
+    return await cursor.fetchone() is not None

@@ -1,0 +1,293 @@
+"""The PostgreSQL store: the shared contract against a real server, plus what is specific to
+PostgreSQL (concurrent writer processes, versioned migrations, schemas)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import multiprocessing
+import random
+import signal
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from types import FrameType
+
+import pytest
+
+pytest.importorskip("psycopg")
+pytest.importorskip("pgserver")
+
+import psycopg
+
+from loregraph.errors import ConfigError, SchemaVersionError, StoreError
+from loregraph.models import CO_OCCURS, Entity, name_key
+from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.postgres import PostgresStore
+from loregraph.store.postgres import migrations as migrations_module
+from loregraph.store.postgres.connection import Conn
+
+from .builders import Book, unit
+from .contract import StoreContract, StoreFactory, shared_pair
+from .pg_server import PgServer, start_server
+from .pg_workers import SHARED, shared_book, survivors, write_documents
+from .scenarios import derived_state
+
+_schemas = itertools.count()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One server for the session; stopped at the end, on SIGTERM and at exit."""
+    previous = None
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+    server = start_server()
+    try:
+        yield server
+    finally:
+        server.stop()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def new_schema() -> str:
+    """A schema name no other test of the session uses."""
+    return f"t{next(_schemas)}"
+
+
+@pytest.fixture
+async def store_factory(pg_server: PgServer) -> AsyncIterator[StoreFactory]:
+    stores: list[PostgresStore] = []
+
+    async def make() -> PostgresStore:
+        store = PostgresStore(pg_server.url, schema=new_schema())
+        await store.open()
+        stores.append(store)
+        return store
+
+    yield make
+    for store in stores:
+        await store.close()
+
+
+class TestPostgresContract(StoreContract):
+    """The shared store contract against :class:`PostgresStore`."""
+
+
+async def raw(url: str) -> Conn:
+    """A plain autocommit connection, to inspect or tamper with a store."""
+    return await psycopg.AsyncConnection.connect(url, autocommit=True)
+
+
+# ----------------------------------------------------------------- concurrency
+def run_writers(url: str, schema: str, docs: int, churn: bool) -> None:
+    """Two writer processes, started together on the same (new) schema."""
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(2)
+    workers = [
+        context.Process(target=write_documents, args=(url, schema, w, docs, barrier, churn))
+        for w in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+    assert [worker.exitcode for worker in workers] == [0, 0]
+
+
+def test_concurrent_writer_processes_never_duplicate_an_entity(pg_server: PgServer) -> None:
+    """Two processes open the same new schema at once and write documents that all
+    mention the same entities: each entity exists once, with every mention counted."""
+    schema, docs = new_schema(), 12
+    run_writers(pg_server.url, schema, docs, churn=False)
+
+    async def check() -> None:
+        async with PostgresStore(pg_server.url, schema=schema) as store:
+            stats = await store.stats("default")
+            assert stats.documents == 2 * docs
+            assert stats.entities == len(SHARED) + 2 * docs
+            found = await store.find_entities_by_key("default", [name_key(n) for n in SHARED])
+            assert len(found) == len(SHARED)
+            for name in SHARED:
+                entity = found[name_key(name)]
+                assert entity.id == Entity.make_id("default", name)
+                assert entity.mention_count == 2 * docs
+            pairs = len(SHARED) * (len(SHARED) - 1) // 2
+            assert stats.relation_types == {CO_OCCURS: pairs}
+            alice = Entity.make_id("default", "Alice Morgan")
+            for relation in await store.entity_relations(alice):
+                assert relation.weight == 2 * docs
+            hits = await store.search_entities_vector("default", unit(0), 2)
+            assert hits[0].id == alice and hits[1].score < 0.5
+            assert await store.graph_version("default") == 2 * docs
+
+    asyncio.run(check())
+
+
+def test_concurrent_writes_and_deletes_keep_derived_values_exact(pg_server: PgServer) -> None:
+    """Two processes write documents about the same entities and delete every other one
+    while the other writes: the result equals a store built from the survivors alone."""
+    schema, docs = new_schema(), 10
+    run_writers(pg_server.url, schema, docs, churn=True)
+
+    async def check() -> None:
+        async with (
+            PostgresStore(pg_server.url, schema=schema) as churned,
+            PostgresStore(pg_server.url, schema=new_schema()) as fresh,
+        ):
+            rng = random.Random(0)
+            for worker in range(2):
+                for index in survivors(docs, churn=True):
+                    await fresh.write_document(shared_book(worker, index, rng).bundle())
+            assert await derived_state(churned) == await derived_state(fresh)
+            assert (await churned.stats("default")).documents == 2 * len(survivors(docs, True))
+
+    asyncio.run(check())
+
+
+# ----------------------------------------------------------------- schema versions
+async def _versions(url: str, schema: str) -> list[int]:
+    conn = await raw(url)
+    try:
+        cursor = await conn.execute(f"SELECT version FROM {schema}.schema_migrations ORDER BY 1")
+        return [row[0] for row in await cursor.fetchall()]
+    finally:
+        await conn.close()
+
+
+async def test_a_new_schema_records_its_version(pg_server: PgServer) -> None:
+    schema = new_schema()
+    async with PostgresStore(f"{pg_server.url}&schema={schema}") as store:
+        assert store.schema == schema
+        assert await store.schema_version() == SCHEMA_VERSION
+        await shared_pair(store)
+    assert await _versions(pg_server.url, schema) == list(range(1, SCHEMA_VERSION + 1))
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        assert (await store.stats("default")).entities == 4
+
+
+async def test_newer_schema_is_refused(pg_server: PgServer) -> None:
+    schema = new_schema()
+    async with PostgresStore(pg_server.url, schema=schema):
+        pass
+    conn = await raw(pg_server.url)
+    await conn.execute(
+        f"INSERT INTO {schema}.schema_migrations (version, description) VALUES (%s, 'future')",
+        (SCHEMA_VERSION + 1,),
+    )
+    await conn.close()
+    with pytest.raises(SchemaVersionError) as info:
+        await PostgresStore(pg_server.url, schema=schema).open()
+    message = str(info.value)
+    assert str(SCHEMA_VERSION + 1) in message and str(SCHEMA_VERSION) in message
+    assert "upgrade loregraph" in message
+
+
+async def test_older_schema_is_migrated_once(
+    pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schema = new_schema()
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        ids = await shared_pair(store)
+    calls: list[int] = []
+
+    async def add_notes(conn: Conn) -> None:
+        """Add a notes table."""
+        calls.append(1)
+        await conn.execute("CREATE TABLE notes (entity bigint REFERENCES entities (pk))")
+
+    monkeypatch.setattr(migrations_module, "TARGET_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setitem(migrations_module.MIGRATIONS, SCHEMA_VERSION + 1, add_notes)
+    for _ in range(2):
+        async with PostgresStore(pg_server.url, schema=schema) as store:
+            assert await store.schema_version() == SCHEMA_VERSION + 1
+            assert (await store.get_entities([ids["alice"]]))[0].mention_count == 4
+    assert calls == [1]
+    assert await _versions(pg_server.url, schema) == list(range(1, SCHEMA_VERSION + 2))
+    monkeypatch.undo()
+    with pytest.raises(SchemaVersionError):
+        await PostgresStore(pg_server.url, schema=schema).open()
+
+
+async def test_foreign_schema_is_not_a_store(pg_server: PgServer) -> None:
+    schema = new_schema()
+    conn = await raw(pg_server.url)
+    await conn.execute(f"CREATE SCHEMA {schema}")
+    await conn.execute(f"CREATE TABLE {schema}.customers (id integer)")
+    await conn.close()
+    with pytest.raises(StoreError, match="not a loregraph store"):
+        await PostgresStore(pg_server.url, schema=schema).open()
+
+
+async def test_unreachable_server_is_a_store_error(tmp_path: Path) -> None:
+    store = PostgresStore(f"postgresql://nobody:secret@/db?host={tmp_path}")
+    with pytest.raises(StoreError, match="cannot connect") as info:
+        await store.open()
+    assert "secret" not in str(info.value) and "secret" not in repr(store)
+
+
+async def test_closed_store_refuses_calls_and_closes_twice(pg_server: PgServer) -> None:
+    store = PostgresStore(pg_server.url, schema=new_schema())
+    with pytest.raises(StoreError, match="not open"):
+        await store.stats("default")
+    await store.open()
+    await store.close()
+    await store.close()
+    with pytest.raises(StoreError):
+        await store.get_document("x")
+
+
+async def test_expand_and_fuzzy_search_use_indexes(pg_server: PgServer) -> None:
+    schema = new_schema()
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        await shared_pair(store)
+    conn = await raw(pg_server.url)
+    try:
+        await conn.execute(f"SET search_path = {schema}, public")
+        await conn.execute("SET enable_seqscan = off")  # tiny tables: make the planner show
+        await conn.execute("SET enable_bitmapscan = off")  # which index serves each query
+        plans = []
+        for sql in (
+            "SELECT pk FROM relations AS r WHERE r.source = 1 ORDER BY r.weight DESC, r.pk LIMIT 5",
+            "SELECT entity FROM entity_keys WHERE scope = 'default' "
+            "ORDER BY key <-> 'alice' LIMIT 5",
+            "SELECT id FROM entities WHERE scope = 'default' AND dim = 8 "
+            "ORDER BY (embedding::vector(8)) <=> '[1,0,0,0,0,0,0,0]'::vector(8) LIMIT 5",
+        ):
+            cursor = await conn.execute("EXPLAIN " + sql)
+            plans.append(" ".join(row[0] for row in await cursor.fetchall()))
+    finally:
+        await conn.close()
+    assert "relations_source" in plans[0] and "Sort" not in plans[0]
+    assert "entity_keys_trigrams" in plans[1]
+    assert "entities_embedding_8" in plans[2]
+
+
+async def test_a_chunk_id_of_another_document_is_rejected(store_factory: StoreFactory) -> None:
+    store = await store_factory()
+    ids = await shared_pair(store)
+    before = await store.stats("default")
+    book = Book("doc-3")
+    book.chunk("A chunk that steals an id.")
+    bundle = book.bundle()
+    bundle.chunks[0].id = ids["c1"]
+    with pytest.raises(ValueError, match="doc-3"):
+        await store.write_document(bundle)
+    assert await store.stats("default") == before
+    assert await store.get_document("doc-3") is None
+
+
+async def test_a_query_vector_of_another_dimension_is_a_config_error(
+    store_factory: StoreFactory,
+) -> None:
+    store = await store_factory()
+    await shared_pair(store)
+    with pytest.raises(ConfigError, match="dimension 4"):
+        await store.search_entities_vector("default", unit(0, dim=4), 3)
+    assert await store.search_chunks_vector("elsewhere", unit(0, dim=4), 3) == []
