@@ -80,13 +80,15 @@ def _run(
     """Open the graph, run ``work`` on it, close it; turn loregraph errors into exit codes."""
     import asyncio
 
+    settings = settings or _settings(ctx)
+
     async def main() -> T:
         if must_exist and "://" not in ctx.db and not Path(ctx.db).exists():
             raise EmptyStoreError(
                 f"no database at {ctx.db}: ingest documents first "
                 f"(loregraph --db {ctx.db} ingest PATH)"
             )
-        graph = AsyncGraph(open_store(ctx.db), settings=settings or _settings(ctx))
+        graph = AsyncGraph(open_store(ctx.db), settings=settings)
         try:
             await graph.open()
             return await work(graph)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
@@ -30,6 +30,7 @@ from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.settings import RetrievalSettings, Settings, preset
 from loregraph.store.base import Store
+from loregraph.streaming import BlockingStreamedAnswer, StreamedAnswer
 
 if TYPE_CHECKING:
     from loregraph.llm.base import ChatModel
@@ -198,7 +199,9 @@ class AsyncGraph:
                 built = parts.embedder()
             elif self.settings.llm.embedding_model:
                 from loregraph.llm.config import build_embedder
+                from loregraph.llm.usage import UsageTracker
 
+                self._usage = self._usage or UsageTracker()
                 built = build_embedder(self.settings.llm, usage=self._usage)
             if built is not None:
                 self._built.add("embedder")
@@ -343,7 +346,12 @@ class AsyncGraph:
         ``Sources``); ``.answer`` holds the :class:`Answer` with citations once the stream
         is exhausted. With no LLM configured the extractive answer comes as one piece.
         """
-        return StreamedAnswer(self, question, preset=preset, scope=scope)
+        parts = self._llm_parts()
+        return StreamedAnswer(
+            question,
+            lambda: self.retrieve(question, preset=preset, scope=scope),
+            parts.answerer() if parts is not None else None,
+        )
 
     async def search(
         self,
@@ -492,90 +500,6 @@ class AsyncGraph:
         if (await self.store.stats(scope)).documents == 0:
             raise EmptyStoreError(f"scope {scope!r} holds no documents: nothing to export")
         return await export_graph(self.store, scope, Path(path), format)
-
-
-class StreamedAnswer:
-    """An answer as it is written: an async iterator of text pieces.
-
-    Retrieval runs when the first piece is asked for. Once the iterator is exhausted,
-    :attr:`answer` holds the :class:`Answer` (text and citations) and :attr:`retrieval`
-    what it was written from. Call :meth:`aclose` to stop early.
-    """
-
-    def __init__(
-        self, graph: AsyncGraph, question: str, *, preset: str | None, scope: str | None
-    ) -> None:
-        self.question = question
-        self.answer: Answer | None = None
-        self.retrieval: RetrievalResult | None = None
-        self._gen = self._run(graph, preset, scope)
-
-    def __aiter__(self) -> StreamedAnswer:
-        return self
-
-    async def __anext__(self) -> str:
-        return await anext(self._gen)
-
-    async def aclose(self) -> None:
-        """Stop the stream (and the model's reply) early."""
-        await self._gen.aclose()
-
-    async def _run(
-        self, graph: AsyncGraph, preset: str | None, scope: str | None
-    ) -> AsyncGenerator[str, None]:
-        result = await graph.retrieve(self.question, preset=preset, scope=scope)
-        self.retrieval = result
-        parts = graph._llm_parts()
-        if parts is None:
-            answer = extractive_answer(result)
-            self.answer = answer
-            yield answer.text
-            return
-        stream = parts.answerer().stream(result)
-        try:
-            async for piece in stream:
-                yield piece
-        finally:
-            await stream.aclose()
-        self.answer = stream.answer
-
-
-class BlockingStreamedAnswer:
-    """The blocking facade's :class:`StreamedAnswer`: ``for piece in graph.ask_stream(q)``."""
-
-    def __init__(self, graph: Graph, stream: StreamedAnswer) -> None:
-        self._graph = graph
-        self._stream = stream
-
-    @property
-    def answer(self) -> Answer | None:
-        """The answer with its citations, once the pieces are all read."""
-        return self._stream.answer
-
-    @property
-    def retrieval(self) -> RetrievalResult | None:
-        """What the answer was written from (after the first piece)."""
-        return self._stream.retrieval
-
-    def __iter__(self) -> BlockingStreamedAnswer:
-        return self
-
-    def __next__(self) -> str:
-        piece = self._graph._run(_next_piece(self._stream))
-        if piece is None:
-            raise StopIteration
-        return piece
-
-    def close(self) -> None:
-        """Stop early."""
-        self._graph._run(self._stream.aclose())
-
-
-async def _next_piece(stream: StreamedAnswer) -> str | None:
-    try:
-        return await anext(stream)
-    except StopAsyncIteration:
-        return None
 
 
 P = ParamSpec("P")

@@ -40,6 +40,8 @@ def environment(server: FakeLLMServer, **extra: str) -> dict[str, str]:
             "LOREGRAPH_LLM_PROVIDER": "openai",
             "LOREGRAPH_LLM_BASE_URL": server.url,
             "LOREGRAPH_LLM_API_KEY": "test-key",
+            # embeddings through the same API (fast here; the local model is the default)
+            "LOREGRAPH_LLM_EMBEDDING_MODEL": "fake-embed",
             "KG_MEGA_BATCH_CHARS": "20000",
             "PYTHONUNBUFFERED": "1",
             **extra,
@@ -87,11 +89,13 @@ def test_ingest_with_an_llm_reports_repairs_and_a_second_run_makes_no_calls(
 
     first = run(db, env, "ingest", str(EXCERPT))
     assert "1 ingested" in first.stdout
+    # 3 + 1 retried entity calls, 3 + 1 corrective relation calls, 2 embedding requests
     assert (
-        "LLM: 8 calls, 0 cached, 1 retried, 4 repaired, 1 corrected, 6 dropped, 0 failed"
+        "LLM: 10 calls, 0 cached, 1 retried, 4 repaired, 1 corrected, 6 dropped, 0 failed"
         in first.stdout
     )
-    assert "extract.relations: 4 calls" in first.stdout
+    assert "extract.entities: 4 calls, 0 cached, 1 retried, 3 repaired" in first.stdout
+    assert "extract.relations: 4 calls, 0 cached, 1 repaired, 1 corrected" in first.stdout
     assert "2 relations unknown entity" in first.stdout
     assert not responder.unmatched
     assert len(server.chat_calls()) == 8
@@ -100,7 +104,7 @@ def test_ingest_with_an_llm_reports_repairs_and_a_second_run_makes_no_calls(
     server.reset_counts()
     second = run(db, env, "ingest", str(EXCERPT))
     assert "1 unchanged (skipped)" in second.stdout
-    assert server.chat_calls() == []
+    assert server.calls == []
 
     # a fresh store with the same response cache: the whole extraction is replayed for free
     cache = db.with_name(db.name + ".llm-cache.sqlite")
@@ -111,8 +115,9 @@ def test_ingest_with_an_llm_reports_repairs_and_a_second_run_makes_no_calls(
     )  # fmt: skip
     report = json.loads(replay.stdout)
     assert report["ingested"] == 1
-    assert sum(stage["calls"] for stage in report["llm"].values()) == 0
-    assert sum(stage["cached"] for stage in report["llm"].values()) == 7
+    chat = {name: stage for name, stage in report["llm"].items() if name != "embed"}
+    assert sum(stage["calls"] for stage in chat.values()) == 0
+    assert sum(stage["cached"] for stage in chat.values()) == 7
     assert report["llm"]["extract.relations"]["dropped"] == 4
     assert server.chat_calls() == []
 
@@ -169,7 +174,7 @@ def test_killed_llm_ingest_resumes_without_repeating_a_call(
     server.reset_counts()
     resumed = run(db, env, "ingest", str(EXCERPT))
     assert "1 ingested" in resumed.stdout and "0 failed" in resumed.stdout
-    assert "LLM: 5 calls, 2 cached" in resumed.stdout
+    assert "extract.entities: 1 calls, 2 cached" in resumed.stdout
     second = [c.prompt_hash for c in server.chat_calls()]
     assert len(second) == len(set(second)) == 5  # the stalled batch, then 3 + 1 relation calls
     assert not answered & set(second)  # nothing answered before the kill was asked again
@@ -178,7 +183,7 @@ def test_killed_llm_ingest_resumes_without_repeating_a_call(
 def test_llm_options_are_checked() -> None:
     result = CliRunner().invoke(
         main, ["--llm-provider", "openai", "ask", "anything"], env={"LOREGRAPH_LLM_MODEL": ""}
-    )
+    )  # checked before anything else, even the missing database
     assert result.exit_code != 0
     assert result.output.startswith("error:") and "model" in result.output
 

@@ -176,6 +176,32 @@ async def test_borderline_merges_are_confirmed_by_the_model(
         await graph.close()
 
 
+async def test_prompts_are_overridden_from_a_directory(
+    server: FakeLLMServer, tmp_path: Path
+) -> None:
+    server.responder = BookResponder()
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "answer.system.txt").write_text(
+        "You answer questions using only the context. Answer like a ship's log.", "utf-8"
+    )
+    graph = AsyncGraph(
+        SqliteStore(tmp_path / "p.db"),
+        settings=llm_settings(server, prompts_dir=str(prompts), query_analysis=False),
+        embedder=HashingEmbedder(),
+    )
+    try:
+        await graph.ingest(EXCERPT)
+        server.reset_counts()
+        answer = await graph.ask(QUESTION)
+    finally:
+        await graph.close()
+    assert answer.llm and answer.text.startswith(ANSWER)
+    (call,) = server.chat_calls()  # no query analysis call: it is switched off
+    assert "ship's log" in call.system
+    assert QUESTION in call.last_user  # the packaged user prompt is kept
+
+
 def test_configuration_errors_are_clear() -> None:
     with pytest.raises(loregraph.ConfigError, match="model"):
         Settings.from_env({"LOREGRAPH_LLM_PROVIDER": "openai"})

@@ -181,7 +181,9 @@ class MiniLMEmbedder:
     than ``max_tokens`` word pieces (special tokens included) are truncated, as
     sentence-transformers does with its ``max_seq_length`` of 256. A batch holds at most
     ``batch_size * max_tokens`` token positions: ``batch_size`` texts of full length, or
-    proportionally more short ones (entity names).
+    proportionally more short ones (entity names). Measured here, batches of about 2,000
+    positions (the default) run 1.3-2x faster per token than batches of 8,000: their
+    activations stay in cache, and a call's batches spread evenly over the workers.
     """
 
     name = "all-MiniLM-L6-v2"
@@ -190,7 +192,7 @@ class MiniLMEmbedder:
     def __init__(
         self,
         model_dir: Path | None = None,
-        batch_size: int = 32,
+        batch_size: int = 8,
         max_tokens: int = 256,
         workers: int | None = None,
         limit_blas: bool = True,
