@@ -22,6 +22,7 @@ def test_expected_commands_exist() -> None:
         "stats",
         "export",
         "delete",
+        "copy",
     } <= set(COMMANDS)
 
 

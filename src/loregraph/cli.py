@@ -527,6 +527,55 @@ def export(ctx: Context, path: str, fmt: str | None) -> None:
     click.echo(f"wrote {count} entities to {path} ({chosen})")
 
 
+@main.command("copy")
+@click.argument("source")
+@click.argument("dest")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    help="Copy only this scope (repeat for several; default: every scope).",
+)
+@click.option("--merge", is_flag=True, help="Add to a DEST that already holds other documents.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def copy_command(
+    source: str, dest: str, scopes: tuple[str, ...], merge: bool, as_json: bool
+) -> None:
+    """Copy a whole store from SOURCE to DEST (file paths or database URLs).
+
+    Documents DEST already holds are skipped, so an interrupted copy resumes. A DEST that
+    holds documents SOURCE does not is refused unless --merge is given.
+    """
+    import asyncio
+
+    from loregraph.cli_progress import RichProgress
+    from loregraph.copy import copy_locations
+
+    console = Console(stderr=True)
+    bars = RichProgress(console) if console.is_terminal and not as_json else None
+
+    async def work() -> Any:
+        with bars if bars is not None else nullcontext():
+            return await copy_locations(
+                source, dest, scopes=scopes or None, merge=merge, progress=bars
+            )
+
+    try:
+        report = asyncio.run(work())
+    except LoregraphError as exc:
+        _fail(exc)
+        return
+    except KeyboardInterrupt:
+        click.echo("interrupted: copied documents are kept; run again to resume", err=True)
+        sys.exit(130)
+    if as_json:
+        _echo_json(report.to_dict())
+    else:
+        click.echo(report.summary())
+    if not merge and not report.matches:
+        sys.exit(1)
+
+
 @main.command()
 @click.argument("document")
 @click.pass_obj

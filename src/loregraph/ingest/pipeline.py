@@ -2,8 +2,10 @@
 
 read → chunk → extract → normalise types → cluster → select core entities → resolve →
 relate → embed → write. Documents are extracted in batches (one NLP pass over many short
-records) but resolved and written one at a time, in input order, each in one transaction:
-an interrupted run resumes by skipping what is done and ends with the same graph.
+records) and embedded in batches (the chunks, and the entity texts resolution will likely
+need, in one pass: see :meth:`~loregraph.ingest.resolve.Resolver.plan_embeddings`), but
+resolved and written one at a time, in input order, each in one transaction: an
+interrupted run resumes by skipping what is done and ends with the same graph.
 """
 
 from __future__ import annotations

@@ -28,8 +28,11 @@ ever matched exactly (others may still link to it through its aliases). Stages 3
 confirmed by an optional async ``confirm(candidate, entity)`` callable (an LLM decision,
 for instance). Each entity is claimed by at most one candidate of a document except
 through an exact match. The texts of all candidates left after stage 3 are embedded in one
-embedder call (in a worker thread); the vectors of the ones that become new entities are
-kept as their embeddings.
+embedder call (in a worker thread) unless a caller embedded them ahead
+(:meth:`Resolver.plan_embeddings`, :meth:`Resolver.add_embeddings`); the vectors of the ones
+that become new entities are kept as their embeddings. The store does not change while one
+document resolves, so the fuzzy and vector lookups of all its candidates are each one
+batched store call.
 """
 
 from __future__ import annotations

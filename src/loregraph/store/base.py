@@ -277,6 +277,34 @@ class Store(ABC):
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
         """Recorded resolution decisions, newest first."""
 
+    # ----------------------------------------------------------------- copying
+    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+        """A document and exactly what it contributed, as a bundle that rebuilds it.
+
+        ``None`` for an unknown id. Writing the bundles of a scope's documents, oldest
+        first, into an empty store rebuilds the scope: the same ids, texts, embeddings,
+        derived counts, descriptions, aliases, weights and temporal fields.
+
+        * ``document``: as stored (status, metadata, ``created_at``, ``valid_at``);
+        * ``chunks``: in order, with their embeddings;
+        * ``entities``: one :class:`~loregraph.models.EntityWrite` per entity the document
+          lists; its ``entity`` is the stored one (id, name, type, salience, confidence,
+          embedding, ``created_at``) except that ``aliases`` are the surface forms this
+          document contributed and ``description`` is this document's description, which is
+          also the write's ``description``;
+        * ``mentions``: per chunk, with surface form and count;
+        * ``relations``: those this document supports, as stored (fact and temporal fields),
+          with ``evidence`` = this document's evidence (``chunk_id`` empty for support
+          without a chunk) and ``confidence`` = the highest confidence among it;
+        * ``merges``: the resolution decisions recorded with this document.
+
+        Entities the document refers to without listing them (mentions, relation ends,
+        merges) are not in ``entities``. The default raises :class:`NotImplementedError`:
+        the other read methods cannot give back chunk embeddings or per-document
+        contributions, so a faithful bundle needs the backend.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot read a document back as a bundle")
+
     # ----------------------------------------------------------------- llm cache
     @abstractmethod
     async def cache_get(self, key: str) -> str | None:

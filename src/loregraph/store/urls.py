@@ -10,16 +10,40 @@ from loregraph.store.base import Store
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 
-def store_for_url(location: str | Path) -> Store:
+def store_for_url(location: str | Path, *, mirror: str | None = None) -> Store:
     """An unopened store for ``location``.
 
     * a path, ``:memory:`` or ``sqlite://path``: :class:`~loregraph.store.sqlite.SqliteStore`;
     * ``postgresql://...`` or ``postgres://...`` (optionally ``?schema=name``):
-      :class:`~loregraph.store.postgres.PostgresStore`.
+      :class:`~loregraph.store.postgres.PostgresStore`;
+    * ``falkordb://host:port/graph``, ``neo4j://``, ``neo4j+s://``, ``bolt://``
+      (``user:password@host:port/database``): :class:`~loregraph.store.cypher.CypherStore`.
 
-    Raises :class:`ConfigError` for any other URL scheme and :class:`DependencyError` when
-    the backend's driver is not installed.
+    ``mirror`` (a Cypher URL) keeps ``location`` as the source of truth and mirrors its
+    entities and relations into that graph database for traversal
+    (:class:`~loregraph.store.mirror.MirroredStore`).
+
+    Raises :class:`ConfigError` for any other URL scheme (or a mirror that is not a Cypher
+    URL, or a Cypher store mirrored into another) and :class:`DependencyError` when the
+    backend's driver is not installed.
     """
+    primary = _store(location)
+    if mirror is None:
+        return primary
+    from loregraph.store.cypher import CypherStore, is_cypher_url
+    from loregraph.store.mirror import MirroredStore
+
+    if not is_cypher_url(mirror):
+        raise ConfigError(
+            f"a mirror must be a Cypher database URL (falkordb://, neo4j://, bolt://), "
+            f"not {mirror!r}"
+        )
+    if isinstance(primary, CypherStore):
+        raise ConfigError("a Cypher store is already a graph database: it needs no mirror")
+    return MirroredStore(primary, CypherStore(mirror))
+
+
+def _store(location: str | Path) -> Store:
     text = str(location)
     scheme, sep, _ = text.partition("://")
     if not sep or isinstance(location, Path):
@@ -36,9 +60,14 @@ def store_for_url(location: str | Path) -> Store:
                 "pip install 'loregraph[postgres]'"
             ) from exc
         return PostgresStore(text)
+    from loregraph.store.cypher import CypherStore, is_cypher_url
+
+    if is_cypher_url(text):
+        return CypherStore(text)
     raise ConfigError(
         f"unsupported store URL scheme {scheme!r} in {location!s}: use a file path (SQLite), "
-        "sqlite://path, or postgresql://user@host/database"
+        "sqlite://path, postgresql://user@host/database, falkordb://host:port/graph or "
+        "neo4j://user@host:port/database"
     )
 
 

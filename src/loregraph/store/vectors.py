@@ -42,6 +42,14 @@ def blob_to_vector(blob: bytes) -> Vector:
     return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
+def stack_blobs(blobs: Sequence[bytes]) -> Vector:
+    """Equal-length ``float32`` blobs as one ``(n, dim)`` matrix (ValueError if they differ)."""
+    width = len(blobs[0]) // 4
+    if any(len(blob) != width * 4 for blob in blobs):
+        raise ValueError("vectors of different dimensions")
+    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), width)
+
+
 class VectorIndex:
     """Unit vectors with string ids and optional tags; cosine top-k by brute force.
 

@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from loregraph.models import Chunk, Document, Entity, Merge, Relation, StoreStats, Vector
+from loregraph.models import (
+    Chunk,
+    Document,
+    DocumentBundle,
+    Entity,
+    EntityWrite,
+    Evidence,
+    Mention,
+    Merge,
+    Relation,
+    StoreStats,
+    Vector,
+)
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
     CHUNK_SELECT,
@@ -192,6 +204,76 @@ async def relations_page(
     page = [(row[0], relation_from_row(row[1:])) for row in await cursor.fetchall()]
     await attach_evidence(conn, [relation for _, relation in page])
     return page
+
+
+# ----------------------------------------------------------------- bundles
+async def read_bundle(conn: Conn, document_id: str) -> DocumentBundle | None:
+    """A document and what it contributed (see :meth:`Store.read_bundle`).
+
+    Run it in one snapshot (``Database.snapshot``) so that the parts agree.
+    """
+    cursor = await conn.execute(
+        f"SELECT pk, {DOCUMENT_COLUMNS} FROM documents WHERE id = %s", (document_id,)
+    )
+    row = await cursor.fetchone()
+    if row is None:
+        return None
+    doc_pk, document = row[0], document_from_row(row[1:])
+    cursor = await conn.execute(
+        f"SELECT c.embedding::text, {CHUNK_SELECT.removeprefix('SELECT ')} "
+        "WHERE c.document = %s ORDER BY c.seq",
+        (doc_pk,),
+    )
+    chunks = []
+    for row in await cursor.fetchall():
+        chunk = chunk_from_row(row[1:])
+        chunk.embedding = None if row[0] is None else parse_vector(row[0])
+        chunks.append(chunk)
+    cursor = await conn.execute(
+        "SELECT e.id, a.alias FROM entity_aliases AS a JOIN entities AS e ON e.pk = a.entity "
+        "WHERE a.document = %s ORDER BY a.entity, a.alias_key",
+        (doc_pk,),
+    )
+    aliases: dict[str, list[str]] = {}
+    for entity_id, alias in await cursor.fetchall():
+        aliases.setdefault(entity_id, []).append(alias)
+    cursor = await conn.execute(
+        f"SELECT d.description, e.embedding::text, {ENTITY_COLUMNS} "
+        "FROM entity_descriptions AS d JOIN entities AS e ON e.pk = d.entity "
+        "WHERE d.document = %s ORDER BY e.pk",
+        (doc_pk,),
+    )
+    entities = []
+    for row in await cursor.fetchall():
+        entity = entity_from_row(row[2:], row[1])
+        entity.description, entity.aliases = row[0], aliases.get(entity.id, [])
+        entities.append(EntityWrite(entity, row[0], entity.salience))
+    cursor = await conn.execute(
+        "SELECT e.id, c.id, m.surface, m.count FROM chunks AS c "
+        "JOIN mentions AS m ON m.chunk = c.pk JOIN entities AS e ON e.pk = m.entity "
+        "WHERE c.document = %s ORDER BY c.seq, e.pk, m.surface",
+        (doc_pk,),
+    )
+    mentions = [Mention(*row) for row in await cursor.fetchall()]
+    cursor = await conn.execute(
+        'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
+        f"{RELATION_SELECT.removeprefix('SELECT ')} JOIN relation_evidence AS x "
+        "ON x.relation = r.pk LEFT JOIN chunks AS c ON c.pk = x.chunk "
+        "WHERE x.document = %s ORDER BY r.pk, x.pk",
+        (doc_pk,),
+    )
+    relations: dict[str, Relation] = {}
+    for row in await cursor.fetchall():
+        relation = relations.get(row[5])
+        if relation is None:
+            relation = relations[row[5]] = relation_from_row(row[5:])
+            relation.confidence, relation.weight = row[3], 0.0
+        relation.confidence = max(relation.confidence, row[3])
+        relation.weight += 1
+        relation.evidence.append(Evidence(row[4] or "", row[0], row[1], row[2]))
+    cursor = await conn.execute(f"{MERGE_SELECT} WHERE m.document = %s ORDER BY m.pk", (doc_pk,))
+    merges = [merge_from_row(row) for row in await cursor.fetchall()]
+    return DocumentBundle(document, chunks, entities, mentions, list(relations.values()), merges)
 
 
 # ----------------------------------------------------------------- merges, cache, counts

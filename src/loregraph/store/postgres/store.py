@@ -240,6 +240,9 @@ class PostgresStore(Store):
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
         return await self._db.read(reads.list_merges, scope, entity_id)
 
+    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+        return await self._db.snapshot(reads.read_bundle, document_id)
+
     async def cache_get(self, key: str) -> str | None:
         return await self._db.read(reads.cache_get, key)
 

@@ -8,7 +8,11 @@ from collections.abc import Sequence
 from loregraph.models import (
     Chunk,
     Document,
+    DocumentBundle,
     Entity,
+    EntityWrite,
+    Evidence,
+    Mention,
     Merge,
     Relation,
     StoreStats,
@@ -223,6 +227,79 @@ def relations_page(
     page = [(row[0], relation_from_row(row[1:])) for row in rows]
     attach_evidence(conn, [relation for _, relation in page])
     return page
+
+
+# ----------------------------------------------------------------- bundles
+def read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle | None:
+    """A document and what it contributed (see :meth:`Store.read_bundle`), in one snapshot."""
+    conn.execute("BEGIN")
+    try:
+        return _read_bundle(conn, document_id)
+    finally:
+        conn.execute("COMMIT")
+
+
+def _read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle | None:
+    row = conn.execute(
+        f"SELECT pk, {DOCUMENT_COLUMNS} FROM documents WHERE id = ?", (document_id,)
+    ).fetchone()
+    if row is None:
+        return None
+    doc_pk, document = row[0], document_from_row(row[1:])
+    chunks = []
+    for row in conn.execute(
+        f"SELECT v.embedding, {prefixed(CHUNK_COLUMNS, 'c')} FROM chunks AS c "
+        "LEFT JOIN chunk_vectors AS v ON v.chunk = c.pk WHERE c.document_id = ? ORDER BY c.seq",
+        (document_id,),
+    ):
+        chunk = chunk_from_row(row[1:])
+        chunk.embedding = None if row[0] is None else blob_to_vector(row[0])
+        chunks.append(chunk)
+    aliases: dict[str, list[str]] = {}
+    for entity_id, alias in conn.execute(
+        "SELECT e.id, a.alias FROM entity_aliases AS a JOIN entities AS e ON e.pk = a.entity "
+        "WHERE a.document = ? ORDER BY a.entity, a.alias_key",
+        (doc_pk,),
+    ):
+        aliases.setdefault(entity_id, []).append(alias)
+    entities = []
+    for row in conn.execute(
+        f"SELECT d.description, v.embedding, {_E_COLUMNS} FROM entity_descriptions AS d "
+        "JOIN entities AS e ON e.pk = d.entity LEFT JOIN entity_vectors AS v ON v.entity = e.pk "
+        "WHERE d.document = ? ORDER BY e.pk",
+        (doc_pk,),
+    ):
+        entity = entity_from_row(row[2:], row[1])
+        entity.description, entity.aliases = row[0], aliases.get(entity.id, [])
+        entities.append(EntityWrite(entity, row[0], entity.salience))
+    mentions = [
+        Mention(*row)
+        for row in conn.execute(
+            "SELECT e.id, c.id, m.surface, m.count FROM chunks AS c "
+            "JOIN mentions AS m ON m.chunk = c.pk JOIN entities AS e ON e.pk = m.entity "
+            "WHERE c.document_id = ? ORDER BY c.seq, e.pk, m.surface",
+            (document_id,),
+        )
+    ]
+    relations: dict[str, Relation] = {}
+    for row in conn.execute(
+        'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
+        f"{RELATION_SELECT[len('SELECT ') :]} JOIN relation_evidence AS x ON x.relation = r.pk "
+        "LEFT JOIN chunks AS c ON c.pk = x.chunk WHERE x.document = ? ORDER BY r.pk, x.pk",
+        (doc_pk,),
+    ):
+        relation = relations.get(row[5])
+        if relation is None:
+            relation = relations[row[5]] = relation_from_row(row[5:])
+            relation.confidence, relation.weight = row[3], 0.0
+        relation.confidence = max(relation.confidence, row[3])
+        relation.weight += 1
+        relation.evidence.append(Evidence(row[4] or "", row[0], row[1], row[2]))
+    merges = [
+        merge_from_row(row)
+        for row in conn.execute(f"{MERGE_SELECT} WHERE m.document = ? ORDER BY m.pk", (doc_pk,))
+    ]
+    return DocumentBundle(document, chunks, entities, mentions, list(relations.values()), merges)
 
 
 # ----------------------------------------------------------------- merges, cache, counts

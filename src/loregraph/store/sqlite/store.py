@@ -47,7 +47,7 @@ from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
 from loregraph.store.sqlite.names import NameIndex, split_keys
 from loregraph.store.sqlite.rows import iso
-from loregraph.store.vectors import VectorIndex, VectorIndexCache, VersionedCache
+from loregraph.store.vectors import VectorIndex, VectorIndexCache, VersionedCache, stack_blobs
 
 ENTITY, CHUNK = "entity", "chunk"
 
@@ -262,6 +262,9 @@ class SqliteStore(Store):
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
         return await self._db.run(reads.list_merges, scope, entity_id)
 
+    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+        return await self._db.run(reads.read_bundle, document_id)
+
     async def cache_get(self, key: str) -> str | None:
         return await self._db.run(reads.cache_get, key)
 
@@ -389,18 +392,10 @@ class SqliteStore(Store):
                     if rows:
                         index.upsert(
                             [row[0] for row in rows],
-                            _stack([row[1] for row in rows]),
+                            stack_blobs([row[1] for row in rows]),
                             [row[2] for row in rows],
                         )
                 except (ConfigError, ValueError):
                     self._vectors.discard(key)
                     continue
                 index.version = version
-
-
-def _stack(blobs: list[bytes]) -> Vector:
-    """Equal-length float32 blobs as one ``(n, dim)`` matrix."""
-    width = len(blobs[0]) // 4
-    if any(len(blob) != width * 4 for blob in blobs):
-        raise ValueError("vectors of different dimensions")
-    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), width)

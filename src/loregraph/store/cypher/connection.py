@@ -1,0 +1,68 @@
+"""The one thing the Cypher store needs from a database: run a parameterised statement.
+
+Two implementations: :class:`~loregraph.store.cypher.falkor.FalkorConnection` (the
+``falkordb`` client) and :class:`~loregraph.store.cypher.bolt.Neo4jConnection` (the
+``neo4j`` driver). Statements come from the shared query modules plus the connection's
+:class:`~loregraph.store.cypher.dialect.Dialect`; values always travel as parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from loregraph.store.cypher.dialect import Dialect
+
+Params = Mapping[str, Any]
+Rows = list[list[Any]]
+
+
+class Connection(Protocol):
+    """A connection to one graph (FalkorDB) or database (Neo4j)."""
+
+    dialect: Dialect
+
+    async def open(self) -> None:
+        """Connect; raises :class:`~loregraph.errors.StoreError` when unreachable."""
+
+    async def close(self) -> None:
+        """Disconnect (safe to call twice)."""
+
+    async def read(self, query: str, params: Params | None = None) -> Rows:
+        """Run a read-only statement; rows of plain values."""
+
+    async def write(self, query: str, params: Params | None = None) -> Rows:
+        """Run one statement atomically (all of it or nothing); rows of plain values."""
+
+    async def ddl(self, statement: str) -> None:
+        """Run a schema statement; an index that exists already is not an error."""
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain JSON-like Python data (numpy scalars and arrays converted).
+
+    Raises ``ValueError`` for a non-finite float: it has no Cypher literal.
+    """
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"a non-finite number cannot be stored: {value!r}")
+        return value
+    if isinstance(value, np.ndarray):
+        return [plain(float(x)) for x in value.tolist()]
+    if isinstance(value, np.generic):
+        return plain(value.item())
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, Sequence):
+        return [plain(v) for v in value]
+    raise TypeError(f"cannot pass {type(value).__name__} as a Cypher parameter")
+
+
+def plain_params(params: Params | None) -> dict[str, Any]:
+    """Every parameter converted by :func:`plain`."""
+    return {} if params is None else {key: plain(value) for key, value in params.items()}

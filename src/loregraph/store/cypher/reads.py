@@ -1,0 +1,269 @@
+"""Plain reads: documents, chunks, entities, merges, the LLM cache, paging and counts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from loregraph.models import Chunk, Document, Entity, Merge, StoreStats, Vector
+from loregraph.store.cypher.connection import Connection
+from loregraph.store.cypher.records import (
+    CHUNK_FIELDS,
+    DOCUMENT_FIELDS,
+    ENTITY_FIELDS,
+    MERGE_FIELDS,
+    chunk_from_row,
+    document_from_row,
+    entity_from_row,
+    iso,
+    merge_from_row,
+    returning,
+    to_vector,
+)
+
+_DOC = returning("d", DOCUMENT_FIELDS)
+_CHUNK = returning("c", CHUNK_FIELDS)
+ENTITY_RETURN = returning("e", ENTITY_FIELDS)
+_ORDERS = {
+    "mentions": "e.mention_count DESC, e.name, e.id",
+    "name": "toLower(e.name), e.id",
+    "degree": "degree DESC, e.mention_count DESC, e.name, e.id",
+}
+
+
+def _window(limit: int | None, offset: int) -> tuple[str, dict[str, Any]]:
+    text = " SKIP $offset"
+    params: dict[str, Any] = {"offset": max(0, offset)}
+    if limit is not None:
+        text += " LIMIT $limit"
+        params["limit"] = max(0, limit)
+    return text, params
+
+
+# ----------------------------------------------------------------- documents
+async def get_document(conn: Connection, document_id: str) -> Document | None:
+    """A document by id."""
+    rows = await conn.read(f"MATCH (d:LgDocument {{id: $id}}) RETURN {_DOC}", {"id": document_id})
+    return document_from_row(rows[0]) if rows else None
+
+
+async def find_document(
+    conn: Connection, scope: str, content_hash: str | None, source: str | None
+) -> Document | None:
+    """The newest document of ``scope`` matching every criterion given (none: ``None``)."""
+    if content_hash is None and source is None:
+        return None
+    where = ["d.scope = $scope"]
+    if content_hash is not None:
+        where.append("d.content_hash = $hash")
+    if source is not None:
+        where.append("d.source = $source")
+    rows = await conn.read(
+        f"MATCH (d:LgDocument) WHERE {' AND '.join(where)} RETURN {_DOC} "
+        "ORDER BY d.created_at DESC, d.id DESC LIMIT 1",
+        {"scope": scope, "hash": content_hash, "source": source},
+    )
+    return document_from_row(rows[0]) if rows else None
+
+
+async def list_documents(
+    conn: Connection, scope: str, limit: int | None, offset: int
+) -> list[Document]:
+    """A scope's documents, oldest first."""
+    window, params = _window(limit, offset)
+    rows = await conn.read(
+        f"MATCH (d:LgDocument {{scope: $scope}}) RETURN {_DOC} ORDER BY d.created_at, d.id"
+        + window,
+        {"scope": scope, **params},
+    )
+    return [document_from_row(row) for row in rows]
+
+
+async def set_document_status(conn: Connection, document_id: str, status: str) -> bool:
+    """Set a document's status; ``False`` when there is no such document."""
+    rows = await conn.write(
+        "MATCH (d:LgDocument {id: $id}) SET d.status = $status RETURN d.id",
+        {"id": document_id, "status": status},
+    )
+    return bool(rows)
+
+
+async def scopes(conn: Connection) -> list[str]:
+    """Scopes holding at least one document, sorted."""
+    rows = await conn.read("MATCH (d:LgDocument) RETURN DISTINCT d.scope AS s ORDER BY s")
+    return [row[0] for row in rows]
+
+
+# ----------------------------------------------------------------- chunks
+async def get_chunks(conn: Connection, chunk_ids: Sequence[str]) -> list[Chunk]:
+    """Chunks by id in the order asked (missing skipped), without embeddings."""
+    rows = await conn.read(
+        f"UNWIND $ids AS i MATCH (c:LgChunk {{id: i}}) RETURN {_CHUNK}", {"ids": list(chunk_ids)}
+    )
+    found = {row[0]: chunk_from_row(row) for row in rows}
+    return [found[i] for i in chunk_ids if i in found]
+
+
+async def document_chunks(conn: Connection, document_id: str) -> list[Chunk]:
+    """A document's chunks in sequence order, without embeddings."""
+    rows = await conn.read(
+        f"MATCH (c:LgChunk {{document_id: $id}}) RETURN {_CHUNK} ORDER BY c.seq",
+        {"id": document_id},
+    )
+    return [chunk_from_row(row) for row in rows]
+
+
+async def chunks_mentioning(
+    conn: Connection, entity_ids: Sequence[str], limit: int | None
+) -> list[tuple[str, str, int]]:
+    """(entity_id, chunk_id, count) for the entities, most mentions first."""
+    window, params = _window(limit, 0)
+    rows = await conn.read(
+        "UNWIND $ids AS i MATCH (c:LgChunk)-[m:LG_MENTIONS]->(e:LgEntity {id: i}) "
+        "WITH i, c.id AS chunk, sum(m.count) AS n RETURN i, chunk, n ORDER BY n DESC, i, chunk"
+        + window,
+        {"ids": list(dict.fromkeys(entity_ids)), **params},
+    )
+    return [(row[0], row[1], int(row[2])) for row in rows]
+
+
+# ----------------------------------------------------------------- entities
+async def get_entities(conn: Connection, entity_ids: Sequence[str]) -> list[Entity]:
+    """Entities by id in the order asked (missing skipped), without embeddings."""
+    rows = await conn.read(
+        f"UNWIND $ids AS i MATCH (e:LgEntity {{id: i}}) RETURN {ENTITY_RETURN}",
+        {"ids": list(dict.fromkeys(entity_ids))},
+    )
+    found = {row[0]: entity_from_row(row) for row in rows}
+    return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
+
+
+async def find_entities_by_key(
+    conn: Connection, scope: str, keys: Sequence[str]
+) -> dict[str, Entity]:
+    """Exact lookup of name keys: canonical names first, then aliases (most mentioned wins)."""
+    rows = await conn.read(
+        "UNWIND $keys AS k MATCH (n:LgKey {key: k}) WHERE n.scope = $scope "
+        f"MATCH (e:LgEntity {{id: n.entity_id}}) RETURN k, n.canonical, {ENTITY_RETURN} "
+        "ORDER BY n.canonical DESC, e.mention_count DESC, e.id",
+        {"keys": list(dict.fromkeys(keys)), "scope": scope},
+    )
+    result: dict[str, Entity] = {}
+    for row in rows:
+        if row[0] not in result:
+            result[row[0]] = entity_from_row(row[2:])
+    return result
+
+
+async def entity_embeddings(conn: Connection, entity_ids: Sequence[str]) -> dict[str, Vector]:
+    """Stored embeddings by entity id (entities without one are absent)."""
+    rows = await conn.read(
+        "UNWIND $ids AS i MATCH (e:LgEntity {id: i}) WHERE e.embedding IS NOT NULL "
+        "RETURN e.id, e.embedding",
+        {"ids": list(entity_ids)},
+    )
+    out: dict[str, Vector] = {}
+    for entity_id, value in rows:
+        vector = to_vector(value)
+        if vector is not None:
+            out[entity_id] = vector
+    return out
+
+
+async def list_entities(
+    conn: Connection,
+    scope: str,
+    entity_type: str | None,
+    order: str,
+    limit: int | None,
+    offset: int,
+) -> list[Entity]:
+    """A scope's entities by mentions, degree or name (without embeddings)."""
+    order_by = _ORDERS.get(order)
+    if order_by is None:
+        raise ValueError(f"order must be one of {sorted(_ORDERS)}, not {order!r}")
+    where = " WHERE e.type = $type" if entity_type is not None else ""
+    degree = ""
+    if order == "degree":
+        degree = "OPTIONAL MATCH (e)-[r:LG_REL]-() WITH e, count(r) AS degree "
+    window, params = _window(limit, offset)
+    rows = await conn.read(
+        f"MATCH (e:LgEntity {{scope: $scope}}){where} {degree}"
+        f"RETURN {ENTITY_RETURN} ORDER BY {order_by}" + window,
+        {"scope": scope, "type": entity_type, **params},
+    )
+    return [entity_from_row(row) for row in rows]
+
+
+async def entities_page(conn: Connection, scope: str, after: str, batch: int) -> list[Entity]:
+    """The next ``batch`` entities (with embeddings) with ids after ``after``, by id."""
+    rows = await conn.read(
+        "MATCH (e:LgEntity {scope: $scope}) WHERE e.id > $after "
+        f"RETURN {ENTITY_RETURN}, e.embedding ORDER BY e.id LIMIT $batch",
+        {"scope": scope, "after": after, "batch": max(1, batch)},
+    )
+    return [entity_from_row(row, row[len(ENTITY_FIELDS)]) for row in rows]
+
+
+# ----------------------------------------------------------------- merges, cache
+async def list_merges(conn: Connection, scope: str, entity_id: str | None) -> list[Merge]:
+    """Recorded resolution decisions, newest first."""
+    where = " WHERE g.entity_id = $entity" if entity_id is not None else ""
+    rows = await conn.read(
+        f"MATCH (g:LgMerge {{scope: $scope}}){where} RETURN {returning('g', MERGE_FIELDS)} "
+        "ORDER BY g.created_at DESC, g.ord DESC",
+        {"scope": scope, "entity": entity_id},
+    )
+    return [merge_from_row(row) for row in rows]
+
+
+async def cache_get(conn: Connection, key: str) -> str | None:
+    """A cached LLM response."""
+    rows = await conn.read("MATCH (c:LgCache {key: $key}) RETURN c.value", {"key": key})
+    return rows[0][0] if rows else None
+
+
+async def cache_put(conn: Connection, key: str, model: str, value: str, now: str) -> None:
+    """Store (or replace) an LLM response."""
+    await conn.write(
+        "MERGE (c:LgCache {key: $key}) SET c.model = $model, c.value = $value, c.created_at = $now",
+        {"key": key, "model": model, "value": value, "now": now},
+    )
+
+
+# ----------------------------------------------------------------- counts
+async def stats(conn: Connection, scope: str, version: int) -> StoreStats:
+    """Counts for a scope."""
+    params = {"scope": scope}
+    out = StoreStats(schema_version=version)
+    out.documents = await _count(conn, "MATCH (d:LgDocument {scope: $scope})", params)
+    out.chunks = await _count(conn, "MATCH (d:LgChunk {scope: $scope})", params)
+    out.mentions = await _count(
+        conn, "MATCH (c:LgChunk {scope: $scope})-[d:LG_MENTIONS]->()", params
+    )
+    out.cached_responses = await _count(conn, "MATCH (d:LgCache)", {})
+    for kind, total in await conn.read(
+        "MATCH (e:LgEntity {scope: $scope}) RETURN e.type, count(e)", params
+    ):
+        out.entity_types[kind] = int(total)
+    for kind, total in await conn.read(
+        "MATCH ()-[r:LG_REL {scope: $scope}]->() RETURN r.type, count(r)", params
+    ):
+        out.relation_types[kind] = int(total)
+    out.entities = sum(out.entity_types.values())
+    out.relations = sum(out.relation_types.values())
+    out.entity_types = dict(sorted(out.entity_types.items()))
+    out.relation_types = dict(sorted(out.relation_types.items()))
+    return out
+
+
+async def _count(conn: Connection, match: str, params: dict[str, Any]) -> int:
+    rows = await conn.read(f"{match} RETURN count(d)", params)
+    return int(rows[0][0]) if rows else 0
+
+
+def now_text() -> str:
+    """The current time as stored."""
+    from loregraph.models import utcnow
+
+    return iso(utcnow())

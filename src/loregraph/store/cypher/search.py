@@ -1,0 +1,116 @@
+"""Full-text, vector and fuzzy-name search.
+
+* Full-text: the database's full-text indexes (FalkorDB ``db.idx.fulltext``, RediSearch
+  scoring; Neo4j ``db.index.fulltext``, Lucene scoring). A query matches any of its words;
+  the words are extracted here (``\\w+``), so no query syntax from the caller reaches the
+  full-text engine. Indexes are global; hits are filtered to the scope.
+* Vector: the database's vector index (HNSW, cosine). The index is global too, so it is
+  asked for ``k`` neighbours and hits outside the scope (or type) are dropped; ``k`` grows
+  until ``limit`` hits are found or the index has no more.
+* Fuzzy names: neither database offers trigram similarity, so name and alias keys are
+  scored in Python by :class:`~loregraph.store.sqlite.names.NameIndex` (the SQLite store's
+  index), loaded per scope and reloaded when the scope's graph version moves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loregraph.errors import ConfigError
+from loregraph.models import Scored, Vector, name_key
+from loregraph.store.cypher.connection import Connection
+from loregraph.store.cypher.dialect import CHUNK, ENTITY, search_words
+from loregraph.store.cypher.schema import SchemaState, ensure_vector_index, refresh_dims
+from loregraph.store.sqlite.names import NameIndex
+
+MAX_K = 100_000
+
+
+async def search_text(
+    conn: Connection, label: str, scope: str, query: str, limit: int
+) -> list[Scored]:
+    """Ids of ``label`` nodes (chunks or entities) of ``scope`` ranked by full-text score."""
+    words = search_words(query)
+    if not words or limit <= 0:
+        return []
+    rows = await conn.read(
+        f"{conn.dialect.fulltext_nodes(label)} WITH node, score WHERE node.scope = $scope "
+        "RETURN node.id, score ORDER BY score DESC, node.id LIMIT $limit",
+        {"query": conn.dialect.fulltext_query(words), "scope": scope, "limit": limit},
+    )
+    return [Scored(row[0], float(row[1])) for row in rows]
+
+
+async def search_relations_text(
+    conn: Connection, scope: str, query: str, limit: int
+) -> list[Scored]:
+    """Ids of live relations of ``scope`` ranked by full-text score over fact and type."""
+    words = search_words(query)
+    if not words or limit <= 0:
+        return []
+    rows = await conn.read(
+        f"{conn.dialect.fulltext_relations()} WITH relationship AS r, score "
+        "WHERE r.scope = $scope AND r.expired_at IS NULL "
+        "RETURN r.id, score ORDER BY score DESC, r.id LIMIT $limit",
+        {"query": conn.dialect.fulltext_query(words), "scope": scope, "limit": limit},
+    )
+    return [Scored(row[0], float(row[1])) for row in rows]
+
+
+async def search_vector(
+    conn: Connection,
+    schema: SchemaState,
+    label: str,
+    scope: str,
+    vector: Vector,
+    limit: int,
+    entity_type: str | None = None,
+) -> list[Scored]:
+    """Ids of ``label`` nodes of ``scope`` (and type) ranked by cosine similarity."""
+    if limit <= 0:
+        return []
+    if label not in schema.dims:
+        await refresh_dims(conn, schema)
+    dim = schema.dims.get(label)
+    if dim is None:
+        return []
+    if len(vector) != dim:
+        raise ConfigError(
+            f"a query vector of dimension {len(vector)} for {label} embeddings of dimension {dim}"
+        )
+    await ensure_vector_index(conn, schema, label, dim)
+    params: dict[str, Any] = {"vector": [float(x) for x in vector]}
+    k = max(4 * limit, 16)
+    while True:
+        rows = await conn.read(
+            f"{conn.dialect.vector_nodes(label)} "
+            f"RETURN node.id, node.scope, node.type, {conn.dialect.similarity('score')}",
+            {**params, "k": k},
+        )
+        hits = [
+            Scored(row[0], float(row[3]))
+            for row in rows
+            if row[1] == scope and (entity_type is None or row[2] == entity_type)
+        ]
+        if len(hits) >= limit or len(rows) < k or k >= MAX_K:
+            break
+        k *= 4
+    hits.sort(key=lambda hit: (-hit.score, hit.id))
+    return hits[:limit]
+
+
+async def load_names(conn: Connection, scope: str, version: int) -> NameIndex:
+    """A scope's entity name and alias keys as a :class:`NameIndex`."""
+    rows = await conn.read(
+        "MATCH (e:LgEntity {scope: $scope}) RETURN e.id, e.type, e.name_key, e.aliases "
+        "ORDER BY e.id",
+        {"scope": scope},
+    )
+    entries = []
+    for entity_id, entity_type, key, aliases in rows:
+        keys = [key, *(name_key(alias) for alias in aliases or [])]
+        entries.append((entity_id, entity_type, "\n".join(f"  {k} " for k in keys if k)))
+    return NameIndex.build(entries, version)
+
+
+LABELS = {"entity": ENTITY, "chunk": CHUNK}

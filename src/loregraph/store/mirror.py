@@ -1,0 +1,320 @@
+"""Mirror mode (seed 000's arrangement): SQL is the source of truth, a graph DB traverses.
+
+``MirroredStore(SqliteStore("kg.db"), CypherStore("falkordb://localhost/kg"))`` answers every
+call from the primary store except :meth:`~MirroredStore.expand`, which walks the graph
+database. After each write, delete or invalidation on the primary, the entities that
+changed and their relations are copied to the graph in one atomic statement:
+
+* touched entities = those the document mentions or lists, before and after the change,
+  and the ends of every edge whose weight changed (the scope's edges are compared before
+  and after, from ``graph_arrays``, an in-memory snapshot);
+* removed entities = those the graph holds for the scope but the primary no longer does
+  (compared over the scope's full id list from ``graph_arrays``, so the mirror is exact
+  after deletes even for entities the document listed without mentioning);
+* a touched entity's edges are replaced by its live relations in the primary.
+
+If the graph write fails after the primary committed, the mirror is behind: call
+:meth:`MirroredStore.resync` (also what a new mirror of an existing store needs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from loregraph.models import (
+    Chunk,
+    DeleteReport,
+    DocStatus,
+    Document,
+    DocumentBundle,
+    Entity,
+    GraphArrays,
+    Merge,
+    Relation,
+    Scored,
+    StoreStats,
+    Subgraph,
+    Vector,
+)
+from loregraph.store.base import Store
+from loregraph.store.cypher import graph as cypher_graph
+from loregraph.store.cypher.store import CypherStore
+from loregraph.store.cypher.sync import apply_sync, graph_entity_ids
+
+SYNC_BATCH = 500
+
+
+@dataclass(slots=True)
+class _Snapshot:
+    """What the mirror compares before and after a change of the primary."""
+
+    entities: set[str] = field(default_factory=set)
+    edges: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    mentioned: set[str] = field(default_factory=set)
+
+
+class MirroredStore(Store):
+    """A primary store with a Cypher graph mirror used for expansion."""
+
+    def __init__(self, primary: Store, graph: CypherStore) -> None:
+        self.primary = primary
+        self.graph = graph
+
+    def __repr__(self) -> str:
+        return f"MirroredStore({self.primary!r}, {self.graph!r})"
+
+    # ----------------------------------------------------------------- lifecycle
+    async def open(self) -> None:
+        await self.primary.open()
+        try:
+            await self.graph.open()
+        except BaseException:
+            await self.primary.close()
+            raise
+
+    async def close(self) -> None:
+        try:
+            await self.graph.close()
+        finally:
+            await self.primary.close()
+
+    async def schema_version(self) -> int:
+        return await self.primary.schema_version()
+
+    # ----------------------------------------------------------------- writes, mirrored
+    async def write_document(self, bundle: DocumentBundle) -> None:
+        doc = bundle.document
+        before = await self._snapshot(doc.scope, doc.id)
+        await self.primary.write_document(bundle)
+        listed = {w.entity.id for w in bundle.entities}
+        await self._sync(doc.scope, doc.id, before, listed)
+
+    async def delete_document(self, document_id: str) -> DeleteReport:
+        doc = await self.primary.get_document(document_id)
+        if doc is None:
+            return await self.primary.delete_document(document_id)
+        before = await self._snapshot(doc.scope, document_id)
+        report = await self.primary.delete_document(document_id)
+        await self._sync(doc.scope, document_id, before, set())
+        return report
+
+    async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
+        await self.primary.invalidate_relation(relation_id, invalid_at)
+        for relation in await self.primary.get_relations([relation_id]):
+            ends = {relation.source_id, relation.target_id}
+            await self._sync(relation.scope, None, _Snapshot(), ends)
+
+    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
+        await self.primary.set_document_status(document_id, status)
+
+    async def resync(self, scope: str) -> None:
+        """Copy the scope's whole graph from the primary (idempotent)."""
+        ids = (await self.primary.graph_arrays(scope)).entity_ids
+        for start in range(0, max(len(ids), 1), SYNC_BATCH):
+            await self._sync(scope, None, _Snapshot(), set(ids[start : start + SYNC_BATCH]))
+
+    async def _snapshot(self, scope: str, document_id: str | None) -> _Snapshot:
+        """The scope's edges and the entities a document mentions (per the primary)."""
+        arrays = await self.primary.graph_arrays(scope)
+        ids = arrays.entity_ids
+        snapshot = _Snapshot()
+        for src, dst, weight in zip(
+            arrays.edge_src.tolist(),
+            arrays.edge_dst.tolist(),
+            arrays.edge_weight.tolist(),
+            strict=True,
+        ):
+            snapshot.edges.setdefault((ids[src], ids[dst]), []).append(float(weight))
+        chunks = {i for i, doc in enumerate(arrays.chunk_document) if doc == document_id}
+        snapshot.mentioned = {
+            ids[e]
+            for e, c in zip(
+                arrays.mention_entity.tolist(), arrays.mention_chunk.tolist(), strict=True
+            )
+            if c in chunks
+        }
+        snapshot.entities = set(ids)
+        return snapshot
+
+    async def _sync(
+        self, scope: str, document_id: str | None, before: _Snapshot, touched: set[str]
+    ) -> None:
+        after = await self._snapshot(scope, document_id)
+        touched = touched | before.mentioned | after.mentioned
+        for pair in set(before.edges) | set(after.edges):
+            if sorted(before.edges.get(pair, [])) != sorted(after.edges.get(pair, [])):
+                touched |= set(pair)
+        conn = self.graph.connection
+        mirrored = await graph_entity_ids(conn, scope)
+        alive = after.entities
+        removed = sorted(mirrored - alive)
+        touched = (touched | (alive - mirrored)) & alive
+        relations: dict[str, Relation] = {}
+        for entity_id in sorted(touched):
+            for relation in await self.primary.entity_relations(entity_id):
+                relations[relation.id] = relation
+        ends = touched | {r.source_id for r in relations.values()}
+        ends |= {r.target_id for r in relations.values()}
+        entities = await self.primary.get_entities(sorted(ends))
+        await apply_sync(conn, scope, removed, sorted(touched), entities, list(relations.values()))
+
+    # ----------------------------------------------------------------- graph from the mirror
+    async def expand(
+        self,
+        scope: str,
+        seed_ids: Sequence[str],
+        *,
+        depth: int = 2,
+        per_node: int = 20,
+        max_entities: int = 200,
+        types: Sequence[str] | None = None,
+        min_weight: float = 0.0,
+    ) -> Subgraph:
+        """Breadth-first expansion in the graph database (entities as last mirrored)."""
+        return await self.graph.expand(
+            scope,
+            seed_ids,
+            depth=depth,
+            per_node=per_node,
+            max_entities=max_entities,
+            types=types,
+            min_weight=min_weight,
+        )
+
+    async def mirror_version(self, scope: str) -> int:
+        """How many times the graph mirror of ``scope`` was written."""
+        return await cypher_graph.graph_version(self.graph.connection, scope)
+
+    # ----------------------------------------------------------------- everything else: primary
+    async def get_document(self, document_id: str) -> Document | None:
+        return await self.primary.get_document(document_id)
+
+    async def find_document(
+        self, scope: str, *, content_hash: str | None = None, source: str | None = None
+    ) -> Document | None:
+        return await self.primary.find_document(scope, content_hash=content_hash, source=source)
+
+    async def list_documents(
+        self, scope: str, *, limit: int | None = None, offset: int = 0
+    ) -> list[Document]:
+        return await self.primary.list_documents(scope, limit=limit, offset=offset)
+
+    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        return await self.primary.get_chunks(chunk_ids)
+
+    async def document_chunks(self, document_id: str) -> list[Chunk]:
+        return await self.primary.document_chunks(document_id)
+
+    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+        return await self.primary.search_chunks_text(scope, query, limit)
+
+    async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
+        return await self.primary.search_chunks_vector(scope, vector, limit)
+
+    async def chunks_mentioning(
+        self, entity_ids: Sequence[str], limit: int | None = None
+    ) -> list[tuple[str, str, int]]:
+        return await self.primary.chunks_mentioning(entity_ids, limit)
+
+    async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+        return await self.primary.get_entities(entity_ids)
+
+    async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
+        return await self.primary.find_entities_by_key(scope, keys)
+
+    async def search_entities_fuzzy(
+        self, scope: str, name: str, limit: int, *, entity_type: str | None = None
+    ) -> list[Scored]:
+        return await self.primary.search_entities_fuzzy(scope, name, limit, entity_type=entity_type)
+
+    async def search_entities_fuzzy_many(
+        self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
+    ) -> list[list[Scored]]:
+        return await self.primary.search_entities_fuzzy_many(scope, queries, limit)
+
+    async def search_entities_vector_many(
+        self, scope: str, queries: Sequence[tuple[Vector, str | None]], limit: int
+    ) -> list[list[Scored]]:
+        return await self.primary.search_entities_vector_many(scope, queries, limit)
+
+    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+        return await self.primary.search_entities_text(scope, query, limit)
+
+    async def search_entities_vector(
+        self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
+    ) -> list[Scored]:
+        return await self.primary.search_entities_vector(
+            scope, vector, limit, entity_type=entity_type
+        )
+
+    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
+        return await self.primary.entity_embeddings(entity_ids)
+
+    async def list_entities(
+        self,
+        scope: str,
+        *,
+        entity_type: str | None = None,
+        order: str = "mentions",
+        limit: int | None = 100,
+        offset: int = 0,
+    ) -> list[Entity]:
+        return await self.primary.list_entities(
+            scope, entity_type=entity_type, order=order, limit=limit, offset=offset
+        )
+
+    async def entity_relations(
+        self,
+        entity_id: str,
+        *,
+        direction: str = "both",
+        types: Sequence[str] | None = None,
+        at: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[Relation]:
+        return await self.primary.entity_relations(
+            entity_id, direction=direction, types=types, at=at, limit=limit
+        )
+
+    async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
+        return await self.primary.relations_among(entity_ids)
+
+    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+        return await self.primary.search_relations_text(scope, query, limit)
+
+    async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
+        return await self.primary.get_relations(relation_ids)
+
+    async def graph_arrays(self, scope: str) -> GraphArrays:
+        return await self.primary.graph_arrays(scope)
+
+    async def graph_version(self, scope: str) -> int:
+        return await self.primary.graph_version(scope)
+
+    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
+        return await self.primary.list_merges(scope, entity_id)
+
+    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+        return await self.primary.read_bundle(document_id)
+
+    async def cache_get(self, key: str) -> str | None:
+        return await self.primary.cache_get(key)
+
+    async def cache_put(self, key: str, model: str, value: str) -> None:
+        await self.primary.cache_put(key, model, value)
+
+    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
+        async for entity in self.primary.iter_entities(scope, batch):
+            yield entity
+
+    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
+        async for relation in self.primary.iter_relations(scope, batch):
+            yield relation
+
+    async def stats(self, scope: str) -> StoreStats:
+        return await self.primary.stats(scope)
+
+    async def scopes(self) -> list[str]:
+        return await self.primary.scopes()

@@ -1,0 +1,229 @@
+"""Store contract: reading documents back as bundles, and copying a store to and from this
+backend (:func:`loregraph.copy.copy_store`), against SQLite on the other side.
+
+A copy must hold exactly what the source holds (ids, texts, embeddings, derived counts,
+descriptions, aliases, weights, temporal fields, merges), and answer the same questions as a
+store of the same backend built by ingesting the same corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from loregraph.copy import copy_store
+from loregraph.embed.hashing import HashingEmbedder
+from loregraph.graph import AsyncGraph
+from loregraph.models import DocStatus
+from loregraph.store.base import Store
+from loregraph.store.sqlite import SqliteStore
+
+from .builders import Book, unit
+from .scenarios import ContractBase, StoreFactory, day, shared_pair
+
+QUESTIONS = (
+    "Who did Lothair II marry?",
+    "Where was Nicki Minaj born?",
+    "Who was the wife of Emperor Lothair I?",
+    "Which film did Chaturbhuj Doshi direct?",
+)
+RECORDS = [
+    ("Lothair II", "Lothair II was a king of Lotharingia. He was the son of Emperor Lothair I "
+     "and Ermengarde of Tours. Lothair II married Teutberga in 855."),
+    ("Ermengarde of Tours", "Ermengarde of Tours was the wife of Emperor Lothair I. She died "
+     "on 20 March 851 in Erstein."),
+    ("Teutberga", "Teutberga was a queen of Lotharingia by marriage to Lothair II. She was a "
+     "daughter of Boso the Elder."),
+    ("Phoolwari", "Phoolwari is a 1946 Indian Hindi-language film directed by Chaturbhuj "
+     "Doshi."),
+    ("Nicki Minaj", "Nicki Minaj is a rapper and singer born in Port of Spain, Trinidad and "
+     "Tobago. She moved to Queens, New York City, at age five."),
+]  # fmt: skip
+
+
+async def rich_store(store: Store) -> None:
+    """Two scopes exercising every field a copy must carry over."""
+    ids = await shared_pair(store)
+    await store.invalidate_relation(ids["travelled"], day(9))
+    await store.set_document_status("doc-2", DocStatus.FAILED)
+    timed = Book("doc-3", title="Timeline")
+    chunk = timed.chunk("Bob Stone owned the Lighthouse until 1901.", unit(5))
+    light = timed.entity("Lighthouse", "place", description="A tower.", mentions=[(chunk, 2)])
+    timed.mention(ids["bob"], chunk, "Mr Stone")
+    timed.relate(ids["bob"], "OWNED", light, chunk=chunk, valid_at=day(1), invalid_at=day(30))
+    timed.relate(ids["alice"], "KNOWS", light, confidence=0.4)  # support without a chunk
+    bundle = timed.bundle()
+    bundle.document.metadata = {"tags": ["x"], "n": 2}
+    bundle.document.valid_at = day(2)
+    await store.write_document(bundle)
+    # an entity listed by a deleted document, still mentioned by another one
+    gone = Book("doc-4")
+    gone_chunk = gone.chunk("Dana Cole arrived.")
+    dana = gone.entity("Dana Cole", description="A visitor.", mentions=[(gone_chunk, 1)])
+    await store.write_document(gone.bundle())
+    keeper = Book("doc-5")
+    keeper.mention(dana, keeper.chunk("Everyone greeted Dana."), "Dana")
+    await store.write_document(keeper.bundle())
+    await store.delete_document("doc-4")
+    for i in range(2):
+        other = Book(f"other-{i}", scope="other")
+        part = other.chunk(f"Eve Hart and Finn Lowe, part {i}.", unit(6 + i))
+        eve = other.entity("Eve Hart", description=f"Version {i}.", mentions=[(part, 1)])
+        finn = other.entity("Finn Lowe", "place", mentions=[(part, i + 1)], surface=f"Finn {i}")
+        other.relate(eve, "VISITS", finn, chunk=part, confidence=0.5 + i / 4)
+        await store.write_document(other.bundle())
+
+
+async def snapshot(store: Store, scope: str) -> dict[str, Any]:
+    """Everything a scope holds, comparable across backends (system times of writes aside)."""
+    documents = await store.list_documents(scope, limit=None)
+    chunks = {}
+    for doc in documents:
+        bundle = await store.read_bundle(doc.id)
+        assert bundle is not None
+        chunks[doc.id] = [
+            (c.id, c.seq, c.start, c.end, c.text, c.token_count, _vec(c.embedding))
+            for c in bundle.chunks
+        ]
+    entities = sorted(
+        (
+            e.id, e.name, e.type, e.description, sorted(e.aliases), e.mention_count,
+            e.salience, e.confidence, e.created_at, _vec(e.embedding),
+        )
+        for e in [e async for e in store.iter_entities(scope)]
+    )  # fmt: skip
+    relations = sorted(
+        (
+            r.id, r.source_id, r.target_id, r.type, r.fact, r.weight, r.confidence,
+            r.valid_at, r.invalid_at, r.created_at, r.expired_at,
+            sorted((e.chunk_id, e.sentence, e.start, e.end) for e in r.evidence),
+        )
+        for r in [r async for r in store.iter_relations(scope)]
+    )  # fmt: skip
+    merges = sorted(
+        (m.entity_id, m.surface, m.rule, m.score, m.document_id, m.created_at)
+        for m in await store.list_merges(scope)
+    )
+    stats = await store.stats(scope)
+    return {
+        "documents": [
+            (d.id, d.title, d.source, d.content_hash, d.kind, d.visibility, d.owner, d.metadata,
+             d.status, d.char_count, d.created_at, d.valid_at)
+            for d in documents
+        ],
+        "chunks": chunks,
+        "entities": entities,
+        "relations": relations,
+        "merges": merges,
+        "counts": (stats.documents, stats.chunks, stats.entities, stats.relations, stats.mentions),
+        "types": (stats.entity_types, stats.relation_types),
+    }  # fmt: skip
+
+
+def _vec(vector: Any) -> tuple[float, ...] | None:
+    return None if vector is None else tuple(np.round(np.asarray(vector, dtype=float), 6))
+
+
+async def answers(store: Store) -> list[tuple[list[str], list[str]]]:
+    """Ranked document ids and passage ids for each of :data:`QUESTIONS`."""
+    graph = AsyncGraph(store, embedder=HashingEmbedder())
+    found = []
+    for question in QUESTIONS:
+        result = await graph.retrieve(question)
+        found.append(
+            ([d.document_id for d in result.documents], [p.chunk_id for p in result.passages])
+        )
+    return found
+
+
+async def ingest_records(store: Store) -> None:
+    """The five-record corpus, ingested offline (spaCy, hashing embedder)."""
+    graph = AsyncGraph(store, embedder=HashingEmbedder())
+    for title, text in RECORDS:
+        report = await graph.ingest_text(text, title=title, source=f"record:{title}")
+        assert report.ok
+
+
+class CopyContract(ContractBase):
+    """``read_bundle`` and copying to and from this backend."""
+
+    @pytest.fixture
+    async def sqlite_store(self, tmp_path: Path) -> Any:
+        store = SqliteStore(tmp_path / "other-side.db")
+        async with store:
+            yield store
+
+    async def test_read_bundle_of_unknown_document_is_none(self, store: Store) -> None:
+        assert await store.read_bundle("nope") is None
+
+    async def test_read_bundle_gives_back_what_was_written(self, store: Store) -> None:
+        book = Book("doc-1", title="Log")
+        chunk = book.chunk("Alice Morgan met Bob.", unit(0))
+        alice = book.entity("Alice Morgan", description="A sailor.", mentions=[(chunk, 2)],
+                            surface="Alice", vector=unit(1), salience=0.5)  # fmt: skip
+        bob = book.entity("Bob", mentions=[(chunk, 1)])
+        book.relate(alice, "MET", bob, chunk=chunk, fact="They met.", valid_at=day(1),
+                    confidence=0.7, evidence=2)  # fmt: skip
+        book.merge(alice, "Alice")
+        await store.write_document(book.bundle())
+        bundle = await store.read_bundle("doc-1")
+        assert bundle is not None
+        assert bundle.document.title == "Log"
+        assert [(c.id, c.text) for c in bundle.chunks] == [(chunk.id, chunk.text)]
+        assert np.allclose(bundle.chunks[0].embedding, unit(0))  # type: ignore[arg-type]
+        written = {w.entity.id: w for w in bundle.entities}
+        assert set(written) == {alice.id, bob.id}
+        assert written[alice.id].description == "A sailor."
+        assert written[alice.id].entity.aliases == ["Alice"]
+        assert np.allclose(written[alice.id].entity.embedding, unit(1))  # type: ignore[arg-type]
+        assert sorted((m.entity_id, m.surface, m.count) for m in bundle.mentions) == [
+            (alice.id, "Alice", 2), (bob.id, "Bob", 1),
+        ]  # fmt: skip
+        (relation,) = bundle.relations
+        assert (relation.fact, relation.valid_at, relation.confidence) == ("They met.", day(1), 0.7)
+        assert len(relation.evidence) == 2 and relation.evidence[0].chunk_id == chunk.id
+        assert [(m.entity_id, m.surface) for m in bundle.merges] == [(alice.id, "Alice")]
+
+    async def test_copy_within_the_backend_is_identical(
+        self, store: Store, store_factory: StoreFactory
+    ) -> None:
+        await rich_store(store)
+        dest = await store_factory()
+        report = await copy_store(store, dest)
+        assert report.matches and report.copied == 6 and report.skipped == 0
+        for scope in ("default", "other"):
+            assert await snapshot(dest, scope) == await snapshot(store, scope)
+        assert await store.scopes() == await dest.scopes()
+        assert (await copy_store(store, dest)).copied == 0
+
+    async def test_copy_to_and_from_sqlite_is_identical(
+        self, store: Store, sqlite_store: Store, store_factory: StoreFactory
+    ) -> None:
+        await rich_store(store)
+        await copy_store(store, sqlite_store)
+        back = await store_factory()
+        report = await copy_store(sqlite_store, back)
+        assert report.matches
+        for scope in ("default", "other"):
+            expected = await snapshot(store, scope)
+            assert await snapshot(sqlite_store, scope) == expected
+            assert await snapshot(back, scope) == expected
+
+    async def test_copies_answer_like_native_ingestion(
+        self, store: Store, sqlite_store: Store, store_factory: StoreFactory, tmp_path: Path
+    ) -> None:
+        """Ingest the same corpus natively into this backend and into SQLite; each store's
+        copy onto the other backend answers exactly as that backend's native store does."""
+        await ingest_records(store)
+        await ingest_records(sqlite_store)
+        copied_in = await store_factory()
+        await copy_store(sqlite_store, copied_in)
+        async with SqliteStore(tmp_path / "copied-out.db") as copied_out:
+            await copy_store(store, copied_out)
+            assert await answers(copied_out) == await answers(sqlite_store)
+        native = await answers(store)
+        assert await answers(copied_in) == native
+        assert all(documents and passages for documents, passages in native)

