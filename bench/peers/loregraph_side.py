@@ -83,6 +83,11 @@ async def run_loregraph(corpus: Corpus, extractions: Path, workdir: Path) -> dic
         Path(str(db) + suffix).unlink(missing_ok=True)
     extractor = ReplayExtractor(results)
     graph = AsyncGraph(open_store(db), embedder=BenchEmbedder(), extractor=extractor)
+    # The peers build their tokenizer when they are constructed, before their clock starts;
+    # loregraph loads its tokenizer lazily, so load it here, also before the clock.
+    from loregraph.tokens import get_encoding
+
+    get_encoding()
     loading_peak = peak_rss_mb()
     reset_peak_rss()
     rss_before = current_rss_mb()

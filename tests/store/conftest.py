@@ -11,6 +11,7 @@ pytest.register_assert_rewrite(
             "builders",
             "scenarios",
             "contract",
+            "contract_copy",
             "contract_documents",
             "contract_graph",
             "contract_search",

@@ -18,13 +18,14 @@ the docstrings of :class:`~loregraph.store.base.Store`, they pin down:
 
 from __future__ import annotations
 
+from .contract_copy import CopyContract
 from .contract_documents import DocumentContract
 from .contract_graph import GraphContract
 from .contract_search import SearchContract
 from .scenarios import StoreFactory, day, shared_pair, star
 
 
-class StoreContract(DocumentContract, SearchContract, GraphContract):
+class StoreContract(DocumentContract, SearchContract, GraphContract, CopyContract):
     """Every contract test; a backend's test module subclasses this."""
 
 
