@@ -17,8 +17,8 @@ from bench.common import ROOT, TWOWIKI_DIR
 from bench.peers.corpus import Corpus, CorpusDoc
 
 DRACULA_PATH = ROOT / "src" / "loregraph" / "data" / "dracula.txt"
-WIKI_QUICK_DOCS = 500
-WIKI_QUESTIONS = {"quick": 50, "full": 200}
+WIKI_QUICK_DOCS = 40
+WIKI_QUESTIONS = {"quick": 20, "full": 200}
 
 DRACULA_QUESTIONS = (
     "Who is Van Helsing?",

@@ -22,10 +22,11 @@ from rich.console import Console
 
 from loregraph.answer.types import Answer
 from loregraph.errors import EmptyStoreError, InputError, LoregraphError
-from loregraph.graph import AsyncGraph, open_store
+from loregraph.graph import AsyncGraph
 from loregraph.llm.settings import LLMSettings
 from loregraph.models import CO_OCCURS
 from loregraph.settings import PRESETS, ChunkSettings, Settings
+from loregraph.store.urls import store_for_url
 
 T = TypeVar("T")
 DEFAULT_DB = "loregraph.db"
@@ -41,6 +42,7 @@ class Context:
     scope: str | None
     preset: str | None
     llm: dict[str, Any] = dataclasses.field(default_factory=dict)
+    mirror: str | None = None
 
 
 def _fail(exc: LoregraphError) -> None:
@@ -88,7 +90,7 @@ def _run(
                 f"no database at {ctx.db}: ingest documents first "
                 f"(loregraph --db {ctx.db} ingest PATH)"
             )
-        graph = AsyncGraph(open_store(ctx.db), settings=settings)
+        graph = AsyncGraph(store_for_url(ctx.db, mirror=ctx.mirror), settings=settings)
         try:
             await graph.open()
             return await work(graph)
@@ -115,7 +117,15 @@ def _echo_json(payload: Any) -> None:
     envvar="LOREGRAPH_DB",
     default=DEFAULT_DB,
     show_default=True,
-    help="Database: an SQLite file path (env LOREGRAPH_DB).",
+    help="Database: an SQLite file path, postgresql://..., falkordb://host:port/graph or "
+    "neo4j://... (env LOREGRAPH_DB).",
+)
+@click.option(
+    "--mirror",
+    envvar="LOREGRAPH_MIRROR",
+    default=None,
+    help="Also keep entities and relations in this graph database (falkordb://, neo4j://) "
+    "for traversal; --db stays the source of truth (env LOREGRAPH_MIRROR).",
 )
 @click.option(
     "--scope",
@@ -184,6 +194,7 @@ def _echo_json(payload: Any) -> None:
 def main(
     click_ctx: click.Context,
     db: str,
+    mirror: str | None,
     scope: str | None,
     preset: str | None,
     llm_provider: str | None,
@@ -215,7 +226,7 @@ def main(
         "persona_intents": persona_intents,
     }
     llm = {k: v for k, v in overrides.items() if v is not None}
-    click_ctx.obj = Context(db=db, scope=scope, preset=preset, llm=llm)
+    click_ctx.obj = Context(db=db, scope=scope, preset=preset, llm=llm, mirror=mirror)
 
 
 @main.command()

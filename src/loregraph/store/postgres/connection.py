@@ -3,7 +3,8 @@
 Every store call borrows a connection from a :class:`psycopg_pool.AsyncConnectionPool`
 (autocommit; writes open an explicit transaction). Each pooled connection gets the store's
 ``search_path`` (its schema, then the schemas holding the extensions), ``TimeZone=UTC`` and
-whatever other session settings the schema set-up asked for.
+whatever other session settings the schema set-up asked for, and learns pgvector's type
+(embeddings are sent in binary, see :mod:`.vectors`).
 
 A write that loses a race (a deadlock between two writers locking the same entities in a
 different order, a serialisation failure, or a unique key another writer took a moment ago)
@@ -25,6 +26,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from loregraph.errors import ConfigError, StoreError
+from loregraph.store.postgres.vectors import register_vectors
 
 Conn = AsyncConnection[TupleRow]
 P = ParamSpec("P")
@@ -117,6 +119,7 @@ class Database:
     async def _configure(self, conn: Conn) -> None:
         for name, value in self.settings.items():
             await conn.execute("SELECT set_config(%s, %s, false)", (name, value))
+        await register_vectors(conn)
 
     async def close(self) -> None:
         """Close every pooled connection (safe to call twice)."""
