@@ -343,6 +343,13 @@ def render_scale(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _pair(ratios: Mapping[str, Any], first: str, second: str) -> str:
+    a, b = ratios.get(first), ratios.get(second)
+    if a is None and b is None:
+        return "–"
+    return f"{_fmt(a, 2)} / {_fmt(b, 2)}"
+
+
 def render_peers(result: Mapping[str, Any]) -> str:
     """Per corpus: each system's ingest time (and ratio to loregraph), graph size, context
     latency and peak memory; a system that did not finish says why."""
@@ -390,8 +397,8 @@ def render_peers(result: Mapping[str, Any]) -> str:
             "system",
             "status",
             "ingest s",
-            "ingest ratio",
-            "framework-only ratio",
+            "ingest ratio (vs loregraph / vs loregraph-peer-chunks)",
+            "framework-only ratio (same)",
             "entities / relations / chunks",
             "context p50 / p95 ms",
             "peak RSS MB",

@@ -67,7 +67,9 @@ class ReplayExtractor:
         return result
 
 
-async def run_loregraph(corpus: Corpus, extractions: Path, workdir: Path) -> dict[str, Any]:
+async def run_loregraph(
+    corpus: Corpus, extractions: Path, workdir: Path, chunking: str = ""
+) -> dict[str, Any]:
     """Ingest ``corpus`` with the replayed extractions into a fresh store, then time
     ``AsyncGraph.context`` over the corpus's questions with each preset of
     :data:`QUERY_PRESETS`."""
@@ -82,7 +84,13 @@ async def run_loregraph(corpus: Corpus, extractions: Path, workdir: Path) -> dic
     for suffix in ("", "-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
     extractor = ReplayExtractor(results)
-    graph = AsyncGraph(open_store(db), embedder=BenchEmbedder(), extractor=extractor)
+    from bench.peers.record import chunk_settings
+    from loregraph.settings import Settings
+
+    settings = Settings(chunk=chunk_settings(chunking))
+    graph = AsyncGraph(
+        open_store(db), settings=settings, embedder=BenchEmbedder(), extractor=extractor
+    )
     # The peers build their tokenizer when they are constructed, before their clock starts;
     # loregraph loads its tokenizer lazily, so load it here, also before the clock.
     from loregraph.tokens import get_encoding

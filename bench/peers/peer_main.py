@@ -69,13 +69,14 @@ async def run(
     out: Path,
     *,
     kept_only: bool = False,
+    chunking: str = "",
 ) -> None:
     """Insert, query, count; write the result to ``out``."""
     if system == "loregraph":
         from bench.peers.loregraph_side import run_loregraph
 
         corpus = load_corpus(corpus_path)
-        figures = await run_loregraph(corpus, extractions, workdir)
+        figures = await run_loregraph(corpus, extractions, workdir, chunking)
         _write(out, {"system": system, **figures})
         return
     if system == "lightrag":
@@ -126,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="send only the entities loregraph's selection keeps (peers only)",
     )
+    parser.add_argument(
+        "--chunking", default="", help="loregraph only: tokens:SIZE:OVERLAP (default: its own)"
+    )
     args = parser.parse_args(argv)
     forbid_network()
     if args.system != "loregraph":
@@ -138,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             args.workdir,
             args.out,
             kept_only=args.kept_only,
+            chunking=args.chunking,
         )
     )
     return 0

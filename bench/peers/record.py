@@ -34,15 +34,31 @@ FORMAT = 2
 EXTRACTOR_CODE = ("ingest/extract", "ingest/chunker.py", "ingest/names.py", "settings.py")
 
 
-def extraction_path(corpus: Corpus) -> Path:
-    """Where the recorded extraction of ``corpus`` is cached."""
-    key = f"{corpus.digest()}-{source_hash(parts=EXTRACTOR_CODE)}"
+def extraction_path(corpus: Corpus, chunking: str = "") -> Path:
+    """Where the recorded extraction of ``corpus`` (cut by ``chunking``) is cached."""
+    key = f"{corpus.digest()}-{source_hash(parts=EXTRACTOR_CODE)}" + (
+        f"-{chunking}" if chunking else ""
+    )
     return TMP_DIR / "peers" / f"extractions.v{FORMAT}.{corpus.name}.{key}.json"
 
 
-def record_extractions(corpus: Corpus, *, fresh: bool = False) -> tuple[Path, dict[str, Any]]:
-    """Record (or reuse) the extraction of ``corpus``; returns the file and its meta."""
-    path = extraction_path(corpus)
+def chunk_settings(chunking: str) -> Any:
+    """loregraph's chunk settings for a chunking spec: ``""`` (the defaults) or
+    ``"tokens:SIZE:OVERLAP"`` (the peers' own chunking, e.g. ``tokens:1200:100``)."""
+    from loregraph.settings import ChunkSettings
+
+    if not chunking:
+        return ChunkSettings()
+    unit, size, overlap = chunking.split(":")
+    return ChunkSettings(size=int(size), overlap=int(overlap), unit=unit)  # type: ignore[arg-type]
+
+
+def record_extractions(
+    corpus: Corpus, *, fresh: bool = False, chunking: str = ""
+) -> tuple[Path, dict[str, Any]]:
+    """Record (or reuse) the extraction of ``corpus`` cut by ``chunking`` (see
+    :func:`chunk_settings`); returns the file and its meta."""
+    path = extraction_path(corpus, chunking)
     if path.exists() and slim_path(path).exists() and not fresh:
         log(f"peers: reusing recorded extractions {path.name}")
         return path, extraction_meta(path)
@@ -51,7 +67,7 @@ def record_extractions(corpus: Corpus, *, fresh: bool = False) -> tuple[Path, di
     from loregraph.ingest.types import SourceDocument
     from loregraph.settings import Settings
 
-    settings = Settings()
+    settings = Settings(chunk=chunk_settings(chunking))
     extractor = OfflineExtractor(settings.extraction)
     started = time.perf_counter()
     recorded: list[RecordedDoc] = []

@@ -23,8 +23,15 @@ def ratios(systems: dict[str, dict[str, Any]]) -> dict[str, Any]:
     for name, peer in systems.items():
         if name == BASELINE:
             continue
+        same_chunks = systems.get(f"{BASELINE}-peer-chunks", {})
         entry: dict[str, Any] = {
             "ingest": _ratio(peer.get("ingest_seconds"), base.get("ingest_seconds")),
+            "ingest_vs_peer_chunks": _ratio(
+                peer.get("ingest_seconds"), same_chunks.get("ingest_seconds")
+            ),
+            "ingest_framework_only_vs_peer_chunks": _ratio(
+                peer.get("ingest_seconds_framework"), same_chunks.get("ingest_seconds")
+            ),
             "ingest_framework_only": _ratio(
                 peer.get("ingest_seconds_framework"), base.get("ingest_seconds")
             ),

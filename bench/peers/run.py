@@ -40,7 +40,19 @@ from bench.peers.record import record_extractions
 from bench.peers.report import ratios, summary_lines
 
 PEERS_PYTHON = ROOT / ".venv-peers" / "bin" / "python"
-SYSTEMS = ("loregraph", "lightrag", "nano-graphrag", "lightrag-kept", "nano-graphrag-kept")
+SYSTEMS = (
+    "loregraph",
+    "loregraph-peer-chunks",
+    "lightrag",
+    "nano-graphrag",
+    "lightrag-kept",
+    "nano-graphrag-kept",
+)
+PEER_CHUNKS = "-peer-chunks"
+PEER_CHUNKING = "tokens:1200:100"
+"""``loregraph-peer-chunks``: loregraph cutting documents as the peers do (1,200-token
+chunks, 100 overlap), with extractions recorded on those chunks: the same number of chunks
+to embed and store as the peers."""
 """``-kept``: the peer is sent only the entities loregraph's own selection keeps."""
 KEPT = "-kept"
 TIMEOUT = {"quick": 300, "full": 3600}
@@ -70,7 +82,7 @@ def run_system(
     system: str, corpus_file: Path, extractions: Path, workdir: Path, timeout: float
 ) -> dict[str, Any]:
     """Run one system's subprocess; its result with wall time, peak RSS and status."""
-    python = Path(sys.executable) if system == "loregraph" else PEERS_PYTHON
+    python = Path(sys.executable) if system.startswith("loregraph") else PEERS_PYTHON
     if not python.exists():
         return {
             "status": "not_installed",
@@ -82,12 +94,15 @@ def run_system(
     out = workdir / "result.json"
     log_path = workdir.parent / f"{system}.log"
     cmd = [
-        str(python), "-m", "bench.peers.peer_main", "--system", system.removesuffix(KEPT),
+        str(python), "-m", "bench.peers.peer_main",
+        "--system", system.removesuffix(KEPT).removesuffix(PEER_CHUNKS),
         "--corpus", str(corpus_file), "--extractions", str(extractions),
         "--workdir", str(workdir), "--out", str(out),
     ]  # fmt: skip
     if system.endswith(KEPT):
         cmd.append("--kept-only")
+    if system.endswith(PEER_CHUNKS):
+        cmd += ["--chunking", PEER_CHUNKING]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     started = time.perf_counter()
     with log_path.open("w", encoding="utf-8") as log_file:
@@ -161,7 +176,10 @@ def run_corpus(name: str, mode: str, systems: list[str], timeout: float) -> dict
     }
     for system in systems:
         log(f"peers: {name}: running {system}")
-        files = extractions if system == "loregraph" else slim_path(extractions)
+        if system.endswith(PEER_CHUNKS):
+            files, _ = record_extractions(corpus, chunking=PEER_CHUNKING)
+        else:
+            files = extractions if system == "loregraph" else slim_path(extractions)
         workdir = base / "work" / mode / name / system
         result = run_system(system, corpus_file, files, workdir, timeout)
         section["systems"][system] = result

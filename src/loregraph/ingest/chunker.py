@@ -15,6 +15,7 @@ Seed 000's ``TextChunker(1000, 200)``: windows of at most ``size`` characters (o
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -36,8 +37,6 @@ _NON_SPACE = re.compile(r"\S")
 _PREFERRED_FROM = 0.8
 # how far past a window's end the break patterns' lookaheads may need to look
 _LOOKAHEAD = 16
-# how many characters per token the first token window assumes (grown when too small)
-_CHARS_PER_TOKEN_GUESS = 6
 
 
 def chunk_text(text: str, settings: ChunkSettings | None = None) -> Iterator[TextChunk]:
@@ -51,11 +50,12 @@ def chunk_text(text: str, settings: ChunkSettings | None = None) -> Iterator[Tex
         return
     text_end = len(text.rstrip())
     by_tokens = settings.unit == "tokens"
+    ends = _TokenEnds(text) if by_tokens else None
     pos = first.start()
     prev_end = 0
     seq = 0
     while True:
-        limit = _token_limit(text, pos, settings.size) if by_tokens else pos + settings.size
+        limit = ends.limit(pos, settings.size) if ends is not None else pos + settings.size
         if text_end <= limit:
             if not by_tokens or count_tokens(text[pos:text_end]) <= settings.size:
                 yield _chunk(text, seq, pos, text_end)
@@ -74,8 +74,8 @@ def chunk_text(text: str, settings: ChunkSettings | None = None) -> Iterator[Tex
             end = _hard_cut(text, pos, limit, settings.size if by_tokens else None)
         yield _chunk(text, seq, pos, end)
         seq += 1
-        if by_tokens:
-            target = _token_overlap_start(text, pos, end, settings.overlap)
+        if ends is not None:
+            target = ends.overlap_start(pos, end, settings.overlap)
         else:
             target = end - settings.overlap
         prev_end = end
@@ -131,27 +131,36 @@ def _resume(text: str, prev_end: int) -> int:
     return following.start() if following is not None else len(text)
 
 
-def _token_limit(text: str, pos: int, size: int) -> int:
-    """The largest end such that ``text[pos:end]`` holds about ``size`` tokens."""
-    window = size * _CHARS_PER_TOKEN_GUESS
-    while True:
-        stop = min(len(text), pos + window)
-        ends = token_ends(text[pos:stop])
-        if len(ends) > size:
-            return pos + max(1, ends[size - 1])
-        if stop >= len(text):
-            return len(text)
-        window *= 2
+class _TokenEnds:
+    """Token boundaries of a whole text, encoded once.
 
+    A window's token limit and an overlap's start are read from the boundaries of the whole
+    text (a binary search) instead of re-encoding each window. A chunk's own tokens can
+    differ from the whole text's at its first word, so the caller still checks every chunk
+    with an exact count and shortens it if needed.
+    """
 
-def _token_overlap_start(text: str, pos: int, end: int, overlap: int) -> int:
-    """Where the last ``overlap`` tokens of ``text[pos:end]`` begin."""
-    if overlap <= 0:
-        return end
-    ends = token_ends(text[pos:end])
-    if len(ends) <= overlap:
-        return pos
-    return pos + ends[len(ends) - overlap - 1]
+    def __init__(self, text: str) -> None:
+        self.ends = token_ends(text)
+        self.length = len(text)
+
+    def limit(self, pos: int, size: int) -> int:
+        """The largest end such that ``text[pos:end]`` holds about ``size`` tokens."""
+        first = bisect.bisect_right(self.ends, pos)
+        last = first + size - 1
+        if last >= len(self.ends):
+            return self.length
+        return max(pos + 1, self.ends[last])
+
+    def overlap_start(self, pos: int, end: int, overlap: int) -> int:
+        """Where the last ``overlap`` tokens of ``text[pos:end]`` begin."""
+        if overlap <= 0:
+            return end
+        last = bisect.bisect_right(self.ends, end) - 1
+        start = last - overlap
+        if start < 0 or self.ends[start] <= pos:
+            return pos
+        return self.ends[start]
 
 
 def _next_start(text: str, pos: int, end: int, target: int) -> int:

@@ -2,9 +2,9 @@
 
 One ``GRAPH.QUERY`` is atomic on FalkorDB: the graph is write-locked for the query and a
 query that fails part-way is rolled back by the server's undo log. Reads use
-``GRAPH.RO_QUERY``. The client sends parameters in a ``CYPHER name=value`` header that it
-quotes and escapes itself; :func:`~loregraph.store.cypher.connection.plain` makes sure only
-plain values reach it.
+``GRAPH.RO_QUERY``. Parameters travel in a ``CYPHER name=value`` header before the query
+text, rendered here by :func:`~loregraph.store.cypher.literals.params_header` (the client's
+escaping, much faster for embeddings), so the client gets the finished query and no params.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from loregraph.errors import DependencyError, StoreError
-from loregraph.store.cypher.connection import Params, Rows, plain_params
+from loregraph.store.cypher.connection import Params, Rows
 from loregraph.store.cypher.dialect import FALKORDB, Dialect
+from loregraph.store.cypher.literals import params_header
 from loregraph.store.cypher.url import CypherTarget
 
 CONNECT_TIMEOUT = 10.0
@@ -75,7 +76,7 @@ class FalkorConnection:
     async def read(self, query: str, params: Params | None = None) -> Rows:
         graph = self._require()
         try:
-            result = await graph.ro_query(query, plain_params(params))
+            result = await graph.ro_query(params_header(params) + query)
         except Exception as exc:
             raise StoreError(f"FalkorDB error: {_message(exc)}") from exc
         return [list(row) for row in result.result_set]
@@ -83,7 +84,7 @@ class FalkorConnection:
     async def write(self, query: str, params: Params | None = None) -> Rows:
         graph = self._require()
         try:
-            result = await graph.query(query, plain_params(params))
+            result = await graph.query(params_header(params) + query)
         except Exception as exc:
             raise StoreError(f"FalkorDB error: {_message(exc)}") from exc
         return [list(row) for row in result.result_set]

@@ -22,7 +22,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from loregraph.models import DeleteReport, DocumentBundle, Evidence, Relation, utcnow
+import numpy as np
+import numpy.typing as npt
+
+from loregraph.models import DeleteReport, DocumentBundle, Evidence, Relation, Vector, utcnow
 from loregraph.store.cypher import state
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.mapping import (
@@ -130,7 +133,7 @@ async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
     plan = WritePlan(doc.scope, doc.id, seq, replace=old is not None)
     plan.document = document_props(doc)
     for chunk in bundle.chunks:
-        vector = None if chunk.embedding is None else chunk.embedding.tolist()
+        vector = _vector(chunk.embedding)
         _dim(plan, "LgChunk", vector)
         plan.chunks.append(
             {
@@ -163,7 +166,12 @@ async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
     return plan
 
 
-def _dim(plan: WritePlan, label: str, vector: list[float] | None) -> None:
+def _vector(vector: Vector | None) -> npt.NDArray[np.float32] | None:
+    """An embedding as a flat float32 array (the connection renders it as a list)."""
+    return None if vector is None else np.asarray(vector, dtype=np.float32).reshape(-1)
+
+
+def _dim(plan: WritePlan, label: str, vector: npt.NDArray[np.float32] | None) -> None:
     if vector is None:
         return
     dim = plan.dims.setdefault(label, len(vector))
@@ -187,8 +195,10 @@ async def _recompute(
             key = (mapping.final[mention.entity_id], mention.chunk_id, mention.surface)
             mention_rows[key] = mention_rows.get(key, 0) + mention.count
     bundle_mentions = state.group_counts([(e, n) for (e, _, _), n in mention_rows.items()])
-    touched |= {entity_id for entity_id in bundle_mentions if entity_id not in mapping.new}
-    touched |= set(mapping.aliases) - set(mapping.new)
+    new = mapping.new
+    new_ids = set(new)
+    touched |= {entity_id for entity_id in bundle_mentions if entity_id not in new_ids}
+    touched |= set(mapping.aliases) - new_ids
     states = await state.entity_states(conn, sorted(touched), plan.document_id)
     dead: set[str] = set()
     for entity_id in sorted(touched):
@@ -214,16 +224,16 @@ async def _recompute(
             update["salience"] = max(found.salience, item.salience)
             update["confidence"] = max(found.confidence, item.confidence)
             if item.embedding is not None:
-                update["embedding"] = item.embedding.tolist()
+                update["embedding"] = _vector(item.embedding)
                 _dim(plan, "LgEntity", update["embedding"])
         plan.entity_updates.append(update)
-    for entity_id in mapping.new:
+    for entity_id in new:
         item = mapping.listed[entity_id]
         total, _ = bundle_mentions.get(entity_id, [0, 0])
         row = _derived(entity_id, item.key, plan.scope, total, now)
         row.update(_aliases(item.key, mapping.aliases.get(entity_id, {}), [], plan, entity_id))
         row["description"] = best_description(item.descriptions)
-        vector = None if item.embedding is None else item.embedding.tolist()
+        vector = _vector(item.embedding)
         _dim(plan, "LgEntity", vector)
         row.update(
             name=item.entity.name,

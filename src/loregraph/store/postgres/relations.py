@@ -5,7 +5,9 @@ that triple (after entity resolution) and upserted in triple order. What a write
 stored relation: it keeps its id and fact (filled in when empty); ``valid_at`` becomes the
 earliest known, ``invalid_at``/``expired_at`` take the bundle's value when it gives one;
 ``weight`` (= evidence count) and ``confidence`` (= max over evidence) are recomputed
-afterwards (see :mod:`.cleanup`). A relation without evidence gets one chunk-less row.
+afterwards (see :mod:`.cleanup`). A relation without evidence gets one chunk-less row. A new
+relation is inserted with this document's weight and confidence, which the recomputation
+then finds right: the row is written once (an update would re-index it).
 """
 
 from __future__ import annotations
@@ -58,13 +60,13 @@ async def write_relations(
     cursor = await conn.execute(
         "INSERT INTO relations AS r (id, scope, source, target, type, fact, weight, confidence, "
         "valid_at, invalid_at, created_at, expired_at) "
-        "SELECT g.id, %(scope)s, g.source, g.target, g.type, g.fact, 0, g.confidence, "
+        "SELECT g.id, %(scope)s, g.source, g.target, g.type, g.fact, g.weight, g.confidence, "
         "g.valid_at, g.invalid_at, g.created_at, g.expired_at "
         "FROM unnest(%(ids)s::text[], %(sources)s::bigint[], %(targets)s::bigint[], "
-        "%(types)s::text[], %(facts)s::text[], %(confidences)s::float8[], "
+        "%(types)s::text[], %(facts)s::text[], %(weights)s::float8[], %(confidences)s::float8[], "
         "%(valid)s::timestamptz[], %(invalid)s::timestamptz[], %(created)s::timestamptz[], "
         "%(expired)s::timestamptz[]) WITH ORDINALITY AS g(id, source, target, type, fact, "
-        "confidence, valid_at, invalid_at, created_at, expired_at, ord) ORDER BY g.ord "
+        "weight, confidence, valid_at, invalid_at, created_at, expired_at, ord) ORDER BY g.ord "
         "ON CONFLICT (source, type, target) DO UPDATE SET "
         "fact = CASE WHEN r.fact = '' THEN excluded.fact ELSE r.fact END, "
         "valid_at = least(r.valid_at, excluded.valid_at), "
@@ -78,6 +80,7 @@ async def write_relations(
             "targets": [triple[2] for triple in ordered],
             "types": [triple[1] for triple in ordered],
             "facts": [rel.fact for rel in rels],
+            "weights": [float(len(groups[triple].evidence)) for triple in ordered],
             "confidences": [float(groups[triple].confidence) for triple in ordered],
             "valid": [utc_or_none(rel.valid_at) for rel in rels],
             "invalid": [utc_or_none(rel.invalid_at) for rel in rels],

@@ -19,7 +19,8 @@ from loregraph.store.postgres.cleanup import bump_graph_version, detach_document
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.entities import resolve_entities, write_contributions
 from loregraph.store.postgres.relations import write_relations
-from loregraph.store.postgres.rows import DOCUMENT_COLUMNS, utc, utc_or_none, vector_or_none
+from loregraph.store.postgres.rows import DOCUMENT_COLUMNS, utc, utc_or_none
+from loregraph.store.postgres.vectors import vector_dim, vector_param
 
 
 def validate_bundle(bundle: DocumentBundle) -> None:
@@ -53,8 +54,8 @@ def validate_bundle(bundle: DocumentBundle) -> None:
 
 def vector_dims(bundle: DocumentBundle) -> set[int]:
     """The embedding dimensions a bundle writes."""
-    dims = {vector_or_none(chunk.embedding)[0] for chunk in bundle.chunks}
-    dims.update(vector_or_none(write.entity.embedding)[0] for write in bundle.entities)
+    dims = {vector_dim(chunk.embedding) for chunk in bundle.chunks}
+    dims.update(vector_dim(write.entity.embedding) for write in bundle.entities)
     return {dim for dim in dims if dim}
 
 
@@ -118,16 +119,16 @@ async def _write_chunks(conn: Conn, bundle: DocumentBundle, doc_pk: int) -> dict
     """Insert the chunks (with their search vectors); returns chunk id -> pk."""
     if not bundle.chunks:
         return {}
-    vectors = [vector_or_none(chunk.embedding) for chunk in bundle.chunks]
+    vectors = [vector_param(chunk.embedding) for chunk in bundle.chunks]
     cursor = await conn.execute(
         'INSERT INTO chunks (id, document, scope, seq, start, "end", text, token_count, search, '
         "dim, embedding) "
         "SELECT c.id, %(doc)s, %(scope)s, c.seq, c.start, c.stop, c.text, c.tokens, "
         "setweight(to_tsvector('english', c.text), 'A') "
-        "|| setweight(to_tsvector('english', %(title)s), 'B'), c.dim, c.embedding::vector "
+        "|| setweight(to_tsvector('english', %(title)s), 'B'), c.dim, c.embedding "
         "FROM unnest(%(ids)s::text[], %(seqs)s::integer[], %(starts)s::integer[], "
         "%(stops)s::integer[], %(texts)s::text[], %(tokens)s::integer[], %(dims)s::integer[], "
-        "%(vectors)s::text[]) WITH ORDINALITY "
+        "%(vectors)b::vector[]) WITH ORDINALITY "
         "AS c(id, seq, start, stop, text, tokens, dim, embedding, ord) ORDER BY c.ord "
         "RETURNING id, pk",
         {
@@ -141,7 +142,7 @@ async def _write_chunks(conn: Conn, bundle: DocumentBundle, doc_pk: int) -> dict
             "texts": [chunk.text for chunk in bundle.chunks],
             "tokens": [chunk.token_count for chunk in bundle.chunks],
             "dims": [dim for dim, _ in vectors],
-            "vectors": [text for _, text in vectors],
+            "vectors": [vector for _, vector in vectors],
         },
     )
     return {chunk_id: pk for chunk_id, pk in await cursor.fetchall()}
