@@ -43,10 +43,10 @@ from bench.common import (
     reset_peak_rss,
 )
 
-QUICK_SIZES = (10_000,)
+QUICK_SIZES = (5_000,)
 FULL_SIZES = (10_000, 100_000)
 QUERIES = {"quick": 100, "full": 200}
-INGEST_PASSAGES = {"quick": 200, "full": 400}
+INGEST_PASSAGES = {"quick": 80, "full": 400}
 WORKERS = 4
 CONTEXT_REPEATS = {"quick": 3, "full": 5}
 EXCERPT = ROOT / "tests" / "fixtures" / "dracula_excerpt.txt"

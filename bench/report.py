@@ -34,7 +34,7 @@ def save_result(
 
 
 def load_results(directory: Path | None = None) -> dict[str, dict[str, Any]]:
-    """The result to show for each section: the newest of its quick and full runs.
+    """The result to show for each section: its full run, else its quick run.
 
     For ``scale`` the sizes are merged: each size comes from the newest run that measured it,
     so a quick run (10k, 100k) does not hide an earlier full run's 1M figures.
@@ -50,12 +50,30 @@ def load_results(directory: Path | None = None) -> dict[str, dict[str, Any]]:
                 continue
         if not runs:
             continue
-        runs.sort(key=lambda r: str(r.get("timestamp", "")))
+        runs.sort(key=lambda r: (r.get("mode") == "full", str(r.get("timestamp", ""))))
         newest = dict(runs[-1])
         if section == "scale":
             newest = _merge_scale(runs)
+        if section == "peers":
+            newest = _merge_peers(runs)
         chosen[section] = newest
     return chosen
+
+
+def _merge_peers(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The shown peers run, with corpora it did not measure taken from the other runs
+    (each such corpus is labelled with the run it comes from)."""
+    merged = dict(runs[-1])
+    figures = dict(merged.get("figures", {}))
+    corpora = dict(figures.get("corpora", {}))
+    for run in reversed(runs[:-1]):
+        for name, section in run.get("figures", {}).get("corpora", {}).items():
+            if name not in corpora:
+                corpora[name] = dict(section) | {
+                    "data": f"{section.get('data', '')} ({_stamp(run)})"
+                }
+    merged["figures"] = figures | {"corpora": corpora}
+    return merged
 
 
 def _merge_scale(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -383,10 +401,12 @@ def render_peers(result: Mapping[str, Any]) -> str:
                     name,
                     status,
                     run.get("ingest_seconds"),
-                    "–" if name == "loregraph" else ratio.get(name, {}).get("ingest"),
-                    "–"
-                    if name == "loregraph"
-                    else ratio.get(name, {}).get("ingest_framework_only"),
+                    _pair(ratio.get(name, {}), "ingest", "ingest_vs_peer_chunks"),
+                    _pair(
+                        ratio.get(name, {}),
+                        "ingest_framework_only",
+                        "ingest_framework_only_vs_peer_chunks",
+                    ),
                     f"{_fmt(run.get('entities'))} / {_fmt(run.get('relations'))} / "
                     f"{_fmt(run.get('chunks'))}",
                     latency or "–",

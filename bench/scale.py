@@ -32,7 +32,7 @@ from bench.common import (
     reset_peak_rss,
 )
 
-QUICK_SIZES = (10_000, 100_000)
+QUICK_SIZES = (10_000, 30_000)
 FULL_SIZES = (10_000, 100_000, 1_000_000)
 BUNDLE_ENTITIES = 5_000
 QUERIES = {"quick": 100, "full": 200}

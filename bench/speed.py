@@ -31,8 +31,8 @@ DEMO_QUESTIONS = (
     "What is Renfield's connection to Dracula?",
 )
 DEMO_REPEATS = {"quick": 5, "full": 20}
-QUICK_DRACULA_CHARS = 250_000
-"""Quick mode ingests the book's first 250,000 characters (chapters 1-9, about 30%)."""
+QUICK_DRACULA_CHARS = 150_000
+"""Quick mode ingests the book's first 150,000 characters (chapters 1-5, about 18%)."""
 WIKI_QUESTIONS = 200
 
 

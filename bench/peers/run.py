@@ -246,16 +246,16 @@ def main(argv: list[str] | None = None) -> int:
         "timestamp": utc_timestamp(),
         "commit": git_commit(),
         "machine": machine_info(),
-        "peer_versions": _versions(),
+        "figures": {"peer_versions": _versions(), "corpora": {}},
         "config": _config(timeout),
-        "corpora": {},
     }
+    corpora = report["figures"]["corpora"]
     for name in [c for c in args.corpora.split(",") if c]:
-        report["corpora"][name] = run_corpus(name, mode, systems, timeout)
+        corpora[name] = run_corpus(name, mode, systems, timeout)
     report["wall_seconds"] = round(time.perf_counter() - started, 1)
     out = RESULTS_DIR / f"peers.{mode}.json"
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    for line in summary_lines(report):
+    for line in summary_lines(report["figures"]):
         log(line)
     log(f"peers: wrote {out.relative_to(ROOT)}")
     return 0

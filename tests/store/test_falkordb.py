@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from types import FrameType
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("falkordb")
@@ -192,3 +193,47 @@ async def test_search_uses_the_database_indexes(store_factory: StoreFactory) -> 
         {"v": unit(3).tolist()},
     )
     assert len(plan) == 1
+
+
+async def test_embeddings_and_hostile_strings_round_trip_exactly(
+    store_factory: StoreFactory,
+) -> None:
+    """Parameters are rendered by the store itself: float32 vectors and escapes survive."""
+    store = await store_factory()
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(3, 8)).astype(np.float32) * np.float32(1e-3)
+    vectors[1, 0] = np.float32(1.2345678e-30)  # many significant digits, tiny exponent
+    book = Book("doc", title='say "hi" \\ and \\" done')
+    chunk = book.chunk('Quotes " and backslashes \\ and \\" in text.', vectors[2])
+    first = book.entity("First", mentions=[(chunk, 1)], vector=vectors[0])
+    second = book.entity('Back\\slash "quoted"', mentions=[(chunk, 1)], vector=vectors[1])
+    await store.write_document(book.bundle())
+    stored = await store.entity_embeddings([first.id, second.id])
+    assert np.array_equal(stored[first.id], vectors[0])
+    assert np.array_equal(stored[second.id], vectors[1])
+    bundle = await store.read_bundle("doc")
+    assert bundle is not None and bundle.document.title == 'say "hi" \\ and \\" done'
+    assert bundle.chunks[0].text == chunk.text
+    assert np.array_equal(bundle.chunks[0].embedding, vectors[2])  # type: ignore[arg-type]
+    [entity] = await store.get_entities([second.id])
+    assert entity.name == 'Back\\slash "quoted"'
+
+
+async def test_expand_is_one_statement(store_factory: StoreFactory) -> None:
+    """A k-hop expansion costs one round trip to the server, whatever the depth."""
+    store = await store_factory()
+    ids = await shared_pair(store)
+    assert isinstance(store, CypherStore)
+    statements: list[str] = []
+    read = store.connection.read
+
+    async def counting(query: str, params: Any = None) -> Any:
+        statements.append(query)
+        return await read(query, params)
+
+    store.connection.read = counting  # type: ignore[method-assign]
+    for depth in (1, 2, 3):
+        statements.clear()
+        subgraph = await store.expand("default", [ids["alice"]], depth=depth)
+        assert len(statements) == 1
+        assert subgraph.hops[ids["alice"]] == 0 and len(subgraph.entities) > 1

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import FrameType
 
+import numpy as np
 import pytest
 
 pytest.importorskip("psycopg")
@@ -291,3 +292,26 @@ async def test_a_query_vector_of_another_dimension_is_a_config_error(
     with pytest.raises(ConfigError, match="dimension 4"):
         await store.search_entities_vector("default", unit(0, dim=4), 3)
     assert await store.search_chunks_vector("elsewhere", unit(0, dim=4), 3) == []
+
+
+async def test_embeddings_round_trip_exactly(store_factory: StoreFactory) -> None:
+    """Embeddings are sent in pgvector's binary form: every float32 comes back unchanged."""
+    store = await store_factory()
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(3, 8)).astype(np.float32) * np.float32(1e-3)
+    vectors[1, 0] = np.float32(1.2345678e-30)
+    book = Book("doc")
+    chunk = book.chunk("Text.", vectors[2])
+    first = book.entity("First", mentions=[(chunk, 1)], vector=vectors[0])
+    second = book.entity("Second", mentions=[(chunk, 1)], vector=vectors[1])
+    plain = book.entity("Plain", mentions=[(chunk, 1)])
+    await store.write_document(book.bundle())
+    stored = await store.entity_embeddings([first.id, second.id, plain.id])
+    assert set(stored) == {first.id, second.id}
+    assert np.array_equal(stored[first.id], vectors[0])
+    assert np.array_equal(stored[second.id], vectors[1])
+    bundle = await store.read_bundle("doc")
+    assert bundle is not None
+    assert np.array_equal(bundle.chunks[0].embedding, vectors[2])  # type: ignore[arg-type]
+    hits = await store.search_entities_vector("default", vectors[1], 1)
+    assert hits[0].id == second.id and hits[0].score == pytest.approx(1.0, abs=1e-6)

@@ -1,4 +1,4 @@
-"""Relation queries, breadth-first expansion (one Cypher query per hop) and snapshots.
+"""Relation queries, breadth-first expansion (one Cypher query, see :mod:`.expand`), snapshots.
 
 As in the SQL stores, relations with ``expired_at`` set are skipped by the graph queries
 (``entity_relations``, ``relations_among``, ``expand``, ``graph_arrays``) and still returned
@@ -16,9 +16,8 @@ import numpy as np
 
 from loregraph.models import GraphArrays, Relation, Subgraph
 from loregraph.store.cypher.connection import Connection
-from loregraph.store.cypher.reads import ENTITY_RETURN
+from loregraph.store.cypher.expand import expand_once
 from loregraph.store.cypher.records import (
-    entity_from_row,
     evidence_from_row,
     iso,
     relation_from_row,
@@ -118,24 +117,12 @@ async def relations_among(
         return []
     where, params = filters(types, None, min_weight)
     rows = await conn.read(
+        # WITH: match from the source by id; a WHERE on b.id would start from b (see .expand)
         "UNWIND $ids AS i MATCH (a:LgEntity {id: i})-[r:LG_REL]->(b:LgEntity) "
-        f"WHERE b.id IN $ids{where} RETURN {REL_RETURN} ORDER BY r.weight DESC, r.id",
+        f"WITH a, r, b WHERE b.id IN $ids{where} RETURN {REL_RETURN} ORDER BY r.weight DESC, r.id",
         {"ids": list(dict.fromkeys(entity_ids)), **params},
     )
     return [relation_from_row(row) for row in rows]
-
-
-async def _neighbours(
-    conn: Connection, frontier: list[str], per_node: int, where: str, params: dict[str, Any]
-) -> dict[str, list[str]]:
-    """For each frontier node, the other ends of its ``per_node`` heaviest relations."""
-    rows = await conn.read(
-        "UNWIND $frontier AS f MATCH (n:LgEntity {id: f})-[r:LG_REL]-(m:LgEntity) "
-        f"WHERE true{where} WITH f, r, m ORDER BY r.weight DESC, r.id "
-        "WITH f, collect(m.id) AS ends RETURN f, ends[0..$per_node]",
-        {"frontier": frontier, "per_node": per_node, **params},
-    )
-    return {row[0]: list(row[1]) for row in rows}
 
 
 async def expand(
@@ -148,45 +135,9 @@ async def expand(
     types: Sequence[str] | None,
     min_weight: float,
 ) -> Subgraph:
-    """Breadth-first expansion (relations followed both ways, heaviest first)."""
-    found = {
-        row[0]
-        for row in await conn.read(
-            "UNWIND $ids AS i MATCH (e:LgEntity {id: i}) WHERE e.scope = $scope RETURN e.id",
-            {"ids": list(dict.fromkeys(seed_ids)), "scope": scope},
-        )
-    }
-    hops: dict[str, int] = {}
-    for seed in seed_ids:
-        if seed in found and seed not in hops and len(hops) < max_entities:
-            hops[seed] = 0
+    """Breadth-first expansion (relations followed both ways, heaviest first), one query."""
     where, params = filters(types, None, min_weight)
-    frontier = list(hops)
-    for hop in range(1, depth + 1):
-        if not frontier or len(hops) >= max_entities or per_node <= 0:
-            break
-        edges = await _neighbours(conn, frontier, per_node, where, params)
-        next_frontier: list[str] = []
-        for node in frontier:
-            for other in edges.get(node, []):
-                if other in hops:
-                    continue
-                if len(hops) >= max_entities:
-                    break
-                hops[other] = hop
-                next_frontier.append(other)
-        frontier = next_frontier
-    rows = await conn.read(
-        f"UNWIND $ids AS i MATCH (e:LgEntity {{id: i}}) RETURN {ENTITY_RETURN}",
-        {"ids": list(hops)},
-    )
-    entities = {row[0]: entity_from_row(row) for row in rows}
-    relations = await relations_among(conn, list(hops), types, min_weight)
-    return Subgraph(
-        entities={i: entities[i] for i in hops if i in entities},
-        relations=relations,
-        hops={i: hop for i, hop in hops.items() if i in entities},
-    )
+    return await expand_once(conn, scope, seed_ids, depth, per_node, max_entities, where, params)
 
 
 async def graph_arrays(conn: Connection, scope: str) -> GraphArrays:

@@ -76,7 +76,18 @@ def literal(value: Any) -> str:
 
 def _key(key: object) -> str:
     """A map key (all of them are names from this package: identifiers)."""
-    return identifier(str(key))
+    text = str(key)
+    return text if text in _KEYS else _checked_key(text)
+
+
+_KEYS: set[str] = set()
+
+
+def _checked_key(text: str) -> str:
+    identifier(text)
+    if len(_KEYS) < 4096:
+        _KEYS.add(text)
+    return text
 
 
 def params_header(params: Mapping[str, Any] | None) -> str:

@@ -268,7 +268,7 @@ class CypherStore(Store):
         types: Sequence[str] | None = None,
         min_weight: float = 0.0,
     ) -> Subgraph:
-        """BFS from the seeds, one Cypher query per hop (seeds outside ``scope`` ignored)."""
+        """BFS from the seeds in one Cypher query (seeds outside ``scope`` ignored)."""
         return await graph.expand(
             self._conn(), scope, list(seed_ids), depth, per_node, max_entities, types, min_weight
         )
