@@ -173,7 +173,7 @@ def test_replace_block_only_touches_its_markers() -> None:
     assert replace_block(out, "missing", "x") == out
 
 
-def test_results_round_trip_newest_wins_and_scale_sizes_merge(tmp_path: Path) -> None:
+def test_results_round_trip_full_runs_win_and_scale_sizes_merge(tmp_path: Path) -> None:
     save_result(
         "retrieval", "full", RETRIEVAL | {"mode": "full", "timestamp": "2025-01-01"}, tmp_path
     )
@@ -194,10 +194,12 @@ def test_results_round_trip_newest_wins_and_scale_sizes_merge(tmp_path: Path) ->
     (tmp_path / "speed.quick.json").write_text("{not json")
     results = load_results(tmp_path)
     assert set(results) == {"retrieval", "scale"}
-    assert results["retrieval"]["mode"] == "quick"
+    assert results["retrieval"]["mode"] == "full"  # a newer quick run does not hide it
     sizes = results["scale"]["figures"]["sizes"]
     assert list(sizes) == ["10000", "1000000"]
-    assert sizes["10000"]["load"]["write_seconds"] == 20.0  # newest run wins per size
+    assert sizes["10000"]["load"]["write_seconds"] == 10.0  # the full run wins per size
+    (tmp_path / "retrieval.full.json").unlink()
+    assert load_results(tmp_path)["retrieval"]["mode"] == "quick"  # quick when no full run
     assert sizes["1000000"]["load"]["write_seconds"] == 999.0  # kept from the full run
     assert json.loads((tmp_path / "scale.full.json").read_text())["mode"] == "full"
 
@@ -215,3 +217,17 @@ def test_regenerate_rewrites_marked_blocks(tmp_path: Path) -> None:
     assert "Not measured yet" not in text and "| BM25 (bm25s) | 55.2 |" in text
     assert "keep" in text
     assert text.count("<!-- BENCH:retrieval:start -->") == 1
+
+
+def test_peer_corpora_missing_from_the_full_run_come_from_the_quick_run(tmp_path: Path) -> None:
+    def peers(mode: str, stamp: str, corpora: list[str]) -> dict[str, Any]:
+        section = {"data": "d", "questions": 1, "systems": {}, "ratios": {}}
+        return _meta(mode, stamp) | {"figures": {"corpora": {c: section for c in corpora}}}
+
+    save_result("peers", "full", peers("full", "2025-01-01", ["dracula"]), tmp_path)
+    save_result("peers", "quick", peers("quick", "2025-02-01", ["dracula", "2wiki"]), tmp_path)
+    shown = load_results(tmp_path)["peers"]
+    assert shown["mode"] == "full"
+    corpora = shown["figures"]["corpora"]
+    assert corpora["dracula"]["data"] == "d"
+    assert "quick run" in corpora["2wiki"]["data"]
