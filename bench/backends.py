@@ -283,14 +283,24 @@ async def context_latency(backends: list[Backend], repeats: int) -> dict[str, An
                 await engine.context(question)
                 seconds[name].append(time.perf_counter() - started)
     n = len(CONTEXT_QUESTIONS)
+    passages: dict[str, list[set[str]]] = {name: [] for name in engines}
+    for question in CONTEXT_QUESTIONS:
+        for name, engine in engines.items():
+            result = await engine.retrieve(question)
+            passages[name].append({p.chunk_id for p in result.passages})
     for name, engine in engines.items():
         own = native.get(name, engine)
         pairs = zip(CONTEXT_QUESTIONS, texts[name], strict=True)
         same_native = [await own.context(question) == text for question, text in pairs]
         same_sqlite = [a == b for a, b in zip(texts[name], texts[backends[0].name], strict=True)]
+        shared = [
+            len(mine & base) / max(len(base), 1)
+            for mine, base in zip(passages[name], passages[backends[0].name], strict=True)
+        ]
         out[name] = latency_summary(seconds[name]) | {
             "copy_same_context_as_native": f"{sum(same_native)}/{n}",
             "same_context_as_sqlite": f"{sum(same_sqlite)}/{n}",
+            "passages_shared_with_sqlite": round(100 * sum(shared) / max(len(shared), 1), 1),
         }
     for engine in [*engines.values(), *native.values()]:
         await engine.close()
@@ -460,8 +470,8 @@ def render_backends(result: dict[str, Any]) -> str:
     lines += [
         "",
         "| context (Dracula excerpt) | ingest s | copy s | context p50 / p95 ms | "
-        "copy = native contexts | = SQLite contexts |",
-        "|---|---:|---:|---:|---:|---:|",
+        "copy = native contexts | = SQLite contexts | passages shared with SQLite % |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name in figures["backends"]:
         c = context[name]
@@ -469,7 +479,7 @@ def render_backends(result: dict[str, Any]) -> str:
             f"| {name} | {context[f'ingest_seconds_{name}']} | "
             f"{context.get(f'copy_seconds_{name}', '–')} | {c['p50_ms']:.1f} / "
             f"{c['p95_ms']:.1f} | {c['copy_same_context_as_native']} | "
-            f"{c['same_context_as_sqlite']} |"
+            f"{c['same_context_as_sqlite']} | {c.get('passages_shared_with_sqlite', '–')} |"
         )
     ingest = figures["concurrent_ingest"]
     one, many = ingest["1"], ingest[str(WORKERS)]
