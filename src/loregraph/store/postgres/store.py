@@ -48,6 +48,9 @@ from loregraph.store.postgres.connection import (
 )
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
 
+ANALYZE_AFTER_ROWS = 2_000
+"""Entities and chunks written by this store object between two ``ANALYZE`` runs."""
+
 
 class PostgresStore(Store):
     """A store in one schema of a PostgreSQL database (pgvector, pg_trgm and btree_gist).
@@ -67,6 +70,7 @@ class PostgresStore(Store):
         self._db = Database(plain, self.schema, max_connections=max_connections)
         self._version = 0
         self._indexed_dims: set[int] = set()
+        self._rows_since_analyze = 0
 
     def __repr__(self) -> str:
         return f"PostgresStore({redact(self.url)!r}, schema={self.schema!r})"
@@ -101,6 +105,10 @@ class PostgresStore(Store):
             await self._db.write(write.write_bundle, bundle)
         except (psycopg.IntegrityError, psycopg.DataError) as exc:
             raise ValueError(f"document {bundle.document.id} cannot be written: {exc}") from exc
+        self._rows_since_analyze += len(bundle.entities) + len(bundle.chunks)
+        if self._rows_since_analyze >= ANALYZE_AFTER_ROWS:
+            self._rows_since_analyze = 0
+            await self._db.read(write.analyze)
 
     async def get_document(self, document_id: str) -> Document | None:
         return await self._db.read(reads.get_document, document_id)

@@ -188,3 +188,16 @@ async def set_document_status(conn: Conn, document_id: str, status: str) -> bool
         "UPDATE documents SET status = %s WHERE id = %s RETURNING pk", (status, document_id)
     )
     return await cursor.fetchone() is not None
+
+
+ANALYZED_TABLES = "documents, chunks, entities, entity_keys, mentions, relations"
+
+
+async def analyze(conn: Conn) -> None:
+    """Refresh the planner's row estimates after a large write.
+
+    Right after a bulk load PostgreSQL still believes the tables are nearly empty and sorts
+    every row of a scope instead of using the HNSW vector index (measured: 33 ms instead of
+    about 2 ms for a top-10 over 5,000 entities) until autovacuum analyzes them.
+    """
+    await conn.execute(f"ANALYZE {ANALYZED_TABLES}")
