@@ -55,8 +55,18 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
     raise ValueError(f"unknown section {name!r}; known: {', '.join(SECTIONS)}")
 
 
-def run_section(name: str, options: RunOptions, command: str, sizes: tuple[int, ...] | None) -> int:
-    """Run one section in this process and save its result; returns an exit code."""
+def run_section(
+    name: str,
+    options: RunOptions,
+    command: str,
+    sizes: tuple[int, ...] | None,
+    runner: Callable[[RunOptions], dict[str, Any]] | None = None,
+) -> int:
+    """Run one section in this process and save its result; returns an exit code.
+
+    ``runner`` replaces the section's own entry (a section's command line with options of
+    its own, e.g. ``python -m bench.peers.run --corpora dracula``).
+    """
     started = time.perf_counter()
     payload: dict[str, Any] = {
         "name": name,
@@ -67,8 +77,11 @@ def run_section(name: str, options: RunOptions, command: str, sizes: tuple[int, 
         "machine": machine_info(),
     }
     try:
-        runner = _section(name)
-        out = runner(options, sizes) if name in ("scale", "backends") else runner(options)
+        if runner is not None:
+            out = runner(options)
+        else:
+            entry = _section(name)
+            out = entry(options, sizes) if name in ("scale", "backends") else entry(options)
     except Exception as exc:  # reported in the results file, not only on the console
         traceback.print_exc()
         log(f"{name}: FAILED: {type(exc).__name__}: {exc}")

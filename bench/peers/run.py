@@ -24,14 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import (
-    RESULTS_DIR,
     ROOT,
     TMP_DIR,
     command_line,
-    git_commit,
     log,
-    machine_info,
-    utc_timestamp,
 )
 from bench.peers.corpus import save_corpus, slim_path
 from bench.peers.datasets import CORPORA
@@ -192,13 +188,19 @@ def run(options: Any) -> dict[str, Any]:
     """The peers section of ``python -m bench.run`` (quick or full, every corpus and system):
     returns ``{"figures", "config"}``; :mod:`bench.run` saves it as ``peers.<mode>.json``."""
     mode = "quick" if options.quick else "full"
-    timeout = TIMEOUT[mode]
     systems = [s for s in SYSTEMS if not (options.quick and s.endswith(KEPT))]
-    corpora = {name: run_corpus(name, mode, systems, timeout) for name in CORPORA}
-    return {
-        "figures": {"peer_versions": _versions(), "corpora": corpora},
-        "config": _config(timeout),
+    return measure(mode, list(CORPORA), systems, TIMEOUT[mode])
+
+
+def measure(mode: str, corpora: list[str], systems: list[str], timeout: float) -> dict[str, Any]:
+    """Run ``systems`` on ``corpora``; returns ``{"figures", "config"}``."""
+    figures = {
+        "peer_versions": _versions(),
+        "corpora": {name: run_corpus(name, mode, systems, timeout) for name in corpora},
     }
+    for line in summary_lines(figures):
+        log(line)
+    return {"figures": figures, "config": _config(timeout)}
 
 
 def _config(timeout: float) -> dict[str, Any]:
@@ -226,7 +228,11 @@ def _config(timeout: float) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry."""
+    """Command-line entry: one section run of :mod:`bench.run`, with corpora, systems and a
+    time limit of your choice."""
+    from bench.common import RunOptions
+    from bench.run import run_section
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="subsets (the default)")
@@ -236,29 +242,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, help="seconds per system run")
     args = parser.parse_args(argv)
     mode = "full" if args.full else "quick"
-    timeout = args.timeout or TIMEOUT[mode]
+    corpora = [c for c in args.corpora.split(",") if c]
     systems = [s for s in args.systems.split(",") if s]
-    started = time.perf_counter()
-    report: dict[str, Any] = {
-        "name": "peers",
-        "mode": mode,
-        "command": command_line(),
-        "timestamp": utc_timestamp(),
-        "commit": git_commit(),
-        "machine": machine_info(),
-        "figures": {"peer_versions": _versions(), "corpora": {}},
-        "config": _config(timeout),
-    }
-    corpora = report["figures"]["corpora"]
-    for name in [c for c in args.corpora.split(",") if c]:
-        corpora[name] = run_corpus(name, mode, systems, timeout)
-    report["wall_seconds"] = round(time.perf_counter() - started, 1)
-    out = RESULTS_DIR / f"peers.{mode}.json"
-    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    for line in summary_lines(report["figures"]):
-        log(line)
-    log(f"peers: wrote {out.relative_to(ROOT)}")
-    return 0
+    timeout = args.timeout or TIMEOUT[mode]
+    return run_section(
+        "peers",
+        RunOptions(quick=mode == "quick"),
+        command_line(),
+        None,
+        runner=lambda _: measure(mode, corpora, systems, timeout),
+    )
 
 
 if __name__ == "__main__":

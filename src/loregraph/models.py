@@ -236,6 +236,39 @@ class DocumentBundle:
     relations: list[Relation]
     merges: list[Merge] = field(default_factory=list)
 
+    def validate(self) -> None:
+        """Raise :class:`ValueError` when the bundle is inconsistent in itself: a chunk of
+        another document or listed twice, a mention or evidence citing a chunk not in the
+        bundle, a relation or merge in another scope. Every store checks this before writing.
+        """
+        doc = self.document
+        chunk_ids: set[str] = set()
+        for chunk in self.chunks:
+            if chunk.document_id != doc.id:
+                raise ValueError(f"chunk {chunk.id} belongs to {chunk.document_id}, not {doc.id}")
+            if chunk.id in chunk_ids:
+                raise ValueError(f"chunk {chunk.id} appears twice in document {doc.id}")
+            chunk_ids.add(chunk.id)
+        for mention in self.mentions:
+            if mention.chunk_id not in chunk_ids:
+                raise ValueError(f"a mention refers to chunk {mention.chunk_id}, not in {doc.id}")
+        for relation in self.relations:
+            if relation.scope != doc.scope:
+                raise ValueError(
+                    f"relation {relation.id} is in scope {relation.scope!r}, "
+                    f"its document in {doc.scope!r}"
+                )
+            for evidence in relation.evidence:
+                if evidence.chunk_id and evidence.chunk_id not in chunk_ids:
+                    raise ValueError(
+                        f"relation {relation.id} cites chunk {evidence.chunk_id}, not in {doc.id}"
+                    )
+        for merge in self.merges:
+            if merge.scope != doc.scope:
+                raise ValueError(
+                    f"a merge is in scope {merge.scope!r}, its document in {doc.scope!r}"
+                )
+
 
 @dataclass(slots=True)
 class DeleteReport:

@@ -75,6 +75,11 @@ def page_documents(
     return pages
 
 
+def _is_name(mention: str) -> bool:
+    """Whether a question's mention is written as a name (has a capital letter)."""
+    return any(ch.isupper() for ch in mention)
+
+
 def named_entities(analysis: QueryAnalysis) -> list[str]:
     """Ids of the entities the question names with a capitalised mention, in order.
 
@@ -83,7 +88,7 @@ def named_entities(analysis: QueryAnalysis) -> list[str]:
     """
     ids: dict[str, None] = {}
     for mention, entity_id in analysis.matched.items():
-        if any(ch.isupper() for ch in mention):
+        if _is_name(mention):
             ids.setdefault(entity_id, None)
     return list(ids)
 
@@ -92,7 +97,7 @@ def relation_words(analysis: QueryAnalysis) -> list[str]:
     """The question's content words outside its named mentions ("director", "born")."""
     named: set[str] = set()
     for mention in analysis.matched:
-        if any(ch.isupper() for ch in mention):
+        if _is_name(mention):
             named.update(w.casefold() for w in content_words(mention))
     return [w for w in dict.fromkeys(w.casefold() for w in analysis.keywords) if w not in named]
 

@@ -69,35 +69,6 @@ class WritePlan:
     """Ids of entities created or recomputed (for the caller's name index)."""
 
 
-def validate_bundle(bundle: DocumentBundle) -> None:
-    """Raise :class:`ValueError` for a bundle that is inconsistent in itself."""
-    doc = bundle.document
-    chunk_ids: set[str] = set()
-    for chunk in bundle.chunks:
-        if chunk.document_id != doc.id:
-            raise ValueError(f"chunk {chunk.id} belongs to {chunk.document_id}, not {doc.id}")
-        if chunk.id in chunk_ids:
-            raise ValueError(f"chunk {chunk.id} appears twice in document {doc.id}")
-        chunk_ids.add(chunk.id)
-    for mention in bundle.mentions:
-        if mention.chunk_id not in chunk_ids:
-            raise ValueError(f"a mention refers to chunk {mention.chunk_id}, not in {doc.id}")
-    for relation in bundle.relations:
-        if relation.scope != doc.scope:
-            raise ValueError(
-                f"relation {relation.id} is in scope {relation.scope!r}, "
-                f"its document in {doc.scope!r}"
-            )
-        for evidence in relation.evidence:
-            if evidence.chunk_id and evidence.chunk_id not in chunk_ids:
-                raise ValueError(
-                    f"relation {relation.id} cites chunk {evidence.chunk_id}, not in {doc.id}"
-                )
-    for merge in bundle.merges:
-        if merge.scope != doc.scope:
-            raise ValueError(f"a merge is in scope {merge.scope!r}, its document in {doc.scope!r}")
-
-
 async def plan_delete(conn: Connection, document_id: str) -> WritePlan | None:
     """The plan deleting ``document_id`` (``None``: there is no such document)."""
     seq = await state.meta_seq(conn)
@@ -117,7 +88,7 @@ async def plan_delete(conn: Connection, document_id: str) -> WritePlan | None:
 
 async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
     """The plan writing (or replacing) a document; raises ``ValueError`` for a bad bundle."""
-    validate_bundle(bundle)
+    bundle.validate()
     doc = bundle.document
     seq = await state.meta_seq(conn)
     old = await state.old_document(conn, doc.id)

@@ -97,7 +97,7 @@ class PostgresStore(Store):
 
     # ----------------------------------------------------------------- documents
     async def write_document(self, bundle: DocumentBundle) -> None:
-        write.validate_bundle(bundle)
+        bundle.validate()
         for dim in sorted(write.vector_dims(bundle) - self._indexed_dims):
             await self._db.read(ensure_vector_indexes, self.schema, dim)
             self._indexed_dims.add(dim)

@@ -23,35 +23,6 @@ from loregraph.store.postgres.rows import DOCUMENT_COLUMNS, utc, utc_or_none
 from loregraph.store.postgres.vectors import vector_dim, vector_param
 
 
-def validate_bundle(bundle: DocumentBundle) -> None:
-    """Raise :class:`ValueError` for a bundle that is inconsistent in itself."""
-    doc = bundle.document
-    chunk_ids: set[str] = set()
-    for chunk in bundle.chunks:
-        if chunk.document_id != doc.id:
-            raise ValueError(f"chunk {chunk.id} belongs to {chunk.document_id}, not {doc.id}")
-        if chunk.id in chunk_ids:
-            raise ValueError(f"chunk {chunk.id} appears twice in document {doc.id}")
-        chunk_ids.add(chunk.id)
-    for mention in bundle.mentions:
-        if mention.chunk_id not in chunk_ids:
-            raise ValueError(f"a mention refers to chunk {mention.chunk_id}, not in {doc.id}")
-    for relation in bundle.relations:
-        if relation.scope != doc.scope:
-            raise ValueError(
-                f"relation {relation.id} is in scope {relation.scope!r}, "
-                f"its document in {doc.scope!r}"
-            )
-        for evidence in relation.evidence:
-            if evidence.chunk_id and evidence.chunk_id not in chunk_ids:
-                raise ValueError(
-                    f"relation {relation.id} cites chunk {evidence.chunk_id}, not in {doc.id}"
-                )
-    for merge in bundle.merges:
-        if merge.scope != doc.scope:
-            raise ValueError(f"a merge is in scope {merge.scope!r}, its document in {doc.scope!r}")
-
-
 def vector_dims(bundle: DocumentBundle) -> set[int]:
     """The embedding dimensions a bundle writes."""
     dims = {vector_dim(chunk.embedding) for chunk in bundle.chunks}

@@ -62,7 +62,7 @@ def write_bundle(
     ``vectors`` and ``names`` ask for the entity data the store's in-memory indexes need.
     Raises :class:`ValueError` for an inconsistent bundle; the store is then unchanged.
     """
-    _validate(bundle)
+    bundle.validate()
     try:
         with transaction(conn):
             return _write(conn, bundle, vectors, names)
@@ -93,34 +93,6 @@ def delete_document(
     report.relations_removed = len(changes.removed_relations)
     report.relations_weakened = len(changes.relations - changes.removed_relations)
     return report, outcome
-
-
-def _validate(bundle: DocumentBundle) -> None:
-    doc = bundle.document
-    chunk_ids = set()
-    for chunk in bundle.chunks:
-        if chunk.document_id != doc.id:
-            raise ValueError(f"chunk {chunk.id} belongs to {chunk.document_id}, not {doc.id}")
-        if chunk.id in chunk_ids:
-            raise ValueError(f"chunk {chunk.id} appears twice in document {doc.id}")
-        chunk_ids.add(chunk.id)
-    for mention in bundle.mentions:
-        if mention.chunk_id not in chunk_ids:
-            raise ValueError(f"a mention refers to chunk {mention.chunk_id}, not in {doc.id}")
-    for relation in bundle.relations:
-        if relation.scope != doc.scope:
-            raise ValueError(
-                f"relation {relation.id} is in scope {relation.scope!r}, "
-                f"its document in {doc.scope!r}"
-            )
-        for evidence in relation.evidence:
-            if evidence.chunk_id and evidence.chunk_id not in chunk_ids:
-                raise ValueError(
-                    f"relation {relation.id} cites chunk {evidence.chunk_id}, not in {doc.id}"
-                )
-    for merge in bundle.merges:
-        if merge.scope != doc.scope:
-            raise ValueError(f"a merge is in scope {merge.scope!r}, its document in {doc.scope!r}")
 
 
 def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, names: bool) -> Outcome:
