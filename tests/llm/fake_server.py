@@ -87,10 +87,15 @@ class FakeLLMServer:
         *,
         embedding_dim: int = 8,
         reject_json_schema: bool = False,
+        reject_formats: tuple[str, ...] = (),
+        reject_status: int = 400,
     ) -> None:
         self.responder = responder
         self.embedding_dim = embedding_dim
-        self.reject_json_schema = reject_json_schema
+        self.reject_formats = set(reject_formats) | (
+            {"json_schema"} if reject_json_schema else set()
+        )
+        self.reject_status = reject_status
         self.script: deque[Reply] = deque()
         self.calls: list[Call] = []
         self.in_flight = 0
@@ -203,17 +208,8 @@ class FakeLLMServer:
             )
             return
         fmt = call.body.get("response_format") or {}
-        if self.reject_json_schema and fmt.get("type") == "json_schema":
-            self._json(
-                handler,
-                400,
-                {
-                    "error": {
-                        "message": "response_format json_schema is not supported by this server",
-                        "type": "invalid_request_error",
-                    }
-                },
-            )
+        if fmt.get("type") in self.reject_formats:
+            self._json(handler, self.reject_status, self._rejection(str(fmt.get("type"))))
             return
         reply = self._next_reply(call)
         if reply.delay and self._stop.wait(reply.delay):
@@ -250,6 +246,31 @@ class FakeLLMServer:
                 },
                 reply.headers,
             )
+
+    def _rejection(self, kind: str) -> dict[str, Any]:
+        """The error body for a refused response format. With status 500 it is the one
+        llama-cpp-python's server (0.3.16) sends: its request validation error, wrapped as an
+        internal server error, naming ``response_format`` in the error's location."""
+        if self.reject_status == 500:
+            message = (
+                "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                "'msg': \"Input should be 'text' or 'json_object'\", "
+                f"'input': '{kind}', 'ctx': {{'expected': \"'text' or 'json_object'\"}}}}]"
+            )
+            return {
+                "error": {
+                    "message": message,
+                    "type": "internal_server_error",
+                    "param": None,
+                    "code": None,
+                }
+            }
+        return {
+            "error": {
+                "message": f"response_format {kind} is not supported by this server",
+                "type": "invalid_request_error",
+            }
+        }
 
     def _usage(self, call: Call, reply: Reply) -> dict[str, int]:
         p, c = _tokens(call.prompt_text), _tokens(reply.content) if reply.content else 0

@@ -11,8 +11,15 @@ import pytest
 
 from loregraph.llm.base import Message
 from loregraph.llm.cache import SqliteResponseCache
-from loregraph.llm.errors import LLMOutputError, LLMPermanentError, LLMTimeoutError
+from loregraph.llm.errors import (
+    LLMOutputError,
+    LLMPermanentError,
+    LLMTimeoutError,
+    LLMTransientError,
+)
+from loregraph.llm.openai_client import is_format_rejection
 from loregraph.llm.parse import ParsedJSON
+from loregraph.llm.resilience import CircuitBreaker
 from loregraph.llm.structured import complete_json
 
 from .fake_server import FakeLLMServer, Reply
@@ -137,6 +144,52 @@ async def test_structured_output_falls_back_when_the_server_rejects_it(make_clie
         assert (await ask(client, max_tokens=100)).value == 10
         formats = [c.body.get("response_format", {}).get("type") for c in strict.chat_calls()]
         assert formats == ["json_schema", "json_object", "json_object"]
+
+
+async def test_a_500_naming_response_format_falls_back_at_once(make_client, sleeps) -> None:
+    """llama.cpp's server refuses ``json_schema`` with a 500: no retry, no breaker count."""
+    with FakeLLMServer(reject_json_schema=True, reject_status=500) as llama:
+        llama.push('{"answer": 9}', '{"answer": 10}')
+        breaker = CircuitBreaker(failure_threshold=1)
+        client = make_client(srv=llama, breaker=breaker, max_retries=3)
+        assert (await ask(client)).value == 9
+        assert (await ask(client)).value == 10
+        formats = [c.body.get("response_format", {}).get("type") for c in llama.chat_calls()]
+        assert formats == ["json_schema", "json_object", "json_object"]
+        assert sleeps.delays == []  # no backoff: nothing was retried
+        usage = client.usage.stage("t")
+        assert (usage.retries, usage.failures) == (0, 0)
+        assert usage.calls == 3 and usage.notes == {"format_rejected": 1}
+        assert breaker.state == "closed" and breaker.failures == 0
+
+
+async def test_every_json_mode_refused_falls_back_to_plain_prompts(make_client) -> None:
+    with FakeLLMServer(reject_formats=("json_schema", "json_object"), reject_status=500) as srv:
+        srv.push('Sure: {"answer": 4}')
+        client = make_client(srv=srv, breaker=CircuitBreaker(failure_threshold=1))
+        assert (await ask(client)).value == 4
+        formats = [c.body.get("response_format", {}).get("type") for c in srv.chat_calls()]
+        assert formats == ["json_schema", "json_object", None]
+        assert client.model.mode == "none"
+
+
+async def test_a_500_that_does_not_name_the_format_is_retried(
+    server: FakeLLMServer, make_client, sleeps
+) -> None:
+    server.push(Reply(status=500, error="CUDA out of memory"), '{"answer": 1}')
+    client = make_client()
+    assert (await ask(client)).value == 1
+    assert client.model.mode == "json_schema"  # no fallback for an unrelated error
+    assert client.usage.stage("t").retries == 1 and len(sleeps.delays) == 1
+
+
+def test_format_rejection_is_read_from_the_message_whatever_the_status() -> None:
+    assert is_format_rejection(LLMTransientError("'response_format', 'type'", status=500))
+    assert is_format_rejection(LLMPermanentError("bad json_schema", status=400))
+    assert is_format_rejection(LLMPermanentError("invalid schema", status=422))
+    assert not is_format_rejection(LLMTransientError("invalid schema", status=500))
+    assert not is_format_rejection(LLMTransientError("response_format busy", status=429))
+    assert not is_format_rejection(LLMTransientError("overloaded", status=503))
 
 
 async def test_cached_replies_cost_nothing_and_survive_a_new_client(

@@ -68,7 +68,9 @@ class Completion:
     """A model's reply.
 
     ``cached`` is True when it came from the response cache (no call was made);
-    ``structured`` is True when the server was asked for schema-constrained JSON.
+    ``structured`` is True when the server was asked for schema-constrained JSON;
+    ``format_rejections`` counts requests the server refused for their response format
+    before this reply (the provider fell back to a weaker JSON mode within the call).
     """
 
     text: str
@@ -78,6 +80,7 @@ class Completion:
     structured: bool = False
     cached: bool = False
     key: str = ""
+    format_rejections: int = 0
 
 
 @dataclass(slots=True)

@@ -149,11 +149,16 @@ class LLMClient:
         except LLMError:
             self.usage.count(stage, failures=1)
             raise
-        self.usage.count(
-            stage,
-            prompt_tokens=completion.usage.prompt_tokens,
-            completion_tokens=completion.usage.completion_tokens,
-        )
+        counts = {
+            "prompt_tokens": completion.usage.prompt_tokens,
+            "completion_tokens": completion.usage.completion_tokens,
+        }
+        if completion.format_rejections:  # requests refused for their response format
+            counts |= {
+                "calls": completion.format_rejections,
+                "format_rejected": completion.format_rejections,
+            }
+        self.usage.count(stage, **counts)
         return completion
 
     async def forget(self, completion: Completion) -> None:

@@ -3,10 +3,14 @@ OpenRouter...) through the official ``openai`` SDK (``pip install 'loregraph[llm
 
 Structured output: with ``structured="auto"`` (the default) a request that carries a JSON
 schema is sent with ``response_format={"type": "json_schema", ...}``; if the server rejects
-that (400/422 naming the response format), the provider falls back to
-``{"type": "json_object"}`` and then to plain text for the rest of its life, and the
-caller's tolerant parser does the rest. The SDK's own retries are switched off: retries,
-timeouts and the circuit breaker live in :class:`~loregraph.llm.resilience.Resilience`.
+that, the provider falls back to ``{"type": "json_object"}`` and then to plain text for
+the rest of its life, and the caller's tolerant parser does the rest. A rejection is
+recognised by what the error says, whatever its status: a 400/422 that mentions a schema,
+or any other error (llama.cpp's server answers 500) whose message names the parameter
+(``response_format``, ``json_schema``, ``json_object``). The fallback happens inside one
+call, at once: it spends no retry and never counts towards the circuit breaker. The SDK's
+own retries are switched off: retries, timeouts and the circuit breaker live in
+:class:`~loregraph.llm.resilience.Resilience`.
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ from loregraph.llm.errors import (
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "none"]
 _FALLBACK: dict[str, str] = {"json_schema": "json_object", "json_object": "none"}
-_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "response format", "schema")
+_FORMAT_NAMES = ("response_format", "json_schema", "json_object", "response format")
+_FORMAT_WORDS = (*_FORMAT_NAMES, "schema")
+_NEVER_FORMAT = frozenset({401, 403, 404, 408, 429})
+"""Statuses that say something else (auth, unknown model, timeout, rate limit)."""
 PLACEHOLDER_KEY = "not-needed"
 """Sent when no API key is given (local servers ignore it; the SDK insists on one)."""
 
@@ -65,10 +72,20 @@ def _message(exc: BaseException) -> str:
     return str(exc)
 
 
-def _is_format_rejection(exc: LLMError) -> bool:
+def is_format_rejection(exc: LLMError) -> bool:
+    """Whether an error is the server refusing the ``response_format`` it was sent.
+
+    A 400/422 that mentions a schema or the response format; any other status (a 500 from
+    llama.cpp's server, say) only when the message names the parameter itself. Rate
+    limits, timeouts and authentication errors never are.
+    """
     status = getattr(exc, "status", None)
     text = str(exc).casefold()
-    return status in (400, 422) and any(word in text for word in _FORMAT_WORDS)
+    if status in (400, 422):
+        return any(word in text for word in _FORMAT_WORDS)
+    if status is None or status in _NEVER_FORMAT:
+        return False
+    return any(word in text for word in _FORMAT_NAMES)
 
 
 class OpenAIChat:
@@ -144,7 +161,12 @@ class OpenAIChat:
         }
 
     async def complete(self, request: ChatRequest) -> Completion:
-        """One chat completion (falling back to a weaker JSON mode when one is rejected)."""
+        """One chat completion (falling back to a weaker JSON mode when one is rejected).
+
+        ``Completion.format_rejections`` counts the requests the server refused for their
+        response format before this reply (each one an HTTP request, no retry spent).
+        """
+        rejections = 0
         while True:
             kwargs = self._kwargs(request)
             response_format = self._response_format(request)
@@ -154,11 +176,14 @@ class OpenAIChat:
                 response = await self._client.chat.completions.create(**kwargs)
             except self._openai.OpenAIError as exc:
                 error = translate_error(exc, self._openai)
-                if response_format is not None and _is_format_rejection(error):
+                if response_format is not None and is_format_rejection(error):
                     self.mode = _FALLBACK.get(self.mode, "none")
+                    rejections += 1
                     continue
                 raise error from exc
-            return self._completion(response, structured=response_format is not None)
+            completion = self._completion(response, structured=response_format is not None)
+            completion.format_rejections = rejections
+            return completion
 
     def _completion(self, response: Any, *, structured: bool) -> Completion:
         choices = getattr(response, "choices", None) or []
