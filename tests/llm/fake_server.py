@@ -249,13 +249,16 @@ class FakeLLMServer:
 
     def _rejection(self, kind: str) -> dict[str, Any]:
         """The error body for a refused response format. With status 500 it is the one
-        llama-cpp-python's server (0.3.16) sends: its request validation error, wrapped as an
-        internal server error, naming ``response_format`` in the error's location."""
+        llama-cpp-python's server 0.3.16 sent (recorded here): its request validation error,
+        wrapped as an internal server error, naming ``response_format`` in its location."""
         if self.reject_status == 500:
             message = (
-                "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                "1 validation error:\n  {'type': 'literal_error', "
+                "'loc': ('body', 'response_format', 'type'), "
                 "'msg': \"Input should be 'text' or 'json_object'\", "
-                f"'input': '{kind}', 'ctx': {{'expected': \"'text' or 'json_object'\"}}}}]"
+                f"'input': '{kind}', 'ctx': {{'expected': \"'text' or 'json_object'\"}}}}\n\n"
+                '  File "llama_cpp/server/app.py", line 376, in create_chat_completion\n'
+                "    POST /v1/chat/completions"
             )
             return {
                 "error": {
