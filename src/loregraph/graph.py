@@ -22,6 +22,7 @@ from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.pipeline import IngestPipeline, document_id
 from loregraph.ingest.progress import Progress
 from loregraph.ingest.readers import iter_sources, read_records
+from loregraph.ingest.readlog import ReadLog
 from loregraph.ingest.report import IngestReport
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import DeleteReport, DocKind, Document, Entity, Relation, name_key
@@ -225,25 +226,45 @@ class AsyncGraph:
         self,
         *paths: str | Path,
         stdin: IO[str] | None = None,
+        stdin_id: str | None = None,
+        stdin_title: str | None = None,
         scope: str | None = None,
         progress: Progress | None = None,
     ) -> IngestReport:
-        """Ingest files, directories (``.txt``, ``.md``), JSON/JSONL record files or stdin.
+        """Ingest files, directories, JSON/JSONL record files or stdin (``"-"``).
 
-        Unchanged documents are skipped, changed ones replaced; each document is written in
-        one transaction. Input errors (a missing path, a binary file, invalid UTF-8) raise
-        :class:`~loregraph.errors.InputError` before anything of that input is written.
+        Folders are read for text and Markdown files (and PDF, Word, PowerPoint, Excel and
+        HTML with the ``docs`` extra); every file skipped is listed in the report's
+        ``skipped_inputs`` with the reason. A document piped in is identified by
+        ``stdin_id`` (else by the hash of its text) and titled ``stdin_title`` (else by its
+        first line). Unchanged documents are skipped, changed ones replaced; each document
+        is committed in its own transaction as soon as it is done. Errors in a file given
+        directly (binary, invalid UTF-8, no words) raise
+        :class:`~loregraph.errors.InputError` before anything of that file is written.
         """
         await self.open()
-        sources = iter_sources([str(p) for p in paths], stdin=stdin)
-        return await self.ingest_documents(sources, scope=scope, progress=progress)
+        log = ReadLog()
+        sources = iter_sources(
+            [str(p) for p in paths],
+            stdin=stdin,
+            stdin_id=stdin_id,
+            stdin_title=stdin_title,
+            log=log,
+        )
+        report = await self.ingest_documents(sources, scope=scope, progress=progress)
+        report.skipped_inputs = list(log.skipped)
+        return report
 
     async def ingest_records(
         self, path: str | Path, *, scope: str | None = None, progress: Progress | None = None
     ) -> IngestReport:
         """Ingest a JSON array or JSONL file of ``{"title", "text", "id"?, ...}`` records."""
         await self.open()
-        return await self.ingest_documents(read_records(Path(path)), scope=scope, progress=progress)
+        log = ReadLog()
+        records = read_records(Path(path), log=log)
+        report = await self.ingest_documents(records, scope=scope, progress=progress)
+        report.skipped_inputs = list(log.skipped)
+        return report
 
     async def ingest_text(
         self,

@@ -11,6 +11,7 @@ import pytest
 
 from loregraph.errors import EmptyInputError, InputError
 from loregraph.ingest.readers import iter_sources, read_path, read_records, read_stdin
+from loregraph.ingest.readlog import ReadLog
 
 CORPUS = Path("/work/shared/bench/2wikimultihopqa/corpus.json")
 
@@ -123,9 +124,14 @@ def test_directory_is_walked_recursively_sorted_skipping_hidden_and_other_files(
     _write(tmp_path / ".git" / "e.txt", "git internals")
     _write(tmp_path / "data.json", '[{"title": "x", "text": "y"}]')
     _write(tmp_path / "script.py", "print('hi')")
-    docs = list(read_path(tmp_path))
+    log = ReadLog()
+    docs = list(read_path(tmp_path, log=log))
     assert [d.title for d in docs] == ["Alpha", "b", "c", "d"]
     assert [d.text for d in docs] == ["# Alpha\nay", "bee", "see", "dee"]
+    skipped = {Path(s.where).name: s.why for s in log.skipped}
+    assert set(skipped) == {"data.json", "script.py"}  # hidden files are not listed
+    assert "give it to ingest directly" in skipped["data.json"]
+    assert "not a supported type (.py)" in skipped["script.py"]
 
 
 def test_symlink_loop_in_a_directory_is_walked_once(tmp_path: Path) -> None:
@@ -147,11 +153,35 @@ def test_binary_and_empty_files_in_a_directory_are_skipped_with_a_warning(
     assert "empty.md" in caplog.text
 
 
-def test_invalid_utf8_in_a_directory_is_still_an_error(tmp_path: Path) -> None:
+def test_invalid_utf8_in_a_directory_is_skipped_and_reported_like_binary(
+    tmp_path: Path,
+) -> None:
     _write(tmp_path / "ok.txt", "fine")
     _write(tmp_path / "zz.txt", b"caf\xe9")
+    _write(tmp_path / "dots.txt", " ... !!! \n")
+    log = ReadLog()
+    assert [d.text for d in read_path(tmp_path, log=log)] == ["fine"]
+    reasons = {Path(s.where).name: s.why for s in log.skipped}
+    assert reasons["zz.txt"].startswith("not valid UTF-8 (first bad byte at offset 3)")
+    assert "no words" in reasons["dots.txt"]
+
+
+def test_invalid_utf8_given_directly_is_still_an_error(tmp_path: Path) -> None:
+    path = _write(tmp_path / "zz.txt", b"caf\xe9")
     with pytest.raises(InputError, match=r"zz\.txt is not valid UTF-8"):
-        list(read_path(tmp_path))
+        list(read_path(path))
+
+
+@pytest.mark.parametrize("content", ["   \n\t", "... !!! --- ?", "\u3000\u3002"])
+def test_whitespace_or_punctuation_only_file_is_refused(tmp_path: Path, content: str) -> None:
+    path = _write(tmp_path / "blank.txt", content)
+    with pytest.raises(EmptyInputError, match="holds no words"):
+        list(read_path(path))
+
+
+def test_text_in_any_script_counts_as_words(tmp_path: Path) -> None:
+    (doc,) = read_path(_write(tmp_path / "zh.txt", "德古拉伯爵住在城堡里。"))
+    assert doc.text.startswith("德古拉")
 
 
 def test_directory_with_nothing_readable_names_it_and_the_extensions(tmp_path: Path) -> None:
@@ -176,7 +206,7 @@ def test_json_array_records(tmp_path: Path) -> None:
     first, second = read_path(path)
     assert (first.title, first.source, first.external_id) == (
         "Teutberga",
-        "corpus.json#0",
+        f"{path.resolve()}#0",
         None,
     )
     assert first.metadata == {"year": 875}
@@ -195,8 +225,40 @@ def test_jsonl_records_stream_and_skip_blank_lines_and_empty_text(
     path = _write(tmp_path / "memories.jsonl", "\n".join(lines) + "\n")
     with caplog.at_level(logging.WARNING):
         docs = list(read_records(path))
-    assert [(d.title, d.source) for d in docs] == [("One", "memories.jsonl#0"), ("r3", "r3")]
+    source = f"{path.resolve()}#0"
+    assert [(d.title, d.source) for d in docs] == [("One", source), ("r3", "r3")]
     assert "record 1" in caplog.text
+
+
+@pytest.mark.parametrize("name", ["notes.json", "notes.jsonl"])
+def test_json_array_and_jsonl_treat_an_empty_record_alike(tmp_path: Path, name: str) -> None:
+    records = [{"title": "A", "text": "alpha"}, {"title": "B", "text": " "}]
+    if name.endswith(".jsonl"):
+        content = "\n".join(json.dumps(r) for r in records)
+    else:
+        content = json.dumps(records)
+    log = ReadLog()
+    docs = list(read_records(_write(tmp_path / name, content), log=log))
+    assert [d.title for d in docs] == ["A"]
+    assert [s.why for s in log.skipped] == ["empty text"]
+    assert "record 1" in log.skipped[0].where
+
+
+def test_records_without_id_in_two_files_of_the_same_name_never_collide(
+    tmp_path: Path,
+) -> None:
+    one = _write(tmp_path / "d1" / "notes.jsonl", json.dumps({"text": "alpha"}))
+    two = _write(tmp_path / "d2" / "notes.jsonl", json.dumps({"text": "beta"}))
+    (a,) = read_records(one)
+    (b,) = read_records(two)
+    assert a.source != b.source
+    assert a.title == b.title == "notes.jsonl#0"
+
+
+def test_a_bad_record_rejects_the_file_before_any_record_is_handed_on(tmp_path: Path) -> None:
+    path = _write(tmp_path / "bad.jsonl", '{"text": "good"}\n{"title": "no text"}\n')
+    with pytest.raises(InputError, match="record 1"):
+        next(iter(read_records(path)))
 
 
 def test_json_file_holding_json_lines_or_a_single_object_is_accepted(tmp_path: Path) -> None:
@@ -250,7 +312,10 @@ def test_records_from_text_and_binary_streams() -> None:
     text_stream = io.StringIO('[{"title": "A", "text": "alpha"}]')
     assert [d.title for d in read_records(text_stream)] == ["A"]
     binary_stream = io.BytesIO(b'\n{"text": "x"}\n{"text": "y", "id": "b"}\n')
-    assert [d.source for d in read_records(binary_stream)] == ["stdin#0", "b"]
+    first, second = read_records(binary_stream)
+    assert first.source.startswith("stdin#sha256:") and second.source == "b"
+    again = read_records(io.BytesIO(b'{"text": "x"}\n'))
+    assert next(again).source == first.source  # the same text, the same identity
 
 
 @pytest.mark.skipif(not CORPUS.exists(), reason="benchmark corpus not present")
@@ -258,7 +323,7 @@ def test_benchmark_corpus_smoke() -> None:
     docs = read_records(CORPUS)
     first = next(docs)
     assert first.title and first.text
-    assert first.source == "corpus.json#0"
+    assert first.source == f"{CORPUS.resolve()}#0"
 
 
 # --- stdin and dispatch ------------------------------------------------------------------
@@ -266,9 +331,17 @@ def test_benchmark_corpus_smoke() -> None:
 
 def test_read_stdin_from_text_and_binary_streams() -> None:
     doc = read_stdin(io.StringIO("Renfield eats flies."))
-    assert (doc.title, doc.source, doc.text) == ("stdin", "stdin", "Renfield eats flies.")
-    named = read_stdin(io.BytesIO("naïve".encode()), title="note")
-    assert (named.title, named.text) == ("note", "naïve")
+    assert (doc.title, doc.text) == ("Renfield eats flies.", "Renfield eats flies.")
+    assert doc.source.startswith("stdin:sha256:")
+    other = read_stdin(io.StringIO("Lucy walks at night."))
+    assert other.source != doc.source  # two texts piped in never share an identity
+    named = read_stdin(io.BytesIO("naïve".encode()), title="note", doc_id="n-1")
+    assert (named.title, named.text, named.source, named.external_id) == (
+        "note",
+        "naïve",
+        "n-1",
+        "n-1",
+    )
 
 
 def test_read_stdin_errors() -> None:

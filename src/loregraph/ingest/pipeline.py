@@ -26,7 +26,7 @@ from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.normalize import normalize_type
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.relate import build_mentions, build_relations, surface_index
-from loregraph.ingest.report import DocumentFailure, IngestReport
+from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocument
 from loregraph.ingest.resolve import Resolver, cluster_candidates
 from loregraph.ingest.select import Selection, select_entities
 from loregraph.ingest.types import (
@@ -51,7 +51,10 @@ from loregraph.settings import Settings
 from loregraph.store.base import Store
 
 BATCH_DOCUMENTS = 64
-BATCH_CHARS = 400_000
+BATCH_CHARS = 50_000
+"""A batch closes before a document would take it past this many characters: short records
+share one NLP and embedding pass, while a long document is processed, and committed, on its
+own, so that a killed ingest keeps every document finished before the kill."""
 EMBED_STEP = 256
 """Texts per embedder call when embedding a batch (progress is reported after each call)."""
 
@@ -142,9 +145,12 @@ class IngestPipeline:
             if pending is None:
                 self.progress.advance("documents")
                 continue
+            if batch and chars + len(source.text) > BATCH_CHARS:
+                yield batch
+                batch, chars = [], 0
             batch.append(pending)
             chars += len(source.text)
-            if len(batch) >= BATCH_DOCUMENTS or chars >= BATCH_CHARS:
+            if len(batch) >= BATCH_DOCUMENTS:
                 yield batch
                 batch, chars = [], 0
         if batch:
@@ -157,7 +163,7 @@ class IngestPipeline:
             raise EmptyInputError(f"{source.source}: the document is empty (no text to ingest)")
         digest = content_hash(source.text)
         doc_id = document_id(scope, source.source)
-        same = await self.store.find_document(scope, content_hash=digest)
+        same = await self.store.find_document(scope, content_hash=digest, source=source.source)
         if same is not None and same.status == DocStatus.DONE:
             report.skipped += 1
             return None
@@ -195,6 +201,9 @@ class IngestPipeline:
             else:
                 if pending.replacing:
                     report.replaced += 1
+                    report.replaced_documents.append(
+                        ReplacedDocument(pending.source.source, pending.source.title)
+                    )
                 else:
                     report.ingested += 1
                 report.chunks += len(bundle.chunks)

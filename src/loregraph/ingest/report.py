@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from loregraph.ingest.readlog import SkippedInput
+
 if TYPE_CHECKING:
     from loregraph.llm.usage import StageUsage
 
@@ -15,6 +17,18 @@ class DocumentFailure:
 
     source: str
     error: str
+
+
+@dataclass(slots=True)
+class ReplacedDocument:
+    """A stored document that an input with the same identity replaced."""
+
+    source: str
+    title: str
+
+
+SUMMARY_LIST_LIMIT = 20
+"""Skipped inputs listed one per line in :meth:`IngestReport.summary` (all are in JSON)."""
 
 
 @dataclass(slots=True)
@@ -42,6 +56,8 @@ class IngestReport:
     merges: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     document_ids: list[str] = field(default_factory=list)
+    replaced_documents: list[ReplacedDocument] = field(default_factory=list)
+    skipped_inputs: list[SkippedInput] = field(default_factory=list)
     llm: dict[str, StageUsage] = field(default_factory=dict)
 
     def add_time(self, stage: str, seconds: float) -> None:
@@ -81,9 +97,23 @@ class IngestReport:
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
             lines.append(f"Time: {total:.1f}s ({stages}).")
         lines.extend(self._llm_lines())
+        for replaced in self.replaced_documents:
+            lines.append(f"Replaced: {replaced.title} ({replaced.source})")
+        lines.extend(self._skipped_lines())
         for failure in self.failed:
             lines.append(f"Failed: {failure.source}: {failure.error}")
         return "\n".join(lines)
+
+    def _skipped_lines(self) -> list[str]:
+        """One line per skipped file or record (the first :data:`SUMMARY_LIST_LIMIT`)."""
+        if not self.skipped_inputs:
+            return []
+        count = len(self.skipped_inputs)
+        lines = [f"Skipped {count} input{'s' if count != 1 else ''}:"]
+        lines += [f"  {s.where}: {s.why}" for s in self.skipped_inputs[:SUMMARY_LIST_LIMIT]]
+        if count > SUMMARY_LIST_LIMIT:
+            lines.append(f"  ... and {count - SUMMARY_LIST_LIMIT} more (--json lists them all)")
+        return lines
 
     def _llm_lines(self) -> list[str]:
         """The LLM totals (calls, cache, what was retried, repaired or dropped), then one
