@@ -169,9 +169,9 @@ def _read_file(path: Path) -> SourceDocument:
         data = path.read_bytes()
     except PermissionError:
         raise InputError(f"{path} cannot be read: permission denied.") from None
-    kind = binary_kind(data)
-    if kind is not None:
-        raise BinaryFileError(f"{path} is a binary file ({kind}), not text; {_BINARY_HINT}.")
+    binary = binary_kind(data)
+    if binary is not None:
+        raise BinaryFileError(f"{path} is a binary file ({binary}), not text; {_BINARY_HINT}.")
     text = decode(data, str(path))
     if not has_words(text):
         raise EmptyInputError(
