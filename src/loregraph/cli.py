@@ -21,11 +21,13 @@ import click
 from rich.console import Console
 
 from loregraph.answer.types import Answer
+from loregraph.cli_progress import PlainProgress, RichProgress
+from loregraph.cli_support import LoregraphGroup
 from loregraph.errors import EmptyStoreError, InputError, LoregraphError
 from loregraph.graph import AsyncGraph
 from loregraph.llm.settings import LLMSettings
 from loregraph.models import CO_OCCURS
-from loregraph.settings import PRESETS, ChunkSettings, Settings
+from loregraph.settings import MIN_BUDGET, PRESETS, ChunkSettings, Settings
 from loregraph.store.urls import store_for_url
 
 T = TypeVar("T")
@@ -43,6 +45,7 @@ class Context:
     preset: str | None
     llm: dict[str, Any] = dataclasses.field(default_factory=dict)
     mirror: str | None = None
+    quiet: bool = False
 
 
 def _fail(exc: LoregraphError) -> None:
@@ -78,8 +81,13 @@ def _run(
     *,
     must_exist: bool = True,
     settings: Settings | None = None,
+    writes: bool = False,
 ) -> T:
-    """Open the graph, run ``work`` on it, close it; turn loregraph errors into exit codes."""
+    """Open the graph, run ``work`` on it, close it; turn loregraph errors into exit codes.
+
+    A command that does not write (``writes=False``) opens an SQLite store read-only, so it
+    works on a file or folder the user may not write.
+    """
     import asyncio
 
     settings = settings or _settings(ctx)
@@ -90,7 +98,8 @@ def _run(
                 f"no database at {ctx.db}: ingest documents first "
                 f"(loregraph --db {ctx.db} ingest PATH)"
             )
-        graph = AsyncGraph(store_for_url(ctx.db, mirror=ctx.mirror), settings=settings)
+        store = store_for_url(ctx.db, mirror=ctx.mirror, read_only=not writes)
+        graph = AsyncGraph(store, settings=settings)
         try:
             await graph.open()
             return await work(graph)
@@ -107,11 +116,20 @@ def _run(
         sys.exit(130)
 
 
+def _progress(console: Console, off: bool) -> RichProgress | PlainProgress | None:
+    """Bars on a terminal, plain lines on stderr otherwise, nothing when ``off``."""
+    if off:
+        return None
+    if console.is_terminal:
+        return RichProgress(console)
+    return PlainProgress(sys.stderr)
+
+
 def _echo_json(payload: Any) -> None:
     click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LoregraphGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--db",
     envvar="LOREGRAPH_DB",
@@ -189,6 +207,13 @@ def _echo_json(payload: Any) -> None:
     default=None,
     help="Classify questions with seed 003's persona intents (relational, temporal...).",
 )
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    default=False,
+    help="No progress lines or bars on stderr (errors are still printed).",
+)
 @click.version_option(package_name="loregraph")
 @click.pass_context
 def main(
@@ -207,11 +232,13 @@ def main(
     prompts_dir: str | None,
     gleaning: int | None,
     persona_intents: bool | None,
+    quiet: bool,
 ) -> None:
     """loregraph: documents and memories to a knowledge graph, answered with citations.
 
     With no LLM configured everything runs offline. Configure one with the --llm-* options
-    or LOREGRAPH_LLM_* variables (PROVIDER, MODEL, BASE_URL, API_KEY, ...).
+    or LOREGRAPH_LLM_* variables (PROVIDER, MODEL, BASE_URL, API_KEY, ...). The options
+    above may also follow the command (loregraph ingest notes --scope work).
     """
     overrides = {
         "provider": llm_provider,
@@ -226,18 +253,35 @@ def main(
         "persona_intents": persona_intents,
     }
     llm = {k: v for k, v in overrides.items() if v is not None}
-    click_ctx.obj = Context(db=db, scope=scope, preset=preset, llm=llm, mirror=mirror)
+    click_ctx.obj = Context(db=db, scope=scope, preset=preset, llm=llm, mirror=mirror, quiet=quiet)
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--chunk-size", type=int, default=None, help="Chunk size (default 1000).")
-@click.option("--chunk-overlap", type=int, default=None, help="Chunk overlap (default 200).")
+@click.option(
+    "--chunk-size", type=click.IntRange(min=1), default=None, help="Chunk size (default 1000)."
+)
+@click.option(
+    "--chunk-overlap",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Chunk overlap (default 200; less than the chunk size).",
+)
 @click.option(
     "--chunk-unit",
     type=click.Choice(["chars", "tokens"]),
     default=None,
     help="Count chunk size in characters or tokens.",
+)
+@click.option(
+    "--id",
+    "doc_id",
+    default=None,
+    help="Identity of the document read from stdin (-): ingesting the same id again "
+    "replaces it. Default: the hash of its text.",
+)
+@click.option(
+    "--title", default=None, help="Title of the document read from stdin (default: its first line)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_obj
@@ -247,30 +291,37 @@ def ingest(
     chunk_size: int | None,
     chunk_overlap: int | None,
     chunk_unit: str | None,
+    doc_id: str | None,
+    title: str | None,
     as_json: bool,
 ) -> None:
-    """Ingest files, directories (.txt, .md), JSON/JSONL records, or - for stdin.
+    """Ingest files, folders, JSON/JSONL records, or - for stdin.
 
-    Unchanged documents are skipped; changed ones are replaced; an interrupted run resumes.
+    Folders are read for .txt and .md files, and PDF, Word, PowerPoint, Excel and HTML
+    files with loregraph[docs] installed; every file skipped is listed with the reason.
+    Unchanged documents are skipped, changed ones replaced (the report names them); each
+    document is committed when it is done, so an interrupted run keeps them and resumes.
     """
     for path in paths:
         if path != "-" and not Path(path).exists():
             click.echo(f"error: no such file or directory: {path}", err=True)
             sys.exit(InputError.exit_code)
+    if (doc_id is not None or title is not None) and "-" not in paths:
+        raise click.UsageError("--id and --title name a document read from stdin: add - to PATHS")
     settings = _settings(ctx, size=chunk_size, overlap=chunk_overlap, unit=chunk_unit)
     console = Console(stderr=True)
 
     async def work(graph: AsyncGraph) -> Any:
-        from loregraph.cli_progress import RichProgress
-
-        bars = RichProgress(console) if console.is_terminal and not as_json else None
-        if bars is not None and graph.usage is not None:
-            bars.watch(graph.usage)
-        with bars if bars is not None else nullcontext():
+        progress = _progress(console, ctx.quiet or as_json)
+        if isinstance(progress, RichProgress) and graph.usage is not None:
+            progress.watch(graph.usage)
+        with progress if progress is not None else nullcontext():
             stdin = sys.stdin if "-" in paths else None
-            return await graph.ingest(*paths, stdin=stdin, progress=bars)
+            return await graph.ingest(
+                *paths, stdin=stdin, stdin_id=doc_id, stdin_title=title, progress=progress
+            )
 
-    report = _run(ctx, work, must_exist=False, settings=settings)
+    report = _run(ctx, work, must_exist=False, settings=settings, writes=True)
     if as_json:
         _echo_json(report.to_dict())
     else:
@@ -328,7 +379,12 @@ def ask(ctx: Context, question: str, as_json: bool) -> None:
     show_default=True,
     help="Context layout.",
 )
-@click.option("--budget", type=int, default=None, help="Token budget (default 4000).")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=MIN_BUDGET),
+    default=None,
+    help=f"Token budget (default 4000; at least {MIN_BUDGET}).",
+)
 @click.pass_obj
 def context(ctx: Context, question: str, fmt: str, budget: int | None) -> None:
     """Print the graph-augmented context an LLM would receive for QUESTION."""
@@ -342,7 +398,14 @@ def context(ctx: Context, question: str, fmt: str, budget: int | None) -> None:
 )
 @click.option("--entities", "kind", flag_value="entities", help="Rank entities.")
 @click.option("--relations", "kind", flag_value="relations", help="Rank relations.")
-@click.option("--limit", "-k", type=int, default=10, show_default=True, help="How many results.")
+@click.option(
+    "--limit",
+    "-k",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="How many results (at least 1).",
+)
 @click.option(
     "--batch",
     type=click.Path(exists=True, dir_okay=False),
@@ -407,7 +470,9 @@ def _search_batch(ctx: Context, path: Path, kind: str, limit: int) -> None:
     show_default=True,
     help="Sort order.",
 )
-@click.option("--limit", "-n", type=int, default=30, show_default=True, help="How many.")
+@click.option(
+    "--limit", "-n", type=click.IntRange(min=1), default=30, show_default=True, help="How many."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
 def entities(ctx: Context, entity_type: str | None, order: str, limit: int, as_json: bool) -> None:
@@ -435,7 +500,14 @@ def entities(ctx: Context, entity_type: str | None, order: str, limit: int, as_j
 
 @main.command()
 @click.argument("name")
-@click.option("--limit", "-n", type=int, default=25, show_default=True, help="How many relations.")
+@click.option(
+    "--limit",
+    "-n",
+    type=click.IntRange(min=1),
+    default=25,
+    show_default=True,
+    help="How many relations.",
+)
 @click.option(
     "--co-occurrence/--no-co-occurrence",
     default=False,
@@ -499,11 +571,28 @@ def entity(ctx: Context, name: str, limit: int, co_occurrence: bool, as_json: bo
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_obj
 def stats(ctx: Context, as_json: bool) -> None:
-    """Counts of documents, chunks, entities, relations and mentions."""
-    st = _run(ctx, lambda g: g.stats())
+    """Counts of documents, chunks, entities, relations and mentions in the scope."""
+
+    async def work(graph: AsyncGraph) -> tuple[Any, dict[str, Any]]:
+        st = await graph.stats()
+        others = await graph.scopes() if st.documents == 0 else {}
+        return st, others
+
+    st, others = _run(ctx, work)
     if as_json:
         _echo_json(dataclasses.asdict(st))
         return
+    scope = ctx.scope or _settings(ctx).scope
+    if st.documents == 0 and others:
+        listed = ", ".join(
+            f"{name} ({o.documents} document{'s' if o.documents != 1 else ''})"
+            for name, o in others.items()
+        )
+        click.echo(
+            f"scope {scope!r} holds no documents; scopes with data: {listed}. "
+            "Choose one with --scope NAME (see loregraph scopes).",
+            err=True,
+        )
     click.echo(
         f"documents {st.documents}  chunks {st.chunks}  entities {st.entities}  "
         f"relations {st.relations}  mentions {st.mentions}  "
@@ -522,7 +611,28 @@ def stats(ctx: Context, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("path", type=click.Path(dir_okay=False, writable=True))
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_obj
+def scopes(ctx: Context, as_json: bool) -> None:
+    """List the scopes that hold data, with their counts."""
+    found = _run(ctx, lambda g: g.scopes())
+    if as_json:
+        _echo_json({name: dataclasses.asdict(st) for name, st in found.items()})
+        return
+    if not found:
+        click.echo("no scope holds any data yet")
+        return
+    width = max(len(name) for name in found)
+    click.echo(f"{'scope':<{width}}  documents  chunks  entities  relations")
+    for name, st in found.items():
+        click.echo(
+            f"{name:<{width}}  {st.documents:>9}  {st.chunks:>6}  {st.entities:>8}  "
+            f"{st.relations:>9}"
+        )
+
+
+@main.command()
+@click.argument("path")
 @click.option(
     "--format",
     "fmt",
@@ -532,8 +642,13 @@ def stats(ctx: Context, as_json: bool) -> None:
 )
 @click.pass_obj
 def export(ctx: Context, path: str, fmt: str | None) -> None:
-    """Export the graph as JSON or GraphML."""
+    """Export the graph as JSON or GraphML to PATH (- for standard output)."""
     chosen = fmt or ("graphml" if path.lower().endswith(".graphml") else "json")
+    if path == "-":
+        out = sys.stdout.buffer
+        count = _run(ctx, lambda g: g.export(out, format=chosen))  # type: ignore[arg-type]
+        click.echo(f"wrote {count} entities to standard output ({chosen})", err=True)
+        return
     count = _run(ctx, lambda g: g.export(path, format=chosen))  # type: ignore[arg-type]
     click.echo(f"wrote {count} entities to {path} ({chosen})")
 
@@ -559,11 +674,10 @@ def copy_command(
     """
     import asyncio
 
-    from loregraph.cli_progress import RichProgress
     from loregraph.copy import copy_locations
 
-    console = Console(stderr=True)
-    bars = RichProgress(console) if console.is_terminal and not as_json else None
+    quiet = bool(click.get_current_context().find_root().params.get("quiet"))
+    bars = _progress(Console(stderr=True), quiet or as_json)
 
     async def work() -> Any:
         with bars if bars is not None else nullcontext():
@@ -592,7 +706,7 @@ def copy_command(
 @click.pass_obj
 def delete(ctx: Context, document: str) -> None:
     """Delete a DOCUMENT (id, source path or title) and exactly what only it supported."""
-    report = _run(ctx, lambda g: g.delete(document))
+    report = _run(ctx, lambda g: g.delete(document), writes=True)
     click.echo(
         f"deleted {report.document_id}: {report.chunks} chunks, {report.mentions} mentions, "
         f"{report.entities_removed} entities and {report.relations_removed} relations removed, "

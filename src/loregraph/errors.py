@@ -53,3 +53,9 @@ class StoreError(LoregraphError):
     """A store that cannot be opened or used: not a database, not loregraph's, corrupt, locked."""
 
     exit_code = 7
+
+
+class StorePermissionError(StoreError):
+    """A store that cannot be created, read or written for lack of permission."""
+
+    exit_code = 8

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 from xml.etree import ElementTree as ET
 
 from loregraph.models import Entity, Relation
@@ -44,9 +46,10 @@ def _relation_record(rel: Relation) -> dict[str, Any]:
 
 
 async def export_graph(
-    store: Store, scope: str, path: Path, fmt: Literal["json", "graphml"]
+    store: Store, scope: str, path: Path | IO[bytes], fmt: Literal["json", "graphml"]
 ) -> int:
-    """Write every entity and relation of ``scope`` to ``path``; returns the entity count."""
+    """Write every entity and relation of ``scope`` to ``path`` (a file, written whole or
+    not at all, or a binary stream such as stdout's buffer); returns the entity count."""
     entities = [_entity_record(e) async for e in store.iter_entities(scope)]
     relations = [_relation_record(r) async for r in store.iter_relations(scope)]
     if fmt == "json":
@@ -60,15 +63,28 @@ async def export_graph(
             "entities": entities,
             "relations": relations,
         }
-        path.write_text(json.dumps(payload, ensure_ascii=False, indent=1), encoding="utf-8")
+        data = json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8")
     else:
-        _write_graphml(path, entities, relations)
+        data = _graphml(entities, relations)
+    if isinstance(path, Path):
+        _write_atomically(path, data)
+    else:
+        path.write(data)
+        path.flush()
     return len(entities)
 
 
-def _write_graphml(
-    path: Path, entities: list[dict[str, Any]], relations: list[dict[str, Any]]
-) -> None:
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _graphml(entities: list[dict[str, Any]], relations: list[dict[str, Any]]) -> bytes:
     ET.register_namespace("", GRAPHML_NS)
     root = ET.Element(f"{{{GRAPHML_NS}}}graphml")
     keys = [
@@ -103,4 +119,6 @@ def _write_graphml(
         values = {**rel, "rel_type": rel["type"]}
         for name in ("rel_type", "fact", "weight", "confidence"):
             ET.SubElement(edge, f"{{{GRAPHML_NS}}}data", {"key": name}).text = str(values[name])
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    buffer = io.BytesIO()
+    ET.ElementTree(root).write(buffer, encoding="utf-8", xml_declaration=True)
+    return buffer.getvalue()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Type
 
 from loregraph.answer.extractive import Answer, extractive_answer
 from loregraph.embed.base import Embedder
-from loregraph.errors import EmptyStoreError, NotFoundError
+from loregraph.errors import EmptyStoreError, InputError, NotFoundError
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.pipeline import IngestPipeline, document_id
 from loregraph.ingest.progress import Progress
@@ -25,11 +26,19 @@ from loregraph.ingest.readers import iter_sources, read_records
 from loregraph.ingest.readlog import ReadLog
 from loregraph.ingest.report import IngestReport
 from loregraph.ingest.types import SourceDocument
-from loregraph.models import DeleteReport, DocKind, Document, Entity, Relation, name_key
+from loregraph.models import (
+    DeleteReport,
+    DocKind,
+    Document,
+    Entity,
+    Relation,
+    StoreStats,
+    name_key,
+)
 from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.result import RetrievalResult
-from loregraph.settings import RetrievalSettings, Settings, preset
+from loregraph.settings import RetrievalSettings, Settings, check_budget, check_limit, preset
 from loregraph.store.base import Store
 from loregraph.streaming import BlockingStreamedAnswer, StreamedAnswer
 
@@ -345,6 +354,7 @@ class AsyncGraph:
         scope: str | None = None,
     ) -> str:
         """A token-budgeted context for an LLM prompt, in the chosen format."""
+        check_budget(budget)
         result = await self.retrieve(question, preset=preset, scope=scope)
         return format_context(result, format, budget)
 
@@ -384,6 +394,7 @@ class AsyncGraph:
         scope: str | None = None,
     ) -> list[SearchHit]:
         """Ranked documents, entities or relations for a query."""
+        check_limit(limit)
         result = await self.retrieve(query, preset=preset, scope=scope)
         if kind == "documents":
             return [
@@ -430,6 +441,7 @@ class AsyncGraph:
         scope: str | None = None,
     ) -> list[Entity]:
         """Entities of the scope, most mentioned first (or by ``degree`` or ``name``)."""
+        check_limit(limit)
         await self.open()
         return await self.store.list_entities(
             scope or self.settings.scope, entity_type=entity_type, order=order, limit=limit
@@ -458,6 +470,7 @@ class AsyncGraph:
         self, name: str, *, limit: int | None = 50, scope: str | None = None
     ) -> EntityView:
         """An entity with its relations and their evidence passages, heaviest first."""
+        check_limit(limit)
         found = await self.find_entity(name, scope=scope)
         relations = await self.store.entity_relations(found.id, limit=limit)
         other = {r.source_id for r in relations} | {r.target_id for r in relations}
@@ -469,10 +482,15 @@ class AsyncGraph:
         await self.open()
         return await self.store.list_documents(scope or self.settings.scope)
 
-    async def stats(self, *, scope: str | None = None) -> Any:
+    async def stats(self, *, scope: str | None = None) -> StoreStats:
         """Counts of documents, chunks, entities, relations and mentions."""
         await self.open()
         return await self.store.stats(scope or self.settings.scope)
+
+    async def scopes(self) -> dict[str, StoreStats]:
+        """Every scope that holds data, with its counts, by name."""
+        await self.open()
+        return {name: await self.store.stats(name) for name in sorted(await self.store.scopes())}
 
     async def delete(self, ref: str, *, scope: str | None = None) -> DeleteReport:
         """Delete a document (by id, source path or exact title) and exactly what only it
@@ -508,19 +526,34 @@ class AsyncGraph:
 
     async def export(
         self,
-        path: str | Path,
+        path: str | Path | IO[bytes],
         *,
         format: Literal["json", "graphml"] = "json",
         scope: str | None = None,
     ) -> int:
-        """Write the scope's graph to a JSON or GraphML file; returns the entity count."""
+        """Write the scope's graph to a JSON or GraphML file (or a binary stream); returns
+        the entity count. A file is written whole or not at all."""
         from loregraph.export import export_graph
 
+        target = path if not isinstance(path, str | Path) else Path(path)
+        if isinstance(target, Path):
+            _check_writable_target(target)
         await self.open()
         scope = scope or self.settings.scope
         if (await self.store.stats(scope)).documents == 0:
             raise EmptyStoreError(f"scope {scope!r} holds no documents: nothing to export")
-        return await export_graph(self.store, scope, Path(path), format)
+        return await export_graph(self.store, scope, target, format)
+
+
+def _check_writable_target(path: Path) -> None:
+    """Raise :class:`InputError` when ``path`` cannot be written as a new or replaced file."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise InputError(f"cannot write {path}: it is a folder; give a file name")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(f"cannot write {path}: permission denied")
 
 
 P = ParamSpec("P")
@@ -606,6 +639,7 @@ class Graph:
     entity = _blocking(AsyncGraph.entity)
     documents = _blocking(AsyncGraph.documents)
     stats = _blocking(AsyncGraph.stats)
+    scopes = _blocking(AsyncGraph.scopes)
     delete = _blocking(AsyncGraph.delete)
     export = _blocking(AsyncGraph.export)
 

@@ -62,6 +62,24 @@ class ResolutionSettings:
     use_embeddings: bool = True
 
 
+MIN_BUDGET = 100
+"""The smallest context token budget accepted: less holds no useful passage."""
+
+
+def check_budget(budget: int | None) -> None:
+    """Raise :class:`ConfigError` for a token budget below :data:`MIN_BUDGET`."""
+    if budget is not None and budget < MIN_BUDGET:
+        raise ConfigError(
+            f"a token budget of {budget} is too small: give at least {MIN_BUDGET} tokens"
+        )
+
+
+def check_limit(limit: int | None, what: str = "limit") -> None:
+    """Raise :class:`ConfigError` for a result count below 1 (``None`` means no limit)."""
+    if limit is not None and limit < 1:
+        raise ConfigError(f"{what} must be at least 1, got {limit}")
+
+
 @dataclass(frozen=True, slots=True)
 class RetrievalSettings:
     """Which retrieval stages run and how far they reach. Use :data:`PRESETS` for names."""

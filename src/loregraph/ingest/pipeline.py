@@ -175,7 +175,10 @@ class IngestPipeline:
     # ------------------------------------------------------------------ processing
     async def _process_batch(self, batch: list[_Pending], scope: str, report: IngestReport) -> None:
         started = time.perf_counter()
+        self.progress.start("extract", len(batch))
         results = await self._extract(batch)
+        self.progress.advance("extract", len(batch))
+        self.progress.finish("extract")
         report.add_time("extract", time.perf_counter() - started)
 
         started = time.perf_counter()

@@ -10,7 +10,9 @@ from loregraph.store.base import Store
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 
-def store_for_url(location: str | Path, *, mirror: str | None = None) -> Store:
+def store_for_url(
+    location: str | Path, *, mirror: str | None = None, read_only: bool = False
+) -> Store:
     """An unopened store for ``location``.
 
     * a path, ``:memory:`` or ``sqlite://path``: :class:`~loregraph.store.sqlite.SqliteStore`;
@@ -23,11 +25,14 @@ def store_for_url(location: str | Path, *, mirror: str | None = None) -> Store:
     entities and relations into that graph database for traversal
     (:class:`~loregraph.store.mirror.MirroredStore`).
 
+    ``read_only`` opens an SQLite file for reading only (it must exist): for queries on a
+    store the user may not write. Server stores ignore it.
+
     Raises :class:`ConfigError` for any other URL scheme (or a mirror that is not a Cypher
     URL, or a Cypher store mirrored into another) and :class:`DependencyError` when the
     backend's driver is not installed.
     """
-    primary = _store(location)
+    primary = _store(location, read_only)
     if mirror is None:
         return primary
     from loregraph.store.cypher import CypherStore, is_cypher_url
@@ -43,14 +48,14 @@ def store_for_url(location: str | Path, *, mirror: str | None = None) -> Store:
     return MirroredStore(primary, CypherStore(mirror))
 
 
-def _store(location: str | Path) -> Store:
+def _store(location: str | Path, read_only: bool = False) -> Store:
     text = str(location)
     scheme, sep, _ = text.partition("://")
     if not sep or isinstance(location, Path):
-        return _sqlite(text)
+        return _sqlite(text, read_only)
     scheme = scheme.lower()
     if scheme == "sqlite":
-        return _sqlite(text[len("sqlite://") :])
+        return _sqlite(text[len("sqlite://") :], read_only)
     if scheme in POSTGRES_SCHEMES:
         try:
             from loregraph.store.postgres import PostgresStore
@@ -71,7 +76,7 @@ def _store(location: str | Path) -> Store:
     )
 
 
-def _sqlite(path: str) -> Store:
+def _sqlite(path: str, read_only: bool = False) -> Store:
     from loregraph.store.sqlite import SqliteStore
 
-    return SqliteStore(path)
+    return SqliteStore(path, read_only=read_only)

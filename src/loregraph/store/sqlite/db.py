@@ -7,6 +7,7 @@ them: one connection, one writer, no interleaving); the event loop only awaits t
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -15,13 +16,23 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Concatenate, ParamSpec, TypeVar
 
-from loregraph.errors import LoregraphError, StoreError
-from loregraph.store.sqlite.schema import ensure_schema
+from loregraph.errors import LoregraphError, StoreError, StorePermissionError
+from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.sqlite.schema import ensure_schema, ensure_schema_version, read_version
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 MEMORY = ":memory:"
+
+READ_PRAGMAS = (
+    "PRAGMA query_only = ON",
+    "PRAGMA busy_timeout = 10000",
+    "PRAGMA temp_store = MEMORY",
+    "PRAGMA cache_size = -524288",
+    "PRAGMA mmap_size = 4294967296",
+)
+"""Pragmas of a read-only connection (none of them writes to the file)."""
 
 PRAGMAS = (
     "PRAGMA journal_mode = WAL",
@@ -36,23 +47,36 @@ PRAGMAS = (
 )
 
 
-def connect(path: str) -> tuple[sqlite3.Connection, int]:
+def connect(path: str, read_only: bool = False) -> tuple[sqlite3.Connection, int]:
     """Open ``path``, apply the pragmas, create or migrate the schema; return (conn, version).
 
-    Raises :class:`StoreError` when the path is not a usable SQLite database and
-    :class:`~loregraph.errors.SchemaVersionError` when it is newer than this code.
+    With ``read_only`` the file is opened for reading only (it must exist), so that a store
+    the user may not write (or in a folder they may not write) can still be queried; a
+    store of an older schema is first upgraded if the file can be written.
+
+    Raises :class:`StoreError` when the path is not a usable SQLite database,
+    :class:`StorePermissionError` when it cannot be created or written for lack of
+    permission, and :class:`~loregraph.errors.SchemaVersionError` when it is newer than this
+    code.
     """
+    if read_only and path != MEMORY:
+        return _connect_read_only(path)
     if path != MEMORY:
         target = Path(path)
         if target.is_dir():
             raise StoreError(f"the store path {path} is a directory, not a file")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except PermissionError:
+            raise StorePermissionError(
+                f"cannot create the folder {target.parent} for the store: permission denied"
+            ) from None
     try:
         conn = sqlite3.connect(
             path, check_same_thread=False, isolation_level=None, cached_statements=512
         )
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the store {path}: {exc}") from exc
+        raise _open_error(path, exc) from exc
     try:
         for pragma in PRAGMAS:
             conn.execute(pragma)
@@ -62,10 +86,86 @@ def connect(path: str) -> tuple[sqlite3.Connection, int]:
         raise
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(
-            f"cannot open the store {path}: {exc}; is it an SQLite file written by loregraph?"
-        ) from exc
+        raise _open_error(path, exc) from exc
     return conn, version
+
+
+def _connect_read_only(path: str) -> tuple[sqlite3.Connection, int]:
+    target = Path(path).resolve()
+    if not target.is_file():
+        raise StoreError(f"no store file at {path}")
+    if not os.access(target, os.R_OK):
+        raise StorePermissionError(f"cannot read the store {path}: permission denied")
+    last: sqlite3.Error | None = None
+    # a WAL store needs its -shm file; where it cannot be created (a read-only folder), the
+    # file is opened as immutable, which reads it without any lock or side file
+    for flags in ("mode=ro", "mode=ro&immutable=1"):
+        uri = f"{target.as_uri()}?{flags}"
+        try:
+            conn = sqlite3.connect(
+                uri,
+                uri=True,
+                check_same_thread=False,
+                isolation_level=None,
+                cached_statements=512,
+            )
+        except sqlite3.Error as exc:
+            last = exc
+            continue
+        try:
+            for pragma in READ_PRAGMAS:
+                conn.execute(pragma)
+            version = read_version(conn)
+        except LoregraphError:
+            conn.close()
+            raise
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            last = exc
+            continue
+        if version is None:
+            conn.close()
+            raise StoreError(f"the store {path} is empty: ingest documents first")
+        if version > SCHEMA_VERSION:
+            conn.close()
+            ensure_schema_version(version)
+        if version < SCHEMA_VERSION:
+            conn.close()
+            if not os.access(target, os.W_OK) or not os.access(target.parent, os.W_OK):
+                raise StorePermissionError(
+                    f"the store {path} uses schema version {version} and must be upgraded "
+                    f"to {SCHEMA_VERSION} once by a user who may write it"
+                )
+            upgraded, _ = connect(path)  # migrate, then read through a read-only connection
+            upgraded.close()
+            return _connect_read_only(path)
+        return conn, version
+    assert last is not None
+    raise _open_error(path, last) from last
+
+
+def _open_error(path: str, exc: sqlite3.Error) -> StoreError:
+    """The error to show for a store that could not be opened or written."""
+    text = str(exc)
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if "readonly" in text or "read-only" in text:
+        return StorePermissionError(
+            f"cannot write the store {path}: the file (or its folder) is read-only for this "
+            "user; read commands still work, writes need write permission"
+        )
+    if "unable to open" in text:
+        if not target.exists() and not os.access(folder, os.W_OK):
+            return StorePermissionError(
+                f"cannot create the store {path}: the folder {folder} is not writable "
+                "(permission denied)"
+            )
+        if target.exists() and not os.access(target, os.R_OK):
+            return StorePermissionError(f"cannot read the store {path}: permission denied")
+        return StoreError(f"cannot open the store {path}: {text}")
+    return StoreError(
+        f"cannot open the store {path}: {text}; is it an SQLite file written by loregraph?"
+    )
 
 
 @contextmanager
@@ -84,8 +184,9 @@ def transaction(conn: sqlite3.Connection, *, write: bool = True) -> Iterator[Non
 class Database:
     """A connection and the worker thread that uses it."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
         self._conn: sqlite3.Connection | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
@@ -103,7 +204,9 @@ class Database:
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="loregraph-sqlite")
         loop = asyncio.get_running_loop()
         try:
-            self._conn, self.version = await loop.run_in_executor(executor, connect, self.path)
+            self._conn, self.version = await loop.run_in_executor(
+                executor, connect, self.path, self.read_only
+            )
         except BaseException:
             executor.shutdown(wait=False)
             raise
@@ -147,6 +250,11 @@ class Database:
 
         def call() -> T:
             with self._lock:
-                return fn(conn, *args, **kwargs)
+                try:
+                    return fn(conn, *args, **kwargs)
+                except sqlite3.OperationalError as exc:
+                    if "readonly" in str(exc) or "read-only" in str(exc):
+                        raise _open_error(self.path, exc) from exc
+                    raise
 
         return await asyncio.get_running_loop().run_in_executor(executor, call)

@@ -226,6 +226,15 @@ def read_version(conn: sqlite3.Connection) -> int | None:
     return int(row[0])
 
 
+def ensure_schema_version(version: int) -> None:
+    """Raise :class:`SchemaVersionError` for a store written by a newer loregraph."""
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"this store was written with schema version {version}, but this loregraph "
+            f"only knows version {SCHEMA_VERSION}: upgrade loregraph to open it"
+        )
+
+
 def ensure_schema(conn: sqlite3.Connection) -> int:
     """Create the schema in an empty database or migrate an older one; return the version.
 
@@ -241,11 +250,8 @@ def ensure_schema(conn: sqlite3.Connection) -> int:
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
             )
             version = SCHEMA_VERSION
-        elif version > SCHEMA_VERSION:
-            raise SchemaVersionError(
-                f"this store was written with schema version {version}, but this loregraph "
-                f"only knows version {SCHEMA_VERSION}: upgrade loregraph to open it"
-            )
+        else:
+            ensure_schema_version(version)
         while version < SCHEMA_VERSION:
             migrate = MIGRATIONS.get(version)
             if migrate is None:

@@ -59,9 +59,10 @@ class SqliteStore(Store):
     >>> async with store: ...            # doctest: +SKIP
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = path if path == MEMORY else str(Path(path).expanduser())
-        self._db = Database(str(self.path))
+        self.read_only = read_only
+        self._db = Database(str(self.path), read_only=read_only)
         self._vectors = VectorIndexCache()
         self._names: VersionedCache[NameIndex] = VersionedCache()
 

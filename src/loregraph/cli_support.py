@@ -1,0 +1,135 @@
+"""The command line's frame: global options anywhere, and one message instead of a traceback.
+
+:class:`LoregraphGroup` lets the global options (``--db``, ``--scope``, ``--preset``,
+``--llm-*``, ...) be written after the command as well as before it
+(``loregraph ingest notes --scope work``), unless the command has an option of the same
+name. Every error a command meets ends as one line on stderr and an exit code of its own:
+loregraph's errors carry theirs, files that cannot be read or written exit 2 (input) or 8
+(permission), and anything unexpected exits 70 with a request to report it
+(``LOREGRAPH_DEBUG=1`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import click
+
+from loregraph.errors import InputError, LoregraphError
+
+PERMISSION_EXIT = 8
+"""Exit code when a file or folder cannot be read or written for lack of permission."""
+INTERNAL_EXIT = 70
+"""Exit code of an unexpected error (a defect in loregraph)."""
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with ``code``."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def fail_on(exc: BaseException) -> NoReturn:
+    """Turn any exception into one message and its exit code."""
+    if isinstance(exc, LoregraphError):
+        fail(str(exc), exc.exit_code)
+    if isinstance(exc, PermissionError):
+        where = f" {exc.filename}" if exc.filename else ""
+        fail(f"permission denied:{where}; check who may read and write it", PERMISSION_EXIT)
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        reason = exc.strerror or str(exc)
+        code = InputError.exit_code if exc.errno in _INPUT_ERRNOS else INTERNAL_EXIT
+        fail(f"{where}{reason.lower()}", code)
+    if os.environ.get("LOREGRAPH_DEBUG"):
+        raise exc
+    fail(
+        f"unexpected {type(exc).__name__}: {exc}. This is a defect in loregraph; please report "
+        "it with the command you ran (LOREGRAPH_DEBUG=1 shows the traceback).",
+        INTERNAL_EXIT,
+    )
+
+
+_INPUT_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.EROFS}
+
+
+class LoregraphGroup(click.Group):
+    """A group whose options may follow the command, and whose commands never print a
+    traceback."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_group_options(self, ctx, args))
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except Exception as exc:
+            fail_on(exc)
+
+
+def _takes_value(param: click.Parameter) -> bool:
+    return isinstance(param, click.Option) and not param.is_flag and not param.count
+
+
+def _option_names(params: Sequence[click.Parameter]) -> dict[str, click.Parameter]:
+    names: dict[str, click.Parameter] = {}
+    for param in params:
+        if isinstance(param, click.Option):
+            for name in (*param.opts, *param.secondary_opts):
+                names[name] = param
+    return names
+
+
+def hoist_group_options(group: click.Group, ctx: click.Context, args: list[str]) -> list[str]:
+    """``args`` with the group's options that follow the command moved before it.
+
+    An option the command defines itself stays where it is (``copy --scope``).
+    """
+    group_opts = _option_names(group.params)
+    position = 0
+    while position < len(args):  # find the command: the first token that is not an option
+        token = args[position]
+        if token == "--" or not token.startswith("-"):
+            break
+        name = token.split("=", 1)[0]
+        param = group_opts.get(name)
+        position += 2 if param is not None and _takes_value(param) and "=" not in token else 1
+    if position >= len(args) or args[position] == "--":
+        return args
+    command = group.get_command(ctx, args[position])
+    if command is None:
+        return args
+    own = _option_names(command.params)
+    before, after = list(args[: position + 1]), []
+    rest = args[position + 1 :]
+    index = 0
+    while index < len(rest):
+        token = rest[index]
+        if token == "--":
+            after.extend(rest[index:])
+            break
+        name = token.split("=", 1)[0]
+        if name in own:
+            width = 2 if _takes_value(own[name]) and "=" not in token else 1
+            after.extend(rest[index : index + width])
+            index += width
+            continue
+        param = group_opts.get(name)
+        if param is not None and name not in ("--help", "-h", "--version"):
+            width = 2 if _takes_value(param) and "=" not in token else 1
+            before[position:position] = rest[index : index + width]
+            position += width
+            index += width
+            continue
+        after.append(token)
+        index += 1
+    return before + after
