@@ -196,8 +196,11 @@ class IngestPipeline:
             try:
                 if isinstance(result, BaseException):
                     raise result
-                bundle = await self._build(pending, result, chunk_vectors, scope, report)
+                bundle, new_entities = await self._build(
+                    pending, result, chunk_vectors, scope, report
+                )
                 with _timer(report, "write"):
+                    known = await self.store.get_relations([r.id for r in bundle.relations])
                     await self.store.write_document(bundle)
             except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
                 report.failed.append(DocumentFailure(pending.source.source, _describe(exc)))
@@ -209,7 +212,7 @@ class IngestPipeline:
                     )
                 else:
                     report.ingested += 1
-                report.chunks += len(bundle.chunks)
+                _count(report, bundle, new_entities, len(bundle.relations) - len(known))
                 report.characters += len(pending.source.text)
                 report.document_ids.append(pending.doc_id)
             self.progress.advance("documents")
@@ -279,7 +282,8 @@ class IngestPipeline:
         chunk_vectors: np.ndarray,
         scope: str,
         report: IngestReport,
-    ) -> DocumentBundle:
+    ) -> tuple[DocumentBundle, int]:
+        """The document's bundle, and how many of its entities are new to the store."""
         source, doc_id = pending.source, pending.doc_id
         started = time.perf_counter()
         clustered, records, selection = prepared.clustered, prepared.records, prepared.selection
@@ -330,13 +334,20 @@ class IngestPipeline:
             )
             for i, (cid, c) in enumerate(zip(chunk_ids, pending.chunks, strict=True))
         ]
-        report.entities_written += len(writes)
-        report.entities_new += sum(1 for e in resolution.new_ids)
-        report.mentions += len(mentions)
-        report.relations += len(relations)
-        report.typed_relations += sum(1 for r in relations if r.type != CO_OCCURS)
-        report.merges += len(merges)
-        return DocumentBundle(document, chunks, writes, mentions, relations, merges)
+        bundle = DocumentBundle(document, chunks, writes, mentions, relations, merges)
+        return bundle, len(resolution.new_ids)
+
+
+def _count(report: IngestReport, bundle: DocumentBundle, new_entities: int, new_rels: int) -> None:
+    """Add a written document's counts to the report (a failed one adds none)."""
+    report.chunks += len(bundle.chunks)
+    report.entities_written += len(bundle.entities)
+    report.entities_new += new_entities
+    report.mentions += len(bundle.mentions)
+    report.relations += len(bundle.relations)
+    report.relations_new += new_rels
+    report.typed_relations += sum(1 for r in bundle.relations if r.type != CO_OCCURS)
+    report.merges += len(bundle.merges)
 
 
 def _describe(exc: BaseException) -> str:

@@ -52,6 +52,7 @@ class IngestReport:
     entities_new: int = 0
     mentions: int = 0
     relations: int = 0
+    relations_new: int = 0
     typed_relations: int = 0
     merges: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
@@ -90,7 +91,8 @@ class IngestReport:
             lines.append(
                 f"Wrote {self.chunks} chunks, {self.entities_written} entities "
                 f"({self.entities_new} new), {self.relations} relations "
-                f"({self.typed_relations} typed), {self.mentions} mentions, "
+                f"({self.relations_new} new, {self.typed_relations} typed), "
+                f"{self.mentions} mentions, "
                 f"{self.merges} merges."
             )
         if self.seconds:
