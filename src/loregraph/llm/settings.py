@@ -29,7 +29,8 @@ class LLMSettings:
     calls; ``structured`` is the JSON mode (see
     :class:`~loregraph.llm.openai_client.OpenAIChat`); ``cache``/``cache_path`` the
     response cache (default: next to the store); ``prompts_dir`` overrides prompts;
-    ``gleaning`` extra extraction rounds; ``min_confidence`` seed 003's threshold;
+    ``gleaning`` extra extraction rounds; ``extract_max_tokens`` the reply limit of an
+    extraction call; ``min_confidence`` seed 003's threshold;
     ``confirm_merges`` asks the model about borderline entity merges; ``query_analysis``
     uses the model to analyse questions (``persona_intents``: seed 003's intents);
     ``embedding_model`` embeds through the same API instead of the local model.
@@ -48,6 +49,7 @@ class LLMSettings:
     cache_path: str | None = None
     prompts_dir: str | None = None
     gleaning: int = 0
+    extract_max_tokens: int = 4096
     min_confidence: float = 0.7
     confirm_merges: bool = False
     query_analysis: bool = True
@@ -71,6 +73,10 @@ class LLMSettings:
             raise ConfigError(f"LLM concurrency must be at least 1, got {self.concurrency}")
         if self.timeout <= 0:
             raise ConfigError(f"LLM timeout must be positive, got {self.timeout}")
+        if self.extract_max_tokens < 1:
+            raise ConfigError(
+                f"extraction max tokens must be at least 1, got {self.extract_max_tokens}"
+            )
         if self.max_retries < 0 or self.gleaning < 0:
             raise ConfigError("LLM retries and gleaning rounds cannot be negative")
         if not 0.0 <= self.min_confidence <= 1.0:
@@ -92,6 +98,7 @@ class LLMSettings:
         Recognised: ``PROVIDER``, ``MODEL``, ``BASE_URL``, ``API_KEY``, ``HEADERS`` (JSON
         object or ``k=v;k2=v2``), ``TIMEOUT``, ``CONCURRENCY``, ``MAX_RETRIES``,
         ``STRUCTURED``, ``CACHE`` (0/1), ``CACHE_PATH``, ``PROMPTS_DIR``, ``GLEANING``,
+        ``EXTRACT_MAX_TOKENS``,
         ``MIN_CONFIDENCE``, ``CONFIRM_MERGES``, ``QUERY_ANALYSIS``, ``PERSONA_INTENTS``,
         ``EMBEDDING_MODEL``, ``EMBEDDING_DIM``, each prefixed with ``LOREGRAPH_LLM_``.
         ``overrides`` (field values, e.g. from command-line options) win over the
@@ -133,6 +140,7 @@ class LLMSettings:
             cache_path=get("CACHE_PATH"),
             prompts_dir=get("PROMPTS_DIR"),
             gleaning=num("GLEANING", base.gleaning),
+            extract_max_tokens=num("EXTRACT_MAX_TOKENS", base.extract_max_tokens),
             min_confidence=num("MIN_CONFIDENCE", base.min_confidence, float),
             confirm_merges=flag("CONFIRM_MERGES", base.confirm_merges),
             query_analysis=flag("QUERY_ANALYSIS", base.query_analysis),

@@ -19,6 +19,7 @@ COUNTERS = (
     "repairs",
     "corrections",
     "failures",
+    "fallbacks",
     "prompt_tokens",
     "completion_tokens",
 )
@@ -35,7 +36,8 @@ class StageUsage:
     served from the response cache; ``retries`` are repeated attempts after a transient
     error; ``repairs`` are replies parsed only after tolerant repair; ``corrections`` are
     corrective retries (the model was shown its error); ``failures`` are calls that gave no
-    usable answer in the end. ``notes`` holds stage-specific counts such as
+    usable answer in the end; ``fallbacks`` are batches done offline instead because the
+    model's reply stayed unusable. ``notes`` holds stage-specific counts such as
     ``relations_dropped``.
     """
 
@@ -45,6 +47,7 @@ class StageUsage:
     repairs: int = 0
     corrections: int = 0
     failures: int = 0
+    fallbacks: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     notes: dict[str, int] = field(default_factory=dict)
@@ -97,6 +100,7 @@ class StageUsage:
             (self.repairs, "repaired"),
             (self.corrections, "corrected"),
             (self.failures, "failed"),
+            (self.fallbacks, "done offline"),
         ):
             if count:
                 parts.append(f"{count} {label}")

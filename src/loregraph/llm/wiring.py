@@ -21,6 +21,7 @@ from loregraph.llm.usage import UsageTracker
 
 if TYPE_CHECKING:
     from loregraph.ingest.extract.llm import LLMExtractor
+    from loregraph.ingest.extract.llm_fallback import BatchExtractor
     from loregraph.llm.answer import LLMAnswerer
     from loregraph.llm.merge import LLMMergeConfirmer
     from loregraph.llm.query import LLMQueryAnalyzer
@@ -84,10 +85,18 @@ class LLMComponents:
         """Whether JSON schemas are sent as response formats."""
         return self.settings.structured != "none"
 
-    def extractor(self, settings: Settings) -> LLMExtractor:
-        """The LLM extractor (seed 000's two passes over mega-batches)."""
+    def extractor(self, settings: Settings, fallback: BatchExtractor | None = None) -> LLMExtractor:
+        """The LLM extractor (seed 000's two passes over mega-batches).
+
+        ``fallback`` extracts the batches whose replies stay unusable; default: the offline
+        spaCy extractor with ``settings.extraction`` (its model loads only if it is used).
+        """
         from loregraph.ingest.extract.llm import LLMExtractor
 
+        if fallback is None:
+            from loregraph.ingest.extract.offline import OfflineExtractor
+
+            fallback = OfflineExtractor(settings.extraction)
         return LLMExtractor(
             self.client,
             settings.extraction,
@@ -96,6 +105,8 @@ class LLMComponents:
             min_confidence=self.settings.min_confidence,
             gleaning=self.settings.gleaning,
             structured=self.structured,
+            max_tokens=self.settings.extract_max_tokens,
+            fallback=fallback,
         )
 
     def analyzer(self) -> LLMQueryAnalyzer | None:

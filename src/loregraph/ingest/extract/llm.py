@@ -17,10 +17,15 @@
 
 ``gleaning`` (default 0) adds rounds in which the model is asked, in the same
 conversation, for what it missed. The result goes through the same normalisation,
-selection and resolution as the offline extractor's. A call that still fails after the
-client's retries and one corrective retry makes the whole document fail with
-:class:`~loregraph.llm.errors.LLMExtractionError` (the pipeline reports it as a failed
-document and the next run tries it again; the calls that succeeded are cached).
+selection and resolution as the offline extractor's.
+
+A batch whose reply is still unusable after the corrective retry is extracted by the
+``fallback`` extractor (the offline one) instead, and counted as a ``fallback`` of its
+stage (:mod:`.llm_fallback`). A call that fails otherwise (server errors, timeouts after
+the client's retries, an open circuit breaker), or an unusable reply with no fallback,
+makes the whole document fail with :class:`~loregraph.llm.errors.LLMExtractionError` (the
+pipeline reports it as a failed document and the next run tries it again; the calls that
+succeeded are cached).
 """
 
 from __future__ import annotations
@@ -36,6 +41,12 @@ from loregraph.errors import LoregraphError
 from loregraph.ingest import names
 from loregraph.ingest.batches import mega_batches
 from loregraph.ingest.cluster import cluster_candidates
+from loregraph.ingest.extract.llm_fallback import (
+    BatchExtractor,
+    OfflineBatches,
+    map_relations,
+    merge_entities,
+)
 from loregraph.ingest.extract.llm_locate import (
     BatchSpan,
     find_occurrences,
@@ -63,7 +74,7 @@ from loregraph.ingest.types import (
 )
 from loregraph.llm.base import Message
 from loregraph.llm.client import LLMClient
-from loregraph.llm.errors import LLMError, LLMExtractionError
+from loregraph.llm.errors import LLMError, LLMExtractionError, LLMOutputError
 from loregraph.llm.prompts import PromptLibrary
 from loregraph.llm.structured import Validate, complete_json
 from loregraph.models import name_key
@@ -97,6 +108,8 @@ class LLMExtractor:
         gleaning: extra rounds asking for missed entities and relationships.
         structured: send JSON schemas as response formats where the provider can.
         max_tokens: reply limit per call.
+        fallback: the extractor for batches whose reply stays unusable (the offline one);
+            ``None``: such a batch fails the document.
     """
 
     name = "llm"
@@ -112,8 +125,10 @@ class LLMExtractor:
         gleaning: int = 0,
         structured: bool = True,
         max_tokens: int = 4096,
+        fallback: BatchExtractor | None = None,
     ) -> None:
         self.client = client
+        self.fallback = fallback
         self.settings = settings or ExtractionSettings()
         self.mega_batch_chars = mega_batch_chars
         self.prompts = prompts or PromptLibrary()
@@ -131,10 +146,15 @@ class LLMExtractor:
             return ExtractionResult(stats={"chars": len(document.text), "batches": 0})
         batches = self._batches(document, chunks)
         stats["batches"] = len(batches)
+        offline = OfflineBatches(self.fallback) if self.fallback is not None else None
         raw = await self._all(
             document, "entities", [self._entity_pass(document, b) for b in batches]
         )
         entities = self._entities(document, chunks, batches, raw, stats)
+        fell = [b for b, items in zip(batches, raw, strict=True) if items is None]
+        if fell and offline is not None:
+            done = [await self._offline(offline, document, chunks, b, ENTITY_STAGE) for b in fell]
+            entities = merge_entities(entities, done, stats)
         core = self._core(entities)
         relations: list[CandidateRelation] = []
         if len(core) >= 2:
@@ -144,6 +164,10 @@ class LLMExtractor:
                 [self._relation_pass(document, b, core) for b in batches],
             )
             relations = self._relations(document, chunks, batches, raw_rel, core, stats)
+            for b, items in zip(batches, raw_rel, strict=True):
+                if items is None and offline is not None:
+                    done_rel = await self._offline(offline, document, chunks, b, RELATION_STAGE)
+                    relations.extend(map_relations(done_rel.relations, entities, stats))
         self._report(stats)
         stats["chars"] = len(document.text)
         stats["entities"] = len(entities)
@@ -176,13 +200,17 @@ class LLMExtractor:
 
     async def _all(
         self, document: SourceDocument, what: str, calls: Sequence[Awaitable[T]]
-    ) -> list[T]:
-        """Await every call (so the successful ones are cached), then fail if any failed."""
+    ) -> list[T | None]:
+        """Await every call (so the successful ones are cached), then fail if any failed;
+        with a fallback, a batch whose reply stayed unusable is ``None`` instead."""
         results = await asyncio.gather(*calls, return_exceptions=True)
-        failed = [(i, r) for i, r in enumerate(results) if isinstance(r, BaseException)]
-        for _, error in failed:
+        errors = [(i, r) for i, r in enumerate(results) if isinstance(r, BaseException)]
+        for _, error in errors:
             if not isinstance(error, LLMError):
                 raise error
+        failed = [
+            (i, r) for i, r in errors if self.fallback is None or not isinstance(r, LLMOutputError)
+        ]
         if failed:
             index, error = failed[0]
             raise LLMExtractionError(
@@ -190,7 +218,21 @@ class LLMExtractor:
                 f"batch {index + 1}: {error}); the document was not written and will be "
                 "retried on the next run"
             )
-        return [r for r in results if not isinstance(r, BaseException)]
+        return [None if isinstance(r, BaseException) else r for r in results]
+
+    async def _offline(
+        self,
+        offline: OfflineBatches,
+        document: SourceDocument,
+        chunks: list[TextChunk],
+        b: _Batch,
+        stage: str,
+    ) -> ExtractionResult:
+        """The fallback extractor's result for one batch, counted as a fallback of ``stage``."""
+        self.client.usage.count(stage, fallbacks=1)
+        return await offline.extract(
+            b.batch.index, document, chunks, b.batch.text, b.offset, b.batch.chunk_seqs
+        )
 
     async def _ask(
         self,
@@ -218,17 +260,20 @@ class LLMExtractor:
         convo = [*messages, Message("assistant", reply)]
         for _ in range(self.gleaning):
             convo = [*convo, *self.prompts.messages("glean", kind=kind)]
-            more = await complete_json(
-                self.client,
-                convo,
-                schema=schema,
-                schema_name=name,
-                validate=check,
-                stage=GLEAN_STAGE,
-                prompts=self.prompts,
-                max_tokens=self.max_tokens,
-                structured=self.structured,
-            )
+            try:
+                more = await complete_json(
+                    self.client,
+                    convo,
+                    schema=schema,
+                    schema_name=name,
+                    validate=check,
+                    stage=GLEAN_STAGE,
+                    prompts=self.prompts,
+                    max_tokens=self.max_tokens,
+                    structured=self.structured,
+                )
+            except LLMOutputError:
+                break  # an unusable gleaning reply: keep what the first reply gave
             added = more.value.entities if kind == "entities" else more.value.relations
             if not added:
                 break
@@ -284,11 +329,13 @@ class LLMExtractor:
         document: SourceDocument,
         chunks: list[TextChunk],
         batches: list[_Batch],
-        raw: list[Items],
+        raw: list[Items | None],
         stats: Counter[str],
     ) -> list[CandidateEntity]:
         merged: dict[str, list[tuple[RawEntity, int]]] = {}
         for b, items in zip(batches, raw, strict=True):
+            if items is None:
+                continue  # done offline
             stats["entities_malformed"] += items.malformed
             for entity in items.entities:
                 stats["entities_listed"] += 1
@@ -349,13 +396,15 @@ class LLMExtractor:
         document: SourceDocument,
         chunks: list[TextChunk],
         batches: list[_Batch],
-        raw: list[Items],
+        raw: list[Items | None],
         core: list[CandidateEntity],
         stats: Counter[str],
     ) -> list[CandidateRelation]:
-        spans = [BatchSpan(b.batch.text, b.offset, b.batch.chunk_seqs) for b in batches]
+        answered = [(b, items) for b, items in zip(batches, raw, strict=True) if items is not None]
+        spans = [BatchSpan(b.batch.text, b.offset, b.batch.chunk_seqs) for b, _ in answered]
+        replies = [items for _, items in answered]
         return ground_relations(
-            document.text, chunks, spans, raw, core, stats, min_confidence=self.min_confidence
+            document.text, chunks, spans, replies, core, stats, min_confidence=self.min_confidence
         )
 
     def _report(self, stats: Counter[str]) -> None:
