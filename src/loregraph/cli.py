@@ -21,7 +21,7 @@ import click
 from rich.console import Console
 
 from loregraph.answer.types import Answer
-from loregraph.cli_progress import PlainProgress, RichProgress
+from loregraph.cli_progress import PLAIN_INTERVAL, PlainProgress, RichProgress
 from loregraph.cli_support import LoregraphGroup
 from loregraph.errors import EmptyStoreError, InputError, LoregraphError
 from loregraph.graph import AsyncGraph
@@ -122,7 +122,12 @@ def _progress(console: Console, off: bool) -> RichProgress | PlainProgress | Non
         return None
     if console.is_terminal:
         return RichProgress(console)
-    return PlainProgress(sys.stderr)
+    raw = os.environ.get("LOREGRAPH_PROGRESS_SECONDS", "")
+    try:
+        interval = float(raw) if raw else PLAIN_INTERVAL
+    except ValueError:
+        interval = PLAIN_INTERVAL
+    return PlainProgress(sys.stderr, interval=max(interval, 0.0))
 
 
 def _echo_json(payload: Any) -> None:
@@ -297,7 +302,7 @@ def ingest(
 ) -> None:
     """Ingest files, folders, JSON/JSONL records, or - for stdin.
 
-    Folders are read for .txt and .md files, and PDF, Word, PowerPoint, Excel and HTML
+    Folders are read for .txt and .md files, and PDF, Word, PowerPoint and HTML
     files with loregraph[docs] installed; every file skipped is listed with the reason.
     Unchanged documents are skipped, changed ones replaced (the report names them); each
     document is committed when it is done, so an interrupted run keeps them and resumes.

@@ -242,7 +242,7 @@ class AsyncGraph:
     ) -> IngestReport:
         """Ingest files, directories, JSON/JSONL record files or stdin (``"-"``).
 
-        Folders are read for text and Markdown files (and PDF, Word, PowerPoint, Excel and
+        Folders are read for text and Markdown files (and PDF, Word, PowerPoint and
         HTML with the ``docs`` extra); every file skipped is listed in the report's
         ``skipped_inputs`` with the reason. A document piped in is identified by
         ``stdin_id`` (else by the hash of its text) and titled ``stdin_title`` (else by its

@@ -1,4 +1,4 @@
-"""PDF, Word, PowerPoint, Excel and HTML files to Markdown, through ``markitdown``.
+"""PDF, Word, PowerPoint and HTML files to Markdown, through ``markitdown``.
 
 The converter is an optional extra (``pip install 'loregraph[docs]'``). Without it, such a
 file given directly is an :class:`~loregraph.errors.InputError` naming the extra, and inside
@@ -17,7 +17,6 @@ CONVERTIBLE: dict[str, str] = {
     ".pdf": "PDF document",
     ".docx": "Word document",
     ".pptx": "PowerPoint presentation",
-    ".xlsx": "Excel workbook",
     ".html": "HTML page",
     ".htm": "HTML page",
 }
@@ -30,7 +29,6 @@ _SIGNATURES: dict[str, bytes] = {
     ".pdf": b"%PDF-",
     ".docx": b"PK\x03\x04",
     ".pptx": b"PK\x03\x04",
-    ".xlsx": b"PK\x03\x04",
 }
 
 

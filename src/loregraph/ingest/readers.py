@@ -2,7 +2,7 @@
 
 * A file given explicitly is read if it is text, whatever its extension; ``.json`` and
   ``.jsonl`` files are record files (one document per record, see :mod:`.records`); PDF,
-  Word, PowerPoint, Excel and HTML files go through the optional converter
+  Word, PowerPoint and HTML files go through the optional converter
   (:mod:`.convert`). A binary file, invalid UTF-8, or a file with no words is an error
   naming the file.
 * A directory is walked recursively in sorted order, skipping hidden files and directories.
@@ -42,7 +42,7 @@ MARKDOWN_EXTENSIONS = (".md", ".markdown")
 RECORD_EXTENSIONS = (".json", ".jsonl")
 _BINARY_HINT = (
     "convert it to plain text or Markdown first, or install loregraph[docs] for PDF, Word, "
-    "PowerPoint, Excel and HTML files, or leave it out"
+    "PowerPoint and HTML files, or leave it out"
 )
 
 
