@@ -83,3 +83,39 @@ def test_report_relation_count_matches_stats_across_documents(tmp_path: Path) ->
     assert report.exit_code == 0, report.output
     stats = run(db, "stats", "--json")
     assert json.loads(report.stdout)["relations_new"] == json.loads(stats.stdout)["relations"]
+
+
+def test_a_document_stored_under_an_older_non_unique_name_is_not_ingested_twice(
+    tmp_path: Path,
+) -> None:
+    """Stores written before identities were unique keyed records by file name and position
+    and stdin by "stdin": the same text found there is the same document."""
+    import asyncio
+
+    from loregraph.graph import AsyncGraph
+    from loregraph.ingest.types import SourceDocument
+    from loregraph.store.sqlite import SqliteStore
+
+    db = tmp_path / "kg.db"
+    records = tmp_path / "notes.jsonl"
+    records.write_text(json.dumps({"text": "Alice met Bob in Paris."}) + "\n", encoding="utf-8")
+
+    async def store_the_old_way() -> None:
+        graph = AsyncGraph(SqliteStore(db))
+        try:
+            old = [
+                SourceDocument("notes.jsonl#0", "Alice met Bob in Paris.", "notes.jsonl#0"),
+                SourceDocument("stdin", "Carol met Dan in Rome.", "stdin"),
+            ]
+            await graph.ingest_documents(old)
+        finally:
+            await graph.close()
+
+    asyncio.run(store_the_old_way())
+    again = run(db, "ingest", str(records))
+    assert "1 unchanged (skipped)" in again.stdout, again.output
+    piped = run(db, "ingest", "-", stdin="Carol met Dan in Rome.")
+    assert "1 unchanged (skipped)" in piped.stdout, piped.output
+    different = run(db, "ingest", "-", stdin="Erin met Frank in Oslo.")
+    assert "1 ingested, 0 replaced" in different.stdout
+    assert len(documents(db)) == 3

@@ -164,6 +164,12 @@ class IngestPipeline:
         digest = content_hash(source.text)
         doc_id = document_id(scope, source.source)
         same = await self.store.find_document(scope, content_hash=digest, source=source.source)
+        if same is None and source.former_source is not None:
+            # stored by an older loregraph under a name that was not unique: the same text
+            # there is this document; different text there may be another's, so it is kept
+            same = await self.store.find_document(
+                scope, content_hash=digest, source=source.former_source
+            )
         if same is not None and same.status == DocStatus.DONE:
             report.skipped += 1
             return None

@@ -87,6 +87,7 @@ def read_stdin(
         source=source,
         external_id=doc_id,
         metadata={"bytes": len(data), "from": "stdin"},
+        former_source=None if doc_id is not None else "stdin",
     )
 
 

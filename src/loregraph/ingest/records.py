@@ -195,6 +195,7 @@ def _record(
         source=source,
         external_id=external_id,
         metadata=metadata,
+        former_source=None if external_id is not None else f"{name}#{index}",
     )
 
 

@@ -16,8 +16,10 @@ from loregraph.models import DocKind
 class SourceDocument:
     """A document as read from a file, stdin or a record, before anything is derived.
 
-    ``source`` identifies where it came from (a path, ``stdin``, ``corpus.json#12`` or the
-    record's own ``id``): re-ingesting the same source with changed text replaces it.
+    ``source`` is its identity: an absolute path, an absolute path and record position
+    (``/data/corpus.json#12``), the record's own ``id``, or for text read from stdin its
+    ``--id`` or the hash of its text. Re-ingesting the same source with changed text
+    replaces it; nothing else does.
     """
 
     title: str
@@ -26,6 +28,9 @@ class SourceDocument:
     external_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     kind: DocKind = DocKind.DOCUMENT
+    former_source: str | None = None
+    """The ``source`` loregraph 0.1 gave such a document (a file name and position, or
+    ``stdin``): a stored document there with the same text is this one, not a new one."""
 
 
 @dataclass(slots=True)
