@@ -71,7 +71,7 @@ async def test_book_ingest_repairs_drops_and_reports(
     assert "Mittel Land" not in entities  # confidence 0.5 < 0.7
     assert ("Count Dracula", "WELCOMES", "Jonathan Harker") in relations
     assert ("Borgo Pass", "LEADS_TO", "Bukovina") in relations
-    assert ("Jonathan Harker", "TRAVELS_THROUGH", "Borgo Pass") in relations  # "Harkar" resolved
+    assert ("Jonathan Harker", "TRAVELS_THROUGH", "Carpathians") in relations  # "Harkar" resolved
     assert ("Abraham Van Helsing", "LIVES_IN", "Amsterdam") in relations  # "Van Helsing" alias
     assert not any(r[2] == "London" and r[1] == "BUYS_ESTATE_IN" for r in relations)
 
@@ -81,6 +81,7 @@ async def test_book_ingest_repairs_drops_and_reports(
     assert entity_usage.repairs == 3  # code fence, prose + trailing commas, single quotes
     assert entity_usage.notes["entities_low_confidence"] == 1
     assert entity_usage.notes["entities_invalid"] == 1  # a lower-case common noun
+    assert entity_usage.notes["entities_ungrounded"] == 1  # listed for a batch not naming it
     assert relation_usage.calls == 4  # three batches + one corrective retry
     assert relation_usage.corrections == 1
     assert relation_usage.repairs == 1  # the truncated reply

@@ -50,9 +50,11 @@ async def test_ingest_reports_llm_usage_and_ask_streams_a_cited_answer(
         assert entities.retries == 1  # the 429, waited out
         assert entities.calls == 4 and relations.calls == 4  # 3 batches (+ retry / correction)
         assert entities.repairs == 3 and relations.corrections == 1
-        assert entities.dropped == 2 and relations.dropped == 4
+        # one more entity than the model gave is dropped: "Borgo Pass", listed for the
+        # second batch, which never names it (ungrounded)
+        assert entities.dropped == 3 and relations.dropped == 4
         summary = report.summary()
-        assert "LLM: 8 calls, 0 cached, 1 retried, 4 repaired, 1 corrected, 6 dropped" in summary
+        assert "LLM: 8 calls, 0 cached, 1 retried, 4 repaired, 1 corrected, 7 dropped" in summary
         assert "extract.relations:" in summary
         assert report.to_dict()["llm"][RELATION_STAGE]["dropped"] == 4
         assert (tmp_path / "book.db.llm-cache.sqlite").exists()

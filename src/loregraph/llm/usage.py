@@ -24,7 +24,7 @@ COUNTERS = (
     "completion_tokens",
 )
 
-DROP_REASONS = ("malformed", "invalid", "low_confidence", "unknown_entity", "self")
+DROP_REASONS = ("malformed", "invalid", "low_confidence", "unknown_entity", "self", "ungrounded")
 """Note suffixes that count items a stage dropped (``relations_low_confidence``...)."""
 
 
@@ -62,7 +62,7 @@ class StageUsage:
     @property
     def dropped(self) -> int:
         """Items dropped from the replies (malformed, invalid, low confidence, unknown or
-        self-referencing ends): the sum of the matching ``notes``."""
+        self-referencing ends, not found in the text): the sum of the matching ``notes``."""
         return sum(
             v for k, v in self.notes.items() if any(k.endswith("_" + r) for r in DROP_REASONS)
         )

@@ -1,8 +1,10 @@
 """The LLM extractor: seed 000's two passes over mega-batches, with seed 003's threshold.
 
 1. **Entities**, one call per mega-batch (≤ ``mega_batch_chars``, seed 000: 50K): name,
-   type, description, aliases, salience (1-5), mentions, confidence. Entities named in
-   several batches are merged by name key (mentions added, salience and confidence the
+   type, description, aliases, salience (1-5), mentions, confidence. Each must be found
+   in its batch's text (exactly, by an alias, ignoring case, or fuzzily:
+   :mod:`.llm_ground`); the others are dropped and counted as ungrounded. Entities named
+   in several batches are merged by name key (mentions added, salience and confidence the
    maximum, the type and description of the most salient listing). Entities with
    confidence below ``min_confidence`` (seed 003: 0.7) or a name that cannot be a proper
    name are dropped and counted. Mentions are then found in the text
@@ -11,9 +13,10 @@
 2. **Core entities** are chosen exactly as the pipeline will choose them (type
    normalisation, in-document clustering, :func:`~loregraph.ingest.select.select_entities`).
 3. **Relationships**, one call per mega-batch, restricted to the core entity names. Ends
-   that name no core entity are resolved against the known names or dropped and counted;
-   relations below ``min_confidence`` and self-relations are dropped and counted; each kept
-   relation gets verbatim evidence (:func:`~.llm_locate.locate_evidence`).
+   that name no core entity are resolved against the known names or dropped and counted,
+   and so are ends the batch's text does not mention (ungrounded); relations below
+   ``min_confidence`` and self-relations are dropped and counted; each kept relation gets
+   verbatim evidence (:func:`~.llm_locate.locate_evidence`).
 
 ``gleaning`` (default 0) adds rounds in which the model is asked, in the same
 conversation, for what it missed. The result goes through the same normalisation,
@@ -47,12 +50,8 @@ from loregraph.ingest.extract.llm_fallback import (
     map_relations,
     merge_entities,
 )
-from loregraph.ingest.extract.llm_locate import (
-    BatchSpan,
-    find_occurrences,
-    ground_relations,
-    surfaces_of,
-)
+from loregraph.ingest.extract.llm_ground import TextGrounder, ground_entity, surfaces_of
+from loregraph.ingest.extract.llm_locate import BatchSpan, find_occurrences, ground_relations
 from loregraph.ingest.extract.llm_schema import (
     ENTITY_SCHEMA,
     RELATION_SCHEMA,
@@ -337,8 +336,16 @@ class LLMExtractor:
             if items is None:
                 continue  # done offline
             stats["entities_malformed"] += items.malformed
-            for entity in items.entities:
+            grounder = TextGrounder(b.batch.text)
+            for listed in items.entities:
                 stats["entities_listed"] += 1
+                grounded = ground_entity(listed, grounder)
+                if grounded is None:  # not in the text the model was given
+                    stats["entities_ungrounded"] += 1
+                    continue
+                entity, how = grounded
+                if how == "fuzzy":
+                    stats["entities_grounded_fuzzy"] += 1
                 merged.setdefault(name_key(entity.name), []).append((entity, b.batch.index))
         title_key = name_key(names.split_qualifier(document.title)[0])
         kept: list[tuple[CandidateEntity, list[str], int]] = []

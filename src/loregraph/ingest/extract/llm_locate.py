@@ -8,7 +8,9 @@
 * **Endpoints.** A relation's source and target must name a core entity: exactly (by name
   key, aliases and surfaces included), else by string similarity (ratio ≥ 90 and
   compatible names), else as the words of exactly one core name (``Harker`` when one core
-  name contains it); otherwise the relation is dropped and counted.
+  name contains it); otherwise the relation is dropped and counted. Each end must also be
+  in the batch's text (as written, or as its entity is named there, :mod:`.llm_ground`),
+  else the relation is dropped and counted as ungrounded.
 * **Evidence.** The model's verbatim quote is found in the mega-batch text (whitespace and
   case ignored); failing that, the first sentence of the batch that names both ends is the
   evidence; failing that, the first chunk of the batch where the source is mentioned, with
@@ -20,7 +22,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
@@ -28,6 +30,7 @@ from rapidfuzz import fuzz, process
 from loregraph.answer.extractive import split_sentences
 from loregraph.ingest import names
 from loregraph.ingest.extract.assemble import ChunkLocator
+from loregraph.ingest.extract.llm_ground import TextGrounder
 from loregraph.ingest.extract.llm_schema import Items, RawRelation
 from loregraph.ingest.types import (
     CandidateEntity,
@@ -40,16 +43,6 @@ from loregraph.models import name_key
 
 FUZZY_ENDPOINT = 90.0
 MAX_EVIDENCE_CHARS = 400
-
-
-def surfaces_of(name: str, aliases: Iterable[str]) -> list[str]:
-    """The strings an entity is searched by: name, aliases, name without leading titles."""
-    out = [name, *aliases]
-    titles, rest = names.split_title(name)
-    if titles and " " in rest:  # "Dr. John Seward" → "John Seward", never a bare surname
-        out.append(rest)
-    cleaned = [" ".join(s.split()) for s in out]
-    return list(dict.fromkeys(s for s in cleaned if len(s) >= 2))
 
 
 def _pattern(surface: str) -> re.Pattern[str]:
@@ -193,16 +186,26 @@ def ground_relations(
     locator = ChunkLocator(list(chunks))
     out: list[CandidateRelation] = []
     for batch, items in zip(batches, raw, strict=True):
+        grounder = TextGrounder(batch.text)
         stats["relations_malformed"] += items.malformed
         for rel in items.relations:
             stats["relations_listed"] += 1
             if rel.confidence < min_confidence:
                 stats["relations_low_confidence"] += 1
                 continue
-            made = _ground(text, batch, rel, resolver, by_name, locator, stats)
+            made = _ground(text, batch, rel, resolver, by_name, locator, stats, grounder)
             if made is not None:
                 out.append(made)
     return out
+
+
+def _end_in_batch(grounder: TextGrounder, written: str, entity: CandidateEntity) -> bool:
+    """Whether a relation end is in the batch's text: as the model wrote it, or as the
+    entity it resolved to is named there."""
+    surfaces = [entity.name, *(o.surface for o in entity.occurrences)]
+    if any(grounder.exact(s) for s in surfaces):
+        return True
+    return grounder.locate(written) is not None
 
 
 def _ground(
@@ -213,6 +216,7 @@ def _ground(
     by_name: dict[str, CandidateEntity],
     locator: ChunkLocator,
     stats: Counter[str],
+    grounder: TextGrounder,
 ) -> CandidateRelation | None:
     source, how_s = resolver.resolve(rel.source)
     target, how_t = resolver.resolve(rel.target)
@@ -221,6 +225,12 @@ def _ground(
         return None
     if source == target:
         stats["relations_self"] += 1
+        return None
+    if not (
+        _end_in_batch(grounder, rel.source, by_name[source])
+        and _end_in_batch(grounder, rel.target, by_name[target])
+    ):
+        stats["relations_ungrounded"] += 1  # an end the batch's text does not mention
         return None
     if how_s != "exact" or how_t != "exact":
         stats["relations_resolved"] += 1
