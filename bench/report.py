@@ -18,7 +18,7 @@ from typing import Any
 
 from bench.common import BENCHMARKS_MD, RESULTS_DIR
 
-SECTIONS = ("retrieval", "extraction", "speed", "scale", "peers", "backends")
+SECTIONS = ("retrieval", "abstain", "extraction", "speed", "scale", "peers", "backends")
 
 
 # --------------------------------------------------------------------------- files
@@ -432,6 +432,13 @@ def render_peers(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_abstain(result: Mapping[str, Any]) -> str:
+    """Answerable-detection precision and recall (rendered by :mod:`bench.abstain`)."""
+    from bench.abstain import render_abstain as render
+
+    return render(dict(result))
+
+
 def render_backends(result: Mapping[str, Any]) -> str:
     """The backend comparison (rendered by :mod:`bench.backends`)."""
     from bench.backends import render_backends as render
@@ -441,6 +448,7 @@ def render_backends(result: Mapping[str, Any]) -> str:
 
 RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "retrieval": render_retrieval,
+    "abstain": render_abstain,
     "extraction": render_extraction,
     "speed": render_speed,
     "scale": render_scale,

@@ -32,6 +32,10 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import retrieval
 
         return retrieval.run
+    if name == "abstain":
+        from bench import abstain
+
+        return abstain.run
     if name == "extraction":
         from bench import extraction
 

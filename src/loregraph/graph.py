@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
@@ -251,7 +252,6 @@ class AsyncGraph:
         directly (binary, invalid UTF-8, no words) raise
         :class:`~loregraph.errors.InputError` before anything of that file is written.
         """
-        await self.open()
         log = ReadLog()
         sources = iter_sources(
             [str(p) for p in paths],
@@ -260,7 +260,13 @@ class AsyncGraph:
             stdin_title=stdin_title,
             log=log,
         )
-        report = await self.ingest_documents(sources, scope=scope, progress=progress)
+        # read the first document before opening the store: input that yields nothing
+        # readable fails without creating an empty database
+        first = next(sources, None)
+        ahead = [first] if first is not None else []
+        report = await self.ingest_documents(
+            itertools.chain(ahead, sources), scope=scope, progress=progress
+        )
         report.skipped_inputs = list(log.skipped)
         return report
 
@@ -353,16 +359,32 @@ class AsyncGraph:
         budget: int | None = None,
         scope: str | None = None,
     ) -> str:
-        """A token-budgeted context for an LLM prompt, in the chosen format."""
+        """A token-budgeted context for an LLM prompt, in the chosen format.
+
+        When nothing in the store is relevant to the question, the context says so (in the
+        chosen format) instead of listing unrelated passages.
+        """
         check_budget(budget)
         result = await self.retrieve(question, preset=preset, scope=scope)
+        if not result.relevant:
+            from loregraph.retrieve.nothing import nothing_relevant_context
+
+            return nothing_relevant_context(result, format)
         return format_context(result, format, budget)
 
     async def ask(
         self, question: str, *, preset: str | None = None, scope: str | None = None
     ) -> Answer:
-        """Answer a question with citations. With no LLM configured the answer is extractive."""
+        """Answer a question with citations. With no LLM configured the answer is extractive.
+
+        When nothing in the store is relevant to the question, the answer says so
+        (``Answer.found`` is ``False``) and no language model is asked.
+        """
         result = await self.retrieve(question, preset=preset, scope=scope)
+        if not result.relevant:
+            from loregraph.answer.extractive import nothing_found
+
+            return nothing_found(result)
         parts = self._llm_parts()
         if parts is None:
             return extractive_answer(result)
@@ -393,9 +415,15 @@ class AsyncGraph:
         preset: str | None = None,
         scope: str | None = None,
     ) -> list[SearchHit]:
-        """Ranked documents, entities or relations for a query."""
+        """Ranked documents, entities or relations for a query.
+
+        Returns no hits when nothing in the store is relevant to the query (see
+        :attr:`~loregraph.retrieve.result.RetrievalResult.relevant`).
+        """
         check_limit(limit)
         result = await self.retrieve(query, preset=preset, scope=scope)
+        if not result.relevant:
+            return []
         if kind == "documents":
             return [
                 SearchHit(

@@ -7,7 +7,7 @@ from typing import Any
 
 from retrieve_corpus import OSRAY, VOYAGE, sample_result
 
-from loregraph.answer.extractive import NO_LLM, extractive_answer, split_sentences
+from loregraph.answer.extractive import NO_LLM, NOTHING_FOUND, extractive_answer, split_sentences
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.settings import PRESETS
@@ -88,7 +88,16 @@ def test_no_passages_says_so_plainly() -> None:
     result.passages = []
     answer = extractive_answer(result)
     assert answer.citations == []
-    assert "no passage" in answer.text and "No LLM is configured" in answer.text
+    assert answer.text == NOTHING_FOUND and not answer.found
+
+
+def test_an_irrelevant_result_is_not_quoted() -> None:
+    result = sample_result()
+    assert extractive_answer(result).found
+    result.relevant = False
+    answer = extractive_answer(result)
+    assert answer.text == NOTHING_FOUND
+    assert not answer.found and answer.citations == [] and not answer.llm
 
 
 async def test_answer_from_a_real_store_cites_the_right_documents(

@@ -16,13 +16,10 @@ from loregraph.models import CO_OCCURS
 from loregraph.retrieve.result import Passage, RetrievalResult
 from loregraph.retrieve.textutil import stem, words
 
-__all__ = ["Answer", "Citation", "extractive_answer", "split_sentences"]
+__all__ = ["Answer", "Citation", "extractive_answer", "nothing_found", "split_sentences"]
 
 NO_LLM = "No LLM is configured, so this answer quotes the most relevant passages."
-NO_PASSAGES = (
-    "No LLM is configured, and no passage in the store matches this question, "
-    "so there is nothing to quote."
-)
+NOTHING_FOUND = "Nothing in the store answers this question."
 
 _ABBREVIATIONS = """
     dr mr mrs ms mx st prof jr sr vs etc eg ie e.g i.e no nos mt capt col gen lt sgt rev hon
@@ -262,10 +259,19 @@ def _select(candidates: list[_Candidate], limit: int) -> list[_Candidate]:
     return chosen
 
 
+def nothing_found(result: RetrievalResult) -> Answer:
+    """The answer to a question nothing in the store answers: it says so, cites nothing."""
+    return Answer(question=result.question, text=NOTHING_FOUND, retrieval=result, found=False)
+
+
 def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer:
-    """An answer quoting the best evidence sentences of ``result`` verbatim, with citations."""
-    if not result.passages or max_sentences <= 0:
-        return Answer(question=result.question, text=NO_PASSAGES, retrieval=result)
+    """An answer quoting the best evidence sentences of ``result`` verbatim, with citations.
+
+    When ``result`` is not relevant (or holds no passage) the answer says plainly that
+    nothing in the store answers the question (``found`` is ``False``).
+    """
+    if not result.relevant or not result.passages or max_sentences <= 0:
+        return nothing_found(result)
 
     chosen = _select(_candidates(result, _Scorer(result)), max_sentences)
 

@@ -27,10 +27,15 @@ class Citation:
 
 @dataclass(slots=True)
 class Answer:
-    """An answer with its citations; ``llm`` tells whether a language model wrote it."""
+    """An answer with its citations; ``llm`` tells whether a language model wrote it.
+
+    ``found`` is ``False`` when nothing in the store answers the question: the text then
+    says so, and there are no citations (and no model was asked).
+    """
 
     question: str
     text: str
     citations: list[Citation] = field(default_factory=list)
     llm: bool = False
     retrieval: RetrievalResult | None = None
+    found: bool = True

@@ -29,6 +29,7 @@ from loregraph.retrieve.passages import (
     rank_documents,
 )
 from loregraph.retrieve.ppr import personalised_pagerank, restart_weights
+from loregraph.retrieve.relevance import MIN_COVERAGE, assess, chunk_counts, question_terms
 from loregraph.retrieve.result import (
     QueryAnalysis,
     RankedEntity,
@@ -108,7 +109,8 @@ class Retriever:
     extractor loaded in this process is used if there is one (``use_loaded_spacy``), and no
     model is ever loaded for a query. ``graph_cache`` defaults to a process-wide cache of
     in-memory graph indexes. ``analyzer`` replaces the offline query analysis (e.g. with
-    an LLM analyzer that falls back to it).
+    an LLM analyzer that falls back to it). ``min_coverage`` is the relevance threshold
+    (:mod:`loregraph.retrieve.relevance`; 0 treats every non-empty result as relevant).
     """
 
     def __init__(
@@ -121,8 +123,10 @@ class Retriever:
         use_loaded_spacy: bool = True,
         graph_cache: GraphCache | None = None,
         analyzer: Analyzer | None = None,
+        min_coverage: float = MIN_COVERAGE,
     ) -> None:
         self.store = store
+        self.min_coverage = min_coverage
         self.analyzer: Analyzer = analyzer or analyze_query
         self.embedder = embedder
         self.settings = settings or PRESETS["hybrid"]
@@ -211,8 +215,12 @@ class Retriever:
             if cfg.passages_by_vector and vector is not None
             else _no_hits()
         )
-        (seeds, lists), bm25_hits, vector_hits = await asyncio.gather(
-            find_seeds(self.store, scope, analysis, vector, cfg), bm25_chunks, vector_chunks
+        terms = question_terms(analysis)
+        (seeds, lists), bm25_hits, vector_hits, counts = await asyncio.gather(
+            find_seeds(self.store, scope, analysis, vector, cfg),
+            bm25_chunks,
+            vector_chunks,
+            chunk_counts(self.store, scope, terms, errors),
         )
         errors.update(lists.errors)
         debug["seeds"] = (
@@ -276,6 +284,9 @@ class Retriever:
             lists={name: len(ids) for name, ids in rankings.items()},
             documents=len(documents),
         )
+        watch = Stopwatch()
+        relevance = assess(analysis, terms, counts, ranked_passages, threshold=self.min_coverage)
+        debug["relevance"] = {"ms": watch.ms(), **relevance.debug()}
         if errors:
             debug["errors"] = {"ms": 0.0, "count": len(errors), "skipped": True, **errors}
         debug["total"] = stage(total.ms(), len(passages), preset=cfg.name)
@@ -292,6 +303,7 @@ class Retriever:
             documents=documents,
             token_budget=cfg.token_budget,
             debug=debug,
+            relevant=relevance.relevant,
         )
 
     async def _pages(self, analysis: QueryAnalysis, index: GraphIndex) -> dict[str, list[str]]:

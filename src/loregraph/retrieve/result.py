@@ -96,6 +96,11 @@ class RankedDocument:
 class RetrievalResult:
     """Everything one retrieval produced, plus per-stage ``debug`` metadata.
 
+    ``relevant`` tells whether the best passages are about the question at all (see
+    :mod:`loregraph.retrieve.relevance`; the score it was decided on is in
+    ``debug["relevance"]``). The rankings are kept either way; the engine's ``search``,
+    ``context`` and ``ask`` report that nothing relevant was found when it is ``False``.
+
     ``debug`` maps a stage name to at least ``{"ms": float, "count": int}``; stages that
     did not run are reported with ``"skipped": True``.
     """
@@ -111,6 +116,7 @@ class RetrievalResult:
     documents: list[RankedDocument] = field(default_factory=list)
     token_budget: int = 4000
     debug: dict[str, dict[str, Any]] = field(default_factory=dict)
+    relevant: bool = True
 
     def stages_run(self) -> list[str]:
         """The names of the stages that ran (not skipped), in pipeline order."""

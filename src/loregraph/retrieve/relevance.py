@@ -1,0 +1,159 @@
+"""Whether anything retrieved is about the question: the coverage of its terms.
+
+Ranking always returns *something*; this module decides whether the best of it is relevant.
+The signal is the share of the question's information that the best retrieved passage
+holds. Each content term of the question weighs ``1 / log2(2 + df)``, where ``df`` is how
+many chunks of the scope contain it (looked up with the store's text search, counted up to
+:data:`DF_CAP`): a term the store has never seen weighs 1, a name found in a few chunks a
+little less, a word found everywhere little. A passage's *coverage* is the weight of the
+terms it contains over the weight of all of them; the question is answerable when one of
+the first :data:`PASSAGES_CHECKED` passages reaches :data:`MIN_COVERAGE`.
+
+A question about something the store does not hold names things the store has never seen
+(their weight stays in the denominator) and its remaining words are scattered over unrelated
+passages, so no passage covers much of it. The threshold was measured on questions each
+store can answer against questions it cannot (``bench/abstain.py``; figures in
+BENCHMARKS.md). Terms in scripts written without spaces are matched as substrings, like the
+stores' text search does (:mod:`loregraph.store.scripts`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from loregraph.retrieve.result import Passage, QueryAnalysis
+from loregraph.retrieve.textutil import stem, words
+from loregraph.retrieve.timing import guarded
+from loregraph.store.base import Store
+from loregraph.store.scripts import split_query
+
+MIN_COVERAGE = 0.35
+"""The least coverage of the question's weighted terms by one passage that counts as
+relevant (measured in ``bench/abstain.py``)."""
+
+PASSAGES_CHECKED = 8
+"""How many of the best passages are checked for coverage."""
+
+DF_CAP = 200
+"""Chunk counts are looked up to this many; more counts as this many."""
+
+MAX_TERMS = 16
+"""At most this many terms of a question are weighed (the first ones)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A content term of a question.
+
+    ``text`` is what the store's text search is asked for; ``key`` what a passage must
+    contain: a word stem, or (``substring``) a case-folded substring.
+    """
+
+    text: str
+    key: str
+    substring: bool = False
+
+
+@dataclass(slots=True)
+class Relevance:
+    """The relevance decision and what it was decided on."""
+
+    relevant: bool
+    score: float
+    threshold: float
+    best_chunk_id: str | None = None
+    covered: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    reason: str = ""
+
+    def debug(self) -> dict[str, Any]:
+        """The stage's entry in :attr:`RetrievalResult.debug` (without ``ms``)."""
+        return {
+            "count": len(self.covered),
+            "relevant": self.relevant,
+            "score": round(self.score, 4),
+            "threshold": self.threshold,
+            "best_chunk": self.best_chunk_id,
+            "covered": self.covered,
+            "chunk_counts": self.counts,
+            "reason": self.reason,
+        }
+
+
+def question_terms(analysis: QueryAnalysis, limit: int = MAX_TERMS) -> list[Term]:
+    """The question's content terms: its keywords (stemmed words, or substring pieces for
+    scripts without word spaces); a question whose keywords are all too short to count
+    (``猫``) falls back to its substring terms."""
+    terms: dict[str, Term] = {}
+    for keyword in analysis.keywords:
+        split = split_query(keyword)
+        for word in split.words:
+            terms.setdefault(stem(word), Term(word, stem(word)))
+        for piece in split.substrings:
+            terms.setdefault(piece, Term(piece, piece, substring=True))
+    if not terms:
+        for piece in split_query(analysis.question).substrings:
+            terms.setdefault(piece, Term(piece, piece, substring=True))
+    return list(terms.values())[:limit]
+
+
+async def chunk_counts(
+    store: Store, scope: str, terms: Sequence[Term], errors: dict[str, str], cap: int = DF_CAP
+) -> dict[str, int]:
+    """How many chunks of ``scope`` contain each term (up to ``cap``), by term key."""
+    found = await asyncio.gather(
+        *(guarded(store.search_chunks_text(scope, t.text, cap), "relevance", errors) for t in terms)
+    )
+    return {t.key: len(hits) for t, hits in zip(terms, found, strict=True)}
+
+
+def term_weight(count: int) -> float:
+    """A term's weight from the number of chunks that contain it."""
+    return 1.0 / math.log2(2 + max(count, 0))
+
+
+def held_terms(text: str, terms: Sequence[Term]) -> list[str]:
+    """The keys of ``terms`` that ``text`` contains."""
+    stems = {stem(w) for w in words(text)}
+    folded = text.casefold()
+    return [t.key for t in terms if (t.key in folded if t.substring else t.key in stems)]
+
+
+def assess(
+    analysis: QueryAnalysis,
+    terms: Sequence[Term],
+    counts: Mapping[str, int],
+    passages: Sequence[Passage],
+    threshold: float = MIN_COVERAGE,
+    checked: int = PASSAGES_CHECKED,
+) -> Relevance:
+    """Decide whether the best of ``passages`` is relevant to the question."""
+    if not passages:
+        return Relevance(False, 0.0, threshold, reason="no passage was found")
+    if not terms:
+        named = bool(analysis.matched)
+        return Relevance(
+            named or threshold <= 0,
+            1.0 if named else 0.0,
+            threshold,
+            reason="names a stored entity" if named else "the question has no content words",
+        )
+    weights = {t.key: term_weight(counts.get(t.key, 0)) for t in terms}
+    total = sum(weights.values())
+    best, best_chunk, best_held = -1.0, None, []
+    for passage in passages[: max(checked, 1)]:
+        held = held_terms(passage.text, terms)
+        score = sum(weights[k] for k in held) / total
+        if score > best:
+            best, best_chunk, best_held = score, passage.chunk_id, held
+    relevant = best >= threshold
+    reason = (
+        "a passage covers enough of the question"
+        if relevant
+        else "no passage covers enough of the question"
+    )
+    return Relevance(relevant, best, threshold, best_chunk, best_held, dict(counts), reason)

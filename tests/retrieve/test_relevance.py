@@ -1,0 +1,140 @@
+"""Knowing when nothing is relevant: the decision, and what search, context and ask do then."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from loregraph import AsyncGraph
+from loregraph.answer.extractive import NOTHING_FOUND
+from loregraph.embed.hashing import HashingEmbedder
+from loregraph.retrieve.nothing import NOTHING_RELEVANT
+from loregraph.retrieve.pipeline import Retriever
+from loregraph.retrieve.relevance import (
+    MIN_COVERAGE,
+    Term,
+    assess,
+    held_terms,
+    question_terms,
+    term_weight,
+)
+from loregraph.retrieve.result import Passage, QueryAnalysis
+
+NONSENSE = "zzzzqqq xyzzy"
+ABSENT = "Who painted the Mona Lisa in Florence?"
+PRESENT = "Who is the sister of Tomas Reyes?"
+
+
+def passage(text: str, chunk_id: str = "c1") -> Passage:
+    return Passage(chunk_id, "d1", "Doc", 0, 0, len(text), text, 1.0)
+
+
+def test_terms_are_stemmed_words_or_substrings_by_script() -> None:
+    english = question_terms(QueryAnalysis("q", keywords=["proposals", "lucy"]))
+    assert english == [Term("proposals", "proposal"), Term("lucy", "lucy")]
+    chinese = question_terms(QueryAnalysis("q", keywords=["北京的首都"]))
+    assert [t.key for t in chinese] == ["北京的", "京的首", "的首都"]
+    assert all(t.substring for t in chinese)
+    arabic = question_terms(QueryAnalysis("q", keywords=["مدينة"]))
+    assert arabic == [Term("مدينة", "مدينة", substring=True)]
+    # a one-character word is no keyword; the question's own substring terms stand in
+    assert question_terms(QueryAnalysis("猫", keywords=[])) == [Term("猫", "猫", substring=True)]
+    assert question_terms(QueryAnalysis("who is it?", keywords=[])) == []
+
+
+def test_a_passage_holds_a_term_by_stem_or_substring() -> None:
+    terms = [Term("proposed", "propos"), Term("مدينة", "مدينة", substring=True)]
+    assert held_terms("She had three proposals today, in a city.", terms) == []
+    assert held_terms("He proposes.", terms) == ["propos"]
+    assert held_terms("Two men proposed to her in المدينة.", terms) == ["propos", "مدينة"]
+
+
+def test_rarer_terms_weigh_more() -> None:
+    assert term_weight(0) == 1.0
+    assert term_weight(0) > term_weight(1) > term_weight(10) > term_weight(200) > 0
+
+
+def test_coverage_decides_relevance() -> None:
+    analysis = QueryAnalysis("Which men proposed to Lucy?", keywords=["men", "proposed", "lucy"])
+    terms = question_terms(analysis)
+    counts = {"men": 40, "propos": 2, "lucy": 30}
+    good = passage("Lucy had three proposals: the men proposed one after another.")
+    weak = passage("The men went out.", "c2")
+    decided = assess(analysis, terms, counts, [weak, good])
+    assert decided.relevant and decided.best_chunk_id == "c1"
+    assert decided.score == pytest.approx(1.0)
+    assert set(decided.covered) == {"men", "propos", "lucy"}
+    only_weak = assess(analysis, terms, counts, [weak])
+    assert not only_weak.relevant and 0 < only_weak.score < MIN_COVERAGE
+    # the same words, but the question names something the store never saw
+    absent = assess(analysis, terms, {"men": 40, "propos": 2, "lucy": 0}, [weak])
+    assert absent.score < only_weak.score
+    assert not assess(analysis, terms, counts, []).relevant
+    assert assess(analysis, terms, counts, [weak], threshold=0.0).relevant
+
+
+def test_a_question_without_content_words_is_relevant_only_when_it_names_an_entity() -> None:
+    blank = QueryAnalysis("Who is he?")
+    assert not assess(blank, [], {}, [passage("He is here.")]).relevant
+    named = QueryAnalysis("Who is Osray?", matched={"Osray": "e1"})
+    assert assess(named, [], {}, [passage("Osray is an island.")]).relevant
+
+
+async def test_nonsense_and_absent_questions_are_not_relevant(
+    store: Any, embedder: HashingEmbedder
+) -> None:
+    retriever = Retriever(store, embedder)
+    for question in (NONSENSE, ABSENT):
+        result = await retriever.retrieve(question, "default")
+        assert result.passages, "ranking still returns passages"
+        assert not result.relevant, question
+        info = result.debug["relevance"]
+        assert info["relevant"] is False and info["score"] < info["threshold"]
+    nonsense = await retriever.retrieve(NONSENSE, "default")
+    assert nonsense.debug["relevance"]["score"] == 0.0
+
+
+async def test_a_real_question_is_relevant(store: Any, embedder: HashingEmbedder) -> None:
+    result = await Retriever(store, embedder).retrieve(PRESENT, "default")
+    assert result.relevant
+    info = result.debug["relevance"]
+    assert info["score"] >= info["threshold"]
+    assert info["best_chunk"] in {p.chunk_id for p in result.passages}
+    assert "sister" in info["covered"]
+
+
+async def test_relevance_is_per_scope(store: Any, embedder: HashingEmbedder) -> None:
+    retriever = Retriever(store, embedder)
+    assert (await retriever.retrieve("Which hotel has quiet gardens?", "other")).relevant
+    assert not (await retriever.retrieve("Which hotel has quiet gardens?", "default")).relevant
+
+
+async def test_engine_says_plainly_when_nothing_is_relevant(
+    store: Any, embedder: HashingEmbedder
+) -> None:
+    graph = AsyncGraph(store, embedder=embedder)
+    assert await graph.search(NONSENSE) == []
+    assert await graph.search(ABSENT, kind="entities") == []
+    assert await graph.search(ABSENT, kind="relations") == []
+    answer = await graph.ask(NONSENSE)
+    assert answer.text == NOTHING_FOUND
+    assert not answer.found and answer.citations == [] and not answer.llm
+    assert answer.retrieval is not None and not answer.retrieval.relevant
+    markdown = await graph.context(ABSENT)
+    assert NOTHING_RELEVANT in markdown and "Passages" not in markdown
+    payload = json.loads(await graph.context(ABSENT, format="json"))
+    assert payload["relevant"] is False and payload["passages"] == []
+    assert NOTHING_RELEVANT in await graph.context(ABSENT, format="xml")
+    assert (await graph.context(ABSENT, format="mermaid")).startswith("graph TD")
+
+
+async def test_engine_answers_a_real_question(store: Any, embedder: HashingEmbedder) -> None:
+    graph = AsyncGraph(store, embedder=embedder)
+    hits = await graph.search(PRESENT)
+    assert "Osray Chronicles" in [hit.title for hit in hits]
+    answer = await graph.ask(PRESENT)
+    assert answer.found and answer.citations
+    assert "Ines Mora is the sister of Tomas Reyes" in answer.text
+    assert "Ines Mora" in await graph.context(PRESENT)
