@@ -67,6 +67,20 @@ def test_missing_path_creates_no_database(tmp_path: Path) -> None:
     assert not db.exists()
 
 
+@pytest.mark.parametrize("content", [b"caf\xe9", b"\x89PNG\r\n\x1a\n\x00", b"  \n"])
+def test_unreadable_input_creates_no_database(tmp_path: Path, content: bytes) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(content)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "bad.txt").write_bytes(content)
+    for target in (bad, folder):
+        db = tmp_path / "fresh.db"
+        result = run(db, "ingest", str(target))
+        assert result.exit_code == 2, result.output
+        assert not db.exists()
+
+
 def test_directory_with_nothing_readable(populated: Path, tmp_path: Path) -> None:
     folder = tmp_path / "empty"
     folder.mkdir()

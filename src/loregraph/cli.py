@@ -101,7 +101,8 @@ def _run(
         store = store_for_url(ctx.db, mirror=ctx.mirror, read_only=not writes)
         graph = AsyncGraph(store, settings=settings)
         try:
-            await graph.open()
+            if must_exist:
+                await graph.open()  # an ingest opens it once its input has been read
             return await work(graph)
         finally:
             await graph.close()
