@@ -181,3 +181,11 @@ def test_ingest_prints_progress_on_stderr_off_a_terminal_unless_quiet(tmp_path: 
         [*base, "ingest", str(note), "--quiet"], capture_output=True, text=True, env=env, check=True
     )
     assert quiet.stderr == ""
+
+
+def test_search_says_plainly_when_nothing_is_relevant(store: Path) -> None:
+    result = run(store, "search", "zzzzqqq xyzzy")
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert "nothing in the store is relevant" in result.stderr
+    assert json.loads(run(store, "search", "zzzzqqq xyzzy", "--json").stdout) == []

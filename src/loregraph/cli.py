@@ -434,6 +434,8 @@ def search(
     if as_json:
         _echo_json([dataclasses.asdict(h) for h in hits])
         return
+    if not hits:
+        click.echo(f"nothing in the store is relevant to {query!r}", err=True)
     for rank, hit in enumerate(hits, 1):
         click.echo(f"{rank:>3}. {hit.score:8.4f}  {hit.title}  [{hit.id}]")
 
