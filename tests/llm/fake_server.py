@@ -32,6 +32,7 @@ class Reply:
     delay: float = 0.0
     error: str = "scripted error"
     chunks: list[str] | None = None
+    finish: str = "stop"
 
 
 @dataclass
@@ -239,7 +240,7 @@ class FakeLLMServer:
                         {
                             "index": 0,
                             "message": {"role": "assistant", "content": reply.content},
-                            "finish_reason": "stop",
+                            "finish_reason": reply.finish,
                         }
                     ],
                     "usage": self._usage(call, reply),
@@ -332,7 +333,8 @@ class FakeLLMServer:
                 },
             )
         self._event(
-            handler, {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+            handler,
+            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": reply.finish}]},
         )
         if (call.body.get("stream_options") or {}).get("include_usage"):
             self._event(handler, {**base, "choices": [], "usage": self._usage(call, reply)})

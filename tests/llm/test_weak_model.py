@@ -18,7 +18,7 @@ from loregraph.llm.client import LLMClient
 from loregraph.store.sqlite import SqliteStore
 
 from .fake_server import Call, FakeLLMServer, Reply
-from .recorded import RecordedReplies
+from .recorded import QUESTION, BookResponder, RecordedReplies
 
 EXCERPT = Path(__file__).resolve().parent.parent / "fixtures" / "dracula_excerpt.txt"
 BATCH_CHARS = 20_000
@@ -133,5 +133,42 @@ async def test_the_engine_falls_back_offline_and_says_so(
         assert "extract.entities:" in summary and "3 done offline" in summary
         stats = await graph.stats()
         assert stats.entities > 0
+    finally:
+        await graph.close()
+
+
+WEAK_ANSWER = (
+    "Count Dracula welcomed Jonathan Harker to his castle [1].\n"
+    "[56] dracula, chunk 20 (characters 45012–46011)\n"
+    + "He said: I bid you welcome, Mr. Harker, to my house [1].\n"
+    * 30
+)
+
+
+async def test_ask_and_its_stream_guard_a_weak_models_answer_alike(
+    server: FakeLLMServer, tmp_path: Path
+) -> None:
+    responder = BookResponder()
+
+    def weak_answers(call: Call) -> Reply:
+        if "You answer questions" in call.system:
+            return Reply(WEAK_ANSWER)
+        return responder(call)
+
+    server.responder = weak_answers
+    llm = LLMSettings(provider="openai", model="gemma", base_url=server.url, api_key="k")
+    settings = Settings(chunk=ChunkSettings(mega_batch_chars=BATCH_CHARS), llm=llm)
+    graph = AsyncGraph(
+        SqliteStore(tmp_path / "g.db"), settings=settings, embedder=HashingEmbedder()
+    )
+    try:
+        assert (await graph.ingest(EXCERPT)).ok
+        stream = graph.ask_stream(QUESTION)
+        streamed = "".join([piece async for piece in stream])
+        asked = await graph.ask(QUESTION)
+        assert stream.answer is not None and streamed == stream.answer.text == asked.text
+        assert "[56]" not in asked.text and asked.text.count("I bid you welcome") == 1
+        assert "began repeating itself" in asked.text
+        assert [c.index for c in asked.citations] == [1]
     finally:
         await graph.close()

@@ -5,17 +5,31 @@ entities, relationships, numbered passages); the model is told to cite passages 
 ``[n]`` and to say plainly what the context does not contain. :class:`AnswerStream` yields
 the reply as it arrives and then a ``Sources`` block; once it is exhausted, ``.answer``
 holds the :class:`~loregraph.answer.types.Answer`, whose citations map each number the
-model used to its document, chunk and character offsets. Numbers outside the context are
-left in the text, not mapped, and counted (``invalid_citations``).
+model used to its document, chunk and character offsets.
+
+Any model, weak ones included, is kept in bounds (:mod:`.answer_guard`): the reply is
+capped in tokens (``max_tokens``, default 512) and in time (``time_limit``, default
+120 s, first piece included); citations of passages that do not exist are removed
+(``invalid_citations``), and so are source lists the model writes itself
+(``invented_sources``); a looping reply is stopped. A reply cut short ends with a note
+saying why. A reply that is unusable — empty, only repetition, failing, or citing none of
+the passages when there are passages — is replaced by the offline extractive answer, which
+says so (counted as a ``fallback`` of the ``answer`` stage).
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import AsyncGenerator
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
+from loregraph.answer.extractive import NO_LLM, extractive_answer
 from loregraph.answer.types import Answer, Citation
+from loregraph.llm.answer_guard import Cleaned, clean_reply, valid_citations
+from loregraph.llm.base import Completion
 from loregraph.llm.client import LLMClient
+from loregraph.llm.errors import LLMError
 from loregraph.llm.prompts import PromptLibrary
 from loregraph.retrieve.budget import fit_budget
 from loregraph.retrieve.formats import renderer_for
@@ -25,6 +39,10 @@ STAGE = "answer"
 NOTHING_FOUND = (
     "The documents hold nothing that matches this question, so it cannot be answered from them."
 )
+DEFAULT_MAX_TOKENS = 512
+DEFAULT_TIME_LIMIT = 120.0
+MIN_WORDS = 3
+"""A reply with fewer words is no answer."""
 _CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 
 
@@ -82,7 +100,11 @@ class LLMAnswerer:
         client: the model client.
         prompts: prompt library (``answer`` prompt).
         context_format: ``markdown`` or ``xml`` (both number their passages).
-        max_tokens / temperature: generation settings (seed 004: 4096, 0.3).
+        max_tokens: reply limit (default 512: a cited answer is short; a model that does
+            not stop is cut there).
+        temperature: sampling temperature (seed 004: 0.3).
+        time_limit: seconds the whole answer may take, first piece included (default 120).
+        clock: monotonic clock (tests pass their own).
     """
 
     def __init__(
@@ -91,14 +113,18 @@ class LLMAnswerer:
         *,
         prompts: PromptLibrary | None = None,
         context_format: str = "markdown",
-        max_tokens: int = 4096,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.3,
+        time_limit: float = DEFAULT_TIME_LIMIT,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
         self.prompts = prompts or PromptLibrary()
         self.context_format = context_format
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.time_limit = time_limit
+        self.clock = clock
 
     def stream(self, result: RetrievalResult) -> AnswerStream:
         """Stream the answer to ``result.question``; ``.answer`` is set when it ends."""
@@ -116,8 +142,11 @@ class LLMAnswerer:
 class AnswerStream:
     """An async iterator of answer text pieces; :attr:`answer` is set once it is exhausted.
 
-    The pieces joined are exactly ``answer.text``: the model's reply, then a blank line and
-    the ``Sources`` block of the passages it cited.
+    The pieces joined are exactly ``answer.text``: the model's reply as the guards of
+    :mod:`.answer_guard` let it through, a note when it was cut short, then a blank line and
+    the ``Sources`` block of the passages it cited. While passages exist, nothing is shown
+    until the reply cites one of them; a reply that never does (or is empty, or fails) is
+    replaced by the extractive answer, which says why.
     """
 
     def __init__(self, answerer: LLMAnswerer, result: RetrievalResult) -> None:
@@ -146,28 +175,166 @@ class AnswerStream:
         view, context = fit_budget(result, renderer_for(a.context_format), result.token_budget)
         originals = {p.chunk_id: p for p in result.passages}
         passages = [originals.get(p.chunk_id, p) for p in view.passages]
-        messages = a.prompts.messages("answer", question=result.question, context=context)
-        pieces: list[str] = []
-        async for piece in a.client.stream(
-            messages, stage=STAGE, max_tokens=a.max_tokens, temperature=a.temperature
-        ):
-            pieces.append(piece)
+        run = _Reply(len(passages))
+        async for piece in self._model_reply(context, run):
             yield piece
-        reply = "".join(pieces)
-        citations, invalid = citations_for(reply, passages)
-        if invalid:
-            a.client.usage.count(STAGE, invalid_citations=len(invalid))
-        block = sources_block(citations)
-        tail = ("\n\n" if reply.strip() else "") + block if block else ""
+        usage = a.client.usage
+        cleaned = run.cleaned
+        if cleaned.invalid_citations:
+            usage.count(STAGE, invalid_citations=len(cleaned.invalid_citations))
+        if cleaned.invented_sources:
+            usage.count(STAGE, invented_sources=cleaned.invented_sources)
+        if cleaned.repeats:
+            usage.count(STAGE, repeats_dropped=cleaned.repeats)
+        problem = run.problem(a)
+        if problem is not None:
+            usage.count(STAGE, fallbacks=1)
+            answer = _fallback(result, problem)
+            piece = ("\n\n" if run.shown else "") + answer.text
+            yield piece
+            answer.text = run.shown + piece
+            self.answer = answer
+            return
+        reason, note = run.cut_short(a)
+        if reason:
+            usage.count(STAGE, **{f"stopped_{reason}": 1})
+        citations, _ = citations_for(run.shown, passages)
+        tail = "".join(f"\n\n{part}" for part in (note, sources_block(citations)) if part)
         if tail:
             yield tail
         self.answer = Answer(
             question=result.question,
-            text=reply + tail,
+            text=run.shown + tail,
             citations=citations,
             llm=True,
             retrieval=result,
         )
+
+    async def _model_reply(self, context: str, run: _Reply) -> AsyncGenerator[str, None]:
+        """Stream the model's reply through the guards, within the time limit."""
+        a = self.answerer
+        messages = a.prompts.messages("answer", question=self.result.question, context=context)
+
+        def ended(completion: Completion) -> None:
+            run.finish = completion.finish_reason
+
+        deadline = a.clock() + a.time_limit
+        stream = a.client.stream(
+            messages,
+            stage=STAGE,
+            max_tokens=a.max_tokens,
+            temperature=a.temperature,
+            on_end=ended,
+        )
+        raw = ""
+        try:
+            while True:
+                remaining = deadline - a.clock()
+                if remaining <= 0:
+                    run.stopped = "time"
+                    break
+                try:
+                    piece = await asyncio.wait_for(anext(stream), remaining)
+                except StopAsyncIteration:
+                    break
+                except TimeoutError:
+                    run.stopped = "time"
+                    break
+                raw += piece
+                run.cleaned = clean_reply(raw, run.passages, final=False)
+                if run.cleaned.stop:
+                    run.stopped = "repetition"
+                    break
+                delta = run.show(run.cleaned.text)
+                if delta:
+                    yield delta
+        except LLMError as exc:
+            run.error = str(exc)
+        finally:
+            await _close(stream)
+        if run.stopped != "repetition":
+            run.cleaned = clean_reply(raw, run.passages, final=True)
+        delta = run.show(run.cleaned.text)
+        if delta:
+            yield delta
+
+
+class _Reply:
+    """What is known about the model's reply while and after it streams."""
+
+    def __init__(self, passages: int) -> None:
+        self.passages = passages
+        self.cleaned = Cleaned()
+        self.shown = ""
+        self.stopped: str | None = None
+        self.finish: str | None = None
+        self.error: str | None = None
+
+    def usable(self, text: str) -> bool:
+        """Enough words, and a citation of a passage when there are passages."""
+        if len(text.split()) < MIN_WORDS:
+            return False
+        return not self.passages or bool(valid_citations(text, self.passages))
+
+    def show(self, text: str) -> str:
+        """The new text to show, given the showable text so far (``""`` while the reply
+        is not yet usable, or when it can no longer extend what was shown)."""
+        if not self.shown and not self.usable(text):
+            return ""
+        if not text.startswith(self.shown):
+            return ""  # a loop was cut inside what was already shown: show no more
+        delta = text[len(self.shown) :]
+        self.shown = text
+        return delta
+
+    def problem(self, answerer: LLMAnswerer) -> str | None:
+        """Why the reply cannot be used, or ``None`` when it can."""
+        if self.shown:
+            return None
+        if self.error is not None:
+            return f"the model failed: {self.error}"
+        if self.stopped == "time" and not self.cleaned.text.strip():
+            return f"it gave no answer within {answerer.time_limit:g} seconds"
+        if self.stopped == "repetition" and len(self.cleaned.text.split()) < MIN_WORDS:
+            return "it only repeated itself"
+        if len(self.cleaned.text.split()) < MIN_WORDS:
+            return "it was empty"
+        return "it cited none of the passages"
+
+    def cut_short(self, answerer: LLMAnswerer) -> tuple[str, str]:
+        """Why a usable answer was cut short and the note saying so (``("", "")`` when it
+        was not)."""
+        if self.stopped == "repetition":
+            return "repetition", (
+                "(The model began repeating itself, so its answer was stopped there.)"
+            )
+        if self.stopped == "time":
+            limit = answerer.time_limit
+            return "time", f"(The answer was cut off at the {limit:g}-second time limit.)"
+        if self.error is not None:
+            return "error", f"(The answer was cut off: {self.error})"
+        if self.finish in ("length", "max_tokens"):
+            return "tokens", f"(The answer was cut off at the {answerer.max_tokens}-token limit.)"
+        return "", ""
+
+
+def _fallback(result: RetrievalResult, problem: str) -> Answer:
+    """The extractive answer, saying why the model's answer is not used."""
+    answer = extractive_answer(result)
+    notice = f"The model's answer could not be used ({problem})"
+    if answer.text.startswith(NO_LLM):
+        body = answer.text[len(NO_LLM) :].lstrip("\n")
+        answer.text = f"{notice}, so this answer quotes the most relevant passages.\n\n{body}"
+    else:
+        answer.text = f"{notice}.\n\n{answer.text}"
+    answer.llm = False
+    return answer
+
+
+async def _close(stream: AsyncIterator[str]) -> None:
+    closer = getattr(stream, "aclose", None)
+    if closer is not None:
+        await closer()
 
 
 __all__ = [

@@ -10,7 +10,7 @@ arrives. Every call is counted per stage in the :class:`~loregraph.llm.usage.Usa
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 from loregraph.llm.base import (
     ChatModel,
@@ -175,9 +175,13 @@ class LLMClient:
         temperature: float = 0.0,
         use_cache: bool | None = None,
         timeout: float | None = None,
+        on_end: Callable[[Completion], None] | None = None,
     ) -> AsyncIterator[str]:
         """Stream a reply's text. Retries happen only before the first piece arrives;
-        ``timeout`` bounds the wait for each piece. A cached reply is yielded whole."""
+        ``timeout`` bounds the wait for each piece. A cached reply is yielded whole.
+
+        ``on_end`` is called with the whole reply (its finish reason and usage) when the
+        stream ends by itself; a stream closed early is neither reported nor cached."""
         request = self.request(messages, max_tokens=max_tokens, temperature=temperature)
         key = request.cache_key(self.model_name)
         wanted = self.cache_streams if use_cache is None else use_cache
@@ -187,6 +191,8 @@ class LLMClient:
             if hit is not None:
                 self.usage.count(stage, cached=1)
                 yield hit.text
+                if on_end is not None:
+                    on_end(hit)
                 return
         limit = self.resilience.timeout if timeout is None else timeout
         pieces: list[str] = []
@@ -212,11 +218,13 @@ class LLMClient:
         self.usage.count(
             stage, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
         )
+        completion = Completion(
+            text="".join(pieces), usage=usage, model=self.model_name, finish_reason=finish
+        )
         if caching and self.cache is not None:
-            completion = Completion(
-                text="".join(pieces), usage=usage, model=self.model_name, finish_reason=finish
-            )
             await self.cache.put(key, completion, stage=stage)
+        if on_end is not None:
+            on_end(completion)
 
     async def _open_stream(
         self, request: ChatRequest, stage: str, limit: float | None

@@ -33,6 +33,8 @@ class LLMSettings:
     extraction call; ``min_confidence`` seed 003's threshold;
     ``confirm_merges`` asks the model about borderline entity merges; ``query_analysis``
     uses the model to analyse questions (``persona_intents``: seed 003's intents);
+    ``answer_max_tokens`` (default 512) and ``answer_timeout`` (seconds for a whole answer,
+    default 120) cap an answer;
     ``embedding_model`` embeds through the same API instead of the local model.
     """
 
@@ -55,8 +57,9 @@ class LLMSettings:
     query_analysis: bool = True
     persona_intents: bool = False
     query_timeout: float = 20.0
-    answer_max_tokens: int = 4096
+    answer_max_tokens: int = 512
     answer_temperature: float = 0.3
+    answer_timeout: float = 120.0
     embedding_model: str | None = None
     embedding_dim: int | None = None
 
@@ -73,6 +76,11 @@ class LLMSettings:
             raise ConfigError(f"LLM concurrency must be at least 1, got {self.concurrency}")
         if self.timeout <= 0:
             raise ConfigError(f"LLM timeout must be positive, got {self.timeout}")
+        if self.answer_max_tokens < 1 or self.answer_timeout <= 0:
+            raise ConfigError(
+                "answer max tokens must be at least 1 and the answer timeout positive, got "
+                f"{self.answer_max_tokens} and {self.answer_timeout}"
+            )
         if self.extract_max_tokens < 1:
             raise ConfigError(
                 f"extraction max tokens must be at least 1, got {self.extract_max_tokens}"
@@ -100,6 +108,7 @@ class LLMSettings:
         ``STRUCTURED``, ``CACHE`` (0/1), ``CACHE_PATH``, ``PROMPTS_DIR``, ``GLEANING``,
         ``EXTRACT_MAX_TOKENS``,
         ``MIN_CONFIDENCE``, ``CONFIRM_MERGES``, ``QUERY_ANALYSIS``, ``PERSONA_INTENTS``,
+        ``ANSWER_MAX_TOKENS``, ``ANSWER_TIMEOUT``,
         ``EMBEDDING_MODEL``, ``EMBEDDING_DIM``, each prefixed with ``LOREGRAPH_LLM_``.
         ``overrides`` (field values, e.g. from command-line options) win over the
         environment and are applied before the settings are checked.
@@ -145,6 +154,8 @@ class LLMSettings:
             confirm_merges=flag("CONFIRM_MERGES", base.confirm_merges),
             query_analysis=flag("QUERY_ANALYSIS", base.query_analysis),
             persona_intents=flag("PERSONA_INTENTS", base.persona_intents),
+            answer_max_tokens=num("ANSWER_MAX_TOKENS", base.answer_max_tokens),
+            answer_timeout=num("ANSWER_TIMEOUT", base.answer_timeout, float),
             embedding_model=get("EMBEDDING_MODEL"),
             embedding_dim=num("EMBEDDING_DIM", None),
         )

@@ -132,6 +132,7 @@ class LLMComponents:
             prompts=self.prompts,
             max_tokens=self.settings.answer_max_tokens,
             temperature=self.settings.answer_temperature,
+            time_limit=self.settings.answer_timeout,
         )
 
     def confirmer(self) -> LLMMergeConfirmer | None:
