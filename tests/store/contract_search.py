@@ -32,6 +32,50 @@ class SearchContract(ContractBase):
         assert await store.search_chunks_text("default", "?!", 5) == []
         assert len(await store.search_chunks_text("default", "Alice Bob Carol", 1)) == 1
 
+    async def test_text_search_finds_words_of_scripts_without_spaces(self, store: Store) -> None:
+        # Chinese and Japanese write no space between words; Arabic attaches the article
+        # ("المدينة", "the city") to the word a user types ("مدينة")
+        docs = {
+            "zh": "北京是中华人民共和国的首都，也是全国的政治和文化中心。我去过西安",
+            "ja": "東京は日本の首都です。猫が好きな人が多い。",
+            "ar": "القاهرة هي عاصمة مصر وأكبر مدنها، ويعيش في المدينة ملايين الناس.",
+            "en": "The captain wrote to the harbour master about the storm.",
+        }
+        chunk_ids = {}
+        for key, text in docs.items():
+            book = Book(f"doc-{key}", title=f"Notes {key}")
+            chunk_ids[key] = book.chunk(text, unit(0)).id
+            await store.write_document(book.bundle())
+        other = Book("doc-elsewhere", scope="elsewhere")
+        other.chunk("東京の猫", unit(0))
+        await store.write_document(other.bundle())
+
+        async def found(query: str) -> list[str]:
+            return [hit.id for hit in await store.search_chunks_text("default", query, 10)]
+
+        for query, key in (
+            ("文化中心", "zh"),  # a word inside a clause
+            ("政治", "zh"),  # two characters
+            ("西安", "zh"),  # two characters that end the chunk
+            ("猫", "ja"),  # one character
+            ("東京", "ja"),
+            ("مدينة", "ar"),  # without the attached article
+            ("القاهرة", "ar"),
+            ("عاصمة", "ar"),
+        ):
+            assert await found(query) == [chunk_ids[key]], query
+        assert set(await found("首都")) == {chunk_ids["zh"], chunk_ids["ja"]}
+        assert (await found("日本の首都"))[0] == chunk_ids["ja"]  # shares the most with ja
+        assert set(await found("首都 captain")) == {chunk_ids[k] for k in ("zh", "ja", "en")}
+        assert await found("captain") == [chunk_ids["en"]]
+        assert await found("ロンドン") == []  # "London": in no document
+        hits = await store.search_chunks_text("default", "猫", 10)
+        assert hits[0].score > 0
+        # deleting a document takes it out of the substring search
+        await store.delete_document("doc-ja")
+        assert await found("猫") == []
+        assert await found("首都") == [chunk_ids["zh"]]
+
     async def test_fuzzy_search(self, store: Store) -> None:
         book = Book("doc")
         chunk = book.chunk("Van Helsing, Vance Hale and Al met Dr. Seward.")

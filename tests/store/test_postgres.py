@@ -30,6 +30,7 @@ from loregraph.store.postgres.connection import Conn
 
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
+from .engine_scripts import engine_finds_words_of_every_script
 from .pg_server import PgServer, start_server
 from .pg_workers import SHARED, shared_book, survivors, write_documents
 from .scenarios import derived_state
@@ -315,3 +316,38 @@ async def test_embeddings_round_trip_exactly(store_factory: StoreFactory) -> Non
     assert np.array_equal(bundle.chunks[0].embedding, vectors[2])  # type: ignore[arg-type]
     hits = await store.search_entities_vector("default", vectors[1], 1)
     assert hits[0].id == second.id and hits[0].score == pytest.approx(1.0, abs=1e-6)
+
+
+async def test_engine_search_finds_words_of_every_script(pg_server: PgServer) -> None:
+    store = PostgresStore(pg_server.url, schema=new_schema())
+    await store.open()
+    try:
+        await engine_finds_words_of_every_script(store)
+    finally:
+        await store.close()
+
+
+async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) -> None:
+    schema = new_schema()
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        book = Book("doc-zh")
+        chunk = book.chunk("北京是中华人民共和国的首都。", unit(0))
+        await store.write_document(book.bundle())
+    conn = await raw(pg_server.url)
+    try:  # make it a version 1 schema: the same tables without the substring index
+        await conn.execute(f"DROP INDEX {schema}.chunks_substrings")
+        await conn.execute(f"DELETE FROM {schema}.schema_migrations WHERE version = 2")
+    finally:
+        await conn.close()
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        assert await store.schema_version() == SCHEMA_VERSION == 2
+        assert [h.id for h in await store.search_chunks_text("default", "首都", 5)] == [chunk.id]
+    assert await _versions(pg_server.url, schema) == [1, 2]
+    conn = await raw(pg_server.url)
+    try:
+        cursor = await conn.execute(
+            "SELECT to_regclass(%s) IS NOT NULL", (f"{schema}.chunks_substrings",)
+        )
+        assert await cursor.fetchone() == (True,)
+    finally:
+        await conn.close()

@@ -17,7 +17,7 @@ from loregraph.store.sqlite import schema as schema_module
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, day, shared_pair, star
 
-FTS_TABLES = ("chunks_fts", "entities_fts", "relations_fts")
+FTS_TABLES = ("chunks_fts", "entities_fts", "relations_fts", "chunks_trigram")
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ from loregraph.models import (
     Vector,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The schema version this code writes. A store written by a newer version is refused."""
 
 

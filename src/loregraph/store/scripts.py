@@ -23,7 +23,10 @@ The stores index only text that holds one of these scripts in their substring in
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from loregraph.models import Scored
 
 UNSEGMENTED_RANGES: tuple[tuple[int, int], ...] = (
     (0x0E00, 0x0E7F),  # Thai
@@ -68,6 +71,7 @@ SUBSTRING_RANGES = tuple(sorted(UNSEGMENTED_RANGES + AFFIXING_RANGES))
 
 TRIGRAM = 3
 MAX_SUBSTRING_TERMS = 64
+FUSION_K = 60
 
 
 def _in(ranges: tuple[tuple[int, int], ...], char: str) -> bool:
@@ -188,3 +192,14 @@ def split_query(text: str, max_terms: int = MAX_SUBSTRING_TERMS) -> QueryTerms:
     out.words = list(words)[:max_terms]
     out.substrings = list(subs)[:max_terms]
     return out
+
+
+def fuse_rankings(rankings: Sequence[Sequence[Scored]], limit: int) -> list[Scored]:
+    """The word and substring rankings of one query fused by reciprocal rank (``k`` =
+    :data:`FUSION_K`); the score is the fused one, ties broken by id."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking, start=1):
+            scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (FUSION_K + rank)
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [Scored(item, score) for item, score in ordered[: max(limit, 0)]]

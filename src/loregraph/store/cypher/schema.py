@@ -53,6 +53,13 @@ async def ensure_schema(conn: Connection, where: str) -> SchemaState:
             f"this store was written with schema version {version}, but this loregraph "
             f"only knows version {SCHEMA_VERSION}: upgrade loregraph to open it"
         )
+    if version < SCHEMA_VERSION:
+        # versions 1 and 2 differ only in the SQL stores' text indexes: nothing to change here
+        await conn.write(
+            "MATCH (m:LgMeta {key: 'meta'}) SET m.schema_version = $version",
+            {"version": SCHEMA_VERSION},
+        )
+        version = SCHEMA_VERSION
     found = SchemaState(version)
     for statement in index_statements(conn):
         await conn.ddl(statement)

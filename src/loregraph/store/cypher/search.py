@@ -7,6 +7,11 @@
 * Vector: the database's vector index (HNSW, cosine). The index is global too, so it is
   asked for ``k`` neighbours and hits outside the scope (or type) are dropped; ``k`` grows
   until ``limit`` hits are found or the index has no more.
+* Chunk search splits the query by script (:func:`loregraph.store.scripts.split_query`):
+  terms in scripts written without spaces or with attached particles are matched as
+  substrings of chunk text (``CONTAINS`` over the scope's chunks: no index serves it) and
+  ranked in Python by ``sum(ln(1 + occurrences))``; a query with words too fuses both
+  rankings (reciprocal rank).
 * Fuzzy names: neither database offers trigram similarity, so name and alias keys are
   scored in Python by :class:`~loregraph.store.sqlite.names.NameIndex` (the SQLite store's
   index), loaded per scope and reloaded when the scope's graph version moves.
@@ -14,6 +19,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from loregraph.errors import ConfigError
@@ -21,9 +27,42 @@ from loregraph.models import Scored, Vector, name_key
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, ENTITY, search_words
 from loregraph.store.cypher.schema import SchemaState, ensure_vector_index, refresh_dims
+from loregraph.store.scripts import fuse_rankings, split_query
 from loregraph.store.sqlite.names import NameIndex
 
 MAX_K = 100_000
+
+
+async def search_chunks_text(conn: Connection, scope: str, query: str, limit: int) -> list[Scored]:
+    """Chunk ids of ``scope`` by full-text score; terms of substring-matched scripts are
+    matched as substrings (see the module docstring)."""
+    terms = split_query(query)
+    if not terms.substrings:
+        return await search_text(conn, CHUNK, scope, query, limit)
+    found = await search_substrings(conn, scope, terms.substrings, limit)
+    if not terms.words:
+        return found
+    words = await search_text(conn, CHUNK, scope, " ".join(terms.words), limit)
+    return fuse_rankings([words, found], limit)
+
+
+async def search_substrings(
+    conn: Connection, scope: str, terms: list[str], limit: int
+) -> list[Scored]:
+    """Chunk ids of ``scope`` holding any of ``terms`` (case-insensitive substrings), ranked
+    by the sum over the terms of ``ln(1 + occurrences)``."""
+    if not terms or limit <= 0:
+        return []
+    rows = await conn.read(
+        f"MATCH (c:{CHUNK} {{scope: $scope}}) WITH c, toLower(c.text) AS text "
+        "WHERE any(term IN $terms WHERE text CONTAINS term) RETURN c.id, text",
+        {"scope": scope, "terms": terms},
+    )
+    hits = [
+        Scored(row[0], sum(math.log1p(str(row[1]).count(term)) for term in terms)) for row in rows
+    ]
+    hits.sort(key=lambda hit: (-hit.score, hit.id))
+    return hits[:limit]
 
 
 async def search_text(

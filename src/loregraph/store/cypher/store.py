@@ -174,7 +174,7 @@ class CypherStore(Store):
         return await reads.document_chunks(self._conn(), document_id)
 
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
-        return await search.search_text(self._conn(), CHUNK, scope, query, limit)
+        return await search.search_chunks_text(self._conn(), scope, query, limit)
 
     async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
         return await search.search_vector(self._conn(), self._state(), CHUNK, scope, vector, limit)

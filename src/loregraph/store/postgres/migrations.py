@@ -22,6 +22,7 @@ from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.schema import (
     EXTENSIONS,
     VERSION_1,
+    VERSION_2,
     statements,
     vector_index_statements,
 )
@@ -48,7 +49,13 @@ async def _version_1(conn: Conn) -> None:
         await conn.execute(statement)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _version_1}
+async def _version_2(conn: Conn) -> None:
+    """Substring index of chunks in scripts without word spaces or with attached particles."""
+    for statement in statements(VERSION_2):
+        await conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _version_1, 2: _version_2}
 """``MIGRATIONS[v]`` brings a schema from version ``v - 1`` to ``v`` (0: empty)."""
 
 

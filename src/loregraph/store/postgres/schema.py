@@ -1,4 +1,8 @@
-"""The PostgreSQL schema (version 1): tables, indexes, and per-dimension vector indexes.
+"""The PostgreSQL schema: tables, indexes, and per-dimension vector indexes.
+
+Version 1 is the first; version 2 adds ``chunks_substrings``, a pg_trgm index of the chunks
+whose text holds a script that word search serves badly (:mod:`loregraph.store.scripts`),
+for substring search in them.
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
 ``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
@@ -23,6 +27,8 @@ Text columns that are compared or sorted use the ``"C"`` collation (byte order),
 """
 
 from __future__ import annotations
+
+from loregraph.store.scripts import SUBSTRING_SCRIPT_REGEX
 
 EXTENSIONS = ("vector", "pg_trgm", "btree_gist")
 """Extensions the schema needs (pgvector; pg_trgm and btree_gist ship with PostgreSQL)."""
@@ -198,6 +204,15 @@ CREATE TABLE graph_versions (
     scope text COLLATE "C" PRIMARY KEY,
     version bigint NOT NULL
 );
+"""
+
+
+SUBSTRING_ROWS = f"text ~ '{SUBSTRING_SCRIPT_REGEX}'"
+"""The predicate of the chunks the substring index holds; a query must repeat it verbatim
+for the planner to use the (partial) index."""
+
+VERSION_2 = f"""
+CREATE INDEX chunks_substrings ON chunks USING gin (text gin_trgm_ops) WHERE {SUBSTRING_ROWS}
 """
 
 

@@ -4,6 +4,11 @@
   by cover density, normalised by document length (a BM25-like ranking); fields are weighted
   A (chunk text, entity name, relation fact), B (document title, entity aliases, relation
   type) and C (entity description).
+* Chunk search splits the query by script (:func:`loregraph.store.scripts.split_query`):
+  terms in scripts written without spaces or with attached particles are matched as
+  substrings of chunk text (``ILIKE``, served by the pg_trgm index ``chunks_substrings``)
+  and ranked by how many of them a chunk holds and how often; a query with words too fuses
+  both rankings (reciprocal rank).
 * Fuzzy search ranks the trigram similarity (0..1) of ``name_key(name)`` to entity name and
   alias keys; the candidates come from a GiST k-nearest-neighbour scan of ``entity_keys``.
 * Vector search ranks by cosine similarity over an HNSW index per dimension, with pgvector's
@@ -18,7 +23,8 @@ from loregraph.errors import ConfigError
 from loregraph.models import Scored, Vector, name_key
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import vector_or_none
-from loregraph.store.postgres.schema import vector_cast
+from loregraph.store.postgres.schema import SUBSTRING_ROWS, vector_cast
+from loregraph.store.scripts import fuse_rankings, split_query
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 64
@@ -51,8 +57,37 @@ async def _full_text(
 
 
 async def search_chunks_text(conn: Conn, scope: str, query: str, limit: int) -> list[Scored]:
-    """Chunk ids by full-text rank over chunk text and document title."""
-    return await _full_text(conn, "chunks", query, scope, limit)
+    """Chunk ids by full-text rank over chunk text and document title; terms of
+    substring-matched scripts are matched as substrings of the text (module docstring)."""
+    terms = split_query(query, MAX_TERMS)
+    if not terms.substrings:
+        return await _full_text(conn, "chunks", query, scope, limit)
+    found = await search_substrings(conn, scope, terms.substrings, limit)
+    if not terms.words:
+        return found
+    words = await _full_text(conn, "chunks", " ".join(terms.words), scope, limit)
+    return fuse_rankings([words, found], limit)
+
+
+def _like(term: str) -> str:
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+async def search_substrings(conn: Conn, scope: str, terms: list[str], limit: int) -> list[Scored]:
+    """Chunk ids holding any of ``terms`` (case-insensitive substrings), ranked by the sum
+    over the terms of ``ln(1 + occurrences)``."""
+    if not terms or limit <= 0:
+        return []
+    matches = " OR ".join(["c.text ILIKE %s"] * len(terms))
+    cursor = await conn.execute(
+        "SELECT c.id, (SELECT sum(ln(1 + (length(c.text) - length(replace(lower(c.text), t, ''))) "
+        "/ length(t))) FROM unnest(%s::text[]) AS t) AS score FROM chunks AS c "
+        f"WHERE c.scope = %s AND {SUBSTRING_ROWS} AND ({matches}) "
+        "ORDER BY score DESC, c.pk LIMIT %s",
+        (terms, scope, *[_like(t) for t in terms], limit),
+    )
+    return [Scored(item, float(score)) for item, score in await cursor.fetchall()]
 
 
 async def search_entities_text(conn: Conn, scope: str, query: str, limit: int) -> list[Scored]:

@@ -8,13 +8,25 @@ Invariant: every ``entities``/``relations`` row is indexed with its current text
 and every chunk with its text and its document's title. ``unindex_*`` must be called
 *before* the indexed columns change or the rows are deleted (FTS5 needs the old values), and
 ``index_*`` after they are inserted or changed.
+
+``chunks_trigram`` (FTS5 ``trigram`` tokenizer, contentless) indexes for substring search
+only the chunks whose text or document title holds a script that word search serves badly
+(:mod:`loregraph.store.scripts`): a store of English text pays nothing for it. Which chunks
+it holds is decided in SQL by one ``GLOB`` over the stored text and title, so removing a
+chunk selects exactly the rows that adding it selected.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
+from loregraph.store.scripts import SUBSTRING_SCRIPT_GLOB
 from loregraph.store.sqlite.rows import IN_JSON
+
+_NEEDS_TRIGRAMS = "(? GLOB ? OR text GLOB ?)"
+# Two spaces after text and title give a one- or two-character term at the very end a
+# three-character piece that starts with it (see :func:`.search.search_substrings`).
+_PADDED = "text || '  ', ? || '  '"
 
 _ENTITY_TEXT = "pk, name, aliases, description FROM entities WHERE pk IN " + IN_JSON
 _RELATION_TEXT = "pk, fact, type FROM relations WHERE pk IN " + IN_JSON
@@ -54,18 +66,39 @@ def unindex_relations(conn: sqlite3.Connection, pks_json: str) -> None:
 
 
 def index_chunks(conn: sqlite3.Connection, document_id: str, title: str) -> None:
-    """Add a document's chunks, with its title, to the chunk index."""
+    """Add a document's chunks, with its title, to the chunk indexes."""
     conn.execute(
         "INSERT INTO chunks_fts(rowid, text, title) "
         "SELECT pk, text, ? FROM chunks WHERE document_id = ?",
         (title, document_id),
     )
+    conn.execute(
+        "INSERT INTO chunks_trigram(rowid, text, title) "
+        f"SELECT pk, {_PADDED} FROM chunks WHERE document_id = ? AND {_NEEDS_TRIGRAMS}",
+        (title, document_id, title, SUBSTRING_SCRIPT_GLOB, SUBSTRING_SCRIPT_GLOB),
+    )
 
 
 def unindex_chunks(conn: sqlite3.Connection, document_id: str, title: str) -> None:
-    """Remove a document's chunks (indexed with ``title``) from the chunk index."""
+    """Remove a document's chunks (indexed with ``title``) from the chunk indexes."""
     conn.execute(
         "INSERT INTO chunks_fts(chunks_fts, rowid, text, title) "
         "SELECT 'delete', pk, text, ? FROM chunks WHERE document_id = ?",
         (title, document_id),
+    )
+    conn.execute(
+        "INSERT INTO chunks_trigram(chunks_trigram, rowid, text, title) "
+        f"SELECT 'delete', pk, {_PADDED} FROM chunks "
+        f"WHERE document_id = ? AND {_NEEDS_TRIGRAMS}",
+        (title, document_id, title, SUBSTRING_SCRIPT_GLOB, SUBSTRING_SCRIPT_GLOB),
+    )
+
+
+def index_all_trigrams(conn: sqlite3.Connection) -> None:
+    """Fill the substring index from every stored chunk (the migration that adds it)."""
+    conn.execute(
+        "INSERT INTO chunks_trigram(rowid, text, title) "
+        "SELECT c.pk, c.text || '  ', d.title || '  ' FROM chunks AS c JOIN documents AS d "
+        "ON d.id = c.document_id WHERE d.title GLOB ? OR c.text GLOB ?",
+        (SUBSTRING_SCRIPT_GLOB, SUBSTRING_SCRIPT_GLOB),
     )

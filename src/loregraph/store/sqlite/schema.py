@@ -22,8 +22,13 @@ of at random places (text ids are hashes), which keeps large writes fast.
   per-scope graph versions);
 * FTS5: ``chunks_fts`` (contentless: chunk text + document title), ``entities_fts`` (name,
   aliases, description) and ``relations_fts`` (fact, type), the last two external-content
-  tables. The writer
-  keeps them in sync in the same transaction (see :mod:`.fts`; no triggers, on purpose).
+  tables; ``chunks_trigram`` (contentless, trigram tokenizer: substring search for chunks
+  in scripts written without spaces or with attached particles, see
+  :mod:`loregraph.store.scripts`) and ``chunks_trigram_vocab`` (its terms, for looking up
+  one- and two-character terms). The writer keeps them in sync in the same transaction (see
+  :mod:`.fts`; no triggers, on purpose).
+
+Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks).
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -37,9 +42,15 @@ from collections.abc import Callable
 
 from loregraph.errors import SchemaVersionError, StoreError
 from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.sqlite.fts import index_all_trigrams
 
 # Porter stemming: "proposed" finds "proposals", "travelled" finds "travels".
 _TEXT = "tokenize='porter unicode61 remove_diacritics 2'"
+
+TRIGRAM_TABLES = """
+CREATE VIRTUAL TABLE chunks_trigram USING fts5(text, title, content='', tokenize='trigram');
+CREATE VIRTUAL TABLE chunks_trigram_vocab USING fts5vocab(chunks_trigram, 'row');
+"""
 
 TABLES = f"""
 CREATE TABLE meta (
@@ -198,13 +209,21 @@ CREATE VIRTUAL TABLE entities_fts USING fts5(
 CREATE VIRTUAL TABLE relations_fts USING fts5(
     fact, type, content='relations', content_rowid='pk', {_TEXT}
 );
-"""
+{TRIGRAM_TABLES}"""
 
 Migration = Callable[[sqlite3.Connection], None]
 
-MIGRATIONS: dict[int, Migration] = {}
+
+def _add_trigram_index(conn: sqlite3.Connection) -> None:
+    """Version 2: the substring index of chunks, filled from the stored chunks."""
+    for statement in _statements(TRIGRAM_TABLES):
+        conn.execute(statement)
+    index_all_trigrams(conn)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _add_trigram_index}
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
-transaction :func:`ensure_schema` opens). Only version 1 exists so far."""
+transaction :func:`ensure_schema` opens)."""
 
 
 def read_version(conn: sqlite3.Connection) -> int | None:

@@ -2,6 +2,12 @@
 
 BM25 statistics are per FTS table, i.e. shared by all scopes; results are filtered to the
 asked scope. Scores are ``-bm25()`` (higher is better).
+
+Chunk search splits the query by script (:func:`loregraph.store.scripts.split_query`):
+words go to the Porter word index ``chunks_fts``; terms in scripts written without spaces
+(Chinese, Japanese, Thai...) or with attached particles (Arabic, Hebrew, Korean) go to the
+trigram index ``chunks_trigram`` as substrings. A query with both kinds fuses the two
+rankings (reciprocal rank); a query of words only runs exactly as before.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import sqlite3
 from collections.abc import Iterator
 
 from loregraph.models import Scored
+from loregraph.store.scripts import fuse_rankings, split_query
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import transaction
 from loregraph.store.sqlite.names import NameIndex
@@ -19,6 +26,10 @@ from loregraph.store.vectors import VectorIndex
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 64
 LOAD_BATCH = 20_000
+SHORT_TERM_PIECES = 128
+"""A one- or two-character substring term matches through at most this many indexed
+three-character pieces that start with it."""
+_LAST_CHAR = "\U0010ffff"
 
 
 def fts_query(text: str) -> str | None:
@@ -54,8 +65,63 @@ def _bm25(
 def search_chunks_text(
     conn: sqlite3.Connection, scope: str, query: str, limit: int
 ) -> list[Scored]:
-    """Chunk ids by BM25 over chunk text (weight 1) and document title (weight 0.5)."""
-    return _bm25(conn, "chunks", "1.0, 0.5", query, scope, limit)
+    """Chunk ids by BM25 over chunk text (weight 1) and document title (weight 0.5).
+
+    Words are matched as words, terms of substring-matched scripts as substrings (see the
+    module docstring).
+    """
+    terms = split_query(query, MAX_TERMS)
+    if not terms.substrings:
+        return _bm25(conn, "chunks", "1.0, 0.5", query, scope, limit)
+    found = search_substrings(conn, scope, terms.substrings, limit)
+    if not terms.words:
+        return found
+    words = _bm25(conn, "chunks", "1.0, 0.5", " ".join(terms.words), scope, limit)
+    return fuse_rankings([words, found], limit)
+
+
+def _phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def substring_query(conn: sqlite3.Connection, terms: list[str]) -> str | None:
+    """An FTS5 query of ``chunks_trigram`` matching any of ``terms`` as a substring.
+
+    A term of three characters or more is a phrase (its trigrams in sequence). A shorter
+    one has no trigram of its own: it matches through the indexed trigrams that start with
+    it, read from ``chunks_trigram_vocab`` (indexed text ends with two spaces, so a term at
+    the very end has one too).
+    """
+    pieces: dict[str, None] = {}
+    for term in terms:
+        if len(term) >= 3:
+            pieces.setdefault(_phrase(term), None)
+            continue
+        rows = conn.execute(
+            "SELECT term FROM chunks_trigram_vocab WHERE term >= ? AND term < ? LIMIT ?",
+            (term, term + _LAST_CHAR, SHORT_TERM_PIECES),
+        )
+        for (piece,) in rows:
+            pieces.setdefault(_phrase(piece), None)
+    return " OR ".join(pieces) if pieces else None
+
+
+def search_substrings(
+    conn: sqlite3.Connection, scope: str, terms: list[str], limit: int
+) -> list[Scored]:
+    """Chunk ids by BM25 over the trigram index, matching any of ``terms`` as a substring
+    of chunk text (weight 1) or document title (weight 0.5)."""
+    if limit <= 0:
+        return []
+    match = substring_query(conn, terms)
+    if match is None:
+        return []
+    sql = (
+        "SELECT t.id, -bm25(chunks_trigram, 1.0, 0.5) AS score FROM chunks_trigram "
+        "JOIN chunks AS t ON t.pk = chunks_trigram.rowid "
+        "WHERE chunks_trigram MATCH ? AND t.scope = ? ORDER BY score DESC, t.pk LIMIT ?"
+    )
+    return [Scored(item, float(score)) for item, score in conn.execute(sql, (match, scope, limit))]
 
 
 def search_entities_text(
