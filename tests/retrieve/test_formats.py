@@ -33,7 +33,7 @@ def test_xml_has_definitions_facts_and_sources() -> None:
     facts = text.split("<facts>", 1)[1].split("</facts>", 1)[0]
     assert "Elena Varga COMMANDS Meridian, Captain Elena Varga commanded the Meridian." in facts
     assert '<passages>\n<passage id="1" document="The Voyage of the Meridian"' in text
-    assert "<sources>" in text and 'source="voyage.txt"' in text
+    assert "<sources>" in text and "source=" not in text  # a file is named by its title
 
 
 def test_xml_escapes_markup_in_text() -> None:
@@ -128,3 +128,29 @@ def test_temporal_relations_show_their_validity() -> None:
     assert "- Elena Varga COMMANDS Meridian (from 2020-01-01 until 2023-05-01)\n" in text
     xml = format_context(result, "xml", budget=4000)
     assert "Elena Varga COMMANDS Meridian (from 2020-01-01 until 2023-05-01), Captain" in xml
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
+def test_a_context_names_a_file_by_its_title_never_its_path(fmt: str) -> None:
+    result = sample_result()
+    for passage in result.passages:
+        passage.document_source = "/home/someone/private notes/voyage.txt"
+    for document in result.documents:
+        document.source = "/home/someone/private notes/voyage.txt"
+    text = format_context(result, fmt, budget=4000)
+    assert "/home/someone" not in text and "voyage.txt" not in text
+    assert "The Voyage of the Meridian" in text
+    if fmt == "markdown":
+        assert "- [1] The Voyage of the Meridian, chunk 1 (characters " in text
+        assert " — " not in text.split("### Sources", 1)[1]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
+def test_a_context_keeps_a_url_source(fmt: str) -> None:
+    result = sample_result()
+    for passage in result.passages:
+        passage.document_source = "https://example.org/voyage"
+    text = format_context(result, fmt, budget=4000)
+    assert "https://example.org/voyage" in text
+    if fmt == "json":
+        assert json.loads(text)["passages"][0]["document_source"] == "https://example.org/voyage"

@@ -1,6 +1,8 @@
 """Context formats: markdown (seed 000), XML definitions/facts (seed 004), JSON, mermaid.
 
 Every format is fitted to a token budget first (:mod:`loregraph.retrieve.budget`).
+A context is meant for a model: documents are named by title, and a document's source is
+shown only when it is a URL (:func:`public_source`), never a local file path.
 """
 
 from __future__ import annotations
@@ -41,6 +43,15 @@ def validity(relation: RankedRelation) -> str:
     return f" ({' '.join(parts)})" if parts else ""
 
 
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$", re.IGNORECASE)
+
+
+def public_source(source: str) -> str:
+    """``source`` when it is a URL (``https://…``), else ``""``: a local path says nothing
+    to a model and shows the user's file system."""
+    return source if _URL.match(source.strip()) and not source.startswith("file:") else ""
+
+
 def source_label(passage: Passage) -> str:
     """``Title, chunk k (characters a–b)`` for a passage."""
     return (
@@ -75,7 +86,8 @@ class MarkdownRenderer:
 
     @staticmethod
     def _source(index: int, passage: Passage) -> str:
-        where = f" — {passage.document_source}" if passage.document_source else ""
+        url = public_source(passage.document_source)
+        where = f" — {url}" if url else ""
         return f"- [{index}] {source_label(passage)}{where}"
 
     def render(self, view: ContextView) -> str:
@@ -134,7 +146,8 @@ class XmlRenderer:
         return f"<passage {self._attrs(index, passage)}>{escape(passage.text.strip())}</passage>"
 
     def _source(self, index: int, passage: Passage) -> str:
-        where = f" source={quoteattr(passage.document_source)}" if passage.document_source else ""
+        url = public_source(passage.document_source)
+        where = f" source={quoteattr(url)}" if url else ""
         return f"<source {self._attrs(index, passage)}{where}/>"
 
     def render(self, view: ContextView) -> str:
@@ -188,7 +201,8 @@ def _relation_json(relation: RankedRelation) -> dict[str, Any]:
 
 
 def _passage_json(index: int, passage: Passage) -> dict[str, Any]:
-    return {"index": index, **asdict(passage), "score": round(passage.score, 6)}
+    data = asdict(passage) | {"document_source": public_source(passage.document_source)}
+    return {"index": index, **data, "score": round(passage.score, 6)}
 
 
 class JsonRenderer:
@@ -229,7 +243,11 @@ class JsonRenderer:
             "entities": [_entity_json(e) for e in view.entities],
             "relations": [_relation_json(r) for r in view.relations],
             "passages": [_passage_json(i, p) for i, p in enumerate(view.passages, 1)],
-            "documents": [asdict(d) for d in result.documents if d.document_id in kept_docs],
+            "documents": [
+                asdict(d) | {"source": public_source(d.source)}
+                for d in result.documents
+                if d.document_id in kept_docs
+            ],
             "truncated": view.truncated,
             "debug": result.debug,
         }
