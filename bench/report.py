@@ -18,7 +18,16 @@ from typing import Any
 
 from bench.common import BENCHMARKS_MD, RESULTS_DIR
 
-SECTIONS = ("retrieval", "abstain", "extraction", "speed", "scale", "peers", "backends")
+SECTIONS = (
+    "retrieval",
+    "abstain",
+    "extraction",
+    "speed",
+    "scale",
+    "peers",
+    "backends",
+    "realmodel",
+)
 
 
 # --------------------------------------------------------------------------- files
@@ -446,6 +455,13 @@ def render_backends(result: Mapping[str, Any]) -> str:
     return render(dict(result))
 
 
+def render_realmodel(result: Mapping[str, Any]) -> str:
+    """The LLM path against a real local model (rendered by :mod:`bench.realmodel`)."""
+    from bench.realmodel import render_realmodel as render
+
+    return render(dict(result))
+
+
 RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "retrieval": render_retrieval,
     "abstain": render_abstain,
@@ -454,6 +470,7 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "scale": render_scale,
     "peers": render_peers,
     "backends": render_backends,
+    "realmodel": render_realmodel,
 }
 
 

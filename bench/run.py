@@ -56,6 +56,10 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import scale
 
         return scale.run
+    if name == "realmodel":
+        from bench import realmodel
+
+        return realmodel.run
     raise ValueError(f"unknown section {name!r}; known: {', '.join(SECTIONS)}")
 
 
