@@ -415,17 +415,10 @@ class LLMExtractor:
         )
 
     def _report(self, stats: Counter[str]) -> None:
-        """Count what was dropped or repaired in the usage tracker (for the ingest report)."""
-        entity_notes = {
-            k: v
-            for k, v in stats.items()
-            if k.startswith("entities_") and k != "entities_listed" and v
-        }
-        relation_notes = {
-            k: v
-            for k, v in stats.items()
-            if k.startswith("relations_") and k != "relations_listed" and v
-        }
+        """Count what was listed, dropped or repaired in the usage tracker (for the ingest
+        report)."""
+        entity_notes = {k: v for k, v in stats.items() if k.startswith("entities_") and v}
+        relation_notes = {k: v for k, v in stats.items() if k.startswith("relations_") and v}
         if entity_notes:
             self.client.usage.count(ENTITY_STAGE, **entity_notes)
         if relation_notes:
