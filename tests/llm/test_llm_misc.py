@@ -11,6 +11,7 @@ import pytest
 
 from loregraph.errors import ConfigError
 from loregraph.ingest.extract.llm import GLEAN_STAGE, LLMExtractor
+from loregraph.ingest.extract.offline import OfflineExtractor
 from loregraph.ingest.types import CandidateEntity, SourceDocument, TextChunk
 from loregraph.llm.answer import LLMAnswerer
 from loregraph.llm.config import LLMSettings, build_client, build_embedder
@@ -19,7 +20,9 @@ from loregraph.llm.errors import LLMExtractionError
 from loregraph.llm.merge import LLMMergeConfirmer
 from loregraph.llm.openai_client import OpenAIChat
 from loregraph.llm.prompts import PROMPT_NAMES, PromptLibrary
+from loregraph.llm.wiring import LLMComponents
 from loregraph.models import Entity
+from loregraph.settings import Settings
 
 from .fake_server import FakeLLMServer, Reply
 from .test_llm_answer import result
@@ -108,6 +111,32 @@ def test_settings_from_env() -> None:
         LLMSettings(provider="gemini", model="x")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="number"):
         LLMSettings.from_env({"LOREGRAPH_LLM_TIMEOUT": "soon"})
+
+
+def test_answer_and_extraction_caps_from_env_reach_the_components(server) -> None:
+    settings = LLMSettings.from_env(
+        {
+            "LOREGRAPH_LLM_PROVIDER": "openai",
+            "LOREGRAPH_LLM_MODEL": "m",
+            "LOREGRAPH_LLM_BASE_URL": server.url,
+            "LOREGRAPH_LLM_ANSWER_MAX_TOKENS": "200",
+            "LOREGRAPH_LLM_ANSWER_TIMEOUT": "30",
+            "LOREGRAPH_LLM_EXTRACT_MAX_TOKENS": "900",
+            "LOREGRAPH_LLM_CACHE": "0",
+        }
+    )
+    assert LLMSettings().answer_max_tokens == 512 and LLMSettings().answer_timeout == 120.0
+    parts = LLMComponents.create(settings)
+    assert parts is not None
+    answerer = parts.answerer()
+    assert (answerer.max_tokens, answerer.time_limit) == (200, 30.0)
+    extractor = parts.extractor(Settings())
+    assert extractor.max_tokens == 900
+    assert isinstance(extractor.fallback, OfflineExtractor)
+    with pytest.raises(ConfigError, match="answer"):
+        LLMSettings(answer_timeout=0)
+    with pytest.raises(ConfigError, match="extraction max tokens"):
+        LLMSettings(extract_max_tokens=0)
 
 
 def test_build_client_puts_the_cache_next_to_the_store(tmp_path: Path, server) -> None:
