@@ -84,6 +84,18 @@ async def test_nothing_retrieved_is_said_plainly_without_a_call(
     assert server.chat_calls() == []
 
 
+async def test_an_irrelevant_retrieval_is_answered_without_the_model(
+    server: FakeLLMServer, make_client
+) -> None:
+    unrelated = result("zzzzqqq xyzzy?")
+    unrelated.relevant = False
+    stream = LLMAnswerer(make_client()).stream(unrelated)
+    text = "".join([piece async for piece in stream])
+    assert stream.answer is not None and not stream.answer.found
+    assert text == stream.answer.text and not stream.answer.citations
+    assert server.chat_calls() == []
+
+
 async def test_answer_streams_through_anthropic(server: FakeLLMServer, make_client) -> None:
     server.push(Reply("He sails on the Demeter [2]."))
     answer = await LLMAnswerer(make_client(provider="anthropic")).answer(result())

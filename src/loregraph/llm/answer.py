@@ -24,7 +24,7 @@ import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
-from loregraph.answer.extractive import NO_LLM, extractive_answer
+from loregraph.answer.extractive import NO_LLM, extractive_answer, nothing_found
 from loregraph.answer.types import Answer, Citation
 from loregraph.llm.answer_guard import Cleaned, clean_reply, valid_citations
 from loregraph.llm.base import Completion
@@ -168,6 +168,11 @@ class AnswerStream:
     async def _run(self) -> AsyncGenerator[str, None]:
         result = self.result
         a = self.answerer
+        if not result.relevant:  # nothing retrieved is about the question: no model call
+            answer = nothing_found(result)
+            self.answer = answer
+            yield answer.text
+            return
         if not (result.passages or result.entities or result.relations):
             self.answer = Answer(result.question, NOTHING_FOUND, [], llm=False, retrieval=result)
             yield NOTHING_FOUND
