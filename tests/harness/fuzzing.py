@@ -15,7 +15,11 @@ Only the harness's own tests use these profiles (they are applied per test with
 from __future__ import annotations
 
 import os
+import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -53,3 +57,17 @@ def fuzz(examples: int) -> settings:
 def tally(target: str) -> None:
     """Count one generated input for ``target``."""
     TALLY[target] += 1
+
+
+def _fast_base() -> str | None:
+    """A RAM-backed folder for the many small files the fuzz tests write, when there is one
+    (creating and removing a folder on a disk-backed /tmp costs milliseconds)."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+@contextmanager
+def scratch() -> Iterator[Path]:
+    """A new empty folder, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="loregraph-fuzz-", dir=_fast_base()) as tmp:
+        yield Path(tmp)

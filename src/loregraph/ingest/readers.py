@@ -30,7 +30,7 @@ from loregraph.ingest.convert import (
 )
 from loregraph.ingest.readlog import ReadLog, default_log, has_words
 from loregraph.ingest.records import byte_stream, read_records
-from loregraph.ingest.textio import BinaryFileError, binary_kind, decode, missing
+from loregraph.ingest.textio import BinaryFileError, binary_kind, check_unicode, decode, missing
 from loregraph.ingest.titles import first_line_title, markdown_title
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import content_hash
@@ -74,12 +74,18 @@ def read_stdin(
     """
     data = byte_stream(stream).read()
     text = decode(data, "stdin")
+    if "\x00" in text:
+        raise BinaryFileError("stdin holds NUL bytes: it is binary data, not text; pipe text in.")
     if not has_words(text):
         raise EmptyInputError(
             "stdin is empty or holds no words (only whitespace or punctuation); pipe some text in."
         )
     if doc_id is not None and not doc_id.strip():
         raise InputError("the document id given for stdin is empty; give a real id.")
+    if doc_id is not None:
+        check_unicode(doc_id, "the document id given for stdin")
+    if title is not None:
+        check_unicode(title, "the title given for stdin")
     source = doc_id if doc_id is not None else f"stdin:sha256:{content_hash(text)[:16]}"
     return SourceDocument(
         title=title or first_line_title(text) or "stdin",
@@ -174,6 +180,10 @@ def _read_file(path: Path) -> SourceDocument:
     if binary is not None:
         raise BinaryFileError(f"{path} is a binary file ({binary}), not text; {_BINARY_HINT}.")
     text = decode(data, str(path))
+    if "\x00" in text:  # past the bytes binary_kind looks at
+        raise BinaryFileError(
+            f"{path} is a binary file (contains NUL bytes), not text; {_BINARY_HINT}."
+        )
     if not has_words(text):
         raise EmptyInputError(
             f"{path} is empty or holds no words (only whitespace or punctuation); "

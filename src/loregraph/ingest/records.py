@@ -22,7 +22,14 @@ from typing import IO, Any, cast
 
 from loregraph.errors import EmptyInputError, InputError
 from loregraph.ingest.readlog import ReadLog, default_log, has_words
-from loregraph.ingest.textio import BinaryFileError, binary_kind, decode, missing
+from loregraph.ingest.textio import (
+    BinaryFileError,
+    NotUtf8Error,
+    binary_kind,
+    decode,
+    has_surrogates,
+    missing,
+)
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import content_hash
 
@@ -98,14 +105,26 @@ def byte_stream(stream: IO[str] | IO[bytes]) -> IO[bytes]:
     if buffer is not None:
         return cast(IO[bytes], buffer)
     if isinstance(stream.read(0), str):
-        return io.BytesIO(cast(IO[str], stream).read().encode("utf-8"))
+        # a lone surrogate becomes the bytes it stands for, which decoding then reports
+        text = cast(IO[str], stream).read()
+        return io.BytesIO(text.encode("utf-8", "surrogatepass"))
     return cast(IO[bytes], stream)
 
 
 def _check_nonempty(documents: Iterator[SourceDocument], name: str) -> Iterator[SourceDocument]:
+    """The documents, refusing a file with none, or with two records of the same ``id``
+    (the second would silently replace the first)."""
     found = False
+    ids: set[str] = set()
     for document in documents:
         found = True
+        if document.external_id is not None:
+            if document.external_id in ids:
+                raise InputError(
+                    f'{name}: two records have the id "{document.external_id}"; give each '
+                    "record its own id (a record replaces only an earlier ingest of itself)."
+                )
+            ids.add(document.external_id)
         yield document
     if not found:
         raise EmptyInputError(
@@ -117,7 +136,7 @@ def _json_document(
     text: str, name: str, where: str | None, log: ReadLog
 ) -> Iterator[SourceDocument]:
     try:
-        value = json.loads(text)
+        value = _loads(text)
     except json.JSONDecodeError as error:
         if error.msg == "Extra data":  # several objects: JSON Lines in a .json file
             lines = text.encode("utf-8").splitlines(keepends=True)
@@ -127,6 +146,8 @@ def _json_document(
             f"{name} is not valid JSON ({error.msg} at line {error.lineno}, column "
             f"{error.colno}); fix the file or use one JSON object per line (.jsonl)."
         ) from None
+    except _UnreadableJson as error:
+        raise InputError(f"{name} cannot be read as JSON: {error}; fix the file.") from None
     items = value if isinstance(value, list) else [value]
     for index, item in enumerate(items):
         document = _record(item, name, where, index, log)
@@ -145,11 +166,15 @@ def _jsonl(
         if not text.strip():
             continue
         try:
-            item = json.loads(text)
+            item = _loads(text)
         except json.JSONDecodeError as error:
             raise InputError(
                 f"{name}: line {line_number} is not valid JSON ({error.msg}); "
                 "a .jsonl file needs one JSON object per line."
+            ) from None
+        except _UnreadableJson as error:
+            raise InputError(
+                f"{name}: line {line_number} cannot be read as JSON: {error}; fix the line."
             ) from None
         document = _record(item, name, where, index, log)
         index += 1
@@ -172,12 +197,13 @@ def _record(
         raise InputError(f"{at} {problem}; give every record its text as a string.")
     raw_id = item.get("id")
     if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, str | int)):
-        raise InputError(f'{at} has an "id" that is not a string or a number; fix the id.')
+        raise InputError(f'{at} has an "id" that is not a string or a whole number; fix the id.')
     if isinstance(raw_id, str) and not raw_id.strip():
         raise InputError(f'{at} has an empty "id"; give it a real id or leave the field out.')
     title = item.get("title")
     if title is not None and not isinstance(title, str):
         raise InputError(f'{at} has a "title" that is not a string; fix the title.')
+    _check_strings(item, at)
     if not has_words(text):
         log.skip(at, "empty text" if not text.strip() else "the text holds no words")
         return None
@@ -190,13 +216,57 @@ def _record(
         source = f"{name}#sha256:{content_hash(text)[:16]}"
     metadata = {k: v for k, v in item.items() if k not in ("title", "text", "id")}
     return SourceDocument(
-        title=title if title is not None else (external_id or f"{name}#{index}"),
+        title=title if title and title.strip() else (external_id or f"{name}#{index}"),
         text=text,
         source=source,
         external_id=external_id,
         metadata=metadata,
         former_source=None if external_id is not None else f"{name}#{index}",
     )
+
+
+class _UnreadableJson(ValueError):
+    """JSON the parser accepts in form but that is not data: NaN, too deep, too long."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _UnreadableJson(f"{name} is not a JSON value (JSON has no NaN or Infinity)")
+
+
+def _loads(text: str) -> Any:
+    """``json.loads``, strict about what Python's parser lets through: ``NaN`` and
+    ``Infinity``, nesting too deep for the parser, integers too long to convert."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise _UnreadableJson("it is nested too deeply") from None
+    except _UnreadableJson:
+        raise
+    except ValueError:  # Python refuses integers of more than 4,300 digits
+        raise _UnreadableJson("a number is too long (more than 4,300 digits)") from None
+
+
+def _check_strings(item: dict[str, Any], at: str) -> None:
+    """Refuse a record holding a string no store can keep: a lone surrogate (a ``\\ud800``
+    escape) or a NUL character (``\\u0000``), in any field or key."""
+    stack: list[Any] = [item]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str):
+            if has_surrogates(value):
+                raise NotUtf8Error(
+                    f"{at} holds a lone surrogate escape (such as \\ud800), which is not "
+                    "text; fix the record."
+                )
+            if "\x00" in value:
+                raise InputError(f"{at} holds a NUL character (\\u0000); remove it.")
 
 
 def _json_type(value: Any) -> str:

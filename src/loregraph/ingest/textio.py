@@ -66,3 +66,26 @@ def decode(data: bytes, name: str, offset: int = 0) -> str:
             f"{name} is not valid UTF-8 (first bad byte at offset {position}); "
             "re-save it as UTF-8 (for example with iconv -t utf-8) and try again."
         ) from None
+
+
+def has_surrogates(value: str) -> bool:
+    """True when ``value`` holds a lone surrogate (U+D800..U+DFFF), which is not text.
+
+    JSON can carry one as a ``"\\ud800"`` escape, and a command-line argument holds one for
+    each byte that is not UTF-8; no store can keep it.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_unicode(value: str, what: str) -> str:
+    """``value`` if it is valid Unicode text; else :class:`NotUtf8Error` naming ``what``."""
+    if has_surrogates(value):
+        raise NotUtf8Error(
+            f"{what} is not valid Unicode text (it holds a lone surrogate such as \\ud800, "
+            "from a bad escape or bytes that are not UTF-8); fix it and try again."
+        )
+    return value

@@ -1,0 +1,123 @@
+"""Defects the fuzz targets found, each pinned by the smallest input that showed it.
+
+Before the fixes these inputs crashed with an unexpected ``ValueError``, ``RecursionError``,
+``UnicodeEncodeError`` or ``TypeError`` (the CLI's "this is a defect" exit 70), silently
+replaced a record by another of the same file, or were stored with an empty title.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loregraph.errors import InputError
+from loregraph.ingest.readers import read_path, read_stdin
+from loregraph.ingest.records import read_records
+from loregraph.ingest.textio import BinaryFileError, NotUtf8Error
+
+
+def _records(tmp_path: Path, name: str, body: str | bytes) -> Path:
+    path = tmp_path / name
+    if isinstance(body, str):
+        path.write_text(body, encoding="utf-8")
+    else:
+        path.write_bytes(body)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "message"),
+    [
+        ("big.jsonl", '{"text": "hello world", "n": ' + "1" * 5000 + "}\n", "too long"),
+        ("big.json", '[{"text": "hello world", "n": ' + "1" * 5000 + "}]", "too long"),
+        ("deep.json", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        (
+            "deep.jsonl",
+            '{"text": "hi there", "m": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+            "deep",
+        ),
+        ("nan.jsonl", '{"text": "hello there", "m": NaN}\n', "NaN"),
+        ("inf.json", '[{"text": "hello there", "id": -Infinity}]', "Infinity"),
+        ("surrogate.jsonl", '{"text": "\\ud800 hello there"}\n', "lone surrogate"),
+        ("surrogate-title.jsonl", '{"text": "hello there", "title": "\\udfff"}\n', "surrogate"),
+        ("surrogate-id.json", '[{"text": "hello there", "id": "\\udfff"}]', "surrogate"),
+        ("surrogate-key.jsonl", '{"text": "hello there", "\\ud800": 1}\n', "surrogate"),
+        ("nul.jsonl", '{"text": "hello\\u0000 there"}\n', "NUL"),
+        ("nul-meta.json", '[{"text": "hello there", "m": ["a\\u0000b"]}]', "NUL"),
+        (
+            "same-id.jsonl",
+            '{"id": "a", "text": "Mina wrote to Lucy."}\n{"id": "a", "text": "Harker left."}\n',
+            'two records have the id "a"',
+        ),
+        ("same-id-number.json", '[{"id": 7, "text": "one"}, {"id": "7", "text": "two"}]', '"7"'),
+    ],
+)
+def test_records_no_store_could_keep_are_refused_by_name(
+    tmp_path: Path, name: str, body: str, message: str
+) -> None:
+    path = _records(tmp_path, name, body)
+    with pytest.raises(InputError, match=message):
+        list(read_records(path))
+    with pytest.raises(InputError, match=message):
+        list(read_records(io.BytesIO(path.read_bytes())))
+
+
+def test_a_record_with_a_blank_title_is_titled_by_its_id_or_position(tmp_path: Path) -> None:
+    path = _records(
+        tmp_path,
+        "t.jsonl",
+        '{"id": "x1", "title": " ", "text": "one"}\n{"title": "", "text": "two"}\n',
+    )
+    assert [d.title for d in read_records(path)] == ["x1", "t.jsonl#1"]
+
+
+def test_stdin_with_lone_surrogates_or_nul_is_refused() -> None:
+    with pytest.raises(NotUtf8Error, match="stdin is not valid UTF-8"):
+        read_stdin(io.StringIO("hello \ud800 there"))
+    with pytest.raises(NotUtf8Error, match="document id"):
+        read_stdin(io.StringIO("hello there"), doc_id="note-\udcff")
+    with pytest.raises(NotUtf8Error, match="title"):
+        read_stdin(io.StringIO("hello there"), "\udcff")
+    with pytest.raises(BinaryFileError, match="NUL"):
+        read_stdin(io.BytesIO(b"hello\x00 there"))
+
+
+def test_a_text_file_with_nul_past_the_sniffed_start_is_binary(tmp_path: Path) -> None:
+    path = tmp_path / "late-nul.txt"
+    path.write_bytes(b"word " * 4000 + b"\x00 more words")
+    with pytest.raises(BinaryFileError, match="NUL"):
+        list(read_path(path))
+
+
+def _cli(
+    db: Path, *args: str | bytes, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "loregraph.cli", "--db", str(db), *args],
+        input=stdin,
+        capture_output=True,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_cli_refuses_these_inputs_with_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    bad = [
+        _records(tmp_path, "big.jsonl", '{"text": "hello", "n": ' + "1" * 5000 + "}\n"),
+        _records(tmp_path, "sur.jsonl", '{"text": "\\ud800 hello there"}\n'),
+        _records(tmp_path, "dup.jsonl", '{"id": 1, "text": "one"}\n{"id": 1, "text": "two"}\n'),
+    ]
+    for path in bad:
+        done = _cli(db, "ingest", str(path))
+        assert done.returncode == 2, done.stderr
+        assert b"Traceback" not in done.stderr and b"defect" not in done.stderr
+        assert len(done.stderr.decode().strip().splitlines()) == 1
+    # an --id argument that is not UTF-8 (Python hands it over with a lone surrogate)
+    done = _cli(db, "ingest", "-", "--id", b"bad-\xff", stdin=b"hello there")
+    assert done.returncode == 2, done.stderr
+    assert not db.exists()
