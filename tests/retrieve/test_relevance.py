@@ -10,6 +10,7 @@ import pytest
 from loregraph import AsyncGraph
 from loregraph.answer.extractive import NOTHING_FOUND
 from loregraph.embed.hashing import HashingEmbedder
+from loregraph.errors import ConfigError
 from loregraph.retrieve.nothing import NOTHING_RELEVANT
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.relevance import (
@@ -128,6 +129,8 @@ async def test_engine_says_plainly_when_nothing_is_relevant(
     assert payload["relevant"] is False and payload["passages"] == []
     assert NOTHING_RELEVANT in await graph.context(ABSENT, format="xml")
     assert (await graph.context(ABSENT, format="mermaid")).startswith("graph TD")
+    with pytest.raises(ConfigError):
+        await graph.context(ABSENT, format="yaml")  # type: ignore[arg-type]
 
 
 async def test_engine_answers_a_real_question(store: Any, embedder: HashingEmbedder) -> None:
