@@ -17,7 +17,7 @@ from loregraph.errors import EmptyInputError, InputError, LoregraphError
 from loregraph.ingest.convert import is_convertible
 from loregraph.ingest.readers import read_path, read_stdin
 from loregraph.ingest.readlog import ReadLog, has_words
-from loregraph.ingest.textio import BinaryFileError, NotUtf8Error, binary_kind
+from loregraph.ingest.textio import BinaryFileError, NotUtf8Error, binary_kind, path_text
 
 from .fuzzing import fuzz, scratch, tally
 from .strategies import EXTENSIONS, FILE_BYTES, TEXT
@@ -92,7 +92,8 @@ def test_refusals_say_why(data: bytes) -> None:
 
 
 FOLDER_FILE = st.tuples(
-    st.sampled_from(["a", "b", "c", "sub/d", "sub/deeper/e", ".hidden", "sub/.f", "g h"]),
+    # "caf\udce9" is the name whose bytes are b"caf\xe9" (Latin-1, not UTF-8)
+    st.sampled_from(["a", "b", "sub/d", "sub/deeper/e", ".hidden", "sub/.f", "g h", "caf\udce9"]),
     EXTENSIONS,
     FILE_BYTES,
 )
@@ -115,7 +116,7 @@ def test_a_folder_reads_or_reports_every_visible_file(
                 continue
             path.write_bytes(data)
             if not any(part.startswith(".") for part in path.relative_to(root).parts):
-                visible.add(str(path))
+                visible.add(path_text(path))
         log = ReadLog()
         try:
             documents = list(read_path(root, log=log))
@@ -127,12 +128,14 @@ def test_a_folder_reads_or_reports_every_visible_file(
         skipped = [s.where for s in log.skipped]
         assert len(read) == len(documents), "a file was read twice"
         assert len(set(skipped)) == len(skipped), "a file was reported twice"
-        resolved = {str(Path(p).resolve()): p for p in visible}
+        resolved = {path_text(Path(p).resolve()): p for p in visible}
         read_as_given = {resolved.get(p, p) for p in read}
         assert read_as_given.isdisjoint(skipped), "a file was both read and skipped"
         assert read_as_given | set(skipped) == visible, "a file was passed over silently"
         for document in documents:
             assert has_words(document.text)
+            for value in (document.source, document.title, document.metadata["path"]):
+                value.encode("utf-8")  # storable: no lone surrogate from a file name
             assert all(s.why.strip() for s in log.skipped)
 
 

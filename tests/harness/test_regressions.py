@@ -93,6 +93,16 @@ def test_a_text_file_with_nul_past_the_sniffed_start_is_binary(tmp_path: Path) -
         list(read_path(path))
 
 
+def test_a_file_whose_name_is_not_utf8_is_read_with_an_escaped_name(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "caf\udce9.txt").write_text("Mina wrote to Lucy.", encoding="utf-8")
+    [document] = read_path(folder)
+    assert document.source == str(folder.resolve() / "caf\\xe9.txt")
+    assert document.title == "caf\\xe9"
+    document.source.encode("utf-8")
+
+
 def _cli(
     db: Path, *args: str | bytes, stdin: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
@@ -121,3 +131,9 @@ def test_cli_refuses_these_inputs_with_one_line_and_writes_nothing(tmp_path: Pat
     done = _cli(db, "ingest", "-", "--id", b"bad-\xff", stdin=b"hello there")
     assert done.returncode == 2, done.stderr
     assert not db.exists()
+    # a folder holding a file whose name is not UTF-8 is ingested, not a crash
+    folder = tmp_path / "latin1"
+    folder.mkdir()
+    (folder / "caf\udce9.txt").write_text("Jonathan Harker went to Bistritz.", encoding="utf-8")
+    done = _cli(db, "ingest", str(folder))
+    assert done.returncode == 0, done.stderr

@@ -30,7 +30,14 @@ from loregraph.ingest.convert import (
 )
 from loregraph.ingest.readlog import ReadLog, default_log, has_words
 from loregraph.ingest.records import byte_stream, read_records
-from loregraph.ingest.textio import BinaryFileError, binary_kind, check_unicode, decode, missing
+from loregraph.ingest.textio import (
+    BinaryFileError,
+    binary_kind,
+    check_unicode,
+    decode,
+    missing,
+    path_text,
+)
 from loregraph.ingest.titles import first_line_title, markdown_title
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import content_hash
@@ -160,14 +167,14 @@ def _dedupe(documents: Iterable[SourceDocument]) -> Iterator[SourceDocument]:
 
 
 def _read_file(path: Path) -> SourceDocument:
-    resolved = str(path.resolve())
+    resolved = path_text(path.resolve())
     if is_convertible(path):
         text, declared = convert_file(path)
         kind = CONVERTIBLE[path.suffix.lower()]
         if not has_words(text):
             raise EmptyInputError(f"{path} ({kind}) holds no text that could be extracted.")
         return SourceDocument(
-            title=declared or markdown_title(text) or path.stem,
+            title=declared or markdown_title(text) or path_text(path.stem),
             text=text,
             source=resolved,
             metadata={"path": resolved, "bytes": path.stat().st_size, "converted_from": kind},
@@ -191,7 +198,7 @@ def _read_file(path: Path) -> SourceDocument:
         )
     title = markdown_title(text) if path.suffix.lower() in MARKDOWN_EXTENSIONS else None
     return SourceDocument(
-        title=title or path.stem,
+        title=title or path_text(path.stem),
         text=text,
         source=resolved,
         metadata={"path": resolved, "bytes": len(data)},
@@ -203,15 +210,17 @@ def _read_directory(directory: Path, log: ReadLog) -> Iterator[SourceDocument]:
     for path in _files(directory, log):
         suffix = path.suffix.lower()
         if suffix in RECORD_EXTENSIONS:
-            log.skip(str(path), "JSON record file: give it to ingest directly to read its records")
+            log.skip(
+                path_text(path), "JSON record file: give it to ingest directly to read its records"
+            )
             continue
         if suffix not in TEXT_EXTENSIONS and not is_convertible(path):
-            log.skip(str(path), f"not a supported type ({suffix or 'no extension'})")
+            log.skip(path_text(path), f"not a supported type ({suffix or 'no extension'})")
             continue
         try:
             document = _read_file(path)
         except InputError as exc:
-            log.skip(str(path), _reason(exc, path))
+            log.skip(path_text(path), _reason(exc, path))
             continue
         found += 1
         yield document
@@ -246,7 +255,7 @@ def _files(directory: Path, log: ReadLog, seen: set[Path] | None = None) -> Iter
     except PermissionError:
         if top:
             raise InputError(f"{directory} cannot be listed: permission denied.") from None
-        log.skip(str(directory), "folder cannot be listed: permission denied")
+        log.skip(path_text(directory), "folder cannot be listed: permission denied")
         return
     for entry in entries:
         if entry.name.startswith("."):

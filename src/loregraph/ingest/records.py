@@ -29,6 +29,7 @@ from loregraph.ingest.textio import (
     decode,
     has_surrogates,
     missing,
+    path_text,
 )
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import content_hash
@@ -72,7 +73,7 @@ def _check_record_file(path: Path) -> None:
 
 
 def _records_from_file(path: Path, log: ReadLog) -> Iterator[SourceDocument]:
-    name, where = path.name, str(path.resolve())
+    name, where = path_text(path.name), path_text(path.resolve())
     with path.open("rb") as handle:
         if path.suffix.lower() == ".jsonl":
             yield from _check_nonempty(_jsonl(handle, name, where, log), name)

@@ -89,3 +89,20 @@ def check_unicode(value: str, what: str) -> str:
             "from a bad escape or bytes that are not UTF-8); fix it and try again."
         )
     return value
+
+
+def path_text(path: str | Path) -> str:
+    """A path as text any store and terminal can keep.
+
+    A file name whose bytes are not UTF-8 reaches Python with a lone surrogate for each bad
+    byte; those bytes are written as ``\\xNN`` escapes (``café`` in Latin-1 becomes
+    ``caf\\xe9``), so such a file still has a stable, readable identity.
+    """
+    text = str(path)
+    if not has_surrogates(text):
+        return text
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file system name decodes to
+        raw = text.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "backslashreplace")
