@@ -137,3 +137,13 @@ def test_cli_refuses_these_inputs_with_one_line_and_writes_nothing(tmp_path: Pat
     (folder / "caf\udce9.txt").write_text("Jonathan Harker went to Bistritz.", encoding="utf-8")
     done = _cli(db, "ingest", str(folder))
     assert done.returncode == 0, done.stderr
+
+
+def test_no_empty_chunk_after_a_hard_cut_at_the_end_of_the_text() -> None:
+    from loregraph.ingest.chunker import chunk_text
+    from loregraph.settings import ChunkSettings
+
+    # one character of two tokens, with one token allowed: it is cut on its own, and the
+    # loop used to go on and yield an empty chunk at the end of the text
+    chunks = list(chunk_text("\x81", ChunkSettings(size=1, overlap=0, unit="tokens")))
+    assert [(c.start, c.end, c.text) for c in chunks] == [(0, 1, "\x81")]

@@ -54,7 +54,7 @@ def chunk_text(text: str, settings: ChunkSettings | None = None) -> Iterator[Tex
     pos = first.start()
     prev_end = 0
     seq = 0
-    while True:
+    while pos < text_end:  # a hard cut can end a chunk exactly at the end of the text
         limit = ends.limit(pos, settings.size) if ends is not None else pos + settings.size
         if text_end <= limit:
             if not by_tokens or count_tokens(text[pos:text_end]) <= settings.size:
