@@ -147,3 +147,18 @@ def test_no_empty_chunk_after_a_hard_cut_at_the_end_of_the_text() -> None:
     # loop used to go on and yield an empty chunk at the end of the text
     chunks = list(chunk_text("\x81", ChunkSettings(size=1, overlap=0, unit="tokens")))
     assert [(c.start, c.end, c.text) for c in chunks] == [(0, 1, "\x81")]
+
+
+async def test_a_question_that_is_not_valid_unicode_is_an_input_error(tmp_path: Path) -> None:
+    from .tiny import build_tiny
+
+    # search $'Harker \xff' reached the embedder's tokenizer: "unexpected TypeError"
+    graph = await build_tiny(str(tmp_path / "tiny.db"), tmp_path / "tiny.jsonl")
+    try:
+        for question in ("Harker \udcff", "\ud800"):
+            with pytest.raises(InputError, match="not valid UTF-8"):
+                await graph.search(question)
+            with pytest.raises(InputError, match="not valid UTF-8"):
+                await graph.ask(question)
+    finally:
+        await graph.close()

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from loregraph.errors import InputError
 from loregraph.models import Entity, name_key
 from loregraph.retrieve.result import Intent, QueryAnalysis
 from loregraph.retrieve.textutil import QUESTION_WORDS, content_words, strip_possessive
@@ -55,6 +56,21 @@ class _Span:
     first: int
     last: int
     text: str
+
+
+def check_question(question: str) -> None:
+    """Raise :class:`InputError` for a question that is not valid Unicode text.
+
+    A command-line argument holds a lone surrogate for each byte that is not UTF-8; no
+    embedder, tokenizer or store can take one.
+    """
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"the question is not valid UTF-8 text (a bad byte at character {exc.start}); "
+            "retype it or fix the terminal's encoding."
+        ) from None
 
 
 def _is_capitalised(token: str) -> bool:

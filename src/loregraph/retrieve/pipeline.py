@@ -17,7 +17,7 @@ import numpy as np
 from loregraph.embed.base import Embedder
 from loregraph.errors import EmptyStoreError, InputError
 from loregraph.models import Relation, Scored, Vector
-from loregraph.retrieve.analyze import analyze_query, loaded_spacy
+from loregraph.retrieve.analyze import analyze_query, check_question, loaded_spacy
 from loregraph.retrieve.expand import rank_entities, rank_relations, seeds_only
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.retrieve.pages import MAX_ANCHORS, bridge_ranking, named_entities, relation_words
@@ -164,6 +164,7 @@ class Retriever:
         debug: dict[str, dict[str, Any]] = {}
         if not question.strip():
             raise InputError("the question is empty; ask something about the documents")
+        check_question(question)
         if not await self.store.list_documents(scope, limit=1):
             raise EmptyStoreError(
                 f"scope {scope!r} holds no documents; ingest some first "
