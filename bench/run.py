@@ -26,6 +26,10 @@ from bench.common import (
 )
 from bench.report import SECTIONS, regenerate, save_result
 
+QUICK_SKIPS = ("realmodel",)
+"""Sections a quick run leaves out unless named with ``--only``: the real model needs its
+own build and tens of minutes."""
+
 
 def _section(name: str) -> Callable[..., dict[str, Any]]:
     if name == "retrieval":
@@ -134,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         return run_section(args.child, options, args.command or command_line(), sizes)
 
     command = command_line()
-    chosen = [s for s in SECTIONS if not args.only or s in args.only]
+    chosen = [
+        s for s in SECTIONS if (s in args.only if args.only else args.full or s not in QUICK_SKIPS)
+    ]
     started = time.perf_counter()
     codes: dict[str, tuple[int, float]] = {}
     for name in chosen:
