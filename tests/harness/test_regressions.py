@@ -162,3 +162,19 @@ async def test_a_question_that_is_not_valid_unicode_is_an_input_error(tmp_path: 
                 await graph.ask(question)
     finally:
         await graph.close()
+
+
+@pytest.mark.slow
+def test_one_bad_input_after_a_full_batch_of_good_ones_writes_nothing(tmp_path: Path) -> None:
+    # the first 64 records (one ingest batch) used to be written before the bad file was
+    # read, and the command still said only "error: ... is a binary file", exit 2
+    records = tmp_path / "notes.jsonl"
+    rows = (f'{{"id": "n{i}", "text": "Note {i} from Whitby."}}' for i in range(70))
+    records.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    bad = tmp_path / "scan.txt"
+    bad.write_bytes(b"%PDF-1.4\n...")
+    db = tmp_path / "store.db"
+    done = _cli(db, "ingest", str(records), str(bad))
+    assert done.returncode == 2, done.stderr
+    assert b"scan.txt" in done.stderr
+    assert not db.exists()

@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -118,37 +118,49 @@ def iter_sources(
     ``records=True`` reads every input (stdin included) as records, ``records=False`` reads
     every file as plain text, ``None`` decides by extension. ``stdin_id`` and ``stdin_title``
     name a document piped in. A text file reached twice (given and inside a given directory)
-    is read once. Missing paths are reported before anything is read; skipped files and
-    records are recorded in ``log``.
+    is read once. Skipped files and records are recorded in ``log``.
+
+    Every input is checked before the first document is handed on: a missing path, a bad
+    file given directly, a record file with a bad record, bad stdin or a folder with nothing
+    readable raises :class:`InputError` here, so a command with one bad input writes nothing
+    (text files are read again when their turn comes; nothing large is held).
     """
     for raw in paths:
         if raw != "-" and not Path(raw).exists():
             raise missing(raw)
     log = default_log(log)
-    return _dedupe(_iter_each(paths, stdin, records, stdin_id, stdin_title, log))
+    inputs = [_check_input(raw, stdin, records, stdin_id, stdin_title, log) for raw in paths]
+    return _dedupe(document for documents in inputs for document in documents())
 
 
-def _iter_each(
-    paths: Sequence[str],
+def _check_input(
+    raw: str,
     stdin: IO[str] | IO[bytes] | None,
     records: bool | None,
     stdin_id: str | None,
     stdin_title: str | None,
     log: ReadLog,
-) -> Iterator[SourceDocument]:
-    for raw in paths:
-        if raw == "-":
-            stream = stdin if stdin is not None else sys.stdin
-            if records:
-                yield from read_records(stream, log=log)
-            else:
-                yield read_stdin(stream, stdin_title, doc_id=stdin_id)
-            continue
-        path = Path(raw)
-        if path.is_file() and records is not None:
-            yield from read_records(path, log=log) if records else iter([_read_file(path)])
+) -> Callable[[], Iterable[SourceDocument]]:
+    """Check one input (raising :class:`InputError` if it is bad); returns how to read it."""
+    if raw == "-":
+        stream = stdin if stdin is not None else sys.stdin
+        if records:
+            piped = list(read_records(stream, log=log))
         else:
-            yield from read_path(path, log=log)
+            piped = [read_stdin(stream, stdin_title, doc_id=stdin_id)]
+        return lambda: piped
+    path = Path(raw)
+    if path.is_dir():
+        next(iter(_read_directory(path, ReadLog())), None)  # raises if nothing is readable
+        return lambda: _read_directory(path, log)
+    as_records = path.suffix.lower() in RECORD_EXTENSIONS if records is None else records
+    if as_records:
+        checked = read_records(path, log=log)  # the whole file is checked here
+        return lambda: checked
+    document = _read_file(path)
+    if is_convertible(path):
+        return lambda: [document]  # converting again would cost as much again
+    return lambda: [_read_file(path)]
 
 
 def _dedupe(documents: Iterable[SourceDocument]) -> Iterator[SourceDocument]:
