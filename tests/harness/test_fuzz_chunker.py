@@ -61,7 +61,7 @@ def _check(text: str, settings: ChunkSettings) -> None:
     assert not uncovered, f"characters at {uncovered[:5]} are in no chunk"
 
 
-@fuzz(2600)
+@fuzz(1800)
 @given(text=DOCUMENT, settings=chunk_settings("chars"))
 def test_character_chunks_are_exact_bounded_and_cover_the_text(
     text: str, settings: ChunkSettings
@@ -70,7 +70,7 @@ def test_character_chunks_are_exact_bounded_and_cover_the_text(
     _check(text, settings)
 
 
-@fuzz(700)
+@fuzz(400)
 @given(text=DOCUMENT, settings=chunk_settings("tokens"))
 def test_token_chunks_are_exact_bounded_and_cover_the_text(
     text: str, settings: ChunkSettings

@@ -68,7 +68,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tiny]:
         run.close()
 
 
-@fuzz(1800)
+@fuzz(1500)
 @given(question=QUESTION)
 def test_question_parsing_never_fails(question: str) -> None:
     tally("analyze (pure)")
@@ -83,7 +83,7 @@ def test_question_parsing_never_fails(question: str) -> None:
     assert classify_intent(question, phrases) in INTENTS
 
 
-@fuzz(900)
+@fuzz(600)
 @given(question=QUESTION)
 def test_analysis_names_only_stored_entities(tiny: Tiny, question: str) -> None:
     tally("analyze_query")
@@ -98,7 +98,7 @@ def test_analysis_names_only_stored_entities(tiny: Tiny, question: str) -> None:
     assert all(c.strip() for c in analysis.candidates)
 
 
-@fuzz(1500)
+@fuzz(900)
 @given(text=QUESTION)
 def test_text_search_runs_any_query(tiny: Tiny, text: str) -> None:
     tally("text search (FTS5 builder)")
@@ -139,7 +139,7 @@ def tiny_minilm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tiny]:
         run.close()
 
 
-@fuzz(300)
+@fuzz(150)
 @given(question=QUESTION, command=st.sampled_from(["search", "ask", "context", "entity"]))
 def test_every_query_command_answers_or_says_what_is_wrong(
     tiny_minilm: Tiny, question: str, command: str
@@ -173,7 +173,7 @@ def tiny_pg(harness_pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
         run.close()
 
 
-@fuzz(400)
+@fuzz(250)
 @given(text=QUESTION)
 def test_postgres_text_search_runs_any_query(tiny_pg: Tiny, text: str) -> None:
     tally("text search (PostgreSQL)")

@@ -39,7 +39,7 @@ def _expected_text(data: bytes) -> str | None:
     return text if has_words(text) else None
 
 
-@fuzz(1500)
+@fuzz(900)
 @given(data=FILE_BYTES, extension=EXTENSIONS, name=st.sampled_from(["notes", "a b", "ü", "x.y"]))
 def test_any_file_is_read_exactly_or_refused_with_an_input_error(
     data: bytes, extension: str, name: str
@@ -70,7 +70,7 @@ def test_any_file_is_read_exactly_or_refused_with_an_input_error(
         assert isinstance(document.title, str) and document.title
 
 
-@fuzz(1000)
+@fuzz(500)
 @given(data=FILE_BYTES)
 def test_refusals_say_why(data: bytes) -> None:
     """A refused text file raises the error class that names its problem."""
@@ -99,7 +99,7 @@ FOLDER_FILE = st.tuples(
 )
 
 
-@fuzz(600)
+@fuzz(300)
 @given(files=st.lists(FOLDER_FILE, max_size=5, unique_by=lambda f: (f[0], f[1].lower())))
 def test_a_folder_reads_or_reports_every_visible_file(
     files: list[tuple[str, str, bytes]],
@@ -142,7 +142,7 @@ def test_a_folder_reads_or_reports_every_visible_file(
 STREAM_KIND = st.sampled_from(["bytes", "text", "wrapped"])
 
 
-@fuzz(1200)
+@fuzz(700)
 @given(
     content=st.one_of(FILE_BYTES, TEXT),
     kind=STREAM_KIND,

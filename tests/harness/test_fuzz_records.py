@@ -95,7 +95,7 @@ def _read_stream(data: bytes, kind: str) -> list[SourceDocument] | LoregraphErro
         return exc
 
 
-@fuzz(2500)
+@fuzz(1000)
 @given(data=record_file(), extension=st.sampled_from([".json", ".jsonl", ".JSON"]))
 def test_any_record_file_is_read_or_refused_with_an_input_error(
     data: bytes, extension: str
@@ -108,7 +108,7 @@ def test_any_record_file_is_read_or_refused_with_an_input_error(
     _check(result)
 
 
-@fuzz(1500)
+@fuzz(600)
 @given(data=record_file(), kind=st.sampled_from(["bytes", "text", "wrapped"]))
 def test_any_record_stream_is_read_or_refused_with_an_input_error(data: bytes, kind: str) -> None:
     tally("read_records stream")
@@ -119,7 +119,7 @@ def test_any_record_stream_is_read_or_refused_with_an_input_error(data: bytes, k
     _check(result)
 
 
-@fuzz(1500)
+@fuzz(700)
 @given(
     records=st.lists(RECORD, min_size=1, max_size=6),
     shape=st.sampled_from(["array", "lines"]),

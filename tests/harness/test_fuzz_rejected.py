@@ -153,7 +153,7 @@ def _write_bad(where: Path, kind: str, payload: Any) -> tuple[str, bytes | None,
     return str(path), None, None
 
 
-@fuzz(900)
+@fuzz(500)
 @given(
     good=st.lists(st.tuples(GOOD_TEXT, st.sampled_from(["txt", "md", "jsonl"])), max_size=3),
     bad=bad_input(),
