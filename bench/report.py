@@ -27,6 +27,7 @@ SECTIONS = (
     "peers",
     "backends",
     "realmodel",
+    "harness",
 )
 
 
@@ -462,6 +463,13 @@ def render_realmodel(result: Mapping[str, Any]) -> str:
     return render(dict(result))
 
 
+def render_harness(result: Mapping[str, Any]) -> str:
+    """Crash, fuzz and concurrency figures (rendered by :mod:`bench.harness`)."""
+    from bench.harness import render_harness as render
+
+    return render(dict(result))
+
+
 RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "retrieval": render_retrieval,
     "abstain": render_abstain,
@@ -471,6 +479,7 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "peers": render_peers,
     "backends": render_backends,
     "realmodel": render_realmodel,
+    "harness": render_harness,
 }
 
 

@@ -26,9 +26,10 @@ from bench.common import (
 )
 from bench.report import SECTIONS, regenerate, save_result
 
-QUICK_SKIPS = ("realmodel",)
+QUICK_SKIPS = ("realmodel", "harness")
 """Sections a quick run leaves out unless named with ``--only``: the real model needs its
-own build and tens of minutes."""
+own build and tens of minutes; the crash, fuzz and concurrency harness runs (bounded) in
+``make test`` already."""
 
 
 def _section(name: str) -> Callable[..., dict[str, Any]]:
@@ -64,6 +65,10 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import realmodel
 
         return realmodel.run
+    if name == "harness":
+        from bench import harness
+
+        return harness.run
     raise ValueError(f"unknown section {name!r}; known: {', '.join(SECTIONS)}")
 
 
