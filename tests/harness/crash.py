@@ -118,11 +118,6 @@ class CrashReport:
         out["problems"] = self.problems[:20]
         return out
 
-    @property
-    def ok(self) -> bool:
-        """No document lost or duplicated, identical exports, every run as expected."""
-        return not self.problems and self.kills >= self.kills_wanted
-
 
 class CrashScenario:
     """One backend, one corpus: a reference run, then kills and re-runs."""

@@ -8,27 +8,25 @@ from pathlib import Path
 import pytest
 
 from .corpora import write_corpus
-from .crash import CrashScenario
+from .crash import CrashReport, CrashScenario
 from .stores import PostgresBackend, SqliteBackend
 
 pytestmark = pytest.mark.slow
 
 
-def _assert_nothing_lost(report_text: str, report: object) -> None:
-    from .crash import CrashReport
-
-    assert isinstance(report, CrashReport)
-    assert report.kills == report.kills_wanted, report_text
-    assert report.documents_lost == 0, report_text
-    assert report.partial_documents == 0, report_text
-    assert report.documents_duplicated == 0, report_text
-    assert report.chunks_duplicated == 0, report_text
-    assert report.entities_duplicated == 0, report_text
-    assert report.relations_duplicated == 0, report_text
-    assert report.export_mismatches == 0, report_text
-    assert report.failed_runs == 0, report_text
-    assert report.exports_compared >= 1, report_text
-    assert report.problems == [], report_text
+def _assert_nothing_lost(report: CrashReport) -> None:
+    text = str(report.as_dict())
+    assert report.kills == report.kills_wanted, text
+    assert report.documents_lost == 0, text
+    assert report.partial_documents == 0, text
+    assert report.documents_duplicated == 0, text
+    assert report.chunks_duplicated == 0, text
+    assert report.entities_duplicated == 0, text
+    assert report.relations_duplicated == 0, text
+    assert report.export_mismatches == 0, text
+    assert report.failed_runs == 0, text
+    assert report.exports_compared >= 1, text
+    assert report.problems == [], text
 
 
 def test_sqlite_records_survive_twenty_kills(tmp_path: Path) -> None:
@@ -38,7 +36,7 @@ def test_sqlite_records_survive_twenty_kills(tmp_path: Path) -> None:
         SqliteBackend(tmp_path / "db"), corpus, "records", tmp_path, kills=20, seed=9
     )
     report = scenario.run()
-    _assert_nothing_lost(str(report.as_dict()), report)
+    _assert_nothing_lost(report)
     # the kills landed both before and after documents were committed
     assert min(report.committed_at_kill) == 0
     assert max(report.committed_at_kill) > 0
@@ -56,4 +54,4 @@ def test_postgres_folder_survives_kills(tmp_path: Path, harness_pg_url: str) -> 
         seed=9,
     )
     report = scenario.run()
-    _assert_nothing_lost(str(report.as_dict()), report)
+    _assert_nothing_lost(report)
