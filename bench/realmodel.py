@@ -131,7 +131,11 @@ async def _measure(url: str, model: str, source: Path, db: Path) -> dict[str, An
             seconds = time.perf_counter() - t0
             answer = stream.answer
             assert answer is not None
-            outcome = _outcome(answer.text, answer.llm)
+            outcome = (
+                _outcome(answer.text, answer.llm)
+                if answer.found
+                else "nothing relevant found (no model call)"
+            )
             log(f"realmodel: {question} -> {outcome} in {seconds:.1f} s")
             answers.append(
                 {

@@ -176,6 +176,15 @@ async def test_an_empty_answer_falls_back(server: FakeLLMServer, make_client) ->
     assert not answer.llm and answer.citations
 
 
+async def test_a_base_models_non_answer_falls_back(server: FakeLLMServer, make_client) -> None:
+    server.push(Reply(" <<SYS>>"))  # what Gemma 3 270M (base) answered through llama.cpp
+    answer = await LLMAnswerer(make_client()).answer(result())
+    assert answer.text.startswith(
+        "The model's answer could not be used (it was too short to be an answer)"
+    )
+    assert "<<SYS>>" not in answer.text and answer.citations
+
+
 async def test_a_failing_model_falls_back(server: FakeLLMServer, make_client) -> None:
     server.push(Reply(status=500, error="model crashed"), Reply(status=500, error="model crashed"))
     client = make_client(max_retries=1, breaker=CircuitBreaker(failure_threshold=5))

@@ -83,6 +83,38 @@ async def test_unusable_replies_are_extracted_offline_and_reported(
     assert "3 done offline" in client.usage.summary()
 
 
+COPIED_ENTITIES = (
+    '{\n  "entities": [\n    {\n      "name": "Entity name",\n      "type": '
+    '"Person|Organization|Location|Product|Concept|Event|Role",\n      "description": '
+    '"Brief description",\n      "aliases": ["Other name"],\n      "salience": 5,\n      '
+    '"mentions": 10,\n      "confidence": 0.9\n    }\n  ]\n  }\n  '
+)
+COPIED_RELATIONS = (
+    '{\n  "relationships": [\n    {\n      "source": "Entity name",\n      "target": '
+    '"Entity name",\n      "type": "RELATIONSHIP_TYPE",\n      "fact": "One sentence",\n'
+    '      "evidence": "verbatim quote",\n      "confidence": 0.9\n    }\n  ]\n  }\n  '
+)
+"""What Gemma 3 270M (base) answered through llama.cpp: the prompt's example, copied."""
+
+
+async def test_a_reply_with_nothing_in_the_text_is_done_offline(
+    server: FakeLLMServer, make_client, store: SqliteStore, book: SourceDocument
+) -> None:
+    server.responder = lambda call: Reply(
+        COPIED_ENTITIES if "entity extraction" in call.system else COPIED_RELATIONS
+    )
+    client = make_client()
+    report = await pipeline(store, client).ingest([book])
+    assert report.ok, report.failed
+    entities = client.usage.stage(ENTITY_STAGE)
+    assert entities.corrections == 0 and entities.failures == 0  # valid JSON, nothing true
+    assert entities.fallbacks == 3 and entities.notes["entities_ungrounded"] == 3
+    assert client.usage.stage(RELATION_STAGE).fallbacks == 3  # every relation named no one
+    assert report.relations > 0
+    found = await names_in(store)
+    assert "Entity name" not in found and {"Jonathan Harker", "Bistritz"} <= found
+
+
 async def test_only_the_batch_that_stays_unusable_falls_back(
     server: FakeLLMServer, make_client, store: SqliteStore, book: SourceDocument
 ) -> None:

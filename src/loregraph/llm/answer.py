@@ -302,8 +302,10 @@ class _Reply:
             return f"it gave no answer within {answerer.time_limit:g} seconds"
         if self.stopped == "repetition" and len(self.cleaned.text.split()) < MIN_WORDS:
             return "it only repeated itself"
-        if len(self.cleaned.text.split()) < MIN_WORDS:
+        if not self.cleaned.text.strip():
             return "it was empty"
+        if len(self.cleaned.text.split()) < MIN_WORDS:
+            return "it was too short to be an answer"
         return "it cited none of the passages"
 
     def cut_short(self, answerer: LLMAnswerer) -> tuple[str, str]:

@@ -24,9 +24,10 @@ selection and resolution as the offline extractor's.
 
 A batch whose reply is still unusable after the corrective retry is extracted by the
 ``fallback`` extractor (the offline one) instead, and counted as a ``fallback`` of its
-stage (:mod:`.llm_fallback`). A call that fails otherwise (server errors, timeouts after
-the client's retries, an open circuit breaker), or an unusable reply with no fallback,
-makes the whole document fail with :class:`~loregraph.llm.errors.LLMExtractionError` (the
+stage (:mod:`.llm_fallback`); so is a batch whose reply holds nothing grounded in its text
+(every entity, or every relation, dropped). A call that fails otherwise (server errors,
+timeouts after the client's retries, an open circuit breaker), or an unusable reply with no
+fallback, makes the whole document fail with :class:`~loregraph.llm.errors.LLMExtractionError` (the
 pipeline reports it as a failed document and the next run tries it again; the calls that
 succeeded are cached).
 """
@@ -50,7 +51,7 @@ from loregraph.ingest.extract.llm_fallback import (
     map_relations,
     merge_entities,
 )
-from loregraph.ingest.extract.llm_ground import TextGrounder, ground_entity, surfaces_of
+from loregraph.ingest.extract.llm_ground import ground_listing, surfaces_of
 from loregraph.ingest.extract.llm_locate import BatchSpan, find_occurrences, ground_relations
 from loregraph.ingest.extract.llm_schema import (
     ENTITY_SCHEMA,
@@ -149,8 +150,12 @@ class LLMExtractor:
         raw = await self._all(
             document, "entities", [self._entity_pass(document, b) for b in batches]
         )
-        entities = self._entities(document, chunks, batches, raw, stats)
-        fell = [b for b, items in zip(batches, raw, strict=True) if items is None]
+        listed = [
+            None if items is None else ground_listing(b.batch.text, items, stats)
+            for b, items in zip(batches, raw, strict=True)
+        ]
+        entities = self._entities(document, chunks, batches, listed, stats)
+        fell = [b for b, found in zip(batches, listed, strict=True) if found is None]
         if fell and offline is not None:
             done = [await self._offline(offline, document, chunks, b, ENTITY_STAGE) for b in fell]
             entities = merge_entities(entities, done, stats)
@@ -162,9 +167,15 @@ class LLMExtractor:
                 "relationships",
                 [self._relation_pass(document, b, core) for b in batches],
             )
-            relations = self._relations(document, chunks, batches, raw_rel, core, stats)
             for b, items in zip(batches, raw_rel, strict=True):
-                if items is None and offline is not None:
+                kept = (
+                    []
+                    if items is None
+                    else self._relations(document, chunks, b, items, core, stats)
+                )
+                relations.extend(kept)
+                if (items is None or (items.relations and not kept)) and offline is not None:
+                    # unusable, or nothing of it holds: this batch's relations come offline
                     done_rel = await self._offline(offline, document, chunks, b, RELATION_STAGE)
                     relations.extend(map_relations(done_rel.relations, entities, stats))
         self._report(stats)
@@ -328,24 +339,12 @@ class LLMExtractor:
         document: SourceDocument,
         chunks: list[TextChunk],
         batches: list[_Batch],
-        raw: list[Items | None],
+        listed: list[list[RawEntity] | None],
         stats: Counter[str],
     ) -> list[CandidateEntity]:
         merged: dict[str, list[tuple[RawEntity, int]]] = {}
-        for b, items in zip(batches, raw, strict=True):
-            if items is None:
-                continue  # done offline
-            stats["entities_malformed"] += items.malformed
-            grounder = TextGrounder(b.batch.text)
-            for listed in items.entities:
-                stats["entities_listed"] += 1
-                grounded = ground_entity(listed, grounder)
-                if grounded is None:  # not in the text the model was given
-                    stats["entities_ungrounded"] += 1
-                    continue
-                entity, how = grounded
-                if how == "fuzzy":
-                    stats["entities_grounded_fuzzy"] += 1
+        for b, grounded in zip(batches, listed, strict=True):
+            for entity in grounded or ():  # None: the batch is done offline
                 merged.setdefault(name_key(entity.name), []).append((entity, b.batch.index))
         title_key = name_key(names.split_qualifier(document.title)[0])
         kept: list[tuple[CandidateEntity, list[str], int]] = []
@@ -402,16 +401,15 @@ class LLMExtractor:
         self,
         document: SourceDocument,
         chunks: list[TextChunk],
-        batches: list[_Batch],
-        raw: list[Items | None],
+        b: _Batch,
+        items: Items,
         core: list[CandidateEntity],
         stats: Counter[str],
     ) -> list[CandidateRelation]:
-        answered = [(b, items) for b, items in zip(batches, raw, strict=True) if items is not None]
-        spans = [BatchSpan(b.batch.text, b.offset, b.batch.chunk_seqs) for b, _ in answered]
-        replies = [items for _, items in answered]
+        """One batch's reply as relations between core entities, grounded in its text."""
+        span = BatchSpan(b.batch.text, b.offset, b.batch.chunk_seqs)
         return ground_relations(
-            document.text, chunks, spans, replies, core, stats, min_confidence=self.min_confidence
+            document.text, chunks, [span], [items], core, stats, min_confidence=self.min_confidence
         )
 
     def _report(self, stats: Counter[str]) -> None:

@@ -14,12 +14,15 @@ every relation, is looked up in that batch's text:
    Harker`` becomes ``Jonathan Harker`` and merges with it).
 
 Anything else is dropped and counted (``entities_ungrounded``, ``relations_ungrounded``).
+A reply none of whose entities is in its batch (a small model copying the prompt's example,
+``"Entity name"``) is no better than an unusable one: its batch is extracted offline.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Literal
@@ -27,7 +30,7 @@ from typing import Literal
 from rapidfuzz import fuzz, process
 
 from loregraph.ingest import names
-from loregraph.ingest.extract.llm_schema import RawEntity
+from loregraph.ingest.extract.llm_schema import Items, RawEntity
 
 FUZZY_GROUNDING = 90.0
 MIN_FUZZY_CHARS = 5
@@ -132,3 +135,22 @@ def ground_entity(entity: RawEntity, grounder: TextGrounder) -> tuple[RawEntity,
         return dataclasses.replace(entity, aliases=aliases), how
     aliases = [a for a in entity.aliases if a != surface]
     return dataclasses.replace(entity, name=surface, aliases=aliases), how
+
+
+def ground_listing(text: str, items: Items, stats: Counter[str]) -> list[RawEntity] | None:
+    """The entities of one batch's reply that its ``text`` holds (module doc), counted in
+    ``stats``; ``None`` when the reply listed entities and none of them is there."""
+    grounder = TextGrounder(text)
+    out: list[RawEntity] = []
+    stats["entities_malformed"] += items.malformed
+    for listed in items.entities:
+        stats["entities_listed"] += 1
+        grounded = ground_entity(listed, grounder)
+        if grounded is None:  # not in the text the model was given
+            stats["entities_ungrounded"] += 1
+            continue
+        entity, how = grounded
+        if how == "fuzzy":
+            stats["entities_grounded_fuzzy"] += 1
+        out.append(entity)
+    return None if items.entities and not out else out
