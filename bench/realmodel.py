@@ -235,18 +235,18 @@ def render_realmodel(result: Mapping[str, Any]) -> str:
         lines.append("| " + " | ".join(_fmt(v) for v in row) + " |")
     lines += [
         "",
-        "| question | answer by | time (s) | first text (s) | citations | completion tokens |",
+        "| question | answer by | time (s) | first text (s) | citations | model calls |",
         "|---|---|---|---|---|---|",
     ]
     for a in fig.get("answers", []):
-        tokens = sum(u.get("completion_tokens", 0) for u in a.get("usage", {}).values())
+        calls = sum(u.get("calls", 0) for u in a.get("usage", {}).values())
         row = [
             a.get("question"),
             a.get("outcome"),
             a.get("seconds"),
             a.get("first_text_seconds"),
             a.get("citations"),
-            tokens,
+            calls,
         ]
         lines.append("| " + " | ".join(_fmt(v) for v in row) + " |")
     return "\n".join(lines)

@@ -14,7 +14,7 @@ document fails and the next run tries again.
   counted in the whole document.
 * **Relations** of a batch whose relationship pass fell back are the offline ones whose
   two ends name entities of the document (:class:`~.llm_locate.EndpointResolver`); the
-  others are dropped and counted as ``relations_unknown_entity``.
+  others are dropped and counted as ``relations_offline_unknown_entity``.
 """
 
 from __future__ import annotations
@@ -136,10 +136,10 @@ def map_relations(
         source, _ = resolver.resolve(rel.source)
         target, _ = resolver.resolve(rel.target)
         if source is None or target is None:
-            stats["relations_unknown_entity"] += 1
+            stats["relations_offline_unknown_entity"] += 1
             continue
         if source == target:
-            stats["relations_self"] += 1
+            stats["relations_offline_self"] += 1
             continue
         stats["relations_offline"] += 1
         out.append(
