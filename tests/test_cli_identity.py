@@ -119,3 +119,16 @@ def test_a_document_stored_under_an_older_non_unique_name_is_not_ingested_twice(
     different = run(db, "ingest", "-", stdin="Erin met Frank in Oslo.")
     assert "1 ingested, 0 replaced" in different.stdout
     assert len(documents(db)) == 3
+
+
+def test_the_same_id_twice_in_one_run_is_reported_as_a_replacement(tmp_path: Path) -> None:
+    one = tmp_path / "a.jsonl"
+    one.write_text(json.dumps({"id": "n1", "text": "Alice met Bob."}) + "\n", encoding="utf-8")
+    two = tmp_path / "b.jsonl"
+    two.write_text(json.dumps({"id": "n1", "text": "Alice met Carol."}) + "\n", encoding="utf-8")
+    db = tmp_path / "kg.db"
+    result = run(db, "ingest", str(one), str(two))
+    assert result.exit_code == 0, result.output
+    assert "1 ingested, 1 replaced" in result.stdout
+    (doc,) = documents(db)
+    assert doc["id"]

@@ -115,6 +115,7 @@ class IngestPipeline:
         self.settings = settings
         self.progress = progress or NullProgress()
         self.resolver = Resolver(store, embedder, settings.resolution)
+        self._planned: set[str] = set()
 
     async def ingest(
         self, sources: Iterable[SourceDocument], *, scope: str | None = None
@@ -127,6 +128,7 @@ class IngestPipeline:
         """
         scope = scope or self.settings.scope
         report = IngestReport()
+        self._planned = set()
         self.progress.start("documents", None)
         async for batch in self._batches(sources, scope, report):
             await self._process_batch(batch, scope, report)
@@ -173,10 +175,13 @@ class IngestPipeline:
         if same is not None and same.status == DocStatus.DONE:
             report.skipped += 1
             return None
-        previous = await self.store.get_document(doc_id)
+        # an earlier input of this run with the same identity is replaced too (its write
+        # may not have happened yet: it can be in the same batch)
+        previous = doc_id in self._planned or await self.store.get_document(doc_id)
+        self._planned.add(doc_id)
         with _timer(report, "chunk"):
             chunks = list(chunk_text(source.text, self.settings.chunk))
-        return _Pending(source, doc_id, digest, previous is not None, chunks)
+        return _Pending(source, doc_id, digest, bool(previous), chunks)
 
     # ------------------------------------------------------------------ processing
     async def _process_batch(self, batch: list[_Pending], scope: str, report: IngestReport) -> None:
