@@ -134,7 +134,7 @@ async def _measure(url: str, model: str, source: Path, db: Path) -> dict[str, An
             outcome = (
                 _outcome(answer.text, answer.llm)
                 if answer.found
-                else "nothing relevant found (no model call)"
+                else "nothing relevant found (model not asked)"
             )
             log(f"realmodel: {question} -> {outcome} in {seconds:.1f} s")
             answers.append(
