@@ -249,3 +249,15 @@ class RunOptions:
     def mode(self) -> str:
         """``"quick"`` or ``"full"``."""
         return "quick" if self.quick else "full"
+
+
+def fmt_cell(value: Any, digits: int = 1) -> str:
+    """A value as a Markdown table cell: ``–`` for none, thousands separators, ``digits``
+    decimals for floats, and ``|`` escaped in text."""
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value).replace("|", "\\|")

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import ROOT, TMP_DIR, RunOptions, log
+from bench.common import ROOT, TMP_DIR, RunOptions, fmt_cell, log
 
 TESTS = ROOT / "tests"
 FUZZ_FILES = (
@@ -161,14 +161,7 @@ def _fuzz(options: RunOptions, work: Path) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- rendering
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{value:,.1f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
+_fmt = fmt_cell
 
 
 def _row(cells: list[Any]) -> str:

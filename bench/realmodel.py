@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bench.common import TMP_DIR, RunOptions, log
+from bench.common import TMP_DIR, RunOptions, fmt_cell, log
 from bench.realmodel_env import CONTEXT_TOKENS, PINS, ensure_environment, running_server
 
 QUESTIONS = (
@@ -183,14 +183,7 @@ def run(options: RunOptions) -> dict[str, Any]:
     }
 
 
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{value:,.1f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value).replace("|", "\\|")
+_fmt = fmt_cell
 
 
 def _notes(notes: Mapping[str, int], *suffixes: str) -> int:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bench.common import BENCHMARKS_MD, RESULTS_DIR
+from bench.common import BENCHMARKS_MD, RESULTS_DIR, fmt_cell
 
 SECTIONS = (
     "retrieval",
@@ -115,14 +115,7 @@ def _machine(result: Mapping[str, Any]) -> str:
     )
 
 
-def _fmt(value: Any, digits: int = 1) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{value:,.{digits}f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
+_fmt = fmt_cell
 
 
 def table(header: list[str], rows: list[list[Any]]) -> str:
