@@ -91,8 +91,8 @@ def test_ingest_with_an_llm_reports_repairs_and_a_second_run_makes_no_calls(
     assert "1 ingested" in first.stdout
     # 3 + 1 retried entity calls, 3 + 1 corrective relation calls, 2 embedding requests
     assert (
-        "LLM: 10 calls, 0 cached, 1 retried, 4 repaired, 1 corrected, 7 dropped, 0 failed"
-        in first.stdout
+        "LLM: 10 calls, 0 cached, 1 retried, 4 repaired, 1 corrected, 0 done offline, "
+        "7 dropped, 0 failed" in first.stdout
     )
     assert "extract.entities: 4 calls, 0 cached, 1 retried, 3 repaired" in first.stdout
     assert "extract.relations: 4 calls, 0 cached, 1 repaired, 1 corrected" in first.stdout

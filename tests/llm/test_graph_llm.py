@@ -54,7 +54,10 @@ async def test_ingest_reports_llm_usage_and_ask_streams_a_cited_answer(
         # second batch, which never names it (ungrounded)
         assert entities.dropped == 3 and relations.dropped == 4
         summary = report.summary()
-        assert "LLM: 8 calls, 0 cached, 1 retried, 4 repaired, 1 corrected, 7 dropped" in summary
+        assert (
+            "LLM: 8 calls, 0 cached, 1 retried, 4 repaired, 1 corrected, 0 done offline, 7 dropped"
+            in summary
+        )
         assert "extract.relations:" in summary
         assert report.to_dict()["llm"][RELATION_STAGE]["dropped"] == 4
         assert (tmp_path / "book.db.llm-cache.sqlite").exists()

@@ -131,6 +131,7 @@ class IngestReport:
             f"{sum(u.retries for _, u in stages)} retried, "
             f"{sum(u.repairs for _, u in stages)} repaired, "
             f"{sum(u.corrections for _, u in stages)} corrected, "
+            f"{sum(u.fallbacks for _, u in stages)} done offline, "
             f"{sum(u.dropped for _, u in stages)} dropped, "
             f"{sum(u.failures for _, u in stages)} failed; {tokens:,} tokens."
         )
