@@ -30,7 +30,7 @@ from loregraph.store.sqlite.search import fts_query
 
 from .fuzzing import fuzz, tally
 from .strategies import QUESTION
-from .tiny import LoopRunner, build_tiny, tiny_graph
+from .tiny import LoopRunner, open_tiny, tiny_graph
 
 SCOPE = "default"
 INTENTS = {"factual", "relationship", "summary", "exploration"}
@@ -58,14 +58,8 @@ async def _chunk_ids(graph: AsyncGraph, document_id: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tiny]:
-    folder = tmp_path_factory.mktemp("tiny-query")
-    run = LoopRunner()
-    graph = run(build_tiny(str(folder / "tiny.db"), folder / "tiny.jsonl"))
-    try:
+    with open_tiny(tmp_path_factory.mktemp("tiny-query")) as (run, graph):
         yield Tiny(run, graph)
-    finally:
-        run(graph.close())
-        run.close()
 
 
 @fuzz(1500)
@@ -130,13 +124,8 @@ def tiny_minilm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tiny]:
     from loregraph.embed.minilm import MiniLMEmbedder
 
     folder = tmp_path_factory.mktemp("tiny-minilm")
-    run = LoopRunner()
-    graph = run(build_tiny(str(folder / "tiny.db"), folder / "tiny.jsonl", MiniLMEmbedder()))
-    try:
+    with open_tiny(folder, embedder=MiniLMEmbedder()) as (run, graph):
         yield Tiny(run, graph)
-    finally:
-        run(graph.close())
-        run.close()
 
 
 @fuzz(150)
@@ -164,13 +153,8 @@ def test_every_query_command_answers_or_says_what_is_wrong(
 @pytest.fixture(scope="module")
 def tiny_pg(harness_pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tiny]:
     folder = tmp_path_factory.mktemp("tiny-query-pg")
-    run = LoopRunner()
-    graph = run(build_tiny(f"{harness_pg_url}&schema=fuzz_query", folder / "tiny.jsonl"))
-    try:
+    with open_tiny(folder, f"{harness_pg_url}&schema=fuzz_query") as (run, graph):
         yield Tiny(run, graph)
-    finally:
-        run(graph.close())
-        run.close()
 
 
 @fuzz(250)

@@ -26,7 +26,7 @@ from loregraph.graph import AsyncGraph
 
 from .fuzzing import fuzz, scratch, tally
 from .strategies import SIGNATURES
-from .tiny import LoopRunner, build_tiny
+from .tiny import LoopRunner, open_tiny
 
 SCOPE = "default"
 
@@ -123,14 +123,8 @@ class Tiny:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tiny]:
-    folder = tmp_path_factory.mktemp("tiny-rejected")
-    run = LoopRunner()
-    graph = run(build_tiny(str(folder / "tiny.db"), folder / "tiny.jsonl"))
-    try:
+    with open_tiny(tmp_path_factory.mktemp("tiny-rejected")) as (run, graph):
         yield Tiny(run, graph)
-    finally:
-        run(graph.close())
-        run.close()
 
 
 def _write_bad(where: Path, kind: str, payload: Any) -> tuple[str, bytes | None, str | None]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -82,3 +83,19 @@ async def build_tiny(location: str, corpus: Path, embedder: Embedder | None = No
     if report.ingested != len(RECORDS) or report.failed:
         raise AssertionError(f"the tiny corpus was not ingested: {report.summary()}")
     return graph
+
+
+@contextmanager
+def open_tiny(
+    folder: Path, location: str | None = None, embedder: Embedder | None = None
+) -> Iterator[tuple[LoopRunner, AsyncGraph]]:
+    """The tiny store (an SQLite file in ``folder`` unless ``location`` names another) and
+    the loop it lives on, closed afterwards."""
+    run = LoopRunner()
+    where = location or str(folder / "tiny.db")
+    graph = run(build_tiny(where, folder / "tiny.jsonl", embedder))
+    try:
+        yield run, graph
+    finally:
+        run(graph.close())
+        run.close()

@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
+from loregraph.ingest.types import SourceDocument
 from loregraph.llm.anthropic_client import AnthropicChat
 from loregraph.llm.cache import ResponseCache, SqliteResponseCache
 from loregraph.llm.client import LLMClient
 from loregraph.llm.openai_client import OpenAIChat
 from loregraph.llm.resilience import CircuitBreaker, Resilience, RetryPolicy
+from loregraph.store.sqlite import SqliteStore
 
 from .fake_server import FakeLLMServer
 
@@ -89,3 +91,23 @@ def cache_file(tmp_path: Path) -> Path:
 
 def sqlite_cache(path: Path) -> SqliteResponseCache:
     return SqliteResponseCache(path)
+
+
+EXCERPT = Path(__file__).resolve().parent.parent / "fixtures" / "dracula_excerpt.txt"
+
+
+@pytest.fixture()
+def book() -> SourceDocument:
+    """The Dracula excerpt as one document."""
+    return SourceDocument(
+        title="Dracula (excerpt)", text=EXCERPT.read_text(encoding="utf-8"), source="dracula.txt"
+    )
+
+
+@pytest.fixture()
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    """An open SQLite store for the book."""
+    db = SqliteStore(tmp_path / "book.db")
+    await db.open()
+    yield db
+    await db.close()

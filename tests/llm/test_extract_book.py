@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -22,21 +21,6 @@ from .recorded import RecordedReplies
 
 BATCH_CHARS = 20_000
 EXCERPT = Path(__file__).resolve().parent.parent / "fixtures" / "dracula_excerpt.txt"
-
-
-@pytest.fixture()
-def book() -> SourceDocument:
-    return SourceDocument(
-        title="Dracula (excerpt)", text=EXCERPT.read_text(encoding="utf-8"), source="dracula.txt"
-    )
-
-
-@pytest.fixture()
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    db = SqliteStore(tmp_path / "book.db")
-    await db.open()
-    yield db
-    await db.close()
 
 
 def pipeline(store: SqliteStore, client: LLMClient) -> IngestPipeline:

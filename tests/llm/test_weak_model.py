@@ -3,10 +3,7 @@ the corrective retry are extracted offline instead, and the report says so."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from loregraph import AsyncGraph, ChunkSettings, LLMSettings, Settings
 from loregraph.embed.hashing import HashingEmbedder
@@ -34,21 +31,6 @@ def weak(call: Call) -> Reply:
     if "entity extraction" in call.system:
         return Reply(NAMELESS)
     return Reply("{}")
-
-
-@pytest.fixture()
-def book() -> SourceDocument:
-    return SourceDocument(
-        title="Dracula (excerpt)", text=EXCERPT.read_text(encoding="utf-8"), source="dracula.txt"
-    )
-
-
-@pytest.fixture()
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    db = SqliteStore(tmp_path / "book.db")
-    await db.open()
-    yield db
-    await db.close()
 
 
 def pipeline(store: SqliteStore, client: LLMClient, *, fallback: bool = True) -> IngestPipeline:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Concatenate, ParamSpec, TypeVar
 
-from loregraph.errors import LoregraphError, StoreError, StorePermissionError
+from loregraph.errors import StoreError, StorePermissionError
 from loregraph.store.base import SCHEMA_VERSION
 from loregraph.store.sqlite.schema import ensure_schema, ensure_schema_version, read_version
 
@@ -78,16 +78,27 @@ def connect(path: str, read_only: bool = False) -> tuple[sqlite3.Connection, int
     except sqlite3.Error as exc:
         raise _open_error(path, exc) from exc
     try:
-        for pragma in PRAGMAS:
+        created = _prepare(conn, PRAGMAS, ensure_schema)
+    except sqlite3.DatabaseError as exc:
+        raise _open_error(path, exc) from exc
+    assert created is not None  # ensure_schema always returns the version
+    return conn, created
+
+
+def _prepare(
+    conn: sqlite3.Connection,
+    pragmas: tuple[str, ...],
+    versioning: Callable[[sqlite3.Connection], int | None],
+) -> int | None:
+    """Apply ``pragmas`` and read (or create) the schema version; the connection is closed
+    when either fails."""
+    try:
+        for pragma in pragmas:
             conn.execute(pragma)
-        version = ensure_schema(conn)
-    except LoregraphError:
+        return versioning(conn)
+    except BaseException:
         conn.close()
         raise
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise _open_error(path, exc) from exc
-    return conn, version
 
 
 def _connect_read_only(path: str) -> tuple[sqlite3.Connection, int]:
@@ -113,14 +124,8 @@ def _connect_read_only(path: str) -> tuple[sqlite3.Connection, int]:
             last = exc
             continue
         try:
-            for pragma in READ_PRAGMAS:
-                conn.execute(pragma)
-            version = read_version(conn)
-        except LoregraphError:
-            conn.close()
-            raise
+            version = _prepare(conn, READ_PRAGMAS, read_version)
         except sqlite3.DatabaseError as exc:
-            conn.close()
             last = exc
             continue
         if version is None:
