@@ -89,11 +89,11 @@ async def _extract_all(extractor: Any, items: list[tuple[Any, list[Any]]]) -> li
 
 def predict(result: Any, n_chunks: int, settings: Any) -> Predicted:
     """Run normalise → cluster → select → relate on one extraction result."""
-    from loregraph.ingest.normalize import normalize_type
     from loregraph.ingest.relate import build_relations, surface_index
     from loregraph.ingest.resolve import cluster_candidates
     from loregraph.ingest.select import select_entities
     from loregraph.models import Entity
+    from loregraph.text.entity_types import normalize_type
 
     for cand in result.entities:
         cand.type = normalize_type(cand.type)

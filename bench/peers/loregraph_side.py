@@ -93,7 +93,7 @@ async def run_loregraph(
     )
     # The peers build their tokenizer when they are constructed, before their clock starts;
     # loregraph loads its tokenizer lazily, so load it here, also before the clock.
-    from loregraph.tokens import get_encoding
+    from loregraph.text.tokens import get_encoding
 
     get_encoding()
     loading_peak = peak_rss_mb()

@@ -31,7 +31,7 @@ BATCH_DOCS = 64
 BATCH_CHARS = 400_000
 FORMAT = 2
 """Version of the recorded-extraction file format (part of the cache key)."""
-EXTRACTOR_CODE = ("ingest/extract", "ingest/chunker.py", "ingest/names.py", "settings.py")
+EXTRACTOR_CODE = ("ingest/extract", "ingest/chunker.py", "text", "settings.py")
 
 
 def extraction_path(corpus: Corpus, chunking: str = "") -> Path:
@@ -109,9 +109,9 @@ def record_extractions(
 def kept_names(result: Any, settings: Any) -> set[str]:
     """The candidate names loregraph's pipeline keeps as nodes: type normalisation, variant
     clustering and node selection run on a copy, exactly as in ``IngestPipeline``."""
-    from loregraph.ingest.normalize import normalize_type
     from loregraph.ingest.resolve import cluster_candidates
     from loregraph.ingest.select import select_entities
+    from loregraph.text.entity_types import normalize_type
 
     candidates = copy.deepcopy(result.entities)
     for cand in candidates:

@@ -8,6 +8,8 @@ retrieval. Offline by default, on one SQLite file.
 """
 
 from loregraph.answer.extractive import Answer, Citation
+from loregraph.blocking import Graph, open
+from loregraph.engine.views import EntityView, SearchHit
 from loregraph.errors import (
     ConfigError,
     DependencyError,
@@ -18,9 +20,8 @@ from loregraph.errors import (
     NotFoundError,
     SchemaVersionError,
 )
-from loregraph.graph import AsyncGraph, EntityView, Graph, SearchHit, open, open_async, open_store
+from loregraph.graph import AsyncGraph, open_async, open_store
 from loregraph.ingest.report import IngestReport
-from loregraph.llm.settings import LLMSettings
 from loregraph.models import (
     Chunk,
     DocKind,
@@ -33,6 +34,7 @@ from loregraph.settings import (
     PRESETS,
     ChunkSettings,
     ExtractionSettings,
+    LLMSettings,
     ResolutionSettings,
     RetrievalSettings,
     Settings,

@@ -25,9 +25,8 @@ from loregraph.cli_progress import PLAIN_INTERVAL, PlainProgress, RichProgress
 from loregraph.cli_support import LoregraphGroup
 from loregraph.errors import EmptyStoreError, InputError, LoregraphError
 from loregraph.graph import AsyncGraph
-from loregraph.llm.settings import LLMSettings
 from loregraph.models import CO_OCCURS
-from loregraph.settings import MIN_BUDGET, PRESETS, ChunkSettings, Settings
+from loregraph.settings import MIN_BUDGET, PRESETS, ChunkSettings, LLMSettings, Settings
 from loregraph.store.urls import store_for_url
 
 T = TypeVar("T")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 from xml.etree import ElementTree as ET
 
+from loregraph.errors import InputError
 from loregraph.models import Entity, Relation
 from loregraph.store.base import Store
 
@@ -122,3 +123,14 @@ def _graphml(entities: list[dict[str, Any]], relations: list[dict[str, Any]]) ->
     buffer = io.BytesIO()
     ET.ElementTree(root).write(buffer, encoding="utf-8", xml_declaration=True)
     return buffer.getvalue()
+
+
+def check_writable_target(path: Path) -> None:
+    """Raise :class:`InputError` when ``path`` cannot be written as a new or replaced file."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise InputError(f"cannot write {path}: it is a folder; give a file name")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(f"cannot write {path}: permission denied")

@@ -1,7 +1,7 @@
 """Answers as they are written: :class:`StreamedAnswer` (async) and its blocking facade.
 
 :meth:`loregraph.graph.AsyncGraph.ask_stream` returns a :class:`StreamedAnswer`;
-:meth:`loregraph.graph.Graph.ask_stream` a :class:`BlockingStreamedAnswer`. With an LLM the
+:meth:`loregraph.blocking.Graph.ask_stream` a :class:`BlockingStreamedAnswer`. With an LLM the
 pieces are the model's reply as it arrives, then its ``Sources``; without one, the
 extractive answer in one piece.
 """
@@ -9,14 +9,11 @@ extractive answer in one piece.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from loregraph.answer.extractive import extractive_answer
+from loregraph.answer.base import Answerer
 from loregraph.answer.types import Answer
 from loregraph.retrieve.result import RetrievalResult
-
-if TYPE_CHECKING:
-    from loregraph.llm.answer import LLMAnswerer
 
 T = TypeVar("T")
 
@@ -35,14 +32,14 @@ class StreamedAnswer:
     Args:
         question: the question.
         retrieve: returns the retrieval result the answer is written from.
-        answerer: the LLM answerer; ``None`` gives the extractive answer.
+        answerer: writes the answer (a model, or the offline extractive answerer).
     """
 
     def __init__(
         self,
         question: str,
         retrieve: Callable[[], Awaitable[RetrievalResult]],
-        answerer: LLMAnswerer | None,
+        answerer: Answerer,
     ) -> None:
         self.question = question
         self.answer: Answer | None = None
@@ -62,15 +59,10 @@ class StreamedAnswer:
     async def _run(
         self,
         retrieve: Callable[[], Awaitable[RetrievalResult]],
-        answerer: LLMAnswerer | None,
+        answerer: Answerer,
     ) -> AsyncGenerator[str, None]:
         result = await retrieve()
         self.retrieval = result
-        if answerer is None:
-            answer = extractive_answer(result)
-            self.answer = answer
-            yield answer.text
-            return
         stream = answerer.stream(result)
         try:
             async for piece in stream:

@@ -7,10 +7,11 @@ from typing import Any
 
 from retrieve_corpus import OSRAY, VOYAGE, sample_result
 
-from loregraph.answer.extractive import NO_LLM, NOTHING_FOUND, extractive_answer, split_sentences
+from loregraph.answer.extractive import NO_LLM, NOTHING_FOUND, extractive_answer
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.settings import PRESETS
+from loregraph.text.sentences import split_sentences
 
 DOCS = {"The Voyage of the Meridian": VOYAGE, "Osray Chronicles": OSRAY}
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from loregraph.errors import ConfigError
 from loregraph.ingest.chunker import chunk_text
 from loregraph.settings import ChunkSettings
-from loregraph.tokens import count_tokens
+from loregraph.text.tokens import count_tokens
 
 from .fuzzing import fuzz, tally
 from .strategies import ANY_CHAR, TEXT, WORDISH

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from loregraph.ingest.chunker import chunk_text
 from loregraph.ingest.types import TextChunk
 from loregraph.settings import ChunkSettings
-from loregraph.tokens import count_tokens
+from loregraph.text.tokens import count_tokens
 
 WORDS = st.text(alphabet="abcdeé🧛.,!?'\"", min_size=1, max_size=14)
 SPACES = st.sampled_from([" ", " ", " ", "\n", "\n\n", "  ", "\t", "\u00a0", " \r\n"])

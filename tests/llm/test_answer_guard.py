@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loregraph.llm.answer_guard import clean_reply, is_source_line, valid_citations
+from loregraph.answer.guard import clean_reply, is_source_line, valid_citations
 
 TOKENS = [
     "The",

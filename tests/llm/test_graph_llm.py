@@ -17,8 +17,8 @@ from loregraph.ingest.extract.llm import ENTITY_STAGE, RELATION_STAGE, LLMExtrac
 from loregraph.llm.cache import SqliteResponseCache
 from loregraph.llm.client import LLMClient
 from loregraph.llm.openai_client import OpenAIChat
-from loregraph.llm.query import LLMQueryAnalysis
 from loregraph.llm.usage import UsageTracker
+from loregraph.retrieve.llm_analyze import LLMQueryAnalysis
 from loregraph.store.sqlite import SqliteStore
 
 from .fake_server import Call, FakeLLMServer, Reply

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loregraph.llm.answer import NOTHING_FOUND, LLMAnswerer, cited_numbers
+from loregraph.answer.llm import NOTHING_FOUND, LLMAnswerer, cited_numbers
 from loregraph.llm.cache import SqliteResponseCache
 from loregraph.llm.resilience import CircuitBreaker
 from loregraph.models import Entity

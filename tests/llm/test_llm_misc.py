@@ -9,20 +9,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from loregraph.answer.llm import LLMAnswerer
+from loregraph.embed.openai import OpenAIEmbedder, build_embedder
+from loregraph.engine.parts import Parts
 from loregraph.errors import ConfigError
+from loregraph.ingest.confirm import LLMMergeConfirmer
 from loregraph.ingest.extract.llm import GLEAN_STAGE, LLMExtractor
 from loregraph.ingest.extract.offline import OfflineExtractor
 from loregraph.ingest.types import CandidateEntity, SourceDocument, TextChunk
-from loregraph.llm.answer import LLMAnswerer
-from loregraph.llm.config import LLMSettings, build_client, build_embedder
-from loregraph.llm.embeddings import OpenAIEmbedder
+from loregraph.llm.config import build_client
 from loregraph.llm.errors import LLMExtractionError
-from loregraph.llm.merge import LLMMergeConfirmer
 from loregraph.llm.openai_client import OpenAIChat
 from loregraph.llm.prompts import PROMPT_NAMES, PromptLibrary
-from loregraph.llm.wiring import LLMComponents
 from loregraph.models import Entity
-from loregraph.settings import Settings
+from loregraph.settings import LLMSettings, Settings
 
 from .fake_server import FakeLLMServer, Reply
 from .test_llm_answer import result
@@ -126,11 +126,12 @@ def test_answer_and_extraction_caps_from_env_reach_the_components(server) -> Non
         }
     )
     assert LLMSettings().answer_max_tokens == 512 and LLMSettings().answer_timeout == 120.0
-    parts = LLMComponents.create(settings)
-    assert parts is not None
+    parts = Parts(Settings(llm=settings))
     answerer = parts.answerer()
+    assert isinstance(answerer, LLMAnswerer)
     assert (answerer.max_tokens, answerer.time_limit) == (200, 30.0)
-    extractor = parts.extractor(Settings())
+    extractor = parts.extractor
+    assert isinstance(extractor, LLMExtractor)
     assert extractor.max_tokens == 900
     assert isinstance(extractor.fallback, OfflineExtractor)
     with pytest.raises(ConfigError, match="answer"):
@@ -152,7 +153,8 @@ def test_build_client_puts_the_cache_next_to_the_store(tmp_path: Path, server) -
 def test_no_llm_package_is_imported_without_an_llm() -> None:
     code = (
         "import sys, loregraph, loregraph.llm\n"
-        "from loregraph.llm.config import LLMSettings, build_client\n"
+        "from loregraph.llm.config import build_client\n"
+        "from loregraph.settings import LLMSettings\n"
         "assert build_client(LLMSettings()) is None\n"
         "bad = [m for m in ('openai', 'anthropic', 'json_repair') if m in sys.modules]\n"
         "assert not bad, bad\n"

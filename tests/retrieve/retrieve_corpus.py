@@ -243,7 +243,7 @@ def sample_result(question: str = "Where did the Meridian sail from Port Calder?
         RetrievalResult,
         Seed,
     )
-    from loregraph.retrieve.textutil import content_words
+    from loregraph.text.words import content_words
 
     scope = "default"
     doc_id = stable_id("doc", scope, "voyage.txt")

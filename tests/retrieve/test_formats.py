@@ -9,7 +9,7 @@ from retrieve_corpus import sample_result
 
 from loregraph.errors import ConfigError
 from loregraph.retrieve.formats import format_context, mermaid_edge_label, mermaid_text
-from loregraph.tokens import count_tokens
+from loregraph.text.tokens import count_tokens
 
 
 def test_markdown_follows_seed_000_layout() -> None:

@@ -15,7 +15,7 @@ from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.graphindex import GraphCache
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.settings import PRESETS
-from loregraph.tokens import count_tokens
+from loregraph.text.tokens import count_tokens
 
 QUESTION = "How did Elena Varga reach Osray?"
 

@@ -14,24 +14,13 @@ from dataclasses import dataclass
 from loregraph.answer.types import Answer, Citation
 from loregraph.models import CO_OCCURS
 from loregraph.retrieve.result import Passage, RetrievalResult
-from loregraph.retrieve.textutil import stem, words
+from loregraph.text.sentences import split_sentences
+from loregraph.text.words import stem, words
 
-__all__ = ["Answer", "Citation", "extractive_answer", "nothing_found", "split_sentences"]
+__all__ = ["Answer", "Citation", "extractive_answer", "nothing_found"]
 
 NO_LLM = "No LLM is configured, so this answer quotes the most relevant passages."
 NOTHING_FOUND = "Nothing in the store answers this question."
-
-_ABBREVIATIONS = """
-    dr mr mrs ms mx st prof jr sr vs etc eg ie e.g i.e no nos mt capt col gen lt sgt rev hon
-    fr messrs mme mlle dept fig figs vol vols ch chap ca cf inc ltd co corp jan feb mar apr
-    jun jul aug sep sept oct nov dec approx esp al op pp ed eds est govt univ
-"""
-ABBREVIATIONS = frozenset(_ABBREVIATIONS.split())
-"""Words that end with a period without ending the sentence (``Dr.``, ``Mrs.``, ``e.g.``)."""
-
-_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)|\n[ \t]*\n")
-_WORD_BEFORE = re.compile(r"([\w.]+)$")
-_NEXT_CHAR = re.compile(r"\s*(\S)")
 
 NAMED_WEIGHT = 2.0
 SEED_NAME_WEIGHT = 0.75
@@ -47,49 +36,6 @@ MIN_RELATIVE_SCORE = 0.3
 DUPLICATE_JACCARD = 0.8
 TOP_ENTITIES = 12
 TOP_RELATIONS = 20
-
-
-def _is_boundary(text: str, match: re.Match[str]) -> bool:
-    mark = match.group(0)
-    if mark.startswith("\n"):
-        return True
-    if mark[0] == "." and len(mark.rstrip("\"'”’)]")) == 1:
-        before = _WORD_BEFORE.search(text, max(0, match.start() - 32), match.start())
-        if before:
-            word = before.group(1).casefold()
-            if word in ABBREVIATIONS or word.rstrip(".") in ABBREVIATIONS:
-                return False
-            if len(word) == 1 and word.isalpha():  # an initial: "J. Smith"
-                return False
-    nxt = _NEXT_CHAR.match(text, match.end())
-    return not (nxt and nxt.group(1).islower())  # '"Is it so?" she asked.' is one
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence spans ``(start, end)`` of ``text``, whitespace trimmed, in order.
-
-    Ends at ``.``, ``!``, ``?`` (with closing quotes/brackets) followed by space, and at
-    blank lines; not after common abbreviations (``Dr.``, ``Mrs.``), single initials or
-    when the next word starts in lower case.
-    """
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _END.finditer(text):
-        if not _is_boundary(text, match):
-            continue
-        end = match.end() if not match.group(0).startswith("\n") else match.start()
-        spans.append((start, end))
-        start = match.end()
-    spans.append((start, len(text)))
-    out: list[tuple[int, int]] = []
-    for a, b in spans:
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        if b > a and any(ch.isalnum() for ch in text[a:b]):
-            out.append((a, b))
-    return out
 
 
 @dataclass(slots=True)

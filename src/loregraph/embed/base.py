@@ -18,7 +18,11 @@ class Embedder(Protocol):
     """
 
     name: str
-    dim: int
+
+    @property
+    def dim(self) -> int:
+        """The vector size."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed texts; returns an array of shape ``(len(texts), dim)``."""

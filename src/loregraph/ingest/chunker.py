@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from loregraph.ingest.types import TextChunk
 from loregraph.settings import ChunkSettings
-from loregraph.tokens import count_tokens, token_ends
+from loregraph.text.tokens import count_tokens, token_ends
 
 # the last character of a word (followed by whitespace)
 _WORD_END = re.compile(r"\S(?=\s)")

@@ -1,7 +1,7 @@
 """In-document entity clustering: the variant names of one entity become one candidate.
 
 Rules, applied in this order (each a general rule of English names, see
-:mod:`loregraph.ingest.names`):
+:mod:`loregraph.text.names`):
 
 1. **Same key** — names with one :func:`~loregraph.models.name_key` after the honorific
    is stripped are one entity: ``Dr. Seward`` ~ ``Seward``, ``Count Dracula`` ~
@@ -40,10 +40,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from loregraph.ingest import names
-from loregraph.ingest.normalize import CONCEPT, PERSON, TYPES, normalize_type
 from loregraph.ingest.types import CandidateEntity, Occurrence
 from loregraph.models import name_key
+from loregraph.text import names
+from loregraph.text.entity_types import CONCEPT, PERSON, TYPES, normalize_type
 
 DOMINANCE = 3.0
 """How many times the mentions of the runner-up a name must have to take an ambiguous part."""

@@ -23,7 +23,6 @@ from loregraph.errors import EmptyInputError, LoregraphError
 from loregraph.ingest.chunker import chunk_text
 from loregraph.ingest.cluster import Record
 from loregraph.ingest.extract.base import Extractor
-from loregraph.ingest.normalize import normalize_type
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.relate import build_mentions, build_relations, surface_index
 from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocument
@@ -49,6 +48,7 @@ from loregraph.models import (
 )
 from loregraph.settings import Settings
 from loregraph.store.base import Store
+from loregraph.text.entity_types import normalize_type
 
 BATCH_DOCUMENTS = 64
 BATCH_CHARS = 50_000

@@ -9,7 +9,7 @@ each clustered candidate to an existing entity of the scope, or creates one:
 2. **alias** — a name of two or more words among the candidate's name, its
    honorific-stripped name and its surface forms is an entity's name or alias; the entity
    has the same type and a compatible name
-   (:func:`~loregraph.ingest.names.names_compatible`: never ``Jonathan Harker`` /
+   (:func:`~loregraph.text.names.names_compatible`: never ``Jonathan Harker`` /
    ``Mina Harker``, never ``Louis XIV`` / ``Louis XV``). One-word names ("Victoria",
    "Arthur") are too ambiguous across a corpus to link by alias: they link across
    documents only by exact name or by the later stages;
@@ -18,7 +18,7 @@ each clustered candidate to an existing entity of the scope, or creates one:
    switches this stage off: it costs one store query per candidate);
 4. **embedding** — cosine similarity ≥ ``embedding_threshold`` between the embedding of
    ``"{name} {type} {description}"`` (seed 000) and an entity of the same type, names
-   compatible and alike as strings (:func:`~loregraph.ingest.names.name_similarity` ≥
+   compatible and alike as strings (:func:`~loregraph.text.names.name_similarity` ≥
    0.6, or an acronym): two different places with one description must not merge. Types
    are never crossed by similarity alone.
 
@@ -45,13 +45,13 @@ import numpy as np
 import numpy.typing as npt
 
 from loregraph.embed.base import Embedder
-from loregraph.ingest import names
 from loregraph.ingest.cluster import cluster_candidates
-from loregraph.ingest.normalize import PERSON, normalize_type
 from loregraph.ingest.types import CandidateEntity
 from loregraph.models import Entity, Merge, Scored, Vector, name_key
 from loregraph.settings import ResolutionSettings
 from loregraph.store.base import Store
+from loregraph.text import names
+from loregraph.text.entity_types import PERSON, normalize_type
 
 __all__ = ["Confirm", "Resolution", "Resolver", "cluster_candidates", "embedding_text"]
 

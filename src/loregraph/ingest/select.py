@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from loregraph.ingest.normalize import normalize_type
 from loregraph.ingest.types import CandidateEntity
 from loregraph.settings import ExtractionSettings
+from loregraph.text.entity_types import normalize_type
 
 
 @dataclass(slots=True)

@@ -1,15 +1,14 @@
 """Language models: providers behind one small interface, plus cache, resilience and usage.
 
 Nothing here imports an LLM SDK until a provider is constructed, and nothing is needed
-when no LLM is configured. Names are loaded lazily, so ``loregraph.settings`` can import
-:class:`~loregraph.llm.settings.LLMSettings` (standard library only) without pulling in
-anything else.
+when no LLM is configured; names are loaded lazily.
 
 Modules: :mod:`.base` (the :class:`ChatModel` protocol and records), :mod:`.openai_client`,
-:mod:`.anthropic_client`, :mod:`.embeddings`, :mod:`.client` (:class:`LLMClient`),
-:mod:`.cache`, :mod:`.resilience`, :mod:`.usage`, :mod:`.parse`, :mod:`.structured`,
-:mod:`.prompts`, :mod:`.query`, :mod:`.answer`, :mod:`.merge`, :mod:`.settings`,
-:mod:`.config` (factories), :mod:`.wiring` (what the engine builds from the settings).
+:mod:`.anthropic_client`, :mod:`.client` (:class:`LLMClient`), :mod:`.cache`,
+:mod:`.resilience`, :mod:`.usage`, :mod:`.parse`, :mod:`.structured`, :mod:`.prompts`,
+:mod:`.config` (factories from :class:`~loregraph.settings.LLMSettings`). The stages that use
+a model live with their stage: ``ingest/extract/llm.py``, ``ingest/confirm.py``,
+``retrieve/llm_analyze.py``, ``answer/llm.py``, ``embed/openai.py``.
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ import importlib
 from typing import Any
 
 _EXPORTS: dict[str, str] = {
-    "AnswerStream": "answer",
-    "LLMAnswerer": "answer",
     "AnthropicChat": "anthropic_client",
     "ChatModel": "base",
     "ChatRequest": "base",
@@ -31,11 +28,8 @@ _EXPORTS: dict[str, str] = {
     "SqliteResponseCache": "cache",
     "default_cache_path": "cache",
     "LLMClient": "client",
-    "LLMSettings": "settings",
     "build_chat_model": "config",
     "build_client": "config",
-    "build_embedder": "config",
-    "OpenAIEmbedder": "embeddings",
     "CircuitOpenError": "errors",
     "LLMError": "errors",
     "LLMExtractionError": "errors",
@@ -43,13 +37,10 @@ _EXPORTS: dict[str, str] = {
     "LLMPermanentError": "errors",
     "LLMTimeoutError": "errors",
     "LLMTransientError": "errors",
-    "LLMMergeConfirmer": "merge",
     "OpenAIChat": "openai_client",
     "ParsedJSON": "parse",
     "parse_json": "parse",
     "PromptLibrary": "prompts",
-    "LLMQueryAnalysis": "query",
-    "LLMQueryAnalyzer": "query",
     "CircuitBreaker": "resilience",
     "Resilience": "resilience",
     "RetryPolicy": "resilience",

@@ -1,6 +1,5 @@
-"""The factories that turn :class:`~loregraph.llm.settings.LLMSettings` into a client.
+"""The factories that turn :class:`~loregraph.settings.LLMSettings` into a client.
 
-:class:`LLMSettings` (re-exported here) lives in :mod:`loregraph.llm.settings`;
 :meth:`LLMSettings.from_env` reads ``LOREGRAPH_LLM_*`` variables from a mapping the entry
 point passes in (library code never reads the environment). With ``provider="none"`` (the
 default) nothing here is used and no LLM package is imported.
@@ -9,25 +8,16 @@ default) nothing here is used and no LLM package is imported.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from loregraph.errors import ConfigError
 from loregraph.llm.base import ChatModel
 from loregraph.llm.cache import SqliteResponseCache, default_cache_path
 from loregraph.llm.client import LLMClient
 from loregraph.llm.resilience import CircuitBreaker, Resilience, RetryPolicy
-from loregraph.llm.settings import PROVIDERS, LLMSettings, Provider, parse_headers
 from loregraph.llm.usage import UsageTracker
+from loregraph.settings import LLMSettings
 
-__all__ = [
-    "PROVIDERS",
-    "LLMSettings",
-    "Provider",
-    "build_chat_model",
-    "build_client",
-    "build_embedder",
-    "parse_headers",
-]
+__all__ = ["build_chat_model", "build_client"]
 
 
 def build_chat_model(settings: LLMSettings) -> ChatModel:
@@ -89,27 +79,4 @@ def build_client(
     )
     return LLMClient(
         model or build_chat_model(settings), cache=cache, resilience=resilience, usage=usage
-    )
-
-
-def build_embedder(settings: LLMSettings, *, usage: UsageTracker | None = None) -> Any | None:
-    """An :class:`~loregraph.llm.embeddings.OpenAIEmbedder` when ``embedding_model`` is set
-    (OpenAI-compatible providers only), else ``None`` (use the local model)."""
-    if not settings.embedding_model:
-        return None
-    if settings.provider == "anthropic":
-        raise ConfigError(
-            "Anthropic has no embeddings API; set LOREGRAPH_LLM_EMBEDDING_MODEL only with an "
-            "OpenAI-compatible provider, or leave it unset to embed locally"
-        )
-    from loregraph.llm.embeddings import OpenAIEmbedder
-
-    return OpenAIEmbedder(
-        settings.embedding_model,
-        base_url=settings.base_url,
-        api_key=settings.api_key,
-        headers=dict(settings.headers),
-        timeout=settings.timeout,
-        dim=settings.embedding_dim,
-        usage=usage,
     )

@@ -15,8 +15,8 @@ from typing import Any
 from loregraph.errors import InputError
 from loregraph.models import Entity, name_key
 from loregraph.retrieve.result import Intent, QueryAnalysis
-from loregraph.retrieve.textutil import QUESTION_WORDS, content_words, strip_possessive
 from loregraph.store.base import Store
+from loregraph.text.words import QUESTION_WORDS, content_words, strip_possessive
 
 MAX_NGRAM = 6
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
-from loregraph.tokens import count_tokens, truncate_to_tokens
+from loregraph.text.tokens import count_tokens, truncate_to_tokens
 
 GRAPH_SHARE = 0.30
 PASSAGE_SHARE = 0.60

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from loregraph.models import Chunk, Document, Entity, name_key
 from loregraph.retrieve.result import QueryAnalysis
-from loregraph.retrieve.textutil import content_words
+from loregraph.text.words import content_words
 
 PAGE_MAX_CHUNKS = 4
 """A document with more chunks than this is not an entity's page."""
@@ -43,7 +43,7 @@ _INITIAL = re.compile(r"(?:^|[\s(])(?:[A-Z]|[A-Z][a-z]|St|Dr|Mr|Mrs|Ms|Jr|Sr|No|
 def title_keys(title: str) -> list[str]:
     """The name keys a document title may name an entity by: the whole title and, for
     encyclopedia-style titles, the name without its qualifier ("Dark River (2017 film)")."""
-    from loregraph.ingest.names import split_qualifier
+    from loregraph.text.names import split_qualifier
 
     keys = [name_key(title)]
     core, qualifier = split_qualifier(title)

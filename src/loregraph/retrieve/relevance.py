@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loregraph.retrieve.result import Passage, QueryAnalysis
-from loregraph.retrieve.textutil import stem, words
 from loregraph.retrieve.timing import guarded
 from loregraph.store.base import Store
 from loregraph.store.scripts import split_query
+from loregraph.text.words import stem, words
 
 MIN_COVERAGE = 0.35
 """The least coverage of the question's weighted terms by one passage that counts as

@@ -45,10 +45,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from loregraph.ingest import names
 from loregraph.ingest.cluster import cluster_candidates
 from loregraph.ingest.extract.spacy_ner import TITLE_LABEL, PieceAnalysis, SpanRecord
-from loregraph.ingest.normalize import CONCEPT, PERSON, normalize_type
 from loregraph.ingest.types import (
     CandidateEntity,
     Occurrence,
@@ -56,6 +54,8 @@ from loregraph.ingest.types import (
     TextChunk,
 )
 from loregraph.models import name_key
+from loregraph.text import names
+from loregraph.text.entity_types import CONCEPT, PERSON, normalize_type
 
 PLACE_HINT_SHARE = 3
 """A name is a place when at least 1 in this many of its mentions follow "in", "at"…"""

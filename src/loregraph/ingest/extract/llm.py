@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from loregraph.errors import LoregraphError
-from loregraph.ingest import names
 from loregraph.ingest.batches import mega_batches
 from loregraph.ingest.cluster import cluster_candidates
 from loregraph.ingest.extract.llm_fallback import (
@@ -61,7 +60,6 @@ from loregraph.ingest.extract.llm_schema import (
     validate_entities,
     validate_relations,
 )
-from loregraph.ingest.normalize import normalize_type
 from loregraph.ingest.select import select_entities
 from loregraph.ingest.types import (
     CandidateEntity,
@@ -79,6 +77,8 @@ from loregraph.llm.prompts import PromptLibrary
 from loregraph.llm.structured import Validate, complete_json
 from loregraph.models import name_key
 from loregraph.settings import ExtractionSettings
+from loregraph.text import names
+from loregraph.text.entity_types import normalize_type
 
 ENTITY_STAGE = "extract.entities"
 RELATION_STAGE = "extract.relations"

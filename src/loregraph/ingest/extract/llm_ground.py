@@ -29,8 +29,8 @@ from typing import Literal
 
 from rapidfuzz import fuzz, process
 
-from loregraph.ingest import names
 from loregraph.ingest.extract.llm_schema import Items, RawEntity
+from loregraph.text import names
 
 FUZZY_GROUNDING = 90.0
 MIN_FUZZY_CHARS = 5

@@ -27,8 +27,6 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from loregraph.answer.extractive import split_sentences
-from loregraph.ingest import names
 from loregraph.ingest.extract.assemble import ChunkLocator
 from loregraph.ingest.extract.llm_ground import TextGrounder
 from loregraph.ingest.extract.llm_schema import Items, RawRelation
@@ -40,6 +38,8 @@ from loregraph.ingest.types import (
     TextChunk,
 )
 from loregraph.models import name_key
+from loregraph.text import names
+from loregraph.text.sentences import split_sentences
 
 FUZZY_ENDPOINT = 90.0
 MAX_EVIDENCE_CHARS = 400

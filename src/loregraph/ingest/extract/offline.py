@@ -38,9 +38,9 @@ from loregraph.ingest.extract.spacy_nlp import (
     prepare_text,
     split_pieces,
 )
-from loregraph.ingest.names import split_qualifier
 from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
 from loregraph.settings import ExtractionSettings
+from loregraph.text.names import split_qualifier
 
 MULTIPROCESS_MIN_CHARS = 200_000
 """Below this many characters per call, ``settings.processes`` is ignored: starting worker

@@ -25,9 +25,9 @@ from loregraph.ingest.extract.assemble import (
 )
 from loregraph.ingest.extract.dependency import HE_SHE, NARRATOR
 from loregraph.ingest.extract.spacy_ner import SpanRecord
-from loregraph.ingest.normalize import PERSON
 from loregraph.ingest.types import CandidateRelation, RelationEvidence
 from loregraph.models import ABOUT, CO_OCCURS
+from loregraph.text.entity_types import PERSON
 
 HEADING_CHARS = 120
 _DIARY = re.compile(

@@ -1,7 +1,7 @@
 """One parsed piece of a document → compact records: sentences, entity mentions, relations.
 
 Entity mentions are spaCy's named-entity spans of the kept labels, cleaned (see
-:func:`~loregraph.ingest.names.clean_surface`; leading article and possessive removed,
+:func:`~loregraph.text.names.clean_surface`; leading article and possessive removed,
 lower-case spans, numbers and single characters dropped) and extended backwards over an
 honorific the tagger left out ("Dr." + "Seward" → "Dr. Seward"). A span that is the object
 of a locative preposition ("in Whitby", "at Galatz") carries a place hint (see
@@ -20,9 +20,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from loregraph.ingest import names
 from loregraph.ingest.extract.dependency import NARRATOR, Lemma, sentence_relations
 from loregraph.models import name_key
+from loregraph.text import names
 
 ENTITY_LABELS = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"}

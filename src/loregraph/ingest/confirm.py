@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from loregraph.ingest.normalize import normalize_type
 from loregraph.ingest.types import CandidateEntity
 from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError
@@ -20,6 +19,7 @@ from loregraph.llm.parse import ParsedJSON
 from loregraph.llm.prompts import PromptLibrary
 from loregraph.llm.structured import complete_json
 from loregraph.models import Entity
+from loregraph.text.entity_types import normalize_type
 
 STAGE = "resolve.confirm"
 SCHEMA: dict[str, Any] = {

@@ -1,8 +1,7 @@
-"""Typed settings with named presets.
+"""The engine's settings: chunking, extraction, resolution and retrieval, with named presets.
 
-Settings are plain frozen dataclasses with seed 000's constants as defaults. The environment
-is read only by :meth:`Settings.from_env`, which entry points (CLI, server) call; library code
-receives a :class:`Settings` object and never looks at ``os.environ``.
+Frozen dataclasses whose defaults are the engine's tuned constants; the environment is read
+only by :meth:`Settings.from_env` (see :mod:`loregraph.settings.env`).
 """
 
 from __future__ import annotations
@@ -13,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loregraph.errors import ConfigError
-from loregraph.llm.settings import LLMSettings
+from loregraph.settings.env import read_env
+from loregraph.settings.llm import LLMSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +151,7 @@ def preset(name: str) -> RetrievalSettings:
 class Settings:
     """All settings of one engine instance.
 
-    ``llm`` selects a language model (:class:`~loregraph.llm.settings.LLMSettings`); its
+    ``llm`` selects a language model (:class:`~loregraph.settings.LLMSettings`); its
     default, provider ``none``, keeps everything offline.
     """
 
@@ -167,46 +167,22 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Settings:
-        """Settings from ``KG_*`` / ``LOREGRAPH_*`` variables. Call at entry points only.
+    def from_env(cls, env: Mapping[str, str], *, llm: Mapping[str, Any] | None = None) -> Settings:
+        """Settings from ``LOREGRAPH_*`` variables (``KG_*`` names are accepted as aliases).
 
-        Recognised: ``LOREGRAPH_SCOPE``, ``LOREGRAPH_PRESET``, ``KG_CHUNK_SIZE``,
-        ``KG_CHUNK_OVERLAP``, ``KG_MEGA_BATCH_CHARS``, ``KG_CORE_ENTITY_LIMIT``,
-        ``KG_MIN_ENTITY_SALIENCE``, ``KG_MAX_SEED_NODES``, ``KG_MAX_GRAPH_DEPTH``, and the
-        ``LOREGRAPH_LLM_*`` variables of :meth:`LLMSettings.from_env`.
+        Call at entry points only; every variable is listed in
+        :data:`loregraph.settings.env.VARIABLES`. ``llm`` holds LLM field values (e.g. from
+        command-line options) that win over the environment; the LLM settings are checked
+        with them applied.
         """
-
-        def num(name: str, default: float, kind: type = int) -> Any:
-            raw = env.get(name)
-            if raw is None or raw == "":
-                return default
-            try:
-                return kind(raw)
-            except ValueError:
-                raise ConfigError(f"{name} must be a number, got {raw!r}") from None
-
+        values = read_env(env)
+        top = values.get("", {})
         base = cls()
-        chunk = ChunkSettings(
-            size=num("KG_CHUNK_SIZE", base.chunk.size),
-            overlap=num("KG_CHUNK_OVERLAP", base.chunk.overlap),
-            mega_batch_chars=num("KG_MEGA_BATCH_CHARS", base.chunk.mega_batch_chars),
-        )
-        extraction = dataclasses.replace(
-            base.extraction,
-            core_entity_limit=num("KG_CORE_ENTITY_LIMIT", base.extraction.core_entity_limit),
-            min_entity_salience=num(
-                "KG_MIN_ENTITY_SALIENCE", base.extraction.min_entity_salience, float
-            ),
-        )
-        retrieval = preset(env.get("LOREGRAPH_PRESET") or DEFAULT_PRESET)
-        retrieval = retrieval.replace(
-            max_seed_nodes=num("KG_MAX_SEED_NODES", retrieval.max_seed_nodes),
-            max_graph_depth=num("KG_MAX_GRAPH_DEPTH", retrieval.max_graph_depth),
-        )
+        retrieval = preset(top.get("preset") or DEFAULT_PRESET)
         return cls(
-            scope=env.get("LOREGRAPH_SCOPE") or base.scope,
-            chunk=chunk,
-            extraction=extraction,
-            retrieval=retrieval,
-            llm=LLMSettings.from_env(env),
+            scope=top.get("scope") or base.scope,
+            chunk=dataclasses.replace(base.chunk, **values.get("chunk", {})),
+            extraction=dataclasses.replace(base.extraction, **values.get("extraction", {})),
+            retrieval=retrieval.replace(**values.get("retrieval", {})),
+            llm=LLMSettings(**{**values.get("llm", {}), **(llm or {})}),
         )

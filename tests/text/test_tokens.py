@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loregraph.tokens import (
+from loregraph.text.tokens import (
     count_tokens,
     count_tokens_many,
     decode,

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from rapidfuzz import fuzz
 
-from loregraph.ingest.normalize import EVENT, LOCATION, ORGANIZATION
 from loregraph.models import name_key
+from loregraph.text.entity_types import EVENT, LOCATION, ORGANIZATION
 
 # Gender classes implied by an honorific. "miss" and "mrs" are both female but exclude each
 # other (an unmarried and a married woman of one surname are usually two people).

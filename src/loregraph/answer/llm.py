@@ -25,8 +25,8 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 from loregraph.answer.extractive import NO_LLM, extractive_answer, nothing_found
+from loregraph.answer.guard import Cleaned, clean_reply, valid_citations
 from loregraph.answer.types import Answer, Citation
-from loregraph.llm.answer_guard import Cleaned, clean_reply, valid_citations
 from loregraph.llm.base import Completion
 from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError

@@ -3,18 +3,19 @@
 A frozen dataclass like the rest of :mod:`loregraph.settings`, which embeds it as
 ``Settings.llm``. This module imports nothing but the standard library and
 :mod:`loregraph.errors`, so the offline path never loads LLM code; the factories that
-turn these settings into a client are in :mod:`loregraph.llm.config`.
+turn these settings into a client are in :mod:`loregraph.llm.config`; the environment
+variables are read in :mod:`loregraph.settings.env`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from loregraph.errors import ConfigError
+from loregraph.settings.env import read_env
 
 Provider = Literal["openai", "anthropic", "none"]
 PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "none")
@@ -103,83 +104,9 @@ class LLMSettings:
     def from_env(cls, env: Mapping[str, str], **overrides: Any) -> LLMSettings:
         """Settings from ``LOREGRAPH_LLM_*`` variables (call at entry points only).
 
-        Recognised: ``PROVIDER``, ``MODEL``, ``BASE_URL``, ``API_KEY``, ``HEADERS`` (JSON
-        object or ``k=v;k2=v2``), ``TIMEOUT``, ``CONCURRENCY``, ``MAX_RETRIES``,
-        ``STRUCTURED``, ``CACHE`` (0/1), ``CACHE_PATH``, ``PROMPTS_DIR``, ``GLEANING``,
-        ``EXTRACT_MAX_TOKENS``,
-        ``MIN_CONFIDENCE``, ``CONFIRM_MERGES``, ``QUERY_ANALYSIS``, ``PERSONA_INTENTS``,
-        ``ANSWER_MAX_TOKENS``, ``ANSWER_TIMEOUT``,
-        ``EMBEDDING_MODEL``, ``EMBEDDING_DIM``, each prefixed with ``LOREGRAPH_LLM_``.
+        The variables are those of :data:`loregraph.settings.env.VARIABLES` in the ``llm``
+        section, one per field (``LOREGRAPH_LLM_PROVIDER``, ``LOREGRAPH_LLM_MODEL``, ...).
         ``overrides`` (field values, e.g. from command-line options) win over the
         environment and are applied before the settings are checked.
         """
-        base = cls()
-
-        def get(name: str) -> str | None:
-            value = env.get(f"LOREGRAPH_LLM_{name}")
-            return value if value not in (None, "") else None
-
-        def num(name: str, default: Any, kind: type = int) -> Any:
-            raw = get(name)
-            if raw is None:
-                return default
-            try:
-                return kind(raw)
-            except ValueError:
-                raise ConfigError(f"LOREGRAPH_LLM_{name} must be a number, got {raw!r}") from None
-
-        def flag(name: str, default: bool) -> bool:
-            raw = get(name)
-            if raw is None:
-                return default
-            return raw.strip().casefold() in ("1", "true", "yes", "on")
-
-        provider = (get("PROVIDER") or base.provider).strip().casefold()
-        values: dict[str, Any] = dict(
-            provider=provider,
-            model=get("MODEL") or "",
-            base_url=get("BASE_URL"),
-            api_key=get("API_KEY"),
-            headers=parse_headers(get("HEADERS") or ""),
-            timeout=num("TIMEOUT", base.timeout, float),
-            concurrency=num("CONCURRENCY", base.concurrency),
-            max_retries=num("MAX_RETRIES", base.max_retries),
-            structured=(get("STRUCTURED") or base.structured),
-            cache=flag("CACHE", base.cache),
-            cache_path=get("CACHE_PATH"),
-            prompts_dir=get("PROMPTS_DIR"),
-            gleaning=num("GLEANING", base.gleaning),
-            extract_max_tokens=num("EXTRACT_MAX_TOKENS", base.extract_max_tokens),
-            min_confidence=num("MIN_CONFIDENCE", base.min_confidence, float),
-            confirm_merges=flag("CONFIRM_MERGES", base.confirm_merges),
-            query_analysis=flag("QUERY_ANALYSIS", base.query_analysis),
-            persona_intents=flag("PERSONA_INTENTS", base.persona_intents),
-            answer_max_tokens=num("ANSWER_MAX_TOKENS", base.answer_max_tokens),
-            answer_timeout=num("ANSWER_TIMEOUT", base.answer_timeout, float),
-            embedding_model=get("EMBEDDING_MODEL"),
-            embedding_dim=num("EMBEDDING_DIM", None),
-        )
-        values.update(overrides)
-        return cls(**values)
-
-
-def parse_headers(raw: str) -> tuple[tuple[str, str], ...]:
-    """``'{"X-A": "1"}'`` or ``"X-A=1;X-B=2"`` as ``(("X-A", "1"), ...)``."""
-    raw = raw.strip()
-    if not raw:
-        return ()
-    if raw.startswith("{"):
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            raise ConfigError(f"LLM headers are not a valid JSON object: {raw!r}") from None
-        return tuple((str(k), str(v)) for k, v in data.items())
-    pairs: list[tuple[str, str]] = []
-    for part in raw.split(";"):
-        if not part.strip():
-            continue
-        if "=" not in part:
-            raise ConfigError(f"LLM header {part!r} is not NAME=VALUE")
-        name, value = part.split("=", 1)
-        pairs.append((name.strip(), value.strip()))
-    return tuple(pairs)
+        return cls(**{**read_env(env).get("llm", {}), **overrides})

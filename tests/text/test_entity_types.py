@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loregraph.ingest.normalize import TYPES, normalize_type
+from loregraph.text.entity_types import TYPES, normalize_type
 
 CASES = [
     # seed 000's table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loregraph.ingest import names
+from loregraph.text import names
 
 
 @pytest.mark.parametrize(

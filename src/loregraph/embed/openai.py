@@ -15,9 +15,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from loregraph.errors import ConfigError
 from loregraph.llm.errors import LLMError
 from loregraph.llm.openai_client import PLACEHOLDER_KEY, _import_openai, translate_error
 from loregraph.llm.usage import UsageTracker
+from loregraph.settings import LLMSettings
 
 KNOWN_DIMENSIONS: dict[str, int] = {
     "text-embedding-3-small": 1536,
@@ -119,3 +121,26 @@ class OpenAIEmbedder:
     def close(self) -> None:
         """Close the HTTP client."""
         self._client.close()
+
+
+def build_embedder(
+    settings: LLMSettings, *, usage: UsageTracker | None = None
+) -> OpenAIEmbedder | None:
+    """An :class:`~loregraph.embed.openai.OpenAIEmbedder` when ``embedding_model`` is set
+    (OpenAI-compatible providers only), else ``None`` (use the local model)."""
+    if not settings.embedding_model:
+        return None
+    if settings.provider == "anthropic":
+        raise ConfigError(
+            "Anthropic has no embeddings API; set LOREGRAPH_LLM_EMBEDDING_MODEL only with an "
+            "OpenAI-compatible provider, or leave it unset to embed locally"
+        )
+    return OpenAIEmbedder(
+        settings.embedding_model,
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        headers=dict(settings.headers),
+        timeout=settings.timeout,
+        dim=settings.embedding_dim,
+        usage=usage,
+    )

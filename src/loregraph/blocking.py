@@ -1,0 +1,144 @@
+"""The blocking facade: :class:`Graph`, the same methods as :class:`~loregraph.graph.AsyncGraph`
+without ``await``, and :func:`open`.
+
+Each method runs the async core's coroutine on the facade's own event loop; nothing is
+written twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+
+from loregraph.embed.base import Embedder
+from loregraph.graph import AsyncGraph, open_store
+from loregraph.ingest.extract.base import Extractor
+from loregraph.settings import Settings
+from loregraph.store.base import Store
+from loregraph.streaming import BlockingStreamedAnswer
+
+if TYPE_CHECKING:
+    from loregraph.llm.base import ChatModel
+    from loregraph.llm.client import LLMClient
+    from loregraph.llm.usage import UsageTracker
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _blocking(
+    method: Callable[Concatenate[AsyncGraph, P], Awaitable[R]],
+) -> Callable[Concatenate[Graph, P], R]:
+    """Expose an :class:`AsyncGraph` coroutine method as a blocking :class:`Graph` method."""
+
+    def run(self: Graph, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        coro = method(self.aio, *args, **kwargs)
+        return self._run(coro)  # type: ignore[arg-type]
+
+    functools.update_wrapper(run, method)
+    return run
+
+
+class Graph:
+    """The blocking facade over :class:`AsyncGraph`; same methods, no ``await``.
+
+    Use as a context manager, or call :meth:`close` when done.
+    """
+
+    def __init__(self, aio: AsyncGraph) -> None:
+        self.aio = aio
+        self._runner = asyncio.Runner()
+
+    def _run(self, coro: Coroutine[Any, Any, R]) -> R:
+        return self._runner.run(coro)
+
+    def __enter__(self) -> Graph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store and the event loop."""
+        try:
+            self._run(self.aio.close())
+        finally:
+            self._runner.close()
+
+    @property
+    def store(self) -> Store:
+        """The underlying store."""
+        return self.aio.store
+
+    @property
+    def llm(self) -> LLMClient | None:
+        """The language-model client (``None`` when no LLM is configured)."""
+        return self.aio.llm
+
+    @property
+    def usage(self) -> UsageTracker | None:
+        """LLM calls, cache hits and tokens per stage (``None`` when no LLM is configured)."""
+        return self.aio.usage
+
+    def ask_stream(
+        self, question: str, *, preset: str | None = None, scope: str | None = None
+    ) -> BlockingStreamedAnswer:
+        return BlockingStreamedAnswer(
+            self, self.aio.ask_stream(question, preset=preset, scope=scope)
+        )
+
+    ask_stream.__doc__ = (AsyncGraph.ask_stream.__doc__ or "").replace(
+        "async for piece in graph.ask_stream(q)", "for piece in graph.ask_stream(q)"
+    )
+
+    open = _blocking(AsyncGraph.open)
+    ingest = _blocking(AsyncGraph.ingest)
+    ingest_records = _blocking(AsyncGraph.ingest_records)
+    ingest_text = _blocking(AsyncGraph.ingest_text)
+    ingest_documents = _blocking(AsyncGraph.ingest_documents)
+    retrieve = _blocking(AsyncGraph.retrieve)
+    context = _blocking(AsyncGraph.context)
+    ask = _blocking(AsyncGraph.ask)
+    search = _blocking(AsyncGraph.search)
+    entities = _blocking(AsyncGraph.entities)
+    find_entity = _blocking(AsyncGraph.find_entity)
+    entity = _blocking(AsyncGraph.entity)
+    documents = _blocking(AsyncGraph.documents)
+    stats = _blocking(AsyncGraph.stats)
+    scopes = _blocking(AsyncGraph.scopes)
+    delete = _blocking(AsyncGraph.delete)
+    export = _blocking(AsyncGraph.export)
+
+
+def open(
+    location: str | Path = "loregraph.db",
+    *,
+    settings: Settings | None = None,
+    embedder: Embedder | None = None,
+    extractor: Extractor | None = None,
+    store: Store | None = None,
+    llm: LLMClient | ChatModel | None = None,
+    usage: UsageTracker | None = None,
+) -> Graph:
+    """Open (or create) a graph and return the blocking facade.
+
+    ``location`` is an SQLite file path or a database URL; pass ``store=`` to use another
+    backend object. ``llm`` and ``usage`` are as for :class:`AsyncGraph`.
+    """
+    aio = AsyncGraph(
+        store or open_store(location),
+        settings=settings,
+        embedder=embedder,
+        extractor=extractor,
+        llm=llm,
+        usage=usage,
+    )
+    graph = Graph(aio)
+    graph.open()
+    return graph
+
+
+__all__ = ["BlockingStreamedAnswer", "Graph", "open"]
