@@ -42,6 +42,7 @@ test: $(VENV)/.installed
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 lint: $(VENV)/.installed
