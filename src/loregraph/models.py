@@ -1,6 +1,6 @@
 """The data model shared by every stage and every backend.
 
-Every record carries its *scope* (a tenant / agent / user partition, seed 000's container
+Every record carries its *scope* (a tenant / agent / user partition, like a container
 tag) and its provenance, so that a document can be deleted exactly, access can be filtered
 exactly and every answer can cite its sources.
 

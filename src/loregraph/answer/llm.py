@@ -1,4 +1,4 @@
-"""Answers written by a model from the assembled context, streamed, with citations (seed 004).
+"""Answers written by a model from the assembled context, streamed, with citations.
 
 The retrieval result is fitted to its token budget and rendered (markdown by default:
 entities, relationships, numbered passages); the model is told to cite passages as
@@ -102,7 +102,7 @@ class LLMAnswerer:
         context_format: ``markdown`` or ``xml`` (both number their passages).
         max_tokens: reply limit (default 512: a cited answer is short; a model that does
             not stop is cut there).
-        temperature: sampling temperature (seed 004: 0.3).
+        temperature: sampling temperature (default 0.3).
         time_limit: seconds the whole answer may take, first piece included (default 120).
         clock: monotonic clock (tests pass their own).
     """

@@ -1,4 +1,4 @@
-"""Group consecutive chunks into mega-batches of at most ``max_chars`` (seed 000: 50K chars).
+"""Group consecutive chunks into mega-batches of at most ``max_chars`` (default 50K chars).
 
 One mega-batch is one LLM extraction call. Its text is the stretch of the document its
 chunks cover, written once: consecutive chunks overlap (200 characters by default), and

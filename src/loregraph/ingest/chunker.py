@@ -1,6 +1,6 @@
 """Cut a document into overlapping chunks that end and start at word boundaries.
 
-Seed 000's ``TextChunker(1000, 200)``: windows of at most ``size`` characters (or
+Windows of at most ``size`` characters (or
 ``cl100k_base`` tokens with ``unit="tokens"``), consecutive chunks overlapping by about
 ``overlap``. A word is a maximal run of non-whitespace characters. Rules:
 

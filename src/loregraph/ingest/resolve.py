@@ -17,7 +17,7 @@ each clustered candidate to an existing entity of the scope, or creates one:
    a compatible name (a one-word name only to a one-word entity; a threshold above 1
    switches this stage off: it costs one store query per candidate);
 4. **embedding** — cosine similarity ≥ ``embedding_threshold`` between the embedding of
-   ``"{name} {type} {description}"`` (seed 000) and an entity of the same type, names
+   ``"{name} {type} {description}"`` and an entity of the same type, names
    compatible and alike as strings (:func:`~loregraph.text.names.name_similarity` ≥
    0.6, or an acronym): two different places with one description must not merge. Types
    are never crossed by similarity alone.
@@ -72,7 +72,7 @@ class Resolution:
 
 
 def embedding_text(candidate: CandidateEntity) -> str:
-    """The text embedded for an entity (seed 000): ``"{name} {type} {description}"``."""
+    """The text embedded for an entity: ``"{name} {type} {description}"``."""
     return f"{candidate.name} {normalize_type(candidate.type)} {candidate.description}".strip()
 
 

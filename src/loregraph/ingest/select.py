@@ -1,4 +1,4 @@
-"""Core-entity selection (seed 000's ``selectCoreEntities``).
+"""Core-entity selection: the entities a document is about.
 
 Which candidates of a document become graph nodes, and which of them are *core*: the
 entities the LLM relationship pass is restricted to.
@@ -23,7 +23,7 @@ class Selection:
 
 
 def entity_score(candidate: CandidateEntity) -> float:
-    """Seed 000's score: ``mentions * 2 + salience``."""
+    """The score: ``mentions * 2 + salience``."""
     return candidate.mentions * 2 + candidate.salience
 
 

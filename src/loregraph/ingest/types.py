@@ -46,7 +46,7 @@ class TextChunk:
 
 @dataclass(slots=True)
 class MegaBatch:
-    """Consecutive chunks grouped up to ``mega_batch_chars`` (seed 000), one LLM call each."""
+    """Consecutive chunks grouped up to ``mega_batch_chars``, one LLM call each."""
 
     index: int
     chunk_seqs: list[int]

@@ -36,7 +36,7 @@ class LLMClient:
         model: the provider (OpenAI-compatible, Anthropic, or any :class:`ChatModel`).
         cache: the response cache (``None``: every call goes to the server).
         resilience: concurrency/timeout/retry/breaker settings (default: 5 at once,
-            120 s per call, 4 retries, seed 003's breaker).
+            120 s per call, 4 retries, a circuit breaker).
         usage: the usage tracker to count into (default: a new one, ``client.usage``).
         cache_streams: also cache streamed replies (answers), so asking again is free.
     """

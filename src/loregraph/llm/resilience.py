@@ -1,9 +1,9 @@
 """Resilience around model calls: a concurrency limit, retries with backoff, timeouts and a
-circuit breaker (seed 003: opens after 3 consecutive failures, half-opens after 30 s).
+circuit breaker (by default it opens after 3 consecutive failures and half-opens after 30 s).
 
 Clock, sleep and randomness are injected so tests never wait.
 
-* **Concurrency**: at most ``concurrency`` attempts are in flight (default 5, seed 000's
+* **Concurrency**: at most ``concurrency`` attempts are in flight (default 5,
   ``LLM_CONCURRENCY``); a slot is not held while backing off.
 * **Retries**: transient errors (429, 408, 5xx, timeouts, connection errors) are retried up
   to ``max_retries`` times. The delay is exponential with full jitter,
@@ -34,7 +34,7 @@ BreakerState = Literal["closed", "open", "half_open"]
 
 
 class CircuitBreaker:
-    """Seed 003's breaker: closed → open after N consecutive failures → half-open after a
+    """A circuit breaker: closed → open after N consecutive failures → half-open after a
     cool-down → closed on one success (or open again on failure)."""
 
     def __init__(

@@ -18,7 +18,7 @@ from loregraph.settings.llm import LLMSettings
 
 @dataclass(frozen=True, slots=True)
 class ChunkSettings:
-    """How documents are cut into chunks (seed 000: 1,000 characters, 200 overlap)."""
+    """How documents are cut into chunks (default 1,000 characters, 200 overlap)."""
 
     size: int = 1000
     overlap: int = 200
@@ -39,7 +39,7 @@ class ChunkSettings:
 
 @dataclass(frozen=True, slots=True)
 class ExtractionSettings:
-    """Entity selection (seed 000's ``selectCoreEntities``) and extractor limits."""
+    """Entity selection (the most mentioned and most salient, per type) and extractor limits."""
 
     core_entity_limit: int = 60
     core_entity_per_type: int = 20

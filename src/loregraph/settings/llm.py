@@ -31,9 +31,9 @@ class LLMSettings:
     :class:`~loregraph.llm.openai_client.OpenAIChat`); ``cache``/``cache_path`` the
     response cache (default: next to the store); ``prompts_dir`` overrides prompts;
     ``gleaning`` extra extraction rounds; ``extract_max_tokens`` the reply limit of an
-    extraction call; ``min_confidence`` seed 003's threshold;
+    extraction call; ``min_confidence`` the lowest confidence an extracted entity may have;
     ``confirm_merges`` asks the model about borderline entity merges; ``query_analysis``
-    uses the model to analyse questions (``persona_intents``: seed 003's intents);
+    uses the model to analyse questions (``persona_intents``: with the intents of people-centred questions);
     ``answer_max_tokens`` (default 512) and ``answer_timeout`` (seconds for a whole answer,
     default 120) cap an answer;
     ``embedding_model`` embeds through the same API instead of the local model.

@@ -1,9 +1,9 @@
 """Entity type normalisation: any extractor's raw type to one of a few graph types.
 
-Seed 000's ``normalizeEntityType`` maps an LLM's free-form type to ``Person``,
+An LLM's free-form type (or a spaCy label) maps to one of ``Person``,
 ``Organization``, ``Location``, ``Product``, ``Concept``, ``Event`` or ``Role`` (default
-``Concept``). This table extends it with spaCy's NER labels and common LLM synonyms, and adds
-one type outside seed 000's list, ``Time``, for dates and times (the offline extractor only
+``Concept``). The table covers spaCy's NER labels and common LLM synonyms, and adds
+one more type, ``Time``, for dates and times (the offline extractor only
 emits them when asked to; see :class:`~loregraph.ingest.extract.offline.OfflineExtractor`).
 
 Decisions: spaCy's ``NORP`` (nationalities, religious and political groups) maps to

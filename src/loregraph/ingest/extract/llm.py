@@ -1,12 +1,12 @@
-"""The LLM extractor: seed 000's two passes over mega-batches, with seed 003's threshold.
+"""The LLM extractor: two passes over mega-batches, keeping entities above a confidence threshold.
 
-1. **Entities**, one call per mega-batch (≤ ``mega_batch_chars``, seed 000: 50K): name,
+1. **Entities**, one call per mega-batch (≤ ``mega_batch_chars``, default 50K): name,
    type, description, aliases, salience (1-5), mentions, confidence. Each must be found
    in its batch's text (exactly, by an alias, ignoring case, or fuzzily:
    :mod:`.llm_ground`); the others are dropped and counted as ungrounded. Entities named
    in several batches are merged by name key (mentions added, salience and confidence the
    maximum, the type and description of the most salient listing). Entities with
-   confidence below ``min_confidence`` (seed 003: 0.7) or a name that cannot be a proper
+   confidence below ``min_confidence`` (default 0.7) or a name that cannot be a proper
    name are dropped and counted. Mentions are then found in the text
    (:mod:`.llm_locate`); the counted mentions replace the model's estimate when any are
    found.
@@ -102,9 +102,9 @@ class LLMExtractor:
     Args:
         client: the model client (cache, concurrency, retries, usage).
         settings: limits per batch and the core-entity selection (shared with the pipeline).
-        mega_batch_chars: characters per call (seed 000: 50,000).
+        mega_batch_chars: characters per call (default 50,000).
         prompts: prompt library (``extract_entities``, ``extract_relationships``, ``glean``).
-        min_confidence: seed 003's threshold (0.7).
+        min_confidence: the confidence threshold (0.7).
         gleaning: extra rounds asking for missed entities and relationships.
         structured: send JSON schemas as response formats where the provider can.
         max_tokens: reply limit per call.

@@ -1,4 +1,4 @@
-"""The JSON the LLM extractor asks for (seed 000's two passes) and how replies are checked.
+"""The JSON the LLM extractor asks for in its two passes and how replies are checked.
 
 Validators take a parsed reply and return plain records, skipping malformed items (and
 counting them) as long as the reply as a whole has the right shape; a reply of the wrong

@@ -1,4 +1,4 @@
-"""Prompt templates: packaged ``*.txt`` files, each overridable from a directory (seed 002).
+"""Prompt templates: packaged ``*.txt`` files, each overridable from a directory.
 
 A prompt ``NAME`` is the file ``NAME.user.txt`` and, optionally, ``NAME.system.txt``.
 Placeholders are ``{{param}}``. A user directory passed as ``PromptLibrary(directory)``
