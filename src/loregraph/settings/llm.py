@@ -33,7 +33,8 @@ class LLMSettings:
     ``gleaning`` extra extraction rounds; ``extract_max_tokens`` the reply limit of an
     extraction call; ``min_confidence`` the lowest confidence an extracted entity may have;
     ``confirm_merges`` asks the model about borderline entity merges; ``query_analysis``
-    uses the model to analyse questions (``persona_intents``: with the intents of people-centred questions);
+    uses the model to analyse questions (``persona_intents``: with the intents of
+    people-centred questions);
     ``answer_max_tokens`` (default 512) and ``answer_timeout`` (seconds for a whole answer,
     default 120) cap an answer;
     ``embedding_model`` embeds through the same API instead of the local model.
