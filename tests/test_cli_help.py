@@ -6,7 +6,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from loregraph.cli import main
+from loregraph.cli.app import main
 
 COMMANDS = sorted(main.commands)
 
