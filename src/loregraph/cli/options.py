@@ -91,59 +91,51 @@ store_options = _all(
 """``--db`` and ``--mirror``: where the graph lives."""
 
 
+def _setting(*declarations: str, help: str, **kwargs: Any) -> Callable[[F], F]:
+    """An option that overrides a setting only when given (default ``None``)."""
+    return click.option(*declarations, default=None, help=help, **kwargs)
+
+
 llm_options = _all(
-    click.option(
+    _setting(
         "--llm-provider",
         type=click.Choice(["openai", "anthropic", "none"]),
-        default=None,
         help="LLM API: openai (any OpenAI-compatible server), anthropic, or none "
         "(env LOREGRAPH_LLM_PROVIDER; default none: offline).",
     ),
-    click.option(
-        "--llm-model",
-        default=None,
-        help="Model name sent to the server (env LOREGRAPH_LLM_MODEL).",
-    ),
-    click.option(
+    _setting("--llm-model", help="Model name sent to the server (env LOREGRAPH_LLM_MODEL)."),
+    _setting(
         "--llm-base-url",
-        default=None,
         help="Server URL, e.g. http://localhost:11434/v1 for Ollama (env LOREGRAPH_LLM_BASE_URL).",
     ),
-    click.option(
+    _setting(
         "--llm-api-key",
-        default=None,
         help="API key; prefer the env LOREGRAPH_LLM_API_KEY (options show in process lists).",
     ),
-    click.option(
+    _setting(
         "--llm-concurrency",
         type=click.IntRange(min=1),
-        default=None,
         help="LLM calls in flight at once (default 5).",
     ),
-    click.option(
-        "--llm-timeout", type=float, default=None, help="Seconds per LLM call (default 120)."
-    ),
+    _setting("--llm-timeout", type=float, help="Seconds per LLM call (default 120)."),
     click.option(
         "--llm-no-cache",
         is_flag=True,
         default=False,
         help="Do not read or write the LLM response cache (next to the database).",
     ),
-    click.option(
+    _setting(
         "--prompts-dir",
         type=click.Path(exists=True, file_okay=False),
-        default=None,
         help="Directory of prompt files overriding the packaged ones (answer.system.txt...).",
     ),
-    click.option(
+    _setting(
         "--gleaning",
         type=click.IntRange(min=0),
-        default=None,
         help="Extra LLM extraction rounds asking for what was missed (default 0).",
     ),
-    click.option(
+    _setting(
         "--persona-intents/--no-persona-intents",
-        default=None,
         help="Have the LLM sort questions into finer intents (relational, temporal, spatial, "
         "entity-focused, general...), each mapped to a retrieval strategy.",
     ),
