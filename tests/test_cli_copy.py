@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from loregraph.cli import main
+from loregraph.cli.app import main
 from loregraph.store.sqlite import SqliteStore
 from store.builders import Book
 from store.contract_copy import rich_store

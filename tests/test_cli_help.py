@@ -6,7 +6,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from loregraph.cli import main
+from loregraph.cli.app import main
 
 COMMANDS = sorted(main.commands)
 
@@ -43,3 +43,39 @@ def test_top_level_help_lists_commands() -> None:
     assert result.exit_code == 0
     for name in COMMANDS:
         assert name in result.output
+
+
+def _helps() -> list[tuple[str, str]]:
+    """The group's ``--help`` and every command's, with what produced them."""
+    runner = CliRunner()
+    pages = [("loregraph", runner.invoke(main, ["--help"]))]
+    pages += [(name, runner.invoke(main, [name, "--help"])) for name in COMMANDS]
+    for name, result in pages:
+        assert result.exit_code == 0, (name, result.output)
+    return [(name, result.output) for name, result in pages]
+
+
+def test_no_help_text_mentions_seeds() -> None:
+    """Users have no seeds: help describes behaviour, never the design's source systems."""
+    for name, text in _helps():
+        assert "seed" not in text.lower(), f"'seed' in the help of {name}"
+
+
+def test_every_group_option_has_help() -> None:
+    for param in main.params:
+        if isinstance(param, click.Option) and param.name not in ("help", "version"):
+            assert param.help and param.help.strip(), f"--{param.name} has no help text"
+
+
+def test_no_message_of_the_command_line_mentions_seeds() -> None:
+    """No string the command line can print (help, error or report) says 'seed'."""
+    import ast
+    from pathlib import Path
+
+    import loregraph.cli
+
+    folder = Path(loregraph.cli.__file__).parent
+    for module in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                assert "seed" not in node.value.lower(), f"'seed' in {module.name}: {node.value!r}"

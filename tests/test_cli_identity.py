@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from loregraph.cli import main
+from loregraph.cli.app import main
 
 
 def run(db: Path, *args: str, stdin: str | None = None) -> Result:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from loregraph.cli import main
-from loregraph.cli_progress import PlainProgress
+from loregraph.cli.app import main
+from loregraph.cli.progress import PlainProgress
 from loregraph.ingest import convert
 
 

@@ -32,8 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loregraph.errors import EmptyStoreError, LoregraphError, NotFoundError, StoreError
+from loregraph.errors import (
+    ConfigError,
+    EmptyStoreError,
+    LoregraphError,
+    NotFoundError,
+    StoreError,
+)
 from loregraph.ingest.progress import NullProgress, Progress
+from loregraph.location import Location
 from loregraph.models import Document, DocumentBundle, EntityWrite, StoreStats
 from loregraph.store.base import Store
 
@@ -286,40 +293,27 @@ async def _add_unlisted(
         bundle.entities.append(EntityWrite(entity, "", entity.salience))
 
 
-def same_location(first: str | Path, second: str | Path) -> bool:
-    """Whether two store locations name the same store (same file, or the same URL)."""
-    return _normal(first) == _normal(second)
-
-
-def _normal(location: str | Path) -> str:
-    text = str(location).removeprefix("sqlite://")
-    if "://" in text or text == ":memory:":
-        return text.rstrip("/")
-    return str(Path(text).expanduser().resolve())
-
-
 async def copy_locations(
-    source: str | Path,
-    dest: str | Path,
+    source: str | Path | Location,
+    dest: str | Path | Location,
     *,
     scopes: Sequence[str] | None = None,
     merge: bool = False,
     progress: Progress | None = None,
 ) -> CopyReport:
-    """Open the stores at two locations (paths or URLs), copy, and close them.
+    """Open the stores at two locations (paths, URLs or parsed), copy, and close them.
 
     Raises :class:`EmptyStoreError` when there is no store at a ``source`` path or it holds
     no documents, :class:`~loregraph.errors.ConfigError` for an unknown URL scheme or when
     both locations are the same store, and what opening a store raises (unreachable
     server: :class:`StoreError`; a newer schema: ``SchemaVersionError``).
     """
-    from loregraph.errors import ConfigError
     from loregraph.store.urls import store_for_url
 
-    if same_location(source, dest):
+    source, dest = Location.parse(source), Location.parse(dest)
+    if source.same_store(dest):
         raise ConfigError(f"the source and the destination are the same store: {source}")
-    src_text = str(source).removeprefix("sqlite://")
-    if "://" not in src_text and src_text != ":memory:" and not Path(src_text).exists():
+    if not source.exists():
         raise EmptyStoreError(f"no store at {source}")
     source_store, dest_store = store_for_url(source), store_for_url(dest)
     async with source_store:

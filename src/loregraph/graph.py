@@ -27,6 +27,7 @@ from loregraph.ingest.readers import iter_sources, read_records
 from loregraph.ingest.readlog import ReadLog
 from loregraph.ingest.report import IngestReport
 from loregraph.ingest.types import SourceDocument
+from loregraph.location import Location
 from loregraph.models import DeleteReport, DocKind, Document, Entity, StoreStats
 from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 
 
-def open_store(location: str | Path) -> Store:
+def open_store(location: str | Path | Location) -> Store:
     """A store for a location: a file path (SQLite) or a database URL (``postgresql://``)."""
     from loregraph.store.urls import store_for_url
 

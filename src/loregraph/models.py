@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import lru_cache
@@ -100,6 +101,16 @@ class Document:
     created_at: datetime = field(default_factory=utcnow)
     valid_at: datetime | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The document as JSON: id, title, source, characters and status."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "source": self.source,
+            "chars": self.char_count,
+            "status": str(self.status),
+        }
+
 
 @dataclass(slots=True)
 class Chunk:
@@ -141,6 +152,17 @@ class Entity:
         """The id an entity of this name gets when it is first created in ``scope``."""
         return stable_id("ent", scope, name_key(name))
 
+    def to_dict(self) -> dict[str, Any]:
+        """The entity as JSON: id, name, type, mention count, aliases and description."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "type": self.type,
+            "mentions": self.mention_count,
+            "aliases": self.aliases,
+            "description": self.description,
+        }
+
 
 @dataclass(slots=True)
 class Mention:
@@ -167,6 +189,10 @@ class Evidence:
     sentence: str = ""
     start: int = 0
     end: int = 0
+
+
+EVIDENCE_SHOWN = 3
+"""Evidence sentences a relation shows in its JSON form."""
 
 
 @dataclass(slots=True)
@@ -197,6 +223,22 @@ class Relation:
     def make_id(scope: str, source_id: str, rel_type: str, target_id: str) -> str:
         """Relations are unique per (scope, source, type, target)."""
         return stable_id("rel", scope, source_id, rel_type, target_id)
+
+    def to_dict(
+        self, names: Mapping[str, str] | None = None, *, evidence: int = EVIDENCE_SHOWN
+    ) -> dict[str, Any]:
+        """The relation as JSON: its two ends by name (``names`` maps entity ids to names;
+        an id it lacks is shown as it is), type, weight, confidence and the sentences of its
+        first ``evidence`` pieces of evidence."""
+        names = names or {}
+        return {
+            "source": names.get(self.source_id, self.source_id),
+            "type": self.type,
+            "target": names.get(self.target_id, self.target_id),
+            "weight": self.weight,
+            "confidence": self.confidence,
+            "evidence": [piece.sentence for piece in self.evidence[:evidence]],
+        }
 
 
 @dataclass(slots=True)
@@ -281,6 +323,10 @@ class DeleteReport:
     relations_removed: int = 0
     relations_weakened: int = 0
 
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON (every count, by field name)."""
+        return asdict(self)
+
 
 @dataclass(slots=True)
 class Scored:
@@ -332,3 +378,7 @@ class StoreStats:
     schema_version: int = 0
     relation_types: dict[str, int] = field(default_factory=dict)
     entity_types: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counts as JSON (every field, by name)."""
+        return asdict(self)

@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from loregraph.cli import main
-from loregraph.cli_progress import RichProgress
+from loregraph.cli.app import main
+from loregraph.cli.progress import RichProgress
 from loregraph.llm.usage import UsageTracker
 
 from .fake_server import Call, FakeLLMServer, Reply

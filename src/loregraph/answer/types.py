@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from loregraph.retrieve.result import RetrievalResult
 
@@ -24,6 +25,10 @@ class Citation:
     end: int
     quote: str
 
+    def to_dict(self) -> dict[str, Any]:
+        """The citation as JSON (every field, by name)."""
+        return asdict(self)
+
 
 @dataclass(slots=True)
 class Answer:
@@ -39,3 +44,13 @@ class Answer:
     llm: bool = False
     retrieval: RetrievalResult | None = None
     found: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        """The answer as JSON: the question, the answer text, whether a model wrote it, and
+        its citations."""
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "llm": self.llm,
+            "citations": [citation.to_dict() for citation in self.citations],
+        }

@@ -19,6 +19,12 @@ class EntityView:
     relations: list[Relation] = field(default_factory=list)
     neighbours: dict[str, Entity] = field(default_factory=dict)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The entity as JSON, with its relations (both ends by name)."""
+        names = {entity_id: other.name for entity_id, other in self.neighbours.items()}
+        names[self.entity.id] = self.entity.name
+        return {**self.entity.to_dict(), "relations": [r.to_dict(names) for r in self.relations]}
+
 
 @dataclass(slots=True)
 class SearchHit:
@@ -29,6 +35,16 @@ class SearchHit:
     title: str
     score: float
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The hit as JSON: kind, id, title, score and the kind's extra fields."""
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "title": self.title,
+            "score": self.score,
+            "extra": self.extra,
+        }
 
 
 def search_hits(result: RetrievalResult, kind: SearchKind, limit: int) -> list[SearchHit]:

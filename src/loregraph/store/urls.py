@@ -5,15 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from loregraph.errors import ConfigError, DependencyError
+from loregraph.location import Location
 from loregraph.store.base import Store
-
-POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 
 def store_for_url(
-    location: str | Path, *, mirror: str | None = None, read_only: bool = False
+    location: str | Path | Location,
+    *,
+    mirror: str | Location | None = None,
+    read_only: bool = False,
 ) -> Store:
-    """An unopened store for ``location``.
+    """An unopened store for ``location`` (a string, a path or a parsed :class:`Location`).
 
     * a path, ``:memory:`` or ``sqlite://path``: :class:`~loregraph.store.sqlite.SqliteStore`;
     * ``postgresql://...`` or ``postgres://...`` (optionally ``?schema=name``):
@@ -32,31 +34,38 @@ def store_for_url(
     URL, or a Cypher store mirrored into another) and :class:`DependencyError` when the
     backend's driver is not installed.
     """
-    primary = _store(location, read_only)
+    where = Location.parse(location)
     if mirror is None:
-        return primary
-    from loregraph.store.cypher import CypherStore, is_cypher_url
+        return _store(where, read_only)
+    graph = _mirror_location(mirror)
+    if where.is_graph_database:
+        raise ConfigError("a Cypher store is already a graph database: it needs no mirror")
+    from loregraph.store.cypher import CypherStore
     from loregraph.store.mirror import MirroredStore
 
-    if not is_cypher_url(mirror):
-        raise ConfigError(
-            f"a mirror must be a Cypher database URL (falkordb://, neo4j://, bolt://), "
-            f"not {mirror!r}"
-        )
-    if isinstance(primary, CypherStore):
-        raise ConfigError("a Cypher store is already a graph database: it needs no mirror")
-    return MirroredStore(primary, CypherStore(mirror))
+    return MirroredStore(_store(where, read_only), CypherStore(graph.target))
 
 
-def _store(location: str | Path, read_only: bool = False) -> Store:
-    text = str(location)
-    scheme, sep, _ = text.partition("://")
-    if not sep or isinstance(location, Path):
-        return _sqlite(text, read_only)
-    scheme = scheme.lower()
-    if scheme == "sqlite":
-        return _sqlite(text[len("sqlite://") :], read_only)
-    if scheme in POSTGRES_SCHEMES:
+def _mirror_location(mirror: str | Location) -> Location:
+    error = ConfigError(
+        f"a mirror must be a Cypher database URL (falkordb://, neo4j://, bolt://), "
+        f"not {str(mirror)!r}"
+    )
+    try:
+        where = Location.parse(mirror)
+    except ConfigError:
+        raise error from None
+    if not where.is_graph_database:
+        raise error
+    return where
+
+
+def _store(where: Location, read_only: bool) -> Store:
+    if where.kind in ("sqlite", "memory"):
+        from loregraph.store.sqlite import SqliteStore
+
+        return SqliteStore(where.target, read_only=read_only)
+    if where.kind == "postgresql":
         try:
             from loregraph.store.postgres import PostgresStore
         except ImportError as exc:
@@ -64,19 +73,7 @@ def _store(location: str | Path, read_only: bool = False) -> Store:
                 "a PostgreSQL store needs psycopg and psycopg-pool: "
                 "pip install 'loregraph[postgres]'"
             ) from exc
-        return PostgresStore(text)
-    from loregraph.store.cypher import CypherStore, is_cypher_url
+        return PostgresStore(where.target)
+    from loregraph.store.cypher import CypherStore
 
-    if is_cypher_url(text):
-        return CypherStore(text)
-    raise ConfigError(
-        f"unsupported store URL scheme {scheme!r} in {location!s}: use a file path (SQLite), "
-        "sqlite://path, postgresql://user@host/database, falkordb://host:port/graph or "
-        "neo4j://user@host:port/database"
-    )
-
-
-def _sqlite(path: str, read_only: bool = False) -> Store:
-    from loregraph.store.sqlite import SqliteStore
-
-    return SqliteStore(path, read_only=read_only)
+    return CypherStore(where.target)

@@ -6,6 +6,6 @@ kind is opened.
 """
 
 from loregraph.store.cypher.store import CypherStore
-from loregraph.store.cypher.url import CypherTarget, is_cypher_url, parse_cypher_url
+from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 
-__all__ = ["CypherStore", "CypherTarget", "is_cypher_url", "parse_cypher_url"]
+__all__ = ["CypherStore", "CypherTarget", "parse_cypher_url"]

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from loregraph.errors import ConfigError
+from loregraph.location import FALKORDB_SCHEMES, NEO4J_SCHEMES
 
-FALKORDB_SCHEMES = ("falkordb",)
-NEO4J_SCHEMES = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
 CYPHER_SCHEMES = FALKORDB_SCHEMES + NEO4J_SCHEMES
 DEFAULT_GRAPH = "loregraph"
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,62}")
@@ -48,12 +47,6 @@ class CypherTarget:
             auth = self.user + (":***" if self.password is not None else "") + "@"
         path = f"/{self.name}" if self.name else ""
         return f"{self.scheme}://{auth}{self.host}:{self.port}{path}"
-
-
-def is_cypher_url(location: str) -> bool:
-    """Whether ``location`` is a URL for a Cypher store."""
-    scheme, sep, _ = location.partition("://")
-    return bool(sep) and scheme.lower() in CYPHER_SCHEMES
 
 
 def parse_cypher_url(url: str) -> CypherTarget:

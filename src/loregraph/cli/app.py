@@ -1,0 +1,63 @@
+"""The ``loregraph`` command group: its global options and its commands.
+
+Every command takes ``--db`` (or ``LOREGRAPH_DB``) and ``--scope`` (or ``LOREGRAPH_SCOPE``).
+An LLM is configured by ``LOREGRAPH_LLM_*`` variables or the ``--llm-*`` options (which
+win); without one everything runs offline. Errors print one line to stderr and exit
+non-zero; nothing is written when an input is bad.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from loregraph.cli import admin, browse, ingest, query
+from loregraph.cli.options import llm_options, llm_overrides, scope_option, store_options
+from loregraph.cli.runner import Context
+from loregraph.cli.support import LoregraphGroup
+from loregraph.settings import PRESETS
+
+
+@click.group(cls=LoregraphGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@store_options
+@scope_option()
+@click.option(
+    "--preset",
+    type=click.Choice(sorted(PRESETS)),
+    default=None,
+    help="Retrieval preset (default hybrid).",
+)
+@llm_options
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    default=False,
+    help="No progress lines or bars on stderr (errors are still printed).",
+)
+@click.version_option(package_name="loregraph")
+@click.pass_context
+def main(
+    click_ctx: click.Context,
+    /,
+    db: str,
+    mirror: str | None,
+    scope: str | None,
+    preset: str | None,
+    quiet: bool,
+    **llm: Any,
+) -> None:
+    """loregraph: documents and memories to a knowledge graph, answered with citations.
+
+    With no LLM configured everything runs offline. Configure one with the --llm-* options
+    or LOREGRAPH_LLM_* variables (PROVIDER, MODEL, BASE_URL, API_KEY, ...). The options
+    above may also follow the command (loregraph ingest notes --scope work).
+    """
+    click_ctx.obj = Context(
+        db=db, scope=scope, preset=preset, llm=llm_overrides(llm), mirror=mirror, quiet=quiet
+    )
+
+
+for _command in (*ingest.COMMANDS, *query.COMMANDS, *browse.COMMANDS, *admin.COMMANDS):
+    main.add_command(_command)

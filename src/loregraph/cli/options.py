@@ -1,0 +1,163 @@
+"""The options more than one command shares, each declared once.
+
+Each function returns a decorator adding its option(s) to a click command: one ``--json``,
+one ``--scope``, one ``--limit``, one ``--format``, the store options and the whole set of
+LLM options (with :func:`llm_overrides`, which turns their values into LLM settings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_DB = "loregraph.db"
+
+
+def _all(*decorators: Callable[[Any], Any]) -> Callable[[F], F]:
+    """One decorator applying ``decorators`` in the order written (the first is outermost)."""
+
+    def apply(function: F) -> F:
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return apply
+
+
+def json_option(what: str = "") -> Callable[[F], F]:
+    """``--json`` (parameter ``as_json``): print ``what`` (e.g. "the report") as JSON."""
+    subject = f" {what}" if what else ""
+    return click.option("--json", "as_json", is_flag=True, help=f"Print{subject} as JSON.")
+
+
+def scope_option(*, several: str | None = None) -> Callable[[F], F]:
+    """``--scope``: the scope to work in (env ``LOREGRAPH_SCOPE``), or with ``several`` (its
+    help text), scopes to pick, repeatable (parameter ``scopes``)."""
+    if several is not None:
+        return click.option("--scope", "scopes", multiple=True, help=several)
+    return click.option(
+        "--scope",
+        envvar="LOREGRAPH_SCOPE",
+        default=None,
+        help="Container tag: tenant / agent / user partition (env LOREGRAPH_SCOPE).",
+    )
+
+
+def limit_option(default: int, short: str, help: str) -> Callable[[F], F]:
+    """``--limit``/``short``: how many results, at least 1."""
+    return click.option(
+        "--limit",
+        short,
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
+def format_option(choices: Sequence[str], default: str | None, help: str) -> Callable[[F], F]:
+    """``--format`` (parameter ``fmt``): one of ``choices``."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices)),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+store_options = _all(
+    click.option(
+        "--db",
+        envvar="LOREGRAPH_DB",
+        default=DEFAULT_DB,
+        show_default=True,
+        help="Database: an SQLite file path, postgresql://..., falkordb://host:port/graph or "
+        "neo4j://... (env LOREGRAPH_DB).",
+    ),
+    click.option(
+        "--mirror",
+        envvar="LOREGRAPH_MIRROR",
+        default=None,
+        help="Also keep entities and relations in this graph database (falkordb://, neo4j://) "
+        "for traversal; --db stays the source of truth (env LOREGRAPH_MIRROR).",
+    ),
+)
+"""``--db`` and ``--mirror``: where the graph lives."""
+
+
+def _setting(*declarations: str, help: str, **kwargs: Any) -> Callable[[F], F]:
+    """An option that overrides a setting only when given (default ``None``)."""
+    return click.option(*declarations, default=None, help=help, **kwargs)
+
+
+llm_options = _all(
+    _setting(
+        "--llm-provider",
+        type=click.Choice(["openai", "anthropic", "none"]),
+        help="LLM API: openai (any OpenAI-compatible server), anthropic, or none "
+        "(env LOREGRAPH_LLM_PROVIDER; default none: offline).",
+    ),
+    _setting("--llm-model", help="Model name sent to the server (env LOREGRAPH_LLM_MODEL)."),
+    _setting(
+        "--llm-base-url",
+        help="Server URL, e.g. http://localhost:11434/v1 for Ollama (env LOREGRAPH_LLM_BASE_URL).",
+    ),
+    _setting(
+        "--llm-api-key",
+        help="API key; prefer the env LOREGRAPH_LLM_API_KEY (options show in process lists).",
+    ),
+    _setting(
+        "--llm-concurrency",
+        type=click.IntRange(min=1),
+        help="LLM calls in flight at once (default 5).",
+    ),
+    _setting("--llm-timeout", type=float, help="Seconds per LLM call (default 120)."),
+    click.option(
+        "--llm-no-cache",
+        is_flag=True,
+        default=False,
+        help="Do not read or write the LLM response cache (next to the database).",
+    ),
+    _setting(
+        "--prompts-dir",
+        type=click.Path(exists=True, file_okay=False),
+        help="Directory of prompt files overriding the packaged ones (answer.system.txt...).",
+    ),
+    _setting(
+        "--gleaning",
+        type=click.IntRange(min=0),
+        help="Extra LLM extraction rounds asking for what was missed (default 0).",
+    ),
+    _setting(
+        "--persona-intents/--no-persona-intents",
+        help="Have the LLM sort questions into finer intents (relational, temporal, spatial, "
+        "entity-focused, general...), each mapped to a retrieval strategy.",
+    ),
+)
+"""Every option configuring the LLM; :func:`llm_overrides` reads their values."""
+
+_LLM_FIELDS = {
+    "llm_provider": "provider",
+    "llm_model": "model",
+    "llm_base_url": "base_url",
+    "llm_api_key": "api_key",
+    "llm_concurrency": "concurrency",
+    "llm_timeout": "timeout",
+    "prompts_dir": "prompts_dir",
+    "gleaning": "gleaning",
+    "persona_intents": "persona_intents",
+}
+"""Parameter of an LLM option → the LLM setting it sets."""
+
+
+def llm_overrides(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The LLM settings the options given set (those left out are not overridden)."""
+    overrides = {setting: params[name] for name, setting in _LLM_FIELDS.items()}
+    overrides["cache"] = False if params["llm_no_cache"] else None
+    return {key: value for key, value in overrides.items() if value is not None}

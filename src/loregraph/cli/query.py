@@ -1,0 +1,122 @@
+"""Questions: ``search`` (ranked hits), ``context`` (what an LLM would read), ``ask``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from loregraph.answer.types import Answer
+from loregraph.cli.options import format_option, json_option, limit_option
+from loregraph.cli.runner import Context, echo_json, run_graph
+from loregraph.cli.support import fail
+from loregraph.engine.views import SearchKind
+from loregraph.errors import InputError
+from loregraph.graph import AsyncGraph, ContextFormat
+from loregraph.settings import MIN_BUDGET
+
+
+@click.command()
+@click.argument("question")
+@json_option("the answer and citations")
+@click.pass_obj
+def ask(ctx: Context, question: str, as_json: bool) -> None:
+    """Answer a question with citations (extractive when no LLM is configured).
+
+    The answer is printed as it is written, then its sources are listed.
+    """
+
+    async def work(graph: AsyncGraph) -> Answer:
+        if as_json:
+            return await graph.ask(question)
+        stream = graph.ask_stream(question)
+        shown = False  # the question is shown once retrieval has worked
+        async for piece in stream:
+            if not shown:
+                click.echo(f"Q: {question}\n")
+                shown = True
+            click.echo(piece, nl=False)
+        click.echo("\n")
+        assert stream.answer is not None
+        return stream.answer
+
+    answer = run_graph(ctx, work)
+    if as_json:
+        echo_json(answer.to_dict())
+
+
+@click.command()
+@click.argument("question")
+@format_option(["markdown", "xml", "json", "mermaid"], "markdown", "Context layout.")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=MIN_BUDGET),
+    default=None,
+    help=f"Token budget (default 4000; at least {MIN_BUDGET}).",
+)
+@click.pass_obj
+def context(ctx: Context, question: str, fmt: ContextFormat, budget: int | None) -> None:
+    """Print the graph-augmented context an LLM would receive for QUESTION."""
+    click.echo(run_graph(ctx, lambda g: g.context(question, format=fmt, budget=budget)))
+
+
+@click.command()
+@click.argument("query", required=False)
+@click.option(
+    "--documents", "kind", flag_value="documents", default=True, help="Rank documents (default)."
+)
+@click.option("--entities", "kind", flag_value="entities", help="Rank entities.")
+@click.option("--relations", "kind", flag_value="relations", help="Rank relations.")
+@limit_option(10, "-k", "How many results (at least 1).")
+@click.option(
+    "--batch",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help='A JSONL file of {"id", "question"}: one JSON line of results each.',
+)
+@json_option("results")
+@click.pass_obj
+def search(
+    ctx: Context, query: str | None, kind: SearchKind, limit: int, batch: str | None, as_json: bool
+) -> None:
+    """Ranked documents, entities or relations for QUERY."""
+    if not query and not batch:
+        raise click.UsageError("give a QUERY or --batch FILE")
+    if batch:
+        _search_batch(ctx, Path(batch), kind, limit)
+        return
+    assert query is not None
+    hits = run_graph(ctx, lambda g: g.search(query, kind=kind, limit=limit))
+    if as_json:
+        echo_json([hit.to_dict() for hit in hits])
+        return
+    if not hits:
+        click.echo(f"nothing in the store is relevant to {query!r}", err=True)
+    for rank, hit in enumerate(hits, 1):
+        click.echo(f"{rank:>3}. {hit.score:8.4f}  {hit.title}  [{hit.id}]")
+
+
+def _search_batch(ctx: Context, path: Path, kind: SearchKind, limit: int) -> None:
+    """One JSON line per question of a JSONL file, in the file's order."""
+    questions = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            questions.append((str(item["id"]), str(item["question"])))
+        except (ValueError, KeyError, TypeError):
+            fail(f'{path}:{lineno}: expected {{"id", "question"}}', InputError.exit_code)
+
+    async def work(graph: AsyncGraph) -> None:
+        for qid, question in questions:
+            hits = await graph.search(question, kind=kind, limit=limit)
+            results = [hit.to_dict() for hit in hits]
+            line = {"id": qid, "question": question, "results": results}
+            click.echo(json.dumps(line, ensure_ascii=False))
+
+    run_graph(ctx, work)
+
+
+COMMANDS = (ask, context, search)

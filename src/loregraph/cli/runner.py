@@ -1,0 +1,140 @@
+"""What every command does around its work: settings from the environment and the options,
+opening the graph, running it, progress on stderr, JSON on stdout, errors as exit codes."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from loregraph.cli.progress import PLAIN_INTERVAL, PlainProgress, RichProgress
+from loregraph.cli.support import fail_on
+from loregraph.errors import EmptyStoreError, LoregraphError
+from loregraph.graph import AsyncGraph
+from loregraph.location import Location
+from loregraph.settings import PRESETS, ChunkSettings, Settings
+from loregraph.store.urls import store_for_url
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass
+class Context:
+    """What the top-level options configure."""
+
+    db: str
+    scope: str | None
+    preset: str | None
+    llm: dict[str, Any] = dataclasses.field(default_factory=dict)
+    mirror: str | None = None
+    quiet: bool = False
+
+    @functools.cached_property
+    def location(self) -> Location:
+        """``--db`` parsed (on first use: commands that do not open it never parse it)."""
+        return Location.parse(self.db)
+
+
+def settings_for(ctx: Context, **chunk: Any) -> Settings:
+    """The settings from the environment with the options applied (``chunk``: chunking
+    options given; ``None`` values are left out)."""
+    try:
+        # the LLM settings are checked with the options applied (a model may come from one)
+        settings = Settings.from_env(os.environ, llm=ctx.llm)
+        llm = settings.llm
+        if ctx.scope:
+            settings = settings.replace(scope=ctx.scope)
+        if ctx.preset:
+            settings = settings.replace(retrieval=PRESETS[ctx.preset])
+        if chunk:
+            base = dataclasses.asdict(settings.chunk)
+            base.update({k: v for k, v in chunk.items() if v is not None})
+            settings = settings.replace(chunk=ChunkSettings(**base))
+        if llm.enabled and llm.cache and not llm.cache_path:
+            cache = ctx.location.llm_cache_path()
+            if cache is not None:
+                llm = llm.replace(cache_path=str(cache))
+        return settings.replace(llm=llm)
+    except LoregraphError as exc:
+        fail_on(exc)
+
+
+def run_async(work: Coroutine[Any, Any, T], *, kept: str) -> T:
+    """Run ``work``; a loregraph error exits with its code, an interrupt with 130 after
+    saying that the ``kept`` (e.g. "completed documents") are kept."""
+    try:
+        return asyncio.run(work)
+    except LoregraphError as exc:
+        fail_on(exc)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: {kept} are kept; run again to resume", err=True)
+        sys.exit(130)
+
+
+def run_graph(
+    ctx: Context,
+    work: Callable[[AsyncGraph], Coroutine[Any, Any, T]],
+    *,
+    must_exist: bool = True,
+    settings: Settings | None = None,
+    writes: bool = False,
+) -> T:
+    """Open the graph, run ``work`` on it, close it; turn loregraph errors into exit codes.
+
+    A command that does not write (``writes=False``) opens an SQLite store read-only, so it
+    works on a file or folder the user may not write.
+    """
+    settings = settings or settings_for(ctx)
+
+    async def main() -> T:
+        where = ctx.location
+        if must_exist and not where.exists():
+            raise EmptyStoreError(
+                f"no database at {where}: ingest documents first "
+                f"(loregraph --db {where} ingest PATH)"
+            )
+        store = store_for_url(where, mirror=ctx.mirror, read_only=not writes)
+        graph = AsyncGraph(store, settings=settings)
+        try:
+            if must_exist:
+                await graph.open()  # an ingest opens it once its input has been read
+            return await work(graph)
+        finally:
+            await graph.close()
+
+    return run_async(main(), kept="completed documents")
+
+
+def progress_for(console: Console, off: bool) -> RichProgress | PlainProgress | None:
+    """Bars on a terminal, plain lines on stderr otherwise, nothing when ``off``."""
+    if off:
+        return None
+    if console.is_terminal:
+        return RichProgress(console)
+    raw = os.environ.get("LOREGRAPH_PROGRESS_SECONDS", "")
+    try:
+        interval = float(raw) if raw else PLAIN_INTERVAL
+    except ValueError:
+        interval = PLAIN_INTERVAL
+    return PlainProgress(sys.stderr, interval=max(interval, 0.0))
+
+
+def showing(
+    progress: RichProgress | PlainProgress | None,
+) -> AbstractContextManager[object]:
+    """A context showing ``progress`` while it lasts (nothing when there is none)."""
+    return progress if progress is not None else nullcontext()
+
+
+def echo_json(payload: Any) -> None:
+    """Print ``payload`` as indented JSON (anything JSON lacks, such as a time, as text)."""
+    click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))

@@ -1,0 +1,135 @@
+"""Where a store lives: one value parsed once from what the user wrote.
+
+A location is an SQLite file path (``kg.db``, ``sqlite://kg.db``), ``:memory:``, or a
+database URL (``postgresql://``, ``falkordb://``, ``neo4j://``, ``bolt://``...).
+:meth:`Location.parse` reads it and answers what callers ask: which kind of store it is,
+whether it is a file and whether that file exists, whether two locations name the same
+store, and where the LLM response cache for it goes.
+
+>>> str(Location.parse("sqlite://kg.db").file)
+'kg.db'
+>>> Location.parse("postgres://u@db/graph").kind
+'postgresql'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from loregraph.errors import ConfigError
+
+StoreKind = Literal["sqlite", "memory", "postgresql", "falkordb", "neo4j"]
+
+MEMORY = ":memory:"
+SQLITE_PREFIX = "sqlite://"
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+FALKORDB_SCHEMES = ("falkordb",)
+NEO4J_SCHEMES = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
+GRAPH_KINDS = ("falkordb", "neo4j")
+"""Kinds of graph database (Cypher stores, usable as a mirror)."""
+
+LLM_CACHE_SUFFIX = ".llm-cache.sqlite"
+"""An SQLite store's LLM response cache is the file with this suffix next to it."""
+SERVER_LLM_CACHE = Path("loregraph.llm-cache.sqlite")
+"""The LLM response cache (in the working directory) of a store on a database server."""
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A parsed store location.
+
+    ``text`` is what the user wrote (for messages); ``kind`` the store it names;
+    ``target`` what the store is opened with: the SQLite file path without any
+    ``sqlite://`` prefix, ``:memory:``, or the whole database URL.
+    """
+
+    text: str
+    kind: StoreKind
+    target: str
+
+    @classmethod
+    def parse(cls, location: str | Path | Location) -> Location:
+        """Read a location; raises :class:`ConfigError` for an unknown URL scheme.
+
+        A :class:`~pathlib.Path` is always a file, even with ``://`` in it.
+        """
+        if isinstance(location, Location):
+            return location
+        text = str(location)
+        scheme, sep, _ = text.partition("://")
+        if isinstance(location, Path) or not sep:
+            return cls(text, "memory" if text == MEMORY else "sqlite", text)
+        scheme = scheme.lower()
+        if scheme == "sqlite":
+            path = text[len(SQLITE_PREFIX) :]
+            return cls(text, "memory" if path == MEMORY else "sqlite", path)
+        kind = _server_kind(scheme)
+        if kind is None:
+            raise ConfigError(
+                f"unsupported store URL scheme {scheme!r} in {text}: use a file path (SQLite), "
+                "sqlite://path, postgresql://user@host/database, falkordb://host:port/graph or "
+                "neo4j://user@host:port/database"
+            )
+        return cls(text, kind, text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def is_file(self) -> bool:
+        """Whether the store is an SQLite file (not ``:memory:``, not a server)."""
+        return self.kind == "sqlite"
+
+    @property
+    def is_server(self) -> bool:
+        """Whether the store lives on a database server (PostgreSQL, FalkorDB, Neo4j)."""
+        return self.kind not in ("sqlite", "memory")
+
+    @property
+    def is_graph_database(self) -> bool:
+        """Whether the store is a Cypher graph database (FalkorDB, Neo4j)."""
+        return self.kind in GRAPH_KINDS
+
+    @property
+    def file(self) -> Path | None:
+        """The SQLite file (``~`` expanded), or ``None`` for memory and servers."""
+        return Path(self.target).expanduser() if self.is_file else None
+
+    def exists(self) -> bool:
+        """Whether a store may already be there: ``False`` for a file path with no file and
+        for ``:memory:`` (always new and empty); a server is assumed to exist (only
+        connecting tells)."""
+        if self.kind == "memory":
+            return False
+        return self.file.exists() if self.file is not None else True
+
+    @property
+    def key(self) -> str:
+        """What names the store: the absolute file, ``:memory:``, or the URL."""
+        if self.file is not None:
+            return str(self.file.resolve())
+        return self.target.rstrip("/")
+
+    def same_store(self, other: str | Path | Location) -> bool:
+        """Whether ``other`` names the same store (the same file, or the same URL)."""
+        return self.key == Location.parse(other).key
+
+    def llm_cache_path(self) -> Path | None:
+        """Where the LLM response cache goes: next to an SQLite file
+        (``kg.db`` → ``kg.db.llm-cache.sqlite``), in the working directory for a server
+        (:data:`SERVER_LLM_CACHE`), and nowhere on disk (``None``) for ``:memory:``."""
+        if self.file is not None:
+            return self.file.with_name(self.file.name + LLM_CACHE_SUFFIX)
+        return SERVER_LLM_CACHE if self.is_server else None
+
+
+def _server_kind(scheme: str) -> StoreKind | None:
+    if scheme in POSTGRES_SCHEMES:
+        return "postgresql"
+    if scheme in FALKORDB_SCHEMES:
+        return "falkordb"
+    if scheme in NEO4J_SCHEMES:
+        return "neo4j"
+    return None
