@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loregraph.errors import ConfigError
+from loregraph.llm.config import connection
 from loregraph.llm.errors import LLMError
 from loregraph.llm.sdk import body_message, import_sdk, sdk_client, translate_error
 from loregraph.llm.usage import UsageTracker
@@ -137,11 +138,5 @@ def build_embedder(
             "OpenAI-compatible provider, or leave it unset to embed locally"
         )
     return OpenAIEmbedder(
-        settings.embedding_model,
-        base_url=settings.base_url,
-        api_key=settings.api_key,
-        headers=dict(settings.headers),
-        timeout=settings.timeout,
-        dim=settings.embedding_dim,
-        usage=usage,
+        settings.embedding_model, dim=settings.embedding_dim, usage=usage, **connection(settings)
     )
