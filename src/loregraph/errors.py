@@ -2,60 +2,55 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 
 class LoregraphError(Exception):
-    """Base class of every error loregraph raises on purpose."""
+    """Base class of every error loregraph raises on purpose.
 
-    exit_code = 1
+    A subclass states its exit code in its header (``class X(LoregraphError, exit_code=2)``);
+    one that states none keeps its parent's.
+    """
+
+    exit_code: ClassVar[int] = 1
+
+    def __init_subclass__(cls, *, exit_code: int | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if exit_code is not None:
+            cls.exit_code = exit_code
 
 
-class InputError(LoregraphError):
+class InputError(LoregraphError, exit_code=2):
     """Input that cannot be ingested: a missing path, a binary file, invalid UTF-8, ..."""
-
-    exit_code = 2
 
 
 class EmptyInputError(InputError):
     """A document with no text, or a directory with nothing readable."""
 
 
-class SchemaVersionError(LoregraphError):
+class SchemaVersionError(LoregraphError, exit_code=3):
     """The store was written by a newer version of loregraph."""
 
-    exit_code = 3
 
-
-class EmptyStoreError(LoregraphError):
+class EmptyStoreError(LoregraphError, exit_code=4):
     """A query against a store (or scope) that holds no documents."""
 
-    exit_code = 4
 
-
-class NotFoundError(LoregraphError):
+class NotFoundError(LoregraphError, exit_code=5):
     """A named document or entity does not exist."""
 
-    exit_code = 5
 
-
-class ConfigError(LoregraphError):
+class ConfigError(LoregraphError, exit_code=2):
     """Settings that do not make sense (an unknown preset, a negative size, ...)."""
 
-    exit_code = 2
 
-
-class DependencyError(LoregraphError):
+class DependencyError(LoregraphError, exit_code=6):
     """An optional dependency needed for this operation is not installed."""
 
-    exit_code = 6
 
-
-class StoreError(LoregraphError):
+class StoreError(LoregraphError, exit_code=7):
     """A store that cannot be opened or used: not a database, not loregraph's, corrupt, locked."""
 
-    exit_code = 7
 
-
-class StorePermissionError(StoreError):
+class StorePermissionError(StoreError, exit_code=8):
     """A store that cannot be created, read or written for lack of permission."""
-
-    exit_code = 8

@@ -1,4 +1,4 @@
-"""Core-entity selection (seed 000's selectCoreEntities) with explicit numbers."""
+"""Core-entity selection (the most mentioned and most salient, per type) with explicit numbers."""
 
 from __future__ import annotations
 

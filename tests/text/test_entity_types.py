@@ -7,7 +7,7 @@ import pytest
 from loregraph.text.entity_types import TYPES, normalize_type
 
 CASES = [
-    # seed 000's table
+    # the words the normalisation table maps
     ("person", "Person"),
     ("Character", "Person"),
     ("animal", "Person"),

@@ -31,6 +31,7 @@ from loregraph.llm.base import Completion
 from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError
 from loregraph.llm.prompts import PromptLibrary
+from loregraph.llm.stage import LLMStage
 from loregraph.retrieve.budget import fit_budget
 from loregraph.retrieve.formats import renderer_for
 from loregraph.retrieve.result import Passage, RetrievalResult
@@ -93,7 +94,7 @@ def sources_block(citations: list[Citation]) -> str:
     return "Sources:\n" + "\n".join(lines)
 
 
-class LLMAnswerer:
+class LLMAnswerer(LLMStage):
     """Writes cited answers with a model.
 
     Args:
@@ -118,8 +119,7 @@ class LLMAnswerer:
         time_limit: float = DEFAULT_TIME_LIMIT,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.client = client
-        self.prompts = prompts or PromptLibrary()
+        super().__init__(client, prompts=prompts)
         self.context_format = context_format
         self.max_tokens = max_tokens
         self.temperature = temperature

@@ -16,8 +16,9 @@ import numpy as np
 import numpy.typing as npt
 
 from loregraph.errors import ConfigError
+from loregraph.llm.config import connection
 from loregraph.llm.errors import LLMError
-from loregraph.llm.openai_client import PLACEHOLDER_KEY, _import_openai, translate_error
+from loregraph.llm.sdk import body_message, import_sdk, sdk_client, translate_error
 from loregraph.llm.usage import UsageTracker
 from loregraph.settings import LLMSettings
 
@@ -68,13 +69,14 @@ class OpenAIEmbedder:
         self.dimensions = dimensions
         self.batch_size = max(1, batch_size)
         self.usage = usage or UsageTracker()
-        self._openai = _import_openai()
-        self._client = client or self._openai.OpenAI(
-            api_key=api_key or PLACEHOLDER_KEY,
+        self._openai = import_sdk("openai", "the OpenAI-compatible LLM provider")
+        self._client = client or sdk_client(
+            self._openai.OpenAI,
+            api_key=api_key,
             base_url=base_url,
             timeout=timeout,
+            headers=headers,
             max_retries=max_retries,
-            default_headers=dict(headers or {}),
         )
         self._dim = dim or dimensions or KNOWN_DIMENSIONS.get(model.rsplit("/", 1)[-1])
 
@@ -108,7 +110,7 @@ class OpenAIEmbedder:
             response = self._client.embeddings.create(**kwargs)
         except self._openai.OpenAIError as exc:
             self.usage.count("embed", failures=1)
-            raise translate_error(exc, self._openai) from exc
+            raise translate_error(exc, self._openai, body_message) from exc
         rows = sorted(response.data, key=lambda d: int(getattr(d, "index", 0)))
         if len(rows) != len(texts):
             raise LLMError(
@@ -136,11 +138,5 @@ def build_embedder(
             "OpenAI-compatible provider, or leave it unset to embed locally"
         )
     return OpenAIEmbedder(
-        settings.embedding_model,
-        base_url=settings.base_url,
-        api_key=settings.api_key,
-        headers=dict(settings.headers),
-        timeout=settings.timeout,
-        dim=settings.embedding_dim,
-        usage=usage,
+        settings.embedding_model, dim=settings.embedding_dim, usage=usage, **connection(settings)
     )

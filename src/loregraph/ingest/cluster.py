@@ -38,12 +38,12 @@ a Location whatever the tagger said).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 
+from loregraph.ingest.cluster_groups import Clusters
 from loregraph.ingest.types import CandidateEntity, Occurrence
 from loregraph.models import name_key
 from loregraph.text import names
-from loregraph.text.entity_types import CONCEPT, PERSON, TYPES, normalize_type
+from loregraph.text.entity_types import PERSON, normalize_type
 
 DOMINANCE = 3.0
 """How many times the mentions of the runner-up a name must have to take an ambiguous part."""
@@ -54,159 +54,7 @@ CANONICAL_MIN_SHARE = 0.05
 Record = tuple[str, str, str]
 
 
-@dataclass(slots=True)
-class _Group:
-    """Candidates that share one key; merged groups form a cluster (union-find)."""
-
-    key: str
-    tokens: list[str]
-    members: list[CandidateEntity] = field(default_factory=list)
-    parent: int = -1
-    rule: str = ""
-    weight: int = 0
-    votes: Counter[str] = field(default_factory=Counter)
-    genders: set[str] = field(default_factory=set)
-    titles: Counter[str] = field(default_factory=Counter)
-    cores: list[list[str]] = field(default_factory=list)
-
-
-def _core_of(cand: CandidateEntity, person_keys: set[str]) -> tuple[list[str], str]:
-    name = names.split_qualifier(cand.name)[0] if cand.is_title else cand.name
-    titles, core = names.split_title(name)
-    if not titles or names.is_saint_like(titles[:1]):
-        return [], name
-    if normalize_type(cand.type) == PERSON or name_key(core) in person_keys:
-        return titles, core
-    return [], name
-
-
-def _surface_titles(cand: CandidateEntity) -> tuple[set[str], Counter[str]]:
-    genders: set[str] = set()
-    titles: Counter[str] = Counter()
-    for surface in {cand.name, *(o.surface for o in cand.occurrences)}:
-        found, _ = names.split_title(surface)
-        if found and not names.is_saint_like(found[:1]):
-            genders |= names.gender_of(found)
-            count = sum(o.count for o in cand.occurrences if o.surface == surface)
-            for title in found:
-                titles[title] += max(count, 1 if surface == cand.name else 0)
-    return genders, titles
-
-
-class _Clusters:
-    def __init__(self) -> None:
-        self.groups: list[_Group] = []
-        self.by_key: dict[str, int] = {}
-        # first and last word of every multi-word core name -> the groups that have it
-        self.first: dict[str, set[int]] = {}
-        self.last: dict[str, set[int]] = {}
-
-    def find(self, i: int) -> int:
-        while self.groups[i].parent >= 0:
-            i = self.groups[i].parent
-        return i
-
-    def add(self, cand: CandidateEntity, person_keys: set[str]) -> None:
-        titles, core = _core_of(cand, person_keys)
-        words = names.tokens(core)
-        genders, carried = _surface_titles(cand)
-        key = " ".join(words)
-        own_gender = names.gender_of(titles)
-        if len(words) == 1 and own_gender:
-            key += "|" + ",".join(sorted(own_gender))
-        idx = self.by_key.get(key)
-        if idx is None:
-            idx = len(self.groups)
-            self.by_key[key] = idx
-            self.groups.append(_Group(key=key, tokens=words))
-        group = self.groups[idx]
-        group.members.append(cand)
-        group.weight += max(cand.mentions, 1)
-        # an honorific says "person" more reliably than the tagger's label does
-        kind = PERSON if titles else normalize_type(cand.type)
-        group.votes[kind] += max(cand.mentions, 1)
-        group.genders |= genders
-        group.titles.update(carried)
-        # the name and every surface form it was seen under (a merged candidate's "John
-        # Seward" keeps it a full name when it is clustered again under "Dr. Seward")
-        forms = [core] + [
-            _core_of(CandidateEntity(o.surface, cand.type), person_keys)[1]
-            for o in cand.occurrences
-            if names.title_reference(o.surface) is None
-        ]
-        for form in forms:
-            tokens = names.tokens(form)
-            if not tokens or tokens in group.cores:
-                continue
-            group.cores.append(tokens)
-            if len(tokens) > 1 and names.looks_like_person_name(form):
-                self.first.setdefault(tokens[0], set()).add(idx)
-                self.last.setdefault(tokens[-1], set()).add(idx)
-
-    def merge(self, child: int, root: int, rule: str) -> None:
-        a, b = self.groups[child], self.groups[root]
-        a.parent, a.rule = root, rule
-        b.weight += a.weight
-        b.votes.update(a.votes)
-        b.genders |= a.genders
-        b.titles.update(a.titles)
-        b.cores.extend(a.cores)
-
-    def roots(self) -> list[int]:
-        return [i for i, g in enumerate(self.groups) if g.parent < 0]
-
-    def type_of(self, i: int) -> str:
-        group = self.groups[i]
-        kind = _vote(group.votes)
-        longest = max(group.cores, key=len, default=[])
-        head = names.head_type(" ".join(longest))
-        if head is not None and kind == PERSON:
-            return head
-        return kind
-
-    def size(self, i: int) -> int:
-        """The number of words of the cluster's longest name."""
-        return max((len(core) for core in self.groups[i].cores), default=0)
-
-    def personish(self, i: int) -> bool:
-        group = self.groups[i]
-        total = sum(group.votes.values()) or 1
-        return group.votes[PERSON] * 3 >= total or bool(group.genders)
-
-    def targets(self, i: int) -> list[int]:
-        """Person clusters with a longer name of which cluster ``i`` is a part."""
-        group = self.groups[i]
-        size = self.size(i)
-        found: set[int] = set()
-        for short in group.cores:
-            if len(short) != size or not short:
-                continue
-            near = self.first.get(short[0], set()) | self.last.get(short[-1], set())
-            for g in near:
-                j = self.find(g)
-                if j == i or j in found or self.size(j) <= size:
-                    continue
-                if not any(names.is_name_part(short, long) for long in self.groups[j].cores):
-                    continue
-                if self.type_of(j) != PERSON:
-                    continue
-                if names.genders_conflict(group.genders, self.groups[j].genders):
-                    continue
-                found.add(j)
-        return sorted(found, key=lambda j: (-self.groups[j].weight, self.groups[j].key))
-
-
-def _vote(votes: Counter[str]) -> str:
-    if not votes:
-        return CONCEPT
-    return max(votes, key=lambda t: (votes[t], -_type_rank(t)))
-
-
-def _type_rank(kind: str) -> int:
-    return TYPES.index(kind) if kind in TYPES else len(TYPES)
-
-
-def _part_of_name_pass(clusters: _Clusters, dominant: bool) -> bool:
+def _part_of_name_pass(clusters: Clusters, dominant: bool) -> bool:
     changed = False
     order = sorted(
         clusters.roots(),
@@ -227,7 +75,7 @@ def _part_of_name_pass(clusters: _Clusters, dominant: bool) -> bool:
     return changed
 
 
-def _gendered_variants(clusters: _Clusters) -> None:
+def _gendered_variants(clusters: Clusters) -> None:
     plain: dict[str, int] = {}
     gendered: dict[str, list[int]] = {}
     for i, group in enumerate(clusters.groups):
@@ -246,7 +94,7 @@ def _gendered_variants(clusters: _Clusters) -> None:
             clusters.merge(i, root, "honorific")
 
 
-def _title_reference(clusters: _Clusters, title: str) -> int | None:
+def _title_reference(clusters: Clusters, title: str) -> int | None:
     gender = names.gender_of([title])
     carriers = [
         (clusters.groups[j].titles[title], j)
@@ -337,7 +185,7 @@ def cluster_candidates(
     person_keys = {
         name_key(names.split_title(c.name)[1]) for c in entities if normalize_type(c.type) == PERSON
     }
-    clusters = _Clusters()
+    clusters = Clusters()
     for cand in entities:
         clusters.add(cand, person_keys)
     while True:
@@ -388,7 +236,7 @@ def _surface_rule(surface: str, canonical: str) -> str:
     return "in-document"
 
 
-def _rule(clusters: _Clusters, group: int, home: int, name: str) -> str:
+def _rule(clusters: Clusters, group: int, home: int, name: str) -> str:
     """How ``name`` (in ``group``) came to share a cluster with the canonical name's group."""
     if group < 0:
         return "title-reference"

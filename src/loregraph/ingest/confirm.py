@@ -17,7 +17,7 @@ from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError
 from loregraph.llm.parse import ParsedJSON
 from loregraph.llm.prompts import PromptLibrary
-from loregraph.llm.structured import complete_json
+from loregraph.llm.stage import LLMStage
 from loregraph.models import Entity
 from loregraph.text.entity_types import normalize_type
 
@@ -47,7 +47,7 @@ def _verdict(parsed: ParsedJSON) -> tuple[bool, float]:
     return bool(same), confidence
 
 
-class LLMMergeConfirmer:
+class LLMMergeConfirmer(LLMStage):
     """Asks the model whether a candidate and a stored entity are the same.
 
     Args:
@@ -66,11 +66,9 @@ class LLMMergeConfirmer:
         on_error: bool = True,
         structured: bool = True,
     ) -> None:
-        self.client = client
-        self.prompts = prompts or PromptLibrary()
+        super().__init__(client, prompts=prompts, structured=structured)
         self.min_confidence = min_confidence
         self.on_error = on_error
-        self.structured = structured
 
     async def __call__(self, candidate: CandidateEntity, entity: Entity) -> bool:
         """True when the two should merge."""
@@ -86,16 +84,13 @@ class LLMMergeConfirmer:
             b_aliases=aliases,
         )
         try:
-            outcome = await complete_json(
-                self.client,
+            outcome = await self.ask_json(
                 messages,
                 schema=SCHEMA,
                 schema_name="merge_decision",
                 validate=_verdict,
                 stage=STAGE,
-                prompts=self.prompts,
                 max_tokens=256,
-                structured=self.structured,
             )
         except LLMError:
             return self.on_error

@@ -4,11 +4,12 @@ Nothing here imports an LLM SDK until a provider is constructed, and nothing is 
 when no LLM is configured; names are loaded lazily.
 
 Modules: :mod:`.base` (the :class:`ChatModel` protocol and records), :mod:`.openai_client`,
-:mod:`.anthropic_client`, :mod:`.client` (:class:`LLMClient`), :mod:`.cache`,
-:mod:`.resilience`, :mod:`.usage`, :mod:`.parse`, :mod:`.structured`, :mod:`.prompts`,
-:mod:`.config` (factories from :class:`~loregraph.settings.LLMSettings`). The stages that use
-a model live with their stage: ``ingest/extract/llm.py``, ``ingest/confirm.py``,
-``retrieve/llm_analyze.py``, ``answer/llm.py``, ``embed/openai.py``.
+:mod:`.anthropic_client` (with :mod:`.sdk`, what the two SDK-based providers share),
+:mod:`.client` (:class:`LLMClient`), :mod:`.cache`, :mod:`.resilience`, :mod:`.usage`,
+:mod:`.parse`, :mod:`.structured`, :mod:`.prompts`, :mod:`.config` (factories from
+:class:`~loregraph.settings.LLMSettings`), :mod:`.stage` (the base of the stages that ask a
+model). The stages themselves live with their stage: ``ingest/extract/llm.py``,
+``ingest/confirm.py``, ``retrieve/llm_analyze.py``, ``answer/llm.py``, ``embed/openai.py``.
 """
 
 from __future__ import annotations

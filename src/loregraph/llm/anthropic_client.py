@@ -14,33 +14,8 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from loregraph.errors import DependencyError
 from loregraph.llm.base import ChatRequest, Completion, StreamDelta, TokenUsage
-from loregraph.llm.errors import LLMError, LLMTimeoutError, LLMTransientError, error_for_status
-
-PLACEHOLDER_KEY = "not-needed"
-
-
-def _import_anthropic() -> Any:
-    try:
-        import anthropic
-    except ImportError:
-        raise DependencyError(
-            "the Anthropic LLM provider needs the anthropic package: pip install 'loregraph[llm]'"
-        ) from None
-    return anthropic
-
-
-def translate_error(exc: BaseException, anthropic: Any) -> LLMError:
-    """An SDK exception as an :class:`LLMError` (transient or permanent)."""
-    if isinstance(exc, anthropic.APITimeoutError):
-        return LLMTimeoutError(f"the LLM call timed out: {exc}")
-    if isinstance(exc, anthropic.APIStatusError):
-        response = getattr(exc, "response", None)
-        return error_for_status(int(exc.status_code), str(exc), getattr(response, "headers", None))
-    if isinstance(exc, anthropic.APIConnectionError):
-        return LLMTransientError(f"could not reach the LLM server: {exc}")
-    return LLMError(f"the LLM call failed: {exc.__class__.__name__}: {exc}")
+from loregraph.llm.sdk import import_sdk, sdk_client, token_usage, translate_error
 
 
 class AnthropicChat:
@@ -71,13 +46,13 @@ class AnthropicChat:
     ) -> None:
         self.model = model
         self.structured = structured
-        self._anthropic = _import_anthropic()
-        self._client = client or self._anthropic.AsyncAnthropic(
-            api_key=api_key or PLACEHOLDER_KEY,
+        self._anthropic = import_sdk("anthropic", "the Anthropic LLM provider")
+        self._client = client or sdk_client(
+            self._anthropic.AsyncAnthropic,
+            api_key=api_key,
             base_url=base_url,
             timeout=timeout,
-            max_retries=0,
-            default_headers=dict(headers or {}),
+            headers=headers,
         )
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
@@ -119,13 +94,9 @@ class AnthropicChat:
                 break
             if kind == "text":
                 texts.append(str(getattr(block, "text", "")))
-        usage = getattr(response, "usage", None)
         return Completion(
             text="".join(texts),
-            usage=TokenUsage(
-                int(getattr(usage, "input_tokens", 0) or 0),
-                int(getattr(usage, "output_tokens", 0) or 0),
-            ),
+            usage=token_usage(getattr(response, "usage", None), "input_tokens", "output_tokens"),
             model=str(getattr(response, "model", "") or self.model),
             finish_reason=getattr(response, "stop_reason", None),
             structured=use_tool,

@@ -8,6 +8,7 @@ default) nothing here is used and no LLM package is imported.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
 from loregraph.errors import ConfigError
 from loregraph.llm.base import ChatModel
@@ -17,34 +18,40 @@ from loregraph.llm.resilience import CircuitBreaker, Resilience, RetryPolicy
 from loregraph.llm.usage import UsageTracker
 from loregraph.settings import LLMSettings
 
-__all__ = ["build_chat_model", "build_client"]
+__all__ = ["Connection", "build_chat_model", "build_client", "connection"]
+
+
+class Connection(TypedDict):
+    """How to reach the server: the keyword arguments every provider (and the
+    OpenAI-compatible embedder) takes."""
+
+    base_url: str | None
+    api_key: str | None
+    headers: dict[str, str]
+    timeout: float
+
+
+def connection(settings: LLMSettings) -> Connection:
+    """The server ``settings`` name, as provider keyword arguments."""
+    return Connection(
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        headers=dict(settings.headers),
+        timeout=settings.timeout,
+    )
 
 
 def build_chat_model(settings: LLMSettings) -> ChatModel:
     """The provider object for ``settings`` (imports its SDK; DependencyError if missing)."""
-    headers = dict(settings.headers)
     if settings.provider == "openai":
         from loregraph.llm.openai_client import OpenAIChat
 
-        return OpenAIChat(
-            settings.model,
-            base_url=settings.base_url,
-            api_key=settings.api_key,
-            headers=headers,
-            timeout=settings.timeout,
-            structured=settings.structured,
-        )
+        return OpenAIChat(settings.model, structured=settings.structured, **connection(settings))
     if settings.provider == "anthropic":
         from loregraph.llm.anthropic_client import AnthropicChat
 
-        return AnthropicChat(
-            settings.model,
-            base_url=settings.base_url,
-            api_key=settings.api_key,
-            headers=headers,
-            timeout=settings.timeout,
-            structured=settings.structured != "none",
-        )
+        structured = settings.structured != "none"
+        return AnthropicChat(settings.model, structured=structured, **connection(settings))
     raise ConfigError("no LLM provider is configured (provider is 'none')")
 
 

@@ -9,10 +9,8 @@ from __future__ import annotations
 from loregraph.errors import LoregraphError
 
 
-class LLMError(LoregraphError):
+class LLMError(LoregraphError, exit_code=8):
     """A language-model call that did not give a usable answer."""
-
-    exit_code = 8
 
 
 class LLMTransientError(LLMError):

@@ -18,14 +18,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
-from loregraph.errors import DependencyError
 from loregraph.llm.base import ChatRequest, Completion, StreamDelta, TokenUsage
-from loregraph.llm.errors import (
-    LLMError,
-    LLMTimeoutError,
-    LLMTransientError,
-    error_for_status,
-)
+from loregraph.llm.errors import LLMError
+from loregraph.llm.sdk import body_message, import_sdk, sdk_client, token_usage, translate_error
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "none"]
 _FALLBACK: dict[str, str] = {"json_schema": "json_object", "json_object": "none"}
@@ -33,43 +28,6 @@ _FORMAT_NAMES = ("response_format", "json_schema", "json_object", "response form
 _FORMAT_WORDS = (*_FORMAT_NAMES, "schema")
 _NEVER_FORMAT = frozenset({401, 403, 404, 408, 429})
 """Statuses that say something else (auth, unknown model, timeout, rate limit)."""
-PLACEHOLDER_KEY = "not-needed"
-"""Sent when no API key is given (local servers ignore it; the SDK insists on one)."""
-
-
-def _import_openai() -> Any:
-    try:
-        import openai
-    except ImportError:
-        raise DependencyError(
-            "the OpenAI-compatible LLM provider needs the openai package: "
-            "pip install 'loregraph[llm]'"
-        ) from None
-    return openai
-
-
-def translate_error(exc: BaseException, openai: Any) -> LLMError:
-    """An SDK exception as an :class:`LLMError` (transient or permanent)."""
-    if isinstance(exc, openai.APITimeoutError):
-        return LLMTimeoutError(f"the LLM call timed out: {exc}")
-    if isinstance(exc, openai.APIStatusError):
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None)
-        return error_for_status(int(exc.status_code), _message(exc), headers)
-    if isinstance(exc, openai.APIConnectionError):
-        return LLMTransientError(f"could not reach the LLM server: {exc}")
-    return LLMError(f"the LLM call failed: {exc.__class__.__name__}: {exc}")
-
-
-def _message(exc: BaseException) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, Mapping):
-        inner = body.get("error", body)
-        if isinstance(inner, Mapping) and inner.get("message"):
-            return str(inner["message"])
-        if isinstance(inner, str):
-            return inner
-    return str(exc)
 
 
 def is_format_rejection(exc: LLMError) -> bool:
@@ -125,13 +83,13 @@ class OpenAIChat:
         self.mode: str = "json_schema" if structured == "auto" else structured
         self.token_param = token_param
         self.extra_body = dict(extra_body or {})
-        self._openai = _import_openai()
-        self._client = client or self._openai.AsyncOpenAI(
-            api_key=api_key or PLACEHOLDER_KEY,
+        self._openai = import_sdk("openai", "the OpenAI-compatible LLM provider")
+        self._client = client or sdk_client(
+            self._openai.AsyncOpenAI,
+            api_key=api_key,
             base_url=base_url,
             timeout=timeout,
-            max_retries=0,
-            default_headers=dict(headers or {}),
+            headers=headers,
         )
         self._stream_usage = True
 
@@ -175,7 +133,7 @@ class OpenAIChat:
             try:
                 response = await self._client.chat.completions.create(**kwargs)
             except self._openai.OpenAIError as exc:
-                error = translate_error(exc, self._openai)
+                error = translate_error(exc, self._openai, body_message)
                 if response_format is not None and is_format_rejection(error):
                     self.mode = _FALLBACK.get(self.mode, "none")
                     rejections += 1
@@ -193,12 +151,10 @@ class OpenAIChat:
             message = getattr(choices[0], "message", None)
             text = (getattr(message, "content", None) or "") if message is not None else ""
             finish = getattr(choices[0], "finish_reason", None)
-        usage = getattr(response, "usage", None)
         return Completion(
             text=text,
-            usage=TokenUsage(
-                int(getattr(usage, "prompt_tokens", 0) or 0),
-                int(getattr(usage, "completion_tokens", 0) or 0),
+            usage=token_usage(
+                getattr(response, "usage", None), "prompt_tokens", "completion_tokens"
             ),
             model=str(getattr(response, "model", "") or self.model),
             finish_reason=finish,
@@ -229,13 +185,10 @@ class OpenAIChat:
                         yield StreamDelta(text=text)
                 raw = getattr(chunk, "usage", None)
                 if raw is not None:
-                    usage = TokenUsage(
-                        int(getattr(raw, "prompt_tokens", 0) or 0),
-                        int(getattr(raw, "completion_tokens", 0) or 0),
-                    )
+                    usage = token_usage(raw, "prompt_tokens", "completion_tokens")
             yield StreamDelta(usage=usage or TokenUsage(), finish_reason=finish)
         except self._openai.OpenAIError as exc:
-            raise translate_error(exc, self._openai) from exc
+            raise translate_error(exc, self._openai, body_message) from exc
 
     async def aclose(self) -> None:
         """Close the HTTP client."""

@@ -27,7 +27,7 @@ from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError
 from loregraph.llm.parse import ParsedJSON
 from loregraph.llm.prompts import PromptLibrary
-from loregraph.llm.structured import complete_json
+from loregraph.llm.stage import LLMStage
 from loregraph.models import name_key
 from loregraph.retrieve.analyze import analyze_query
 from loregraph.retrieve.result import Intent, QueryAnalysis
@@ -94,7 +94,7 @@ def _in_question(entity: str, question: str) -> bool:
     return bool(words) and all(w in present for w in words)
 
 
-class LLMQueryAnalyzer:
+class LLMQueryAnalyzer(LLMStage):
     """Analyses questions with a model; see the module docstring.
 
     Args:
@@ -116,12 +116,10 @@ class LLMQueryAnalyzer:
         timeout: float = 20.0,
         structured: bool = True,
     ) -> None:
-        self.client = client
-        self.prompts = prompts or PromptLibrary()
+        super().__init__(client, prompts=prompts, structured=structured)
         self.persona = persona
         self.min_confidence = min_confidence
         self.timeout = timeout
-        self.structured = structured
 
     @property
     def intents(self) -> dict[str, str]:
@@ -200,17 +198,14 @@ class LLMQueryAnalyzer:
             "query_analysis", question=question, intents=listing, first_intent=names[0]
         )
         try:
-            outcome = await complete_json(
-                self.client,
+            outcome = await self.ask_json(
                 messages,
                 schema=_schema(names),
                 schema_name="query_analysis",
                 validate=validate,
                 stage=STAGE,
-                prompts=self.prompts,
                 max_tokens=1024,
                 temperature=0.1,
-                structured=self.structured,
                 timeout=self.timeout,
                 max_retries=0,
             )

@@ -43,7 +43,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from loregraph.ingest.cluster import cluster_candidates
 from loregraph.ingest.extract.spacy_ner import TITLE_LABEL, PieceAnalysis, SpanRecord
@@ -71,15 +71,8 @@ FACT_CHARS = 300
 
 
 @dataclass(slots=True)
-class DocumentAnalysis:
-    """The piece records of one document with document-wide indexes."""
-
-    sentences: list[tuple[int, int]] = field(default_factory=list)
-    spans: list[SpanRecord] = field(default_factory=list)
-    relations: list[tuple[int, str, int, int]] = field(default_factory=list)
-    subjects: list[int | None] = field(default_factory=list)
-    lower_words: Counter[str] = field(default_factory=Counter)
-    pronouns: Counter[str] = field(default_factory=Counter)
+class DocumentAnalysis(PieceAnalysis):
+    """The piece records of one document, with document-wide sentence and span indexes."""
 
     def add(self, piece: PieceAnalysis) -> None:
         """Append a piece (pieces must be added in document order)."""
@@ -203,6 +196,34 @@ class Assembled:
     stats: dict[str, int]
 
 
+@dataclass(slots=True)
+class _Title:
+    """The document title as an entity name: ``name`` (empty: no title), its ``core`` less
+    a qualifier ("X (film)" → "X"), the ``qualifier`` and the core's name ``key``."""
+
+    name: str
+    core: str
+    qualifier: str
+    key: str
+
+    def is_mention(self, span: SpanRecord) -> bool:
+        """Whether the span is a mention of the title (its string, or a span of its name)."""
+        return span.label == TITLE_LABEL or (
+            not span.title_ref and name_key(span.surface) == self.key
+        )
+
+
+def _title_of(document: SourceDocument, spans: list[SpanRecord | None]) -> _Title:
+    title, core, qualifier = document.title.strip(), "", ""
+    if title:
+        core, qualifier = names.split_qualifier(title)
+    title_key = name_key(core) if core else ""
+    if title and not names.is_valid_name(title):
+        surfaces = Counter(s.surface for s in spans if s and name_key(s.surface) == title_key)
+        title = surfaces.most_common(1)[0][0] if surfaces else title.title()
+    return _Title(title, core, qualifier, title_key)
+
+
 def assemble_entities(
     document: SourceDocument,
     locator: ChunkLocator,
@@ -211,14 +232,42 @@ def assemble_entities(
 ) -> Assembled:
     """Candidates (clustered, with salience and descriptions) for one document."""
     spans = _apply_name_rules(analysis)
-    title, core, qualifier = document.title.strip(), "", ""
-    if title:
-        core, qualifier = names.split_qualifier(title)
-    title_key = name_key(core) if core else ""
-    if title and not names.is_valid_name(title):
-        surfaces = Counter(s.surface for s in spans if s and name_key(s.surface) == title_key)
-        title = surfaces.most_common(1)[0][0] if surfaces else title.title()
+    title = _title_of(document, spans)
+    candidates = _group_spans(spans, locator, title, analysis)
+    clustered, records = cluster_candidates(candidates)
+    mapping = {surface: canonical for surface, canonical, _ in records}
+    for cand in clustered:
+        mapping.setdefault(cand.name, cand.name)
+    title_name = next((c.name for c in clustered if c.is_title), None)
+    canonical: list[str | None] = []
+    for span in spans:
+        if span is None:
+            canonical.append(None)
+        elif title_name and title.is_mention(span):
+            canonical.append(title_name)
+        else:
+            canonical.append(mapping.get(span.surface))
 
+    _describe(clustered, canonical, spans, analysis, text)
+    _score(clustered, canonical, spans, len(analysis.sentences))
+    stats = _stats(spans, canonical, len(analysis.sentences))
+    stats |= {"entities": len(clustered), "merged_names": len(records)}
+    return Assembled(
+        entities=clustered,
+        canonical=canonical,
+        types={c.name: c.type for c in clustered},
+        title=title_name,
+        stats=stats,
+    )
+
+
+def _group_spans(
+    spans: list[SpanRecord | None],
+    locator: ChunkLocator,
+    title: _Title,
+    analysis: DocumentAnalysis,
+) -> list[CandidateEntity]:
+    """One candidate per (surface, label) of the kept spans, then the title entity."""
     groups: dict[tuple[str, str], CandidateEntity] = {}
     title_votes: Counter[str] = Counter()
     title_occ: Counter[tuple[int, str]] = Counter()
@@ -226,9 +275,7 @@ def assemble_entities(
         if span is None:
             continue
         seq = locator.locate(span.start, span.end).seq
-        if span.label == TITLE_LABEL or (
-            title_key and not span.title_ref and name_key(span.surface) == title_key
-        ):
+        if title.is_mention(span):
             if span.label != TITLE_LABEL:
                 title_votes[normalize_type(span.label)] += 1
             title_occ[(seq, span.surface)] += 1
@@ -239,43 +286,28 @@ def assemble_entities(
             groups[(span.surface, span.label)] = cand
         cand.mentions += 1
         _add_occurrence(cand, seq, span.surface)
-
     candidates = list(groups.values())
-    if title:
+    if title.name:
         if not title_occ:
             first = min(locator.chunks, key=lambda c: c.seq)
-            title_occ[(first.seq, core or title)] += 1
+            title_occ[(first.seq, title.core or title.name)] += 1
         title_cand = CandidateEntity(
-            name=title,
-            type=_title_type(title_votes, core, qualifier, analysis.pronouns),
+            name=title.name,
+            type=_title_type(title_votes, title.core, title.qualifier, analysis.pronouns),
             salience=5.0,
             mentions=sum(title_occ.values()),
             occurrences=[Occurrence(s, f, n) for (s, f), n in sorted(title_occ.items())],
             is_title=True,
         )
         candidates.append(title_cand)
+    return candidates
 
-    clustered, records = cluster_candidates(candidates)
-    mapping = {surface: canonical for surface, canonical, _ in records}
-    for cand in clustered:
-        mapping.setdefault(cand.name, cand.name)
-    title_name = next((c.name for c in clustered if c.is_title), None)
-    canonical: list[str | None] = []
-    for span in spans:
-        if span is None:
-            canonical.append(None)
-        elif title_name and (
-            span.label == TITLE_LABEL
-            or (not span.title_ref and name_key(span.surface) == title_key)
-        ):
-            canonical.append(title_name)
-        else:
-            canonical.append(mapping.get(span.surface))
 
-    _describe(clustered, canonical, spans, analysis, text)
-    _score(clustered, canonical, spans, len(analysis.sentences))
-    stats = {
-        "sentences": len(analysis.sentences),
+def _stats(
+    spans: list[SpanRecord | None], canonical: list[str | None], sentences: int
+) -> dict[str, int]:
+    return {
+        "sentences": sentences,
         "entity_spans": sum(
             1 for s in spans if s is not None and not s.title_ref and s.label != TITLE_LABEL
         ),
@@ -285,16 +317,7 @@ def assemble_entities(
             1 for s, c in zip(spans, canonical, strict=True) if s and s.title_ref and c
         ),
         "spans_dropped": sum(1 for s in spans if s is None),
-        "entities": len(clustered),
-        "merged_names": len(records),
     }
-    return Assembled(
-        entities=clustered,
-        canonical=canonical,
-        types={c.name: c.type for c in clustered},
-        title=title_name,
-        stats=stats,
-    )
 
 
 def _add_occurrence(cand: CandidateEntity, seq: int, surface: str) -> None:

@@ -4,12 +4,9 @@
    type, description, aliases, salience (1-5), mentions, confidence. Each must be found
    in its batch's text (exactly, by an alias, ignoring case, or fuzzily:
    :mod:`.llm_ground`); the others are dropped and counted as ungrounded. Entities named
-   in several batches are merged by name key (mentions added, salience and confidence the
-   maximum, the type and description of the most salient listing). Entities with
-   confidence below ``min_confidence`` (default 0.7) or a name that cannot be a proper
-   name are dropped and counted. Mentions are then found in the text
-   (:mod:`.llm_locate`); the counted mentions replace the model's estimate when any are
-   found.
+   in several batches are merged by name key, those with confidence below
+   ``min_confidence`` (default 0.7) or a name that cannot be a proper name are dropped and
+   counted, and mentions are found in the text (:mod:`.llm_entities`).
 2. **Core entities** are chosen exactly as the pipeline will choose them (type
    normalisation, in-document clustering, :func:`~loregraph.ingest.select.select_entities`).
 3. **Relationships**, one call per mega-batch, restricted to the core entity names. Ends
@@ -35,38 +32,34 @@ succeeded are cached).
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections import Counter
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from loregraph.errors import LoregraphError
 from loregraph.ingest.batches import mega_batches
-from loregraph.ingest.cluster import cluster_candidates
+from loregraph.ingest.extract.llm_entities import core_entities, merge_listings
 from loregraph.ingest.extract.llm_fallback import (
     BatchExtractor,
     OfflineBatches,
     map_relations,
     merge_entities,
 )
-from loregraph.ingest.extract.llm_ground import ground_listing, surfaces_of
-from loregraph.ingest.extract.llm_locate import BatchSpan, find_occurrences, ground_relations
+from loregraph.ingest.extract.llm_ground import ground_listing
+from loregraph.ingest.extract.llm_locate import BatchSpan, ground_relations
 from loregraph.ingest.extract.llm_schema import (
     ENTITY_SCHEMA,
     RELATION_SCHEMA,
     Items,
-    RawEntity,
     validate_entities,
     validate_relations,
 )
-from loregraph.ingest.select import select_entities
 from loregraph.ingest.types import (
     CandidateEntity,
     CandidateRelation,
     ExtractionResult,
     MegaBatch,
-    Occurrence,
     SourceDocument,
     TextChunk,
 )
@@ -74,10 +67,9 @@ from loregraph.llm.base import Message
 from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError, LLMExtractionError, LLMOutputError
 from loregraph.llm.prompts import PromptLibrary
-from loregraph.llm.structured import Validate, complete_json
-from loregraph.models import name_key
+from loregraph.llm.stage import LLMStage
+from loregraph.llm.structured import JsonOutcome, Validate
 from loregraph.settings import ExtractionSettings
-from loregraph.text import names
 from loregraph.text.entity_types import normalize_type
 
 ENTITY_STAGE = "extract.entities"
@@ -96,7 +88,25 @@ class _Batch:
     count: int
 
 
-class LLMExtractor:
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """One of the two passes: ``kind`` names its list (in the schema, the reply and the
+    gleaning prompt); ``prompt`` is its prompt's name."""
+
+    kind: str
+    prompt: str
+    schema: dict[str, Any]
+    check: Validate[Items]
+    stage: str
+
+
+ENTITY_PASS = _Pass("entities", "extract_entities", ENTITY_SCHEMA, validate_entities, ENTITY_STAGE)
+RELATION_PASS = _Pass(
+    "relationships", "extract_relationships", RELATION_SCHEMA, validate_relations, RELATION_STAGE
+)
+
+
+class LLMExtractor(LLMStage):
     """Extracts entities and relations with a language model (module docstring).
 
     Args:
@@ -127,14 +137,12 @@ class LLMExtractor:
         max_tokens: int = 4096,
         fallback: BatchExtractor | None = None,
     ) -> None:
-        self.client = client
+        super().__init__(client, prompts=prompts, structured=structured)
         self.fallback = fallback
         self.settings = settings or ExtractionSettings()
         self.mega_batch_chars = mega_batch_chars
-        self.prompts = prompts or PromptLibrary()
         self.min_confidence = min_confidence
         self.gleaning = gleaning
-        self.structured = structured
         self.max_tokens = max_tokens
         self.name = f"llm:{client.model_name}"
 
@@ -154,12 +162,14 @@ class LLMExtractor:
             None if items is None else ground_listing(b.batch.text, items, stats)
             for b, items in zip(batches, raw, strict=True)
         ]
-        entities = self._entities(document, chunks, batches, listed, stats)
+        entities = merge_listings(
+            document, chunks, [b.batch for b in batches], listed, self.min_confidence, stats
+        )
         fell = [b for b, found in zip(batches, listed, strict=True) if found is None]
         if fell and offline is not None:
             done = [await self._offline(offline, document, chunks, b, ENTITY_STAGE) for b in fell]
             entities = merge_entities(entities, done, stats)
-        core = self._core(entities)
+        core = core_entities(entities, self.settings)
         relations: list[CandidateRelation] = []
         if len(core) >= 2:
             raw_rel = await self._all(
@@ -245,46 +255,27 @@ class LLMExtractor:
         )
 
     async def _ask(
-        self,
-        messages: list[Message],
-        *,
-        schema: dict[str, object],
-        name: str,
-        check: Validate[Items],
-        stage: str,
-        kind: str,
+        self, document: SourceDocument, b: _Batch, step: _Pass, **fields: object
     ) -> Items:
-        outcome = await complete_json(
-            self.client,
-            messages,
-            schema=schema,
-            schema_name=name,
-            validate=check,
-            stage=stage,
-            prompts=self.prompts,
-            max_tokens=self.max_tokens,
-            structured=self.structured,
+        """One pass's call for batch ``b``, then the gleaning rounds."""
+        messages = self.prompts.messages(
+            step.prompt,
+            title=document.title,
+            batch=b.batch.index + 1,
+            batches=b.count,
+            text=b.batch.text,
+            **fields,
         )
+        outcome = await self._complete(messages, step, step.stage)
         items = outcome.value
-        reply = outcome.completions[-1].text
-        convo = [*messages, Message("assistant", reply)]
+        convo = [*messages, Message("assistant", outcome.completions[-1].text)]
         for _ in range(self.gleaning):
-            convo = [*convo, *self.prompts.messages("glean", kind=kind)]
+            convo = [*convo, *self.prompts.messages("glean", kind=step.kind)]
             try:
-                more = await complete_json(
-                    self.client,
-                    convo,
-                    schema=schema,
-                    schema_name=name,
-                    validate=check,
-                    stage=GLEAN_STAGE,
-                    prompts=self.prompts,
-                    max_tokens=self.max_tokens,
-                    structured=self.structured,
-                )
+                more = await self._complete(convo, step, GLEAN_STAGE)
             except LLMOutputError:
                 break  # an unusable gleaning reply: keep what the first reply gave
-            added = more.value.entities if kind == "entities" else more.value.relations
+            added = more.value.entities if step is ENTITY_PASS else more.value.relations
             if not added:
                 break
             items.entities.extend(more.value.entities)
@@ -293,110 +284,36 @@ class LLMExtractor:
             convo = [*convo, Message("assistant", more.completions[-1].text)]
         return items
 
-    async def _entity_pass(self, document: SourceDocument, b: _Batch) -> Items:
-        messages = self.prompts.messages(
-            "extract_entities",
-            max_entities=self.settings.max_entities_per_batch,
-            title=document.title,
-            batch=b.batch.index + 1,
-            batches=b.count,
-            text=b.batch.text,
-        )
-        return await self._ask(
+    async def _complete(
+        self, messages: list[Message], step: _Pass, stage: str
+    ) -> JsonOutcome[Items]:
+        return await self.ask_json(
             messages,
-            schema=ENTITY_SCHEMA,
-            name="entities",
-            check=validate_entities,
-            stage=ENTITY_STAGE,
-            kind="entities",
+            schema=step.schema,
+            schema_name=step.kind,
+            validate=step.check,
+            stage=stage,
+            max_tokens=self.max_tokens,
+        )
+
+    async def _entity_pass(self, document: SourceDocument, b: _Batch) -> Items:
+        return await self._ask(
+            document, b, ENTITY_PASS, max_entities=self.settings.max_entities_per_batch
         )
 
     async def _relation_pass(
         self, document: SourceDocument, b: _Batch, core: list[CandidateEntity]
     ) -> Items:
         listing = "\n".join(f"- {c.name} ({normalize_type(c.type)})" for c in core)
-        messages = self.prompts.messages(
-            "extract_relationships",
+        return await self._ask(
+            document,
+            b,
+            RELATION_PASS,
             entities=listing,
             max_relationships=self.settings.max_relationships_per_batch,
-            title=document.title,
-            batch=b.batch.index + 1,
-            batches=b.count,
-            text=b.batch.text,
-        )
-        return await self._ask(
-            messages,
-            schema=RELATION_SCHEMA,
-            name="relationships",
-            check=validate_relations,
-            stage=RELATION_STAGE,
-            kind="relationships",
         )
 
     # ------------------------------------------------------------------ assembly
-    def _entities(
-        self,
-        document: SourceDocument,
-        chunks: list[TextChunk],
-        batches: list[_Batch],
-        listed: list[list[RawEntity] | None],
-        stats: Counter[str],
-    ) -> list[CandidateEntity]:
-        merged: dict[str, list[tuple[RawEntity, int]]] = {}
-        for b, grounded in zip(batches, listed, strict=True):
-            for entity in grounded or ():  # None: the batch is done offline
-                merged.setdefault(name_key(entity.name), []).append((entity, b.batch.index))
-        title_key = name_key(names.split_qualifier(document.title)[0])
-        kept: list[tuple[CandidateEntity, list[str], int]] = []
-        for key, listings in merged.items():
-            best = max(listings, key=lambda x: (x[0].salience, x[0].confidence))[0]
-            confidence = max(e.confidence for e, _ in listings)
-            name = names.clean_surface(best.name)
-            if not key or not names.is_valid_name(name):
-                stats["entities_invalid"] += 1
-                continue
-            if confidence < self.min_confidence:
-                stats["entities_low_confidence"] += 1
-                continue
-            kinds: dict[str, float] = {}
-            for e, _ in listings:
-                kinds[e.type] = kinds.get(e.type, 0.0) + e.salience
-            aliases = list(dict.fromkeys(a for e, _ in listings for a in e.aliases))
-            candidate = CandidateEntity(
-                name=name,
-                type=max(sorted(kinds), key=lambda t: kinds[t]),
-                description=best.description,
-                salience=max(e.salience for e, _ in listings),
-                mentions=sum(e.mentions for e, _ in listings),
-                confidence=confidence,
-                is_title=bool(title_key) and key == title_key,
-            )
-            first_batch = min(i for _, i in listings)
-            kept.append((candidate, surfaces_of(name, aliases), first_batch))
-        found = find_occurrences(
-            document.text, chunks, {c.name: surfaces for c, surfaces, _ in kept}
-        )
-        out: list[CandidateEntity] = []
-        for candidate, _surfaces, first_batch in kept:
-            occurrences = found.get(candidate.name, [])
-            if occurrences:
-                candidate.occurrences = occurrences
-                candidate.mentions = sum(o.count for o in occurrences)
-            else:
-                stats["entities_unlocated"] += 1
-                seq = batches[first_batch].batch.chunk_seqs[0]
-                candidate.occurrences = [Occurrence(seq, candidate.name, 1)]
-            out.append(candidate)
-        return out
-
-    def _core(self, entities: list[CandidateEntity]) -> list[CandidateEntity]:
-        """The core entities, chosen as the pipeline will choose them."""
-        trial = copy.deepcopy(entities)
-        for cand in trial:
-            cand.type = normalize_type(cand.type)
-        clustered, _records = cluster_candidates(trial)
-        return select_entities(clustered, self.settings).core
-
     def _relations(
         self,
         document: SourceDocument,

@@ -19,6 +19,7 @@ document fails and the next run tries again.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
@@ -143,13 +144,6 @@ def map_relations(
             continue
         stats["relations_offline"] += 1
         out.append(
-            CandidateRelation(
-                source=source,
-                target=target,
-                type=rel.type,
-                fact=rel.fact,
-                confidence=rel.confidence,
-                evidence=list(rel.evidence),
-            )
+            dataclasses.replace(rel, source=source, target=target, evidence=list(rel.evidence))
         )
     return out

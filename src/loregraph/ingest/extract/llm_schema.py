@@ -17,50 +17,47 @@ from loregraph.llm.parse import ParsedJSON
 MAX_NAME_CHARS = 120
 MAX_TEXT_CHARS = 400
 
-ENTITY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "entities": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "type": {"type": "string"},
-                    "description": {"type": "string"},
-                    "aliases": {"type": "array", "items": {"type": "string"}},
-                    "salience": {"type": "number"},
-                    "mentions": {"type": "integer"},
-                    "confidence": {"type": "number"},
-                },
-                "required": ["name", "type", "description", "salience", "mentions"],
-            },
-        }
-    },
-    "required": ["entities"],
-}
 
-RELATION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "relationships": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "source": {"type": "string"},
-                    "target": {"type": "string"},
-                    "type": {"type": "string"},
-                    "fact": {"type": "string"},
-                    "evidence": {"type": "string"},
-                    "confidence": {"type": "number"},
-                },
-                "required": ["source", "target", "type"],
-            },
-        }
+def _list_schema(key: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """A JSON object holding one list, ``key``, of objects with ``fields`` (name → JSON
+    type, or a whole property schema)."""
+    properties = {
+        name: {"type": kind} if isinstance(kind, str) else kind for name, kind in fields.items()
+    }
+    item = {"type": "object", "properties": properties, "required": required}
+    return {
+        "type": "object",
+        "properties": {key: {"type": "array", "items": item}},
+        "required": [key],
+    }
+
+
+ENTITY_SCHEMA = _list_schema(
+    "entities",
+    {
+        "name": "string",
+        "type": "string",
+        "description": "string",
+        "aliases": {"type": "array", "items": {"type": "string"}},
+        "salience": "number",
+        "mentions": "integer",
+        "confidence": "number",
     },
-    "required": ["relationships"],
-}
+    ["name", "type", "description", "salience", "mentions"],
+)
+
+RELATION_SCHEMA = _list_schema(
+    "relationships",
+    {
+        "source": "string",
+        "target": "string",
+        "type": "string",
+        "fact": "string",
+        "evidence": "string",
+        "confidence": "number",
+    },
+    ["source", "target", "type"],
+)
 
 
 @dataclass(slots=True)

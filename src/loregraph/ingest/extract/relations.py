@@ -124,12 +124,26 @@ def build_relations(
     ``text`` is the document text (facts are quoted from it), ``prepared`` the text the
     parser saw (same offsets; paragraph breaks intact).
     """
-    spans, names = analysis.spans, assembled.canonical
-    types, title = assembled.types, assembled.title
     short = len(analysis.sentences) <= SHORT_DOCUMENT_SENTENCES
     out = _Relations(analysis, locator, text)
+    stats = _typed(out, assembled, narrators(analysis, assembled, prepared), short=short)
+    stats["co_occurrence_pairs"] = _co_occurrences(out, assembled) if co_occurrence else 0
+    about = 0
+    if assembled.title is not None and short:
+        about = _about(out, assembled, assembled.title)
+    stats["about_relations"] = about
+    return list(out.found.values()), stats
+
+
+def _typed(
+    out: _Relations, assembled: Assembled, narrator: list[str | None], *, short: bool
+) -> dict[str, int]:
+    """The dependency parse's relations, their ends through pronouns resolved (module doc
+    of :mod:`.assemble`); returns their counts."""
+    analysis = out.analysis
+    spans, names = analysis.spans, assembled.canonical
+    types, title = assembled.types, assembled.title
     stats = {"typed_relations": 0, "typed_relation_mentions": 0, "pronoun_relations": 0}
-    narrator = narrators(analysis, assembled, prepared)
 
     def pronoun(code: int, sentence: int) -> str | None:
         if code == NARRATOR:
@@ -156,41 +170,47 @@ def build_relations(
         stats["typed_relations"] += out.add(a, kind, b, sentence, focus, conf)
         stats["typed_relation_mentions"] += 1
         stats["pronoun_relations"] += via_pronoun
+    return stats
 
+
+def _co_occurrences(out: _Relations, assembled: Assembled) -> int:
+    """Pairs of the first distinct entities of each sentence; returns how many were new."""
+    spans, names = out.analysis.spans, assembled.canonical
     by_sentence: dict[int, list[int]] = defaultdict(list)
     for i, span in enumerate(spans):
         if names[i] is not None:
             by_sentence[span.sentence].append(i)
     pairs = 0
-    if co_occurrence:
-        for sentence, members in sorted(by_sentence.items()):
-            members.sort(key=lambda i: spans[i].start)
-            distinct: dict[str, int] = {}
-            for i in members:
-                name = names[i]
-                if name is not None and name not in distinct:
-                    distinct[name] = i
-            chosen = list(distinct.items())[:MAX_COOCCURRING]
-            for x in range(len(chosen)):
-                for y in range(x + 1, len(chosen)):
-                    (a, i), (b, j) = sorted((chosen[x], chosen[y]))
-                    focus = (min(spans[i].start, spans[j].start), max(spans[i].end, spans[j].end))
-                    pairs += out.add(a, CO_OCCURS, b, sentence, focus, COOCCURRENCE_CONFIDENCE)
-    stats["co_occurrence_pairs"] = pairs
-
-    about = 0
-    if title is not None and short:
-        first: dict[str, int] = {}
-        for i, span in enumerate(spans):
+    for sentence, members in sorted(by_sentence.items()):
+        members.sort(key=lambda i: spans[i].start)
+        distinct: dict[str, int] = {}
+        for i in members:
             name = names[i]
-            if name is None or name == title:
-                continue
-            if name not in first or span.start < spans[first[name]].start:
-                first[name] = i
-        for name, i in sorted(first.items()):
-            span = spans[i]
-            about += out.add(
-                title, ABOUT, name, span.sentence, (span.start, span.end), ABOUT_CONFIDENCE
-            )
-    stats["about_relations"] = about
-    return list(out.found.values()), stats
+            if name is not None and name not in distinct:
+                distinct[name] = i
+        chosen = list(distinct.items())[:MAX_COOCCURRING]
+        for x in range(len(chosen)):
+            for y in range(x + 1, len(chosen)):
+                (a, i), (b, j) = sorted((chosen[x], chosen[y]))
+                focus = (min(spans[i].start, spans[j].start), max(spans[i].end, spans[j].end))
+                pairs += out.add(a, CO_OCCURS, b, sentence, focus, COOCCURRENCE_CONFIDENCE)
+    return pairs
+
+
+def _about(out: _Relations, assembled: Assembled, title: str) -> int:
+    """``ABOUT`` from the title entity to every other entity, at its first mention."""
+    spans, names = out.analysis.spans, assembled.canonical
+    first: dict[str, int] = {}
+    for i, span in enumerate(spans):
+        name = names[i]
+        if name is None or name == title:
+            continue
+        if name not in first or span.start < spans[first[name]].start:
+            first[name] = i
+    about = 0
+    for name, i in sorted(first.items()):
+        span = spans[i]
+        about += out.add(
+            title, ABOUT, name, span.sentence, (span.start, span.end), ABOUT_CONFIDENCE
+        )
+    return about

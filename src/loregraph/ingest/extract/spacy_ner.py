@@ -102,96 +102,140 @@ def analyse_piece(
     ``TITLE``, wherever it occurs outside an entity span: a title entity can then take part
     in relations even where the tagger missed it.
     """
-    out = PieceAnalysis()
-    sentence_of: dict[int, int] = {}
-    sents = list(doc.sents)
-    for k, sent in enumerate(sents):
-        out.sentences.append((offset + sent.start_char, offset + sent.end_char))
-        for i in range(sent.start, sent.end):
-            sentence_of[i] = k
-    owner: dict[int, int] = {}
-    text = doc.text
+    piece = _Piece(doc, offset)
+    piece.entity_spans(labels)
+    piece.title_references()
+    if title:
+        piece.title_spans(title)
+    piece.sentence_relations(lemma)
+    piece.count_words()
+    return piece.out
 
-    for ent in doc.ents:
-        if ent.label_ not in labels:
-            continue
-        if ent.label_ in _NEED_DIGIT and not any(c.isdigit() for c in ent.text):
-            continue
-        start, end = ent.start, ent.end
-        while start < end and doc[start].lower_ in _ARTICLES:
-            start += 1
-        first_of_sentence = sents[sentence_of[ent.start]].start
-        while start > first_of_sentence and start - 1 not in owner:
-            if not _is_title_token(doc[start - 1]):
-                break
-            start -= 1
-        if start >= end:
-            continue
-        begin, stop = doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
-        surface = names.clean_surface(text[begin:stop])
-        if not names.is_valid_name(surface):
-            continue
-        if ent.label_ == "PERSON" and not names.looks_like_person_name(surface):
-            continue
-        record = SpanRecord(offset + begin, offset + stop, surface, ent.label_, sentence_of[start])
-        record.place_hint = ent.label_ in _MAYBE_PLACE and _in_place_phrase(ent.root)
-        for k in range(start + 1, end - 1):
-            if doc[k].tag_ == "POS":
-                record.owner = names.clean_surface(text[begin : doc[k].idx])
-                record.owner_end = offset + doc[k].idx
-                break
-        index = len(out.spans)
-        out.spans.append(record)
-        for i in range(start, end):
-            owner[i] = index
 
-    for token in doc:
-        if token.i in owner or token.i == 0 or not token.text[:1].isupper():
-            continue
-        if name_key(token.text) not in names.TITLE_NOUNS or doc[token.i - 1].lower_ != "the":
-            continue
-        if token.i + 1 < len(doc) and doc[token.i + 1].tag_ in _PROPER:
-            continue
-        the = doc[token.i - 1]
-        index = len(out.spans)
-        out.spans.append(
-            SpanRecord(
-                offset + the.idx,
-                offset + token.idx + len(token),
+class _Piece:
+    """One parsed piece while its records are made: each step adds to :attr:`out`.
+
+    ``owner`` maps a token to the span (index into ``out.spans``) that covers it; each step
+    leaves alone the tokens an earlier step gave a span.
+    """
+
+    def __init__(self, doc: Any, offset: int) -> None:
+        self.doc, self.offset = doc, offset
+        self.out = PieceAnalysis()
+        self.sents = list(doc.sents)
+        self.sentence_of: dict[int, int] = {}
+        for k, sent in enumerate(self.sents):
+            self.out.sentences.append((offset + sent.start_char, offset + sent.end_char))
+            for i in range(sent.start, sent.end):
+                self.sentence_of[i] = k
+        self.owner: dict[int, int] = {}
+
+    def _add(self, record: SpanRecord, tokens: range) -> None:
+        index = len(self.out.spans)
+        self.out.spans.append(record)
+        for i in tokens:
+            self.owner[i] = index
+
+    def entity_spans(self, labels: frozenset[str]) -> None:
+        """The tagger's entities of the kept ``labels``, cleaned (module docstring)."""
+        doc, offset, text = self.doc, self.offset, self.doc.text
+        for ent in doc.ents:
+            if ent.label_ not in labels:
+                continue
+            if ent.label_ in _NEED_DIGIT and not any(c.isdigit() for c in ent.text):
+                continue
+            start, end = ent.start, ent.end
+            while start < end and doc[start].lower_ in _ARTICLES:
+                start += 1
+            first_of_sentence = self.sents[self.sentence_of[ent.start]].start
+            while start > first_of_sentence and start - 1 not in self.owner:
+                if not _is_title_token(doc[start - 1]):
+                    break
+                start -= 1
+            if start >= end:
+                continue
+            begin, stop = doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
+            surface = names.clean_surface(text[begin:stop])
+            if not names.is_valid_name(surface):
+                continue
+            if ent.label_ == "PERSON" and not names.looks_like_person_name(surface):
+                continue
+            record = SpanRecord(
+                offset + begin, offset + stop, surface, ent.label_, self.sentence_of[start]
+            )
+            record.place_hint = ent.label_ in _MAYBE_PLACE and _in_place_phrase(ent.root)
+            for k in range(start + 1, end - 1):
+                if doc[k].tag_ == "POS":
+                    record.owner = names.clean_surface(text[begin : doc[k].idx])
+                    record.owner_end = offset + doc[k].idx
+                    break
+            self._add(record, range(start, end))
+
+    def title_references(self) -> None:
+        """A capitalised title used as a noun after "the" ("the Count", "the Professor")."""
+        doc = self.doc
+        for token in doc:
+            if token.i in self.owner or token.i == 0 or not token.text[:1].isupper():
+                continue
+            if name_key(token.text) not in names.TITLE_NOUNS or doc[token.i - 1].lower_ != "the":
+                continue
+            if token.i + 1 < len(doc) and doc[token.i + 1].tag_ in _PROPER:
+                continue
+            the = doc[token.i - 1]
+            record = SpanRecord(
+                self.offset + the.idx,
+                self.offset + token.idx + len(token),
                 f"the {names.clean_surface(token.text)}",
                 "PERSON",
-                sentence_of[token.i],
+                self.sentence_of[token.i],
                 title_ref=True,
             )
-        )
-        owner[token.i - 1] = owner[token.i] = index
+            self._add(record, range(token.i - 1, token.i + 1))
 
-    if title:
-        _title_spans(doc, offset, title, owner, sentence_of, out)
+    def title_spans(self, title: str) -> None:
+        """The document title wherever it occurs outside an entity span (label ``TITLE``)."""
+        flags = re.IGNORECASE if title == title.lower() else 0
+        pattern = re.compile(r"(?<!\w)" + re.escape(title) + r"(?!\w)", flags)
+        for match in pattern.finditer(self.doc.text):
+            span = self.doc.char_span(match.start(), match.end(), alignment_mode="expand")
+            if span is None or any(i in self.owner for i in range(span.start, span.end)):
+                continue
+            record = SpanRecord(
+                self.offset + match.start(),
+                self.offset + match.end(),
+                match.group(0),
+                TITLE_LABEL,
+                self.sentence_of[span.start],
+            )
+            self._add(record, range(span.start, span.end))
 
-    quoted = _quoted_tokens(doc)
+    def sentence_relations(self, lemma: Lemma) -> None:
+        """Each sentence's typed relations and the span that is its main verb's subject."""
+        owner, quoted = self.owner, _quoted_tokens(self.doc)
 
-    def owner_of(token: Any) -> int | None:
-        found = owner.get(token.i)
-        if found is None and token.lower_ in _FIRST_PERSON and token.i not in quoted:
-            return NARRATOR
-        return found
+        def owner_of(token: Any) -> int | None:
+            found = owner.get(token.i)
+            if found is None and token.lower_ in _FIRST_PERSON and token.i not in quoted:
+                return NARRATOR
+            return found
 
-    for k, sent in enumerate(sents):
-        for src, kind, dst in sentence_relations(sent, owner_of, lemma):
-            out.relations.append((src, kind, dst, k))
-        root = sent.root
-        subject = next(
-            (owner[c.i] for c in root.children if c.dep_.startswith("nsubj") and c.i in owner),
-            None,
-        )
-        out.subjects.append(subject)
-    out.lower_words.update(t.text for t in doc if t.is_lower and t.is_alpha)
-    for sent in sents[:FIRST_SENTENCES]:
-        for token in sent:
-            if token.lower_ in _PRONOUN_KINDS:
-                out.pronouns[_PRONOUN_KINDS[token.lower_]] += 1
-    return out
+        for k, sent in enumerate(self.sents):
+            for src, kind, dst in sentence_relations(sent, owner_of, lemma):
+                self.out.relations.append((src, kind, dst, k))
+            root = sent.root
+            subject = next(
+                (owner[c.i] for c in root.children if c.dep_.startswith("nsubj") and c.i in owner),
+                None,
+            )
+            self.out.subjects.append(subject)
+
+    def count_words(self) -> None:
+        """Lower-case words, and the pronouns of the first sentences."""
+        self.out.lower_words.update(t.text for t in self.doc if t.is_lower and t.is_alpha)
+        for sent in self.sents[:FIRST_SENTENCES]:
+            for token in sent:
+                if token.lower_ in _PRONOUN_KINDS:
+                    self.out.pronouns[_PRONOUN_KINDS[token.lower_]] += 1
 
 
 def _quoted_tokens(doc: Any) -> set[int]:
@@ -210,31 +254,3 @@ def _quoted_tokens(doc: Any) -> set[int]:
         elif inside:
             quoted.add(token.i)
     return quoted
-
-
-def _title_spans(
-    doc: Any,
-    offset: int,
-    title: str,
-    owner: dict[int, int],
-    sentence_of: dict[int, int],
-    out: PieceAnalysis,
-) -> None:
-    flags = re.IGNORECASE if title == title.lower() else 0
-    pattern = re.compile(r"(?<!\w)" + re.escape(title) + r"(?!\w)", flags)
-    for match in pattern.finditer(doc.text):
-        span = doc.char_span(match.start(), match.end(), alignment_mode="expand")
-        if span is None or any(i in owner for i in range(span.start, span.end)):
-            continue
-        index = len(out.spans)
-        out.spans.append(
-            SpanRecord(
-                offset + match.start(),
-                offset + match.end(),
-                match.group(0),
-                TITLE_LABEL,
-                sentence_of[span.start],
-            )
-        )
-        for i in range(span.start, span.end):
-            owner[i] = index
