@@ -27,7 +27,6 @@ _EXPORTS: dict[str, str] = {
     "TokenUsage": "base",
     "ResponseCache": "cache",
     "SqliteResponseCache": "cache",
-    "default_cache_path": "cache",
     "LLMClient": "client",
     "build_chat_model": "config",
     "build_client": "config",

@@ -6,7 +6,7 @@ transaction per reply), so a kill loses at most the calls that were in flight. K
 :meth:`~loregraph.llm.base.ChatRequest.cache_key` (sha256 of model + messages + parameters).
 
 The file is separate from the store (``<store>.llm-cache.sqlite`` by convention, see
-:func:`default_cache_path`): deleting it only costs money, never data.
+:meth:`loregraph.location.Location.llm_cache_path`): deleting it only costs money, never data.
 """
 
 from __future__ import annotations
@@ -47,12 +47,6 @@ class ResponseCache(Protocol):
     async def delete(self, key: str) -> None:
         """Forget a reply (one that turned out unusable, so the next run asks again)."""
         ...
-
-
-def default_cache_path(store_path: str | Path) -> Path:
-    """``dracula.db`` → ``dracula.db.llm-cache.sqlite`` (next to the store)."""
-    path = Path(store_path)
-    return path.with_name(path.name + ".llm-cache.sqlite")
 
 
 def _encode(completion: Completion) -> str:

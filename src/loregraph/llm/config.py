@@ -12,10 +12,11 @@ from typing import TypedDict
 
 from loregraph.errors import ConfigError
 from loregraph.llm.base import ChatModel
-from loregraph.llm.cache import SqliteResponseCache, default_cache_path
+from loregraph.llm.cache import SqliteResponseCache
 from loregraph.llm.client import LLMClient
 from loregraph.llm.resilience import CircuitBreaker, Resilience, RetryPolicy
 from loregraph.llm.usage import UsageTracker
+from loregraph.location import Location
 from loregraph.settings import LLMSettings
 
 __all__ = ["Connection", "build_chat_model", "build_client", "connection"]
@@ -58,26 +59,22 @@ def build_chat_model(settings: LLMSettings) -> ChatModel:
 def build_client(
     settings: LLMSettings,
     *,
-    store_path: str | Path | None = None,
+    store_path: str | Path | Location | None = None,
     usage: UsageTracker | None = None,
     model: ChatModel | None = None,
 ) -> LLMClient | None:
     """An :class:`LLMClient` for ``settings``, or ``None`` when no provider is configured.
 
-    The response cache goes to ``settings.cache_path``, else next to ``store_path``
-    (:func:`~loregraph.llm.cache.default_cache_path`), else in memory.
+    The response cache goes to ``settings.cache_path``, else where the store's location puts
+    it (:meth:`~loregraph.location.Location.llm_cache_path`: next to an SQLite file), else in
+    memory.
     """
     if not settings.enabled and model is None:
         return None
     cache = None
     if settings.cache:
-        if settings.cache_path:
-            path: str | Path = settings.cache_path
-        elif store_path is not None and str(store_path) != ":memory:":
-            path = default_cache_path(store_path)
-        else:
-            path = ":memory:"
-        cache = SqliteResponseCache(path)
+        place = Location.parse(store_path).llm_cache_path() if store_path is not None else None
+        cache = SqliteResponseCache(settings.cache_path or place or ":memory:")
     resilience = Resilience(
         concurrency=settings.concurrency,
         timeout=settings.timeout,
