@@ -17,7 +17,7 @@ from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
 from loregraph.embed.base import Embedder
 from loregraph.engine.lookup import find_document, find_entity
-from loregraph.engine.parts import Parts
+from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.views import EntityView, SearchHit, SearchKind, search_hits
 from loregraph.errors import EmptyStoreError
 from loregraph.ingest.extract.base import Extractor
@@ -52,28 +52,17 @@ def open_store(location: str | Path | Location) -> Store:
     return store_for_url(location)
 
 
-def _store_path(store: Store) -> str | None:
-    """The file a store lives in (the LLM cache goes next to it), if it has one."""
-    path = getattr(store, "path", None)
-    return str(path) if isinstance(path, str | Path) else None
-
-
 class AsyncGraph:
     """The loregraph engine (async). Pass backends and providers in as objects.
 
     Args:
         store: where the graph lives (an opened or unopened :class:`Store`).
         settings: chunking, extraction, resolution and retrieval settings.
-        embedder: embeds chunks, entities and questions (default: through the LLM API when
-            ``settings.llm.embedding_model`` is set, else packaged MiniLM, loaded on first use).
-        extractor: finds entities and relations (default: the LLM extractor when an LLM is
-            configured, else the offline spaCy extractor).
-        llm: a language model: an :class:`~loregraph.llm.client.LLMClient` (used as it is)
-            or a provider such as :class:`~loregraph.llm.openai_client.OpenAIChat` (wrapped
-            with the cache and resilience of ``settings.llm``). Default: built from
-            ``settings.llm`` when it names a provider; with provider ``none`` everything
-            stays offline and no LLM code is loaded.
-        usage: the tracker LLM calls and tokens are counted in (default: a new one).
+        embedder / extractor / llm / usage: objects to use instead of the defaults that
+            :class:`~loregraph.engine.parts.Parts` builds from ``settings`` (an API or the
+            packaged MiniLM; a model's or spaCy's extractor; a model client, or a provider
+            wrapped with the cache and resilience of ``settings.llm``; a usage tracker).
+            With provider ``none`` everything stays offline and no LLM code is loaded.
     """
 
     def __init__(
@@ -90,20 +79,13 @@ class AsyncGraph:
         self.settings = settings or Settings()
         self.parts = Parts(
             self.settings,
-            store_path=_store_path(store),
+            store_path=store_file(store),
             llm=llm,
             usage=usage,
             embedder=embedder,
             extractor=extractor,
         )
         self._opened = False
-
-    @classmethod
-    async def connect(cls, location: str | Path, **kwargs: Any) -> AsyncGraph:
-        """Open the store at ``location`` and return an engine on it."""
-        graph = cls(open_store(location), **kwargs)
-        await graph.open()
-        return graph
 
     async def open(self) -> None:
         """Open the store (creating or migrating its schema)."""
@@ -155,14 +137,12 @@ class AsyncGraph:
     ) -> IngestReport:
         """Ingest files, directories, JSON/JSONL record files or stdin (``"-"``).
 
-        Folders are read for text and Markdown files (and PDF, Word, PowerPoint and
-        HTML with the ``docs`` extra); every file skipped is listed in the report's
-        ``skipped_inputs`` with the reason. A document piped in is identified by
-        ``stdin_id`` (else by the hash of its text) and titled ``stdin_title`` (else by its
-        first line). Unchanged documents are skipped, changed ones replaced; each document
-        is committed in its own transaction as soon as it is done. Errors in a file given
-        directly (binary, invalid UTF-8, no words) raise
-        :class:`~loregraph.errors.InputError` before anything of that file is written.
+        Folders are read for text and Markdown files (PDF, Word, PowerPoint and HTML with
+        the ``docs`` extra); files skipped are listed in ``skipped_inputs`` with the reason.
+        A document piped in is identified by ``stdin_id`` (else by the hash of its text) and
+        titled ``stdin_title`` (else by its first line). Unchanged documents are skipped,
+        changed ones replaced, each committed on its own as soon as it is done. A file given
+        directly that cannot be read raises :class:`~loregraph.errors.InputError` first.
         """
         log = ReadLog()
         sources = iter_sources(

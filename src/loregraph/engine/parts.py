@@ -31,6 +31,12 @@ if TYPE_CHECKING:
     from loregraph.llm.usage import UsageTracker
 
 
+def store_file(store: object) -> str | None:
+    """The file a store lives in (the LLM response cache goes next to it), if it has one."""
+    path = getattr(store, "path", None)
+    return str(path) if isinstance(path, str | Path) else None
+
+
 class Parts:
     """Builds and holds the engine's extractor, embedder, analyser, answerer and confirmer.
 
