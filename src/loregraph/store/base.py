@@ -24,7 +24,6 @@ from typing import Self
 from loregraph.models import (
     Chunk,
     DeleteReport,
-    DocStatus,
     Document,
     DocumentBundle,
     Entity,
@@ -69,10 +68,6 @@ class Store(ABC):
     ) -> None:
         await self.close()
 
-    @abstractmethod
-    async def schema_version(self) -> int:
-        """The schema version recorded in the store."""
-
     # ----------------------------------------------------------------- documents
     @abstractmethod
     async def write_document(self, bundle: DocumentBundle) -> None:
@@ -104,10 +99,6 @@ class Store(ABC):
         """The documents of a scope, oldest first."""
 
     @abstractmethod
-    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
-        """Record a document's pipeline status."""
-
-    @abstractmethod
     async def delete_document(self, document_id: str) -> DeleteReport:
         """Delete a document and exactly what only it supported, in one transaction.
 
@@ -122,22 +113,12 @@ class Store(ABC):
         """Chunks by id, in the order asked (missing ids skipped), without embeddings."""
 
     @abstractmethod
-    async def document_chunks(self, document_id: str) -> list[Chunk]:
-        """A document's chunks in order, without embeddings."""
-
-    @abstractmethod
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         """Chunk ids ranked by BM25 over their text (and their document's title)."""
 
     @abstractmethod
     async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
         """Chunk ids ranked by cosine similarity of their embedding."""
-
-    @abstractmethod
-    async def chunks_mentioning(
-        self, entity_ids: Sequence[str], limit: int | None = None
-    ) -> list[tuple[str, str, int]]:
-        """(entity_id, chunk_id, count) for the given entities, most mentions first."""
 
     # ----------------------------------------------------------------- entities
     @abstractmethod
@@ -234,10 +215,6 @@ class Store(ABC):
         """Relations whose two ends are both in ``entity_ids`` (no evidence loaded)."""
 
     @abstractmethod
-    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
-        """Relation ids ranked by BM25 over their fact text and type."""
-
-    @abstractmethod
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         """Relations by id, in order, with evidence."""
 
@@ -304,15 +281,6 @@ class Store(ABC):
         contributions, so a faithful bundle needs the backend.
         """
         raise NotImplementedError(f"{type(self).__name__} cannot read a document back as a bundle")
-
-    # ----------------------------------------------------------------- llm cache
-    @abstractmethod
-    async def cache_get(self, key: str) -> str | None:
-        """A cached LLM response by key (model + prompt hash)."""
-
-    @abstractmethod
-    async def cache_put(self, key: str, model: str, value: str) -> None:
-        """Store an LLM response."""
 
     # ----------------------------------------------------------------- bulk / export
     @abstractmethod

@@ -26,7 +26,6 @@ from datetime import datetime
 from loregraph.models import (
     Chunk,
     DeleteReport,
-    DocStatus,
     Document,
     DocumentBundle,
     Entity,
@@ -80,9 +79,6 @@ class MirroredStore(Store):
         finally:
             await self.primary.close()
 
-    async def schema_version(self) -> int:
-        return await self.primary.schema_version()
-
     # ----------------------------------------------------------------- writes, mirrored
     async def write_document(self, bundle: DocumentBundle) -> None:
         doc = bundle.document
@@ -105,9 +101,6 @@ class MirroredStore(Store):
         for relation in await self.primary.get_relations([relation_id]):
             ends = {relation.source_id, relation.target_id}
             await self._sync(relation.scope, None, _Snapshot(), ends)
-
-    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
-        await self.primary.set_document_status(document_id, status)
 
     async def resync(self, scope: str) -> None:
         """Copy the scope's whole graph from the primary (idempotent)."""
@@ -204,19 +197,11 @@ class MirroredStore(Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return await self.primary.get_chunks(chunk_ids)
 
-    async def document_chunks(self, document_id: str) -> list[Chunk]:
-        return await self.primary.document_chunks(document_id)
-
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self.primary.search_chunks_text(scope, query, limit)
 
     async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
         return await self.primary.search_chunks_vector(scope, vector, limit)
-
-    async def chunks_mentioning(
-        self, entity_ids: Sequence[str], limit: int | None = None
-    ) -> list[tuple[str, str, int]]:
-        return await self.primary.chunks_mentioning(entity_ids, limit)
 
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         return await self.primary.get_entities(entity_ids)
@@ -281,9 +266,6 @@ class MirroredStore(Store):
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         return await self.primary.relations_among(entity_ids)
 
-    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
-        return await self.primary.search_relations_text(scope, query, limit)
-
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         return await self.primary.get_relations(relation_ids)
 
@@ -298,12 +280,6 @@ class MirroredStore(Store):
 
     async def read_bundle(self, document_id: str) -> DocumentBundle | None:
         return await self.primary.read_bundle(document_id)
-
-    async def cache_get(self, key: str) -> str | None:
-        return await self.primary.cache_get(key)
-
-    async def cache_put(self, key: str, model: str, value: str) -> None:
-        await self.primary.cache_put(key, model, value)
 
     async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
         async for entity in self.primary.iter_entities(scope, batch):

@@ -122,10 +122,6 @@ class Dialect:
         """A CALL yielding ``node, score`` for the full-text query in ``$query``."""
         return f"CALL db.idx.fulltext.queryNodes('{identifier(label)}', $query) YIELD node, score"
 
-    def fulltext_relations(self) -> str:
-        """A CALL yielding ``relationship, score`` over relation facts and types."""
-        return f"CALL db.idx.fulltext.queryRelationships('{REL}', $query) YIELD relationship, score"
-
     def vector_nodes(self, label: str) -> str:
         """A CALL yielding ``node, score`` for the ``$k`` nearest to ``$vector``."""
         return (
@@ -181,12 +177,6 @@ class Neo4jDialect(Dialect):
     def fulltext_nodes(self, label: str) -> str:
         index = {CHUNK: "lg_chunk_text", ENTITY: "lg_entity_text"}[label]
         return f"CALL db.index.fulltext.queryNodes('{index}', $query) YIELD node, score"
-
-    def fulltext_relations(self) -> str:
-        return (
-            "CALL db.index.fulltext.queryRelationships('lg_rel_text', $query) "
-            "YIELD relationship, score"
-        )
 
     def vector_nodes(self, label: str) -> str:
         return (

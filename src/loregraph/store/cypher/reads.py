@@ -1,4 +1,4 @@
-"""Plain reads: documents, chunks, entities, merges, the LLM cache, paging and counts."""
+"""Plain reads: documents, chunks, entities, merges, paging and counts."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from loregraph.store.cypher.records import (
     chunk_from_row,
     document_from_row,
     entity_from_row,
-    iso,
     merge_from_row,
     returning,
     to_vector,
@@ -79,15 +78,6 @@ async def list_documents(
     return [document_from_row(row) for row in rows]
 
 
-async def set_document_status(conn: Connection, document_id: str, status: str) -> bool:
-    """Set a document's status; ``False`` when there is no such document."""
-    rows = await conn.write(
-        "MATCH (d:LgDocument {id: $id}) SET d.status = $status RETURN d.id",
-        {"id": document_id, "status": status},
-    )
-    return bool(rows)
-
-
 async def scopes(conn: Connection) -> list[str]:
     """Scopes holding at least one document, sorted."""
     rows = await conn.read("MATCH (d:LgDocument) RETURN DISTINCT d.scope AS s ORDER BY s")
@@ -102,29 +92,6 @@ async def get_chunks(conn: Connection, chunk_ids: Sequence[str]) -> list[Chunk]:
     )
     found = {row[0]: chunk_from_row(row) for row in rows}
     return [found[i] for i in chunk_ids if i in found]
-
-
-async def document_chunks(conn: Connection, document_id: str) -> list[Chunk]:
-    """A document's chunks in sequence order, without embeddings."""
-    rows = await conn.read(
-        f"MATCH (c:LgChunk {{document_id: $id}}) RETURN {_CHUNK} ORDER BY c.seq",
-        {"id": document_id},
-    )
-    return [chunk_from_row(row) for row in rows]
-
-
-async def chunks_mentioning(
-    conn: Connection, entity_ids: Sequence[str], limit: int | None
-) -> list[tuple[str, str, int]]:
-    """(entity_id, chunk_id, count) for the entities, most mentions first."""
-    window, params = _window(limit, 0)
-    rows = await conn.read(
-        "UNWIND $ids AS i MATCH (c:LgChunk)-[m:LG_MENTIONS]->(e:LgEntity {id: i}) "
-        "WITH i, c.id AS chunk, sum(m.count) AS n RETURN i, chunk, n ORDER BY n DESC, i, chunk"
-        + window,
-        {"ids": list(dict.fromkeys(entity_ids)), **params},
-    )
-    return [(row[0], row[1], int(row[2])) for row in rows]
 
 
 # ----------------------------------------------------------------- entities
@@ -205,7 +172,7 @@ async def entities_page(conn: Connection, scope: str, after: str, batch: int) ->
     return [entity_from_row(row, row[len(ENTITY_FIELDS)]) for row in rows]
 
 
-# ----------------------------------------------------------------- merges, cache
+# ----------------------------------------------------------------- merges
 async def list_merges(conn: Connection, scope: str, entity_id: str | None) -> list[Merge]:
     """Recorded resolution decisions, newest first."""
     where = " WHERE g.entity_id = $entity" if entity_id is not None else ""
@@ -215,20 +182,6 @@ async def list_merges(conn: Connection, scope: str, entity_id: str | None) -> li
         {"scope": scope, "entity": entity_id},
     )
     return [merge_from_row(row) for row in rows]
-
-
-async def cache_get(conn: Connection, key: str) -> str | None:
-    """A cached LLM response."""
-    rows = await conn.read("MATCH (c:LgCache {key: $key}) RETURN c.value", {"key": key})
-    return rows[0][0] if rows else None
-
-
-async def cache_put(conn: Connection, key: str, model: str, value: str, now: str) -> None:
-    """Store (or replace) an LLM response."""
-    await conn.write(
-        "MERGE (c:LgCache {key: $key}) SET c.model = $model, c.value = $value, c.created_at = $now",
-        {"key": key, "model": model, "value": value, "now": now},
-    )
 
 
 # ----------------------------------------------------------------- counts
@@ -241,7 +194,6 @@ async def stats(conn: Connection, scope: str, version: int) -> StoreStats:
     out.mentions = await _count(
         conn, "MATCH (c:LgChunk {scope: $scope})-[d:LG_MENTIONS]->()", params
     )
-    out.cached_responses = await _count(conn, "MATCH (d:LgCache)", {})
     for kind, total in await conn.read(
         "MATCH (e:LgEntity {scope: $scope}) RETURN e.type, count(e)", params
     ):
@@ -260,10 +212,3 @@ async def stats(conn: Connection, scope: str, version: int) -> StoreStats:
 async def _count(conn: Connection, match: str, params: dict[str, Any]) -> int:
     rows = await conn.read(f"{match} RETURN count(d)", params)
     return int(rows[0][0]) if rows else 0
-
-
-def now_text() -> str:
-    """The current time as stored."""
-    from loregraph.models import utcnow
-
-    return iso(utcnow())

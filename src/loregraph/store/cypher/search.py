@@ -80,22 +80,6 @@ async def search_text(
     return [Scored(row[0], float(row[1])) for row in rows]
 
 
-async def search_relations_text(
-    conn: Connection, scope: str, query: str, limit: int
-) -> list[Scored]:
-    """Ids of live relations of ``scope`` ranked by full-text score over fact and type."""
-    words = search_words(query)
-    if not words or limit <= 0:
-        return []
-    rows = await conn.read(
-        f"{conn.dialect.fulltext_relations()} WITH relationship AS r, score "
-        "WHERE r.scope = $scope AND r.expired_at IS NULL "
-        "RETURN r.id, score ORDER BY score DESC, r.id LIMIT $limit",
-        {"query": conn.dialect.fulltext_query(words), "scope": scope, "limit": limit},
-    )
-    return [Scored(row[0], float(row[1])) for row in rows]
-
-
 async def search_vector(
     conn: Connection,
     schema: SchemaState,

@@ -17,7 +17,6 @@ from loregraph.errors import NotFoundError, StoreError
 from loregraph.models import (
     Chunk,
     DeleteReport,
-    DocStatus,
     Document,
     DocumentBundle,
     Entity,
@@ -102,9 +101,6 @@ class CypherStore(Store):
             raise StoreError("the store is not open: use `await store.open()` or `async with`")
         return self._schema
 
-    async def schema_version(self) -> int:
-        return self._state().version
-
     # ----------------------------------------------------------------- writes
     async def write_document(self, bundle: DocumentBundle) -> None:
         """Write (or replace) a document atomically; ``ValueError`` for a bad bundle."""
@@ -141,11 +137,6 @@ class CypherStore(Store):
             schema.dims.setdefault(label, dim)
         return True
 
-    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
-        """Record a document's status; raises :class:`NotFoundError` for an unknown id."""
-        if not await reads.set_document_status(self._conn(), document_id, str(status)):
-            raise NotFoundError(f"no document with id {document_id!r}")
-
     async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
         """Set ``invalid_at``; raises :class:`NotFoundError` for an unknown relation."""
         async with self._lock:
@@ -170,19 +161,11 @@ class CypherStore(Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return await reads.get_chunks(self._conn(), list(chunk_ids))
 
-    async def document_chunks(self, document_id: str) -> list[Chunk]:
-        return await reads.document_chunks(self._conn(), document_id)
-
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await search.search_chunks_text(self._conn(), scope, query, limit)
 
     async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
         return await search.search_vector(self._conn(), self._state(), CHUNK, scope, vector, limit)
-
-    async def chunks_mentioning(
-        self, entity_ids: Sequence[str], limit: int | None = None
-    ) -> list[tuple[str, str, int]]:
-        return await reads.chunks_mentioning(self._conn(), list(entity_ids), limit)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
@@ -251,9 +234,6 @@ class CypherStore(Store):
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         return await graph.relations_among(self._conn(), list(entity_ids))
 
-    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
-        return await search.search_relations_text(self._conn(), scope, query, limit)
-
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         return await graph.get_relations(self._conn(), list(relation_ids))
 
@@ -279,18 +259,12 @@ class CypherStore(Store):
     async def graph_version(self, scope: str) -> int:
         return await graph.graph_version(self._conn(), scope)
 
-    # ----------------------------------------------------------------- merges, cache, bulk
+    # ----------------------------------------------------------------- merges, bundles, bulk
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
         return await reads.list_merges(self._conn(), scope, entity_id)
 
     async def read_bundle(self, document_id: str) -> DocumentBundle | None:
         return await read_bundle(self._conn(), document_id)
-
-    async def cache_get(self, key: str) -> str | None:
-        return await reads.cache_get(self._conn(), key)
-
-    async def cache_put(self, key: str, model: str, value: str) -> None:
-        await reads.cache_put(self._conn(), key, model, value, reads.now_text())
 
     async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
         after = ""

@@ -1,9 +1,8 @@
-"""Plain reads: documents, chunks, entities, merges, the LLM cache, paging and counts."""
+"""Plain reads: documents, chunks, entities, merges, bundles, paging and counts."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from loregraph.models import (
     Chunk,
@@ -86,25 +85,6 @@ async def get_chunks(conn: Conn, chunk_ids: Sequence[str]) -> list[Chunk]:
     cursor = await conn.execute(f"{CHUNK_SELECT} WHERE c.id = ANY(%s)", (list(chunk_ids),))
     found = {row[0]: chunk_from_row(row) for row in await cursor.fetchall()}
     return [found[i] for i in chunk_ids if i in found]
-
-
-async def document_chunks(conn: Conn, document_id: str) -> list[Chunk]:
-    """A document's chunks in sequence order, without embeddings."""
-    cursor = await conn.execute(f"{CHUNK_SELECT} WHERE d.id = %s ORDER BY c.seq", (document_id,))
-    return [chunk_from_row(row) for row in await cursor.fetchall()]
-
-
-async def chunks_mentioning(
-    conn: Conn, entity_ids: Sequence[str], limit: int | None
-) -> list[tuple[str, str, int]]:
-    """(entity_id, chunk_id, count) for the entities, most mentions first."""
-    cursor = await conn.execute(
-        "SELECT e.id, c.id, sum(m.count) AS n FROM entities AS e "
-        "JOIN mentions AS m ON m.entity = e.pk JOIN chunks AS c ON c.pk = m.chunk "
-        "WHERE e.id = ANY(%s) GROUP BY e.id, c.id ORDER BY n DESC, e.id, c.id LIMIT %s",
-        (list(entity_ids), limit),
-    )
-    return [(entity_id, chunk_id, int(n)) for entity_id, chunk_id, n in await cursor.fetchall()]
 
 
 # ----------------------------------------------------------------- entities
@@ -276,7 +256,7 @@ async def read_bundle(conn: Conn, document_id: str) -> DocumentBundle | None:
     return DocumentBundle(document, chunks, entities, mentions, list(relations.values()), merges)
 
 
-# ----------------------------------------------------------------- merges, cache, counts
+# ----------------------------------------------------------------- merges, counts
 async def list_merges(conn: Conn, scope: str, entity_id: str | None) -> list[Merge]:
     """Recorded merges of a scope (optionally of one entity), newest first."""
     sql = f"{MERGE_SELECT} WHERE m.scope = %s"
@@ -288,33 +268,15 @@ async def list_merges(conn: Conn, scope: str, entity_id: str | None) -> list[Mer
     return [merge_from_row(row) for row in await cursor.fetchall()]
 
 
-async def cache_get(conn: Conn, key: str) -> str | None:
-    """A cached LLM response."""
-    cursor = await conn.execute("SELECT value FROM llm_cache WHERE key = %s", (key,))
-    row = await cursor.fetchone()
-    return None if row is None else str(row[0])
-
-
-async def cache_put(conn: Conn, key: str, model: str, value: str, now: datetime) -> None:
-    """Store (or replace) a cached LLM response."""
-    await conn.execute(
-        "INSERT INTO llm_cache (key, model, value, created_at) VALUES (%s, %s, %s, %s) "
-        "ON CONFLICT (key) DO UPDATE SET model = excluded.model, value = excluded.value, "
-        "created_at = excluded.created_at",
-        (key, model, value, now),
-    )
-
-
 async def stats(conn: Conn, scope: str, schema_version: int) -> StoreStats:
-    """Counts for a scope (``cached_responses`` is store-wide: the cache has no scope)."""
+    """Counts for a scope."""
     cursor = await conn.execute(
         "SELECT (SELECT count(*) FROM documents WHERE scope = %(s)s), "
         "(SELECT count(*) FROM chunks WHERE scope = %(s)s), "
         "(SELECT count(*) FROM entities WHERE scope = %(s)s), "
         "(SELECT count(*) FROM relations WHERE scope = %(s)s), "
         "(SELECT count(*) FROM chunks AS c JOIN mentions AS m ON m.chunk = c.pk "
-        "WHERE c.scope = %(s)s), "
-        "(SELECT count(*) FROM llm_cache)",
+        "WHERE c.scope = %(s)s)",
         {"s": scope},
     )
     row = await cursor.fetchone()
@@ -334,7 +296,6 @@ async def stats(conn: Conn, scope: str, schema_version: int) -> StoreStats:
         entities=counts[2],
         relations=counts[3],
         mentions=counts[4],
-        cached_responses=counts[5],
         schema_version=schema_version,
         relation_types=types[0],
         entity_types=types[1],

@@ -95,11 +95,6 @@ async def search_entities_text(conn: Conn, scope: str, query: str, limit: int) -
     return await _full_text(conn, "entities", query, scope, limit)
 
 
-async def search_relations_text(conn: Conn, scope: str, query: str, limit: int) -> list[Scored]:
-    """Relation ids by full-text rank over fact and type; expired relations skipped."""
-    return await _full_text(conn, "relations", query, scope, limit, "AND t.expired_at IS NULL ")
-
-
 async def search_entities_fuzzy(
     conn: Conn, scope: str, name: str, limit: int, entity_type: str | None
 ) -> list[Scored]:

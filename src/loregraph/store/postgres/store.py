@@ -7,8 +7,8 @@ every query reads the database, so writes from other processes are seen at once.
 Semantics beyond :class:`~loregraph.store.base.Store`'s contract match the SQLite store:
 :mod:`.entities` and :mod:`.relations` (what a write adds to existing rows), :mod:`.cleanup`
 (derived values, what deletion removes), :mod:`.graph` (expired and invalidated relations).
-Unknown ids: ``set_document_status`` and ``invalidate_relation`` raise
-:class:`~loregraph.errors.NotFoundError`; ``delete_document`` returns an all-zero report.
+Unknown ids: ``invalidate_relation`` raises :class:`~loregraph.errors.NotFoundError`;
+``delete_document`` returns an all-zero report.
 An inconsistent bundle raises :class:`ValueError` and writes nothing.
 """
 
@@ -23,7 +23,6 @@ from loregraph.errors import NotFoundError, StoreError
 from loregraph.models import (
     Chunk,
     DeleteReport,
-    DocStatus,
     Document,
     DocumentBundle,
     Entity,
@@ -34,7 +33,6 @@ from loregraph.models import (
     StoreStats,
     Subgraph,
     Vector,
-    utcnow,
 )
 from loregraph.store.base import SCHEMA_VERSION, Store
 from loregraph.store.postgres import graph, reads, search, write
@@ -92,9 +90,6 @@ class PostgresStore(Store):
     async def close(self) -> None:
         await self._db.close()
 
-    async def schema_version(self) -> int:
-        return self._version
-
     # ----------------------------------------------------------------- documents
     async def write_document(self, bundle: DocumentBundle) -> None:
         bundle.validate()
@@ -124,11 +119,6 @@ class PostgresStore(Store):
     ) -> list[Document]:
         return await self._db.read(reads.list_documents, scope, limit, offset)
 
-    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
-        """Record a document's status; raises :class:`NotFoundError` for an unknown id."""
-        if not await self._db.write(write.set_document_status, document_id, str(status)):
-            raise NotFoundError(f"no document with id {document_id!r}")
-
     async def delete_document(self, document_id: str) -> DeleteReport:
         """Delete a document (an unknown id gives an all-zero report)."""
         report, _ = await self._db.write(write.delete_document, document_id)
@@ -138,19 +128,11 @@ class PostgresStore(Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return await self._db.read(reads.get_chunks, list(chunk_ids))
 
-    async def document_chunks(self, document_id: str) -> list[Chunk]:
-        return await self._db.read(reads.document_chunks, document_id)
-
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.read(search.search_chunks_text, scope, query, limit)
 
     async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
         return await self._db.read(search.search_vector, "chunks", scope, vector, limit)
-
-    async def chunks_mentioning(
-        self, entity_ids: Sequence[str], limit: int | None = None
-    ) -> list[tuple[str, str, int]]:
-        return await self._db.read(reads.chunks_mentioning, list(entity_ids), limit)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
@@ -206,9 +188,6 @@ class PostgresStore(Store):
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         return await self._db.read(graph.relations_among, list(entity_ids))
 
-    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
-        return await self._db.read(search.search_relations_text, scope, query, limit)
-
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         return await self._db.read(graph.get_relations, list(relation_ids))
 
@@ -244,18 +223,12 @@ class PostgresStore(Store):
     async def graph_version(self, scope: str) -> int:
         return await self._db.read(read_graph_version, scope)
 
-    # ----------------------------------------------------------------- merges, cache
+    # ----------------------------------------------------------------- merges, bundles
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
         return await self._db.read(reads.list_merges, scope, entity_id)
 
     async def read_bundle(self, document_id: str) -> DocumentBundle | None:
         return await self._db.snapshot(reads.read_bundle, document_id)
-
-    async def cache_get(self, key: str) -> str | None:
-        return await self._db.read(reads.cache_get, key)
-
-    async def cache_put(self, key: str, model: str, value: str) -> None:
-        await self._db.read(reads.cache_put, key, model, value, utcnow())
 
     # ----------------------------------------------------------------- bulk
     async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:

@@ -153,14 +153,6 @@ async def invalidate_relation(conn: Conn, relation_id: str, invalid_at: datetime
     return True
 
 
-async def set_document_status(conn: Conn, document_id: str, status: str) -> bool:
-    """Set a document's status; ``False`` when there is no such document."""
-    cursor = await conn.execute(
-        "UPDATE documents SET status = %s WHERE id = %s RETURNING pk", (status, document_id)
-    )
-    return await cursor.fetchone() is not None
-
-
 ANALYZED_TABLES = "documents, chunks, entities, entity_keys, mentions, relations"
 
 

@@ -1,4 +1,4 @@
-"""Plain reads: documents, chunks, entities, merges, the LLM cache, paging and counts."""
+"""Plain reads: documents, chunks, entities, merges, bundles, paging and counts."""
 
 from __future__ import annotations
 
@@ -80,12 +80,6 @@ def list_documents(
     return [document_from_row(row) for row in rows]
 
 
-def set_document_status(conn: sqlite3.Connection, document_id: str, status: str) -> bool:
-    """Set a document's status; ``False`` when there is no such document."""
-    cursor = conn.execute("UPDATE documents SET status = ? WHERE id = ?", (status, document_id))
-    return cursor.rowcount > 0
-
-
 def scopes(conn: sqlite3.Connection) -> list[str]:
     """Scopes holding at least one document, sorted."""
     return [row[0] for row in conn.execute("SELECT DISTINCT scope FROM documents ORDER BY scope")]
@@ -99,28 +93,6 @@ def get_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[str]) -> list[Chunk
     ).fetchall()
     found = {row[0]: chunk_from_row(row) for row in rows}
     return [found[i] for i in chunk_ids if i in found]
-
-
-def document_chunks(conn: sqlite3.Connection, document_id: str) -> list[Chunk]:
-    """A document's chunks in sequence order, without embeddings."""
-    rows = conn.execute(
-        f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY seq", (document_id,)
-    )
-    return [chunk_from_row(row) for row in rows]
-
-
-def chunks_mentioning(
-    conn: sqlite3.Connection, entity_ids: Sequence[str], limit: int | None
-) -> list[tuple[str, str, int]]:
-    """(entity_id, chunk_id, count) for the entities, most mentions first."""
-    rows = conn.execute(
-        "SELECT e.id, c.id, sum(m.count) AS n FROM entities AS e "
-        "JOIN mentions AS m ON m.entity = e.pk JOIN chunks AS c ON c.pk = m.chunk "
-        f"WHERE e.id IN {IN_JSON} GROUP BY m.entity, m.chunk "
-        "ORDER BY n DESC, e.id, c.id LIMIT ?",
-        (json_list(entity_ids), _NO_LIMIT if limit is None else limit),
-    )
-    return [(entity_id, chunk_id, int(count)) for entity_id, chunk_id, count in rows]
 
 
 # ----------------------------------------------------------------- entities
@@ -302,7 +274,7 @@ def _read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle |
     return DocumentBundle(document, chunks, entities, mentions, list(relations.values()), merges)
 
 
-# ----------------------------------------------------------------- merges, cache, counts
+# ----------------------------------------------------------------- merges, counts
 def list_merges(conn: sqlite3.Connection, scope: str, entity_id: str | None) -> list[Merge]:
     """Recorded merges of a scope (optionally of one entity), newest first."""
     sql = f"{MERGE_SELECT} WHERE m.scope = ?"
@@ -314,24 +286,8 @@ def list_merges(conn: sqlite3.Connection, scope: str, entity_id: str | None) -> 
     return [merge_from_row(row) for row in rows]
 
 
-def cache_get(conn: sqlite3.Connection, key: str) -> str | None:
-    """A cached LLM response."""
-    row = conn.execute("SELECT value FROM llm_cache WHERE key = ?", (key,)).fetchone()
-    return None if row is None else str(row[0])
-
-
-def cache_put(conn: sqlite3.Connection, key: str, model: str, value: str, now: str) -> None:
-    """Store (or replace) a cached LLM response."""
-    conn.execute(
-        "INSERT INTO llm_cache(key, model, value, created_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET model = excluded.model, value = excluded.value, "
-        "created_at = excluded.created_at",
-        (key, model, value, now),
-    )
-
-
 def stats(conn: sqlite3.Connection, scope: str, schema_version: int) -> StoreStats:
-    """Counts for a scope (``cached_responses`` is store-wide: the cache has no scope)."""
+    """Counts for a scope."""
 
     def count(sql: str, *params: object) -> int:
         return int(conn.execute(sql, params).fetchone()[0])
@@ -346,7 +302,6 @@ def stats(conn: sqlite3.Connection, scope: str, schema_version: int) -> StoreSta
             "WHERE c.scope = ?",
             scope,
         ),
-        cached_responses=count("SELECT count(*) FROM llm_cache"),
         schema_version=schema_version or SCHEMA_VERSION,
         relation_types=dict(
             conn.execute(

@@ -131,13 +131,6 @@ def search_entities_text(
     return _bm25(conn, "entities", "3.0, 2.0, 1.0", query, scope, limit)
 
 
-def search_relations_text(
-    conn: sqlite3.Connection, scope: str, query: str, limit: int
-) -> list[Scored]:
-    """Relation ids by BM25 over fact (weight 1) and type (0.5); expired relations skipped."""
-    return _bm25(conn, "relations", "1.0, 0.5", query, scope, limit, "AND t.expired_at IS NULL ")
-
-
 def load_name_index(conn: sqlite3.Connection, scope: str) -> NameIndex:
     """Load a scope's entity name and alias keys into a :class:`NameIndex`."""
     with transaction(conn, write=False):

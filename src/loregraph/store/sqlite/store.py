@@ -9,8 +9,8 @@ this store's own writes and reloaded when the scope's graph version moved for an
 Semantics beyond :class:`~loregraph.store.base.Store`'s contract are documented in
 :mod:`.upsert` (what a write adds to existing rows), :mod:`.cleanup` (derived values, what
 deletion removes) and :mod:`.graph` (expired and invalidated relations). Unknown ids:
-``set_document_status`` and ``invalidate_relation`` raise
-:class:`~loregraph.errors.NotFoundError`; ``delete_document`` returns an all-zero report.
+``invalidate_relation`` raises :class:`~loregraph.errors.NotFoundError`;
+``delete_document`` returns an all-zero report.
 An inconsistent bundle raises :class:`ValueError` and writes nothing.
 """
 
@@ -27,7 +27,6 @@ from loregraph.errors import ConfigError, NotFoundError
 from loregraph.models import (
     Chunk,
     DeleteReport,
-    DocStatus,
     Document,
     DocumentBundle,
     Entity,
@@ -39,14 +38,12 @@ from loregraph.models import (
     Subgraph,
     Vector,
     name_key,
-    utcnow,
 )
 from loregraph.store.base import Store
 from loregraph.store.sqlite import graph, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
 from loregraph.store.sqlite.names import NameIndex, split_keys
-from loregraph.store.sqlite.rows import iso
 from loregraph.store.vectors import VectorIndex, VectorIndexCache, VersionedCache, stack_blobs
 
 ENTITY, CHUNK = "entity", "chunk"
@@ -78,9 +75,6 @@ class SqliteStore(Store):
         self._names.clear()
         await self._db.close()
 
-    async def schema_version(self) -> int:
-        return self._db.version
-
     # ----------------------------------------------------------------- documents
     async def write_document(self, bundle: DocumentBundle) -> None:
         await self._db.run(self._write_sync, bundle)
@@ -109,11 +103,6 @@ class SqliteStore(Store):
     ) -> list[Document]:
         return await self._db.run(reads.list_documents, scope, limit, offset)
 
-    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
-        """Record a document's status; raises :class:`NotFoundError` for an unknown id."""
-        if not await self._db.run(reads.set_document_status, document_id, str(status)):
-            raise NotFoundError(f"no document with id {document_id!r}")
-
     async def delete_document(self, document_id: str) -> DeleteReport:
         """Delete a document (an unknown id gives an all-zero report)."""
         return await self._db.run(self._delete_sync, document_id)
@@ -127,19 +116,11 @@ class SqliteStore(Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return await self._db.run(reads.get_chunks, list(chunk_ids))
 
-    async def document_chunks(self, document_id: str) -> list[Chunk]:
-        return await self._db.run(reads.document_chunks, document_id)
-
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.run(search.search_chunks_text, scope, query, limit)
 
     async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
         return await self._db.run(self._vector_sync, scope, CHUNK, vector, limit, None)
-
-    async def chunks_mentioning(
-        self, entity_ids: Sequence[str], limit: int | None = None
-    ) -> list[tuple[str, str, int]]:
-        return await self._db.run(reads.chunks_mentioning, list(entity_ids), limit)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
@@ -213,9 +194,6 @@ class SqliteStore(Store):
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         return await self._db.run(graph.relations_among, list(entity_ids))
 
-    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
-        return await self._db.run(search.search_relations_text, scope, query, limit)
-
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         return await self._db.run(graph.get_relations, list(relation_ids))
 
@@ -259,18 +237,12 @@ class SqliteStore(Store):
     async def graph_version(self, scope: str) -> int:
         return await self._db.run(read_graph_version, scope)
 
-    # ----------------------------------------------------------------- merges, cache
+    # ----------------------------------------------------------------- merges, bundles
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
         return await self._db.run(reads.list_merges, scope, entity_id)
 
     async def read_bundle(self, document_id: str) -> DocumentBundle | None:
         return await self._db.run(reads.read_bundle, document_id)
-
-    async def cache_get(self, key: str) -> str | None:
-        return await self._db.run(reads.cache_get, key)
-
-    async def cache_put(self, key: str, model: str, value: str) -> None:
-        await self._db.run(reads.cache_put, key, model, value, iso(utcnow()))
 
     # ----------------------------------------------------------------- bulk
     async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
