@@ -27,59 +27,15 @@ from typing import Any
 
 from loregraph.store.cypher.dialect import Dialect
 from loregraph.store.cypher.plan import WritePlan
+from loregraph.store.cypher.records import ENTITY_PROPS, RELATION_PROPS
 
 _NEXT = "WITH count(*) AS _n MATCH (meta:LgMeta) WHERE meta.writer = $token "
 
-CHUNK_PROPS = [
-    "id",
-    "document_id",
-    "scope",
-    "seq",
-    "char_start",
-    "char_end",
-    "text",
-    "title",
-    "token_count",
-]
-NEW_ENTITY_PROPS = [
-    "id",
-    "scope",
-    "name",
-    "name_key",
-    "type",
-    "description",
-    "aliases",
-    "alias_text",
-    "mention_count",
-    "salience",
-    "confidence",
-    "created_at",
-    "updated_at",
-]
-ENTITY_UPDATE_PROPS = [
-    "type",
-    "description",
-    "aliases",
-    "alias_text",
-    "mention_count",
-    "salience",
-    "confidence",
-    "updated_at",
-]
-RELATION_PROPS = [
-    "id",
-    "type",
-    "type_text",
-    "scope",
-    "fact",
-    "weight",
-    "confidence",
-    "valid_at",
-    "invalid_at",
-    "created_at",
-    "expired_at",
-]
-RELATION_UPDATE_PROPS = ["weight", "confidence", "fact", "valid_at", "invalid_at", "expired_at"]
+CHUNK_PROPS = "id document_id scope seq char_start char_end text title token_count"
+ENTITY_UPDATE_PROPS = (
+    "type description aliases alias_text mention_count salience confidence updated_at"
+)
+RELATION_UPDATE_PROPS = "weight confidence fact valid_at invalid_at expired_at"
 EVIDENCE_PROPS = "relation_id document_id chunk_id sentence char_start char_end confidence ord"
 CONTRIBUTION_PROPS = "entity_id document_id listed description aliases"
 MERGE_PROPS = "scope entity_id surface rule score document_id created_at ord"
@@ -87,7 +43,7 @@ KEY_PROPS = "entity_id scope key canonical"
 
 
 def sets(var: str, props: list[str] | str, source: str = "x") -> str:
-    """``SET var.a = source.a, ...`` (property names are constants of this module)."""
+    """``SET var.a = source.a, ...`` (property names are constants of this package)."""
     names = props.split() if isinstance(props, str) else props
     return "SET " + ", ".join(f"{var}.{name} = {source}.{name}" for name in names)
 
@@ -133,9 +89,7 @@ def write_statement(plan: WritePlan, dialect: Dialect) -> tuple[str, dict[str, A
             f"MATCH (c:LgChunk {{id: x.id}}) SET c.embedding = {vector}",
         ]
     if plan.new_entities:
-        stages.append(
-            "UNWIND $new_entities AS x CREATE (e:LgEntity) " + sets("e", NEW_ENTITY_PROPS)
-        )
+        stages.append("UNWIND $new_entities AS x CREATE (e:LgEntity) " + sets("e", ENTITY_PROPS))
     if plan.entity_updates:
         stages.append(
             "UNWIND $entity_updates AS x MATCH (e:LgEntity {id: x.id}) "

@@ -24,6 +24,7 @@ from loregraph.models import (
     Merge,
     Relation,
     Vector,
+    name_key,
 )
 
 DOCUMENT_FIELDS = [
@@ -126,6 +127,55 @@ def document_props(doc: Document) -> dict[str, Any]:
         "char_count": doc.char_count,
         "created_at": iso(doc.created_at),
         "valid_at": iso_or_none(doc.valid_at),
+    }
+
+
+ENTITY_PROPS = (
+    "id scope name name_key type description aliases alias_text mention_count salience "
+    "confidence created_at updated_at"
+)
+"""The entity node properties :func:`entity_props` gives (the embedding is set apart)."""
+RELATION_PROPS = (
+    "id type type_text scope fact weight confidence valid_at invalid_at created_at expired_at"
+)
+"""The relation edge properties :func:`relation_props` gives (besides the end ids)."""
+
+
+def entity_props(entity: Entity) -> dict[str, Any]:
+    """An entity's node properties (its embedding aside)."""
+    return {
+        "id": entity.id,
+        "scope": entity.scope,
+        "name": entity.name,
+        "name_key": name_key(entity.name),
+        "type": entity.type,
+        "description": entity.description,
+        "aliases": list(entity.aliases),
+        "alias_text": " ".join(entity.aliases),
+        "mention_count": entity.mention_count,
+        "salience": float(entity.salience),
+        "confidence": float(entity.confidence),
+        "created_at": iso(entity.created_at),
+        "updated_at": iso(entity.updated_at),
+    }
+
+
+def relation_props(relation: Relation) -> dict[str, Any]:
+    """A relation's edge properties (plus its end ids)."""
+    return {
+        "id": relation.id,
+        "source_id": relation.source_id,
+        "target_id": relation.target_id,
+        "type": relation.type,
+        "type_text": type_text(relation.type),
+        "scope": relation.scope,
+        "fact": relation.fact,
+        "weight": float(relation.weight),
+        "confidence": float(relation.confidence),
+        "valid_at": iso_or_none(relation.valid_at),
+        "invalid_at": iso_or_none(relation.invalid_at),
+        "created_at": iso(relation.created_at),
+        "expired_at": iso_or_none(relation.expired_at),
     }
 
 

@@ -13,8 +13,8 @@
   ranked in Python by ``sum(ln(1 + occurrences))``; a query with words too fuses both
   rankings (reciprocal rank).
 * Fuzzy names: neither database offers trigram similarity, so name and alias keys are
-  scored in Python by :class:`~loregraph.store.sqlite.names.NameIndex` (the SQLite store's
-  index), loaded per scope and reloaded when the scope's graph version moves.
+  scored in Python by :class:`~loregraph.store.names.NameIndex` (as in the SQLite store),
+  loaded per scope and reloaded when the scope's graph version moves.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from loregraph.models import Scored, Vector, name_key
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, ENTITY, search_words
 from loregraph.store.cypher.schema import SchemaState, ensure_vector_index, refresh_dims
+from loregraph.store.names import NameIndex, key_lines
 from loregraph.store.scripts import fuse_rankings, split_query
-from loregraph.store.sqlite.names import NameIndex
 
 MAX_K = 100_000
 
@@ -129,10 +129,10 @@ async def load_names(conn: Connection, scope: str, version: int) -> NameIndex:
         "ORDER BY e.id",
         {"scope": scope},
     )
-    entries = []
-    for entity_id, entity_type, key, aliases in rows:
-        keys = [key, *(name_key(alias) for alias in aliases or [])]
-        entries.append((entity_id, entity_type, "\n".join(f"  {k} " for k in keys if k)))
+    entries = [
+        (entity_id, entity_type, key_lines([key, *(name_key(alias) for alias in aliases or [])]))
+        for entity_id, entity_type, key, aliases in rows
+    ]
     return NameIndex.build(entries, version)
 
 

@@ -40,7 +40,7 @@ from loregraph.store.cypher.falkor import FalkorConnection
 from loregraph.store.cypher.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
-from loregraph.store.sqlite.names import NameIndex
+from loregraph.store.names import NameIndex
 from loregraph.store.vectors import VersionedCache
 
 WRITE_ATTEMPTS = 20

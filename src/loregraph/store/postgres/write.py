@@ -61,7 +61,7 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
     doc_pk = int(row[0])
     chunks = await _write_chunks(conn, bundle, doc_pk)
     resolved = await resolve_entities(conn, bundle, now)
-    entities |= await write_contributions(conn, bundle, resolved, doc_pk, chunks)
+    entities |= await write_contributions(conn, resolved, doc_pk, chunks)
     relations |= await write_relations(conn, bundle, resolved, doc_pk, chunks)
     await conn.execute(
         "INSERT INTO merges (scope, entity, surface, rule, score, document, created_at) "
@@ -71,7 +71,7 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
         (
             doc.scope,
             doc_pk,
-            [resolved.pks[m.entity_id] for m in bundle.merges],
+            [resolved.pk(m.entity_id) for m in bundle.merges],
             [m.surface for m in bundle.merges],
             [m.rule for m in bundle.merges],
             [float(m.score) for m in bundle.merges],

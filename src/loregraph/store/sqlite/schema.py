@@ -11,7 +11,7 @@ of at random places (text ids are hashes), which keeps large writes fast.
   small (a 384-d vector is 1.5 KB) and loading a scope's vectors is one sequential scan;
 * ``entities`` with ``aliases`` (JSON array, derived) and ``search_keys`` (derived: the name
   key and alias keys, each padded as ``"  key "``, one per line, for fuzzy search, which
-  runs in memory: see :mod:`.names`);
+  runs in memory: see :mod:`loregraph.store.names`);
 * per-document contributions, so that deleting a document removes exactly what it added:
   ``entity_descriptions`` (one row per entity a document lists, with its description, maybe
   empty), ``entity_aliases`` (surface forms a document used), ``mentions`` (per chunk),

@@ -17,10 +17,10 @@ import sqlite3
 from collections.abc import Iterator
 
 from loregraph.models import Scored
+from loregraph.store.names import NameIndex
 from loregraph.store.scripts import fuse_rankings, split_query
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import transaction
-from loregraph.store.sqlite.names import NameIndex
 from loregraph.store.vectors import VectorIndex
 
 _WORD = re.compile(r"\w+", re.UNICODE)

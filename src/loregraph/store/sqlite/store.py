@@ -2,7 +2,7 @@
 
 Every call runs on the store's single worker thread (see :mod:`.db`). Vector search and
 fuzzy name search use in-memory indexes per scope (:class:`~loregraph.store.vectors.VectorIndex`,
-:class:`~loregraph.store.sqlite.names.NameIndex`), loaded on first use, updated in place by
+:class:`~loregraph.store.names.NameIndex`), loaded on first use, updated in place by
 this store's own writes and reloaded when the scope's graph version moved for another reason
 (another process wrote to the file).
 
@@ -40,10 +40,10 @@ from loregraph.models import (
     name_key,
 )
 from loregraph.store.base import Store
+from loregraph.store.names import NameIndex, split_keys
 from loregraph.store.sqlite import graph, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
-from loregraph.store.sqlite.names import NameIndex, split_keys
 from loregraph.store.vectors import VectorIndex, VectorIndexCache, VersionedCache, stack_blobs
 
 ENTITY, CHUNK = "entity", "chunk"
@@ -134,7 +134,7 @@ class SqliteStore(Store):
     ) -> list[Scored]:
         """Trigram similarity (0..1) of ``name_key(name)`` to entity name and alias keys.
 
-        Runs over an in-memory key list per scope (see :mod:`.names`).
+        Runs over an in-memory key list per scope (see :mod:`loregraph.store.names`).
         """
         return await self._db.run(self._fuzzy_sync, scope, name, limit, entity_type)
 
