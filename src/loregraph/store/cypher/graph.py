@@ -17,12 +17,8 @@ import numpy as np
 from loregraph.models import GraphArrays, Relation, Subgraph
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.expand import expand_once
-from loregraph.store.cypher.records import (
-    evidence_from_row,
-    iso,
-    relation_from_row,
-    relation_returning,
-)
+from loregraph.store.cypher.records import evidence_from_row, relation_from_row, relation_returning
+from loregraph.store.rows import iso
 
 REL_RETURN = relation_returning()
 
@@ -71,7 +67,7 @@ async def get_relations(conn: Connection, relation_ids: Sequence[str]) -> list[R
         f"RETURN {REL_RETURN}",
         {"ids": list(dict.fromkeys(relation_ids))},
     )
-    found = {row[2]: relation_from_row(row) for row in rows}
+    found = {row[0]: relation_from_row(row) for row in rows}
     return await attach_evidence(
         conn, [found[i] for i in dict.fromkeys(relation_ids) if i in found]
     )
@@ -98,7 +94,7 @@ async def entity_relations(
         f"MATCH {pattern} WHERE true{where} RETURN {REL_RETURN}" for pattern in patterns
     )
     found = {
-        row[2]: relation_from_row(row) for row in await conn.read(text, {"id": entity_id, **params})
+        row[0]: relation_from_row(row) for row in await conn.read(text, {"id": entity_id, **params})
     }
     ordered = sorted(found.values(), key=lambda r: (-r.weight, r.id))
     if limit is not None:

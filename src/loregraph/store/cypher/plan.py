@@ -25,13 +25,7 @@ import numpy.typing as npt
 from loregraph.models import DeleteReport, DocumentBundle, Entity, Vector, utcnow
 from loregraph.store.cypher import state
 from loregraph.store.cypher.connection import Connection
-from loregraph.store.cypher.records import (
-    document_props,
-    entity_props,
-    iso,
-    iso_or_none,
-    relation_props,
-)
+from loregraph.store.cypher.records import document_props, entity_props, relation_props
 from loregraph.store.planning import (
     BundlePlan,
     alias_list,
@@ -40,6 +34,7 @@ from loregraph.store.planning import (
     referenced_ids,
     unknown_keys,
 )
+from loregraph.store.rows import iso, iso_or_none
 
 
 @dataclass(slots=True)

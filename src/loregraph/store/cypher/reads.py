@@ -9,13 +9,11 @@ from loregraph.models import Chunk, Document, Entity, Merge, StoreStats, Vector
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import (
     CHUNK_FIELDS,
+    CODEC,
     DOCUMENT_FIELDS,
     ENTITY_FIELDS,
     MERGE_FIELDS,
-    chunk_from_row,
-    document_from_row,
     entity_from_row,
-    merge_from_row,
     returning,
     to_vector,
 )
@@ -43,7 +41,7 @@ def _window(limit: int | None, offset: int) -> tuple[str, dict[str, Any]]:
 async def get_document(conn: Connection, document_id: str) -> Document | None:
     """A document by id."""
     rows = await conn.read(f"MATCH (d:LgDocument {{id: $id}}) RETURN {_DOC}", {"id": document_id})
-    return document_from_row(rows[0]) if rows else None
+    return CODEC.document(rows[0]) if rows else None
 
 
 async def find_document(
@@ -62,7 +60,7 @@ async def find_document(
         "ORDER BY d.created_at DESC, d.id DESC LIMIT 1",
         {"scope": scope, "hash": content_hash, "source": source},
     )
-    return document_from_row(rows[0]) if rows else None
+    return CODEC.document(rows[0]) if rows else None
 
 
 async def list_documents(
@@ -75,7 +73,7 @@ async def list_documents(
         + window,
         {"scope": scope, **params},
     )
-    return [document_from_row(row) for row in rows]
+    return [CODEC.document(row) for row in rows]
 
 
 async def scopes(conn: Connection) -> list[str]:
@@ -90,7 +88,7 @@ async def get_chunks(conn: Connection, chunk_ids: Sequence[str]) -> list[Chunk]:
     rows = await conn.read(
         f"UNWIND $ids AS i MATCH (c:LgChunk {{id: i}}) RETURN {_CHUNK}", {"ids": list(chunk_ids)}
     )
-    found = {row[0]: chunk_from_row(row) for row in rows}
+    found = {row[0]: CODEC.chunk(row) for row in rows}
     return [found[i] for i in chunk_ids if i in found]
 
 
@@ -181,7 +179,7 @@ async def list_merges(conn: Connection, scope: str, entity_id: str | None) -> li
         "ORDER BY g.created_at DESC, g.ord DESC",
         {"scope": scope, "entity": entity_id},
     )
-    return [merge_from_row(row) for row in rows]
+    return [CODEC.merge(row) for row in rows]
 
 
 # ----------------------------------------------------------------- counts

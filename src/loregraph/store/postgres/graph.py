@@ -18,11 +18,10 @@ import numpy.typing as npt
 from loregraph.models import GraphArrays, Relation, Subgraph
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
+    CODEC,
     ENTITY_COLUMNS,
     RELATION_SELECT,
     attach_evidence,
-    entity_from_row,
-    relation_from_row,
     relations_by_pk,
     utc,
 )
@@ -50,7 +49,7 @@ def _filters(
 async def get_relations(conn: Conn, relation_ids: Sequence[str]) -> list[Relation]:
     """Relations by id in the order asked (missing skipped), with evidence."""
     cursor = await conn.execute(f"{RELATION_SELECT} WHERE r.id = ANY(%s)", (list(relation_ids),))
-    found = {row[0]: relation_from_row(row) for row in await cursor.fetchall()}
+    found = {row[0]: CODEC.relation(row) for row in await cursor.fetchall()}
     ordered = [found[i] for i in dict.fromkeys(relation_ids) if i in found]
     return await attach_evidence(conn, ordered)
 
@@ -187,7 +186,7 @@ async def expand(
     cursor = await conn.execute(
         f"SELECT e.pk, {ENTITY_COLUMNS} FROM entities AS e WHERE e.pk = ANY(%s)", (list(hops),)
     )
-    entities = {row[0]: entity_from_row(row[1:]) for row in await cursor.fetchall()}
+    entities = {row[0]: CODEC.entity(row[1:]) for row in await cursor.fetchall()}
     relations = await _among(conn, list(hops), types, min_weight)
     return Subgraph(
         entities={entities[pk].id: entities[pk] for pk in hops if pk in entities},

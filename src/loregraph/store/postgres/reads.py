@@ -9,7 +9,6 @@ from loregraph.models import (
     Document,
     DocumentBundle,
     Entity,
-    EntityWrite,
     Evidence,
     Mention,
     Merge,
@@ -20,18 +19,16 @@ from loregraph.models import (
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
     CHUNK_SELECT,
+    CODEC,
     DOCUMENT_COLUMNS,
     ENTITY_COLUMNS,
     MERGE_SELECT,
     RELATION_SELECT,
     attach_evidence,
-    chunk_from_row,
-    document_from_row,
-    entity_from_row,
-    merge_from_row,
+    fetch,
     parse_vector,
-    relation_from_row,
 )
+from loregraph.store.rows import listed_entity, supported_relations
 
 
 # ----------------------------------------------------------------- documents
@@ -41,7 +38,7 @@ async def get_document(conn: Conn, document_id: str) -> Document | None:
         f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = %s", (document_id,)
     )
     row = await cursor.fetchone()
-    return None if row is None else document_from_row(row)
+    return None if row is None else CODEC.document(row)
 
 
 async def find_document(
@@ -60,7 +57,7 @@ async def find_document(
         params.append(source)
     cursor = await conn.execute(sql + " ORDER BY created_at DESC, pk DESC LIMIT 1", params)
     row = await cursor.fetchone()
-    return None if row is None else document_from_row(row)
+    return None if row is None else CODEC.document(row)
 
 
 async def list_documents(conn: Conn, scope: str, limit: int | None, offset: int) -> list[Document]:
@@ -70,7 +67,7 @@ async def list_documents(conn: Conn, scope: str, limit: int | None, offset: int)
         "ORDER BY created_at, pk LIMIT %s OFFSET %s",
         (scope, limit, offset),
     )
-    return [document_from_row(row) for row in await cursor.fetchall()]
+    return [CODEC.document(row) for row in await cursor.fetchall()]
 
 
 async def scopes(conn: Conn) -> list[str]:
@@ -83,7 +80,7 @@ async def scopes(conn: Conn) -> list[str]:
 async def get_chunks(conn: Conn, chunk_ids: Sequence[str]) -> list[Chunk]:
     """Chunks by id in the order asked (missing skipped), without embeddings."""
     cursor = await conn.execute(f"{CHUNK_SELECT} WHERE c.id = ANY(%s)", (list(chunk_ids),))
-    found = {row[0]: chunk_from_row(row) for row in await cursor.fetchall()}
+    found = {row[0]: CODEC.chunk(row) for row in await cursor.fetchall()}
     return [found[i] for i in chunk_ids if i in found]
 
 
@@ -93,7 +90,7 @@ async def get_entities(conn: Conn, entity_ids: Sequence[str]) -> list[Entity]:
     cursor = await conn.execute(
         f"SELECT {ENTITY_COLUMNS} FROM entities AS e WHERE e.id = ANY(%s)", (list(entity_ids),)
     )
-    found = {row[0]: entity_from_row(row) for row in await cursor.fetchall()}
+    found = {row[0]: CODEC.entity(row) for row in await cursor.fetchall()}
     return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
 
 
@@ -105,7 +102,7 @@ async def find_entities_by_key(conn: Conn, scope: str, keys: Sequence[str]) -> d
         "WHERE e.scope = %s AND e.name_key = ANY(%s)",
         (scope, wanted),
     )
-    result = {row[0]: entity_from_row(row[1:]) for row in await cursor.fetchall()}
+    result = {row[0]: CODEC.entity(row[1:]) for row in await cursor.fetchall()}
     rest = [key for key in wanted if key not in result]
     if rest:
         cursor = await conn.execute(
@@ -116,7 +113,7 @@ async def find_entities_by_key(conn: Conn, scope: str, keys: Sequence[str]) -> d
             (rest, scope),
         )
         for row in await cursor.fetchall():
-            result[row[0]] = entity_from_row(row[1:])
+            result[row[0]] = CODEC.entity(row[1:])
     return result
 
 
@@ -159,7 +156,7 @@ async def list_entities(
         params.append(entity_type)
     sql += f" ORDER BY {order_by} LIMIT %s OFFSET %s"
     cursor = await conn.execute(sql, [*params, limit, offset])
-    return [entity_from_row(row) for row in await cursor.fetchall()]
+    return [CODEC.entity(row) for row in await cursor.fetchall()]
 
 
 async def entities_page(conn: Conn, scope: str, after: int, batch: int) -> list[tuple[int, Entity]]:
@@ -169,7 +166,7 @@ async def entities_page(conn: Conn, scope: str, after: int, batch: int) -> list[
         "WHERE e.scope = %s AND e.pk > %s ORDER BY e.pk LIMIT %s",
         (scope, after, batch),
     )
-    return [(row[0], entity_from_row(row[2:], row[1])) for row in await cursor.fetchall()]
+    return [(row[0], CODEC.entity(row[2:], row[1])) for row in await cursor.fetchall()]
 
 
 async def relations_page(
@@ -181,7 +178,7 @@ async def relations_page(
         "WHERE r.scope = %s AND r.pk > %s ORDER BY r.pk LIMIT %s",
         (scope, after, batch),
     )
-    page = [(row[0], relation_from_row(row[1:])) for row in await cursor.fetchall()]
+    page = [(row[0], CODEC.relation(row[1:])) for row in await cursor.fetchall()]
     await attach_evidence(conn, [relation for _, relation in page])
     return page
 
@@ -192,68 +189,67 @@ async def read_bundle(conn: Conn, document_id: str) -> DocumentBundle | None:
 
     Run it in one snapshot (``Database.snapshot``) so that the parts agree.
     """
-    cursor = await conn.execute(
-        f"SELECT pk, {DOCUMENT_COLUMNS} FROM documents WHERE id = %s", (document_id,)
+    found = await fetch(
+        conn, f"SELECT pk, {DOCUMENT_COLUMNS} FROM documents WHERE id = %s", (document_id,)
     )
-    row = await cursor.fetchone()
-    if row is None:
+    if not found:
         return None
-    doc_pk, document = row[0], document_from_row(row[1:])
-    cursor = await conn.execute(
-        f"SELECT c.embedding::text, {CHUNK_SELECT.removeprefix('SELECT ')} "
-        "WHERE c.document = %s ORDER BY c.seq",
-        (doc_pk,),
-    )
-    chunks = []
-    for row in await cursor.fetchall():
-        chunk = chunk_from_row(row[1:])
-        chunk.embedding = None if row[0] is None else parse_vector(row[0])
-        chunks.append(chunk)
-    cursor = await conn.execute(
+    doc_pk, document = found[0][0], CODEC.document(found[0][1:])
+    chunks = [
+        CODEC.chunk(row[1:], row[0])
+        for row in await fetch(
+            conn,
+            f"SELECT c.embedding::text, {CHUNK_SELECT.removeprefix('SELECT ')} "
+            "WHERE c.document = %s ORDER BY c.seq",
+            (doc_pk,),
+        )
+    ]
+    aliases: dict[str, list[str]] = {}
+    for entity_id, alias in await fetch(
+        conn,
         "SELECT e.id, a.alias FROM entity_aliases AS a JOIN entities AS e ON e.pk = a.entity "
         "WHERE a.document = %s ORDER BY a.entity, a.alias_key",
         (doc_pk,),
-    )
-    aliases: dict[str, list[str]] = {}
-    for entity_id, alias in await cursor.fetchall():
+    ):
         aliases.setdefault(entity_id, []).append(alias)
-    cursor = await conn.execute(
-        f"SELECT d.description, e.embedding::text, {ENTITY_COLUMNS} "
-        "FROM entity_descriptions AS d JOIN entities AS e ON e.pk = d.entity "
-        "WHERE d.document = %s ORDER BY e.pk",
-        (doc_pk,),
+    entities = [
+        listed_entity(CODEC.entity(row[2:], row[1]), row[0], aliases.get(row[2], []))
+        for row in await fetch(
+            conn,
+            f"SELECT d.description, e.embedding::text, {ENTITY_COLUMNS} "
+            "FROM entity_descriptions AS d JOIN entities AS e ON e.pk = d.entity "
+            "WHERE d.document = %s ORDER BY e.pk",
+            (doc_pk,),
+        )
+    ]
+    mentions = [
+        Mention(*row)
+        for row in await fetch(
+            conn,
+            "SELECT e.id, c.id, m.surface, m.count FROM chunks AS c "
+            "JOIN mentions AS m ON m.chunk = c.pk JOIN entities AS e ON e.pk = m.entity "
+            "WHERE c.document = %s ORDER BY c.seq, e.pk, m.surface",
+            (doc_pk,),
+        )
+    ]
+    relations = supported_relations(
+        (CODEC.relation(row[5:]), Evidence(row[4] or "", row[0], row[1], row[2]), row[3])
+        for row in await fetch(
+            conn,
+            'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
+            f"{RELATION_SELECT.removeprefix('SELECT ')} JOIN relation_evidence AS x "
+            "ON x.relation = r.pk LEFT JOIN chunks AS c ON c.pk = x.chunk "
+            "WHERE x.document = %s ORDER BY r.pk, x.pk",
+            (doc_pk,),
+        )
     )
-    entities = []
-    for row in await cursor.fetchall():
-        entity = entity_from_row(row[2:], row[1])
-        entity.description, entity.aliases = row[0], aliases.get(entity.id, [])
-        entities.append(EntityWrite(entity, row[0], entity.salience))
-    cursor = await conn.execute(
-        "SELECT e.id, c.id, m.surface, m.count FROM chunks AS c "
-        "JOIN mentions AS m ON m.chunk = c.pk JOIN entities AS e ON e.pk = m.entity "
-        "WHERE c.document = %s ORDER BY c.seq, e.pk, m.surface",
-        (doc_pk,),
-    )
-    mentions = [Mention(*row) for row in await cursor.fetchall()]
-    cursor = await conn.execute(
-        'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
-        f"{RELATION_SELECT.removeprefix('SELECT ')} JOIN relation_evidence AS x "
-        "ON x.relation = r.pk LEFT JOIN chunks AS c ON c.pk = x.chunk "
-        "WHERE x.document = %s ORDER BY r.pk, x.pk",
-        (doc_pk,),
-    )
-    relations: dict[str, Relation] = {}
-    for row in await cursor.fetchall():
-        relation = relations.get(row[5])
-        if relation is None:
-            relation = relations[row[5]] = relation_from_row(row[5:])
-            relation.confidence, relation.weight = row[3], 0.0
-        relation.confidence = max(relation.confidence, row[3])
-        relation.weight += 1
-        relation.evidence.append(Evidence(row[4] or "", row[0], row[1], row[2]))
-    cursor = await conn.execute(f"{MERGE_SELECT} WHERE m.document = %s ORDER BY m.pk", (doc_pk,))
-    merges = [merge_from_row(row) for row in await cursor.fetchall()]
-    return DocumentBundle(document, chunks, entities, mentions, list(relations.values()), merges)
+    merges = [
+        CODEC.merge(row)
+        for row in await fetch(
+            conn, f"{MERGE_SELECT} WHERE m.document = %s ORDER BY m.pk", (doc_pk,)
+        )
+    ]
+    return DocumentBundle(document, chunks, entities, mentions, relations, merges)
 
 
 # ----------------------------------------------------------------- merges, counts
@@ -265,7 +261,7 @@ async def list_merges(conn: Conn, scope: str, entity_id: str | None) -> list[Mer
         sql += " AND e.id = %s"
         params.append(entity_id)
     cursor = await conn.execute(sql + " ORDER BY m.created_at DESC, m.pk DESC", params)
-    return [merge_from_row(row) for row in await cursor.fetchall()]
+    return [CODEC.merge(row) for row in await cursor.fetchall()]
 
 
 async def stats(conn: Conn, scope: str, schema_version: int) -> StoreStats:

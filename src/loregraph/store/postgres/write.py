@@ -9,17 +9,14 @@ every touched entity and relation, then bumps the scope's graph version. The cal
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-
-from psycopg.types.json import Jsonb
 
 from loregraph.models import DeleteReport, DocumentBundle, utcnow
 from loregraph.store.postgres.cleanup import bump_graph_version, detach_document, recompute
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.entities import resolve_entities, write_contributions
 from loregraph.store.postgres.relations import write_relations
-from loregraph.store.postgres.rows import DOCUMENT_COLUMNS, utc, utc_or_none
+from loregraph.store.postgres.rows import CODEC, DOCUMENT_COLUMNS, utc
 from loregraph.store.postgres.vectors import vector_dim, vector_param
 
 
@@ -40,21 +37,7 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
     cursor = await conn.execute(
         f"INSERT INTO documents ({DOCUMENT_COLUMNS}) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING pk",
-        (
-            doc.id,
-            doc.scope,
-            doc.title,
-            doc.source,
-            doc.content_hash,
-            str(doc.kind),
-            doc.visibility,
-            doc.owner,
-            Jsonb(doc.metadata, dumps=_dumps),
-            str(doc.status),
-            doc.char_count,
-            utc(doc.created_at),
-            utc_or_none(doc.valid_at),
-        ),
+        CODEC.document_values(doc),
     )
     row = await cursor.fetchone()
     assert row is not None
@@ -80,10 +63,6 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
     )
     await recompute(conn, entities, relations, now)
     return await bump_graph_version(conn, doc.scope)
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 async def _write_chunks(conn: Conn, bundle: DocumentBundle, doc_pk: int) -> dict[str, int]:

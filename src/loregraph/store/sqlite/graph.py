@@ -18,16 +18,15 @@ import numpy as np
 import numpy.typing as npt
 
 from loregraph.models import GraphArrays, Relation, Subgraph
+from loregraph.store.rows import iso
 from loregraph.store.sqlite.db import transaction
 from loregraph.store.sqlite.rows import (
+    CODEC,
     ENTITY_COLUMNS,
     IN_JSON,
     RELATION_SELECT,
     attach_evidence,
-    entity_from_row,
-    iso,
     json_list,
-    relation_from_row,
 )
 
 
@@ -56,7 +55,7 @@ def get_relations(conn: sqlite3.Connection, relation_ids: Sequence[str]) -> list
     rows = conn.execute(
         f"{RELATION_SELECT} WHERE r.id IN {IN_JSON}", (json_list(relation_ids),)
     ).fetchall()
-    found = {row[0]: relation_from_row(row) for row in rows}
+    found = {row[0]: CODEC.relation(row) for row in rows}
     ordered = [found[i] for i in dict.fromkeys(relation_ids) if i in found]
     return attach_evidence(conn, ordered)
 
@@ -101,7 +100,7 @@ def _relations_by_pk(conn: sqlite3.Connection, pks: Sequence[int]) -> list[Relat
         f"SELECT r.pk, {RELATION_SELECT[len('SELECT ') :]} WHERE r.pk IN {IN_JSON}",
         (json_list(pks),),
     ).fetchall()
-    found = {row[0]: relation_from_row(row[1:]) for row in rows}
+    found = {row[0]: CODEC.relation(row[1:]) for row in rows}
     return [found[pk] for pk in pks if pk in found]
 
 
@@ -204,7 +203,7 @@ def expand(
             (json_list(hops),),
         ).fetchall()
         relations = _among(conn, list(hops), types, min_weight)
-    entities = {row[0]: entity_from_row(row[1:]) for row in rows}
+    entities = {row[0]: CODEC.entity(row[1:]) for row in rows}
     return Subgraph(
         entities={entities[pk].id: entities[pk] for pk in hops if pk in entities},
         relations=relations,

@@ -10,7 +10,6 @@ from loregraph.models import (
     Document,
     DocumentBundle,
     Entity,
-    EntityWrite,
     Evidence,
     Mention,
     Merge,
@@ -19,21 +18,18 @@ from loregraph.models import (
     Vector,
 )
 from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.rows import listed_entity, supported_relations
 from loregraph.store.sqlite.rows import (
     CHUNK_COLUMNS,
+    CODEC,
     DOCUMENT_COLUMNS,
     ENTITY_COLUMNS,
     IN_JSON,
     MERGE_SELECT,
     RELATION_SELECT,
     attach_evidence,
-    chunk_from_row,
-    document_from_row,
-    entity_from_row,
     json_list,
-    merge_from_row,
     prefixed,
-    relation_from_row,
 )
 from loregraph.store.vectors import blob_to_vector
 
@@ -47,7 +43,7 @@ def get_document(conn: sqlite3.Connection, document_id: str) -> Document | None:
     row = conn.execute(
         f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?", (document_id,)
     ).fetchone()
-    return None if row is None else document_from_row(row)
+    return None if row is None else CODEC.document(row)
 
 
 def find_document(
@@ -65,7 +61,7 @@ def find_document(
         sql += " AND source = ?"
         params.append(source)
     row = conn.execute(sql + " ORDER BY created_at DESC, pk DESC LIMIT 1", params).fetchone()
-    return None if row is None else document_from_row(row)
+    return None if row is None else CODEC.document(row)
 
 
 def list_documents(
@@ -77,7 +73,7 @@ def list_documents(
         "ORDER BY created_at, pk LIMIT ? OFFSET ?",
         (scope, _NO_LIMIT if limit is None else limit, offset),
     )
-    return [document_from_row(row) for row in rows]
+    return [CODEC.document(row) for row in rows]
 
 
 def scopes(conn: sqlite3.Connection) -> list[str]:
@@ -91,7 +87,7 @@ def get_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[str]) -> list[Chunk
     rows = conn.execute(
         f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN {IN_JSON}", (json_list(chunk_ids),)
     ).fetchall()
-    found = {row[0]: chunk_from_row(row) for row in rows}
+    found = {row[0]: CODEC.chunk(row) for row in rows}
     return [found[i] for i in chunk_ids if i in found]
 
 
@@ -101,7 +97,7 @@ def get_entities(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> list[En
     rows = conn.execute(
         f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id IN {IN_JSON}", (json_list(entity_ids),)
     ).fetchall()
-    found = {row[0]: entity_from_row(row) for row in rows}
+    found = {row[0]: CODEC.entity(row) for row in rows}
     return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
 
 
@@ -116,7 +112,7 @@ def find_entities_by_key(
         f"WHERE scope = ? AND name_key IN {IN_JSON}",
         (scope, json_list(wanted)),
     ):
-        result[row[0]] = entity_from_row(row[1:])
+        result[row[0]] = CODEC.entity(row[1:])
     rest = [key for key in wanted if key not in result]
     if rest:
         for row in conn.execute(
@@ -127,7 +123,7 @@ def find_entities_by_key(
             (json_list(rest), scope),
         ):
             if row[0] not in result:
-                result[row[0]] = entity_from_row(row[1:])
+                result[row[0]] = CODEC.entity(row[1:])
     return result
 
 
@@ -171,7 +167,7 @@ def list_entities(
         params.append(entity_type)
     sql += f" ORDER BY {order_by} LIMIT ? OFFSET ?"
     params += [_NO_LIMIT if limit is None else limit, offset]
-    return [entity_from_row(row) for row in conn.execute(sql, params)]
+    return [CODEC.entity(row) for row in conn.execute(sql, params)]
 
 
 def entities_page(
@@ -184,7 +180,7 @@ def entities_page(
         "WHERE e.scope = ? AND e.pk > ? ORDER BY e.pk LIMIT ?",
         (scope, after, batch),
     )
-    return [(row[0], entity_from_row(row[2:], row[1])) for row in rows]
+    return [(row[0], CODEC.entity(row[2:], row[1])) for row in rows]
 
 
 def relations_page(
@@ -196,7 +192,7 @@ def relations_page(
         "WHERE r.scope = ? AND r.pk > ? ORDER BY r.pk LIMIT ?",
         (scope, after, batch),
     ).fetchall()
-    page = [(row[0], relation_from_row(row[1:])) for row in rows]
+    page = [(row[0], CODEC.relation(row[1:])) for row in rows]
     attach_evidence(conn, [relation for _, relation in page])
     return page
 
@@ -217,16 +213,15 @@ def _read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle |
     ).fetchone()
     if row is None:
         return None
-    doc_pk, document = row[0], document_from_row(row[1:])
-    chunks = []
-    for row in conn.execute(
-        f"SELECT v.embedding, {prefixed(CHUNK_COLUMNS, 'c')} FROM chunks AS c "
-        "LEFT JOIN chunk_vectors AS v ON v.chunk = c.pk WHERE c.document_id = ? ORDER BY c.seq",
-        (document_id,),
-    ):
-        chunk = chunk_from_row(row[1:])
-        chunk.embedding = None if row[0] is None else blob_to_vector(row[0])
-        chunks.append(chunk)
+    doc_pk, document = row[0], CODEC.document(row[1:])
+    chunks = [
+        CODEC.chunk(row[1:], row[0])
+        for row in conn.execute(
+            f"SELECT v.embedding, {prefixed(CHUNK_COLUMNS, 'c')} FROM chunks AS c LEFT JOIN "
+            "chunk_vectors AS v ON v.chunk = c.pk WHERE c.document_id = ? ORDER BY c.seq",
+            (document_id,),
+        )
+    ]
     aliases: dict[str, list[str]] = {}
     for entity_id, alias in conn.execute(
         "SELECT e.id, a.alias FROM entity_aliases AS a JOIN entities AS e ON e.pk = a.entity "
@@ -234,16 +229,15 @@ def _read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle |
         (doc_pk,),
     ):
         aliases.setdefault(entity_id, []).append(alias)
-    entities = []
-    for row in conn.execute(
-        f"SELECT d.description, v.embedding, {_E_COLUMNS} FROM entity_descriptions AS d "
-        "JOIN entities AS e ON e.pk = d.entity LEFT JOIN entity_vectors AS v ON v.entity = e.pk "
-        "WHERE d.document = ? ORDER BY e.pk",
-        (doc_pk,),
-    ):
-        entity = entity_from_row(row[2:], row[1])
-        entity.description, entity.aliases = row[0], aliases.get(entity.id, [])
-        entities.append(EntityWrite(entity, row[0], entity.salience))
+    entities = [
+        listed_entity(CODEC.entity(row[2:], row[1]), row[0], aliases.get(row[2], []))
+        for row in conn.execute(
+            f"SELECT d.description, v.embedding, {_E_COLUMNS} FROM entity_descriptions AS d "
+            "JOIN entities AS e ON e.pk = d.entity LEFT JOIN entity_vectors AS v "
+            "ON v.entity = e.pk WHERE d.document = ? ORDER BY e.pk",
+            (doc_pk,),
+        )
+    ]
     mentions = [
         Mention(*row)
         for row in conn.execute(
@@ -253,25 +247,21 @@ def _read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle |
             (document_id,),
         )
     ]
-    relations: dict[str, Relation] = {}
-    for row in conn.execute(
-        'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
-        f"{RELATION_SELECT[len('SELECT ') :]} JOIN relation_evidence AS x ON x.relation = r.pk "
-        "LEFT JOIN chunks AS c ON c.pk = x.chunk WHERE x.document = ? ORDER BY r.pk, x.pk",
-        (doc_pk,),
-    ):
-        relation = relations.get(row[5])
-        if relation is None:
-            relation = relations[row[5]] = relation_from_row(row[5:])
-            relation.confidence, relation.weight = row[3], 0.0
-        relation.confidence = max(relation.confidence, row[3])
-        relation.weight += 1
-        relation.evidence.append(Evidence(row[4] or "", row[0], row[1], row[2]))
+    relations = supported_relations(
+        (CODEC.relation(row[5:]), Evidence(row[4] or "", row[0], row[1], row[2]), row[3])
+        for row in conn.execute(
+            'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
+            f"{RELATION_SELECT[len('SELECT ') :]} JOIN relation_evidence AS x "
+            "ON x.relation = r.pk LEFT JOIN chunks AS c ON c.pk = x.chunk "
+            "WHERE x.document = ? ORDER BY r.pk, x.pk",
+            (doc_pk,),
+        )
+    )
     merges = [
-        merge_from_row(row)
+        CODEC.merge(row)
         for row in conn.execute(f"{MERGE_SELECT} WHERE m.document = ? ORDER BY m.pk", (doc_pk,))
     ]
-    return DocumentBundle(document, chunks, entities, mentions, list(relations.values()), merges)
+    return DocumentBundle(document, chunks, entities, mentions, relations, merges)
 
 
 # ----------------------------------------------------------------- merges, counts
@@ -283,7 +273,7 @@ def list_merges(conn: sqlite3.Connection, scope: str, entity_id: str | None) -> 
         sql += " AND e.id = ?"
         params.append(entity_id)
     rows = conn.execute(sql + " ORDER BY m.created_at DESC, m.pk DESC", params)
-    return [merge_from_row(row) for row in rows]
+    return [CODEC.merge(row) for row in rows]
 
 
 def stats(conn: sqlite3.Connection, scope: str, schema_version: int) -> StoreStats:

@@ -23,9 +23,10 @@ from loregraph.store.planning import (
     referenced_ids,
     unknown_keys,
 )
+from loregraph.store.rows import iso, iso_or_none
 from loregraph.store.sqlite.cleanup import Changes, alias_fields
 from loregraph.store.sqlite.fts import index_entities, index_relations, unindex_relations
-from loregraph.store.sqlite.rows import IN_JSON, iso, iso_or_none, json_list
+from loregraph.store.sqlite.rows import IN_JSON, json_list
 from loregraph.store.vectors import vector_to_blob
 
 

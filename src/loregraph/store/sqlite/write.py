@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph.models import DeleteReport, DocumentBundle, utcnow
+from loregraph.store.rows import iso
 from loregraph.store.sqlite.cleanup import (
     Changes,
     bump_graph_version,
@@ -24,10 +25,9 @@ from loregraph.store.sqlite.fts import (
     index_chunks,
 )
 from loregraph.store.sqlite.rows import (
+    CODEC,
     DOCUMENT_COLUMNS,
     IN_JSON,
-    document_params,
-    iso,
     json_list,
 )
 from loregraph.store.sqlite.upsert import (
@@ -108,7 +108,7 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     (doc_pk,) = conn.execute(
         f"INSERT INTO documents({DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 13)}) "
         f"ON CONFLICT(id) DO UPDATE SET {_DOC_UPDATE} RETURNING pk",
-        document_params(doc),
+        CODEC.document_values(doc),
     ).fetchone()
     chunks = _write_chunks(conn, bundle, outcome)
     plan, pks = plan_entities(conn, bundle)

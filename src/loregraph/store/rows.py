@@ -1,0 +1,181 @@
+"""Records to and from stored values, the same for every backend.
+
+Each backend selects a record's fields in one order (the model's, listed here) and says,
+with a :class:`Codec`, how its database keeps what is not plain text or a number: times,
+document metadata, alias lists and vectors. The records are built here.
+
+* document: ``id, scope, title, source, content_hash, kind, visibility, owner, metadata,
+  status, char_count, created_at, valid_at``;
+* chunk: ``id, document_id, seq, start, end, text, token_count``;
+* entity: ``id, name, type, scope, description, aliases, mention_count, salience,
+  confidence, created_at, updated_at``;
+* relation: ``id, source_id, target_id, type, scope, fact, weight, confidence, valid_at,
+  invalid_at, created_at, expired_at``;
+* merge: ``entity_id, surface, rule, score, scope, document_id, created_at``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from loregraph.models import (
+    Chunk,
+    DocKind,
+    DocStatus,
+    Document,
+    Entity,
+    EntityWrite,
+    Evidence,
+    Merge,
+    Relation,
+    Vector,
+)
+
+Row = Sequence[Any]
+
+
+def iso(value: datetime) -> str:
+    """A time as fixed-width ISO-8601 UTC text, which sorts chronologically as text.
+
+    A naive time is taken to be UTC.
+    """
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def iso_or_none(value: datetime | None) -> str | None:
+    """:func:`iso`, passing ``None`` through."""
+    return None if value is None else iso(value)
+
+
+class Codec:
+    """How a backend keeps times, metadata, alias lists and vectors, and the records built
+    from its rows. This base keeps times as ``datetime`` values and the rest as they are."""
+
+    def time(self, value: datetime) -> Any:
+        """A time as the database keeps it."""
+        return value
+
+    def read_time(self, value: Any) -> datetime:
+        """The inverse of :meth:`time`."""
+        time: datetime = value
+        return time
+
+    def metadata(self, value: dict[str, Any]) -> Any:
+        """Document metadata as the database keeps it."""
+        return value
+
+    def read_metadata(self, value: Any) -> dict[str, Any]:
+        """The inverse of :meth:`metadata`."""
+        return dict(value)
+
+    def read_aliases(self, value: Any) -> list[str]:
+        """An entity's alias list as read back."""
+        return list(value or [])
+
+    def read_vector(self, value: Any) -> Vector:
+        """An embedding as read back."""
+        raise NotImplementedError
+
+    def read_time_or_none(self, value: Any) -> datetime | None:
+        """:meth:`read_time`, passing ``None`` through."""
+        return None if value is None else self.read_time(value)
+
+    # ----------------------------------------------------------------- records
+    def document_values(self, doc: Document) -> tuple[Any, ...]:
+        """A document's fields as stored, in the document field order."""
+        valid = None if doc.valid_at is None else self.time(doc.valid_at)
+        return (
+            doc.id, doc.scope, doc.title, doc.source, doc.content_hash, str(doc.kind),
+            doc.visibility, doc.owner, self.metadata(doc.metadata), str(doc.status),
+            doc.char_count, self.time(doc.created_at), valid,
+        )  # fmt: skip
+
+    def document(self, row: Row) -> Document:
+        """A document from its fields."""
+        id_, scope, title, source, content_hash, kind, visibility, owner = row[:8]
+        return Document(
+            id_, title, content_hash, scope, source, DocKind(kind), visibility, owner,
+            self.read_metadata(row[8]), DocStatus(row[9]), int(row[10]),
+            self.read_time(row[11]), self.read_time_or_none(row[12]),
+        )  # fmt: skip
+
+    def chunk(self, row: Row, embedding: Any = None) -> Chunk:
+        """A chunk from its fields (and optionally its stored embedding)."""
+        id_, document_id, seq, start, end, text, tokens = row[:7]
+        vector = None if embedding is None else self.read_vector(embedding)
+        return Chunk(id_, document_id, int(seq), int(start), int(end), text, int(tokens), vector)
+
+    def entity(self, row: Row, embedding: Any = None) -> Entity:
+        """An entity from its fields (and optionally its stored embedding)."""
+        id_, name, kind, scope, description, aliases, count, salience, confidence = row[:9]
+        return Entity(
+            id_, name, kind, scope, description, self.read_aliases(aliases), int(count),
+            float(salience), float(confidence),
+            None if embedding is None else self.read_vector(embedding),
+            self.read_time(row[9]), self.read_time(row[10]),
+        )  # fmt: skip
+
+    def relation(self, row: Row) -> Relation:
+        """A relation (evidence not loaded) from its fields."""
+        id_, source, target, kind, scope, fact, weight, confidence = row[:8]
+        return Relation(
+            id_, source, target, kind, scope, fact, float(weight), float(confidence),
+            self.read_time_or_none(row[8]), self.read_time_or_none(row[9]),
+            self.read_time(row[10]), self.read_time_or_none(row[11]),
+        )  # fmt: skip
+
+    def merge(self, row: Row) -> Merge:
+        """A merge record from its fields."""
+        entity_id, surface, rule, score, scope, document_id, created_at = row[:7]
+        return Merge(
+            entity_id, surface, rule, float(score), scope, document_id, self.read_time(created_at)
+        )
+
+
+class TextCodec(Codec):
+    """Times as :func:`iso` text and metadata as JSON text (SQLite and the graph stores)."""
+
+    def time(self, value: datetime) -> Any:
+        return iso(value)
+
+    def read_time(self, value: Any) -> datetime:
+        return datetime.fromisoformat(value)
+
+    def metadata(self, value: dict[str, Any]) -> Any:
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+    def read_metadata(self, value: Any) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(value) if value else {}
+        return loaded
+
+
+def in_order(found: dict[str, Any], ids: Iterable[str]) -> list[Any]:
+    """``found``'s values in the order of ``ids`` (each id once, missing ones skipped)."""
+    return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+
+def supported_relations(rows: Iterable[tuple[Relation, Evidence, float]]) -> list[Relation]:
+    """The relations one document supports, from ``(relation, evidence, confidence)`` rows
+    in order: each with the document's evidence, ``weight`` = its number and
+    ``confidence`` = the highest among it (see :meth:`Store.read_bundle`)."""
+    relations: dict[str, Relation] = {}
+    for relation, evidence, confidence in rows:
+        found = relations.setdefault(relation.id, relation)
+        if found is relation:
+            found.weight, found.confidence, found.evidence = 0.0, confidence, []
+        found.confidence = max(found.confidence, confidence)
+        found.weight += 1
+        found.evidence.append(evidence)
+    return list(relations.values())
+
+
+def listed_entity(entity: Entity, description: str, aliases: list[str]) -> EntityWrite:
+    """How a document lists an entity in its bundle: the stored entity with the document's
+    own description and aliases (see :meth:`Store.read_bundle`)."""
+    entity.description, entity.aliases = description, aliases
+    return EntityWrite(entity, description, entity.salience)
