@@ -16,11 +16,12 @@ Conventions:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeVar
 
+from loregraph.errors import SchemaVersionError
 from loregraph.models import (
     Chunk,
     DeleteReport,
@@ -35,9 +36,31 @@ from loregraph.models import (
     Subgraph,
     Vector,
 )
+from loregraph.store.queries import (
+    DIRECTIONS,
+    ENTITY_ORDERS,
+    EntityListing,
+    Expansion,
+    RelationFilter,
+    RelationQuery,
+)
 
 SCHEMA_VERSION = 2
 """The schema version this code writes. A store written by a newer version is refused."""
+
+T = TypeVar("T")
+PageKey = int | str | None
+"""Where a page of :meth:`Store.iter_entities` or :meth:`Store.iter_relations` starts."""
+Page = list[tuple[PageKey, T]]
+
+
+def check_schema_version(version: int) -> None:
+    """Refuse a store written with a newer schema version than this code knows."""
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"this store was written with schema version {version}, but this loregraph "
+            f"only knows version {SCHEMA_VERSION}: upgrade loregraph to open it"
+        )
 
 
 class Store(ABC):
@@ -181,7 +204,6 @@ class Store(ABC):
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         """The stored embeddings of these entities (ids without one are absent)."""
 
-    @abstractmethod
     async def list_entities(
         self,
         scope: str,
@@ -192,9 +214,15 @@ class Store(ABC):
         offset: int = 0,
     ) -> list[Entity]:
         """Entities of a scope; ``order`` is ``mentions``, ``degree`` or ``name``."""
+        if order not in ENTITY_ORDERS:
+            raise ValueError(f"order must be one of {sorted(ENTITY_ORDERS)}, not {order!r}")
+        return await self._list_entities(EntityListing(scope, entity_type, order, limit, offset))
+
+    @abstractmethod
+    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+        """:meth:`list_entities` (without embeddings)."""
 
     # ----------------------------------------------------------------- relations
-    @abstractmethod
     async def entity_relations(
         self,
         entity_id: str,
@@ -209,6 +237,14 @@ class Store(ABC):
         ``at`` keeps only relations valid at that world time
         (``valid_at <= at < invalid_at``, open ends allowed).
         """
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
+        query = RelationQuery(entity_id, direction, RelationFilter.of(types, at), limit)
+        return await self._entity_relations(query)
+
+    @abstractmethod
+    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+        """:meth:`entity_relations` (live relations only: see :class:`RelationFilter`)."""
 
     @abstractmethod
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
@@ -223,7 +259,6 @@ class Store(ABC):
         """Mark a relation as no longer true from ``invalid_at`` (world time)."""
 
     # ----------------------------------------------------------------- graph
-    @abstractmethod
     async def expand(
         self,
         scope: str,
@@ -240,6 +275,14 @@ class Store(ABC):
         At most ``per_node`` relations are followed from each node and ``max_entities``
         entities are returned; relations whose ends are both reached are included.
         """
+        live = RelationFilter.of(types, None, min_weight)
+        ask = Expansion(scope, tuple(seed_ids), depth, per_node, max_entities, live)
+        return await self._expand(ask)
+
+    @abstractmethod
+    async def _expand(self, expansion: Expansion) -> Subgraph:
+        """:meth:`expand`: live relations followed both ways; seeds outside the scope are
+        ignored; the relations carry no evidence."""
 
     @abstractmethod
     async def graph_arrays(self, scope: str) -> GraphArrays:
@@ -283,13 +326,24 @@ class Store(ABC):
         raise NotImplementedError(f"{type(self).__name__} cannot read a document back as a bundle")
 
     # ----------------------------------------------------------------- bulk / export
-    @abstractmethod
-    def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
+    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
         """Every entity of a scope (with embeddings), for export and copying."""
+        async for entity in _paged(self._entities_page, scope, batch):
+            yield entity
+
+    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
+        """Every relation of a scope, with evidence, for export and copying."""
+        async for relation in _paged(self._relations_page, scope, batch):
+            yield relation
 
     @abstractmethod
-    def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
-        """Every relation of a scope, with evidence, for export and copying."""
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+        """The next ``batch`` entities of a scope (with embeddings) after the one of key
+        ``after`` (``None``: from the first), each with its key, in key order."""
+
+    @abstractmethod
+    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+        """:meth:`_entities_page` for relations (with evidence)."""
 
     @abstractmethod
     async def stats(self, scope: str) -> StoreStats:
@@ -298,3 +352,14 @@ class Store(ABC):
     @abstractmethod
     async def scopes(self) -> list[str]:
         """The scopes that hold at least one document."""
+
+
+async def _paged(
+    fetch: Callable[[str, PageKey, int], Awaitable[Page[T]]], scope: str, batch: int
+) -> AsyncIterator[T]:
+    """Every item of the pages ``fetch`` gives, page after page."""
+    after: PageKey = None
+    while page := await fetch(scope, after, batch):
+        for _, item in page:
+            yield item
+        after = page[-1][0]

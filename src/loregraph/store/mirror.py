@@ -19,7 +19,7 @@ If the graph write fails after the primary committed, the mirror is behind: call
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -37,10 +37,11 @@ from loregraph.models import (
     Subgraph,
     Vector,
 )
-from loregraph.store.base import Store
+from loregraph.store.base import Page, PageKey, Store
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
 from loregraph.store.cypher.sync import apply_sync, graph_entity_ids
+from loregraph.store.queries import EntityListing, Expansion, RelationQuery
 
 SYNC_BATCH = 500
 
@@ -237,31 +238,11 @@ class MirroredStore(Store):
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         return await self.primary.entity_embeddings(entity_ids)
 
-    async def list_entities(
-        self,
-        scope: str,
-        *,
-        entity_type: str | None = None,
-        order: str = "mentions",
-        limit: int | None = 100,
-        offset: int = 0,
-    ) -> list[Entity]:
-        return await self.primary.list_entities(
-            scope, entity_type=entity_type, order=order, limit=limit, offset=offset
-        )
+    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+        return await self.primary._list_entities(listing)
 
-    async def entity_relations(
-        self,
-        entity_id: str,
-        *,
-        direction: str = "both",
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[Relation]:
-        return await self.primary.entity_relations(
-            entity_id, direction=direction, types=types, at=at, limit=limit
-        )
+    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+        return await self.primary._entity_relations(query)
 
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         return await self.primary.relations_among(entity_ids)
@@ -281,16 +262,18 @@ class MirroredStore(Store):
     async def read_bundle(self, document_id: str) -> DocumentBundle | None:
         return await self.primary.read_bundle(document_id)
 
-    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
-        async for entity in self.primary.iter_entities(scope, batch):
-            yield entity
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+        return await self.primary._entities_page(scope, after, batch)
 
-    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
-        async for relation in self.primary.iter_relations(scope, batch):
-            yield relation
+    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+        return await self.primary._relations_page(scope, after, batch)
 
     async def stats(self, scope: str) -> StoreStats:
         return await self.primary.stats(scope)
 
     async def scopes(self) -> list[str]:
         return await self.primary.scopes()
+
+    async def _expand(self, expansion: Expansion) -> Subgraph:
+        """The expansion hook of :class:`Store`, answered by the graph database."""
+        return await self.graph._expand(expansion)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from loregraph.models import (
     Chunk,
@@ -31,10 +31,12 @@ from loregraph.models import (
     Evidence,
     Merge,
     Relation,
+    Subgraph,
     Vector,
 )
 
 Row = Sequence[Any]
+K = TypeVar("K")
 
 
 def iso(value: datetime) -> str:
@@ -172,6 +174,16 @@ def supported_relations(rows: Iterable[tuple[Relation, Evidence, float]]) -> lis
         found.weight += 1
         found.evidence.append(evidence)
     return list(relations.values())
+
+
+def subgraph(hops: dict[K, int], entities: dict[K, Entity], relations: list[Relation]) -> Subgraph:
+    """An expansion's answer from the hop of each entity reached (by the backend's key, in
+    the order reached) and the entities read back by that key (missing ones left out)."""
+    return Subgraph(
+        entities={entities[key].id: entities[key] for key in hops if key in entities},
+        relations=relations,
+        hops={entities[key].id: hop for key, hop in hops.items() if key in entities},
+    )
 
 
 def listed_entity(entity: Entity, description: str, aliases: list[str]) -> EntityWrite:

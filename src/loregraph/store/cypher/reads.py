@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from loregraph.models import Chunk, Document, Entity, Merge, StoreStats, Vector
+from loregraph.store.base import Page, PageKey
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import (
     CHUNK_FIELDS,
@@ -17,6 +18,7 @@ from loregraph.store.cypher.records import (
     returning,
     to_vector,
 )
+from loregraph.store.queries import EntityListing
 
 _DOC = returning("d", DOCUMENT_FIELDS)
 _CHUNK = returning("c", CHUNK_FIELDS)
@@ -135,39 +137,29 @@ async def entity_embeddings(conn: Connection, entity_ids: Sequence[str]) -> dict
     return out
 
 
-async def list_entities(
-    conn: Connection,
-    scope: str,
-    entity_type: str | None,
-    order: str,
-    limit: int | None,
-    offset: int,
-) -> list[Entity]:
+async def list_entities(conn: Connection, listing: EntityListing) -> list[Entity]:
     """A scope's entities by mentions, degree or name (without embeddings)."""
-    order_by = _ORDERS.get(order)
-    if order_by is None:
-        raise ValueError(f"order must be one of {sorted(_ORDERS)}, not {order!r}")
-    where = " WHERE e.type = $type" if entity_type is not None else ""
+    where = " WHERE e.type = $type" if listing.entity_type is not None else ""
     degree = ""
-    if order == "degree":
+    if listing.order == "degree":
         degree = "OPTIONAL MATCH (e)-[r:LG_REL]-() WITH e, count(r) AS degree "
-    window, params = _window(limit, offset)
+    window, params = _window(listing.limit, listing.offset)
     rows = await conn.read(
         f"MATCH (e:LgEntity {{scope: $scope}}){where} {degree}"
-        f"RETURN {ENTITY_RETURN} ORDER BY {order_by}" + window,
-        {"scope": scope, "type": entity_type, **params},
+        f"RETURN {ENTITY_RETURN} ORDER BY {_ORDERS[listing.order]}" + window,
+        {"scope": listing.scope, "type": listing.entity_type, **params},
     )
     return [entity_from_row(row) for row in rows]
 
 
-async def entities_page(conn: Connection, scope: str, after: str, batch: int) -> list[Entity]:
+async def entities_page(conn: Connection, scope: str, after: PageKey, batch: int) -> Page[Entity]:
     """The next ``batch`` entities (with embeddings) with ids after ``after``, by id."""
     rows = await conn.read(
         "MATCH (e:LgEntity {scope: $scope}) WHERE e.id > $after "
         f"RETURN {ENTITY_RETURN}, e.embedding ORDER BY e.id LIMIT $batch",
-        {"scope": scope, "after": after, "batch": max(1, batch)},
+        {"scope": scope, "after": after or "", "batch": max(1, batch)},
     )
-    return [entity_from_row(row, row[len(ENTITY_FIELDS)]) for row in rows]
+    return [(row[0], entity_from_row(row, row[len(ENTITY_FIELDS)])) for row in rows]
 
 
 # ----------------------------------------------------------------- merges

@@ -10,7 +10,7 @@ graph semantics follow the SQL stores (:mod:`.graph`, :mod:`.search`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 from loregraph.errors import NotFoundError, StoreError
@@ -29,7 +29,7 @@ from loregraph.models import (
     Vector,
     name_key,
 )
-from loregraph.store.base import Store
+from loregraph.store.base import Page, PageKey, Store
 from loregraph.store.cypher import graph, reads, search
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
@@ -41,6 +41,7 @@ from loregraph.store.cypher.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 from loregraph.store.names import NameIndex
+from loregraph.store.queries import EntityListing, Expansion, RelationQuery
 from loregraph.store.vectors import VersionedCache
 
 WRITE_ATTEMPTS = 20
@@ -177,13 +178,13 @@ class CypherStore(Store):
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
     ) -> list[Scored]:
-        """Trigram similarity (0..1) of ``name_key(name)`` to entity name and alias keys."""
         return (await self.search_entities_fuzzy_many(scope, [(name, entity_type)], limit))[0]
 
     async def search_entities_fuzzy_many(
         self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
     ) -> list[list[Scored]]:
-        """Many fuzzy lookups against one in-memory name index of the scope."""
+        """Trigram similarity (0..1) of ``name_key(name)`` to entity name and alias keys,
+        over one in-memory name index of the scope (see :mod:`loregraph.store.names`)."""
         if not queries:
             return []
         conn = self._conn()
@@ -208,28 +209,12 @@ class CypherStore(Store):
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         return await reads.entity_embeddings(self._conn(), list(entity_ids))
 
-    async def list_entities(
-        self,
-        scope: str,
-        *,
-        entity_type: str | None = None,
-        order: str = "mentions",
-        limit: int | None = 100,
-        offset: int = 0,
-    ) -> list[Entity]:
-        return await reads.list_entities(self._conn(), scope, entity_type, order, limit, offset)
+    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+        return await reads.list_entities(self._conn(), listing)
 
     # ----------------------------------------------------------------- relations, graph
-    async def entity_relations(
-        self,
-        entity_id: str,
-        *,
-        direction: str = "both",
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[Relation]:
-        return await graph.entity_relations(self._conn(), entity_id, direction, types, at, limit)
+    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+        return await graph.entity_relations(self._conn(), query)
 
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         return await graph.relations_among(self._conn(), list(entity_ids))
@@ -237,21 +222,9 @@ class CypherStore(Store):
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         return await graph.get_relations(self._conn(), list(relation_ids))
 
-    async def expand(
-        self,
-        scope: str,
-        seed_ids: Sequence[str],
-        *,
-        depth: int = 2,
-        per_node: int = 20,
-        max_entities: int = 200,
-        types: Sequence[str] | None = None,
-        min_weight: float = 0.0,
-    ) -> Subgraph:
-        """BFS from the seeds in one Cypher query (seeds outside ``scope`` ignored)."""
-        return await graph.expand(
-            self._conn(), scope, list(seed_ids), depth, per_node, max_entities, types, min_weight
-        )
+    async def _expand(self, expansion: Expansion) -> Subgraph:
+        """BFS in one Cypher query (see :mod:`.expand`)."""
+        return await graph.expand(self._conn(), expansion)
 
     async def graph_arrays(self, scope: str) -> GraphArrays:
         return await graph.graph_arrays(self._conn(), scope)
@@ -266,25 +239,11 @@ class CypherStore(Store):
     async def read_bundle(self, document_id: str) -> DocumentBundle | None:
         return await read_bundle(self._conn(), document_id)
 
-    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
-        after = ""
-        while True:
-            page = await reads.entities_page(self._conn(), scope, after, batch)
-            if not page:
-                return
-            for entity in page:
-                yield entity
-            after = page[-1].id
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+        return await reads.entities_page(self._conn(), scope, after, batch)
 
-    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
-        after = ""
-        while True:
-            page = await graph.relations_page(self._conn(), scope, after, batch)
-            if not page:
-                return
-            for relation in page:
-                yield relation
-            after = page[-1].id
+    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+        return await graph.relations_page(self._conn(), scope, after, batch)
 
     async def stats(self, scope: str) -> StoreStats:
         return await reads.stats(self._conn(), scope, self._state().version)

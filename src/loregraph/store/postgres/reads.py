@@ -16,6 +16,7 @@ from loregraph.models import (
     StoreStats,
     Vector,
 )
+from loregraph.store.base import Page, PageKey
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
     CHUNK_SELECT,
@@ -28,6 +29,7 @@ from loregraph.store.postgres.rows import (
     fetch,
     parse_vector,
 )
+from loregraph.store.queries import EntityListing
 from loregraph.store.rows import listed_entity, supported_relations
 
 
@@ -137,48 +139,40 @@ _ORDERS = {
 }
 
 
-async def list_entities(
-    conn: Conn,
-    scope: str,
-    entity_type: str | None,
-    order: str,
-    limit: int | None,
-    offset: int,
-) -> list[Entity]:
+async def list_entities(conn: Conn, listing: EntityListing) -> list[Entity]:
     """A scope's entities by mentions, degree or name (without embeddings)."""
-    order_by = _ORDERS.get(order)
-    if order_by is None:
-        raise ValueError(f"order must be one of {sorted(_ORDERS)}, not {order!r}")
-    sql = f"SELECT {ENTITY_COLUMNS} FROM entities AS e WHERE e.scope = %s"
-    params: list[object] = [scope]
-    if entity_type is not None:
-        sql += " AND e.type = %s"
-        params.append(entity_type)
-    sql += f" ORDER BY {order_by} LIMIT %s OFFSET %s"
-    cursor = await conn.execute(sql, [*params, limit, offset])
+    typed = "" if listing.entity_type is None else " AND e.type = %(type)s"
+    cursor = await conn.execute(
+        f"SELECT {ENTITY_COLUMNS} FROM entities AS e WHERE e.scope = %(scope)s{typed} "
+        f"ORDER BY {_ORDERS[listing.order]} LIMIT %(limit)s OFFSET %(offset)s",
+        {
+            "scope": listing.scope,
+            "type": listing.entity_type,
+            "limit": listing.limit,
+            "offset": listing.offset,
+        },
+    )
     return [CODEC.entity(row) for row in await cursor.fetchall()]
 
 
-async def entities_page(conn: Conn, scope: str, after: int, batch: int) -> list[tuple[int, Entity]]:
+async def entities_page(conn: Conn, scope: str, after: PageKey, batch: int) -> Page[Entity]:
     """The next ``batch`` entities (with embeddings) after pk ``after``, as (pk, entity)."""
     cursor = await conn.execute(
         f"SELECT e.pk, e.embedding::text, {ENTITY_COLUMNS} FROM entities AS e "
         "WHERE e.scope = %s AND e.pk > %s ORDER BY e.pk LIMIT %s",
-        (scope, after, batch),
+        (scope, after or 0, batch),
     )
     return [(row[0], CODEC.entity(row[2:], row[1])) for row in await cursor.fetchall()]
 
 
-async def relations_page(
-    conn: Conn, scope: str, after: int, batch: int
-) -> list[tuple[int, Relation]]:
+async def relations_page(conn: Conn, scope: str, after: PageKey, batch: int) -> Page[Relation]:
     """The next ``batch`` relations (with evidence) after pk ``after``, as (pk, relation)."""
     cursor = await conn.execute(
         f"SELECT r.pk, {RELATION_SELECT.removeprefix('SELECT ')} "
         "WHERE r.scope = %s AND r.pk > %s ORDER BY r.pk LIMIT %s",
-        (scope, after, batch),
+        (scope, after or 0, batch),
     )
-    page = [(row[0], CODEC.relation(row[1:])) for row in await cursor.fetchall()]
+    page: Page[Relation] = [(row[0], CODEC.relation(row[1:])) for row in await cursor.fetchall()]
     await attach_evidence(conn, [relation for _, relation in page])
     return page
 

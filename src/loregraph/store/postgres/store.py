@@ -14,7 +14,7 @@ An inconsistent bundle raises :class:`ValueError` and writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 import psycopg
@@ -34,7 +34,7 @@ from loregraph.models import (
     Subgraph,
     Vector,
 )
-from loregraph.store.base import SCHEMA_VERSION, Store
+from loregraph.store.base import SCHEMA_VERSION, Page, PageKey, Store
 from loregraph.store.postgres import graph, reads, search, write
 from loregraph.store.postgres.cleanup import read_graph_version
 from loregraph.store.postgres.connection import (
@@ -45,6 +45,7 @@ from loregraph.store.postgres.connection import (
     split_url,
 )
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
+from loregraph.store.queries import EntityListing, Expansion, RelationQuery
 
 ANALYZE_AFTER_ROWS = 2_000
 """Entities and chunks written by this store object between two ``ANALYZE`` runs."""
@@ -160,30 +161,12 @@ class PostgresStore(Store):
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         return await self._db.read(reads.entity_embeddings, list(entity_ids))
 
-    async def list_entities(
-        self,
-        scope: str,
-        *,
-        entity_type: str | None = None,
-        order: str = "mentions",
-        limit: int | None = 100,
-        offset: int = 0,
-    ) -> list[Entity]:
-        return await self._db.read(reads.list_entities, scope, entity_type, order, limit, offset)
+    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+        return await self._db.read(reads.list_entities, listing)
 
-    # ----------------------------------------------------------------- relations
-    async def entity_relations(
-        self,
-        entity_id: str,
-        *,
-        direction: str = "both",
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[Relation]:
-        """An entity's live (not expired) relations, heaviest first, with evidence."""
-        kinds = None if types is None else list(types)
-        return await self._db.read(graph.entity_relations, entity_id, direction, kinds, at, limit)
+    # ----------------------------------------------------------------- relations, graph
+    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+        return await self._db.read(graph.entity_relations, query)
 
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         return await self._db.read(graph.relations_among, list(entity_ids))
@@ -196,26 +179,9 @@ class PostgresStore(Store):
         if not await self._db.write(write.invalidate_relation, relation_id, invalid_at):
             raise NotFoundError(f"no relation with id {relation_id!r}")
 
-    # ----------------------------------------------------------------- graph
-    async def expand(
-        self,
-        scope: str,
-        seed_ids: Sequence[str],
-        *,
-        depth: int = 2,
-        per_node: int = 20,
-        max_entities: int = 200,
-        types: Sequence[str] | None = None,
-        min_weight: float = 0.0,
-    ) -> Subgraph:
-        """BFS from the seeds over live relations in both directions, in one query.
-
-        Seeds outside ``scope`` are ignored; the returned relations carry no evidence.
-        """
-        kinds = None if types is None else list(types)
-        return await self._db.snapshot(
-            graph.expand, scope, list(seed_ids), depth, per_node, max_entities, kinds, min_weight
-        )
+    async def _expand(self, expansion: Expansion) -> Subgraph:
+        """BFS in one recursive query, in one snapshot."""
+        return await self._db.snapshot(graph.expand, expansion)
 
     async def graph_arrays(self, scope: str) -> GraphArrays:
         return await self._db.snapshot(graph.graph_arrays, scope)
@@ -223,33 +189,18 @@ class PostgresStore(Store):
     async def graph_version(self, scope: str) -> int:
         return await self._db.read(read_graph_version, scope)
 
-    # ----------------------------------------------------------------- merges, bundles
+    # ----------------------------------------------------------------- merges, bundles, bulk
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
         return await self._db.read(reads.list_merges, scope, entity_id)
 
     async def read_bundle(self, document_id: str) -> DocumentBundle | None:
         return await self._db.snapshot(reads.read_bundle, document_id)
 
-    # ----------------------------------------------------------------- bulk
-    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
-        after = 0
-        while True:
-            page = await self._db.read(reads.entities_page, scope, after, batch)
-            if not page:
-                return
-            for _, entity in page:
-                yield entity
-            after = page[-1][0]
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+        return await self._db.read(reads.entities_page, scope, after, batch)
 
-    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
-        after = 0
-        while True:
-            page = await self._db.read(reads.relations_page, scope, after, batch)
-            if not page:
-                return
-            for _, relation in page:
-                yield relation
-            after = page[-1][0]
+    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+        return await self._db.read(reads.relations_page, scope, after, batch)
 
     async def stats(self, scope: str) -> StoreStats:
         return await self._db.read(reads.stats, scope, self._version or SCHEMA_VERSION)

@@ -17,7 +17,8 @@ from loregraph.models import (
     StoreStats,
     Vector,
 )
-from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.base import SCHEMA_VERSION, Page, PageKey
+from loregraph.store.queries import EntityListing
 from loregraph.store.rows import listed_entity, supported_relations
 from loregraph.store.sqlite.rows import (
     CHUNK_COLUMNS,
@@ -26,6 +27,7 @@ from loregraph.store.sqlite.rows import (
     ENTITY_COLUMNS,
     IN_JSON,
     MERGE_SELECT,
+    NO_LIMIT,
     RELATION_SELECT,
     attach_evidence,
     json_list,
@@ -34,7 +36,6 @@ from loregraph.store.sqlite.rows import (
 from loregraph.store.vectors import blob_to_vector
 
 _E_COLUMNS = prefixed(ENTITY_COLUMNS, "e")
-_NO_LIMIT = -1
 
 
 # ----------------------------------------------------------------- documents
@@ -71,7 +72,7 @@ def list_documents(
     rows = conn.execute(
         f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = ? "
         "ORDER BY created_at, pk LIMIT ? OFFSET ?",
-        (scope, _NO_LIMIT if limit is None else limit, offset),
+        (scope, NO_LIMIT if limit is None else limit, offset),
     )
     return [CODEC.document(row) for row in rows]
 
@@ -148,51 +149,43 @@ _ORDERS = {
 }
 
 
-def list_entities(
-    conn: sqlite3.Connection,
-    scope: str,
-    entity_type: str | None,
-    order: str,
-    limit: int | None,
-    offset: int,
-) -> list[Entity]:
+def list_entities(conn: sqlite3.Connection, listing: EntityListing) -> list[Entity]:
     """A scope's entities by mentions, degree or name (without embeddings)."""
-    order_by = _ORDERS.get(order)
-    if order_by is None:
-        raise ValueError(f"order must be one of {sorted(_ORDERS)}, not {order!r}")
-    sql = f"SELECT {_E_COLUMNS} FROM entities AS e WHERE e.scope = ?"
-    params: list[object] = [scope]
-    if entity_type is not None:
-        sql += " AND e.type = ?"
-        params.append(entity_type)
-    sql += f" ORDER BY {order_by} LIMIT ? OFFSET ?"
-    params += [_NO_LIMIT if limit is None else limit, offset]
-    return [CODEC.entity(row) for row in conn.execute(sql, params)]
+    typed = "" if listing.entity_type is None else " AND e.type = :type"
+    rows = conn.execute(
+        f"SELECT {_E_COLUMNS} FROM entities AS e WHERE e.scope = :scope{typed} "
+        f"ORDER BY {_ORDERS[listing.order]} LIMIT :limit OFFSET :offset",
+        {
+            "scope": listing.scope,
+            "type": listing.entity_type,
+            "limit": NO_LIMIT if listing.limit is None else listing.limit,
+            "offset": listing.offset,
+        },
+    )
+    return [CODEC.entity(row) for row in rows]
 
 
-def entities_page(
-    conn: sqlite3.Connection, scope: str, after: int, batch: int
-) -> list[tuple[int, Entity]]:
+def entities_page(conn: sqlite3.Connection, scope: str, after: PageKey, batch: int) -> Page[Entity]:
     """The next ``batch`` entities (with embeddings) after row ``after``, as (pk, entity)."""
     rows = conn.execute(
         f"SELECT e.pk, v.embedding, {_E_COLUMNS} FROM entities AS e "
         "LEFT JOIN entity_vectors AS v ON v.entity = e.pk "
         "WHERE e.scope = ? AND e.pk > ? ORDER BY e.pk LIMIT ?",
-        (scope, after, batch),
+        (scope, after or 0, batch),
     )
     return [(row[0], CODEC.entity(row[2:], row[1])) for row in rows]
 
 
 def relations_page(
-    conn: sqlite3.Connection, scope: str, after: int, batch: int
-) -> list[tuple[int, Relation]]:
+    conn: sqlite3.Connection, scope: str, after: PageKey, batch: int
+) -> Page[Relation]:
     """The next ``batch`` relations (with evidence) after row ``after``, as (pk, relation)."""
     rows = conn.execute(
         f"SELECT r.pk, {RELATION_SELECT[len('SELECT ') :]} "
         "WHERE r.scope = ? AND r.pk > ? ORDER BY r.pk LIMIT ?",
-        (scope, after, batch),
+        (scope, after or 0, batch),
     ).fetchall()
-    page = [(row[0], CODEC.relation(row[1:])) for row in rows]
+    page: Page[Relation] = [(row[0], CODEC.relation(row[1:])) for row in rows]
     attach_evidence(conn, [relation for _, relation in page])
     return page
 

@@ -16,6 +16,10 @@ IN_JSON = "(SELECT value FROM json_each(?))"
 """An ``IN`` right-hand side taking one JSON-array parameter (see :func:`json_list`)."""
 
 
+NO_LIMIT = -1
+"""A ``LIMIT`` that lets every row through."""
+
+
 def json_list(values: Iterable[str] | Iterable[int]) -> str:
     """A JSON array parameter for :data:`IN_JSON` (any length, one bound parameter)."""
     return json.dumps(list(values), ensure_ascii=False)
