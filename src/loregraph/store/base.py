@@ -48,18 +48,22 @@ from loregraph.store.queries import (
 SCHEMA_VERSION = 2
 """The schema version this code writes. A store written by a newer version is refused."""
 
+NOT_OPEN = "the store is not open: use `await store.open()` or `async with`"
+"""The message of the :class:`~loregraph.errors.StoreError` a closed store raises."""
+
 T = TypeVar("T")
 PageKey = int | str | None
 """Where a page of :meth:`Store.iter_entities` or :meth:`Store.iter_relations` starts."""
 Page = list[tuple[PageKey, T]]
 
 
-def check_schema_version(version: int) -> None:
-    """Refuse a store written with a newer schema version than this code knows."""
-    if version > SCHEMA_VERSION:
+def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
+    """Refuse (:class:`SchemaVersionError`) a store written with a newer schema version than
+    the ``known`` one."""
+    if version > known:
         raise SchemaVersionError(
             f"this store was written with schema version {version}, but this loregraph "
-            f"only knows version {SCHEMA_VERSION}: upgrade loregraph to open it"
+            f"only knows version {known}: upgrade loregraph to open it"
         )
 
 

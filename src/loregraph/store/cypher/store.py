@@ -29,7 +29,7 @@ from loregraph.models import (
     Vector,
     name_key,
 )
-from loregraph.store.base import Page, PageKey, Store
+from loregraph.store.base import NOT_OPEN, Page, PageKey, Store
 from loregraph.store.cypher import graph, reads, search
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
@@ -93,13 +93,12 @@ class CypherStore(Store):
         await self.connection.close()
 
     def _conn(self) -> Connection:
-        if self._schema is None:
-            raise StoreError("the store is not open: use `await store.open()` or `async with`")
+        self._state()
         return self.connection
 
     def _state(self) -> SchemaState:
         if self._schema is None:
-            raise StoreError("the store is not open: use `await store.open()` or `async with`")
+            raise StoreError(NOT_OPEN)
         return self._schema
 
     # ----------------------------------------------------------------- writes

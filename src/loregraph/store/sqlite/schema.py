@@ -40,8 +40,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from loregraph.errors import SchemaVersionError, StoreError
-from loregraph.store.base import SCHEMA_VERSION
+from loregraph.errors import StoreError
+from loregraph.store.base import SCHEMA_VERSION, check_schema_version
 from loregraph.store.sqlite.fts import index_all_trigrams
 
 # Porter stemming: "proposed" finds "proposals", "travelled" finds "travels".
@@ -245,19 +245,11 @@ def read_version(conn: sqlite3.Connection) -> int | None:
     return int(row[0])
 
 
-def ensure_schema_version(version: int) -> None:
-    """Raise :class:`SchemaVersionError` for a store written by a newer loregraph."""
-    if version > SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"this store was written with schema version {version}, but this loregraph "
-            f"only knows version {SCHEMA_VERSION}: upgrade loregraph to open it"
-        )
-
-
 def ensure_schema(conn: sqlite3.Connection) -> int:
     """Create the schema in an empty database or migrate an older one; return the version.
 
-    Raises :class:`SchemaVersionError` when the store was written by a newer loregraph.
+    Raises :class:`~loregraph.errors.SchemaVersionError` when the store was written by a newer
+    loregraph.
     """
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -270,7 +262,7 @@ def ensure_schema(conn: sqlite3.Connection) -> int:
             )
             version = SCHEMA_VERSION
         else:
-            ensure_schema_version(version)
+            check_schema_version(version)
         while version < SCHEMA_VERSION:
             migrate = MIGRATIONS.get(version)
             if migrate is None:
