@@ -43,6 +43,8 @@ from loregraph.store.queries import (
     Expansion,
     RelationFilter,
     RelationQuery,
+    VectorSearch,
+    document_criteria,
 )
 
 SCHEMA_VERSION = 2
@@ -113,11 +115,17 @@ class Store(ABC):
     async def get_document(self, document_id: str) -> Document | None:
         """A document by id."""
 
-    @abstractmethod
     async def find_document(
         self, scope: str, *, content_hash: str | None = None, source: str | None = None
     ) -> Document | None:
-        """A document of ``scope`` by content hash or by source (path/URI/record id)."""
+        """The newest document of ``scope`` with this content hash and/or source
+        (path/URI/record id): with both, both must match; with neither, ``None``."""
+        criteria = document_criteria(content_hash, source)
+        return await self._find_document(scope, criteria) if criteria else None
+
+    @abstractmethod
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+        """:meth:`find_document` with at least one criterion, by field name."""
 
     @abstractmethod
     async def list_documents(
@@ -143,9 +151,13 @@ class Store(ABC):
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         """Chunk ids ranked by BM25 over their text (and their document's title)."""
 
-    @abstractmethod
     async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
         """Chunk ids ranked by cosine similarity of their embedding."""
+        return await self._search_vector(VectorSearch("chunk", scope, vector, limit))
+
+    @abstractmethod
+    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+        """:meth:`search_chunks_vector` and :meth:`search_entities_vector`."""
 
     # ----------------------------------------------------------------- entities
     @abstractmethod
@@ -170,11 +182,11 @@ class Store(ABC):
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         """Entity ids ranked by BM25 over name, aliases and description."""
 
-    @abstractmethod
     async def search_entities_vector(
         self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
     ) -> list[Scored]:
         """Entity ids ranked by cosine similarity of their embedding."""
+        return await self._search_vector(VectorSearch("entity", scope, vector, limit, entity_type))
 
     async def search_entities_fuzzy_many(
         self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int

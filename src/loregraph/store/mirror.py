@@ -41,7 +41,7 @@ from loregraph.store.base import Page, PageKey, Store
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
 from loregraph.store.cypher.sync import apply_sync, graph_entity_ids
-from loregraph.store.queries import EntityListing, Expansion, RelationQuery
+from loregraph.store.queries import EntityListing, Expansion, RelationQuery, VectorSearch
 
 SYNC_BATCH = 500
 
@@ -185,10 +185,8 @@ class MirroredStore(Store):
     async def get_document(self, document_id: str) -> Document | None:
         return await self.primary.get_document(document_id)
 
-    async def find_document(
-        self, scope: str, *, content_hash: str | None = None, source: str | None = None
-    ) -> Document | None:
-        return await self.primary.find_document(scope, content_hash=content_hash, source=source)
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+        return await self.primary._find_document(scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
@@ -200,9 +198,6 @@ class MirroredStore(Store):
 
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self.primary.search_chunks_text(scope, query, limit)
-
-    async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
-        return await self.primary.search_chunks_vector(scope, vector, limit)
 
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         return await self.primary.get_entities(entity_ids)
@@ -228,12 +223,8 @@ class MirroredStore(Store):
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self.primary.search_entities_text(scope, query, limit)
 
-    async def search_entities_vector(
-        self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
-        return await self.primary.search_entities_vector(
-            scope, vector, limit, entity_type=entity_type
-        )
+    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+        return await self.primary._search_vector(ask)
 
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         return await self.primary.entity_embeddings(entity_ids)

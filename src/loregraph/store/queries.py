@@ -10,10 +10,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from loregraph.models import Vector
+
 ENTITY_ORDERS = ("mentions", "degree", "name")
 """How :meth:`~.base.Store.list_entities` can order entities."""
 DIRECTIONS = ("out", "in", "both")
 """Which relations of an entity :meth:`~.base.Store.entity_relations` follows."""
+
+
+def document_criteria(content_hash: str | None, source: str | None) -> dict[str, str]:
+    """The criteria :meth:`~.base.Store.find_document` was given, by field name (a document
+    must match all of them; none given finds nothing)."""
+    criteria = {"content_hash": content_hash, "source": source}
+    return {name: value for name, value in criteria.items() if value is not None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +56,18 @@ class RelationFilter:
     ) -> RelationFilter:
         """A filter from a query's arguments."""
         return cls(None if types is None else tuple(types), at, min_weight)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorSearch:
+    """:meth:`~.base.Store.search_chunks_vector` (``kind`` ``chunk``) and
+    :meth:`~.base.Store.search_entities_vector` (``kind`` ``entity``, maybe of one type)."""
+
+    kind: str
+    scope: str
+    vector: Vector
+    limit: int
+    entity_type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

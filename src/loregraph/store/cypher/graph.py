@@ -20,7 +20,7 @@ from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.expand import expand_once
 from loregraph.store.cypher.records import evidence_from_row, relation_from_row, relation_returning
 from loregraph.store.queries import Expansion, RelationFilter, RelationQuery
-from loregraph.store.rows import iso, iso_or_none
+from loregraph.store.rows import in_order, iso, iso_or_none
 
 REL_RETURN = relation_returning()
 
@@ -69,9 +69,7 @@ async def get_relations(conn: Connection, relation_ids: Sequence[str]) -> list[R
         {"ids": list(dict.fromkeys(relation_ids))},
     )
     found = {row[0]: relation_from_row(row) for row in rows}
-    return await attach_evidence(
-        conn, [found[i] for i in dict.fromkeys(relation_ids) if i in found]
-    )
+    return await attach_evidence(conn, in_order(found, relation_ids))
 
 
 async def entity_relations(conn: Connection, query: RelationQuery) -> list[Relation]:

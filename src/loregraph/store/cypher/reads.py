@@ -19,6 +19,7 @@ from loregraph.store.cypher.records import (
     to_vector,
 )
 from loregraph.store.queries import EntityListing
+from loregraph.store.rows import in_order
 
 _DOC = returning("d", DOCUMENT_FIELDS)
 _CHUNK = returning("c", CHUNK_FIELDS)
@@ -46,21 +47,13 @@ async def get_document(conn: Connection, document_id: str) -> Document | None:
     return CODEC.document(rows[0]) if rows else None
 
 
-async def find_document(
-    conn: Connection, scope: str, content_hash: str | None, source: str | None
-) -> Document | None:
-    """The newest document of ``scope`` matching every criterion given (none: ``None``)."""
-    if content_hash is None and source is None:
-        return None
-    where = ["d.scope = $scope"]
-    if content_hash is not None:
-        where.append("d.content_hash = $hash")
-    if source is not None:
-        where.append("d.source = $source")
+async def find_document(conn: Connection, scope: str, criteria: dict[str, str]) -> Document | None:
+    """The newest document of ``scope`` matching every criterion (by field name)."""
+    where = "".join(f" AND d.{name} = ${name}" for name in criteria)
     rows = await conn.read(
-        f"MATCH (d:LgDocument) WHERE {' AND '.join(where)} RETURN {_DOC} "
+        f"MATCH (d:LgDocument) WHERE d.scope = $scope{where} RETURN {_DOC} "
         "ORDER BY d.created_at DESC, d.id DESC LIMIT 1",
-        {"scope": scope, "hash": content_hash, "source": source},
+        {"scope": scope, **criteria},
     )
     return CODEC.document(rows[0]) if rows else None
 
@@ -102,7 +95,7 @@ async def get_entities(conn: Connection, entity_ids: Sequence[str]) -> list[Enti
         {"ids": list(dict.fromkeys(entity_ids))},
     )
     found = {row[0]: entity_from_row(row) for row in rows}
-    return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
+    return in_order(found, entity_ids)
 
 
 async def find_entities_by_key(

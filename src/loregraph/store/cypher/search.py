@@ -23,14 +23,16 @@ import math
 from typing import Any
 
 from loregraph.errors import ConfigError
-from loregraph.models import Scored, Vector, name_key
+from loregraph.models import Scored, name_key
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, ENTITY, search_words
 from loregraph.store.cypher.schema import SchemaState, ensure_vector_index, refresh_dims
 from loregraph.store.names import NameIndex, key_lines
+from loregraph.store.queries import VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
 
 MAX_K = 100_000
+LABELS = {"entity": ENTITY, "chunk": CHUNK}
 
 
 async def search_chunks_text(conn: Connection, scope: str, query: str, limit: int) -> list[Scored]:
@@ -80,30 +82,24 @@ async def search_text(
     return [Scored(row[0], float(row[1])) for row in rows]
 
 
-async def search_vector(
-    conn: Connection,
-    schema: SchemaState,
-    label: str,
-    scope: str,
-    vector: Vector,
-    limit: int,
-    entity_type: str | None = None,
-) -> list[Scored]:
-    """Ids of ``label`` nodes of ``scope`` (and type) ranked by cosine similarity."""
-    if limit <= 0:
+async def search_vector(conn: Connection, schema: SchemaState, ask: VectorSearch) -> list[Scored]:
+    """Ids of entity or chunk nodes of the asked scope (and type) by cosine similarity."""
+    if ask.limit <= 0:
         return []
+    label = LABELS[ask.kind]
     if label not in schema.dims:
         await refresh_dims(conn, schema)
     dim = schema.dims.get(label)
     if dim is None:
         return []
-    if len(vector) != dim:
+    if len(ask.vector) != dim:
         raise ConfigError(
-            f"a query vector of dimension {len(vector)} for {label} embeddings of dimension {dim}"
+            f"a query vector of dimension {len(ask.vector)} for {label} embeddings of "
+            f"dimension {dim}"
         )
     await ensure_vector_index(conn, schema, label, dim)
-    params: dict[str, Any] = {"vector": [float(x) for x in vector]}
-    k = max(4 * limit, 16)
+    params: dict[str, Any] = {"vector": [float(x) for x in ask.vector]}
+    k = max(4 * ask.limit, 16)
     while True:
         rows = await conn.read(
             f"{conn.dialect.vector_nodes(label)} "
@@ -113,13 +109,13 @@ async def search_vector(
         hits = [
             Scored(row[0], float(row[3]))
             for row in rows
-            if row[1] == scope and (entity_type is None or row[2] == entity_type)
+            if row[1] == ask.scope and ask.entity_type in (None, row[2])
         ]
-        if len(hits) >= limit or len(rows) < k or k >= MAX_K:
+        if len(hits) >= ask.limit or len(rows) < k or k >= MAX_K:
             break
         k *= 4
     hits.sort(key=lambda hit: (-hit.score, hit.id))
-    return hits[:limit]
+    return hits[: ask.limit]
 
 
 async def load_names(conn: Connection, scope: str, version: int) -> NameIndex:
@@ -134,6 +130,3 @@ async def load_names(conn: Connection, scope: str, version: int) -> NameIndex:
         for entity_id, entity_type, key, aliases in rows
     ]
     return NameIndex.build(entries, version)
-
-
-LABELS = {"entity": ENTITY, "chunk": CHUNK}

@@ -35,13 +35,13 @@ from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
 from loregraph.store.cypher.bundle import read_bundle
 from loregraph.store.cypher.connection import Connection
-from loregraph.store.cypher.dialect import CHUNK, ENTITY
+from loregraph.store.cypher.dialect import ENTITY
 from loregraph.store.cypher.falkor import FalkorConnection
 from loregraph.store.cypher.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 from loregraph.store.names import NameIndex
-from loregraph.store.queries import EntityListing, Expansion, RelationQuery
+from loregraph.store.queries import EntityListing, Expansion, RelationQuery, VectorSearch
 from loregraph.store.vectors import VersionedCache
 
 WRITE_ATTEMPTS = 20
@@ -147,11 +147,8 @@ class CypherStore(Store):
     async def get_document(self, document_id: str) -> Document | None:
         return await reads.get_document(self._conn(), document_id)
 
-    async def find_document(
-        self, scope: str, *, content_hash: str | None = None, source: str | None = None
-    ) -> Document | None:
-        """A document by content hash and/or source; with both, both must match."""
-        return await reads.find_document(self._conn(), scope, content_hash, source)
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+        return await reads.find_document(self._conn(), scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
@@ -163,9 +160,6 @@ class CypherStore(Store):
 
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await search.search_chunks_text(self._conn(), scope, query, limit)
-
-    async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
-        return await search.search_vector(self._conn(), self._state(), CHUNK, scope, vector, limit)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
@@ -198,12 +192,8 @@ class CypherStore(Store):
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await search.search_text(self._conn(), ENTITY, scope, query, limit)
 
-    async def search_entities_vector(
-        self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
-        return await search.search_vector(
-            self._conn(), self._state(), ENTITY, scope, vector, limit, entity_type
-        )
+    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+        return await search.search_vector(self._conn(), self._state(), ask)
 
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         return await reads.entity_embeddings(self._conn(), list(entity_ids))

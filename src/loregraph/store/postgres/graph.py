@@ -25,7 +25,7 @@ from loregraph.store.postgres.rows import (
     utc,
 )
 from loregraph.store.queries import Expansion, RelationFilter, RelationQuery
-from loregraph.store.rows import subgraph
+from loregraph.store.rows import in_order, subgraph
 
 _CONDITIONS = {
     "live": "r.expired_at IS NULL",
@@ -49,7 +49,7 @@ async def get_relations(conn: Conn, relation_ids: Sequence[str]) -> list[Relatio
     """Relations by id in the order asked (missing skipped), with evidence."""
     cursor = await conn.execute(f"{RELATION_SELECT} WHERE r.id = ANY(%s)", (list(relation_ids),))
     found = {row[0]: CODEC.relation(row) for row in await cursor.fetchall()}
-    ordered = [found[i] for i in dict.fromkeys(relation_ids) if i in found]
+    ordered = in_order(found, relation_ids)
     return await attach_evidence(conn, ordered)
 
 

@@ -30,7 +30,7 @@ from loregraph.store.postgres.rows import (
     parse_vector,
 )
 from loregraph.store.queries import EntityListing
-from loregraph.store.rows import listed_entity, supported_relations
+from loregraph.store.rows import in_order, listed_entity, supported_relations
 
 
 # ----------------------------------------------------------------- documents
@@ -43,23 +43,16 @@ async def get_document(conn: Conn, document_id: str) -> Document | None:
     return None if row is None else CODEC.document(row)
 
 
-async def find_document(
-    conn: Conn, scope: str, content_hash: str | None, source: str | None
-) -> Document | None:
-    """The newest document of ``scope`` matching every criterion given (none: ``None``)."""
-    if content_hash is None and source is None:
-        return None
-    sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = %s"
-    params: list[object] = [scope]
-    if content_hash is not None:
-        sql += " AND content_hash = %s"
-        params.append(content_hash)
-    if source is not None:
-        sql += " AND source = %s"
-        params.append(source)
-    cursor = await conn.execute(sql + " ORDER BY created_at DESC, pk DESC LIMIT 1", params)
-    row = await cursor.fetchone()
-    return None if row is None else CODEC.document(row)
+async def find_document(conn: Conn, scope: str, criteria: dict[str, str]) -> Document | None:
+    """The newest document of ``scope`` matching every criterion (by field name)."""
+    rows = await fetch(
+        conn,
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = %(scope)s"
+        + "".join(f" AND {name} = %({name})s" for name in criteria)
+        + " ORDER BY created_at DESC, pk DESC LIMIT 1",
+        {"scope": scope, **criteria},
+    )
+    return CODEC.document(rows[0]) if rows else None
 
 
 async def list_documents(conn: Conn, scope: str, limit: int | None, offset: int) -> list[Document]:
@@ -93,7 +86,7 @@ async def get_entities(conn: Conn, entity_ids: Sequence[str]) -> list[Entity]:
         f"SELECT {ENTITY_COLUMNS} FROM entities AS e WHERE e.id = ANY(%s)", (list(entity_ids),)
     )
     found = {row[0]: CODEC.entity(row) for row in await cursor.fetchall()}
-    return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
+    return in_order(found, entity_ids)
 
 
 async def find_entities_by_key(conn: Conn, scope: str, keys: Sequence[str]) -> dict[str, Entity]:

@@ -4,7 +4,7 @@ and how the store keeps values (:data:`CODEC`)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -93,7 +93,9 @@ MERGE_SELECT = (
 )
 
 
-async def fetch(conn: Conn, sql: str, params: Sequence[object] = ()) -> list[Row]:
+async def fetch(
+    conn: Conn, sql: str, params: Sequence[object] | Mapping[str, object] = ()
+) -> list[Row]:
     """The rows of one query."""
     cursor = await conn.execute(sql, params)
     return await cursor.fetchall()

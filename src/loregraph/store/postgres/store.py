@@ -45,7 +45,7 @@ from loregraph.store.postgres.connection import (
     split_url,
 )
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
-from loregraph.store.queries import EntityListing, Expansion, RelationQuery
+from loregraph.store.queries import EntityListing, Expansion, RelationQuery, VectorSearch
 
 ANALYZE_AFTER_ROWS = 2_000
 """Entities and chunks written by this store object between two ``ANALYZE`` runs."""
@@ -109,11 +109,8 @@ class PostgresStore(Store):
     async def get_document(self, document_id: str) -> Document | None:
         return await self._db.read(reads.get_document, document_id)
 
-    async def find_document(
-        self, scope: str, *, content_hash: str | None = None, source: str | None = None
-    ) -> Document | None:
-        """A document by content hash and/or source; with both, both must match."""
-        return await self._db.read(reads.find_document, scope, content_hash, source)
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+        return await self._db.read(reads.find_document, scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
@@ -132,9 +129,6 @@ class PostgresStore(Store):
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.read(search.search_chunks_text, scope, query, limit)
 
-    async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
-        return await self._db.read(search.search_vector, "chunks", scope, vector, limit)
-
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         return await self._db.read(reads.get_entities, list(entity_ids))
@@ -151,12 +145,8 @@ class PostgresStore(Store):
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.read(search.search_entities_text, scope, query, limit)
 
-    async def search_entities_vector(
-        self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
-        return await self._db.read(
-            search.search_vector, "entities", scope, vector, limit, entity_type
-        )
+    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+        return await self._db.read(search.search_vector, ask)
 
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         return await self._db.read(reads.entity_embeddings, list(entity_ids))

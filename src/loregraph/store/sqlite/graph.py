@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from loregraph.models import GraphArrays, Relation, Subgraph
 from loregraph.store.queries import Expansion, RelationFilter, RelationQuery
-from loregraph.store.rows import iso_or_none, subgraph
+from loregraph.store.rows import in_order, iso_or_none, subgraph
 from loregraph.store.sqlite.db import transaction
 from loregraph.store.sqlite.rows import (
     CODEC,
@@ -53,7 +53,7 @@ def get_relations(conn: sqlite3.Connection, relation_ids: Sequence[str]) -> list
         f"{RELATION_SELECT} WHERE r.id IN {IN_JSON}", (json_list(relation_ids),)
     ).fetchall()
     found = {row[0]: CODEC.relation(row) for row in rows}
-    ordered = [found[i] for i in dict.fromkeys(relation_ids) if i in found]
+    ordered = in_order(found, relation_ids)
     return attach_evidence(conn, ordered)
 
 

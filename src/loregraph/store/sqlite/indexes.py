@@ -14,6 +14,7 @@ import sqlite3
 from loregraph.errors import ConfigError
 from loregraph.models import Scored, Vector
 from loregraph.store.names import NameIndex, split_keys
+from loregraph.store.queries import VectorSearch
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.search import load_name_index, load_vector_index
 from loregraph.store.sqlite.write import Outcome
@@ -56,18 +57,11 @@ class MemoryIndexes:
         hits = index.search_many(matrix, limit, tags)
         return [[Scored(item, score) for item, score in row] for row in hits]
 
-    def search_vector(
-        self,
-        conn: sqlite3.Connection,
-        scope: str,
-        kind: str,
-        vector: Vector,
-        limit: int,
-        tag: str | None,
-    ) -> list[Scored]:
+    def search_vector(self, conn: sqlite3.Connection, search: VectorSearch) -> list[Scored]:
         """The ranking of one vector over the scope's ``entity`` or ``chunk`` vectors."""
-        index = self._vector_index(conn, scope, kind)
-        return [Scored(item, score) for item, score in index.search(vector, limit, tag=tag)]
+        index = self._vector_index(conn, search.scope, search.kind)
+        hits = index.search(search.vector, search.limit, tag=search.entity_type)
+        return [Scored(item, score) for item, score in hits]
 
     def search_names(
         self,

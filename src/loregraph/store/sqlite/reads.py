@@ -19,7 +19,7 @@ from loregraph.models import (
 )
 from loregraph.store.base import SCHEMA_VERSION, Page, PageKey
 from loregraph.store.queries import EntityListing
-from loregraph.store.rows import listed_entity, supported_relations
+from loregraph.store.rows import in_order, listed_entity, supported_relations
 from loregraph.store.sqlite.rows import (
     CHUNK_COLUMNS,
     CODEC,
@@ -48,20 +48,15 @@ def get_document(conn: sqlite3.Connection, document_id: str) -> Document | None:
 
 
 def find_document(
-    conn: sqlite3.Connection, scope: str, content_hash: str | None, source: str | None
+    conn: sqlite3.Connection, scope: str, criteria: dict[str, str]
 ) -> Document | None:
-    """The newest document of ``scope`` matching every criterion given (none: ``None``)."""
-    if content_hash is None and source is None:
-        return None
-    sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = ?"
-    params: list[object] = [scope]
-    if content_hash is not None:
-        sql += " AND content_hash = ?"
-        params.append(content_hash)
-    if source is not None:
-        sql += " AND source = ?"
-        params.append(source)
-    row = conn.execute(sql + " ORDER BY created_at DESC, pk DESC LIMIT 1", params).fetchone()
+    """The newest document of ``scope`` matching every criterion (by field name)."""
+    row = conn.execute(
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = :scope"
+        + "".join(f" AND {name} = :{name}" for name in criteria)
+        + " ORDER BY created_at DESC, pk DESC LIMIT 1",
+        {"scope": scope, **criteria},
+    ).fetchone()
     return None if row is None else CODEC.document(row)
 
 
@@ -99,7 +94,7 @@ def get_entities(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> list[En
         f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id IN {IN_JSON}", (json_list(entity_ids),)
     ).fetchall()
     found = {row[0]: CODEC.entity(row) for row in rows}
-    return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
+    return in_order(found, entity_ids)
 
 
 def find_entities_by_key(

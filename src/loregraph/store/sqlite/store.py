@@ -37,11 +37,11 @@ from loregraph.models import (
     name_key,
 )
 from loregraph.store.base import Page, PageKey, Store
-from loregraph.store.queries import EntityListing, Expansion, RelationQuery
+from loregraph.store.queries import EntityListing, Expansion, RelationQuery, VectorSearch
 from loregraph.store.sqlite import graph, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
-from loregraph.store.sqlite.indexes import CHUNK, ENTITY, MemoryIndexes
+from loregraph.store.sqlite.indexes import ENTITY, MemoryIndexes
 
 
 class SqliteStore(Store):
@@ -104,11 +104,8 @@ class SqliteStore(Store):
     async def get_document(self, document_id: str) -> Document | None:
         return await self._db.run(reads.get_document, document_id)
 
-    async def find_document(
-        self, scope: str, *, content_hash: str | None = None, source: str | None = None
-    ) -> Document | None:
-        """A document by content hash and/or source; with both, both must match."""
-        return await self._db.run(reads.find_document, scope, content_hash, source)
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+        return await self._db.run(reads.find_document, scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
@@ -120,10 +117,6 @@ class SqliteStore(Store):
 
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.run(search.search_chunks_text, scope, query, limit)
-
-    async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
-        indexes = self._indexes
-        return await self._db.run(indexes.search_vector, scope, CHUNK, vector, limit, None)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
@@ -149,11 +142,8 @@ class SqliteStore(Store):
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.run(search.search_entities_text, scope, query, limit)
 
-    async def search_entities_vector(
-        self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
-        indexes = self._indexes
-        return await self._db.run(indexes.search_vector, scope, ENTITY, vector, limit, entity_type)
+    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+        return await self._db.run(self._indexes.search_vector, ask)
 
     async def search_entities_vector_many(
         self, scope: str, queries: Sequence[tuple[Vector, str | None]], limit: int

@@ -18,13 +18,14 @@ import sqlite3
 from loregraph.models import DocumentBundle
 from loregraph.store.planning import (
     BundlePlan,
+    RelationGroup,
     StoredEntity,
     plan_bundle,
     referenced_ids,
     unknown_keys,
 )
 from loregraph.store.rows import iso, iso_or_none
-from loregraph.store.sqlite.cleanup import Changes, alias_fields
+from loregraph.store.sqlite.cleanup import alias_fields
 from loregraph.store.sqlite.fts import index_entities, index_relations, unindex_relations
 from loregraph.store.sqlite.rows import IN_JSON, json_list
 from loregraph.store.vectors import vector_to_blob
@@ -140,17 +141,15 @@ def _write_contributions(
 
 def write_relations(
     conn: sqlite3.Connection,
-    plan: BundlePlan,
-    pks: dict[str, int],
+    groups: dict[tuple[int, str, int], RelationGroup],
     scope: str,
     doc_pk: int,
     chunks: dict[str, int],
-    changes: Changes,
-) -> None:
-    """Upsert the planned relations and add their evidence; stored ones go to ``changes``."""
-    groups = {(pks[s], kind, pks[t]): group for (s, kind, t), group in plan.relations.items()}
+) -> set[int]:
+    """Upsert the relations (by source pk, type, target pk) and add their evidence; returns
+    the pks of the stored relations among them."""
     if not groups:
-        return
+        return set()
     stored = _stored_relations(conn, list(groups))
     first = next_pk(conn, "relations")
     new_rows, updates, evidence = [], [], []
@@ -161,7 +160,6 @@ def write_relations(
         expired_at = iso_or_none(rel.expired_at)
         pk = stored.get(key)
         if pk is not None:
-            changes.relations.add(pk)
             updates.append((valid_at, invalid_at, expired_at, pk))
             if rel.fact:
                 facts[pk] = rel.fact
@@ -196,6 +194,7 @@ def write_relations(
         '"end", confidence) VALUES (?, ?, ?, ?, ?, ?, ?)',
         evidence,
     )
+    return set(stored.values())
 
 
 def _stored_relations(

@@ -117,7 +117,8 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     changes.entities.update(pks[plan.final[m.entity_id]] for m in bundle.mentions)
     new_pks = [pks[entity_id] for entity_id in plan.new]
     changes.entities.difference_update(new_pks)
-    write_relations(conn, plan, pks, doc.scope, doc_pk, chunks, changes)
+    groups = {(pks[s], kind, pks[t]): group for (s, kind, t), group in plan.relations.items()}
+    changes.relations |= write_relations(conn, groups, doc.scope, doc_pk, chunks)
     conn.executemany(
         "INSERT INTO merges(scope, entity, surface, rule, score, document, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
