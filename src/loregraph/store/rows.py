@@ -1,17 +1,8 @@
 """Records to and from stored values, the same for every backend.
 
-Each backend selects a record's fields in one order (the model's, listed here) and says,
+Each backend selects a record's fields in one order (the ``*_FIELDS`` lists here) and says,
 with a :class:`Codec`, how its database keeps what is not plain text or a number: times,
 document metadata, alias lists and vectors. The records are built here.
-
-* document: ``id, scope, title, source, content_hash, kind, visibility, owner, metadata,
-  status, char_count, created_at, valid_at``;
-* chunk: ``id, document_id, seq, start, end, text, token_count``;
-* entity: ``id, name, type, scope, description, aliases, mention_count, salience,
-  confidence, created_at, updated_at``;
-* relation: ``id, source_id, target_id, type, scope, fact, weight, confidence, valid_at,
-  invalid_at, created_at, expired_at``;
-* merge: ``entity_id, surface, rule, score, scope, document_id, created_at``.
 """
 
 from __future__ import annotations
@@ -36,6 +27,28 @@ from loregraph.models import (
 )
 
 Row = Sequence[Any]
+
+DOCUMENT_FIELDS = (
+    "id", "scope", "title", "source", "content_hash", "kind", "visibility", "owner", "metadata",
+    "status", "char_count", "created_at", "valid_at",
+)  # fmt: skip
+CHUNK_FIELDS = ("id", "document_id", "seq", "start", "end", "text", "token_count")
+ENTITY_FIELDS = (
+    "id", "name", "type", "scope", "description", "aliases", "mention_count", "salience",
+    "confidence", "created_at", "updated_at",
+)  # fmt: skip
+RELATION_FIELDS = (
+    "id", "source_id", "target_id", "type", "scope", "fact", "weight", "confidence", "valid_at",
+    "invalid_at", "created_at", "expired_at",
+)  # fmt: skip
+MERGE_FIELDS = ("entity_id", "surface", "rule", "score", "scope", "document_id", "created_at")
+
+
+def columns(fields: Sequence[str], alias: str | None = None) -> str:
+    """``"a, b"`` (or ``"x.a, x.b"`` with an ``alias``) for a select list or RETURN clause."""
+    return ", ".join(name if alias is None else f"{alias}.{name}" for name in fields)
+
+
 K = TypeVar("K")
 
 

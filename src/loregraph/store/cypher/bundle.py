@@ -11,13 +11,16 @@ from loregraph.store.cypher.reads import ENTITY_RETURN, get_document
 from loregraph.store.cypher.records import (
     CHUNK_FIELDS,
     CODEC,
-    ENTITY_FIELDS,
-    MERGE_FIELDS,
     entity_from_row,
     relation_from_row,
-    returning,
 )
-from loregraph.store.rows import listed_entity, supported_relations
+from loregraph.store.rows import (
+    ENTITY_FIELDS,
+    MERGE_FIELDS,
+    columns,
+    listed_entity,
+    supported_relations,
+)
 
 
 async def read_bundle(conn: Connection, document_id: str) -> DocumentBundle | None:
@@ -29,7 +32,7 @@ async def read_bundle(conn: Connection, document_id: str) -> DocumentBundle | No
     chunks = [
         CODEC.chunk(row, row[len(CHUNK_FIELDS)])
         for row in await conn.read(
-            f"MATCH (c:LgChunk {{document_id: $id}}) RETURN {returning('c', CHUNK_FIELDS)}, "
+            f"MATCH (c:LgChunk {{document_id: $id}}) RETURN {columns(CHUNK_FIELDS, 'c')}, "
             "c.embedding ORDER BY c.seq",
             params,
         )
@@ -69,7 +72,7 @@ async def read_bundle(conn: Connection, document_id: str) -> DocumentBundle | No
     merges = [
         CODEC.merge(row)
         for row in await conn.read(
-            f"MATCH (g:LgMerge {{document_id: $id}}) RETURN {returning('g', MERGE_FIELDS)} "
+            f"MATCH (g:LgMerge {{document_id: $id}}) RETURN {columns(MERGE_FIELDS, 'g')} "
             "ORDER BY g.ord",
             params,
         )

@@ -9,9 +9,10 @@ The graph model (labels and relationship types are constants, never taken from d
 
 * ``(:LgDocument)``, ``(:LgChunk)``, ``(:LgEntity)``, ``(:LgKey)`` (an entity's name and
   alias keys, for exact lookup), ``(:LgContribution)`` (what one document said about one
-  entity: description, aliases), ``(:LgEvidence)``, ``(:LgMerge)``, ``(:LgCache)``,
-  ``(:LgScope)`` (graph version per scope) and one ``(:LgMeta)`` (schema version, write
-  sequence);
+  entity: description, aliases), ``(:LgEvidence)``, ``(:LgMerge)``, ``(:LgCache)`` (no
+  longer written; its index and the relations' full-text index stay, so that the graph
+  schema is unchanged), ``(:LgScope)`` (graph version per scope) and one ``(:LgMeta)``
+  (schema version, write sequence);
 * ``(:LgChunk)-[:LG_MENTIONS {surface, count}]->(:LgEntity)``;
 * ``(:LgEntity)-[:LG_REL {id, type, ...}]->(:LgEntity)``: the relation *type* is a property
   of one generic relationship type, so no relation type from data ever reaches the query

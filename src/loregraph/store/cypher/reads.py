@@ -11,19 +11,15 @@ from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import (
     CHUNK_FIELDS,
     CODEC,
-    DOCUMENT_FIELDS,
-    ENTITY_FIELDS,
-    MERGE_FIELDS,
     entity_from_row,
-    returning,
     to_vector,
 )
 from loregraph.store.queries import EntityListing
-from loregraph.store.rows import in_order
+from loregraph.store.rows import DOCUMENT_FIELDS, ENTITY_FIELDS, MERGE_FIELDS, columns, in_order
 
-_DOC = returning("d", DOCUMENT_FIELDS)
-_CHUNK = returning("c", CHUNK_FIELDS)
-ENTITY_RETURN = returning("e", ENTITY_FIELDS)
+_DOC = columns(DOCUMENT_FIELDS, "d")
+_CHUNK = columns(CHUNK_FIELDS, "c")
+ENTITY_RETURN = columns(ENTITY_FIELDS, "e")
 _ORDERS = {
     "mentions": "e.mention_count DESC, e.name, e.id",
     "name": "toLower(e.name), e.id",
@@ -160,7 +156,7 @@ async def list_merges(conn: Connection, scope: str, entity_id: str | None) -> li
     """Recorded resolution decisions, newest first."""
     where = " WHERE g.entity_id = $entity" if entity_id is not None else ""
     rows = await conn.read(
-        f"MATCH (g:LgMerge {{scope: $scope}}){where} RETURN {returning('g', MERGE_FIELDS)} "
+        f"MATCH (g:LgMerge {{scope: $scope}}){where} RETURN {columns(MERGE_FIELDS, 'g')} "
         "ORDER BY g.created_at DESC, g.ord DESC",
         {"scope": scope, "entity": entity_id},
     )

@@ -14,22 +14,17 @@ from typing import Any
 import numpy as np
 
 from loregraph.models import Document, Entity, Evidence, Relation, Vector, name_key
-from loregraph.store.rows import TextCodec, iso, iso_or_none
+from loregraph.store.rows import (
+    DOCUMENT_FIELDS,
+    RELATION_FIELDS,
+    TextCodec,
+    columns,
+    iso,
+    iso_or_none,
+)
 
-DOCUMENT_FIELDS = [
-    "id", "scope", "title", "source", "content_hash", "kind", "visibility", "owner", "metadata",
-    "status", "char_count", "created_at", "valid_at",
-]  # fmt: skip
 CHUNK_FIELDS = ["id", "document_id", "seq", "char_start", "char_end", "text", "token_count"]
-ENTITY_FIELDS = [
-    "id", "name", "type", "scope", "description", "aliases", "mention_count", "salience",
-    "confidence", "created_at", "updated_at",
-]  # fmt: skip
-RELATION_FIELDS = [
-    "id", "type", "scope", "fact", "weight", "confidence", "valid_at", "invalid_at",
-    "created_at", "expired_at",
-]  # fmt: skip
-MERGE_FIELDS = ["entity_id", "surface", "rule", "score", "scope", "document_id", "created_at"]
+"""The chunk properties, in :data:`loregraph.store.rows.CHUNK_FIELDS` order."""
 
 ENTITY_PROPS = (
     "id scope name name_key type description aliases alias_text mention_count salience "
@@ -52,14 +47,9 @@ class CypherCodec(TextCodec):
 CODEC = CypherCodec()
 
 
-def returning(var: str, fields: Sequence[str]) -> str:
-    """``var.a, var.b, ...`` for a RETURN clause."""
-    return ", ".join(f"{var}.{name}" for name in fields)
-
-
 def relation_returning(rel: str = "r", source: str = "a", target: str = "b") -> str:
     """The RETURN expressions :func:`relation_from_row` reads."""
-    return f"{rel}.id, {source}.id, {target}.id, {returning(rel, RELATION_FIELDS[1:])}"
+    return f"{rel}.id, {source}.id, {target}.id, {columns(RELATION_FIELDS[3:], rel)}"
 
 
 def to_vector(value: Any) -> Vector | None:

@@ -14,7 +14,13 @@ from psycopg.types.json import Jsonb
 
 from loregraph.models import Evidence, Relation, Vector
 from loregraph.store.postgres.connection import Conn
-from loregraph.store.rows import Codec
+from loregraph.store.rows import (
+    DOCUMENT_FIELDS,
+    ENTITY_FIELDS,
+    RELATION_FIELDS,
+    Codec,
+    columns,
+)
 
 Row = tuple[Any, ...]
 
@@ -68,22 +74,15 @@ def _dumps(value: object) -> str:
 
 CODEC = PostgresCodec()
 
-DOCUMENT_COLUMNS = (
-    "id, scope, title, source, content_hash, kind, visibility, owner, metadata, status, "
-    "char_count, created_at, valid_at"
-)
+DOCUMENT_COLUMNS = columns(DOCUMENT_FIELDS)
 CHUNK_SELECT = (
     'SELECT c.id, d.id, c.seq, c.start, c."end", c.text, c.token_count FROM chunks AS c '
     "JOIN documents AS d ON d.pk = c.document"
 )
-ENTITY_COLUMNS = (
-    "e.id, e.name, e.type, e.scope, e.description, e.aliases, e.mention_count, e.salience, "
-    "e.confidence, e.created_at, e.updated_at"
-)
+ENTITY_COLUMNS = columns(ENTITY_FIELDS, "e")
 """Entity columns of alias ``e``."""
 RELATION_SELECT = (
-    "SELECT r.id, s.id, t.id, r.type, r.scope, r.fact, r.weight, r.confidence, r.valid_at, "
-    "r.invalid_at, r.created_at, r.expired_at FROM relations AS r "
+    f"SELECT r.id, s.id, t.id, {columns(RELATION_FIELDS[3:], 'r')} FROM relations AS r "
     "JOIN entities AS s ON s.pk = r.source JOIN entities AS t ON t.pk = r.target"
 )
 """Relation rows (alias ``r``) with their ends' text ids; append ``WHERE``/``ORDER BY``."""

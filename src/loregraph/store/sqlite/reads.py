@@ -19,7 +19,13 @@ from loregraph.models import (
 )
 from loregraph.store.base import SCHEMA_VERSION, Page, PageKey
 from loregraph.store.queries import EntityListing
-from loregraph.store.rows import in_order, listed_entity, supported_relations
+from loregraph.store.rows import (
+    ENTITY_FIELDS,
+    columns,
+    in_order,
+    listed_entity,
+    supported_relations,
+)
 from loregraph.store.sqlite.rows import (
     CHUNK_COLUMNS,
     CODEC,
@@ -35,7 +41,7 @@ from loregraph.store.sqlite.rows import (
 )
 from loregraph.store.vectors import blob_to_vector
 
-_E_COLUMNS = prefixed(ENTITY_COLUMNS, "e")
+_E_COLUMNS = columns(ENTITY_FIELDS, "e")
 
 
 # ----------------------------------------------------------------- documents

@@ -9,7 +9,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from loregraph.models import Evidence, Relation, Vector
-from loregraph.store.rows import TextCodec
+from loregraph.store.rows import (
+    DOCUMENT_FIELDS,
+    ENTITY_FIELDS,
+    RELATION_FIELDS,
+    TextCodec,
+    columns,
+)
 from loregraph.store.vectors import blob_to_vector
 
 IN_JSON = "(SELECT value FROM json_each(?))"
@@ -39,18 +45,11 @@ class SqliteCodec(TextCodec):
 
 CODEC = SqliteCodec()
 
-DOCUMENT_COLUMNS = (
-    "id, scope, title, source, content_hash, kind, visibility, owner, metadata, status, "
-    "char_count, created_at, valid_at"
-)
+DOCUMENT_COLUMNS = columns(DOCUMENT_FIELDS)
 CHUNK_COLUMNS = 'id, document_id, seq, start, "end", text, token_count'
-ENTITY_COLUMNS = (
-    "id, name, type, scope, description, aliases, mention_count, salience, confidence, "
-    "created_at, updated_at"
-)
+ENTITY_COLUMNS = columns(ENTITY_FIELDS)
 RELATION_SELECT = (
-    "SELECT r.id, s.id, t.id, r.type, r.scope, r.fact, r.weight, r.confidence, r.valid_at, "
-    "r.invalid_at, r.created_at, r.expired_at FROM relations AS r "
+    f"SELECT r.id, s.id, t.id, {columns(RELATION_FIELDS[3:], 'r')} FROM relations AS r "
     "JOIN entities AS s ON s.pk = r.source JOIN entities AS t ON t.pk = r.target"
 )
 """Relation rows (alias ``r``) with their ends' text ids; append ``WHERE``/``ORDER BY``."""
@@ -60,9 +59,9 @@ MERGE_SELECT = (
 )
 
 
-def prefixed(columns: str, alias: str) -> str:
+def prefixed(names: str, alias: str) -> str:
     """``"a, b"`` -> ``"r.a, r.b"`` for joins."""
-    return ", ".join(f"{alias}.{name.strip()}" for name in columns.split(","))
+    return ", ".join(f"{alias}.{name.strip()}" for name in names.split(","))
 
 
 def attach_evidence(conn: sqlite3.Connection, relations: list[Relation]) -> list[Relation]:

@@ -28,6 +28,10 @@ of at random places (text ids are hashes), which keeps large writes fast.
   one- and two-character terms). The writer keeps them in sync in the same transaction (see
   :mod:`.fts`; no triggers, on purpose).
 
+``llm_cache`` and ``relations_fts`` are no longer read (the LLM response cache lives in its
+own file, and the store contract has no relation text search); they stay, kept in step, so
+that the schema (version 2) is unchanged.
+
 Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks).
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
