@@ -11,15 +11,22 @@ Conventions:
   is better.
 * Vectors passed in are L2-normalised ``float32``; vector search ranks by cosine similarity.
 * ``write_document`` is atomic: after a failure the store is exactly as it was before.
+
+Where the contract itself checks or defaults a query's arguments (``find_document``, the
+vector searches, ``list_entities``, ``entity_relations``, ``expand``, the bulk iterators),
+the public method is written here and a backend implements the protected hook it calls
+(``_find_document``, ``_search_vector``, ``_list_entities``, ``_entity_relations``,
+``_expand``, ``_entities_page``, ``_relations_page``), which gets the checked arguments as
+one value of :mod:`loregraph.store.queries`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import Self
 
 from loregraph.errors import SchemaVersionError
 from loregraph.models import (
@@ -41,10 +48,13 @@ from loregraph.store.queries import (
     ENTITY_ORDERS,
     EntityListing,
     Expansion,
+    Page,
+    PageKey,
     RelationFilter,
     RelationQuery,
     VectorSearch,
     document_criteria,
+    paged,
 )
 
 SCHEMA_VERSION = 2
@@ -52,11 +62,6 @@ SCHEMA_VERSION = 2
 
 NOT_OPEN = "the store is not open: use `await store.open()` or `async with`"
 """The message of the :class:`~loregraph.errors.StoreError` a closed store raises."""
-
-T = TypeVar("T")
-PageKey = int | str | None
-"""Where a page of :meth:`Store.iter_entities` or :meth:`Store.iter_relations` starts."""
-Page = list[tuple[PageKey, T]]
 
 
 def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
@@ -108,7 +113,10 @@ class Store(ABC):
         created; an existing one gains the aliases, the document's description, and keeps
         its id. Relations are upserted by id; their evidence is added. Entity
         ``mention_count``, aliases and description, and relation ``weight`` are then
-        recomputed from what remains, so they always equal what the evidence supports.
+        recomputed from what remains, so they always equal what the evidence supports (the
+        rules: :mod:`loregraph.store.planning`). An inconsistent bundle (a reference to an
+        unknown entity or chunk, an entity of another scope) raises :class:`ValueError` and
+        writes nothing.
         """
 
     @abstractmethod
@@ -139,7 +147,8 @@ class Store(ABC):
 
         Its chunks, mentions and relation evidence go; relations left with no evidence and
         entities left with no mention go; remaining entities and relations have their
-        counts, aliases, descriptions and weights recomputed.
+        counts, aliases, descriptions and weights recomputed. An unknown id gives an
+        all-zero report and changes nothing.
         """
 
     # ----------------------------------------------------------------- chunks
@@ -272,7 +281,10 @@ class Store(ABC):
 
     @abstractmethod
     async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
-        """Mark a relation as no longer true from ``invalid_at`` (world time)."""
+        """Mark a relation as no longer true from ``invalid_at`` (world time).
+
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown relation.
+        """
 
     # ----------------------------------------------------------------- graph
     async def expand(
@@ -344,12 +356,12 @@ class Store(ABC):
     # ----------------------------------------------------------------- bulk / export
     async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
         """Every entity of a scope (with embeddings), for export and copying."""
-        async for entity in _paged(self._entities_page, scope, batch):
+        async for entity in paged(self._entities_page, scope, batch):
             yield entity
 
     async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
         """Every relation of a scope, with evidence, for export and copying."""
-        async for relation in _paged(self._relations_page, scope, batch):
+        async for relation in paged(self._relations_page, scope, batch):
             yield relation
 
     @abstractmethod
@@ -368,14 +380,3 @@ class Store(ABC):
     @abstractmethod
     async def scopes(self) -> list[str]:
         """The scopes that hold at least one document."""
-
-
-async def _paged(
-    fetch: Callable[[str, PageKey, int], Awaitable[Page[T]]], scope: str, batch: int
-) -> AsyncIterator[T]:
-    """Every item of the pages ``fetch`` gives, page after page."""
-    after: PageKey = None
-    while page := await fetch(scope, after, batch):
-        for _, item in page:
-            yield item
-        after = page[-1][0]

@@ -37,11 +37,18 @@ from loregraph.models import (
     Subgraph,
     Vector,
 )
-from loregraph.store.base import Page, PageKey, Store
+from loregraph.store.base import Store
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
 from loregraph.store.cypher.sync import apply_sync, graph_entity_ids
-from loregraph.store.queries import EntityListing, Expansion, RelationQuery, VectorSearch
+from loregraph.store.queries import (
+    EntityListing,
+    Expansion,
+    Page,
+    PageKey,
+    RelationQuery,
+    VectorSearch,
+)
 
 SYNC_BATCH = 500
 

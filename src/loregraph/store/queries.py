@@ -6,9 +6,10 @@ one of these values to the backend, which only runs it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from loregraph.models import Vector
 
@@ -16,6 +17,13 @@ ENTITY_ORDERS = ("mentions", "degree", "name")
 """How :meth:`~.base.Store.list_entities` can order entities."""
 DIRECTIONS = ("out", "in", "both")
 """Which relations of an entity :meth:`~.base.Store.entity_relations` follows."""
+
+T = TypeVar("T")
+PageKey = int | str | None
+"""Where a page of :meth:`~.base.Store.iter_entities` or ``iter_relations`` starts (the key
+of the last item of the page before; ``None`` for the first page)."""
+Page = list[tuple[PageKey, T]]
+"""Items with their keys, in key order."""
 
 
 def document_criteria(content_hash: str | None, source: str | None) -> dict[str, str]:
@@ -101,3 +109,14 @@ class Expansion:
     per_node: int
     max_entities: int
     filter: RelationFilter
+
+
+async def paged(
+    fetch: Callable[[str, PageKey, int], Awaitable[Page[T]]], scope: str, batch: int
+) -> AsyncIterator[T]:
+    """Every item of the pages ``fetch(scope, after, batch)`` gives, page after page."""
+    after: PageKey = None
+    while page := await fetch(scope, after, batch):
+        for _, item in page:
+            yield item
+        after = page[-1][0]

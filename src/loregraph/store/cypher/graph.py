@@ -15,11 +15,10 @@ from typing import Any
 import numpy as np
 
 from loregraph.models import GraphArrays, Relation, Subgraph
-from loregraph.store.base import Page, PageKey
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.expand import expand_once
 from loregraph.store.cypher.records import evidence_from_row, relation_from_row, relation_returning
-from loregraph.store.queries import Expansion, RelationFilter, RelationQuery
+from loregraph.store.queries import Expansion, Page, PageKey, RelationFilter, RelationQuery
 from loregraph.store.rows import in_order, iso, iso_or_none
 
 REL_RETURN = relation_returning()

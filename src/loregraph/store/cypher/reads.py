@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from loregraph.models import Chunk, Document, Entity, Merge, StoreStats, Vector
-from loregraph.store.base import Page, PageKey
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import (
     CHUNK_FIELDS,
@@ -14,7 +13,7 @@ from loregraph.store.cypher.records import (
     entity_from_row,
     to_vector,
 )
-from loregraph.store.queries import EntityListing
+from loregraph.store.queries import EntityListing, Page, PageKey
 from loregraph.store.rows import DOCUMENT_FIELDS, ENTITY_FIELDS, MERGE_FIELDS, columns, in_order
 
 _DOC = columns(DOCUMENT_FIELDS, "d")

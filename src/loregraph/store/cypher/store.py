@@ -29,7 +29,7 @@ from loregraph.models import (
     Vector,
     name_key,
 )
-from loregraph.store.base import NOT_OPEN, Page, PageKey, Store
+from loregraph.store.base import NOT_OPEN, Store
 from loregraph.store.cypher import graph, reads, search
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
@@ -41,7 +41,14 @@ from loregraph.store.cypher.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 from loregraph.store.names import NameIndex
-from loregraph.store.queries import EntityListing, Expansion, RelationQuery, VectorSearch
+from loregraph.store.queries import (
+    EntityListing,
+    Expansion,
+    Page,
+    PageKey,
+    RelationQuery,
+    VectorSearch,
+)
 from loregraph.store.vectors import VersionedCache
 
 WRITE_ATTEMPTS = 20

@@ -16,7 +16,6 @@ from loregraph.models import (
     StoreStats,
     Vector,
 )
-from loregraph.store.base import Page, PageKey
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
     CHUNK_SELECT,
@@ -29,7 +28,7 @@ from loregraph.store.postgres.rows import (
     fetch,
     parse_vector,
 )
-from loregraph.store.queries import EntityListing
+from loregraph.store.queries import EntityListing, Page, PageKey
 from loregraph.store.rows import in_order, listed_entity, supported_relations
 
 

@@ -5,11 +5,9 @@ BM25-like ranking, one recursive CTE for k-hop expansion. The store keeps no in-
 every query reads the database, so writes from other processes are seen at once.
 
 Semantics beyond :class:`~loregraph.store.base.Store`'s contract match the SQLite store:
-:mod:`.entities` and :mod:`.relations` (what a write adds to existing rows), :mod:`.cleanup`
-(derived values, what deletion removes), :mod:`.graph` (expired and invalidated relations).
-Unknown ids: ``invalidate_relation`` raises :class:`~loregraph.errors.NotFoundError`;
-``delete_document`` returns an all-zero report.
-An inconsistent bundle raises :class:`ValueError` and writes nothing.
+:mod:`loregraph.store.planning`, :mod:`.entities` and :mod:`.relations` (what a write adds
+to existing rows), :mod:`.cleanup` (derived values, what deletion removes), :mod:`.graph`
+(expired and invalidated relations).
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ from loregraph.models import (
     Subgraph,
     Vector,
 )
-from loregraph.store.base import SCHEMA_VERSION, Page, PageKey, Store
+from loregraph.store.base import SCHEMA_VERSION, Store
 from loregraph.store.postgres import graph, reads, search, write
 from loregraph.store.postgres.cleanup import read_graph_version
 from loregraph.store.postgres.connection import (
@@ -45,7 +43,14 @@ from loregraph.store.postgres.connection import (
     split_url,
 )
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
-from loregraph.store.queries import EntityListing, Expansion, RelationQuery, VectorSearch
+from loregraph.store.queries import (
+    EntityListing,
+    Expansion,
+    Page,
+    PageKey,
+    RelationQuery,
+    VectorSearch,
+)
 
 ANALYZE_AFTER_ROWS = 2_000
 """Entities and chunks written by this store object between two ``ANALYZE`` runs."""

@@ -17,8 +17,8 @@ from loregraph.models import (
     StoreStats,
     Vector,
 )
-from loregraph.store.base import SCHEMA_VERSION, Page, PageKey
-from loregraph.store.queries import EntityListing
+from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.queries import EntityListing, Page, PageKey
 from loregraph.store.rows import (
     ENTITY_FIELDS,
     columns,

@@ -6,9 +6,7 @@ fuzzy name search use in-memory indexes per scope (see :mod:`.indexes`).
 Semantics beyond :class:`~loregraph.store.base.Store`'s contract are documented in
 :mod:`loregraph.store.planning` and :mod:`.upsert` (what a write adds to existing rows),
 :mod:`.cleanup` (derived values, what deletion removes) and :mod:`.graph` (expired and
-invalidated relations). Unknown ids: ``invalidate_relation`` raises
-:class:`~loregraph.errors.NotFoundError`; ``delete_document`` returns an all-zero report.
-An inconsistent bundle raises :class:`ValueError` and writes nothing.
+invalidated relations).
 """
 
 from __future__ import annotations
@@ -36,8 +34,15 @@ from loregraph.models import (
     Vector,
     name_key,
 )
-from loregraph.store.base import Page, PageKey, Store
-from loregraph.store.queries import EntityListing, Expansion, RelationQuery, VectorSearch
+from loregraph.store.base import Store
+from loregraph.store.queries import (
+    EntityListing,
+    Expansion,
+    Page,
+    PageKey,
+    RelationQuery,
+    VectorSearch,
+)
 from loregraph.store.sqlite import graph, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
