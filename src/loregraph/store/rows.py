@@ -112,44 +112,47 @@ class Codec:
 
     def document(self, row: Row) -> Document:
         """A document from its fields."""
-        id_, scope, title, source, content_hash, kind, visibility, owner = row[:8]
         return Document(
-            id_, title, content_hash, scope, source, DocKind(kind), visibility, owner,
-            self.read_metadata(row[8]), DocStatus(row[9]), int(row[10]),
-            self.read_time(row[11]), self.read_time_or_none(row[12]),
+            id=row[0], scope=row[1], title=row[2], source=row[3], content_hash=row[4],
+            kind=DocKind(row[5]), visibility=row[6], owner=row[7],
+            metadata=self.read_metadata(row[8]), status=DocStatus(row[9]),
+            char_count=int(row[10]), created_at=self.read_time(row[11]),
+            valid_at=self.read_time_or_none(row[12]),
         )  # fmt: skip
 
     def chunk(self, row: Row, embedding: Any = None) -> Chunk:
         """A chunk from its fields (and optionally its stored embedding)."""
-        id_, document_id, seq, start, end, text, tokens = row[:7]
-        vector = None if embedding is None else self.read_vector(embedding)
-        return Chunk(id_, document_id, int(seq), int(start), int(end), text, int(tokens), vector)
+        return Chunk(
+            id=row[0], document_id=row[1], seq=int(row[2]), start=int(row[3]), end=int(row[4]),
+            text=row[5], token_count=int(row[6]),
+            embedding=None if embedding is None else self.read_vector(embedding),
+        )  # fmt: skip
 
     def entity(self, row: Row, embedding: Any = None) -> Entity:
         """An entity from its fields (and optionally its stored embedding)."""
-        id_, name, kind, scope, description, aliases, count, salience, confidence = row[:9]
         return Entity(
-            id_, name, kind, scope, description, self.read_aliases(aliases), int(count),
-            float(salience), float(confidence),
-            None if embedding is None else self.read_vector(embedding),
-            self.read_time(row[9]), self.read_time(row[10]),
+            id=row[0], name=row[1], type=row[2], scope=row[3], description=row[4],
+            aliases=self.read_aliases(row[5]), mention_count=int(row[6]),
+            salience=float(row[7]), confidence=float(row[8]),
+            embedding=None if embedding is None else self.read_vector(embedding),
+            created_at=self.read_time(row[9]), updated_at=self.read_time(row[10]),
         )  # fmt: skip
 
     def relation(self, row: Row) -> Relation:
         """A relation (evidence not loaded) from its fields."""
-        id_, source, target, kind, scope, fact, weight, confidence = row[:8]
         return Relation(
-            id_, source, target, kind, scope, fact, float(weight), float(confidence),
-            self.read_time_or_none(row[8]), self.read_time_or_none(row[9]),
-            self.read_time(row[10]), self.read_time_or_none(row[11]),
+            id=row[0], source_id=row[1], target_id=row[2], type=row[3], scope=row[4],
+            fact=row[5], weight=float(row[6]), confidence=float(row[7]),
+            valid_at=self.read_time_or_none(row[8]), invalid_at=self.read_time_or_none(row[9]),
+            created_at=self.read_time(row[10]), expired_at=self.read_time_or_none(row[11]),
         )  # fmt: skip
 
     def merge(self, row: Row) -> Merge:
         """A merge record from its fields."""
-        entity_id, surface, rule, score, scope, document_id, created_at = row[:7]
         return Merge(
-            entity_id, surface, rule, float(score), scope, document_id, self.read_time(created_at)
-        )
+            entity_id=row[0], surface=row[1], rule=row[2], score=float(row[3]), scope=row[4],
+            document_id=row[5], created_at=self.read_time(row[6]),
+        )  # fmt: skip
 
 
 class TextCodec(Codec):
