@@ -165,7 +165,8 @@ async def _read_state(location: str, scope: str) -> StoreState:
             state.documents[document.id] = document.content_hash
             if document.status != DocStatus.DONE:
                 state.unfinished_documents.append(document.id)
-            chunks = await store.document_chunks(document.id)
+            bundle = await store.read_bundle(document.id)
+            chunks = [] if bundle is None else bundle.chunks
             state.chunks[document.id] = len(chunks)
             state.duplicate_chunks += _repeated([c.id for c in chunks])
             state.duplicate_chunks += _repeated([(document.id, c.seq) for c in chunks])

@@ -53,7 +53,8 @@ async def _entities(graph: AsyncGraph) -> list:  # type: ignore[type-arg]
 
 
 async def _chunk_ids(graph: AsyncGraph, document_id: str) -> list[str]:
-    return [c.id for c in await graph.store.document_chunks(document_id)]
+    bundle = await graph.store.read_bundle(document_id)
+    return [] if bundle is None else [c.id for c in bundle.chunks]
 
 
 @pytest.fixture(scope="module")
@@ -106,15 +107,14 @@ def test_text_search_runs_any_query(tiny: Tiny, text: str) -> None:
     try:
         chunks = tiny.run(store.search_chunks_text(SCOPE, text, 10))
         entities = tiny.run(store.search_entities_text(SCOPE, text, 10))
-        relations = tiny.run(store.search_relations_text(SCOPE, text, 10))
     except InputError:
         return
     assert {hit.id for hit in chunks} <= tiny.chunk_ids
     assert {hit.id for hit in entities} <= tiny.entity_ids
-    for hit in (*chunks, *entities, *relations):
+    for hit in (*chunks, *entities):
         assert math.isfinite(hit.score)
     if match is None and not terms.substrings:
-        assert not chunks and not entities and not relations
+        assert not chunks and not entities
 
 
 @pytest.fixture(scope="module")
@@ -165,12 +165,11 @@ def test_postgres_text_search_runs_any_query(tiny_pg: Tiny, text: str) -> None:
     try:
         chunks = tiny_pg.run(store.search_chunks_text(SCOPE, text, 10))
         entities = tiny_pg.run(store.search_entities_text(SCOPE, text, 10))
-        relations = tiny_pg.run(store.search_relations_text(SCOPE, text, 10))
     except InputError:
         return
     assert {hit.id for hit in chunks} <= tiny_pg.chunk_ids
     assert {hit.id for hit in entities} <= tiny_pg.entity_ids
-    for hit in (*chunks, *entities, *relations):
+    for hit in (*chunks, *entities):
         assert math.isfinite(hit.score)
 
 

@@ -5,8 +5,8 @@ returns a new, opened, empty store on each call (and closes them all at teardown
 The assertions are what the rest of loregraph relies on, whatever the backend. Beyond
 the docstrings of :class:`~loregraph.store.base.Store`, they pin down:
 
-* ``set_document_status`` and ``invalidate_relation`` raise ``NotFoundError`` for an unknown
-  id; ``delete_document`` of an unknown id returns an all-zero report and changes nothing;
+* ``invalidate_relation`` raises ``NotFoundError`` for an unknown id; ``delete_document``
+  of an unknown id returns an all-zero report and changes nothing;
 * an inconsistent bundle (a reference to an unknown entity or chunk, an entity of another
   scope) raises ``ValueError`` and leaves the store exactly as it was;
 * a bundle entity with a new id but an existing name key is written onto the existing

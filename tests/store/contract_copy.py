@@ -22,7 +22,7 @@ from loregraph.store.base import Store
 from loregraph.store.sqlite import SqliteStore
 
 from .builders import Book, unit
-from .scenarios import ContractBase, StoreFactory, day, shared_pair
+from .scenarios import ContractBase, StoreFactory, day, document_chunks, shared_pair
 
 QUESTIONS = (
     "Who did Lothair II marry?",
@@ -46,9 +46,8 @@ RECORDS = [
 
 async def rich_store(store: Store) -> None:
     """Two scopes exercising every field a copy must carry over."""
-    ids = await shared_pair(store)
+    ids = await shared_pair(store, letters_status=DocStatus.FAILED)
     await store.invalidate_relation(ids["travelled"], day(9))
-    await store.set_document_status("doc-2", DocStatus.FAILED)
     timed = Book("doc-3", title="Timeline")
     chunk = timed.chunk("Bob Stone owned the Lighthouse until 1901.", unit(5))
     light = timed.entity("Lighthouse", "place", description="A tower.", mentions=[(chunk, 2)])
@@ -80,16 +79,16 @@ async def rich_store(store: Store) -> None:
 async def snapshot(store: Store, scope: str, *, chunk_vectors: bool = True) -> dict[str, Any]:
     """Everything a scope holds, comparable across backends (system times of writes aside).
 
-    Chunk embeddings are read with ``read_bundle`` (``chunk_vectors``), the only way to get
-    them back.
+    Chunks are read with ``read_bundle``, the only way to get their embeddings back
+    (compared when ``chunk_vectors``).
     """
     documents = await store.list_documents(scope, limit=None)
     chunks = {}
     for doc in documents:
-        bundle = await store.read_bundle(doc.id) if chunk_vectors else None
-        listed = bundle.chunks if bundle is not None else await store.document_chunks(doc.id)
+        vector = _vec if chunk_vectors else _no_vector
         chunks[doc.id] = [
-            (c.id, c.seq, c.start, c.end, c.text, c.token_count, _vec(c.embedding)) for c in listed
+            (c.id, c.seq, c.start, c.end, c.text, c.token_count, vector(c.embedding))
+            for c in await document_chunks(store, doc.id)
         ]
     entities = sorted(
         (
@@ -143,6 +142,10 @@ async def require_read_bundle(store: Store) -> None:
 
 def _vec(vector: Any) -> tuple[float, ...] | None:
     return None if vector is None else tuple(np.round(np.asarray(vector, dtype=float), 6))
+
+
+def _no_vector(vector: Any) -> None:
+    return None
 
 
 async def answers(store: Store) -> list[tuple[list[str], list[str]]]:

@@ -168,15 +168,6 @@ class GraphContract(ContractBase):
         assert await store.scopes() == ["a"]
 
     # ----------------------------------------------------------------- misc
-    async def test_llm_cache_roundtrip(self, store: Store) -> None:
-        assert await store.cache_get("k1") is None
-        await store.cache_put("k1", "model-a", '{"answer": 1}')
-        await store.cache_put("k2", "model-a", "two")
-        await store.cache_put("k1", "model-b", "replaced")
-        assert await store.cache_get("k1") == "replaced"
-        assert await store.cache_get("k2") == "two"
-        assert (await store.stats("default")).cached_responses == 2
-
     async def test_stats(self, store: Store) -> None:
         await shared_pair(store)
         stats = await store.stats("default")

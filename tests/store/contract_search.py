@@ -25,10 +25,6 @@ class SearchContract(ContractBase):
         assert entities[0].id == ids["city"]
         by_description = await store.search_entities_text("default", "friends", 5)
         assert [s.id for s in by_description] == [ids["alice"]]
-        relations = await store.search_relations_text("default", "sailed harbor", 5)
-        assert relations[0].id == ids["travelled"]
-        by_type = await store.search_relations_text("default", "travelled", 5)
-        assert by_type[0].id == ids["travelled"]
         assert await store.search_chunks_text("default", "?!", 5) == []
         assert len(await store.search_chunks_text("default", "Alice Bob Carol", 1)) == 1
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from loregraph.models import CO_OCCURS, Entity
+from loregraph.models import CO_OCCURS, Chunk, DocStatus, Entity
 from loregraph.store.base import Store
 
 from .builders import Book, unit
@@ -25,13 +25,24 @@ class ContractBase:
         return await store_factory()
 
 
+async def document_chunks(store: Store, document_id: str) -> list[Chunk]:
+    """A document's chunks in order, as :meth:`Store.read_bundle` gives them back."""
+    bundle = await store.read_bundle(document_id)
+    return [] if bundle is None else bundle.chunks
+
+
 def day(n: int) -> datetime:
     """A fixed point in time ``n`` days after 2020-01-01 (UTC)."""
     return datetime(2020, 1, 1, tzinfo=UTC) + timedelta(days=n)
 
 
-async def shared_pair(store: Store) -> dict[str, str]:
-    """Two documents sharing an entity and a relation; returns the ids of interest."""
+async def shared_pair(
+    store: Store, *, letters_status: DocStatus = DocStatus.PENDING
+) -> dict[str, str]:
+    """Two documents sharing an entity and a relation; returns the ids of interest.
+
+    ``letters_status`` is the status the second document ("doc-2", "Letters") is written with.
+    """
     one = Book("doc-1", title="Harbour logs")
     c1 = one.chunk("Alice Morgan met Bob Stone at the harbour.", unit(0))
     c2 = one.chunk("Alice sailed to Harbor City with Carol Reyes.", unit(1))
@@ -54,8 +65,10 @@ async def shared_pair(store: Store) -> dict[str, str]:
     )
     bob2 = two.entity("Bob Stone", mentions=[(d1, 1)])
     two.relate(alice2, "MET", bob2, chunk=d1, fact="They met again.")
+    letters = two.bundle()
+    letters.document.status = letters_status
     await store.write_document(one.bundle())
-    await store.write_document(two.bundle())
+    await store.write_document(letters)
     return {
         "alice": alice.id,
         "bob": bob.id,

@@ -68,7 +68,6 @@ async def test_hostile_types_and_names_are_stored_verbatim(store_factory: StoreF
     # hostile text as search input is only ever data
     for hostile in HOSTILE:
         await store.search_chunks_text("default", hostile, 5)
-        await store.search_relations_text("default", hostile, 5)
         await store.search_entities_fuzzy("default", hostile, 5)
         assert await store.find_entities_by_key("default", [hostile]) == {}
         assert await store.entity_relations(hostile) == []

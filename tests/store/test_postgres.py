@@ -167,7 +167,7 @@ async def test_a_new_schema_records_its_version(pg_server: PgServer) -> None:
     schema = new_schema()
     async with PostgresStore(f"{pg_server.url}&schema={schema}") as store:
         assert store.schema == schema
-        assert await store.schema_version() == SCHEMA_VERSION
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION
         await shared_pair(store)
     assert await _versions(pg_server.url, schema) == list(range(1, SCHEMA_VERSION + 1))
     async with PostgresStore(pg_server.url, schema=schema) as store:
@@ -208,7 +208,7 @@ async def test_older_schema_is_migrated_once(
     monkeypatch.setitem(migrations_module.MIGRATIONS, SCHEMA_VERSION + 1, add_notes)
     for _ in range(2):
         async with PostgresStore(pg_server.url, schema=schema) as store:
-            assert await store.schema_version() == SCHEMA_VERSION + 1
+            assert (await store.stats("default")).schema_version == SCHEMA_VERSION + 1
             assert (await store.get_entities([ids["alice"]]))[0].mention_count == 4
     assert calls == [1]
     assert await _versions(pg_server.url, schema) == list(range(1, SCHEMA_VERSION + 2))
@@ -340,7 +340,7 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
     finally:
         await conn.close()
     async with PostgresStore(pg_server.url, schema=schema) as store:
-        assert await store.schema_version() == SCHEMA_VERSION == 2
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 2
         assert [h.id for h in await store.search_chunks_text("default", "首都", 5)] == [chunk.id]
     assert await _versions(pg_server.url, schema) == [1, 2]
     conn = await raw(pg_server.url)

@@ -62,7 +62,7 @@ async def test_reopen_keeps_data_and_version(tmp_path: Path) -> None:
     async with SqliteStore(path) as store:
         ids = await shared_pair(store)
     async with SqliteStore(path) as store:
-        assert await store.schema_version() == SCHEMA_VERSION
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION
         assert (await store.stats("default")).entities == 4
         hits = await store.search_entities_vector("default", unit(3), 1)
         assert hits[0].id == ids["city"]
@@ -100,7 +100,7 @@ async def test_older_schema_is_migrated(tmp_path: Path, monkeypatch: pytest.Monk
 
     monkeypatch.setitem(schema_module.MIGRATIONS, SCHEMA_VERSION - 1, migrate)
     async with SqliteStore(path) as store:
-        assert await store.schema_version() == SCHEMA_VERSION
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION
     conn = raw(path)
     assert conn.execute("SELECT value FROM meta WHERE key = 'migrated'").fetchone() == (1,)
     assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
@@ -212,7 +212,6 @@ async def test_expired_relations_are_hidden_from_graph_queries(tmp_path: Path) -
         await store.write_document(book.bundle())
         assert await store.entity_relations(ann.id) == []
         assert (await store.expand("default", [ann.id])).hops == {ann.id: 0}
-        assert await store.search_relations_text("default", "knew", 5) == []
         assert (await store.graph_arrays("default")).edge_src.shape == (0,)
         [stored] = await store.get_relations([relation.id])
         assert stored.expired_at == day(1)

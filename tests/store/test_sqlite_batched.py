@@ -11,8 +11,8 @@ import pytest
 
 from loregraph.models import Vector
 from loregraph.store.base import Store
+from loregraph.store.names import NameIndex
 from loregraph.store.sqlite import SqliteStore
-from loregraph.store.sqlite.names import NameIndex
 from loregraph.store.vectors import VectorIndex
 
 from .builders import blend, unit

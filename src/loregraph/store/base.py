@@ -11,6 +11,13 @@ Conventions:
   is better.
 * Vectors passed in are L2-normalised ``float32``; vector search ranks by cosine similarity.
 * ``write_document`` is atomic: after a failure the store is exactly as it was before.
+
+Where the contract itself checks or defaults a query's arguments (``find_document``, the
+vector searches, ``list_entities``, ``entity_relations``, ``expand``, the bulk iterators),
+the public method is written here and a backend implements the protected hook it calls
+(``_find_document``, ``_search_vector``, ``_list_entities``, ``_entity_relations``,
+``_expand``, ``_entities_page``, ``_relations_page``), which gets the checked arguments as
+one value of :mod:`loregraph.store.queries`.
 """
 
 from __future__ import annotations
@@ -21,10 +28,10 @@ from datetime import datetime
 from types import TracebackType
 from typing import Self
 
+from loregraph.errors import SchemaVersionError
 from loregraph.models import (
     Chunk,
     DeleteReport,
-    DocStatus,
     Document,
     DocumentBundle,
     Entity,
@@ -36,9 +43,35 @@ from loregraph.models import (
     Subgraph,
     Vector,
 )
+from loregraph.store.queries import (
+    DIRECTIONS,
+    ENTITY_ORDERS,
+    EntityListing,
+    Expansion,
+    Page,
+    PageKey,
+    RelationFilter,
+    RelationQuery,
+    VectorSearch,
+    document_criteria,
+    paged,
+)
 
 SCHEMA_VERSION = 2
 """The schema version this code writes. A store written by a newer version is refused."""
+
+NOT_OPEN = "the store is not open: use `await store.open()` or `async with`"
+"""The message of the :class:`~loregraph.errors.StoreError` a closed store raises."""
+
+
+def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
+    """Refuse (:class:`SchemaVersionError`) a store written with a newer schema version than
+    the ``known`` one."""
+    if version > known:
+        raise SchemaVersionError(
+            f"this store was written with schema version {version}, but this loregraph "
+            f"only knows version {known}: upgrade loregraph to open it"
+        )
 
 
 class Store(ABC):
@@ -69,10 +102,6 @@ class Store(ABC):
     ) -> None:
         await self.close()
 
-    @abstractmethod
-    async def schema_version(self) -> int:
-        """The schema version recorded in the store."""
-
     # ----------------------------------------------------------------- documents
     @abstractmethod
     async def write_document(self, bundle: DocumentBundle) -> None:
@@ -84,18 +113,27 @@ class Store(ABC):
         created; an existing one gains the aliases, the document's description, and keeps
         its id. Relations are upserted by id; their evidence is added. Entity
         ``mention_count``, aliases and description, and relation ``weight`` are then
-        recomputed from what remains, so they always equal what the evidence supports.
+        recomputed from what remains, so they always equal what the evidence supports (the
+        rules: :mod:`loregraph.store.planning`). An inconsistent bundle (a reference to an
+        unknown entity or chunk, an entity of another scope) raises :class:`ValueError` and
+        writes nothing.
         """
 
     @abstractmethod
     async def get_document(self, document_id: str) -> Document | None:
         """A document by id."""
 
-    @abstractmethod
     async def find_document(
         self, scope: str, *, content_hash: str | None = None, source: str | None = None
     ) -> Document | None:
-        """A document of ``scope`` by content hash or by source (path/URI/record id)."""
+        """The newest document of ``scope`` with this content hash and/or source
+        (path/URI/record id): with both, both must match; with neither, ``None``."""
+        criteria = document_criteria(content_hash, source)
+        return await self._find_document(scope, criteria) if criteria else None
+
+    @abstractmethod
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+        """:meth:`find_document` with at least one criterion, by field name."""
 
     @abstractmethod
     async def list_documents(
@@ -104,16 +142,13 @@ class Store(ABC):
         """The documents of a scope, oldest first."""
 
     @abstractmethod
-    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
-        """Record a document's pipeline status."""
-
-    @abstractmethod
     async def delete_document(self, document_id: str) -> DeleteReport:
         """Delete a document and exactly what only it supported, in one transaction.
 
         Its chunks, mentions and relation evidence go; relations left with no evidence and
         entities left with no mention go; remaining entities and relations have their
-        counts, aliases, descriptions and weights recomputed.
+        counts, aliases, descriptions and weights recomputed. An unknown id gives an
+        all-zero report and changes nothing.
         """
 
     # ----------------------------------------------------------------- chunks
@@ -122,22 +157,16 @@ class Store(ABC):
         """Chunks by id, in the order asked (missing ids skipped), without embeddings."""
 
     @abstractmethod
-    async def document_chunks(self, document_id: str) -> list[Chunk]:
-        """A document's chunks in order, without embeddings."""
-
-    @abstractmethod
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         """Chunk ids ranked by BM25 over their text (and their document's title)."""
 
-    @abstractmethod
     async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
         """Chunk ids ranked by cosine similarity of their embedding."""
+        return await self._search_vector(VectorSearch("chunk", scope, vector, limit))
 
     @abstractmethod
-    async def chunks_mentioning(
-        self, entity_ids: Sequence[str], limit: int | None = None
-    ) -> list[tuple[str, str, int]]:
-        """(entity_id, chunk_id, count) for the given entities, most mentions first."""
+    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+        """:meth:`search_chunks_vector` and :meth:`search_entities_vector`."""
 
     # ----------------------------------------------------------------- entities
     @abstractmethod
@@ -162,11 +191,11 @@ class Store(ABC):
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         """Entity ids ranked by BM25 over name, aliases and description."""
 
-    @abstractmethod
     async def search_entities_vector(
         self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
     ) -> list[Scored]:
         """Entity ids ranked by cosine similarity of their embedding."""
+        return await self._search_vector(VectorSearch("entity", scope, vector, limit, entity_type))
 
     async def search_entities_fuzzy_many(
         self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
@@ -200,7 +229,6 @@ class Store(ABC):
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         """The stored embeddings of these entities (ids without one are absent)."""
 
-    @abstractmethod
     async def list_entities(
         self,
         scope: str,
@@ -211,9 +239,15 @@ class Store(ABC):
         offset: int = 0,
     ) -> list[Entity]:
         """Entities of a scope; ``order`` is ``mentions``, ``degree`` or ``name``."""
+        if order not in ENTITY_ORDERS:
+            raise ValueError(f"order must be one of {sorted(ENTITY_ORDERS)}, not {order!r}")
+        return await self._list_entities(EntityListing(scope, entity_type, order, limit, offset))
+
+    @abstractmethod
+    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+        """:meth:`list_entities` (without embeddings)."""
 
     # ----------------------------------------------------------------- relations
-    @abstractmethod
     async def entity_relations(
         self,
         entity_id: str,
@@ -228,14 +262,18 @@ class Store(ABC):
         ``at`` keeps only relations valid at that world time
         (``valid_at <= at < invalid_at``, open ends allowed).
         """
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
+        query = RelationQuery(entity_id, direction, RelationFilter.of(types, at), limit)
+        return await self._entity_relations(query)
+
+    @abstractmethod
+    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+        """:meth:`entity_relations` (live relations only: see :class:`RelationFilter`)."""
 
     @abstractmethod
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         """Relations whose two ends are both in ``entity_ids`` (no evidence loaded)."""
-
-    @abstractmethod
-    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
-        """Relation ids ranked by BM25 over their fact text and type."""
 
     @abstractmethod
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
@@ -243,10 +281,12 @@ class Store(ABC):
 
     @abstractmethod
     async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
-        """Mark a relation as no longer true from ``invalid_at`` (world time)."""
+        """Mark a relation as no longer true from ``invalid_at`` (world time).
+
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown relation.
+        """
 
     # ----------------------------------------------------------------- graph
-    @abstractmethod
     async def expand(
         self,
         scope: str,
@@ -263,6 +303,14 @@ class Store(ABC):
         At most ``per_node`` relations are followed from each node and ``max_entities``
         entities are returned; relations whose ends are both reached are included.
         """
+        live = RelationFilter.of(types, None, min_weight)
+        ask = Expansion(scope, tuple(seed_ids), depth, per_node, max_entities, live)
+        return await self._expand(ask)
+
+    @abstractmethod
+    async def _expand(self, expansion: Expansion) -> Subgraph:
+        """:meth:`expand`: live relations followed both ways; seeds outside the scope are
+        ignored; the relations carry no evidence."""
 
     @abstractmethod
     async def graph_arrays(self, scope: str) -> GraphArrays:
@@ -305,23 +353,25 @@ class Store(ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} cannot read a document back as a bundle")
 
-    # ----------------------------------------------------------------- llm cache
-    @abstractmethod
-    async def cache_get(self, key: str) -> str | None:
-        """A cached LLM response by key (model + prompt hash)."""
-
-    @abstractmethod
-    async def cache_put(self, key: str, model: str, value: str) -> None:
-        """Store an LLM response."""
-
     # ----------------------------------------------------------------- bulk / export
-    @abstractmethod
-    def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
+    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
         """Every entity of a scope (with embeddings), for export and copying."""
+        async for entity in paged(self._entities_page, scope, batch):
+            yield entity
+
+    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
+        """Every relation of a scope, with evidence, for export and copying."""
+        async for relation in paged(self._relations_page, scope, batch):
+            yield relation
 
     @abstractmethod
-    def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
-        """Every relation of a scope, with evidence, for export and copying."""
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+        """The next ``batch`` entities of a scope (with embeddings) after the one of key
+        ``after`` (``None``: from the first), each with its key, in key order."""
+
+    @abstractmethod
+    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+        """:meth:`_entities_page` for relations (with evidence)."""
 
     @abstractmethod
     async def stats(self, scope: str) -> StoreStats:

@@ -19,14 +19,13 @@ If the graph write fails after the primary committed, the mirror is behind: call
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph.models import (
     Chunk,
     DeleteReport,
-    DocStatus,
     Document,
     DocumentBundle,
     Entity,
@@ -42,6 +41,14 @@ from loregraph.store.base import Store
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
 from loregraph.store.cypher.sync import apply_sync, graph_entity_ids
+from loregraph.store.queries import (
+    EntityListing,
+    Expansion,
+    Page,
+    PageKey,
+    RelationQuery,
+    VectorSearch,
+)
 
 SYNC_BATCH = 500
 
@@ -80,9 +87,6 @@ class MirroredStore(Store):
         finally:
             await self.primary.close()
 
-    async def schema_version(self) -> int:
-        return await self.primary.schema_version()
-
     # ----------------------------------------------------------------- writes, mirrored
     async def write_document(self, bundle: DocumentBundle) -> None:
         doc = bundle.document
@@ -105,9 +109,6 @@ class MirroredStore(Store):
         for relation in await self.primary.get_relations([relation_id]):
             ends = {relation.source_id, relation.target_id}
             await self._sync(relation.scope, None, _Snapshot(), ends)
-
-    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
-        await self.primary.set_document_status(document_id, status)
 
     async def resync(self, scope: str) -> None:
         """Copy the scope's whole graph from the primary (idempotent)."""
@@ -191,10 +192,8 @@ class MirroredStore(Store):
     async def get_document(self, document_id: str) -> Document | None:
         return await self.primary.get_document(document_id)
 
-    async def find_document(
-        self, scope: str, *, content_hash: str | None = None, source: str | None = None
-    ) -> Document | None:
-        return await self.primary.find_document(scope, content_hash=content_hash, source=source)
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+        return await self.primary._find_document(scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
@@ -204,19 +203,8 @@ class MirroredStore(Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return await self.primary.get_chunks(chunk_ids)
 
-    async def document_chunks(self, document_id: str) -> list[Chunk]:
-        return await self.primary.document_chunks(document_id)
-
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self.primary.search_chunks_text(scope, query, limit)
-
-    async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
-        return await self.primary.search_chunks_vector(scope, vector, limit)
-
-    async def chunks_mentioning(
-        self, entity_ids: Sequence[str], limit: int | None = None
-    ) -> list[tuple[str, str, int]]:
-        return await self.primary.chunks_mentioning(entity_ids, limit)
 
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         return await self.primary.get_entities(entity_ids)
@@ -242,47 +230,20 @@ class MirroredStore(Store):
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self.primary.search_entities_text(scope, query, limit)
 
-    async def search_entities_vector(
-        self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
-        return await self.primary.search_entities_vector(
-            scope, vector, limit, entity_type=entity_type
-        )
+    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+        return await self.primary._search_vector(ask)
 
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         return await self.primary.entity_embeddings(entity_ids)
 
-    async def list_entities(
-        self,
-        scope: str,
-        *,
-        entity_type: str | None = None,
-        order: str = "mentions",
-        limit: int | None = 100,
-        offset: int = 0,
-    ) -> list[Entity]:
-        return await self.primary.list_entities(
-            scope, entity_type=entity_type, order=order, limit=limit, offset=offset
-        )
+    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+        return await self.primary._list_entities(listing)
 
-    async def entity_relations(
-        self,
-        entity_id: str,
-        *,
-        direction: str = "both",
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[Relation]:
-        return await self.primary.entity_relations(
-            entity_id, direction=direction, types=types, at=at, limit=limit
-        )
+    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+        return await self.primary._entity_relations(query)
 
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         return await self.primary.relations_among(entity_ids)
-
-    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
-        return await self.primary.search_relations_text(scope, query, limit)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         return await self.primary.get_relations(relation_ids)
@@ -299,22 +260,18 @@ class MirroredStore(Store):
     async def read_bundle(self, document_id: str) -> DocumentBundle | None:
         return await self.primary.read_bundle(document_id)
 
-    async def cache_get(self, key: str) -> str | None:
-        return await self.primary.cache_get(key)
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+        return await self.primary._entities_page(scope, after, batch)
 
-    async def cache_put(self, key: str, model: str, value: str) -> None:
-        await self.primary.cache_put(key, model, value)
-
-    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
-        async for entity in self.primary.iter_entities(scope, batch):
-            yield entity
-
-    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
-        async for relation in self.primary.iter_relations(scope, batch):
-            yield relation
+    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+        return await self.primary._relations_page(scope, after, batch)
 
     async def stats(self, scope: str) -> StoreStats:
         return await self.primary.stats(scope)
 
     async def scopes(self) -> list[str]:
         return await self.primary.scopes()
+
+    async def _expand(self, expansion: Expansion) -> Subgraph:
+        """The expansion hook of :class:`Store`, answered by the graph database."""
+        return await self.graph._expand(expansion)

@@ -27,59 +27,15 @@ from typing import Any
 
 from loregraph.store.cypher.dialect import Dialect
 from loregraph.store.cypher.plan import WritePlan
+from loregraph.store.cypher.records import ENTITY_PROPS, RELATION_PROPS
 
 _NEXT = "WITH count(*) AS _n MATCH (meta:LgMeta) WHERE meta.writer = $token "
 
-CHUNK_PROPS = [
-    "id",
-    "document_id",
-    "scope",
-    "seq",
-    "char_start",
-    "char_end",
-    "text",
-    "title",
-    "token_count",
-]
-NEW_ENTITY_PROPS = [
-    "id",
-    "scope",
-    "name",
-    "name_key",
-    "type",
-    "description",
-    "aliases",
-    "alias_text",
-    "mention_count",
-    "salience",
-    "confidence",
-    "created_at",
-    "updated_at",
-]
-ENTITY_UPDATE_PROPS = [
-    "type",
-    "description",
-    "aliases",
-    "alias_text",
-    "mention_count",
-    "salience",
-    "confidence",
-    "updated_at",
-]
-RELATION_PROPS = [
-    "id",
-    "type",
-    "type_text",
-    "scope",
-    "fact",
-    "weight",
-    "confidence",
-    "valid_at",
-    "invalid_at",
-    "created_at",
-    "expired_at",
-]
-RELATION_UPDATE_PROPS = ["weight", "confidence", "fact", "valid_at", "invalid_at", "expired_at"]
+CHUNK_PROPS = "id document_id scope seq char_start char_end text title token_count"
+ENTITY_UPDATE_PROPS = (
+    "type description aliases alias_text mention_count salience confidence updated_at"
+)
+RELATION_UPDATE_PROPS = "weight confidence fact valid_at invalid_at expired_at"
 EVIDENCE_PROPS = "relation_id document_id chunk_id sentence char_start char_end confidence ord"
 CONTRIBUTION_PROPS = "entity_id document_id listed description aliases"
 MERGE_PROPS = "scope entity_id surface rule score document_id created_at ord"
@@ -87,20 +43,32 @@ KEY_PROPS = "entity_id scope key canonical"
 
 
 def sets(var: str, props: list[str] | str, source: str = "x") -> str:
-    """``SET var.a = source.a, ...`` (property names are constants of this module)."""
+    """``SET var.a = source.a, ...`` (property names are constants of this package)."""
     names = props.split() if isinstance(props, str) else props
     return "SET " + ", ".join(f"{var}.{name} = {source}.{name}" for name in names)
 
 
 def write_statement(plan: WritePlan, dialect: Dialect) -> tuple[str, dict[str, Any]]:
     """The statement and parameters that carry out ``plan`` (see the module notes)."""
-    vector = dialect.vector("x.embedding")
     stages = [
         "MATCH (meta:LgMeta) WHERE meta.seq = $seq "
         "SET meta.seq = meta.seq + 1, meta.writer = $token, "
         "meta.entity_dim = coalesce(meta.entity_dim, $entity_dim), "
         "meta.chunk_dim = coalesce(meta.chunk_dim, $chunk_dim)",
+        *_deletions(plan),
+        *_nodes(plan, dialect.vector("x.embedding")),
+        *_edges(plan),
+        "MERGE (s:LgScope {scope: $scope}) SET s.version = coalesce(s.version, 0) + 1",
     ]
+    query = (" " + _NEXT).join(stages) + " " + _NEXT + "RETURN meta.seq"
+    params = _params(plan)
+    used = {name for name in params if f"${name}" in query}
+    return query, {name: value for name, value in params.items() if name in used}
+
+
+def _deletions(plan: WritePlan) -> list[str]:
+    """Stages removing the document's old version and what no longer has support."""
+    stages = []
     if plan.replace:
         stages += [
             "MATCH (c:LgChunk {document_id: $doc}) DETACH DELETE c",
@@ -122,6 +90,12 @@ def write_statement(plan: WritePlan, dialect: Dialect) -> tuple[str, dict[str, A
         ]
     if plan.key_owners:
         stages.append("UNWIND $key_owners AS i MATCH (k:LgKey {entity_id: i}) DELETE k")
+    return stages
+
+
+def _nodes(plan: WritePlan, vector: str) -> list[str]:
+    """Stages writing the document, its chunks, entities, keys, mentions and contributions."""
+    stages = []
     if plan.document is not None:
         stages.append(
             "WITH meta, $document AS x CREATE (d:LgDocument) " + sets("d", list(plan.document))
@@ -133,16 +107,13 @@ def write_statement(plan: WritePlan, dialect: Dialect) -> tuple[str, dict[str, A
             f"MATCH (c:LgChunk {{id: x.id}}) SET c.embedding = {vector}",
         ]
     if plan.new_entities:
-        stages.append(
-            "UNWIND $new_entities AS x CREATE (e:LgEntity) " + sets("e", NEW_ENTITY_PROPS)
-        )
+        stages.append("UNWIND $new_entities AS x CREATE (e:LgEntity) " + sets("e", ENTITY_PROPS))
     if plan.entity_updates:
         stages.append(
             "UNWIND $entity_updates AS x MATCH (e:LgEntity {id: x.id}) "
             + sets("e", ENTITY_UPDATE_PROPS)
         )
-    entity_vectors = [*plan.new_entities, *plan.entity_updates]
-    if any(row.get("embedding") is not None for row in entity_vectors):
+    if _entity_vectors(plan):
         stages.append(
             "UNWIND [x IN $entity_vectors WHERE x.embedding IS NOT NULL] AS x "
             f"MATCH (e:LgEntity {{id: x.id}}) SET e.embedding = {vector}"
@@ -159,6 +130,12 @@ def write_statement(plan: WritePlan, dialect: Dialect) -> tuple[str, dict[str, A
         stages.append(
             "UNWIND $contributions AS x CREATE (k:LgContribution) " + sets("k", CONTRIBUTION_PROPS)
         )
+    return stages
+
+
+def _edges(plan: WritePlan) -> list[str]:
+    """Stages writing relations, their weights and evidence, and the document's merges."""
+    stages = []
     if plan.new_relations:
         stages.append(
             "UNWIND $new_relations AS x MATCH (a:LgEntity {id: x.source_id}) "
@@ -179,9 +156,21 @@ def write_statement(plan: WritePlan, dialect: Dialect) -> tuple[str, dict[str, A
         stages.append("UNWIND $evidence AS x CREATE (v:LgEvidence) " + sets("v", EVIDENCE_PROPS))
     if plan.merges:
         stages.append("UNWIND $merges AS x CREATE (g:LgMerge) " + sets("g", MERGE_PROPS))
-    stages.append("MERGE (s:LgScope {scope: $scope}) SET s.version = coalesce(s.version, 0) + 1")
-    query = (" " + _NEXT).join(stages) + " " + _NEXT + "RETURN meta.seq"
-    params: dict[str, Any] = {
+    return stages
+
+
+def _entity_vectors(plan: WritePlan) -> list[dict[str, Any]]:
+    """``{id, embedding}`` of the written entities that bring an embedding."""
+    return [
+        {"id": row["id"], "embedding": row["embedding"]}
+        for row in [*plan.new_entities, *plan.entity_updates]
+        if row.get("embedding") is not None
+    ]
+
+
+def _params(plan: WritePlan) -> dict[str, Any]:
+    """Every parameter a write statement may use."""
+    return {
         "seq": plan.seq,
         "token": uuid.uuid4().hex,
         "doc": plan.document_id,
@@ -195,11 +184,7 @@ def write_statement(plan: WritePlan, dialect: Dialect) -> tuple[str, dict[str, A
         "key_owners": plan.key_owners,
         "new_entities": [_without(row, "embedding") for row in plan.new_entities],
         "entity_updates": [_without(row, "embedding") for row in plan.entity_updates],
-        "entity_vectors": [
-            {"id": row["id"], "embedding": row["embedding"]}
-            for row in entity_vectors
-            if row.get("embedding") is not None
-        ],
+        "entity_vectors": _entity_vectors(plan),
         "keys": plan.keys,
         "mentions": plan.mentions,
         "contributions": plan.contributions,
@@ -209,8 +194,6 @@ def write_statement(plan: WritePlan, dialect: Dialect) -> tuple[str, dict[str, A
         "evidence": plan.evidence,
         "merges": plan.merges,
     }
-    used = {name for name in params if f"${name}" in query}
-    return query, {name: value for name, value in params.items() if name in used}
 
 
 def _without(row: dict[str, Any], name: str) -> dict[str, Any]:

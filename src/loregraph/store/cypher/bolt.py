@@ -8,10 +8,13 @@ can run on the machines loregraph is developed on: this module is tested without
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from loregraph.errors import DependencyError, StoreError
-from loregraph.store.cypher.connection import Params, Rows, plain_params
+from loregraph.store.base import NOT_OPEN
+from loregraph.store.cypher.connection import Params, Rows, TargetConnection, plain_params
 from loregraph.store.cypher.dialect import NEO4J, Dialect
 from loregraph.store.cypher.url import CypherTarget
 
@@ -42,17 +45,14 @@ def make_driver(target: CypherTarget) -> Any:
     return _neo4j().AsyncGraphDatabase.driver(uri, auth=auth, connection_timeout=CONNECT_TIMEOUT)
 
 
-class Neo4jConnection:
+class Neo4jConnection(TargetConnection):
     """A connection to one Neo4j database (``neo4j://user:pw@host:7687/database``)."""
 
     dialect: Dialect = NEO4J
 
     def __init__(self, target: CypherTarget) -> None:
-        self.target = target
+        super().__init__(target)
         self._driver: Any = None
-
-    def __repr__(self) -> str:
-        return f"Neo4jConnection({self.target.redacted()!r})"
 
     async def open(self) -> None:
         if self._driver is not None:
@@ -70,37 +70,33 @@ class Neo4jConnection:
         if driver is not None:
             await driver.close()
 
-    def _session(self) -> Any:
-        if self._driver is None:
-            raise StoreError("the store is not open: use `await store.open()` or `async with`")
-        return self._driver.session(database=self.target.name)
-
     async def read(self, query: str, params: Params | None = None) -> Rows:
-        values = plain_params(params)
-        try:
-            async with self._session() as session:
-                rows: Rows = await session.execute_read(_collect, query, values)
-                return rows
-        except StoreError:
-            raise
-        except Exception as exc:
-            raise StoreError(f"Neo4j error: {exc}") from exc
+        return await self._run(query, params, write=False)
 
     async def write(self, query: str, params: Params | None = None) -> Rows:
-        values = plain_params(params)
-        try:
-            async with self._session() as session:
-                rows: Rows = await session.execute_write(_collect, query, values)
-                return rows
-        except StoreError:
-            raise
-        except Exception as exc:
-            raise StoreError(f"Neo4j error: {exc}") from exc
+        return await self._run(query, params, write=True)
 
     async def ddl(self, statement: str) -> None:
+        async with self._errors(), self._session() as session:
+            await session.run(statement)
+
+    async def _run(self, query: str, params: Params | None, *, write: bool) -> Rows:
+        values = plain_params(params)
+        async with self._errors(), self._session() as session:
+            execute = session.execute_write if write else session.execute_read
+            rows: Rows = await execute(_collect, query, values)
+            return rows
+
+    def _session(self) -> Any:
+        if self._driver is None:
+            raise StoreError(NOT_OPEN)
+        return self._driver.session(database=self.target.name)
+
+    @asynccontextmanager
+    async def _errors(self) -> AsyncIterator[None]:
+        """Driver errors as :class:`StoreError`."""
         try:
-            async with self._session() as session:
-                await session.run(statement)
+            yield
         except StoreError:
             raise
         except Exception as exc:

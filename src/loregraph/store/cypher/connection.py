@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from loregraph.store.cypher.dialect import Dialect
+from loregraph.store.cypher.url import CypherTarget
 
 Params = Mapping[str, Any]
 Rows = list[list[Any]]
@@ -39,6 +40,16 @@ class Connection(Protocol):
 
     async def ddl(self, statement: str) -> None:
         """Run a schema statement; an index that exists already is not an error."""
+
+
+class TargetConnection:
+    """What both connection classes share: the database they connect to."""
+
+    def __init__(self, target: CypherTarget) -> None:
+        self.target = target
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.target.redacted()!r})"
 
 
 def plain(value: Any) -> Any:

@@ -9,9 +9,10 @@ The graph model (labels and relationship types are constants, never taken from d
 
 * ``(:LgDocument)``, ``(:LgChunk)``, ``(:LgEntity)``, ``(:LgKey)`` (an entity's name and
   alias keys, for exact lookup), ``(:LgContribution)`` (what one document said about one
-  entity: description, aliases), ``(:LgEvidence)``, ``(:LgMerge)``, ``(:LgCache)``,
-  ``(:LgScope)`` (graph version per scope) and one ``(:LgMeta)`` (schema version, write
-  sequence);
+  entity: description, aliases), ``(:LgEvidence)``, ``(:LgMerge)``, ``(:LgCache)`` (no
+  longer written; its index and the relations' full-text index stay, so that the graph
+  schema is unchanged), ``(:LgScope)`` (graph version per scope) and one ``(:LgMeta)``
+  (schema version, write sequence);
 * ``(:LgChunk)-[:LG_MENTIONS {surface, count}]->(:LgEntity)``;
 * ``(:LgEntity)-[:LG_REL {id, type, ...}]->(:LgEntity)``: the relation *type* is a property
   of one generic relationship type, so no relation type from data ever reaches the query
@@ -122,10 +123,6 @@ class Dialect:
         """A CALL yielding ``node, score`` for the full-text query in ``$query``."""
         return f"CALL db.idx.fulltext.queryNodes('{identifier(label)}', $query) YIELD node, score"
 
-    def fulltext_relations(self) -> str:
-        """A CALL yielding ``relationship, score`` over relation facts and types."""
-        return f"CALL db.idx.fulltext.queryRelationships('{REL}', $query) YIELD relationship, score"
-
     def vector_nodes(self, label: str) -> str:
         """A CALL yielding ``node, score`` for the ``$k`` nearest to ``$vector``."""
         return (
@@ -181,12 +178,6 @@ class Neo4jDialect(Dialect):
     def fulltext_nodes(self, label: str) -> str:
         index = {CHUNK: "lg_chunk_text", ENTITY: "lg_entity_text"}[label]
         return f"CALL db.index.fulltext.queryNodes('{index}', $query) YIELD node, score"
-
-    def fulltext_relations(self) -> str:
-        return (
-            "CALL db.index.fulltext.queryRelationships('lg_rel_text', $query) "
-            "YIELD relationship, score"
-        )
 
     def vector_nodes(self, label: str) -> str:
         return (

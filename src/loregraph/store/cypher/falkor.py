@@ -9,10 +9,12 @@ escaping, much faster for embeddings), so the client gets the finished query and
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from loregraph.errors import DependencyError, StoreError
-from loregraph.store.cypher.connection import Params, Rows
+from loregraph.store.base import NOT_OPEN
+from loregraph.store.cypher.connection import Params, Rows, TargetConnection
 from loregraph.store.cypher.dialect import FALKORDB, Dialect
 from loregraph.store.cypher.literals import params_header
 from loregraph.store.cypher.url import CypherTarget
@@ -20,18 +22,15 @@ from loregraph.store.cypher.url import CypherTarget
 CONNECT_TIMEOUT = 10.0
 
 
-class FalkorConnection:
+class FalkorConnection(TargetConnection):
     """A connection to one FalkorDB graph (``falkordb://host:port/graph``)."""
 
     dialect: Dialect = FALKORDB
 
     def __init__(self, target: CypherTarget) -> None:
-        self.target = target
+        super().__init__(target)
         self._db: Any = None
         self._graph: Any = None
-
-    def __repr__(self) -> str:
-        return f"FalkorConnection({self.target.redacted()!r})"
 
     async def open(self) -> None:
         if self._graph is not None:
@@ -70,24 +69,14 @@ class FalkorConnection:
 
     def _require(self) -> Any:
         if self._graph is None:
-            raise StoreError("the store is not open: use `await store.open()` or `async with`")
+            raise StoreError(NOT_OPEN)
         return self._graph
 
     async def read(self, query: str, params: Params | None = None) -> Rows:
-        graph = self._require()
-        try:
-            result = await graph.ro_query(params_header(params) + query)
-        except Exception as exc:
-            raise StoreError(f"FalkorDB error: {_message(exc)}") from exc
-        return [list(row) for row in result.result_set]
+        return await self._query(self._require().ro_query, query, params)
 
     async def write(self, query: str, params: Params | None = None) -> Rows:
-        graph = self._require()
-        try:
-            result = await graph.query(params_header(params) + query)
-        except Exception as exc:
-            raise StoreError(f"FalkorDB error: {_message(exc)}") from exc
-        return [list(row) for row in result.result_set]
+        return await self._query(self._require().query, query, params)
 
     async def ddl(self, statement: str) -> None:
         try:
@@ -95,6 +84,15 @@ class FalkorConnection:
         except Exception as exc:
             if "already" not in str(exc).lower():
                 raise StoreError(f"FalkorDB error: {_message(exc)}") from exc
+
+    async def _query(
+        self, run: Callable[[str], Awaitable[Any]], query: str, params: Params | None
+    ) -> Rows:
+        try:
+            result = await run(params_header(params) + query)
+        except Exception as exc:
+            raise StoreError(f"FalkorDB error: {_message(exc)}") from exc
+        return [list(row) for row in result.result_set]
 
 
 def _message(exc: BaseException) -> str:

@@ -17,33 +17,29 @@ import numpy as np
 from loregraph.models import GraphArrays, Relation, Subgraph
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.expand import expand_once
-from loregraph.store.cypher.records import (
-    evidence_from_row,
-    iso,
-    relation_from_row,
-    relation_returning,
-)
+from loregraph.store.cypher.records import evidence_from_row, relation_from_row, relation_returning
+from loregraph.store.queries import Expansion, Page, PageKey, RelationFilter, RelationQuery
+from loregraph.store.rows import in_order, iso, iso_or_none
 
 REL_RETURN = relation_returning()
 
 
-def filters(
-    types: Sequence[str] | None, at: datetime | None = None, min_weight: float = 0.0
-) -> tuple[str, dict[str, Any]]:
-    """Conditions on relation ``r`` (each starting with `` AND``) and their parameters."""
-    text = " AND r.expired_at IS NULL"
-    params: dict[str, Any] = {}
-    if types is not None:
-        text += " AND r.type IN $types"
-        params["types"] = list(types)
-    if at is not None:
-        text += " AND (r.valid_at IS NULL OR r.valid_at <= $at)"
-        text += " AND (r.invalid_at IS NULL OR r.invalid_at > $at)"
-        params["at"] = iso(at)
-    if min_weight > 0:
-        text += " AND r.weight >= $min_weight"
-        params["min_weight"] = float(min_weight)
-    return text, params
+_CONDITIONS = {
+    "live": "r.expired_at IS NULL",
+    "types": "r.type IN $types",
+    "at": "(r.valid_at IS NULL OR r.valid_at <= $at) "
+    "AND (r.invalid_at IS NULL OR r.invalid_at > $at)",
+    "min_weight": "r.weight >= $min_weight",
+}
+"""How this store spells each condition of a :class:`RelationFilter` on relation ``r``."""
+
+
+def filters(live: RelationFilter) -> tuple[str, dict[str, Any]]:
+    """The filter's conditions (each starting with `` AND``) and their parameters."""
+    names = live.conditions()
+    text = "".join(f" AND {_CONDITIONS[name]}" for name in names)
+    values = {"types": live.types, "at": iso_or_none(live.at), "min_weight": float(live.min_weight)}
+    return text, {name: values[name] for name in names if name in values}
 
 
 async def attach_evidence(conn: Connection, relations: list[Relation]) -> list[Relation]:
@@ -71,51 +67,34 @@ async def get_relations(conn: Connection, relation_ids: Sequence[str]) -> list[R
         f"RETURN {REL_RETURN}",
         {"ids": list(dict.fromkeys(relation_ids))},
     )
-    found = {row[2]: relation_from_row(row) for row in rows}
-    return await attach_evidence(
-        conn, [found[i] for i in dict.fromkeys(relation_ids) if i in found]
-    )
+    found = {row[0]: relation_from_row(row) for row in rows}
+    return await attach_evidence(conn, in_order(found, relation_ids))
 
 
-async def entity_relations(
-    conn: Connection,
-    entity_id: str,
-    direction: str,
-    types: Sequence[str] | None,
-    at: datetime | None,
-    limit: int | None,
-) -> list[Relation]:
+async def entity_relations(conn: Connection, query: RelationQuery) -> list[Relation]:
     """An entity's live relations, heaviest first, with evidence."""
-    if direction not in ("out", "in", "both"):
-        raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
-    where, params = filters(types, at)
+    where, params = filters(query.filter)
     patterns = []
-    if direction in ("out", "both"):
+    if query.direction in ("out", "both"):
         patterns.append("(a:LgEntity {id: $id})-[r:LG_REL]->(b:LgEntity)")
-    if direction in ("in", "both"):
+    if query.direction in ("in", "both"):
         patterns.append("(a:LgEntity)-[r:LG_REL]->(b:LgEntity {id: $id})")
     text = " UNION ".join(
         f"MATCH {pattern} WHERE true{where} RETURN {REL_RETURN}" for pattern in patterns
     )
-    found = {
-        row[2]: relation_from_row(row) for row in await conn.read(text, {"id": entity_id, **params})
-    }
+    rows = await conn.read(text, {"id": query.entity_id, **params})
+    found = {row[0]: relation_from_row(row) for row in rows}
     ordered = sorted(found.values(), key=lambda r: (-r.weight, r.id))
-    if limit is not None:
-        ordered = ordered[: max(0, limit)]
+    if query.limit is not None:
+        ordered = ordered[: max(0, query.limit)]
     return await attach_evidence(conn, ordered)
 
 
-async def relations_among(
-    conn: Connection,
-    entity_ids: Sequence[str],
-    types: Sequence[str] | None = None,
-    min_weight: float = 0.0,
-) -> list[Relation]:
+async def relations_among(conn: Connection, entity_ids: Sequence[str]) -> list[Relation]:
     """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
     if not entity_ids:
         return []
-    where, params = filters(types, None, min_weight)
+    where, params = filters(RelationFilter())
     rows = await conn.read(
         # WITH: match from the source by id; a WHERE on b.id would start from b (see .expand)
         "UNWIND $ids AS i MATCH (a:LgEntity {id: i})-[r:LG_REL]->(b:LgEntity) "
@@ -125,19 +104,12 @@ async def relations_among(
     return [relation_from_row(row) for row in rows]
 
 
-async def expand(
-    conn: Connection,
-    scope: str,
-    seed_ids: Sequence[str],
-    depth: int,
-    per_node: int,
-    max_entities: int,
-    types: Sequence[str] | None,
-    min_weight: float,
-) -> Subgraph:
+async def expand(conn: Connection, ask: Expansion) -> Subgraph:
     """Breadth-first expansion (relations followed both ways, heaviest first), one query."""
-    where, params = filters(types, None, min_weight)
-    return await expand_once(conn, scope, seed_ids, depth, per_node, max_entities, where, params)
+    where, params = filters(ask.filter)
+    return await expand_once(
+        conn, ask.scope, ask.seeds, ask.depth, ask.per_node, ask.max_entities, where, params
+    )
 
 
 async def graph_arrays(conn: Connection, scope: str) -> GraphArrays:
@@ -181,14 +153,17 @@ async def graph_arrays(conn: Connection, scope: str) -> GraphArrays:
     )
 
 
-async def relations_page(conn: Connection, scope: str, after: str, batch: int) -> list[Relation]:
+async def relations_page(
+    conn: Connection, scope: str, after: PageKey, batch: int
+) -> Page[Relation]:
     """The next ``batch`` relations (with evidence) with ids after ``after``, by id."""
     rows = await conn.read(
         "MATCH (a:LgEntity)-[r:LG_REL {scope: $scope}]->(b:LgEntity) WHERE r.id > $after "
         f"RETURN {REL_RETURN} ORDER BY r.id LIMIT $batch",
-        {"scope": scope, "after": after, "batch": max(1, batch)},
+        {"scope": scope, "after": after or "", "batch": max(1, batch)},
     )
-    return await attach_evidence(conn, [relation_from_row(row) for row in rows])
+    relations = await attach_evidence(conn, [relation_from_row(row) for row in rows])
+    return [(relation.id, relation) for relation in relations]
 
 
 async def invalidate_relation(conn: Connection, relation_id: str, invalid_at: datetime) -> bool:

@@ -1,15 +1,12 @@
 """Planning a write or a delete: read the touched state, compute every derived value.
 
-Derived values follow the SQL stores exactly (see :mod:`loregraph.store.sqlite.cleanup`):
+Which entities a bundle writes, and what it adds to them, is planned by
+:func:`loregraph.store.planning.plan_bundle`, as in the SQL stores; derived values follow
+the same rules (see :mod:`loregraph.store.planning`):
 
-* entity ``mention_count`` = sum of its mention counts; ``aliases`` = one surface (the
-  smallest) per distinct alias key any document used, never the canonical key, sorted;
-  ``description`` = the longest non-empty description a listing document gave;
 * an entity is supported while it has a mention or a document that lists it; an
   unsupported entity is removed with its relations;
-* relation ``weight`` = its number of evidence rows (a relation asserted without evidence
-  contributes one chunk-less row), ``confidence`` = their highest; a relation left with no
-  evidence is removed.
+* a relation left with no evidence is removed.
 
 The plan is computed in Python from a few reads, then written by one statement
 (:mod:`.apply`); the statement only runs if no other writer moved the store's write
@@ -19,24 +16,25 @@ sequence since the reads (see :mod:`.apply`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from loregraph.models import DeleteReport, DocumentBundle, Evidence, Relation, Vector, utcnow
+from loregraph.models import DeleteReport, DocumentBundle, Entity, Vector, utcnow
 from loregraph.store.cypher import state
 from loregraph.store.cypher.connection import Connection
-from loregraph.store.cypher.mapping import (
-    EntityMap,
+from loregraph.store.cypher.records import document_props, entity_props, relation_props
+from loregraph.store.planning import (
+    BundlePlan,
     alias_list,
     best_description,
-    map_entities,
+    plan_bundle,
     referenced_ids,
-    wanted_keys,
+    unknown_keys,
 )
-from loregraph.store.cypher.records import document_props, iso, iso_or_none, type_text
+from loregraph.store.rows import iso, iso_or_none
 
 
 @dataclass(slots=True)
@@ -76,7 +74,7 @@ async def plan_delete(conn: Connection, document_id: str) -> WritePlan | None:
     if old is None:
         return None
     plan = WritePlan(old.scope, document_id, seq, replace=True)
-    await _recompute(conn, plan, old, None, EntityMap())
+    await _recompute(conn, plan, old, BundlePlan())
     report = plan.report
     report.document_id = document_id
     report.chunks, report.mentions = len(old.chunk_ids), old.mentions
@@ -99,8 +97,8 @@ async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
         raise ValueError(f"chunk {foreign[0]} of document {doc.id} belongs to another document")
     ids = sorted({w.entity.id for w in bundle.entities} | referenced_ids(bundle))
     stored = await state.stored_by_id(conn, ids)
-    by_key = await state.stored_by_key(conn, doc.scope, sorted(wanted_keys(bundle, stored)), stored)
-    mapping = map_entities(bundle, stored, by_key)
+    by_key = await state.stored_by_key(conn, doc.scope, sorted(unknown_keys(bundle, stored)))
+    ours = plan_bundle(bundle, stored, by_key)
     plan = WritePlan(doc.scope, doc.id, seq, replace=old is not None)
     plan.document = document_props(doc)
     for chunk in bundle.chunks:
@@ -120,12 +118,12 @@ async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
                 "embedding": vector,
             }
         )
-    await _recompute(conn, plan, old or state.OldDocument(doc.scope), bundle, mapping)
+    await _recompute(conn, plan, old or state.OldDocument(doc.scope), ours)
     for offset, merge in enumerate(bundle.merges):
         plan.merges.append(
             {
                 "scope": doc.scope,
-                "entity_id": mapping.final[merge.entity_id],
+                "entity_id": ours.final[merge.entity_id],
                 "surface": merge.surface,
                 "rule": merge.rule,
                 "score": float(merge.score),
@@ -150,141 +148,124 @@ def _dim(plan: WritePlan, label: str, vector: npt.NDArray[np.float32] | None) ->
         raise ValueError(f"{label} embeddings of dimensions {dim} and {len(vector)} in one write")
 
 
+def _mention_counts(ours: BundlePlan) -> dict[str, tuple[int, int]]:
+    """Final entity id -> (sum of the document's mention counts, number of mention rows)."""
+    counts: dict[str, tuple[int, int]] = {}
+    for (entity_id, _, _), count in ours.mentions.items():
+        total, rows = counts.get(entity_id, (0, 0))
+        counts[entity_id] = (total + count, rows + 1)
+    return counts
+
+
 async def _recompute(
-    conn: Connection,
-    plan: WritePlan,
-    old: state.OldDocument,
-    bundle: DocumentBundle | None,
-    mapping: EntityMap,
+    conn: Connection, plan: WritePlan, old: state.OldDocument, ours: BundlePlan
 ) -> None:
     """Fill the plan's entity, mention, relation and evidence parts."""
-    now = iso(utcnow())
-    touched = set(old.entities) | {i for i, item in mapping.listed.items() if item.stored}
-    mention_rows: dict[tuple[str, str, str], int] = {}
-    if bundle is not None:
-        for mention in bundle.mentions:
-            key = (mapping.final[mention.entity_id], mention.chunk_id, mention.surface)
-            mention_rows[key] = mention_rows.get(key, 0) + mention.count
-    bundle_mentions = state.group_counts([(e, n) for (e, _, _), n in mention_rows.items()])
-    new = mapping.new
-    new_ids = set(new)
-    touched |= {entity_id for entity_id in bundle_mentions if entity_id not in new_ids}
-    touched |= set(mapping.aliases) - new_ids
-    states = await state.entity_states(conn, sorted(touched), plan.document_id)
-    dead: set[str] = set()
-    for entity_id in sorted(touched):
-        found = states.get(entity_id)
-        if found is None:
-            continue
-        item = mapping.listed.get(entity_id)
-        total, rows = bundle_mentions.get(entity_id, [0, 0])
-        listed = found.listed or item is not None
-        if rows + found.mention_rows == 0 and not listed:
-            dead.add(entity_id)
-            continue
-        descriptions = list(found.descriptions)
-        if item is not None:
-            descriptions.append(best_description(item.descriptions))
-        aliases = state.merge_aliases(found.aliases, mapping.aliases.get(entity_id, {}))
-        update = _derived(entity_id, found.key, plan.scope, total + found.mention_sum, now)
-        update.update(_aliases(found.key, aliases, descriptions, plan, entity_id))
-        update.update(type=found.type, salience=found.salience, confidence=found.confidence)
-        update["embedding"] = None
-        if item is not None:
-            update["type"] = found.type or item.type
-            update["salience"] = max(found.salience, item.salience)
-            update["confidence"] = max(found.confidence, item.confidence)
-            if item.embedding is not None:
-                update["embedding"] = _vector(item.embedding)
-                _dim(plan, "LgEntity", update["embedding"])
-        plan.entity_updates.append(update)
-    for entity_id in new:
-        item = mapping.listed[entity_id]
-        total, _ = bundle_mentions.get(entity_id, [0, 0])
-        row = _derived(entity_id, item.key, plan.scope, total, now)
-        row.update(_aliases(item.key, mapping.aliases.get(entity_id, {}), [], plan, entity_id))
-        row["description"] = best_description(item.descriptions)
-        vector = _vector(item.embedding)
-        _dim(plan, "LgEntity", vector)
-        row.update(
-            name=item.entity.name,
-            type=item.type,
-            salience=item.salience,
-            confidence=item.confidence,
-            created_at=iso(item.entity.created_at),
-            embedding=vector,
-        )
+    now = utcnow()
+    counts = _mention_counts(ours)
+    new = set(ours.new)
+    touched = set(old.entities) | set(ours.updated) | (set(counts) - new)
+    touched |= set(ours.aliases) - new
+    dead = await _update_entities(conn, plan, ours, sorted(touched), counts, iso(now))
+    for entity_id in ours.new:
+        item = ours.listed[entity_id]
+        surfaces = _keys(plan, entity_id, item.key, ours.aliases.get(entity_id, {}))
+        count = counts.get(entity_id, (0, 0))[0]
+        node = Entity(entity_id, item.entity.name, item.type, plan.scope, item.description())
+        node.aliases, node.mention_count = surfaces, count
+        node.salience, node.confidence = item.salience, item.confidence
+        node.created_at, node.updated_at = item.entity.created_at, now
+        row = entity_props(node)
+        row["embedding"] = _vector(item.embedding)
+        _dim(plan, "LgEntity", row["embedding"])
         plan.new_entities.append(row)
     plan.dead_entities = sorted(dead)
     plan.key_owners = sorted(touched)
     plan.written_entities = [row["id"] for row in plan.entity_updates + plan.new_entities]
-    for (entity_id, chunk_id, surface), count in mention_rows.items():
-        plan.mentions.append(
-            {"entity_id": entity_id, "chunk_id": chunk_id, "surface": surface, "count": count}
-        )
-    for entity_id in dict.fromkeys([*mapping.listed, *mapping.aliases]):
-        item = mapping.listed.get(entity_id)
+    plan.mentions = [
+        {"entity_id": entity_id, "chunk_id": chunk_id, "surface": surface, "count": count}
+        for (entity_id, chunk_id, surface), count in ours.mentions.items()
+    ]
+    for entity_id in dict.fromkeys([*ours.listed, *ours.aliases]):
+        listing = ours.listed.get(entity_id)
         plan.contributions.append(
             {
                 "entity_id": entity_id,
                 "document_id": plan.document_id,
-                "listed": 1 if item is not None else 0,
-                "description": "" if item is None else best_description(item.descriptions),
-                "aliases": json.dumps(mapping.aliases.get(entity_id, {}), ensure_ascii=False),
+                "listed": 1 if listing is not None else 0,
+                "description": "" if listing is None else listing.description(),
+                "aliases": json.dumps(ours.aliases.get(entity_id, {}), ensure_ascii=False),
             }
         )
     dead_relations = await state.relations_of(conn, sorted(dead)) if dead else set()
-    await _relations(conn, plan, old, bundle, mapping, dead, dead_relations)
+    await _relations(conn, plan, old, ours, dead, dead_relations)
 
 
-def _derived(entity_id: str, key: str, scope: str, count: int, now: str) -> dict[str, Any]:
-    return {
-        "id": entity_id,
-        "scope": scope,
-        "name_key": key,
-        "mention_count": count,
-        "updated_at": now,
-    }
+async def _update_entities(
+    conn: Connection,
+    plan: WritePlan,
+    ours: BundlePlan,
+    touched: list[str],
+    counts: dict[str, tuple[int, int]],
+    now: str,
+) -> set[str]:
+    """Recompute the touched stored entities into the plan; returns the unsupported ones."""
+    states = await state.entity_states(conn, touched, plan.document_id)
+    dead: set[str] = set()
+    for entity_id in touched:
+        found = states.get(entity_id)
+        if found is None:
+            continue
+        item = ours.listed.get(entity_id)
+        total, rows = counts.get(entity_id, (0, 0))
+        if rows + found.mention_rows == 0 and not found.listed and item is None:
+            dead.add(entity_id)
+            continue
+        aliases = state.merge_aliases(found.aliases, ours.aliases.get(entity_id, {}))
+        surfaces = _keys(plan, entity_id, found.key, aliases)
+        descriptions = [*found.descriptions, *([] if item is None else [item.description()])]
+        update: dict[str, Any] = {
+            "id": entity_id,
+            "type": found.type,
+            "description": best_description(descriptions),
+            "aliases": surfaces,
+            "alias_text": " ".join(surfaces),
+            "mention_count": total + found.mention_sum,
+            "salience": found.salience,
+            "confidence": found.confidence,
+            "updated_at": now,
+            "embedding": None,
+        }
+        if item is not None:
+            update["type"] = found.type or item.type
+            update["salience"] = max(found.salience, item.salience)
+            update["confidence"] = max(found.confidence, item.confidence)
+            update["embedding"] = _vector(item.embedding)
+            _dim(plan, "LgEntity", update["embedding"])
+        plan.entity_updates.append(update)
+    return dead
 
 
-def _aliases(
-    key: str, aliases: dict[str, str], descriptions: list[str], plan: WritePlan, entity_id: str
-) -> dict[str, Any]:
+def _keys(plan: WritePlan, entity_id: str, key: str, aliases: dict[str, str]) -> list[str]:
+    """Add an entity's name and alias key rows to the plan; returns its alias surfaces."""
     surfaces, alias_keys = alias_list(key, aliases)
     plan.keys.append({"entity_id": entity_id, "scope": plan.scope, "key": key, "canonical": 1})
     plan.keys.extend(
         {"entity_id": entity_id, "scope": plan.scope, "key": k, "canonical": 0} for k in alias_keys
     )
-    return {
-        "aliases": surfaces,
-        "alias_text": " ".join(surfaces),
-        "description": best_description(descriptions),
-    }
-
-
-@dataclass(slots=True)
-class _Group:
-    relation: Relation
-    confidence: float = 0.0
-    evidence: dict[tuple[str, str, int, int], None] = field(default_factory=dict)
+    return surfaces
 
 
 async def _relations(
     conn: Connection,
     plan: WritePlan,
     old: state.OldDocument,
-    bundle: DocumentBundle | None,
-    mapping: EntityMap,
+    ours: BundlePlan,
     dead: set[str],
     dead_relations: set[str],
 ) -> None:
-    groups: dict[tuple[str, str, str], _Group] = {}
-    for relation in [] if bundle is None else bundle.relations:
-        key = (mapping.final[relation.source_id], relation.type, mapping.final[relation.target_id])
-        group = groups.setdefault(key, _Group(relation))
-        group.confidence = max(group.confidence, relation.confidence)
-        for ev in relation.evidence or [Evidence("")]:
-            group.evidence[(ev.chunk_id, ev.sentence, ev.start, ev.end)] = None
+    """Fill the plan's relation, weight and evidence parts."""
+    groups = ours.relations
     stored = await state.relations_by_triple(conn, list(groups))
     touched = sorted(set(old.relations) | {found.id for found in stored.values()})
     others = await state.other_evidence(conn, touched, plan.document_id)
@@ -292,11 +273,11 @@ async def _relations(
     for key, group in groups.items():
         if key[0] in dead or key[2] in dead:
             continue
-        count, confidence = others.get(stored[key].id, (0, 0.0)) if key in stored else (0, 0.0)
+        found = stored.get(key)
+        count, confidence = (0, 0.0) if found is None else others.get(found.id, (0, 0.0))
         rel = group.relation
         weight = float(count + len(group.evidence))
         best = max(confidence, group.confidence)
-        found = stored.get(key)
         if found is not None:
             kept.add(found.id)
             plan.relation_updates.append(
@@ -310,26 +291,12 @@ async def _relations(
                     "expired_at": iso_or_none(rel.expired_at) or found.expired_at,
                 }
             )
-            relation_id = found.id
         else:
-            relation_id = rel.id
-            plan.new_relations.append(
-                {
-                    "id": rel.id,
-                    "source_id": key[0],
-                    "target_id": key[2],
-                    "type": rel.type,
-                    "type_text": type_text(rel.type),
-                    "scope": plan.scope,
-                    "fact": rel.fact,
-                    "weight": weight,
-                    "confidence": best,
-                    "valid_at": iso_or_none(rel.valid_at),
-                    "invalid_at": iso_or_none(rel.invalid_at),
-                    "created_at": iso(rel.created_at),
-                    "expired_at": iso_or_none(rel.expired_at),
-                }
-            )
+            source, _, target = key
+            written = replace(rel, source_id=source, target_id=target, scope=plan.scope)
+            written.weight, written.confidence = weight, best
+            plan.new_relations.append(relation_props(written))
+        relation_id = rel.id if found is None else found.id
         for chunk_id, sentence, start, end in group.evidence:
             plan.evidence.append(
                 {
@@ -343,6 +310,17 @@ async def _relations(
                     "ord": plan.seq * 1_000_000 + len(plan.evidence),
                 }
             )
+    _reweigh(plan, touched, kept, others, dead_relations)
+
+
+def _reweigh(
+    plan: WritePlan,
+    touched: list[str],
+    kept: set[str],
+    others: dict[str, tuple[int, float]],
+    dead_relations: set[str],
+) -> None:
+    """Weights of the touched relations the bundle does not support; dead ones go."""
     for relation_id in touched:
         if relation_id in kept or relation_id in dead_relations:
             continue

@@ -1,4 +1,4 @@
-"""Plain reads: documents, chunks, entities, merges, the LLM cache, paging and counts."""
+"""Plain reads: documents, chunks, entities, merges, paging and counts."""
 
 from __future__ import annotations
 
@@ -9,21 +9,16 @@ from loregraph.models import Chunk, Document, Entity, Merge, StoreStats, Vector
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import (
     CHUNK_FIELDS,
-    DOCUMENT_FIELDS,
-    ENTITY_FIELDS,
-    MERGE_FIELDS,
-    chunk_from_row,
-    document_from_row,
+    CODEC,
     entity_from_row,
-    iso,
-    merge_from_row,
-    returning,
     to_vector,
 )
+from loregraph.store.queries import EntityListing, Page, PageKey
+from loregraph.store.rows import DOCUMENT_FIELDS, ENTITY_FIELDS, MERGE_FIELDS, columns, in_order
 
-_DOC = returning("d", DOCUMENT_FIELDS)
-_CHUNK = returning("c", CHUNK_FIELDS)
-ENTITY_RETURN = returning("e", ENTITY_FIELDS)
+_DOC = columns(DOCUMENT_FIELDS, "d")
+_CHUNK = columns(CHUNK_FIELDS, "c")
+ENTITY_RETURN = columns(ENTITY_FIELDS, "e")
 _ORDERS = {
     "mentions": "e.mention_count DESC, e.name, e.id",
     "name": "toLower(e.name), e.id",
@@ -44,26 +39,18 @@ def _window(limit: int | None, offset: int) -> tuple[str, dict[str, Any]]:
 async def get_document(conn: Connection, document_id: str) -> Document | None:
     """A document by id."""
     rows = await conn.read(f"MATCH (d:LgDocument {{id: $id}}) RETURN {_DOC}", {"id": document_id})
-    return document_from_row(rows[0]) if rows else None
+    return CODEC.document(rows[0]) if rows else None
 
 
-async def find_document(
-    conn: Connection, scope: str, content_hash: str | None, source: str | None
-) -> Document | None:
-    """The newest document of ``scope`` matching every criterion given (none: ``None``)."""
-    if content_hash is None and source is None:
-        return None
-    where = ["d.scope = $scope"]
-    if content_hash is not None:
-        where.append("d.content_hash = $hash")
-    if source is not None:
-        where.append("d.source = $source")
+async def find_document(conn: Connection, scope: str, criteria: dict[str, str]) -> Document | None:
+    """The newest document of ``scope`` matching every criterion (by field name)."""
+    where = "".join(f" AND d.{name} = ${name}" for name in criteria)
     rows = await conn.read(
-        f"MATCH (d:LgDocument) WHERE {' AND '.join(where)} RETURN {_DOC} "
+        f"MATCH (d:LgDocument) WHERE d.scope = $scope{where} RETURN {_DOC} "
         "ORDER BY d.created_at DESC, d.id DESC LIMIT 1",
-        {"scope": scope, "hash": content_hash, "source": source},
+        {"scope": scope, **criteria},
     )
-    return document_from_row(rows[0]) if rows else None
+    return CODEC.document(rows[0]) if rows else None
 
 
 async def list_documents(
@@ -76,16 +63,7 @@ async def list_documents(
         + window,
         {"scope": scope, **params},
     )
-    return [document_from_row(row) for row in rows]
-
-
-async def set_document_status(conn: Connection, document_id: str, status: str) -> bool:
-    """Set a document's status; ``False`` when there is no such document."""
-    rows = await conn.write(
-        "MATCH (d:LgDocument {id: $id}) SET d.status = $status RETURN d.id",
-        {"id": document_id, "status": status},
-    )
-    return bool(rows)
+    return [CODEC.document(row) for row in rows]
 
 
 async def scopes(conn: Connection) -> list[str]:
@@ -100,31 +78,8 @@ async def get_chunks(conn: Connection, chunk_ids: Sequence[str]) -> list[Chunk]:
     rows = await conn.read(
         f"UNWIND $ids AS i MATCH (c:LgChunk {{id: i}}) RETURN {_CHUNK}", {"ids": list(chunk_ids)}
     )
-    found = {row[0]: chunk_from_row(row) for row in rows}
+    found = {row[0]: CODEC.chunk(row) for row in rows}
     return [found[i] for i in chunk_ids if i in found]
-
-
-async def document_chunks(conn: Connection, document_id: str) -> list[Chunk]:
-    """A document's chunks in sequence order, without embeddings."""
-    rows = await conn.read(
-        f"MATCH (c:LgChunk {{document_id: $id}}) RETURN {_CHUNK} ORDER BY c.seq",
-        {"id": document_id},
-    )
-    return [chunk_from_row(row) for row in rows]
-
-
-async def chunks_mentioning(
-    conn: Connection, entity_ids: Sequence[str], limit: int | None
-) -> list[tuple[str, str, int]]:
-    """(entity_id, chunk_id, count) for the entities, most mentions first."""
-    window, params = _window(limit, 0)
-    rows = await conn.read(
-        "UNWIND $ids AS i MATCH (c:LgChunk)-[m:LG_MENTIONS]->(e:LgEntity {id: i}) "
-        "WITH i, c.id AS chunk, sum(m.count) AS n RETURN i, chunk, n ORDER BY n DESC, i, chunk"
-        + window,
-        {"ids": list(dict.fromkeys(entity_ids)), **params},
-    )
-    return [(row[0], row[1], int(row[2])) for row in rows]
 
 
 # ----------------------------------------------------------------- entities
@@ -135,7 +90,7 @@ async def get_entities(conn: Connection, entity_ids: Sequence[str]) -> list[Enti
         {"ids": list(dict.fromkeys(entity_ids))},
     )
     found = {row[0]: entity_from_row(row) for row in rows}
-    return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
+    return in_order(found, entity_ids)
 
 
 async def find_entities_by_key(
@@ -170,65 +125,41 @@ async def entity_embeddings(conn: Connection, entity_ids: Sequence[str]) -> dict
     return out
 
 
-async def list_entities(
-    conn: Connection,
-    scope: str,
-    entity_type: str | None,
-    order: str,
-    limit: int | None,
-    offset: int,
-) -> list[Entity]:
+async def list_entities(conn: Connection, listing: EntityListing) -> list[Entity]:
     """A scope's entities by mentions, degree or name (without embeddings)."""
-    order_by = _ORDERS.get(order)
-    if order_by is None:
-        raise ValueError(f"order must be one of {sorted(_ORDERS)}, not {order!r}")
-    where = " WHERE e.type = $type" if entity_type is not None else ""
+    where = " WHERE e.type = $type" if listing.entity_type is not None else ""
     degree = ""
-    if order == "degree":
+    if listing.order == "degree":
         degree = "OPTIONAL MATCH (e)-[r:LG_REL]-() WITH e, count(r) AS degree "
-    window, params = _window(limit, offset)
+    window, params = _window(listing.limit, listing.offset)
     rows = await conn.read(
         f"MATCH (e:LgEntity {{scope: $scope}}){where} {degree}"
-        f"RETURN {ENTITY_RETURN} ORDER BY {order_by}" + window,
-        {"scope": scope, "type": entity_type, **params},
+        f"RETURN {ENTITY_RETURN} ORDER BY {_ORDERS[listing.order]}" + window,
+        {"scope": listing.scope, "type": listing.entity_type, **params},
     )
     return [entity_from_row(row) for row in rows]
 
 
-async def entities_page(conn: Connection, scope: str, after: str, batch: int) -> list[Entity]:
+async def entities_page(conn: Connection, scope: str, after: PageKey, batch: int) -> Page[Entity]:
     """The next ``batch`` entities (with embeddings) with ids after ``after``, by id."""
     rows = await conn.read(
         "MATCH (e:LgEntity {scope: $scope}) WHERE e.id > $after "
         f"RETURN {ENTITY_RETURN}, e.embedding ORDER BY e.id LIMIT $batch",
-        {"scope": scope, "after": after, "batch": max(1, batch)},
+        {"scope": scope, "after": after or "", "batch": max(1, batch)},
     )
-    return [entity_from_row(row, row[len(ENTITY_FIELDS)]) for row in rows]
+    return [(row[0], entity_from_row(row, row[len(ENTITY_FIELDS)])) for row in rows]
 
 
-# ----------------------------------------------------------------- merges, cache
+# ----------------------------------------------------------------- merges
 async def list_merges(conn: Connection, scope: str, entity_id: str | None) -> list[Merge]:
     """Recorded resolution decisions, newest first."""
     where = " WHERE g.entity_id = $entity" if entity_id is not None else ""
     rows = await conn.read(
-        f"MATCH (g:LgMerge {{scope: $scope}}){where} RETURN {returning('g', MERGE_FIELDS)} "
+        f"MATCH (g:LgMerge {{scope: $scope}}){where} RETURN {columns(MERGE_FIELDS, 'g')} "
         "ORDER BY g.created_at DESC, g.ord DESC",
         {"scope": scope, "entity": entity_id},
     )
-    return [merge_from_row(row) for row in rows]
-
-
-async def cache_get(conn: Connection, key: str) -> str | None:
-    """A cached LLM response."""
-    rows = await conn.read("MATCH (c:LgCache {key: $key}) RETURN c.value", {"key": key})
-    return rows[0][0] if rows else None
-
-
-async def cache_put(conn: Connection, key: str, model: str, value: str, now: str) -> None:
-    """Store (or replace) an LLM response."""
-    await conn.write(
-        "MERGE (c:LgCache {key: $key}) SET c.model = $model, c.value = $value, c.created_at = $now",
-        {"key": key, "model": model, "value": value, "now": now},
-    )
+    return [CODEC.merge(row) for row in rows]
 
 
 # ----------------------------------------------------------------- counts
@@ -241,7 +172,6 @@ async def stats(conn: Connection, scope: str, version: int) -> StoreStats:
     out.mentions = await _count(
         conn, "MATCH (c:LgChunk {scope: $scope})-[d:LG_MENTIONS]->()", params
     )
-    out.cached_responses = await _count(conn, "MATCH (d:LgCache)", {})
     for kind, total in await conn.read(
         "MATCH (e:LgEntity {scope: $scope}) RETURN e.type, count(e)", params
     ):
@@ -260,10 +190,3 @@ async def stats(conn: Connection, scope: str, version: int) -> StoreStats:
 async def _count(conn: Connection, match: str, params: dict[str, Any]) -> int:
     rows = await conn.read(f"{match} RETURN count(d)", params)
     return int(rows[0][0]) if rows else 0
-
-
-def now_text() -> str:
-    """The current time as stored."""
-    from loregraph.models import utcnow
-
-    return iso(utcnow())

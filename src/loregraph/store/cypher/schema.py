@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from loregraph.errors import ConfigError, SchemaVersionError, StoreError
-from loregraph.store.base import SCHEMA_VERSION
+from loregraph.errors import ConfigError, StoreError
+from loregraph.store.base import SCHEMA_VERSION, check_schema_version
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, ENTITY, RANGE_INDEXES, REL_INDEXES
 
@@ -48,11 +48,7 @@ async def ensure_schema(conn: Connection, where: str) -> SchemaState:
         )
         rows = [[SCHEMA_VERSION, None, None]]
     version = int(rows[0][0])
-    if version > SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"this store was written with schema version {version}, but this loregraph "
-            f"only knows version {SCHEMA_VERSION}: upgrade loregraph to open it"
-        )
+    check_schema_version(version)
     if version < SCHEMA_VERSION:
         # versions 1 and 2 differ only in the SQL stores' text indexes: nothing to change here
         await conn.write(

@@ -13,8 +13,8 @@
   ranked in Python by ``sum(ln(1 + occurrences))``; a query with words too fuses both
   rankings (reciprocal rank).
 * Fuzzy names: neither database offers trigram similarity, so name and alias keys are
-  scored in Python by :class:`~loregraph.store.sqlite.names.NameIndex` (the SQLite store's
-  index), loaded per scope and reloaded when the scope's graph version moves.
+  scored in Python by :class:`~loregraph.store.names.NameIndex` (as in the SQLite store),
+  loaded per scope and reloaded when the scope's graph version moves.
 """
 
 from __future__ import annotations
@@ -23,14 +23,16 @@ import math
 from typing import Any
 
 from loregraph.errors import ConfigError
-from loregraph.models import Scored, Vector, name_key
+from loregraph.models import Scored, name_key
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, ENTITY, search_words
 from loregraph.store.cypher.schema import SchemaState, ensure_vector_index, refresh_dims
+from loregraph.store.names import NameIndex, key_lines
+from loregraph.store.queries import VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
-from loregraph.store.sqlite.names import NameIndex
 
 MAX_K = 100_000
+LABELS = {"entity": ENTITY, "chunk": CHUNK}
 
 
 async def search_chunks_text(conn: Connection, scope: str, query: str, limit: int) -> list[Scored]:
@@ -80,46 +82,24 @@ async def search_text(
     return [Scored(row[0], float(row[1])) for row in rows]
 
 
-async def search_relations_text(
-    conn: Connection, scope: str, query: str, limit: int
-) -> list[Scored]:
-    """Ids of live relations of ``scope`` ranked by full-text score over fact and type."""
-    words = search_words(query)
-    if not words or limit <= 0:
+async def search_vector(conn: Connection, schema: SchemaState, ask: VectorSearch) -> list[Scored]:
+    """Ids of entity or chunk nodes of the asked scope (and type) by cosine similarity."""
+    if ask.limit <= 0:
         return []
-    rows = await conn.read(
-        f"{conn.dialect.fulltext_relations()} WITH relationship AS r, score "
-        "WHERE r.scope = $scope AND r.expired_at IS NULL "
-        "RETURN r.id, score ORDER BY score DESC, r.id LIMIT $limit",
-        {"query": conn.dialect.fulltext_query(words), "scope": scope, "limit": limit},
-    )
-    return [Scored(row[0], float(row[1])) for row in rows]
-
-
-async def search_vector(
-    conn: Connection,
-    schema: SchemaState,
-    label: str,
-    scope: str,
-    vector: Vector,
-    limit: int,
-    entity_type: str | None = None,
-) -> list[Scored]:
-    """Ids of ``label`` nodes of ``scope`` (and type) ranked by cosine similarity."""
-    if limit <= 0:
-        return []
+    label = LABELS[ask.kind]
     if label not in schema.dims:
         await refresh_dims(conn, schema)
     dim = schema.dims.get(label)
     if dim is None:
         return []
-    if len(vector) != dim:
+    if len(ask.vector) != dim:
         raise ConfigError(
-            f"a query vector of dimension {len(vector)} for {label} embeddings of dimension {dim}"
+            f"a query vector of dimension {len(ask.vector)} for {label} embeddings of "
+            f"dimension {dim}"
         )
     await ensure_vector_index(conn, schema, label, dim)
-    params: dict[str, Any] = {"vector": [float(x) for x in vector]}
-    k = max(4 * limit, 16)
+    params: dict[str, Any] = {"vector": [float(x) for x in ask.vector]}
+    k = max(4 * ask.limit, 16)
     while True:
         rows = await conn.read(
             f"{conn.dialect.vector_nodes(label)} "
@@ -129,13 +109,13 @@ async def search_vector(
         hits = [
             Scored(row[0], float(row[3]))
             for row in rows
-            if row[1] == scope and (entity_type is None or row[2] == entity_type)
+            if row[1] == ask.scope and ask.entity_type in (None, row[2])
         ]
-        if len(hits) >= limit or len(rows) < k or k >= MAX_K:
+        if len(hits) >= ask.limit or len(rows) < k or k >= MAX_K:
             break
         k *= 4
     hits.sort(key=lambda hit: (-hit.score, hit.id))
-    return hits[:limit]
+    return hits[: ask.limit]
 
 
 async def load_names(conn: Connection, scope: str, version: int) -> NameIndex:
@@ -145,11 +125,8 @@ async def load_names(conn: Connection, scope: str, version: int) -> NameIndex:
         "ORDER BY e.id",
         {"scope": scope},
     )
-    entries = []
-    for entity_id, entity_type, key, aliases in rows:
-        keys = [key, *(name_key(alias) for alias in aliases or [])]
-        entries.append((entity_id, entity_type, "\n".join(f"  {k} " for k in keys if k)))
+    entries = [
+        (entity_id, entity_type, key_lines([key, *(name_key(alias) for alias in aliases or [])]))
+        for entity_id, entity_type, key, aliases in rows
+    ]
     return NameIndex.build(entries, version)
-
-
-LABELS = {"entity": ENTITY, "chunk": CHUNK}

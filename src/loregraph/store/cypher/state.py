@@ -7,12 +7,11 @@ Every function here is one or two read statements; :mod:`.plan` combines what th
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from loregraph.store.cypher.connection import Connection
-from loregraph.store.cypher.mapping import Stored
+from loregraph.store.planning import StoredEntity
 
 
 @dataclass(slots=True)
@@ -97,29 +96,23 @@ async def foreign_chunks(conn: Connection, document_id: str, chunk_ids: list[str
     return [row[0] for row in rows]
 
 
-async def stored_by_id(conn: Connection, ids: list[str]) -> dict[str, Stored]:
+async def stored_by_id(conn: Connection, ids: list[str]) -> dict[str, StoredEntity]:
     """Stored entities by id."""
     rows = await conn.read(
         "UNWIND $ids AS i MATCH (e:LgEntity {id: i}) RETURN e.id, e.scope, e.name_key",
         {"ids": ids},
     )
-    return {row[0]: Stored(row[0], row[1], row[2]) for row in rows}
+    return {row[0]: StoredEntity(row[0], row[1], row[2]) for row in rows}
 
 
-async def stored_by_key(
-    conn: Connection, scope: str, keys: list[str], stored: dict[str, Stored]
-) -> dict[str, str]:
+async def stored_by_key(conn: Connection, scope: str, keys: list[str]) -> dict[str, str]:
     """``{name key: entity id}`` for stored entities of ``scope`` with those canonical keys."""
     rows = await conn.read(
         "UNWIND $keys AS k MATCH (n:LgKey {key: k}) WHERE n.scope = $scope AND n.canonical = 1 "
-        "MATCH (e:LgEntity {id: n.entity_id}) RETURN k, e.id, e.scope, e.name_key",
+        "MATCH (e:LgEntity {id: n.entity_id}) RETURN k, e.id",
         {"keys": keys, "scope": scope},
     )
-    found: dict[str, str] = {}
-    for key, entity_id, entity_scope, entity_key in rows:
-        found[key] = entity_id
-        stored.setdefault(entity_id, Stored(entity_id, entity_scope, entity_key))
-    return found
+    return {key: entity_id for key, entity_id in rows}
 
 
 async def entity_states(
@@ -201,12 +194,3 @@ def merge_aliases(into: dict[str, str], more: dict[str, str]) -> dict[str, str]:
         if key not in merged or surface < merged[key]:
             merged[key] = surface
     return merged
-
-
-def group_counts(pairs: list[tuple[str, int]]) -> dict[str, list[int]]:
-    """``{id: [sum, rows]}`` from (id, count) pairs."""
-    out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for key, count in pairs:
-        out[key][0] += count
-        out[key][1] += 1
-    return dict(out)

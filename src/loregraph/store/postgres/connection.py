@@ -16,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Concatenate, ParamSpec, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -26,6 +27,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from loregraph.errors import ConfigError, StoreError
+from loregraph.store.base import NOT_OPEN
 from loregraph.store.postgres.vectors import register_vectors
 
 Conn = AsyncConnection[TupleRow]
@@ -69,6 +71,15 @@ def check_schema_name(name: str) -> str:
             "underscores, starting with a letter or underscore"
         )
     return name
+
+
+@asynccontextmanager
+async def _errors() -> AsyncIterator[None]:
+    """A lost connection as :class:`StoreError`."""
+    try:
+        yield
+    except psycopg.OperationalError as exc:
+        raise StoreError(f"PostgreSQL error: {exc}") from exc
 
 
 class Database:
@@ -129,29 +140,23 @@ class Database:
 
     def _require(self) -> AsyncConnectionPool[Conn]:
         if self._pool is None:
-            raise StoreError("the store is not open: use `await store.open()` or `async with`")
+            raise StoreError(NOT_OPEN)
         return self._pool
 
     async def read(
         self, fn: Callable[Concatenate[Conn, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         """``await fn(conn, ...)`` on a pooled autocommit connection."""
-        try:
-            async with self._require().connection() as conn:
-                return await fn(conn, *args, **kwargs)
-        except psycopg.OperationalError as exc:
-            raise StoreError(f"PostgreSQL error: {exc}") from exc
+        async with _errors(), self._require().connection() as conn:
+            return await fn(conn, *args, **kwargs)
 
     async def snapshot(
         self, fn: Callable[Concatenate[Conn, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         """``await fn(conn, ...)`` in one read-only REPEATABLE READ transaction."""
-        try:
-            async with self._require().connection() as conn, conn.transaction():
-                await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                return await fn(conn, *args, **kwargs)
-        except psycopg.OperationalError as exc:
-            raise StoreError(f"PostgreSQL error: {exc}") from exc
+        async with _errors(), self._require().connection() as conn, conn.transaction():
+            await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            return await fn(conn, *args, **kwargs)
 
     async def write(
         self, fn: Callable[Concatenate[Conn, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs

@@ -9,7 +9,6 @@ time (``invalid_at``) are kept; only the ``at`` filter of ``entity_relations`` d
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -18,80 +17,67 @@ import numpy.typing as npt
 from loregraph.models import GraphArrays, Relation, Subgraph
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
+    CODEC,
     ENTITY_COLUMNS,
     RELATION_SELECT,
     attach_evidence,
-    entity_from_row,
-    relation_from_row,
     relations_by_pk,
     utc,
 )
+from loregraph.store.queries import Expansion, RelationFilter, RelationQuery
+from loregraph.store.rows import in_order, subgraph
+
+_CONDITIONS = {
+    "live": "r.expired_at IS NULL",
+    "types": "r.type = ANY(%(types)s)",
+    "at": "(r.valid_at IS NULL OR r.valid_at <= %(at)s) "
+    "AND (r.invalid_at IS NULL OR r.invalid_at > %(at)s)",
+    "min_weight": "r.weight >= %(min_weight)s",
+}
+"""How this store spells each condition of a :class:`RelationFilter` on relation ``r``."""
 
 
-def _filters(
-    types: Sequence[str] | None, at: datetime | None, min_weight: float | None = None
-) -> tuple[str, dict[str, object]]:
-    """SQL conditions (each starting with AND) on relation ``r`` and their parameters."""
-    sql = " AND r.expired_at IS NULL"
-    params: dict[str, object] = {}
-    if types is not None:
-        sql += " AND r.type = ANY(%(types)s)"
-        params["types"] = list(types)
-    if at is not None:
-        sql += " AND (r.valid_at IS NULL OR r.valid_at <= %(at)s)"
-        sql += " AND (r.invalid_at IS NULL OR r.invalid_at > %(at)s)"
-        params["at"] = utc(at)
-    if min_weight is not None and min_weight > 0:
-        sql += " AND r.weight >= %(min_weight)s"
-        params["min_weight"] = min_weight
-    return sql, params
+def _filters(live: RelationFilter) -> tuple[str, dict[str, object]]:
+    """The filter's conditions (each starting with AND) and their named parameters."""
+    text = "".join(f" AND {_CONDITIONS[name]}" for name in live.conditions())
+    types = None if live.types is None else list(live.types)
+    at = None if live.at is None else utc(live.at)
+    return text, {"types": types, "at": at, "min_weight": live.min_weight}
 
 
 async def get_relations(conn: Conn, relation_ids: Sequence[str]) -> list[Relation]:
     """Relations by id in the order asked (missing skipped), with evidence."""
     cursor = await conn.execute(f"{RELATION_SELECT} WHERE r.id = ANY(%s)", (list(relation_ids),))
-    found = {row[0]: relation_from_row(row) for row in await cursor.fetchall()}
-    ordered = [found[i] for i in dict.fromkeys(relation_ids) if i in found]
+    found = {row[0]: CODEC.relation(row) for row in await cursor.fetchall()}
+    ordered = in_order(found, relation_ids)
     return await attach_evidence(conn, ordered)
 
 
-async def entity_relations(
-    conn: Conn,
-    entity_id: str,
-    direction: str,
-    types: Sequence[str] | None,
-    at: datetime | None,
-    limit: int | None,
-) -> list[Relation]:
+async def entity_relations(conn: Conn, query: RelationQuery) -> list[Relation]:
     """An entity's live relations, heaviest first, with evidence."""
-    if direction not in ("out", "in", "both"):
-        raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
-    where, params = _filters(types, at)
+    where, params = _filters(query.filter)
     parts: list[str] = []
-    if direction in ("out", "both"):
-        parts.append(f"SELECT r.pk, r.weight FROM relations AS r WHERE r.source = e.pk{where}")
-    if direction in ("in", "both"):
-        loops = " AND r.source <> r.target" if direction == "both" else ""
-        parts.append(
-            f"SELECT r.pk, r.weight FROM relations AS r WHERE r.target = e.pk{loops}{where}"
-        )
+    select = "SELECT r.pk, r.weight FROM relations AS r WHERE"
+    if query.direction in ("out", "both"):
+        parts.append(f"{select} r.source = e.pk{where}")
+    if query.direction in ("in", "both"):
+        loops = " AND r.source <> r.target" if query.direction == "both" else ""
+        parts.append(f"{select} r.target = e.pk{loops}{where}")
     cursor = await conn.execute(
         "SELECT x.pk FROM entities AS e CROSS JOIN LATERAL ("
         + " UNION ALL ".join(parts)
         + ") AS x WHERE e.id = %(entity)s ORDER BY x.weight DESC, x.pk LIMIT %(limit)s",
-        {**params, "entity": entity_id, "limit": limit},
+        {**params, "entity": query.entity_id, "limit": query.limit},
     )
     pks = [pk for (pk,) in await cursor.fetchall()]
     return await attach_evidence(conn, await relations_by_pk(conn, pks))
 
 
-async def _among(
-    conn: Conn, entities: Sequence[int], types: Sequence[str] | None, min_weight: float | None
-) -> list[Relation]:
+async def _among(conn: Conn, entities: Sequence[int], live: RelationFilter) -> list[Relation]:
     """Live relations with both ends among the entity pks, heaviest first, no evidence."""
     if not entities:
         return []
-    where, params = _filters(types, None, min_weight)
+    where, params = _filters(live)
     cursor = await conn.execute(
         "SELECT r.pk FROM relations AS r WHERE r.source = ANY(%(pks)s) "
         f"AND r.target = ANY(%(pks)s){where} ORDER BY r.weight DESC, r.pk",
@@ -103,7 +89,7 @@ async def _among(
 async def relations_among(conn: Conn, entity_ids: Sequence[str]) -> list[Relation]:
     """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
     cursor = await conn.execute("SELECT pk FROM entities WHERE id = ANY(%s)", (list(entity_ids),))
-    return await _among(conn, [pk for (pk,) in await cursor.fetchall()], None, None)
+    return await _among(conn, [pk for (pk,) in await cursor.fetchall()], RelationFilter())
 
 
 # Each step of ``bfs`` is one hop: for every frontier node (in frontier order ``i``) its
@@ -153,29 +139,20 @@ SELECT hop, frontier FROM bfs ORDER BY hop
 """
 
 
-async def expand(
-    conn: Conn,
-    scope: str,
-    seed_ids: Sequence[str],
-    depth: int,
-    per_node: int,
-    max_entities: int,
-    types: Sequence[str] | None,
-    min_weight: float,
-) -> Subgraph:
+async def expand(conn: Conn, ask: Expansion) -> Subgraph:
     """Breadth-first expansion (relations followed both ways, heaviest first)."""
-    if not seed_ids or max_entities <= 0:
+    if not ask.seeds or ask.max_entities <= 0:
         return Subgraph()
-    where, params = _filters(types, None, min_weight)
+    where, params = _filters(ask.filter)
     cursor = await conn.execute(
         _EXPAND.replace("{where}", where),
         {
             **params,
-            "seeds": list(seed_ids),
-            "scope": scope,
-            "max": max_entities,
-            "depth": depth if per_node > 0 else 0,
-            "per_node": max(per_node, 0),
+            "seeds": list(ask.seeds),
+            "scope": ask.scope,
+            "max": ask.max_entities,
+            "depth": ask.depth if ask.per_node > 0 else 0,
+            "per_node": max(ask.per_node, 0),
         },
     )
     hops: dict[int, int] = {}
@@ -187,13 +164,8 @@ async def expand(
     cursor = await conn.execute(
         f"SELECT e.pk, {ENTITY_COLUMNS} FROM entities AS e WHERE e.pk = ANY(%s)", (list(hops),)
     )
-    entities = {row[0]: entity_from_row(row[1:]) for row in await cursor.fetchall()}
-    relations = await _among(conn, list(hops), types, min_weight)
-    return Subgraph(
-        entities={entities[pk].id: entities[pk] for pk in hops if pk in entities},
-        relations=relations,
-        hops={entities[pk].id: hop for pk, hop in hops.items() if pk in entities},
-    )
+    entities = {row[0]: CODEC.entity(row[1:]) for row in await cursor.fetchall()}
+    return subgraph(hops, entities, await _among(conn, list(hops), ask.filter))
 
 
 async def graph_arrays(conn: Conn, scope: str) -> GraphArrays:

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import psycopg
 
-from loregraph.errors import SchemaVersionError, StoreError
-from loregraph.store.base import SCHEMA_VERSION
+from loregraph.errors import StoreError
+from loregraph.store.base import SCHEMA_VERSION, check_schema_version
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.schema import (
     EXTENSIONS,
@@ -71,8 +71,9 @@ class SchemaState:
 async def ensure_schema(conn: Conn, schema: str) -> SchemaState:
     """Create or migrate ``schema`` on an autocommit connection; returns its state.
 
-    Raises :class:`SchemaVersionError` for a newer store and :class:`StoreError` for a schema
-    that holds tables but is not a loregraph store, or when an extension cannot be installed.
+    Raises :class:`~loregraph.errors.SchemaVersionError` for a newer store and
+    :class:`StoreError` for a schema that holds tables but is not a loregraph store, or when
+    an extension cannot be installed.
     """
     target = TARGET_VERSION
     async with conn.transaction():
@@ -82,11 +83,7 @@ async def ensure_schema(conn: Conn, schema: str) -> SchemaState:
         search_path = ", ".join([schema, *[s for s in extension_schemas if s != schema]])
         await conn.execute("SELECT set_config('search_path', %s, true)", (search_path,))
         version = await _recorded_version(conn, schema)
-        if version > target:
-            raise SchemaVersionError(
-                f"this store was written with schema version {version}, but this loregraph "
-                f"only knows version {target}: upgrade loregraph to open it"
-            )
+        check_schema_version(version, target)
         if version == 0:
             await conn.execute(_MIGRATIONS_TABLE)
         for step in range(version + 1, target + 1):

@@ -1,16 +1,14 @@
-"""Plain reads: documents, chunks, entities, merges, the LLM cache, paging and counts."""
+"""Plain reads: documents, chunks, entities, merges, bundles, paging and counts."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from loregraph.models import (
     Chunk,
     Document,
     DocumentBundle,
     Entity,
-    EntityWrite,
     Evidence,
     Mention,
     Merge,
@@ -21,18 +19,17 @@ from loregraph.models import (
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
     CHUNK_SELECT,
+    CODEC,
     DOCUMENT_COLUMNS,
     ENTITY_COLUMNS,
     MERGE_SELECT,
     RELATION_SELECT,
     attach_evidence,
-    chunk_from_row,
-    document_from_row,
-    entity_from_row,
-    merge_from_row,
+    fetch,
     parse_vector,
-    relation_from_row,
 )
+from loregraph.store.queries import EntityListing, Page, PageKey
+from loregraph.store.rows import in_order, listed_entity, supported_relations
 
 
 # ----------------------------------------------------------------- documents
@@ -42,26 +39,19 @@ async def get_document(conn: Conn, document_id: str) -> Document | None:
         f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = %s", (document_id,)
     )
     row = await cursor.fetchone()
-    return None if row is None else document_from_row(row)
+    return None if row is None else CODEC.document(row)
 
 
-async def find_document(
-    conn: Conn, scope: str, content_hash: str | None, source: str | None
-) -> Document | None:
-    """The newest document of ``scope`` matching every criterion given (none: ``None``)."""
-    if content_hash is None and source is None:
-        return None
-    sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = %s"
-    params: list[object] = [scope]
-    if content_hash is not None:
-        sql += " AND content_hash = %s"
-        params.append(content_hash)
-    if source is not None:
-        sql += " AND source = %s"
-        params.append(source)
-    cursor = await conn.execute(sql + " ORDER BY created_at DESC, pk DESC LIMIT 1", params)
-    row = await cursor.fetchone()
-    return None if row is None else document_from_row(row)
+async def find_document(conn: Conn, scope: str, criteria: dict[str, str]) -> Document | None:
+    """The newest document of ``scope`` matching every criterion (by field name)."""
+    rows = await fetch(
+        conn,
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = %(scope)s"
+        + "".join(f" AND {name} = %({name})s" for name in criteria)
+        + " ORDER BY created_at DESC, pk DESC LIMIT 1",
+        {"scope": scope, **criteria},
+    )
+    return CODEC.document(rows[0]) if rows else None
 
 
 async def list_documents(conn: Conn, scope: str, limit: int | None, offset: int) -> list[Document]:
@@ -71,7 +61,7 @@ async def list_documents(conn: Conn, scope: str, limit: int | None, offset: int)
         "ORDER BY created_at, pk LIMIT %s OFFSET %s",
         (scope, limit, offset),
     )
-    return [document_from_row(row) for row in await cursor.fetchall()]
+    return [CODEC.document(row) for row in await cursor.fetchall()]
 
 
 async def scopes(conn: Conn) -> list[str]:
@@ -84,27 +74,8 @@ async def scopes(conn: Conn) -> list[str]:
 async def get_chunks(conn: Conn, chunk_ids: Sequence[str]) -> list[Chunk]:
     """Chunks by id in the order asked (missing skipped), without embeddings."""
     cursor = await conn.execute(f"{CHUNK_SELECT} WHERE c.id = ANY(%s)", (list(chunk_ids),))
-    found = {row[0]: chunk_from_row(row) for row in await cursor.fetchall()}
+    found = {row[0]: CODEC.chunk(row) for row in await cursor.fetchall()}
     return [found[i] for i in chunk_ids if i in found]
-
-
-async def document_chunks(conn: Conn, document_id: str) -> list[Chunk]:
-    """A document's chunks in sequence order, without embeddings."""
-    cursor = await conn.execute(f"{CHUNK_SELECT} WHERE d.id = %s ORDER BY c.seq", (document_id,))
-    return [chunk_from_row(row) for row in await cursor.fetchall()]
-
-
-async def chunks_mentioning(
-    conn: Conn, entity_ids: Sequence[str], limit: int | None
-) -> list[tuple[str, str, int]]:
-    """(entity_id, chunk_id, count) for the entities, most mentions first."""
-    cursor = await conn.execute(
-        "SELECT e.id, c.id, sum(m.count) AS n FROM entities AS e "
-        "JOIN mentions AS m ON m.entity = e.pk JOIN chunks AS c ON c.pk = m.chunk "
-        "WHERE e.id = ANY(%s) GROUP BY e.id, c.id ORDER BY n DESC, e.id, c.id LIMIT %s",
-        (list(entity_ids), limit),
-    )
-    return [(entity_id, chunk_id, int(n)) for entity_id, chunk_id, n in await cursor.fetchall()]
 
 
 # ----------------------------------------------------------------- entities
@@ -113,8 +84,8 @@ async def get_entities(conn: Conn, entity_ids: Sequence[str]) -> list[Entity]:
     cursor = await conn.execute(
         f"SELECT {ENTITY_COLUMNS} FROM entities AS e WHERE e.id = ANY(%s)", (list(entity_ids),)
     )
-    found = {row[0]: entity_from_row(row) for row in await cursor.fetchall()}
-    return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
+    found = {row[0]: CODEC.entity(row) for row in await cursor.fetchall()}
+    return in_order(found, entity_ids)
 
 
 async def find_entities_by_key(conn: Conn, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
@@ -125,7 +96,7 @@ async def find_entities_by_key(conn: Conn, scope: str, keys: Sequence[str]) -> d
         "WHERE e.scope = %s AND e.name_key = ANY(%s)",
         (scope, wanted),
     )
-    result = {row[0]: entity_from_row(row[1:]) for row in await cursor.fetchall()}
+    result = {row[0]: CODEC.entity(row[1:]) for row in await cursor.fetchall()}
     rest = [key for key in wanted if key not in result]
     if rest:
         cursor = await conn.execute(
@@ -136,7 +107,7 @@ async def find_entities_by_key(conn: Conn, scope: str, keys: Sequence[str]) -> d
             (rest, scope),
         )
         for row in await cursor.fetchall():
-            result[row[0]] = entity_from_row(row[1:])
+            result[row[0]] = CODEC.entity(row[1:])
     return result
 
 
@@ -160,48 +131,40 @@ _ORDERS = {
 }
 
 
-async def list_entities(
-    conn: Conn,
-    scope: str,
-    entity_type: str | None,
-    order: str,
-    limit: int | None,
-    offset: int,
-) -> list[Entity]:
+async def list_entities(conn: Conn, listing: EntityListing) -> list[Entity]:
     """A scope's entities by mentions, degree or name (without embeddings)."""
-    order_by = _ORDERS.get(order)
-    if order_by is None:
-        raise ValueError(f"order must be one of {sorted(_ORDERS)}, not {order!r}")
-    sql = f"SELECT {ENTITY_COLUMNS} FROM entities AS e WHERE e.scope = %s"
-    params: list[object] = [scope]
-    if entity_type is not None:
-        sql += " AND e.type = %s"
-        params.append(entity_type)
-    sql += f" ORDER BY {order_by} LIMIT %s OFFSET %s"
-    cursor = await conn.execute(sql, [*params, limit, offset])
-    return [entity_from_row(row) for row in await cursor.fetchall()]
+    typed = "" if listing.entity_type is None else " AND e.type = %(type)s"
+    cursor = await conn.execute(
+        f"SELECT {ENTITY_COLUMNS} FROM entities AS e WHERE e.scope = %(scope)s{typed} "
+        f"ORDER BY {_ORDERS[listing.order]} LIMIT %(limit)s OFFSET %(offset)s",
+        {
+            "scope": listing.scope,
+            "type": listing.entity_type,
+            "limit": listing.limit,
+            "offset": listing.offset,
+        },
+    )
+    return [CODEC.entity(row) for row in await cursor.fetchall()]
 
 
-async def entities_page(conn: Conn, scope: str, after: int, batch: int) -> list[tuple[int, Entity]]:
+async def entities_page(conn: Conn, scope: str, after: PageKey, batch: int) -> Page[Entity]:
     """The next ``batch`` entities (with embeddings) after pk ``after``, as (pk, entity)."""
     cursor = await conn.execute(
         f"SELECT e.pk, e.embedding::text, {ENTITY_COLUMNS} FROM entities AS e "
         "WHERE e.scope = %s AND e.pk > %s ORDER BY e.pk LIMIT %s",
-        (scope, after, batch),
+        (scope, after or 0, batch),
     )
-    return [(row[0], entity_from_row(row[2:], row[1])) for row in await cursor.fetchall()]
+    return [(row[0], CODEC.entity(row[2:], row[1])) for row in await cursor.fetchall()]
 
 
-async def relations_page(
-    conn: Conn, scope: str, after: int, batch: int
-) -> list[tuple[int, Relation]]:
+async def relations_page(conn: Conn, scope: str, after: PageKey, batch: int) -> Page[Relation]:
     """The next ``batch`` relations (with evidence) after pk ``after``, as (pk, relation)."""
     cursor = await conn.execute(
         f"SELECT r.pk, {RELATION_SELECT.removeprefix('SELECT ')} "
         "WHERE r.scope = %s AND r.pk > %s ORDER BY r.pk LIMIT %s",
-        (scope, after, batch),
+        (scope, after or 0, batch),
     )
-    page = [(row[0], relation_from_row(row[1:])) for row in await cursor.fetchall()]
+    page: Page[Relation] = [(row[0], CODEC.relation(row[1:])) for row in await cursor.fetchall()]
     await attach_evidence(conn, [relation for _, relation in page])
     return page
 
@@ -212,71 +175,70 @@ async def read_bundle(conn: Conn, document_id: str) -> DocumentBundle | None:
 
     Run it in one snapshot (``Database.snapshot``) so that the parts agree.
     """
-    cursor = await conn.execute(
-        f"SELECT pk, {DOCUMENT_COLUMNS} FROM documents WHERE id = %s", (document_id,)
+    found = await fetch(
+        conn, f"SELECT pk, {DOCUMENT_COLUMNS} FROM documents WHERE id = %s", (document_id,)
     )
-    row = await cursor.fetchone()
-    if row is None:
+    if not found:
         return None
-    doc_pk, document = row[0], document_from_row(row[1:])
-    cursor = await conn.execute(
-        f"SELECT c.embedding::text, {CHUNK_SELECT.removeprefix('SELECT ')} "
-        "WHERE c.document = %s ORDER BY c.seq",
-        (doc_pk,),
-    )
-    chunks = []
-    for row in await cursor.fetchall():
-        chunk = chunk_from_row(row[1:])
-        chunk.embedding = None if row[0] is None else parse_vector(row[0])
-        chunks.append(chunk)
-    cursor = await conn.execute(
+    doc_pk, document = found[0][0], CODEC.document(found[0][1:])
+    chunks = [
+        CODEC.chunk(row[1:], row[0])
+        for row in await fetch(
+            conn,
+            f"SELECT c.embedding::text, {CHUNK_SELECT.removeprefix('SELECT ')} "
+            "WHERE c.document = %s ORDER BY c.seq",
+            (doc_pk,),
+        )
+    ]
+    aliases: dict[str, list[str]] = {}
+    for entity_id, alias in await fetch(
+        conn,
         "SELECT e.id, a.alias FROM entity_aliases AS a JOIN entities AS e ON e.pk = a.entity "
         "WHERE a.document = %s ORDER BY a.entity, a.alias_key",
         (doc_pk,),
-    )
-    aliases: dict[str, list[str]] = {}
-    for entity_id, alias in await cursor.fetchall():
+    ):
         aliases.setdefault(entity_id, []).append(alias)
-    cursor = await conn.execute(
-        f"SELECT d.description, e.embedding::text, {ENTITY_COLUMNS} "
-        "FROM entity_descriptions AS d JOIN entities AS e ON e.pk = d.entity "
-        "WHERE d.document = %s ORDER BY e.pk",
-        (doc_pk,),
+    entities = [
+        listed_entity(CODEC.entity(row[2:], row[1]), row[0], aliases.get(row[2], []))
+        for row in await fetch(
+            conn,
+            f"SELECT d.description, e.embedding::text, {ENTITY_COLUMNS} "
+            "FROM entity_descriptions AS d JOIN entities AS e ON e.pk = d.entity "
+            "WHERE d.document = %s ORDER BY e.pk",
+            (doc_pk,),
+        )
+    ]
+    mentions = [
+        Mention(*row)
+        for row in await fetch(
+            conn,
+            "SELECT e.id, c.id, m.surface, m.count FROM chunks AS c "
+            "JOIN mentions AS m ON m.chunk = c.pk JOIN entities AS e ON e.pk = m.entity "
+            "WHERE c.document = %s ORDER BY c.seq, e.pk, m.surface",
+            (doc_pk,),
+        )
+    ]
+    relations = supported_relations(
+        (CODEC.relation(row[5:]), Evidence(row[4] or "", row[0], row[1], row[2]), row[3])
+        for row in await fetch(
+            conn,
+            'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
+            f"{RELATION_SELECT.removeprefix('SELECT ')} JOIN relation_evidence AS x "
+            "ON x.relation = r.pk LEFT JOIN chunks AS c ON c.pk = x.chunk "
+            "WHERE x.document = %s ORDER BY r.pk, x.pk",
+            (doc_pk,),
+        )
     )
-    entities = []
-    for row in await cursor.fetchall():
-        entity = entity_from_row(row[2:], row[1])
-        entity.description, entity.aliases = row[0], aliases.get(entity.id, [])
-        entities.append(EntityWrite(entity, row[0], entity.salience))
-    cursor = await conn.execute(
-        "SELECT e.id, c.id, m.surface, m.count FROM chunks AS c "
-        "JOIN mentions AS m ON m.chunk = c.pk JOIN entities AS e ON e.pk = m.entity "
-        "WHERE c.document = %s ORDER BY c.seq, e.pk, m.surface",
-        (doc_pk,),
-    )
-    mentions = [Mention(*row) for row in await cursor.fetchall()]
-    cursor = await conn.execute(
-        'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
-        f"{RELATION_SELECT.removeprefix('SELECT ')} JOIN relation_evidence AS x "
-        "ON x.relation = r.pk LEFT JOIN chunks AS c ON c.pk = x.chunk "
-        "WHERE x.document = %s ORDER BY r.pk, x.pk",
-        (doc_pk,),
-    )
-    relations: dict[str, Relation] = {}
-    for row in await cursor.fetchall():
-        relation = relations.get(row[5])
-        if relation is None:
-            relation = relations[row[5]] = relation_from_row(row[5:])
-            relation.confidence, relation.weight = row[3], 0.0
-        relation.confidence = max(relation.confidence, row[3])
-        relation.weight += 1
-        relation.evidence.append(Evidence(row[4] or "", row[0], row[1], row[2]))
-    cursor = await conn.execute(f"{MERGE_SELECT} WHERE m.document = %s ORDER BY m.pk", (doc_pk,))
-    merges = [merge_from_row(row) for row in await cursor.fetchall()]
-    return DocumentBundle(document, chunks, entities, mentions, list(relations.values()), merges)
+    merges = [
+        CODEC.merge(row)
+        for row in await fetch(
+            conn, f"{MERGE_SELECT} WHERE m.document = %s ORDER BY m.pk", (doc_pk,)
+        )
+    ]
+    return DocumentBundle(document, chunks, entities, mentions, relations, merges)
 
 
-# ----------------------------------------------------------------- merges, cache, counts
+# ----------------------------------------------------------------- merges, counts
 async def list_merges(conn: Conn, scope: str, entity_id: str | None) -> list[Merge]:
     """Recorded merges of a scope (optionally of one entity), newest first."""
     sql = f"{MERGE_SELECT} WHERE m.scope = %s"
@@ -285,36 +247,18 @@ async def list_merges(conn: Conn, scope: str, entity_id: str | None) -> list[Mer
         sql += " AND e.id = %s"
         params.append(entity_id)
     cursor = await conn.execute(sql + " ORDER BY m.created_at DESC, m.pk DESC", params)
-    return [merge_from_row(row) for row in await cursor.fetchall()]
-
-
-async def cache_get(conn: Conn, key: str) -> str | None:
-    """A cached LLM response."""
-    cursor = await conn.execute("SELECT value FROM llm_cache WHERE key = %s", (key,))
-    row = await cursor.fetchone()
-    return None if row is None else str(row[0])
-
-
-async def cache_put(conn: Conn, key: str, model: str, value: str, now: datetime) -> None:
-    """Store (or replace) a cached LLM response."""
-    await conn.execute(
-        "INSERT INTO llm_cache (key, model, value, created_at) VALUES (%s, %s, %s, %s) "
-        "ON CONFLICT (key) DO UPDATE SET model = excluded.model, value = excluded.value, "
-        "created_at = excluded.created_at",
-        (key, model, value, now),
-    )
+    return [CODEC.merge(row) for row in await cursor.fetchall()]
 
 
 async def stats(conn: Conn, scope: str, schema_version: int) -> StoreStats:
-    """Counts for a scope (``cached_responses`` is store-wide: the cache has no scope)."""
+    """Counts for a scope."""
     cursor = await conn.execute(
         "SELECT (SELECT count(*) FROM documents WHERE scope = %(s)s), "
         "(SELECT count(*) FROM chunks WHERE scope = %(s)s), "
         "(SELECT count(*) FROM entities WHERE scope = %(s)s), "
         "(SELECT count(*) FROM relations WHERE scope = %(s)s), "
         "(SELECT count(*) FROM chunks AS c JOIN mentions AS m ON m.chunk = c.pk "
-        "WHERE c.scope = %(s)s), "
-        "(SELECT count(*) FROM llm_cache)",
+        "WHERE c.scope = %(s)s)",
         {"s": scope},
     )
     row = await cursor.fetchone()
@@ -334,7 +278,6 @@ async def stats(conn: Conn, scope: str, schema_version: int) -> StoreStats:
         entities=counts[2],
         relations=counts[3],
         mentions=counts[4],
-        cached_responses=counts[5],
         schema_version=schema_version,
         relation_types=types[0],
         entity_types=types[1],

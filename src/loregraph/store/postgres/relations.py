@@ -1,47 +1,22 @@
 """Upserting a bundle's relations and their evidence (inside the write transaction).
 
-Relations are unique per ``(source, type, target)``. The bundle's relations are grouped by
-that triple (after entity resolution) and upserted in triple order. What a write adds to a
-stored relation: it keeps its id and fact (filled in when empty); ``valid_at`` becomes the
-earliest known, ``invalid_at``/``expired_at`` take the bundle's value when it gives one;
-``weight`` (= evidence count) and ``confidence`` (= max over evidence) are recomputed
-afterwards (see :mod:`.cleanup`). A relation without evidence gets one chunk-less row. A new
-relation is inserted with this document's weight and confidence, which the recomputation
-then finds right: the row is written once (an update would re-index it).
+Relations are unique per ``(source, type, target)``. The bundle's relations, grouped by that
+triple by the plan (:mod:`loregraph.store.planning`), are upserted in triple order. What a
+write adds to a stored relation: it keeps its id and fact (filled in when empty);
+``valid_at`` becomes the earliest known, ``invalid_at``/``expired_at`` take the bundle's
+value when it gives one; ``weight`` (= evidence count) and ``confidence`` (= max over
+evidence) are recomputed afterwards (see :mod:`.cleanup`). A relation without evidence gets
+one chunk-less row. A new relation is inserted with this document's weight and confidence,
+which the recomputation then finds right: the row is written once (an update would re-index
+it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from loregraph.models import DocumentBundle, Evidence, Relation
+from loregraph.models import DocumentBundle
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.entities import Resolved
 from loregraph.store.postgres.rows import utc, utc_or_none
-
-Triple = tuple[int, str, int]
-
-
-@dataclass(slots=True)
-class _Group:
-    """Bundle relations with the same (source, type, target), merged."""
-
-    relation: Relation
-    evidence: dict[tuple[str, str, int, int], None] = field(default_factory=dict)
-    confidence: float = 0.0
-
-
-def _groups(bundle: DocumentBundle, resolved: Resolved) -> dict[Triple, _Group]:
-    groups: dict[Triple, _Group] = {}
-    for relation in bundle.relations:
-        triple = (resolved.pks[relation.source_id], relation.type, resolved.pks[relation.target_id])
-        group = groups.get(triple)
-        if group is None:
-            group = groups[triple] = _Group(relation)
-        group.confidence = max(group.confidence, relation.confidence)
-        for ev in relation.evidence or [Evidence("")]:
-            group.evidence[(ev.chunk_id, ev.sentence, ev.start, ev.end)] = None
-    return groups
 
 
 async def write_relations(
@@ -52,7 +27,10 @@ async def write_relations(
     chunks: dict[str, int],
 ) -> set[int]:
     """Upsert the relations and insert their evidence; returns the relation pks."""
-    groups = _groups(bundle, resolved)
+    groups = {
+        (resolved.pks[source], kind, resolved.pks[target]): group
+        for (source, kind, target), group in resolved.plan.relations.items()
+    }
     if not groups:
         return set()
     ordered = sorted(groups)

@@ -23,6 +23,10 @@ Layout. Documents, chunks, entities and relations have a text ``id`` (the model'
 * ``graph_versions`` (one counter per scope), ``merges``, ``llm_cache``, and
   ``schema_migrations`` (one row per applied version, see :mod:`.migrations`).
 
+``llm_cache`` and the relations' ``search`` vector are no longer read (the LLM response
+cache lives in its own file, and the store contract has no relation text search); they stay
+so that the schema (version 2) is unchanged.
+
 Text columns that are compared or sorted use the ``"C"`` collation (byte order), as SQLite does.
 """
 

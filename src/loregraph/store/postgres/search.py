@@ -20,15 +20,17 @@ from __future__ import annotations
 import re
 
 from loregraph.errors import ConfigError
-from loregraph.models import Scored, Vector, name_key
+from loregraph.models import Scored, name_key
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import vector_or_none
 from loregraph.store.postgres.schema import SUBSTRING_ROWS, vector_cast
+from loregraph.store.queries import VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 64
 FUZZY_CANDIDATES = 100
+TABLES = {"entity": "entities", "chunk": "chunks"}
 _RANK_NORMALISATION = 1  # divide the rank by 1 + log(document length)
 
 
@@ -95,11 +97,6 @@ async def search_entities_text(conn: Conn, scope: str, query: str, limit: int) -
     return await _full_text(conn, "entities", query, scope, limit)
 
 
-async def search_relations_text(conn: Conn, scope: str, query: str, limit: int) -> list[Scored]:
-    """Relation ids by full-text rank over fact and type; expired relations skipped."""
-    return await _full_text(conn, "relations", query, scope, limit, "AND t.expired_at IS NULL ")
-
-
 async def search_entities_fuzzy(
     conn: Conn, scope: str, name: str, limit: int, entity_type: str | None
 ) -> list[Scored]:
@@ -126,33 +123,27 @@ async def search_entities_fuzzy(
     return [Scored(item, float(score)) for item, score in await cursor.fetchall()]
 
 
-async def search_vector(
-    conn: Conn,
-    table: str,
-    scope: str,
-    vector: Vector,
-    limit: int,
-    entity_type: str | None = None,
-) -> list[Scored]:
-    """Ids of ``table`` (``entities`` or ``chunks``) by cosine similarity to ``vector``.
+async def search_vector(conn: Conn, ask: VectorSearch) -> list[Scored]:
+    """Entity or chunk ids by cosine similarity to the asked vector.
 
     Raises :class:`ConfigError` when the scope holds vectors of another dimension only.
     """
-    dim, text = vector_or_none(vector)
-    if limit <= 0 or not dim:
+    dim, text = vector_or_none(ask.vector)
+    if ask.limit <= 0 or not dim:
         return []
+    table = TABLES[ask.kind]
     expression = vector_cast(dim)
-    typed = "" if entity_type is None else "AND type = %(type)s "
+    typed = "" if ask.entity_type is None else "AND type = %(type)s "
     cursor = await conn.execute(
         f"SELECT id, 1 - ({expression} <=> %(q)s::vector({dim})) FROM {table} "
         f"WHERE scope = %(scope)s AND dim = {dim} {typed}"
         f"ORDER BY {expression} <=> %(q)s::vector({dim}) LIMIT %(limit)s",
-        {"q": text, "scope": scope, "type": entity_type, "limit": limit},
+        {"q": text, "scope": ask.scope, "type": ask.entity_type, "limit": ask.limit},
     )
     hits = [Scored(item, float(score)) for item, score in await cursor.fetchall()]
     if not hits:
         cursor = await conn.execute(
-            f"SELECT dim FROM {table} WHERE scope = %s AND dim <> %s LIMIT 1", (scope, dim)
+            f"SELECT dim FROM {table} WHERE scope = %s AND dim <> %s LIMIT 1", (ask.scope, dim)
         )
         other = await cursor.fetchone()
         if other is not None:

@@ -5,16 +5,14 @@ BM25-like ranking, one recursive CTE for k-hop expansion. The store keeps no in-
 every query reads the database, so writes from other processes are seen at once.
 
 Semantics beyond :class:`~loregraph.store.base.Store`'s contract match the SQLite store:
-:mod:`.entities` and :mod:`.relations` (what a write adds to existing rows), :mod:`.cleanup`
-(derived values, what deletion removes), :mod:`.graph` (expired and invalidated relations).
-Unknown ids: ``set_document_status`` and ``invalidate_relation`` raise
-:class:`~loregraph.errors.NotFoundError`; ``delete_document`` returns an all-zero report.
-An inconsistent bundle raises :class:`ValueError` and writes nothing.
+:mod:`loregraph.store.planning`, :mod:`.entities` and :mod:`.relations` (what a write adds
+to existing rows), :mod:`.cleanup` (derived values, what deletion removes), :mod:`.graph`
+(expired and invalidated relations).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 import psycopg
@@ -23,7 +21,6 @@ from loregraph.errors import NotFoundError, StoreError
 from loregraph.models import (
     Chunk,
     DeleteReport,
-    DocStatus,
     Document,
     DocumentBundle,
     Entity,
@@ -34,7 +31,6 @@ from loregraph.models import (
     StoreStats,
     Subgraph,
     Vector,
-    utcnow,
 )
 from loregraph.store.base import SCHEMA_VERSION, Store
 from loregraph.store.postgres import graph, reads, search, write
@@ -47,6 +43,14 @@ from loregraph.store.postgres.connection import (
     split_url,
 )
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
+from loregraph.store.queries import (
+    EntityListing,
+    Expansion,
+    Page,
+    PageKey,
+    RelationQuery,
+    VectorSearch,
+)
 
 ANALYZE_AFTER_ROWS = 2_000
 """Entities and chunks written by this store object between two ``ANALYZE`` runs."""
@@ -92,9 +96,6 @@ class PostgresStore(Store):
     async def close(self) -> None:
         await self._db.close()
 
-    async def schema_version(self) -> int:
-        return self._version
-
     # ----------------------------------------------------------------- documents
     async def write_document(self, bundle: DocumentBundle) -> None:
         bundle.validate()
@@ -113,21 +114,13 @@ class PostgresStore(Store):
     async def get_document(self, document_id: str) -> Document | None:
         return await self._db.read(reads.get_document, document_id)
 
-    async def find_document(
-        self, scope: str, *, content_hash: str | None = None, source: str | None = None
-    ) -> Document | None:
-        """A document by content hash and/or source; with both, both must match."""
-        return await self._db.read(reads.find_document, scope, content_hash, source)
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+        return await self._db.read(reads.find_document, scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
     ) -> list[Document]:
         return await self._db.read(reads.list_documents, scope, limit, offset)
-
-    async def set_document_status(self, document_id: str, status: DocStatus) -> None:
-        """Record a document's status; raises :class:`NotFoundError` for an unknown id."""
-        if not await self._db.write(write.set_document_status, document_id, str(status)):
-            raise NotFoundError(f"no document with id {document_id!r}")
 
     async def delete_document(self, document_id: str) -> DeleteReport:
         """Delete a document (an unknown id gives an all-zero report)."""
@@ -138,19 +131,8 @@ class PostgresStore(Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return await self._db.read(reads.get_chunks, list(chunk_ids))
 
-    async def document_chunks(self, document_id: str) -> list[Chunk]:
-        return await self._db.read(reads.document_chunks, document_id)
-
     async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.read(search.search_chunks_text, scope, query, limit)
-
-    async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
-        return await self._db.read(search.search_vector, "chunks", scope, vector, limit)
-
-    async def chunks_mentioning(
-        self, entity_ids: Sequence[str], limit: int | None = None
-    ) -> list[tuple[str, str, int]]:
-        return await self._db.read(reads.chunks_mentioning, list(entity_ids), limit)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
@@ -168,46 +150,21 @@ class PostgresStore(Store):
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
         return await self._db.read(search.search_entities_text, scope, query, limit)
 
-    async def search_entities_vector(
-        self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
-        return await self._db.read(
-            search.search_vector, "entities", scope, vector, limit, entity_type
-        )
+    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+        return await self._db.read(search.search_vector, ask)
 
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
         return await self._db.read(reads.entity_embeddings, list(entity_ids))
 
-    async def list_entities(
-        self,
-        scope: str,
-        *,
-        entity_type: str | None = None,
-        order: str = "mentions",
-        limit: int | None = 100,
-        offset: int = 0,
-    ) -> list[Entity]:
-        return await self._db.read(reads.list_entities, scope, entity_type, order, limit, offset)
+    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+        return await self._db.read(reads.list_entities, listing)
 
-    # ----------------------------------------------------------------- relations
-    async def entity_relations(
-        self,
-        entity_id: str,
-        *,
-        direction: str = "both",
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[Relation]:
-        """An entity's live (not expired) relations, heaviest first, with evidence."""
-        kinds = None if types is None else list(types)
-        return await self._db.read(graph.entity_relations, entity_id, direction, kinds, at, limit)
+    # ----------------------------------------------------------------- relations, graph
+    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+        return await self._db.read(graph.entity_relations, query)
 
     async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         return await self._db.read(graph.relations_among, list(entity_ids))
-
-    async def search_relations_text(self, scope: str, query: str, limit: int) -> list[Scored]:
-        return await self._db.read(search.search_relations_text, scope, query, limit)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         return await self._db.read(graph.get_relations, list(relation_ids))
@@ -217,26 +174,9 @@ class PostgresStore(Store):
         if not await self._db.write(write.invalidate_relation, relation_id, invalid_at):
             raise NotFoundError(f"no relation with id {relation_id!r}")
 
-    # ----------------------------------------------------------------- graph
-    async def expand(
-        self,
-        scope: str,
-        seed_ids: Sequence[str],
-        *,
-        depth: int = 2,
-        per_node: int = 20,
-        max_entities: int = 200,
-        types: Sequence[str] | None = None,
-        min_weight: float = 0.0,
-    ) -> Subgraph:
-        """BFS from the seeds over live relations in both directions, in one query.
-
-        Seeds outside ``scope`` are ignored; the returned relations carry no evidence.
-        """
-        kinds = None if types is None else list(types)
-        return await self._db.snapshot(
-            graph.expand, scope, list(seed_ids), depth, per_node, max_entities, kinds, min_weight
-        )
+    async def _expand(self, expansion: Expansion) -> Subgraph:
+        """BFS in one recursive query, in one snapshot."""
+        return await self._db.snapshot(graph.expand, expansion)
 
     async def graph_arrays(self, scope: str) -> GraphArrays:
         return await self._db.snapshot(graph.graph_arrays, scope)
@@ -244,39 +184,18 @@ class PostgresStore(Store):
     async def graph_version(self, scope: str) -> int:
         return await self._db.read(read_graph_version, scope)
 
-    # ----------------------------------------------------------------- merges, cache
+    # ----------------------------------------------------------------- merges, bundles, bulk
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
         return await self._db.read(reads.list_merges, scope, entity_id)
 
     async def read_bundle(self, document_id: str) -> DocumentBundle | None:
         return await self._db.snapshot(reads.read_bundle, document_id)
 
-    async def cache_get(self, key: str) -> str | None:
-        return await self._db.read(reads.cache_get, key)
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+        return await self._db.read(reads.entities_page, scope, after, batch)
 
-    async def cache_put(self, key: str, model: str, value: str) -> None:
-        await self._db.read(reads.cache_put, key, model, value, utcnow())
-
-    # ----------------------------------------------------------------- bulk
-    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
-        after = 0
-        while True:
-            page = await self._db.read(reads.entities_page, scope, after, batch)
-            if not page:
-                return
-            for _, entity in page:
-                yield entity
-            after = page[-1][0]
-
-    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
-        after = 0
-        while True:
-            page = await self._db.read(reads.relations_page, scope, after, batch)
-            if not page:
-                return
-            for _, relation in page:
-                yield relation
-            after = page[-1][0]
+    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+        return await self._db.read(reads.relations_page, scope, after, batch)
 
     async def stats(self, scope: str) -> StoreStats:
         return await self._db.read(reads.stats, scope, self._version or SCHEMA_VERSION)

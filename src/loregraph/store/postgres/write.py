@@ -9,17 +9,14 @@ every touched entity and relation, then bumps the scope's graph version. The cal
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-
-from psycopg.types.json import Jsonb
 
 from loregraph.models import DeleteReport, DocumentBundle, utcnow
 from loregraph.store.postgres.cleanup import bump_graph_version, detach_document, recompute
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.entities import resolve_entities, write_contributions
 from loregraph.store.postgres.relations import write_relations
-from loregraph.store.postgres.rows import DOCUMENT_COLUMNS, utc, utc_or_none
+from loregraph.store.postgres.rows import CODEC, DOCUMENT_COLUMNS, utc
 from loregraph.store.postgres.vectors import vector_dim, vector_param
 
 
@@ -40,28 +37,14 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
     cursor = await conn.execute(
         f"INSERT INTO documents ({DOCUMENT_COLUMNS}) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING pk",
-        (
-            doc.id,
-            doc.scope,
-            doc.title,
-            doc.source,
-            doc.content_hash,
-            str(doc.kind),
-            doc.visibility,
-            doc.owner,
-            Jsonb(doc.metadata, dumps=_dumps),
-            str(doc.status),
-            doc.char_count,
-            utc(doc.created_at),
-            utc_or_none(doc.valid_at),
-        ),
+        CODEC.document_values(doc),
     )
     row = await cursor.fetchone()
     assert row is not None
     doc_pk = int(row[0])
     chunks = await _write_chunks(conn, bundle, doc_pk)
     resolved = await resolve_entities(conn, bundle, now)
-    entities |= await write_contributions(conn, bundle, resolved, doc_pk, chunks)
+    entities |= await write_contributions(conn, resolved, doc_pk, chunks)
     relations |= await write_relations(conn, bundle, resolved, doc_pk, chunks)
     await conn.execute(
         "INSERT INTO merges (scope, entity, surface, rule, score, document, created_at) "
@@ -71,7 +54,7 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
         (
             doc.scope,
             doc_pk,
-            [resolved.pks[m.entity_id] for m in bundle.merges],
+            [resolved.pk(m.entity_id) for m in bundle.merges],
             [m.surface for m in bundle.merges],
             [m.rule for m in bundle.merges],
             [float(m.score) for m in bundle.merges],
@@ -80,10 +63,6 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
     )
     await recompute(conn, entities, relations, now)
     return await bump_graph_version(conn, doc.scope)
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 async def _write_chunks(conn: Conn, bundle: DocumentBundle, doc_pk: int) -> dict[str, int]:
@@ -151,14 +130,6 @@ async def invalidate_relation(conn: Conn, relation_id: str, invalid_at: datetime
         return False
     await bump_graph_version(conn, row[0])
     return True
-
-
-async def set_document_status(conn: Conn, document_id: str, status: str) -> bool:
-    """Set a document's status; ``False`` when there is no such document."""
-    cursor = await conn.execute(
-        "UPDATE documents SET status = %s WHERE id = %s RETURNING pk", (status, document_id)
-    )
-    return await cursor.fetchone() is not None
 
 
 ANALYZED_TABLES = "documents, chunks, entities, entity_keys, mentions, relations"

@@ -25,6 +25,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from loregraph.models import DeleteReport
+from loregraph.store.names import key_lines
+from loregraph.store.planning import alias_list, best_description
 from loregraph.store.sqlite.fts import (
     index_entities,
     unindex_chunks,
@@ -48,24 +50,11 @@ class Changes:
     removed_relations: set[int] = field(default_factory=set)
 
 
-def alias_fields(name_key: str, aliases: dict[str, str]) -> tuple[str, str]:
-    """``(aliases_json, search_keys)`` for an entity from ``{alias_key: surface}``.
-
-    Aliases whose key is the canonical ``name_key`` (or empty) are left out.
-    """
-    kept = sorted((surface, key) for key, surface in aliases.items() if key and key != name_key)
-    keys = [name_key] if name_key else []
-    keys.extend(sorted({key for _, key in kept}))
-    aliases_json = json.dumps([surface for surface, _ in kept], ensure_ascii=False)
-    return aliases_json, "\n".join(f"  {key} " for key in keys)
-
-
-def best_description(descriptions: list[str]) -> str:
-    """The longest non-empty description (ties: alphabetical first)."""
-    candidates = [text for text in descriptions if text]
-    if not candidates:
-        return ""
-    return min(candidates, key=lambda text: (-len(text), text))
+def alias_fields(key: str, aliases: dict[str, str]) -> tuple[str, str]:
+    """``(aliases_json, search_keys)`` of an entity from ``{alias key: surface}`` (see
+    :func:`~loregraph.store.planning.alias_list`)."""
+    surfaces, keys = alias_list(key, aliases)
+    return json.dumps(surfaces, ensure_ascii=False), key_lines([key, *keys])
 
 
 def detach_document(

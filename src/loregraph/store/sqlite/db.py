@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Concatenate, ParamSpec, TypeVar
 
 from loregraph.errors import StoreError, StorePermissionError
-from loregraph.store.base import SCHEMA_VERSION
-from loregraph.store.sqlite.schema import ensure_schema, ensure_schema_version, read_version
+from loregraph.store.base import NOT_OPEN, SCHEMA_VERSION, check_schema_version
+from loregraph.store.sqlite.schema import ensure_schema, read_version
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -133,7 +133,7 @@ def _connect_read_only(path: str) -> tuple[sqlite3.Connection, int]:
             raise StoreError(f"the store {path} is empty: ingest documents first")
         if version > SCHEMA_VERSION:
             conn.close()
-            ensure_schema_version(version)
+            check_schema_version(version)
         if version < SCHEMA_VERSION:
             conn.close()
             if not os.access(target, os.W_OK) or not os.access(target.parent, os.W_OK):
@@ -251,7 +251,7 @@ class Database:
         """Run ``fn(conn, *args, **kwargs)`` on the worker thread and return its result."""
         conn, executor = self._conn, self._executor
         if conn is None or executor is None:
-            raise StoreError("the store is not open: use `await store.open()` or `async with`")
+            raise StoreError(NOT_OPEN)
 
         def call() -> T:
             with self._lock:

@@ -11,44 +11,40 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from loregraph.models import GraphArrays, Relation, Subgraph
+from loregraph.store.queries import Expansion, RelationFilter, RelationQuery
+from loregraph.store.rows import in_order, iso_or_none, subgraph
 from loregraph.store.sqlite.db import transaction
 from loregraph.store.sqlite.rows import (
+    CODEC,
     ENTITY_COLUMNS,
     IN_JSON,
+    NO_LIMIT,
     RELATION_SELECT,
     attach_evidence,
-    entity_from_row,
-    iso,
     json_list,
-    relation_from_row,
 )
 
+_CONDITIONS = {
+    "live": "r.expired_at IS NULL",
+    "types": "r.type IN (SELECT value FROM json_each(:types))",
+    "at": "(r.valid_at IS NULL OR r.valid_at <= :at) "
+    "AND (r.invalid_at IS NULL OR r.invalid_at > :at)",
+    "min_weight": "r.weight >= :min_weight",
+}
+"""How this store spells each condition of a :class:`RelationFilter` on relation ``r``."""
 
-def _filters(
-    types: Sequence[str] | None, at: datetime | None, min_weight: float | None = None
-) -> tuple[str, list[object]]:
-    """SQL conditions (each starting with AND) on relation ``r`` and their parameters."""
-    sql = " AND r.expired_at IS NULL"
-    params: list[object] = []
-    if types is not None:
-        sql += f" AND r.type IN {IN_JSON}"
-        params.append(json_list(types))
-    if at is not None:
-        when = iso(at)
-        sql += " AND (r.valid_at IS NULL OR r.valid_at <= ?)"
-        sql += " AND (r.invalid_at IS NULL OR r.invalid_at > ?)"
-        params.extend((when, when))
-    if min_weight is not None and min_weight > 0:
-        sql += " AND r.weight >= ?"
-        params.append(min_weight)
-    return sql, params
+
+def _filters(live: RelationFilter) -> tuple[str, dict[str, object]]:
+    """The filter's conditions (each starting with AND) and their named parameters."""
+    text = "".join(f" AND {_CONDITIONS[name]}" for name in live.conditions())
+    types = None if live.types is None else json_list(live.types)
+    return text, {"types": types, "at": iso_or_none(live.at), "min_weight": live.min_weight}
 
 
 def get_relations(conn: sqlite3.Connection, relation_ids: Sequence[str]) -> list[Relation]:
@@ -56,42 +52,28 @@ def get_relations(conn: sqlite3.Connection, relation_ids: Sequence[str]) -> list
     rows = conn.execute(
         f"{RELATION_SELECT} WHERE r.id IN {IN_JSON}", (json_list(relation_ids),)
     ).fetchall()
-    found = {row[0]: relation_from_row(row) for row in rows}
-    ordered = [found[i] for i in dict.fromkeys(relation_ids) if i in found]
+    found = {row[0]: CODEC.relation(row) for row in rows}
+    ordered = in_order(found, relation_ids)
     return attach_evidence(conn, ordered)
 
 
-def entity_relations(
-    conn: sqlite3.Connection,
-    entity_id: str,
-    direction: str,
-    types: Sequence[str] | None,
-    at: datetime | None,
-    limit: int | None,
-) -> list[Relation]:
+def entity_relations(conn: sqlite3.Connection, query: RelationQuery) -> list[Relation]:
     """An entity's relations, heaviest first, with evidence (see module notes)."""
-    if direction not in ("out", "in", "both"):
-        raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
-    row = conn.execute("SELECT pk FROM entities WHERE id = ?", (entity_id,)).fetchone()
+    row = conn.execute("SELECT pk FROM entities WHERE id = ?", (query.entity_id,)).fetchone()
     if row is None:
         return []
-    where, params = _filters(types, at)
+    where, params = _filters(query.filter)
     parts: list[str] = []
-    all_params: list[object] = []
-    if direction in ("out", "both"):
-        parts.append(f"SELECT r.pk, r.weight FROM relations AS r WHERE r.source = ?{where}")
-        all_params += [row[0], *params]
-    if direction in ("in", "both"):
-        self_loops = " AND r.source != r.target" if direction == "both" else ""
+    if query.direction in ("out", "both"):
+        parts.append(f"SELECT r.pk, r.weight FROM relations AS r WHERE r.source = :pk{where}")
+    if query.direction in ("in", "both"):
+        loops = " AND r.source != r.target" if query.direction == "both" else ""
         parts.append(
-            f"SELECT r.pk, r.weight FROM relations AS r WHERE r.target = ?{self_loops}{where}"
+            f"SELECT r.pk, r.weight FROM relations AS r WHERE r.target = :pk{loops}{where}"
         )
-        all_params += [row[0], *params]
-    sql = " UNION ALL ".join(parts) + " ORDER BY 2 DESC, 1"
-    if limit is not None:
-        sql += " LIMIT ?"
-        all_params.append(limit)
-    pks = [pk for pk, _ in conn.execute(sql, all_params)]
+    sql = " UNION ALL ".join(parts) + " ORDER BY 2 DESC, 1 LIMIT :limit"
+    limit = NO_LIMIT if query.limit is None else query.limit
+    pks = [pk for pk, _ in conn.execute(sql, {**params, "pk": row[0], "limit": limit})]
     return attach_evidence(conn, _relations_by_pk(conn, pks))
 
 
@@ -101,25 +83,22 @@ def _relations_by_pk(conn: sqlite3.Connection, pks: Sequence[int]) -> list[Relat
         f"SELECT r.pk, {RELATION_SELECT[len('SELECT ') :]} WHERE r.pk IN {IN_JSON}",
         (json_list(pks),),
     ).fetchall()
-    found = {row[0]: relation_from_row(row[1:]) for row in rows}
+    found = {row[0]: CODEC.relation(row[1:]) for row in rows}
     return [found[pk] for pk in pks if pk in found]
 
 
 def _among(
-    conn: sqlite3.Connection,
-    entities: Sequence[int],
-    types: Sequence[str] | None,
-    min_weight: float | None,
+    conn: sqlite3.Connection, entities: Sequence[int], live: RelationFilter
 ) -> list[Relation]:
     """Relations with both ends among the entity pks, heaviest first, without evidence."""
     if not entities:
         return []
-    where, params = _filters(types, None, min_weight)
-    pks = json_list(entities)
+    where, params = _filters(live)
     rows = conn.execute(
-        f"SELECT r.pk FROM relations AS r WHERE r.source IN {IN_JSON} "
-        f"AND r.target IN {IN_JSON}{where} ORDER BY r.weight DESC, r.pk",
-        (pks, pks, *params),
+        "SELECT r.pk FROM relations AS r WHERE r.source IN (SELECT value FROM json_each(:pks)) "
+        f"AND r.target IN (SELECT value FROM json_each(:pks)){where} "
+        "ORDER BY r.weight DESC, r.pk",
+        {**params, "pks": json_list(entities)},
     )
     return _relations_by_pk(conn, [pk for (pk,) in rows])
 
@@ -132,27 +111,24 @@ def relations_among(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> list
             f"SELECT pk FROM entities WHERE id IN {IN_JSON}", (json_list(entity_ids),)
         )
     ]
-    return _among(conn, pks, None, None)
+    return _among(conn, pks, RelationFilter())
 
 
 def _neighbours(
-    conn: sqlite3.Connection,
-    frontier: list[int],
-    per_node: int,
-    where: str,
-    params: list[object],
+    conn: sqlite3.Connection, frontier: list[int], per_node: int, live: RelationFilter
 ) -> dict[int, list[tuple[float, int, int]]]:
     """For each frontier node, its ``per_node`` heaviest (weight, relation pk, other end)."""
     edges: dict[int, list[tuple[float, int, int]]] = {node: [] for node in frontier}
-    nodes = json_list(frontier)
+    where, params = _filters(live)
+    params |= {"nodes": json_list(frontier), "per_node": per_node}
     for near, far in (("source", "target"), ("target", "source")):
         sql = (
-            f"SELECT f.value, o.{far}, o.weight, o.pk FROM json_each(?) AS f "
+            f"SELECT f.value, o.{far}, o.weight, o.pk FROM json_each(:nodes) AS f "
             "JOIN relations AS o ON o.pk IN ("
             f"SELECT r.pk FROM relations AS r WHERE r.{near} = f.value{where} "
-            "ORDER BY r.weight DESC LIMIT ?)"
+            "ORDER BY r.weight DESC LIMIT :per_node)"
         )
-        for node, other, weight, pk in conn.execute(sql, (nodes, *params, per_node)):
+        for node, other, weight, pk in conn.execute(sql, params):
             edges[node].append((weight, pk, other))
     for found in edges.values():
         found.sort(key=lambda edge: (-edge[0], edge[1]))
@@ -160,41 +136,31 @@ def _neighbours(
     return edges
 
 
-def expand(
-    conn: sqlite3.Connection,
-    scope: str,
-    seed_ids: Sequence[str],
-    depth: int,
-    per_node: int,
-    max_entities: int,
-    types: Sequence[str] | None,
-    min_weight: float,
-) -> Subgraph:
+def expand(conn: sqlite3.Connection, ask: Expansion) -> Subgraph:
     """Breadth-first expansion (relations followed both ways, heaviest first)."""
     with transaction(conn, write=False):
         found = dict(
             conn.execute(
                 f"SELECT id, pk FROM entities WHERE scope = ? AND id IN {IN_JSON}",
-                (scope, json_list(seed_ids)),
+                (ask.scope, json_list(ask.seeds)),
             ).fetchall()
         )
         hops: dict[int, int] = {}
-        for seed in seed_ids:
+        for seed in ask.seeds:
             pk = found.get(seed)
-            if pk is not None and pk not in hops and len(hops) < max_entities:
+            if pk is not None and pk not in hops and len(hops) < ask.max_entities:
                 hops[pk] = 0
-        where, params = _filters(types, None, min_weight)
         frontier = list(hops)
-        for hop in range(1, depth + 1):
-            if not frontier or len(hops) >= max_entities or per_node <= 0:
+        for hop in range(1, ask.depth + 1):
+            if not frontier or len(hops) >= ask.max_entities or ask.per_node <= 0:
                 break
-            edges = _neighbours(conn, frontier, per_node, where, params)
+            edges = _neighbours(conn, frontier, ask.per_node, ask.filter)
             next_frontier: list[int] = []
             for node in frontier:
                 for _, _, other in edges[node]:
                     if other in hops:
                         continue
-                    if len(hops) >= max_entities:
+                    if len(hops) >= ask.max_entities:
                         break
                     hops[other] = hop
                     next_frontier.append(other)
@@ -203,13 +169,8 @@ def expand(
             f"SELECT pk, {ENTITY_COLUMNS} FROM entities WHERE pk IN {IN_JSON}",
             (json_list(hops),),
         ).fetchall()
-        relations = _among(conn, list(hops), types, min_weight)
-    entities = {row[0]: entity_from_row(row[1:]) for row in rows}
-    return Subgraph(
-        entities={entities[pk].id: entities[pk] for pk in hops if pk in entities},
-        relations=relations,
-        hops={entities[pk].id: hop for pk, hop in hops.items() if pk in entities},
-    )
+        relations = _among(conn, list(hops), ask.filter)
+    return subgraph(hops, {row[0]: CODEC.entity(row[1:]) for row in rows}, relations)
 
 
 def graph_arrays(conn: sqlite3.Connection, scope: str) -> GraphArrays:

@@ -1,4 +1,4 @@
-"""Plain reads: documents, chunks, entities, merges, the LLM cache, paging and counts."""
+"""Plain reads: documents, chunks, entities, merges, bundles, paging and counts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from loregraph.models import (
     Document,
     DocumentBundle,
     Entity,
-    EntityWrite,
     Evidence,
     Mention,
     Merge,
@@ -19,26 +18,30 @@ from loregraph.models import (
     Vector,
 )
 from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.queries import EntityListing, Page, PageKey
+from loregraph.store.rows import (
+    ENTITY_FIELDS,
+    columns,
+    in_order,
+    listed_entity,
+    supported_relations,
+)
 from loregraph.store.sqlite.rows import (
     CHUNK_COLUMNS,
+    CODEC,
     DOCUMENT_COLUMNS,
     ENTITY_COLUMNS,
     IN_JSON,
     MERGE_SELECT,
+    NO_LIMIT,
     RELATION_SELECT,
     attach_evidence,
-    chunk_from_row,
-    document_from_row,
-    entity_from_row,
     json_list,
-    merge_from_row,
     prefixed,
-    relation_from_row,
 )
 from loregraph.store.vectors import blob_to_vector
 
-_E_COLUMNS = prefixed(ENTITY_COLUMNS, "e")
-_NO_LIMIT = -1
+_E_COLUMNS = columns(ENTITY_FIELDS, "e")
 
 
 # ----------------------------------------------------------------- documents
@@ -47,25 +50,20 @@ def get_document(conn: sqlite3.Connection, document_id: str) -> Document | None:
     row = conn.execute(
         f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?", (document_id,)
     ).fetchone()
-    return None if row is None else document_from_row(row)
+    return None if row is None else CODEC.document(row)
 
 
 def find_document(
-    conn: sqlite3.Connection, scope: str, content_hash: str | None, source: str | None
+    conn: sqlite3.Connection, scope: str, criteria: dict[str, str]
 ) -> Document | None:
-    """The newest document of ``scope`` matching every criterion given (none: ``None``)."""
-    if content_hash is None and source is None:
-        return None
-    sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = ?"
-    params: list[object] = [scope]
-    if content_hash is not None:
-        sql += " AND content_hash = ?"
-        params.append(content_hash)
-    if source is not None:
-        sql += " AND source = ?"
-        params.append(source)
-    row = conn.execute(sql + " ORDER BY created_at DESC, pk DESC LIMIT 1", params).fetchone()
-    return None if row is None else document_from_row(row)
+    """The newest document of ``scope`` matching every criterion (by field name)."""
+    row = conn.execute(
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = :scope"
+        + "".join(f" AND {name} = :{name}" for name in criteria)
+        + " ORDER BY created_at DESC, pk DESC LIMIT 1",
+        {"scope": scope, **criteria},
+    ).fetchone()
+    return None if row is None else CODEC.document(row)
 
 
 def list_documents(
@@ -75,15 +73,9 @@ def list_documents(
     rows = conn.execute(
         f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = ? "
         "ORDER BY created_at, pk LIMIT ? OFFSET ?",
-        (scope, _NO_LIMIT if limit is None else limit, offset),
+        (scope, NO_LIMIT if limit is None else limit, offset),
     )
-    return [document_from_row(row) for row in rows]
-
-
-def set_document_status(conn: sqlite3.Connection, document_id: str, status: str) -> bool:
-    """Set a document's status; ``False`` when there is no such document."""
-    cursor = conn.execute("UPDATE documents SET status = ? WHERE id = ?", (status, document_id))
-    return cursor.rowcount > 0
+    return [CODEC.document(row) for row in rows]
 
 
 def scopes(conn: sqlite3.Connection) -> list[str]:
@@ -97,30 +89,8 @@ def get_chunks(conn: sqlite3.Connection, chunk_ids: Sequence[str]) -> list[Chunk
     rows = conn.execute(
         f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN {IN_JSON}", (json_list(chunk_ids),)
     ).fetchall()
-    found = {row[0]: chunk_from_row(row) for row in rows}
+    found = {row[0]: CODEC.chunk(row) for row in rows}
     return [found[i] for i in chunk_ids if i in found]
-
-
-def document_chunks(conn: sqlite3.Connection, document_id: str) -> list[Chunk]:
-    """A document's chunks in sequence order, without embeddings."""
-    rows = conn.execute(
-        f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY seq", (document_id,)
-    )
-    return [chunk_from_row(row) for row in rows]
-
-
-def chunks_mentioning(
-    conn: sqlite3.Connection, entity_ids: Sequence[str], limit: int | None
-) -> list[tuple[str, str, int]]:
-    """(entity_id, chunk_id, count) for the entities, most mentions first."""
-    rows = conn.execute(
-        "SELECT e.id, c.id, sum(m.count) AS n FROM entities AS e "
-        "JOIN mentions AS m ON m.entity = e.pk JOIN chunks AS c ON c.pk = m.chunk "
-        f"WHERE e.id IN {IN_JSON} GROUP BY m.entity, m.chunk "
-        "ORDER BY n DESC, e.id, c.id LIMIT ?",
-        (json_list(entity_ids), _NO_LIMIT if limit is None else limit),
-    )
-    return [(entity_id, chunk_id, int(count)) for entity_id, chunk_id, count in rows]
 
 
 # ----------------------------------------------------------------- entities
@@ -129,8 +99,8 @@ def get_entities(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> list[En
     rows = conn.execute(
         f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id IN {IN_JSON}", (json_list(entity_ids),)
     ).fetchall()
-    found = {row[0]: entity_from_row(row) for row in rows}
-    return [found[i] for i in dict.fromkeys(entity_ids) if i in found]
+    found = {row[0]: CODEC.entity(row) for row in rows}
+    return in_order(found, entity_ids)
 
 
 def find_entities_by_key(
@@ -144,7 +114,7 @@ def find_entities_by_key(
         f"WHERE scope = ? AND name_key IN {IN_JSON}",
         (scope, json_list(wanted)),
     ):
-        result[row[0]] = entity_from_row(row[1:])
+        result[row[0]] = CODEC.entity(row[1:])
     rest = [key for key in wanted if key not in result]
     if rest:
         for row in conn.execute(
@@ -155,7 +125,7 @@ def find_entities_by_key(
             (json_list(rest), scope),
         ):
             if row[0] not in result:
-                result[row[0]] = entity_from_row(row[1:])
+                result[row[0]] = CODEC.entity(row[1:])
     return result
 
 
@@ -180,51 +150,43 @@ _ORDERS = {
 }
 
 
-def list_entities(
-    conn: sqlite3.Connection,
-    scope: str,
-    entity_type: str | None,
-    order: str,
-    limit: int | None,
-    offset: int,
-) -> list[Entity]:
+def list_entities(conn: sqlite3.Connection, listing: EntityListing) -> list[Entity]:
     """A scope's entities by mentions, degree or name (without embeddings)."""
-    order_by = _ORDERS.get(order)
-    if order_by is None:
-        raise ValueError(f"order must be one of {sorted(_ORDERS)}, not {order!r}")
-    sql = f"SELECT {_E_COLUMNS} FROM entities AS e WHERE e.scope = ?"
-    params: list[object] = [scope]
-    if entity_type is not None:
-        sql += " AND e.type = ?"
-        params.append(entity_type)
-    sql += f" ORDER BY {order_by} LIMIT ? OFFSET ?"
-    params += [_NO_LIMIT if limit is None else limit, offset]
-    return [entity_from_row(row) for row in conn.execute(sql, params)]
+    typed = "" if listing.entity_type is None else " AND e.type = :type"
+    rows = conn.execute(
+        f"SELECT {_E_COLUMNS} FROM entities AS e WHERE e.scope = :scope{typed} "
+        f"ORDER BY {_ORDERS[listing.order]} LIMIT :limit OFFSET :offset",
+        {
+            "scope": listing.scope,
+            "type": listing.entity_type,
+            "limit": NO_LIMIT if listing.limit is None else listing.limit,
+            "offset": listing.offset,
+        },
+    )
+    return [CODEC.entity(row) for row in rows]
 
 
-def entities_page(
-    conn: sqlite3.Connection, scope: str, after: int, batch: int
-) -> list[tuple[int, Entity]]:
+def entities_page(conn: sqlite3.Connection, scope: str, after: PageKey, batch: int) -> Page[Entity]:
     """The next ``batch`` entities (with embeddings) after row ``after``, as (pk, entity)."""
     rows = conn.execute(
         f"SELECT e.pk, v.embedding, {_E_COLUMNS} FROM entities AS e "
         "LEFT JOIN entity_vectors AS v ON v.entity = e.pk "
         "WHERE e.scope = ? AND e.pk > ? ORDER BY e.pk LIMIT ?",
-        (scope, after, batch),
+        (scope, after or 0, batch),
     )
-    return [(row[0], entity_from_row(row[2:], row[1])) for row in rows]
+    return [(row[0], CODEC.entity(row[2:], row[1])) for row in rows]
 
 
 def relations_page(
-    conn: sqlite3.Connection, scope: str, after: int, batch: int
-) -> list[tuple[int, Relation]]:
+    conn: sqlite3.Connection, scope: str, after: PageKey, batch: int
+) -> Page[Relation]:
     """The next ``batch`` relations (with evidence) after row ``after``, as (pk, relation)."""
     rows = conn.execute(
         f"SELECT r.pk, {RELATION_SELECT[len('SELECT ') :]} "
         "WHERE r.scope = ? AND r.pk > ? ORDER BY r.pk LIMIT ?",
-        (scope, after, batch),
+        (scope, after or 0, batch),
     ).fetchall()
-    page = [(row[0], relation_from_row(row[1:])) for row in rows]
+    page: Page[Relation] = [(row[0], CODEC.relation(row[1:])) for row in rows]
     attach_evidence(conn, [relation for _, relation in page])
     return page
 
@@ -245,16 +207,15 @@ def _read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle |
     ).fetchone()
     if row is None:
         return None
-    doc_pk, document = row[0], document_from_row(row[1:])
-    chunks = []
-    for row in conn.execute(
-        f"SELECT v.embedding, {prefixed(CHUNK_COLUMNS, 'c')} FROM chunks AS c "
-        "LEFT JOIN chunk_vectors AS v ON v.chunk = c.pk WHERE c.document_id = ? ORDER BY c.seq",
-        (document_id,),
-    ):
-        chunk = chunk_from_row(row[1:])
-        chunk.embedding = None if row[0] is None else blob_to_vector(row[0])
-        chunks.append(chunk)
+    doc_pk, document = row[0], CODEC.document(row[1:])
+    chunks = [
+        CODEC.chunk(row[1:], row[0])
+        for row in conn.execute(
+            f"SELECT v.embedding, {prefixed(CHUNK_COLUMNS, 'c')} FROM chunks AS c LEFT JOIN "
+            "chunk_vectors AS v ON v.chunk = c.pk WHERE c.document_id = ? ORDER BY c.seq",
+            (document_id,),
+        )
+    ]
     aliases: dict[str, list[str]] = {}
     for entity_id, alias in conn.execute(
         "SELECT e.id, a.alias FROM entity_aliases AS a JOIN entities AS e ON e.pk = a.entity "
@@ -262,16 +223,15 @@ def _read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle |
         (doc_pk,),
     ):
         aliases.setdefault(entity_id, []).append(alias)
-    entities = []
-    for row in conn.execute(
-        f"SELECT d.description, v.embedding, {_E_COLUMNS} FROM entity_descriptions AS d "
-        "JOIN entities AS e ON e.pk = d.entity LEFT JOIN entity_vectors AS v ON v.entity = e.pk "
-        "WHERE d.document = ? ORDER BY e.pk",
-        (doc_pk,),
-    ):
-        entity = entity_from_row(row[2:], row[1])
-        entity.description, entity.aliases = row[0], aliases.get(entity.id, [])
-        entities.append(EntityWrite(entity, row[0], entity.salience))
+    entities = [
+        listed_entity(CODEC.entity(row[2:], row[1]), row[0], aliases.get(row[2], []))
+        for row in conn.execute(
+            f"SELECT d.description, v.embedding, {_E_COLUMNS} FROM entity_descriptions AS d "
+            "JOIN entities AS e ON e.pk = d.entity LEFT JOIN entity_vectors AS v "
+            "ON v.entity = e.pk WHERE d.document = ? ORDER BY e.pk",
+            (doc_pk,),
+        )
+    ]
     mentions = [
         Mention(*row)
         for row in conn.execute(
@@ -281,28 +241,24 @@ def _read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle |
             (document_id,),
         )
     ]
-    relations: dict[str, Relation] = {}
-    for row in conn.execute(
-        'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
-        f"{RELATION_SELECT[len('SELECT ') :]} JOIN relation_evidence AS x ON x.relation = r.pk "
-        "LEFT JOIN chunks AS c ON c.pk = x.chunk WHERE x.document = ? ORDER BY r.pk, x.pk",
-        (doc_pk,),
-    ):
-        relation = relations.get(row[5])
-        if relation is None:
-            relation = relations[row[5]] = relation_from_row(row[5:])
-            relation.confidence, relation.weight = row[3], 0.0
-        relation.confidence = max(relation.confidence, row[3])
-        relation.weight += 1
-        relation.evidence.append(Evidence(row[4] or "", row[0], row[1], row[2]))
+    relations = supported_relations(
+        (CODEC.relation(row[5:]), Evidence(row[4] or "", row[0], row[1], row[2]), row[3])
+        for row in conn.execute(
+            'SELECT x.sentence, x.start, x."end", x.confidence, c.id, '
+            f"{RELATION_SELECT[len('SELECT ') :]} JOIN relation_evidence AS x "
+            "ON x.relation = r.pk LEFT JOIN chunks AS c ON c.pk = x.chunk "
+            "WHERE x.document = ? ORDER BY r.pk, x.pk",
+            (doc_pk,),
+        )
+    )
     merges = [
-        merge_from_row(row)
+        CODEC.merge(row)
         for row in conn.execute(f"{MERGE_SELECT} WHERE m.document = ? ORDER BY m.pk", (doc_pk,))
     ]
-    return DocumentBundle(document, chunks, entities, mentions, list(relations.values()), merges)
+    return DocumentBundle(document, chunks, entities, mentions, relations, merges)
 
 
-# ----------------------------------------------------------------- merges, cache, counts
+# ----------------------------------------------------------------- merges, counts
 def list_merges(conn: sqlite3.Connection, scope: str, entity_id: str | None) -> list[Merge]:
     """Recorded merges of a scope (optionally of one entity), newest first."""
     sql = f"{MERGE_SELECT} WHERE m.scope = ?"
@@ -311,27 +267,11 @@ def list_merges(conn: sqlite3.Connection, scope: str, entity_id: str | None) -> 
         sql += " AND e.id = ?"
         params.append(entity_id)
     rows = conn.execute(sql + " ORDER BY m.created_at DESC, m.pk DESC", params)
-    return [merge_from_row(row) for row in rows]
-
-
-def cache_get(conn: sqlite3.Connection, key: str) -> str | None:
-    """A cached LLM response."""
-    row = conn.execute("SELECT value FROM llm_cache WHERE key = ?", (key,)).fetchone()
-    return None if row is None else str(row[0])
-
-
-def cache_put(conn: sqlite3.Connection, key: str, model: str, value: str, now: str) -> None:
-    """Store (or replace) a cached LLM response."""
-    conn.execute(
-        "INSERT INTO llm_cache(key, model, value, created_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET model = excluded.model, value = excluded.value, "
-        "created_at = excluded.created_at",
-        (key, model, value, now),
-    )
+    return [CODEC.merge(row) for row in rows]
 
 
 def stats(conn: sqlite3.Connection, scope: str, schema_version: int) -> StoreStats:
-    """Counts for a scope (``cached_responses`` is store-wide: the cache has no scope)."""
+    """Counts for a scope."""
 
     def count(sql: str, *params: object) -> int:
         return int(conn.execute(sql, params).fetchone()[0])
@@ -346,7 +286,6 @@ def stats(conn: sqlite3.Connection, scope: str, schema_version: int) -> StoreSta
             "WHERE c.scope = ?",
             scope,
         ),
-        cached_responses=count("SELECT count(*) FROM llm_cache"),
         schema_version=schema_version or SCHEMA_VERSION,
         relation_types=dict(
             conn.execute(

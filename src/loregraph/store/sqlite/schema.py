@@ -11,7 +11,7 @@ of at random places (text ids are hashes), which keeps large writes fast.
   small (a 384-d vector is 1.5 KB) and loading a scope's vectors is one sequential scan;
 * ``entities`` with ``aliases`` (JSON array, derived) and ``search_keys`` (derived: the name
   key and alias keys, each padded as ``"  key "``, one per line, for fuzzy search, which
-  runs in memory: see :mod:`.names`);
+  runs in memory: see :mod:`loregraph.store.names`);
 * per-document contributions, so that deleting a document removes exactly what it added:
   ``entity_descriptions`` (one row per entity a document lists, with its description, maybe
   empty), ``entity_aliases`` (surface forms a document used), ``mentions`` (per chunk),
@@ -28,6 +28,10 @@ of at random places (text ids are hashes), which keeps large writes fast.
   one- and two-character terms). The writer keeps them in sync in the same transaction (see
   :mod:`.fts`; no triggers, on purpose).
 
+``llm_cache`` and ``relations_fts`` are no longer read (the LLM response cache lives in its
+own file, and the store contract has no relation text search); they stay, kept in step, so
+that the schema (version 2) is unchanged.
+
 Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks).
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
@@ -40,8 +44,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from loregraph.errors import SchemaVersionError, StoreError
-from loregraph.store.base import SCHEMA_VERSION
+from loregraph.errors import StoreError
+from loregraph.store.base import SCHEMA_VERSION, check_schema_version
 from loregraph.store.sqlite.fts import index_all_trigrams
 
 # Porter stemming: "proposed" finds "proposals", "travelled" finds "travels".
@@ -245,19 +249,11 @@ def read_version(conn: sqlite3.Connection) -> int | None:
     return int(row[0])
 
 
-def ensure_schema_version(version: int) -> None:
-    """Raise :class:`SchemaVersionError` for a store written by a newer loregraph."""
-    if version > SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"this store was written with schema version {version}, but this loregraph "
-            f"only knows version {SCHEMA_VERSION}: upgrade loregraph to open it"
-        )
-
-
 def ensure_schema(conn: sqlite3.Connection) -> int:
     """Create the schema in an empty database or migrate an older one; return the version.
 
-    Raises :class:`SchemaVersionError` when the store was written by a newer loregraph.
+    Raises :class:`~loregraph.errors.SchemaVersionError` when the store was written by a newer
+    loregraph.
     """
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -270,7 +266,7 @@ def ensure_schema(conn: sqlite3.Connection) -> int:
             )
             version = SCHEMA_VERSION
         else:
-            ensure_schema_version(version)
+            check_schema_version(version)
         while version < SCHEMA_VERSION:
             migrate = MIGRATIONS.get(version)
             if migrate is None:

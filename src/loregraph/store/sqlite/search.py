@@ -17,10 +17,10 @@ import sqlite3
 from collections.abc import Iterator
 
 from loregraph.models import Scored
+from loregraph.store.names import NameIndex
 from loregraph.store.scripts import fuse_rankings, split_query
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import transaction
-from loregraph.store.sqlite.names import NameIndex
 from loregraph.store.vectors import VectorIndex
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -129,13 +129,6 @@ def search_entities_text(
 ) -> list[Scored]:
     """Entity ids by BM25 over name (weight 3), aliases (2) and description (1)."""
     return _bm25(conn, "entities", "3.0, 2.0, 1.0", query, scope, limit)
-
-
-def search_relations_text(
-    conn: sqlite3.Connection, scope: str, query: str, limit: int
-) -> list[Scored]:
-    """Relation ids by BM25 over fact (weight 1) and type (0.5); expired relations skipped."""
-    return _bm25(conn, "relations", "1.0, 0.5", query, scope, limit, "AND t.expired_at IS NULL ")
 
 
 def load_name_index(conn: sqlite3.Connection, scope: str) -> NameIndex:

@@ -1,17 +1,10 @@
-"""Upserting a bundle's entities, mentions, relations and evidence (inside a transaction).
+"""Applying a bundle's plan (:mod:`loregraph.store.planning`) to the SQLite tables.
 
-Rules for what a bundle adds to rows the store already holds:
-
-* entity: keeps its id, ``created_at``, name and type (the type is filled in when empty);
-  ``salience`` and ``confidence`` become the maximum seen; a provided embedding replaces
-  the stored one; aliases, description and ``mention_count`` are recomputed afterwards
-  (see :mod:`.cleanup`);
-* entity description: a document's contribution is its ``EntityWrite.description``; for an
-  entity new to the store, ``Entity.description`` stands in when that is empty (for a stored
-  entity it is not used: it is usually the stored description read back by the caller);
-* relation: keeps its id and fact (filled in when empty); ``valid_at`` becomes the earliest
-  known, ``invalid_at``/``expired_at`` take the bundle's value when it gives one; ``weight``
-  (= evidence count) and ``confidence`` (= max over evidence) are recomputed afterwards.
+The rules of what a write adds to rows the store already holds are the planning module's;
+here they become statements. For relations: a stored relation keeps its id and fact (filled
+in when empty); ``valid_at`` becomes the earliest known, ``invalid_at``/``expired_at`` take
+the bundle's value when it gives one; ``weight`` and ``confidence`` are recomputed afterwards
+(see :mod:`.cleanup`).
 
 New rows get explicit, increasing pks (``max(pk) + 1`` onwards, safe inside the write
 transaction) so that nothing has to be read back after an ``executemany``.
@@ -21,24 +14,21 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import defaultdict
-from dataclasses import dataclass, field
 
-from loregraph.models import DocumentBundle, Evidence, Relation
-from loregraph.store.sqlite.cleanup import Changes, alias_fields, best_description
+from loregraph.models import DocumentBundle
+from loregraph.store.planning import (
+    BundlePlan,
+    RelationGroup,
+    StoredEntity,
+    plan_bundle,
+    referenced_ids,
+    unknown_keys,
+)
+from loregraph.store.rows import iso, iso_or_none
+from loregraph.store.sqlite.cleanup import alias_fields
 from loregraph.store.sqlite.fts import index_entities, index_relations, unindex_relations
-from loregraph.store.sqlite.plan import EntityPlan
-from loregraph.store.sqlite.rows import IN_JSON, iso, iso_or_none, json_list
+from loregraph.store.sqlite.rows import IN_JSON, json_list
 from loregraph.store.vectors import vector_to_blob
-
-
-@dataclass(slots=True)
-class _RelationGroup:
-    """Bundle relations with the same (source, type, target), merged."""
-
-    relation: Relation
-    evidence: dict[tuple[str, str, int, int], None] = field(default_factory=dict)
-    confidence: float = 0.0
 
 
 def next_pk(conn: sqlite3.Connection, table: str) -> int:
@@ -47,160 +37,142 @@ def next_pk(conn: sqlite3.Connection, table: str) -> int:
     return int(row[0])
 
 
+def plan_entities(
+    conn: sqlite3.Connection, bundle: DocumentBundle
+) -> tuple[BundlePlan, dict[str, int]]:
+    """The bundle's plan and the pk of every final entity id (new ones get the next free
+    pks, in bundle order). Raises :class:`ValueError` for an inconsistent bundle."""
+    ids = {write.entity.id for write in bundle.entities} | referenced_ids(bundle)
+    stored: dict[str, StoredEntity] = {}
+    pks: dict[str, int] = {}
+    for pk, entity_id, scope, key in conn.execute(
+        f"SELECT pk, id, scope, name_key FROM entities WHERE id IN {IN_JSON}", (json_list(ids),)
+    ):
+        stored[entity_id] = StoredEntity(entity_id, scope, key)
+        pks[entity_id] = pk
+    by_key: dict[str, str] = {}
+    for pk, entity_id, key in conn.execute(
+        f"SELECT pk, id, name_key FROM entities WHERE scope = ? AND name_key IN {IN_JSON}",
+        (bundle.document.scope, json_list(unknown_keys(bundle, stored))),
+    ):
+        by_key[key] = entity_id
+        pks[entity_id] = pk
+    plan = plan_bundle(bundle, stored, by_key)
+    first = next_pk(conn, "entities")
+    for offset, entity_id in enumerate(plan.new):
+        pks[entity_id] = first + offset
+    return plan, pks
+
+
 def write_entities(
     conn: sqlite3.Connection,
-    bundle: DocumentBundle,
-    plan: EntityPlan,
+    plan: BundlePlan,
+    pks: dict[str, int],
+    scope: str,
     doc_pk: int,
     chunks: dict[str, int],
     now: str,
 ) -> None:
-    doc = bundle.document
-    counts: dict[str, int] = defaultdict(int)
-    mentions: dict[tuple[int, int, str], int] = defaultdict(int)
-    for mention in bundle.mentions:
-        final = plan.final[mention.entity_id]
-        counts[final] += mention.count
-        mentions[(plan.pks[final], chunks[mention.chunk_id], mention.surface)] += mention.count
-    new_rows = []
-    vectors: list[tuple[int, bytes]] = []
-    for entity_id, new in plan.new.items():
-        aliases_json, search_keys = alias_fields(new.key, plan.aliases.get(entity_id, {}))
-        if new.embedding is not None:
-            vectors.append((plan.pks[entity_id], vector_to_blob(new.embedding)))
-        new_rows.append(
-            (
-                plan.pks[entity_id],
-                entity_id,
-                doc.scope,
-                new.entity.name,
-                new.key,
-                new.type,
-                best_description(plan.descriptions[entity_id]),
-                aliases_json,
-                search_keys,
-                counts.get(entity_id, 0),
-                new.salience,
-                new.confidence,
-                iso(new.entity.created_at),
-                now,
-            )
-        )
+    """Insert the new entities, update the stored ones, add the document's contributions."""
+    counts = plan.mention_totals()
+    rows = []
+    for entity_id in plan.new:
+        item = plan.listed[entity_id]
+        aliases_json, search_keys = alias_fields(item.key, plan.aliases.get(entity_id, {}))
+        rows.append((
+            pks[entity_id], entity_id, scope, item.entity.name, item.key, item.type,
+            item.description(), aliases_json, search_keys, counts.get(entity_id, 0),
+            item.salience, item.confidence, iso(item.entity.created_at), now,
+        ))  # fmt: skip
     conn.executemany(
         "INSERT INTO entities(pk, id, scope, name, name_key, type, description, aliases, "
         "search_keys, mention_count, salience, confidence, created_at, updated_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        new_rows,
+        rows,
     )
-    index_entities(conn, json_list(row[0] for row in new_rows))
+    index_entities(conn, json_list(row[0] for row in rows))
+    updated = [(pks[entity_id], plan.listed[entity_id]) for entity_id in plan.updated]
     conn.executemany(
         "UPDATE entities SET type = CASE WHEN type = '' THEN ? ELSE type END, "
         "salience = max(salience, ?), confidence = max(confidence, ?), updated_at = ? "
         "WHERE pk = ?",
-        [
-            (update.type, update.salience, update.confidence, now, plan.pks[entity_id])
-            for entity_id, update in plan.existing.items()
-        ],
-    )
-    vectors.extend(
-        (plan.pks[entity_id], vector_to_blob(update.embedding))
-        for entity_id, update in plan.existing.items()
-        if update.embedding is not None
+        [(item.type, item.salience, item.confidence, now, pk) for pk, item in updated],
     )
     conn.executemany(
         "INSERT INTO entity_vectors(entity, embedding) VALUES (?, ?) "
         "ON CONFLICT(entity) DO UPDATE SET embedding = excluded.embedding",
-        vectors,
+        [
+            (pks[entity_id], vector_to_blob(item.embedding))
+            for entity_id, item in plan.listed.items()
+            if item.embedding is not None
+        ],
     )
+    _write_contributions(conn, plan, pks, doc_pk, chunks)
+
+
+def _write_contributions(
+    conn: sqlite3.Connection,
+    plan: BundlePlan,
+    pks: dict[str, int],
+    doc_pk: int,
+    chunks: dict[str, int],
+) -> None:
+    """The document's descriptions, aliases and mentions of its entities."""
     conn.executemany(
         "INSERT INTO entity_descriptions(entity, document, description) VALUES (?, ?, ?)",
-        [
-            (plan.pks[entity_id], doc_pk, best_description(texts))
-            for entity_id, texts in plan.descriptions.items()
-        ],
+        [(pks[entity_id], doc_pk, item.description()) for entity_id, item in plan.listed.items()],
     )
     conn.executemany(
         "INSERT INTO entity_aliases(entity, alias_key, document, alias) VALUES (?, ?, ?, ?)",
         [
-            (plan.pks[entity_id], key, doc_pk, surface)
+            (pks[entity_id], key, doc_pk, surface)
             for entity_id, surfaces in plan.aliases.items()
             for key, surface in surfaces.items()
         ],
     )
     conn.executemany(
         "INSERT INTO mentions(entity, chunk, surface, count) VALUES (?, ?, ?, ?)",
-        [(e, c, s, n) for (e, c, s), n in mentions.items()],
+        [
+            (pks[entity_id], chunks[chunk_id], surface, count)
+            for (entity_id, chunk_id, surface), count in plan.mentions.items()
+        ],
     )
 
 
 def write_relations(
     conn: sqlite3.Connection,
-    bundle: DocumentBundle,
-    plan: EntityPlan,
+    groups: dict[tuple[int, str, int], RelationGroup],
+    scope: str,
     doc_pk: int,
     chunks: dict[str, int],
-    changes: Changes,
-) -> None:
-    doc = bundle.document
-    groups: dict[tuple[int, str, int], _RelationGroup] = {}
-    for relation in bundle.relations:
-        source = plan.pks[plan.final[relation.source_id]]
-        target = plan.pks[plan.final[relation.target_id]]
-        key = (source, relation.type, target)
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = _RelationGroup(relation)
-        group.confidence = max(group.confidence, relation.confidence)
-        for ev in relation.evidence or [Evidence("")]:
-            group.evidence[(ev.chunk_id, ev.sentence, ev.start, ev.end)] = None
+) -> set[int]:
+    """Upsert the relations (by source pk, type, target pk) and add their evidence; returns
+    the pks of the stored relations among them."""
     if not groups:
-        return
-    stored: dict[tuple[int, str, int], int] = {
-        (source, rel_type, target): pk
-        for pk, source, rel_type, target in conn.execute(
-            "SELECT r.pk, r.source, r.type, r.target FROM json_each(?) AS j CROSS JOIN "
-            "relations AS r ON r.source = json_extract(j.value, '$[0]') "
-            "AND r.type = json_extract(j.value, '$[1]') "
-            "AND r.target = json_extract(j.value, '$[2]')",
-            (json.dumps([list(key) for key in groups], ensure_ascii=False),),
-        )
-    }
+        return set()
+    stored = _stored_relations(conn, list(groups))
     first = next_pk(conn, "relations")
     new_rows, updates, evidence = [], [], []
     facts: dict[int, str] = {}
     for key, group in groups.items():
-        rel = group.relation
-        valid_at = iso_or_none(rel.valid_at)
-        invalid_at = iso_or_none(rel.invalid_at)
+        rel, confidence = group.relation, group.confidence
+        valid_at, invalid_at = iso_or_none(rel.valid_at), iso_or_none(rel.invalid_at)
         expired_at = iso_or_none(rel.expired_at)
         pk = stored.get(key)
         if pk is not None:
-            changes.relations.add(pk)
             updates.append((valid_at, invalid_at, expired_at, pk))
             if rel.fact:
                 facts[pk] = rel.fact
         else:
             pk, first = first, first + 1
-            new_rows.append(
-                (
-                    pk,
-                    rel.id,
-                    doc.scope,
-                    key[0],
-                    key[2],
-                    rel.type,
-                    rel.fact,
-                    float(len(group.evidence)),
-                    group.confidence,
-                    valid_at,
-                    invalid_at,
-                    iso(rel.created_at),
-                    expired_at,
-                )
-            )
-        for chunk_id, sentence, start, end in group.evidence:
-            chunk = chunks[chunk_id] if chunk_id else None
-            evidence.append((pk, doc_pk, chunk, sentence, start, end, group.confidence))
+            new_rows.append((
+                pk, rel.id, scope, key[0], key[2], rel.type, rel.fact, float(len(group.evidence)),
+                confidence, valid_at, invalid_at, iso(rel.created_at), expired_at,
+            ))  # fmt: skip
+        evidence += [
+            (pk, doc_pk, chunks[chunk_id] if chunk_id else None, sentence, start, end, confidence)
+            for chunk_id, sentence, start, end in group.evidence
+        ]
     conn.executemany(
         "INSERT INTO relations(pk, id, scope, source, target, type, fact, weight, confidence, "
         "valid_at, invalid_at, created_at, expired_at) "
@@ -222,6 +194,21 @@ def write_relations(
         '"end", confidence) VALUES (?, ?, ?, ?, ?, ?, ?)',
         evidence,
     )
+    return set(stored.values())
+
+
+def _stored_relations(
+    conn: sqlite3.Connection, triples: list[tuple[int, str, int]]
+) -> dict[tuple[int, str, int], int]:
+    """``{(source pk, type, target pk): pk}`` of the stored relations among ``triples``."""
+    rows = conn.execute(
+        "SELECT r.pk, r.source, r.type, r.target FROM json_each(?) AS j CROSS JOIN "
+        "relations AS r ON r.source = json_extract(j.value, '$[0]') "
+        "AND r.type = json_extract(j.value, '$[1]') "
+        "AND r.target = json_extract(j.value, '$[2]')",
+        (json.dumps([list(key) for key in triples], ensure_ascii=False),),
+    )
+    return {(source, kind, target): pk for pk, source, kind, target in rows}
 
 
 def _fill_facts(conn: sqlite3.Connection, facts: dict[int, str]) -> None:

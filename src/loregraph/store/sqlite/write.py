@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph.models import DeleteReport, DocumentBundle, utcnow
+from loregraph.store.rows import iso
 from loregraph.store.sqlite.cleanup import (
     Changes,
     bump_graph_version,
@@ -23,15 +24,18 @@ from loregraph.store.sqlite.db import transaction
 from loregraph.store.sqlite.fts import (
     index_chunks,
 )
-from loregraph.store.sqlite.plan import plan_entities
 from loregraph.store.sqlite.rows import (
+    CODEC,
     DOCUMENT_COLUMNS,
     IN_JSON,
-    document_params,
-    iso,
     json_list,
 )
-from loregraph.store.sqlite.upsert import next_pk, write_entities, write_relations
+from loregraph.store.sqlite.upsert import (
+    next_pk,
+    plan_entities,
+    write_entities,
+    write_relations,
+)
 from loregraph.store.vectors import vector_to_blob
 
 _DOC_UPDATE = ", ".join(
@@ -104,23 +108,24 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     (doc_pk,) = conn.execute(
         f"INSERT INTO documents({DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 13)}) "
         f"ON CONFLICT(id) DO UPDATE SET {_DOC_UPDATE} RETURNING pk",
-        document_params(doc),
+        CODEC.document_values(doc),
     ).fetchone()
     chunks = _write_chunks(conn, bundle, outcome)
-    plan = plan_entities(conn, bundle, next_pk(conn, "entities"))
-    write_entities(conn, bundle, plan, doc_pk, chunks, now)
-    changes.entities.update(plan.pks[entity_id] for entity_id in plan.existing)
-    changes.entities.update(plan.pks[plan.final[m.entity_id]] for m in bundle.mentions)
-    new_pks = [plan.pks[entity_id] for entity_id in plan.new]
+    plan, pks = plan_entities(conn, bundle)
+    write_entities(conn, plan, pks, doc.scope, doc_pk, chunks, now)
+    changes.entities.update(pks[entity_id] for entity_id in plan.updated)
+    changes.entities.update(pks[plan.final[m.entity_id]] for m in bundle.mentions)
+    new_pks = [pks[entity_id] for entity_id in plan.new]
     changes.entities.difference_update(new_pks)
-    write_relations(conn, bundle, plan, doc_pk, chunks, changes)
+    groups = {(pks[s], kind, pks[t]): group for (s, kind, t), group in plan.relations.items()}
+    changes.relations |= write_relations(conn, groups, doc.scope, doc_pk, chunks)
     conn.executemany(
         "INSERT INTO merges(scope, entity, surface, rule, score, document, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 doc.scope,
-                plan.pks[plan.final[m.entity_id]],
+                pks[plan.final[m.entity_id]],
                 m.surface,
                 m.rule,
                 m.score,
@@ -133,7 +138,7 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     recompute(conn, changes, now)
     for scope in changes.scopes:
         outcome.versions[scope] = bump_graph_version(conn, scope)
-    listed = json_list([*new_pks, *(plan.pks[entity_id] for entity_id in plan.existing)])
+    listed = json_list([*new_pks, *(pks[entity_id] for entity_id in plan.updated)])
     if vectors:
         outcome.entity_vectors = conn.execute(
             "SELECT e.id, v.embedding, e.type FROM entities AS e "

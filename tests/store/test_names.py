@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loregraph.store.sqlite.names import NameIndex, split_keys, trigram_similarity, trigrams
+from loregraph.store.names import NameIndex, split_keys, trigram_similarity, trigrams
 
 
 def test_trigram_similarity_is_pg_trgm_like() -> None:

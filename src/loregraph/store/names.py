@@ -8,7 +8,8 @@ costs ~0.1 s at 1M keys whatever the name, and small scopes cost next to nothing
 Scoring is two-stage: the Indel similarity (rapidfuzz, C++) picks candidates among all keys,
 then the trigram similarity ``|common| / |union|`` over keys padded like pg_trgm
 (``"  key "``) gives the final score, 0..1, best key per entity. Nothing here touches a
-database: the store loads an index from its rows and keeps it up to date after its writes.
+database: a store loads an index from its rows and keeps it up to date after its writes
+(the SQLite store, and the Cypher store: neither database offers trigram similarity).
 """
 
 from __future__ import annotations
@@ -39,8 +40,14 @@ def trigram_similarity(a: set[str], b: set[str]) -> float:
     return len(a & b) / union if union else 0.0
 
 
+def key_lines(keys: Iterable[str]) -> str:
+    """An entity's keys as one text, each padded as ``"  key "``, one per line (empty keys
+    left out): how the SQLite store keeps them and what :meth:`NameIndex.build` reads."""
+    return "\n".join(f"  {key} " for key in keys if key)
+
+
 def split_keys(search_keys: str) -> list[str]:
-    """The keys stored in an entity's ``search_keys`` column (one padded key per line)."""
+    """The keys in a :func:`key_lines` text."""
     return [line.strip() for line in search_keys.split("\n") if line.strip()]
 
 

@@ -1,0 +1,122 @@
+"""The arguments of the store's structured queries, checked once by :class:`~.base.Store`.
+
+:class:`~.base.Store` takes a query's arguments with their defaults, checks them and hands
+one of these values to the backend, which only runs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TypeVar
+
+from loregraph.models import Vector
+
+ENTITY_ORDERS = ("mentions", "degree", "name")
+"""How :meth:`~.base.Store.list_entities` can order entities."""
+DIRECTIONS = ("out", "in", "both")
+"""Which relations of an entity :meth:`~.base.Store.entity_relations` follows."""
+
+T = TypeVar("T")
+PageKey = int | str | None
+"""Where a page of :meth:`~.base.Store.iter_entities` or ``iter_relations`` starts (the key
+of the last item of the page before; ``None`` for the first page)."""
+Page = list[tuple[PageKey, T]]
+"""Items with their keys, in key order."""
+
+
+def document_criteria(content_hash: str | None, source: str | None) -> dict[str, str]:
+    """The criteria :meth:`~.base.Store.find_document` was given, by field name (a document
+    must match all of them; none given finds nothing)."""
+    criteria = {"content_hash": content_hash, "source": source}
+    return {name: value for name, value in criteria.items() if value is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class RelationFilter:
+    """Which relations a graph query follows.
+
+    Always only live relations (``expired_at`` unset); with ``types``, only those types;
+    with ``at``, only those valid at that world time (``valid_at <= at < invalid_at``, open
+    ends allowed); only those with ``weight >= min_weight`` when it is positive.
+    """
+
+    types: tuple[str, ...] | None = None
+    at: datetime | None = None
+    min_weight: float = 0.0
+
+    def conditions(self) -> list[str]:
+        """The conditions this filter sets, by name, for a backend to spell: ``live``
+        always, then ``types``, ``at`` and ``min_weight`` when they restrict anything."""
+        names = ["live"]
+        if self.types is not None:
+            names.append("types")
+        if self.at is not None:
+            names.append("at")
+        if self.min_weight > 0:
+            names.append("min_weight")
+        return names
+
+    @classmethod
+    def of(
+        cls, types: Sequence[str] | None, at: datetime | None = None, min_weight: float = 0.0
+    ) -> RelationFilter:
+        """A filter from a query's arguments."""
+        return cls(None if types is None else tuple(types), at, min_weight)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorSearch:
+    """:meth:`~.base.Store.search_chunks_vector` (``kind`` ``chunk``) and
+    :meth:`~.base.Store.search_entities_vector` (``kind`` ``entity``, maybe of one type)."""
+
+    kind: str
+    scope: str
+    vector: Vector
+    limit: int
+    entity_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EntityListing:
+    """:meth:`~.base.Store.list_entities`: ``order`` is one of :data:`ENTITY_ORDERS`."""
+
+    scope: str
+    entity_type: str | None
+    order: str
+    limit: int | None
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class RelationQuery:
+    """:meth:`~.base.Store.entity_relations`: ``direction`` is one of :data:`DIRECTIONS`."""
+
+    entity_id: str
+    direction: str
+    filter: RelationFilter
+    limit: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """:meth:`~.base.Store.expand`: a breadth-first expansion from ``seeds``."""
+
+    scope: str
+    seeds: tuple[str, ...]
+    depth: int
+    per_node: int
+    max_entities: int
+    filter: RelationFilter
+
+
+async def paged(
+    fetch: Callable[[str, PageKey, int], Awaitable[Page[T]]], scope: str, batch: int
+) -> AsyncIterator[T]:
+    """Every item of the pages ``fetch(scope, after, batch)`` gives, page after page."""
+    after: PageKey = None
+    while page := await fetch(scope, after, batch):
+        for _, item in page:
+            yield item
+        after = page[-1][0]
