@@ -23,7 +23,6 @@ STATS_KEYS = {
     "entities",
     "relations",
     "mentions",
-    "cached_responses",
     "schema_version",
     "relation_types",
     "entity_types",

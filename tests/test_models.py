@@ -113,7 +113,6 @@ def test_answer_hit_and_counts_are_json_ready() -> None:
         "entities",
         "relations",
         "mentions",
-        "cached_responses",
         "schema_version",
         "relation_types",
         "entity_types",

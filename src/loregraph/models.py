@@ -374,7 +374,6 @@ class StoreStats:
     entities: int = 0
     relations: int = 0
     mentions: int = 0
-    cached_responses: int = 0
     schema_version: int = 0
     relation_types: dict[str, int] = field(default_factory=dict)
     entity_types: dict[str, int] = field(default_factory=dict)
