@@ -11,7 +11,7 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, cast
 
 from loregraph.embed.base import Embedder
 from loregraph.graph import AsyncGraph, open_store
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 R = TypeVar("R")
+V = TypeVar("V")
 
 
 def _blocking(
@@ -40,6 +41,22 @@ def _blocking(
 
     functools.update_wrapper(run, method)
     return run
+
+
+class _CoreAttribute(Generic[V]):
+    """A read-only attribute of :class:`Graph` that is its core's attribute of the same name
+    (with the core's documentation)."""
+
+    def __init__(self, doc: str | None = None) -> None:
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        if self.__doc__ is None:
+            self.__doc__ = getattr(AsyncGraph, name).__doc__
+
+    def __get__(self, graph: Graph, owner: type | None = None) -> V:
+        return cast(V, getattr(graph.aio, self.name))
 
 
 class Graph:
@@ -68,20 +85,9 @@ class Graph:
         finally:
             self._runner.close()
 
-    @property
-    def store(self) -> Store:
-        """The underlying store."""
-        return self.aio.store
-
-    @property
-    def llm(self) -> LLMClient | None:
-        """The language-model client (``None`` when no LLM is configured)."""
-        return self.aio.llm
-
-    @property
-    def usage(self) -> UsageTracker | None:
-        """LLM calls, cache hits and tokens per stage (``None`` when no LLM is configured)."""
-        return self.aio.usage
+    store = _CoreAttribute[Store]("The store the graph lives in.")
+    llm = _CoreAttribute["LLMClient | None"]()
+    usage = _CoreAttribute["UsageTracker | None"]()
 
     def ask_stream(
         self, question: str, *, preset: str | None = None, scope: str | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
-from loregraph.answer.base import Answerer
+from loregraph.answer.base import Answerer, PieceStream
 from loregraph.answer.types import Answer
 from loregraph.retrieve.result import RetrievalResult
 
@@ -22,7 +22,7 @@ class _Runner(Protocol):
     def _run(self, coro: Coroutine[Any, Any, T]) -> T: ...
 
 
-class StreamedAnswer:
+class StreamedAnswer(PieceStream):
     """An answer as it is written: an async iterator of text pieces.
 
     Retrieval runs when the first piece is asked for. Once the iterator is exhausted,
@@ -42,19 +42,8 @@ class StreamedAnswer:
         answerer: Answerer,
     ) -> None:
         self.question = question
-        self.answer: Answer | None = None
         self.retrieval: RetrievalResult | None = None
-        self._gen = self._run(retrieve, answerer)
-
-    def __aiter__(self) -> StreamedAnswer:
-        return self
-
-    async def __anext__(self) -> str:
-        return await anext(self._gen)
-
-    async def aclose(self) -> None:
-        """Stop the stream (and the model's reply) early."""
-        await self._gen.aclose()
+        super().__init__(self._run(retrieve, answerer))
 
     async def _run(
         self,

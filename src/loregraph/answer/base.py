@@ -9,25 +9,33 @@ engine picks one when it is built and never asks which it has.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Protocol
+from collections.abc import AsyncGenerator
+from typing import Protocol, Self
 
 from loregraph.answer.extractive import extractive_answer
 from loregraph.answer.types import Answer
 from loregraph.retrieve.result import RetrievalResult
 
 
-class AnswerStream(Protocol):
-    """Answer text pieces as they come; :attr:`answer` is set once the stream is exhausted."""
+class PieceStream:
+    """Text pieces drawn from an async generator; :attr:`answer` is set by the time it ends.
 
-    answer: Answer | None
+    The answer streams of every answerer, and the engine's streamed answer, are this.
+    """
 
-    def __aiter__(self) -> AsyncIterator[str]: ...
+    def __init__(self, pieces: AsyncGenerator[str, None]) -> None:
+        self.answer: Answer | None = None
+        self._gen = pieces
 
-    async def __anext__(self) -> str: ...
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> str:
+        return await anext(self._gen)
 
     async def aclose(self) -> None:
-        """Stop early."""
+        """Stop early (a model's reply stops too)."""
+        await self._gen.aclose()
 
 
 class Answerer(Protocol):
@@ -37,7 +45,7 @@ class Answerer(Protocol):
         """The whole answer."""
         ...
 
-    def stream(self, result: RetrievalResult) -> AnswerStream:
+    def stream(self, result: RetrievalResult) -> PieceStream:
         """The answer as it is written."""
         ...
 
@@ -56,27 +64,17 @@ class ExtractiveAnswerer:
         """The extractive answer (see :func:`~loregraph.answer.extractive.extractive_answer`)."""
         return extractive_answer(result, self.max_sentences)
 
-    def stream(self, result: RetrievalResult) -> AnswerStream:
+    def stream(self, result: RetrievalResult) -> PieceStream:
         """The extractive answer as a stream of one piece."""
-        return _OnePiece(extractive_answer(result, self.max_sentences))
+        return _one_piece_stream(extractive_answer(result, self.max_sentences))
 
 
-class _OnePiece:
+async def _one_piece(text: str) -> AsyncGenerator[str, None]:
+    yield text
+
+
+def _one_piece_stream(answer: Answer) -> PieceStream:
     """A finished answer served as a stream of one piece."""
-
-    def __init__(self, answer: Answer) -> None:
-        self.answer: Answer | None = answer
-        self._gen = self._run(answer.text)
-
-    def __aiter__(self) -> _OnePiece:
-        return self
-
-    async def __anext__(self) -> str:
-        return await anext(self._gen)
-
-    async def aclose(self) -> None:
-        await self._gen.aclose()
-
-    @staticmethod
-    async def _run(text: str) -> AsyncGenerator[str, None]:
-        yield text
+    stream = PieceStream(_one_piece(answer.text))
+    stream.answer = answer
+    return stream

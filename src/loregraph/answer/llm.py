@@ -24,6 +24,7 @@ import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
+from loregraph.answer.base import PieceStream
 from loregraph.answer.extractive import NO_LLM, extractive_answer, nothing_found
 from loregraph.answer.guard import Cleaned, clean_reply, valid_citations
 from loregraph.answer.types import Answer, Citation
@@ -139,7 +140,7 @@ class LLMAnswerer(LLMStage):
         return stream.answer
 
 
-class AnswerStream:
+class AnswerStream(PieceStream):
     """An async iterator of answer text pieces; :attr:`answer` is set once it is exhausted.
 
     The pieces joined are exactly ``answer.text``: the model's reply as the guards of
@@ -152,18 +153,7 @@ class AnswerStream:
     def __init__(self, answerer: LLMAnswerer, result: RetrievalResult) -> None:
         self.answerer = answerer
         self.result = result
-        self.answer: Answer | None = None
-        self._gen = self._run()
-
-    def __aiter__(self) -> AnswerStream:
-        return self
-
-    async def __anext__(self) -> str:
-        return await anext(self._gen)
-
-    async def aclose(self) -> None:
-        """Stop early (closes the model's stream)."""
-        await self._gen.aclose()
+        super().__init__(self._run())
 
     async def _run(self) -> AsyncGenerator[str, None]:
         result = self.result
