@@ -11,17 +11,13 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Unpack, cast
 
-from loregraph.embed.base import Embedder
-from loregraph.graph import AsyncGraph, open_store
-from loregraph.ingest.extract.base import Extractor
-from loregraph.settings import Settings
+from loregraph.graph import AsyncGraph, EngineOptions, open_store
 from loregraph.store.base import Store
 from loregraph.streaming import BlockingStreamedAnswer
 
 if TYPE_CHECKING:
-    from loregraph.llm.base import ChatModel
     from loregraph.llm.client import LLMClient
     from loregraph.llm.usage import UsageTracker
 
@@ -86,8 +82,8 @@ class Graph:
             self._runner.close()
 
     store = _CoreAttribute[Store]("The store the graph lives in.")
-    llm = _CoreAttribute["LLMClient | None"]()
-    usage = _CoreAttribute["UsageTracker | None"]()
+    llm: _CoreAttribute[LLMClient | None] = _CoreAttribute()
+    usage: _CoreAttribute[UsageTracker | None] = _CoreAttribute()
 
     def ask_stream(
         self, question: str, *, preset: str | None = None, scope: str | None = None
@@ -122,27 +118,16 @@ class Graph:
 def open(
     location: str | Path = "loregraph.db",
     *,
-    settings: Settings | None = None,
-    embedder: Embedder | None = None,
-    extractor: Extractor | None = None,
     store: Store | None = None,
-    llm: LLMClient | ChatModel | None = None,
-    usage: UsageTracker | None = None,
+    **options: Unpack[EngineOptions],
 ) -> Graph:
     """Open (or create) a graph and return the blocking facade.
 
     ``location`` is an SQLite file path or a database URL; pass ``store=`` to use another
-    backend object. ``llm`` and ``usage`` are as for :class:`AsyncGraph`.
+    backend object. The options (``settings``, ``embedder``, ``extractor``, ``llm``,
+    ``usage``) are as for :class:`~loregraph.graph.AsyncGraph`.
     """
-    aio = AsyncGraph(
-        store or open_store(location),
-        settings=settings,
-        embedder=embedder,
-        extractor=extractor,
-        llm=llm,
-        usage=usage,
-    )
-    graph = Graph(aio)
+    graph = Graph(AsyncGraph(store or open_store(location), **options))
     graph.open()
     return graph
 

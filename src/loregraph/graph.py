@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
 from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
@@ -52,6 +52,16 @@ def open_store(location: str | Path | Location) -> Store:
     return store_for_url(location)
 
 
+class EngineOptions(TypedDict, total=False):
+    """What may be passed to the engine instead of its defaults (see :class:`AsyncGraph`)."""
+
+    settings: Settings | None
+    embedder: Embedder | None
+    extractor: Extractor | None
+    llm: LLMClient | ChatModel | None
+    usage: UsageTracker | None
+
+
 class AsyncGraph:
     """The loregraph engine (async). Pass backends and providers in as objects.
 
@@ -65,25 +75,16 @@ class AsyncGraph:
             With provider ``none`` everything stays offline and no LLM code is loaded.
     """
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        settings: Settings | None = None,
-        embedder: Embedder | None = None,
-        extractor: Extractor | None = None,
-        llm: LLMClient | ChatModel | None = None,
-        usage: UsageTracker | None = None,
-    ) -> None:
+    def __init__(self, store: Store, **options: Unpack[EngineOptions]) -> None:
         self.store = store
-        self.settings = settings or Settings()
+        self.settings = options.get("settings") or Settings()
         self.parts = Parts(
             self.settings,
             store_path=store_file(store),
-            llm=llm,
-            usage=usage,
-            embedder=embedder,
-            extractor=extractor,
+            llm=options.get("llm"),
+            usage=options.get("usage"),
+            embedder=options.get("embedder"),
+            extractor=options.get("extractor"),
         )
         self._opened = False
 
@@ -373,24 +374,22 @@ class AsyncGraph:
 async def open_async(
     location: str | Path = "loregraph.db",
     *,
-    settings: Settings | None = None,
-    embedder: Embedder | None = None,
-    extractor: Extractor | None = None,
     store: Store | None = None,
-    llm: LLMClient | ChatModel | None = None,
-    usage: UsageTracker | None = None,
+    **options: Unpack[EngineOptions],
 ) -> AsyncGraph:
-    """Open (or create) a graph and return the async engine."""
-    aio = AsyncGraph(
-        store or open_store(location),
-        settings=settings,
-        embedder=embedder,
-        extractor=extractor,
-        llm=llm,
-        usage=usage,
-    )
+    """Open (or create) a graph and return the async engine (options as for
+    :class:`AsyncGraph`)."""
+    aio = AsyncGraph(store or open_store(location), **options)
     await aio.open()
     return aio
 
 
-__all__ = ["AsyncGraph", "ContextFormat", "EntityView", "SearchHit", "open_async", "open_store"]
+__all__ = [
+    "AsyncGraph",
+    "ContextFormat",
+    "EngineOptions",
+    "EntityView",
+    "SearchHit",
+    "open_async",
+    "open_store",
+]
