@@ -27,7 +27,7 @@ from typing import Any
 
 from loregraph.retrieve.result import Passage, QueryAnalysis
 from loregraph.retrieve.textutil import stem, words
-from loregraph.retrieve.timing import guarded
+from loregraph.retrieve.trace import guarded
 from loregraph.store.base import Store
 from loregraph.store.scripts import split_query
 

@@ -18,7 +18,7 @@ from loregraph.models import Scored, Vector
 from loregraph.retrieve.analyze import unresolved_candidates
 from loregraph.retrieve.fuse import reciprocal_rank_fusion
 from loregraph.retrieve.result import QueryAnalysis, Seed
-from loregraph.retrieve.timing import guarded
+from loregraph.retrieve.trace import guarded
 from loregraph.settings import RetrievalSettings
 from loregraph.store.base import Store
 

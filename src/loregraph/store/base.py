@@ -246,6 +246,12 @@ class Store(ABC):
         """Mark a relation as no longer true from ``invalid_at`` (world time)."""
 
     # ----------------------------------------------------------------- graph
+    @property
+    def native_graph(self) -> bool:
+        """Whether :meth:`expand` runs in a graph database: retrieval then expands there,
+        and walks an in-memory copy of the graph otherwise (the default)."""
+        return False
+
     @abstractmethod
     async def expand(
         self,

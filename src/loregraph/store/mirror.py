@@ -161,6 +161,11 @@ class MirroredStore(Store):
         await apply_sync(conn, scope, removed, sorted(touched), entities, list(relations.values()))
 
     # ----------------------------------------------------------------- graph from the mirror
+    @property
+    def native_graph(self) -> bool:
+        """``True``: retrieval's k-hop expansion runs in the graph database."""
+        return True
+
     async def expand(
         self,
         scope: str,
