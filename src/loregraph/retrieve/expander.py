@@ -77,16 +77,22 @@ class StoreExpander:
     ) -> Expansion:
         """One :meth:`Store.expand` call; links are summed from the relations it returns.
 
-        Seeds the graph does not hold (a mirror written before them) stay at hop 0, as the
-        in-memory walk keeps them.
+        Seeds the graph does not hold (e.g. written to a mirror's primary but not yet to the
+        graph) stay at hop 0 and count towards ``max_entities``, as in the in-memory walk:
+        the graph's walk does not depend on the cap except where it stops, so cutting it at
+        the cap after the seeds gives the same entities.
         """
         subgraph = await self.store.expand(
             self.scope, seed_ids, depth=depth, per_node=per_node, max_entities=max_entities
         )
-        hops = dict(subgraph.hops)
+        hops: dict[str, int] = {}
         for seed in seed_ids:
-            if seed not in hops and len(hops) < max_entities:
+            if len(hops) < max_entities:
                 hops.setdefault(seed, 0)
+        for entity_id, hop in subgraph.hops.items():
+            if len(hops) >= max_entities:
+                break
+            hops.setdefault(entity_id, hop)
         return Expansion(hops, link_weights(subgraph.relations, hops), "graph database")
 
 
