@@ -167,17 +167,13 @@ async def test_retrieval_with_a_mirror_expands_in_falkordb(mirrored: MirroredSto
         assert "UNWIND range(0, size($seeds) - 1)" in statements[0]
         assert result.debug["expand"]["expanded_in"] == "graph database"
         assert len(result.entities) > len(result.seeds) >= 3
-        alone = await Retriever(mirrored.primary, None, PRESETS[name]).retrieve(
-            QUESTION, "default"
-        )
+        alone = await Retriever(mirrored.primary, None, PRESETS[name]).retrieve(QUESTION, "default")
         assert alone.debug["expand"]["expanded_in"] == "memory"
         assert summary(result) == summary(alone), name
 
 
 @pytest.mark.parametrize("name", ["ppr", "passages"])
-async def test_presets_without_k_hop_never_ask_falkordb(
-    mirrored: MirroredStore, name: str
-) -> None:
+async def test_presets_without_k_hop_never_ask_falkordb(mirrored: MirroredStore, name: str) -> None:
     statements = counting(mirrored)
     result = await Retriever(mirrored, None, PRESETS[name]).retrieve(QUESTION, "default")
     assert statements == [] and result.passages
