@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from loregraph.models import Relation, Scored, Vector
+from loregraph.models import Relation, Vector
 from loregraph.retrieve.expand import rank_entities, rank_relations, seeds_only
 from loregraph.retrieve.expander import Expander
 from loregraph.retrieve.graphindex import GraphIndex
@@ -19,7 +19,7 @@ from loregraph.retrieve.ppr import personalised_pagerank, restart_weights
 from loregraph.retrieve.relevance import Term, chunk_counts, question_terms
 from loregraph.retrieve.result import QueryAnalysis, RankedEntity, RankedRelation, Seed
 from loregraph.retrieve.seeds import SeedLists, find_seeds, text_query
-from loregraph.retrieve.trace import RetrievalTrace, Stopwatch, guarded
+from loregraph.retrieve.trace import RetrievalTrace, Stopwatch, guarded, no_hits
 from loregraph.settings import RetrievalSettings
 from loregraph.store.base import Store
 
@@ -50,10 +50,6 @@ class Expanded:
     ppr_chunks: list[str] = field(default_factory=list)
 
 
-async def _no_hits() -> list[Scored]:
-    return []
-
-
 async def search(
     store: Store,
     scope: str,
@@ -69,12 +65,12 @@ async def search(
     bm25_chunks = (
         guarded(store.search_chunks_text(scope, text_query(analysis), limit), "chunks.bm25", errors)
         if cfg.passages_by_bm25
-        else _no_hits()
+        else no_hits()
     )
     vector_chunks = (
         guarded(store.search_chunks_vector(scope, vector, limit), "chunks.vector", errors)
         if cfg.passages_by_vector and vector is not None
-        else _no_hits()
+        else no_hits()
     )
     terms = question_terms(analysis)
     (seeds, lists), bm25_hits, vector_hits, counts = await asyncio.gather(

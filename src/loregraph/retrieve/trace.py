@@ -136,6 +136,11 @@ class RetrievalTrace:
         return {"ms": 0.0, "count": len(self.errors), "skipped": True, **self.errors}
 
 
+async def no_hits() -> list[Scored]:
+    """The result of a search that does not run in this preset."""
+    return []
+
+
 async def guarded(
     search: Awaitable[list[Scored]], name: str, errors: dict[str, str]
 ) -> list[Scored]:

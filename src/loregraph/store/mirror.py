@@ -3,8 +3,9 @@
 ``MirroredStore(SqliteStore("kg.db"), CypherStore("falkordb://localhost/kg"))`` answers every
 call from the primary store except :meth:`~MirroredStore.expand`, which walks the graph
 database; it declares ``native_graph``, so retrieval's k-hop expansion is asked of the graph
-database rather than walked in memory (:mod:`loregraph.retrieve.expander`). After each write, delete or invalidation on the primary, the entities that
-changed and their relations are copied to the graph in one atomic statement:
+database rather than walked in memory (:mod:`loregraph.retrieve.expander`). After each
+write, delete or invalidation on the primary, the entities that changed and their
+relations are copied to the graph in one atomic statement:
 
 * touched entities = those the document mentions or lists, before and after the change,
   and the ends of every edge whose weight changed (the scope's edges are compared before
