@@ -243,6 +243,7 @@ def sample_result(question: str = "Where did the Meridian sail from Port Calder?
         RetrievalResult,
         Seed,
     )
+    from loregraph.retrieve.trace import RetrievalTrace
     from loregraph.text.words import content_words
 
     scope = "default"
@@ -296,6 +297,8 @@ def sample_result(question: str = "Where did the Meridian sail from Port Calder?
         matched={name: by_name[name].id for name in named},
         keywords=content_words(question),
     )
+    trace = RetrievalTrace()
+    trace.record("total", 1.0, len(passages))
     return RetrievalResult(
         question=question,
         scope=scope,
@@ -305,5 +308,5 @@ def sample_result(question: str = "Where did the Meridian sail from Port Calder?
         entities=entities,
         relations=relations,
         passages=passages,
-        debug={"total": {"ms": 1.0, "count": len(passages)}},
+        trace=trace,
     )

@@ -140,3 +140,21 @@ async def test_loaded_spacy_pipeline_adds_mentions(store: Any) -> None:
     assert "Lisbon" in analysis.candidates
     plain = await analyze_query(question, store, "default")
     assert not plain.used_spacy
+
+
+async def test_retrieval_uses_spacy_only_when_passed(store: Any) -> None:
+    """A pipeline loaded elsewhere in the process (by an ingest) changes nothing."""
+    pytest.importorskip("spacy")
+    from loregraph.errors import DependencyError
+    from loregraph.ingest.extract.spacy_nlp import load_nlp
+    from loregraph.retrieve.pipeline import Retriever
+
+    try:
+        nlp = load_nlp("en_core_web_sm")  # what an offline ingest loads
+    except DependencyError:
+        pytest.skip("the spaCy model is not installed")
+    question = "did elena varga ever visit Lisbon?"
+    plain = await Retriever(store, None).retrieve(question, "default")
+    assert not plain.analysis.used_spacy and "Lisbon" in plain.analysis.candidates
+    given = await Retriever(store, None, nlp=nlp).retrieve(question, "default")
+    assert given.analysis.used_spacy and given.debug["analyze"]["spacy"] is True

@@ -2,13 +2,14 @@
 
 No model is needed. Mentions come from capitalised phrases, quoted strings and the word
 n-grams of the question that name a stored entity (one batched store lookup); a spaCy
-pipeline is used for extra mentions only when the caller passes one that is already loaded.
+pipeline adds its named entities only when the caller passes one (``nlp=``): nothing is
+looked up or loaded here, so the same question gets the same analysis in every process.
 """
 
 from __future__ import annotations
 
 import re
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,9 @@ _SUMMARY = re.compile(
     r"|what (?:is|was|are|were))\b",
     re.IGNORECASE,
 )
+SpacyPipeline = Callable[[str], Any]
+"""A loaded spaCy pipeline (``spacy.load(...)``): called on a text, returns a ``Doc``."""
+
 _WHO_IS = re.compile(r"^\s*(who|what) (is|was|are|were)\s+(.*?)[\s?.!]*$", re.IGNORECASE)
 
 
@@ -276,20 +280,8 @@ def classify_intent(question: str, entity_mentions: list[str]) -> Intent:
     return "factual"
 
 
-def loaded_spacy(model: str = "en_core_web_sm") -> Any | None:
-    """The spaCy pipeline the offline extractor already loaded in this process, or ``None``.
-
-    Never imports spaCy or loads a model: query analysis must not pay a one-second load for
-    a few extra mentions. Uses ``loregraph.ingest.extract.spacy_nlp.loaded_nlp`` when that
-    module is imported and provides it.
-    """
-    module = sys.modules.get("loregraph.ingest.extract.spacy_nlp")
-    getter = getattr(module, "loaded_nlp", None) if module is not None else None
-    return getter(model) if callable(getter) else None
-
-
-def spacy_mentions(question: str, nlp: Any) -> list[str]:
-    """Named-entity mentions found by an already loaded spaCy pipeline."""
+def spacy_mentions(question: str, nlp: SpacyPipeline) -> list[str]:
+    """Named-entity mentions found by a loaded spaCy pipeline."""
     doc = nlp(question)
     return [
         _clean_span(ent.text)
@@ -299,12 +291,13 @@ def spacy_mentions(question: str, nlp: Any) -> list[str]:
 
 
 async def analyze_query(
-    question: str, store: Store, scope: str, *, nlp: Any | None = None
+    question: str, store: Store, scope: str, *, nlp: SpacyPipeline | None = None
 ) -> QueryAnalysis:
     """Analyse a question offline: mentions, exact entity matches, intent and keywords.
 
     Makes one store call (:meth:`Store.find_entities_by_key` with every candidate key).
-    Pass ``nlp`` (a loaded spaCy pipeline) to add its named entities as candidates.
+    Pass ``nlp`` (a loaded spaCy pipeline) to add its named entities as candidates; without
+    it no spaCy is used.
     """
     phrases = capitalised_phrases(question)
     quoted = quoted_strings(question)

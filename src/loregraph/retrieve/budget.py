@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
+from loregraph.retrieve.trace import StageRecord, Stopwatch
 from loregraph.text.tokens import count_tokens, truncate_to_tokens
 
 GRAPH_SHARE = 0.30
@@ -78,8 +79,28 @@ def _cost(text: str) -> int:
 
 
 def fit_budget(result: RetrievalResult, renderer: Renderer, budget: int) -> tuple[ContextView, str]:
-    """The largest view of ``result`` whose rendering fits in ``budget`` tokens, rendered."""
-    budget = max(0, budget)
+    """The largest view of ``result`` whose rendering fits in ``budget`` tokens, rendered.
+
+    Records the fit as the ``budget`` stage of ``result.trace.context``.
+    """
+    watch = Stopwatch()
+    view, text = _fit(result, renderer, max(0, budget))
+    result.trace.context = StageRecord(
+        "budget",
+        watch.ms(),
+        len(view.passages),
+        details={
+            "budget": max(0, budget),
+            "entities": len(view.entities),
+            "relations": len(view.relations),
+            "truncated": view.truncated,
+        },
+    )
+    return view, text
+
+
+def _fit(result: RetrievalResult, renderer: Renderer, budget: int) -> tuple[ContextView, str]:
+    """:func:`fit_budget` without the trace record."""
     view = ContextView(result=result)
     overhead = count_tokens(renderer.render(view))
     available = budget - overhead

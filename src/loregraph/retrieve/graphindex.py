@@ -4,6 +4,10 @@ Built from :meth:`Store.graph_arrays` once per (store, scope) and reused until t
 ``graph_version`` for that scope changes, so a query pays for no graph SQL beyond one
 version check: expansion and mention look-ups are array slices (DESIGN: graph algorithms
 run on an in-memory sparse matrix built from the store and refreshed on writes).
+
+Each entity's neighbours are kept heaviest first (summed weight of the relations between
+the two, ties by entity id): the order :mod:`loregraph.retrieve.expander` defines for every
+expansion, in memory or in a graph database.
 """
 
 from __future__ import annotations
@@ -14,12 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 from scipy import sparse
 
 from loregraph.models import GraphArrays
 from loregraph.retrieve.pages import page_documents, title_keys
 from loregraph.retrieve.ppr import PprGraph, build_ppr_graph
 from loregraph.store.base import Store
+
+MIN_EDGE_WEIGHT = 1e-9
+"""A relation counts at least this much towards its pair's weight (so it stays an edge)."""
 
 
 @dataclass(slots=True)
@@ -31,6 +39,7 @@ class GraphIndex:
     entity_index: dict[str, int]
     adjacency: sparse.csr_matrix
     mentions: sparse.csr_matrix
+    neighbours: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     pages: dict[str, list[str]] = field(default_factory=dict)
     _ppr: PprGraph | None = field(default=None, repr=False)
     _mentioned: sparse.csr_matrix | None = field(default=None, repr=False)
@@ -42,7 +51,7 @@ class GraphIndex:
         n_ent, n_chunk = len(arrays.entity_ids), len(arrays.chunk_ids)
         src = np.asarray(arrays.edge_src, dtype=np.int64)
         dst = np.asarray(arrays.edge_dst, dtype=np.int64)
-        w = np.maximum(np.asarray(arrays.edge_weight, dtype=np.float64), 1e-9)
+        w = np.maximum(np.asarray(arrays.edge_weight, dtype=np.float64), MIN_EDGE_WEIGHT)
         loops = src != dst
         adjacency = sparse.csr_matrix(
             (
@@ -72,6 +81,7 @@ class GraphIndex:
             entity_index={e: i for i, e in enumerate(arrays.entity_ids)},
             adjacency=adjacency,
             mentions=mentions,
+            neighbours=_heaviest_first(adjacency, arrays.entity_ids),
         )
 
     @property
@@ -84,7 +94,7 @@ class GraphIndex:
     def bfs(
         self, seed_ids: Sequence[str], *, depth: int, per_node: int, max_entities: int
     ) -> dict[str, int]:
-        """Entity id → hop distance, following each node's ``per_node`` heaviest edges.
+        """Entity id → hop distance, following each node's ``per_node`` heaviest neighbours.
 
         Seeds unknown to the index are kept at hop 0; at most ``max_entities`` are returned.
         """
@@ -98,27 +108,20 @@ class GraphIndex:
             if idx is not None:
                 frontier.append(idx)
         ids = self.arrays.entity_ids
-        indptr, indices, data = self.adjacency.indptr, self.adjacency.indices, self.adjacency.data
+        indptr, neighbours = self.adjacency.indptr, self.neighbours
+        take = max(per_node, 0)
         for hop in range(1, depth + 1):
             following: list[int] = []
             for node in frontier:
-                lo, hi = indptr[node], indptr[node + 1]
-                if lo == hi:
-                    continue
-                weights = data[lo:hi]
-                if hi - lo > per_node:
-                    top = np.argpartition(-weights, per_node - 1)[:per_node]
-                    order = top[np.argsort(-weights[top], kind="stable")]
-                else:
-                    order = np.argsort(-weights, kind="stable")
-                for neighbour in indices[lo:hi][order]:
+                lo = indptr[node]
+                for neighbour in neighbours[lo : min(lo + take, indptr[node + 1])].tolist():
                     entity_id = ids[neighbour]
                     if entity_id in hops:
                         continue
                     if len(hops) >= max_entities:
                         return hops
                     hops[entity_id] = hop
-                    following.append(int(neighbour))
+                    following.append(neighbour)
             frontier = following
             if not frontier:
                 break
@@ -181,6 +184,17 @@ class GraphIndex:
                 for c, n in zip(indices[lo:hi].tolist(), data[lo:hi].tolist(), strict=True)
             )
         return out
+
+
+def _heaviest_first(adjacency: sparse.csr_matrix, entity_ids: list[str]) -> npt.NDArray[np.int64]:
+    """The column indices of each row, heaviest first, ties by entity id (rows kept in place)."""
+    if not entity_ids:
+        return np.zeros(0, dtype=np.int64)
+    id_rank = np.empty(len(entity_ids), dtype=np.int64)
+    id_rank[np.argsort(np.asarray(entity_ids), kind="stable")] = np.arange(len(entity_ids))
+    rows = np.repeat(np.arange(adjacency.shape[0]), np.diff(adjacency.indptr))
+    order = np.lexsort((id_rank[adjacency.indices], -adjacency.data, rows))
+    return np.asarray(adjacency.indices[order], dtype=np.int64)
 
 
 async def _entity_pages(store: Store, scope: str, arrays: GraphArrays) -> dict[str, list[str]]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loregraph.retrieve.result import Passage, QueryAnalysis
-from loregraph.retrieve.timing import guarded
+from loregraph.retrieve.trace import guarded
 from loregraph.store.base import Store
 from loregraph.store.scripts import split_query
 from loregraph.text.words import stem, words

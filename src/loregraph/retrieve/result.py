@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loregraph.models import Entity, Relation
+from loregraph.retrieve.trace import RetrievalTrace
 
 Intent = Literal["factual", "relationship", "summary", "exploration"]
 
@@ -94,15 +95,15 @@ class RankedDocument:
 
 @dataclass(slots=True)
 class RetrievalResult:
-    """Everything one retrieval produced, plus per-stage ``debug`` metadata.
+    """Everything one retrieval produced, plus its per-query ``trace``.
 
     ``relevant`` tells whether the best passages are about the question at all (see
     :mod:`loregraph.retrieve.relevance`; the score it was decided on is in
     ``debug["relevance"]``). The rankings are kept either way; the engine's ``search``,
     ``context`` and ``ask`` report that nothing relevant was found when it is ``False``.
 
-    ``debug`` maps a stage name to at least ``{"ms": float, "count": int}``; stages that
-    did not run are reported with ``"skipped": True``.
+    ``trace`` (:class:`~loregraph.retrieve.trace.RetrievalTrace`) records every stage and
+    what found each result; ``debug`` is its plain-dict view.
     """
 
     question: str
@@ -115,8 +116,14 @@ class RetrievalResult:
     passages: list[Passage] = field(default_factory=list)
     documents: list[RankedDocument] = field(default_factory=list)
     token_budget: int = 4000
-    debug: dict[str, dict[str, Any]] = field(default_factory=dict)
+    trace: RetrievalTrace = field(default_factory=RetrievalTrace)
     relevant: bool = True
+
+    @property
+    def debug(self) -> dict[str, dict[str, Any]]:
+        """Stage name → at least ``{"ms": float, "count": int}``; stages that did not run
+        have ``"skipped": True`` (see :meth:`RetrievalTrace.debug`)."""
+        return self.trace.debug()
 
     def stages_run(self) -> list[str]:
         """The names of the stages that ran (not skipped), in pipeline order."""

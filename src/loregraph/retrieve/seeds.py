@@ -18,7 +18,7 @@ from loregraph.models import Scored, Vector
 from loregraph.retrieve.analyze import unresolved_candidates
 from loregraph.retrieve.fuse import reciprocal_rank_fusion
 from loregraph.retrieve.result import QueryAnalysis, Seed
-from loregraph.retrieve.timing import guarded
+from loregraph.retrieve.trace import guarded, no_hits
 from loregraph.settings import RetrievalSettings
 from loregraph.store.base import Store
 
@@ -71,10 +71,6 @@ def text_query(analysis: QueryAnalysis) -> str:
     return " ".join(analysis.keywords) or analysis.question
 
 
-async def _empty() -> list[Scored]:
-    return []
-
-
 async def seed_lists(
     store: Store,
     scope: str,
@@ -114,12 +110,12 @@ async def seed_lists(
             store.search_entities_text(scope, text_query(analysis), limit), "entities.bm25", errors
         )
         if bm25_on
-        else _empty()
+        else no_hits()
     )
     vector_task = (
         guarded(store.search_entities_vector(scope, vector, limit), "entities.vector", errors)
         if vector_on and vector is not None
-        else _empty()
+        else no_hits()
     )
     bm25, vec, *fuzzy = await asyncio.gather(bm25_task, vector_task, *fuzzy_tasks)
     lists.fuzzy = merge_fuzzy(fuzzy, fuzzy_threshold)

@@ -2,8 +2,10 @@
 
 ``MirroredStore(SqliteStore("kg.db"), CypherStore("falkordb://localhost/kg"))`` answers every
 call from the primary store except :meth:`~MirroredStore.expand`, which walks the graph
-database. After each write, delete or invalidation on the primary, the entities that
-changed and their relations are copied to the graph in one atomic statement:
+database; it declares ``native_graph``, so retrieval's k-hop expansion is asked of the graph
+database rather than walked in memory (:mod:`loregraph.retrieve.expander`). After each
+write, delete or invalidation on the primary, the entities that changed and their
+relations are copied to the graph in one atomic statement:
 
 * touched entities = those the document mentions or lists, before and after the change,
   and the ends of every edge whose weight changed (the scope's edges are compared before
@@ -162,27 +164,10 @@ class MirroredStore(Store):
         await apply_sync(conn, scope, removed, sorted(touched), entities, list(relations.values()))
 
     # ----------------------------------------------------------------- graph from the mirror
-    async def expand(
-        self,
-        scope: str,
-        seed_ids: Sequence[str],
-        *,
-        depth: int = 2,
-        per_node: int = 20,
-        max_entities: int = 200,
-        types: Sequence[str] | None = None,
-        min_weight: float = 0.0,
-    ) -> Subgraph:
-        """Breadth-first expansion in the graph database (entities as last mirrored)."""
-        return await self.graph.expand(
-            scope,
-            seed_ids,
-            depth=depth,
-            per_node=per_node,
-            max_entities=max_entities,
-            types=types,
-            min_weight=min_weight,
-        )
+    @property
+    def native_graph(self) -> bool:
+        """``True``: retrieval's k-hop expansion runs in the graph database."""
+        return True
 
     async def mirror_version(self, scope: str) -> int:
         """How many times the graph mirror of ``scope`` was written."""

@@ -8,12 +8,15 @@ its text; every value is a parameter). The state carried from stage to stage is 
 * ``frontier``: the ids reached by the previous hop;
 * ``counts``: ``size(seen)`` after the seeds and after each hop (the hop of every id).
 
-A hop takes, for each frontier node in frontier order, its ``per_node`` heaviest live
-relations either way (``r.weight`` descending, then ``r.id``), their far ends in that
-order, drops the ids already seen (and repeats), and keeps the first ones up to the entity
-cap. After the last hop the same statement returns one row per entity reached (its position
-in ``seen``, ``counts``, its live outgoing relations whose target was reached, relation
-filters applied, then its fields), so one round trip answers ``expand``.
+A hop takes, for each frontier node in frontier order, its ``per_node`` heaviest
+neighbours: the far ends of its live relations either way (self-loops ignored), by the
+summed weight of the relations between the two (each counting at least ``$floor``)
+descending, then by id; it drops the ids already seen (and repeats), and keeps the first
+ones up to the entity cap. This is the rule retrieval's in-memory expansion follows
+(:mod:`loregraph.retrieve.expander`), so both reach the same entities. After the last hop
+the same statement returns one row per entity reached (its position in ``seen``,
+``counts``, its live outgoing relations whose target was reached, relation filters
+applied, then its fields), so one round trip answers ``expand``.
 
 Planner note: the relations among the reached ids are matched from their source node by id
 (an index lookup), and the target is tested in an expression. Written as a ``MATCH ... WHERE
@@ -34,6 +37,9 @@ from loregraph.store.cypher.records import entity_from_row, relation_from_row, r
 
 _REL_FIELDS = relation_returning(source="e")
 
+MIN_WEIGHT = 1e-9
+"""A relation counts at least this much towards its pair's weight (as in memory)."""
+
 _SEEDS = (
     "UNWIND range(0, size($seeds) - 1) AS o WITH o, $seeds[o] AS s "
     "MATCH (e:LgEntity {id: s}) WHERE e.scope = $scope "
@@ -46,9 +52,11 @@ _HOP = (
     "UNWIND CASE WHEN size(frontier) = 0 OR size(seen) >= $max THEN [null] "
     "ELSE range(0, size(frontier) - 1) END AS i "
     "WITH seen, counts, i, frontier[i] AS f "
-    "OPTIONAL MATCH (n:LgEntity {id: f})-[r:LG_REL]-(m:LgEntity) WHERE true{where} "
-    "WITH seen, counts, i, r, m ORDER BY i, r.weight DESC, r.id "
-    "WITH seen, counts, i, collect(m.id)[0..$per_node] AS ends "
+    "OPTIONAL MATCH (n:LgEntity {id: f})-[r:LG_REL]-(m:LgEntity) WHERE m.id <> f{where} "
+    "WITH seen, counts, i, m.id AS near, "
+    "sum(CASE WHEN r.weight > $floor THEN r.weight ELSE $floor END) AS w "
+    "ORDER BY i, w DESC, near "
+    "WITH seen, counts, i, collect(near)[0..$per_node] AS ends "
     "WITH seen, counts, i, ends ORDER BY i "
     "WITH seen, counts, collect(ends) AS lists "
     "WITH seen, counts, reduce(acc = [], l IN lists | acc + l) AS flat "
@@ -99,6 +107,7 @@ async def expand_once(
             "scope": scope,
             "max": int(max_entities),
             "per_node": max(int(per_node), 0),
+            "floor": MIN_WEIGHT,
         },
     )
     if not rows:

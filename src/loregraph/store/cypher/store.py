@@ -218,6 +218,11 @@ class CypherStore(Store):
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         return await graph.get_relations(self._conn(), list(relation_ids))
 
+    @property
+    def native_graph(self) -> bool:
+        """``True``: retrieval's k-hop expansion runs in this graph database."""
+        return True
+
     async def _expand(self, expansion: Expansion) -> Subgraph:
         """BFS in one Cypher query (see :mod:`.expand`)."""
         return await graph.expand(self._conn(), expansion)

@@ -1,0 +1,200 @@
+"""The passage side of one retrieval: rank passages, fuse, rank documents, judge relevance.
+
+The graph's rankings (passages mentioning the top entities, evidence of the top relations,
+PageRank's chunks, entity pages and the pages they lead to) are fused by RRF with the text
+and vector rankings of the search stage; documents are ranked by their passages; finally
+the relevance check decides whether the best passages are about the question at all. Each
+step records into the query's trace (:mod:`loregraph.retrieve.trace`), and
+:func:`record_findings` says what found each result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Sequence
+
+from loregraph.models import Relation
+from loregraph.retrieve.graphindex import GraphIndex
+from loregraph.retrieve.pages import MAX_ANCHORS, bridge_ranking, named_entities, relation_words
+from loregraph.retrieve.passages import (
+    evidence_ranking,
+    fuse_passages,
+    load_passages,
+    mention_ranking,
+    rank_documents,
+)
+from loregraph.retrieve.relevance import Relevance, assess
+from loregraph.retrieve.result import (
+    Passage,
+    QueryAnalysis,
+    RankedDocument,
+    RankedRelation,
+    Seed,
+)
+from loregraph.retrieve.stages import Expanded, Found
+from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
+from loregraph.settings import RetrievalSettings
+from loregraph.store.base import Store
+
+MENTION_ENTITIES = 10
+"""How many of the top-ranked entities contribute passages by mention."""
+
+FACT_RELATIONS = 10
+"""How many of the top-ranked relations contribute their evidence chunks as passages."""
+
+DOCUMENT_PASSAGES = 30
+"""Documents are ranked from this many fused passages (more than are shown)."""
+
+
+@dataclasses.dataclass(slots=True)
+class Gathered:
+    """The fused passages (more than are shown, best first), those shown, their documents."""
+
+    ranked: list[Passage]
+    passages: list[Passage]
+    documents: list[RankedDocument]
+
+
+def _attach_evidence(
+    relations: list[RankedRelation], loaded: list[Relation]
+) -> list[RankedRelation]:
+    """The ranked relations, with the evidence-carrying versions of those that were loaded."""
+    by_id = {r.id: r for r in loaded}
+    return [
+        dataclasses.replace(r, relation=by_id[r.relation.id]) if r.relation.id in by_id else r
+        for r in relations
+    ]
+
+
+async def graph_rankings(
+    store: Store,
+    cfg: RetrievalSettings,
+    analysis: QueryAnalysis,
+    index: GraphIndex | None,
+    expanded: Expanded,
+) -> tuple[dict[str, list[str]], list[str]]:
+    """The graph's passage rankings and the names of every passage ranking that ran.
+
+    Loads the evidence of the top relations into ``expanded.relations`` when it ranks by it.
+    """
+    ran: list[str] = []
+    rankings: dict[str, list[str]] = {}
+    entities = expanded.entities
+    if cfg.passages_by_mentions and entities and index is not None:
+        top = entities[:MENTION_ENTITIES]
+        rows = index.mentions_of([e.entity.id for e in top])
+        rankings["mentions"] = mention_ranking(rows, {e.entity.id: e.score for e in top})
+        ran.append("mentions")
+        fact_ids = [r.relation.id for r in expanded.relations[:FACT_RELATIONS]]
+        if fact_ids:
+            loaded = await store.get_relations(fact_ids)
+            expanded.relations = _attach_evidence(expanded.relations, loaded)
+            rankings["facts"] = evidence_ranking(expanded.relations[:FACT_RELATIONS])
+            ran.append("facts")
+    if cfg.passages_by_bm25:
+        ran.append("bm25")
+    if cfg.passages_by_vector:
+        ran.append("vector")
+    if expanded.ppr_chunks:
+        rankings["ppr"] = expanded.ppr_chunks
+        ran.append("ppr")
+    if cfg.entity_pages and index is not None and index.pages:
+        page_rankings = await entity_page_rankings(store, analysis, index)
+        rankings.update(page_rankings)
+        ran.extend(page_rankings)
+    return rankings, ran
+
+
+async def entity_page_rankings(
+    store: Store, analysis: QueryAnalysis, index: GraphIndex
+) -> dict[str, list[str]]:
+    """The ``pages`` and ``bridges`` rankings (see :mod:`loregraph.retrieve.pages`)."""
+    named = [e for e in named_entities(analysis) if e in index.pages]
+    if not named:
+        return {}
+    page_chunks = list(dict.fromkeys(c for e in named for c in index.pages[e]))
+    out = {"pages": page_chunks}
+    anchor_ids = list(dict.fromkeys(c for e in named[:MAX_ANCHORS] for c in index.pages[e]))
+    mentioned_ids = index.entities_in(anchor_ids)
+    wanted_entities = list(
+        dict.fromkeys(e for ids in mentioned_ids.values() for e in ids if e in index.pages)
+    )
+    anchors, entities = await asyncio.gather(
+        store.get_chunks(anchor_ids), store.get_entities(wanted_entities)
+    )
+    by_id = {e.id: e for e in entities}
+    mentioned = {
+        chunk_id: [by_id[e] for e in ids if e in by_id] for chunk_id, ids in mentioned_ids.items()
+    }
+    bridges = bridge_ranking(anchors, mentioned, index.pages, relation_words(analysis), set(named))
+    if bridges:
+        out["bridges"] = bridges
+    return out
+
+
+async def gather(
+    store: Store,
+    cfg: RetrievalSettings,
+    analysis: QueryAnalysis,
+    index: GraphIndex | None,
+    found: Found,
+    expanded: Expanded,
+    trace: RetrievalTrace,
+) -> Gathered:
+    """Fuse the graph and text/vector rankings into passages and rank their documents."""
+    watch = Stopwatch()
+    graph, ran = await graph_rankings(store, cfg, analysis, index, expanded)
+    rankings = {**graph, **found.chunk_rankings}
+    fused = fuse_passages(rankings, cfg.rrf_k, max(cfg.max_passages, DOCUMENT_PASSAGES))
+    ranked = await load_passages(store, fused)
+    documents = rank_documents(ranked, cfg.rrf_k)
+    passages = ranked[: cfg.max_passages]
+    trace.record(
+        "passages",
+        watch.ms(),
+        len(passages),
+        ran=ran,
+        lists={name: len(ids) for name, ids in rankings.items()},
+        documents=len(documents),
+    )
+    return Gathered(ranked, passages, documents)
+
+
+def judge_relevance(
+    analysis: QueryAnalysis,
+    found: Found,
+    passages: Sequence[Passage],
+    threshold: float,
+    trace: RetrievalTrace,
+) -> Relevance:
+    """Whether the best passages are about the question (:mod:`loregraph.retrieve.relevance`)."""
+    watch = Stopwatch()
+    relevance = assess(analysis, found.terms, found.counts, passages, threshold=threshold)
+    info = relevance.debug()
+    count = info.pop("count")
+    trace.record("relevance", watch.ms(), count, **info)
+    return relevance
+
+
+def record_findings(
+    trace: RetrievalTrace, seeds: Sequence[Seed], expanded: Expanded, gathered: Gathered
+) -> None:
+    """Record which stage and which rankings found each result.
+
+    A document is found by the rankings of its passages among those it was ranked from.
+    """
+    trace.found("seed", "seeds", ((s.entity.id, s.found_by) for s in seeds))
+    trace.found("entity", "expand", ((e.entity.id, e.found_by) for e in expanded.entities))
+    mode = trace.stage("expand")
+    how = str(mode.details.get("mode", "seeds")) if mode is not None else "seeds"
+    trace.found("relation", "expand", ((r.relation.id, (how,)) for r in expanded.relations))
+    trace.found("passage", "passages", ((p.chunk_id, p.found_by) for p in gathered.passages))
+    by_document: dict[str, dict[str, None]] = {}
+    for passage in gathered.ranked:
+        by_document.setdefault(passage.document_id, {}).update(dict.fromkeys(passage.found_by))
+    trace.found(
+        "document",
+        "documents",
+        ((d.document_id, by_document.get(d.document_id, {})) for d in gathered.documents),
+    )
