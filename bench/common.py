@@ -112,9 +112,10 @@ INGEST_CODE = (
     "store",
     "embed",
     "graph.py",
+    "engine",
     "models.py",
-    "settings.py",
-    "tokens.py",
+    "settings",
+    "text",
     "errors.py",
 )
 """The engine code whose changes change what an ingest writes (the store cache key)."""

@@ -31,7 +31,7 @@ BATCH_DOCS = 64
 BATCH_CHARS = 400_000
 FORMAT = 2
 """Version of the recorded-extraction file format (part of the cache key)."""
-EXTRACTOR_CODE = ("ingest/extract", "ingest/chunker.py", "text", "settings.py")
+EXTRACTOR_CODE = ("ingest/extract", "ingest/chunker.py", "text", "settings")
 
 
 def extraction_path(corpus: Corpus, chunking: str = "") -> Path:
