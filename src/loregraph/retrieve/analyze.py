@@ -259,7 +259,7 @@ def _span_is_lowercase(question: str, span: _Span) -> bool:
 
 
 def classify_intent(question: str, entity_mentions: list[str]) -> Intent:
-    """Rule-based intent (seed 004's four): exploration, relationship, summary, else factual."""
+    """Rule-based intent (one of four): exploration, relationship, summary, else factual."""
     if _EXPLORATION.search(question):
         return "exploration"
     if _RELATIONSHIP.search(question):

@@ -1,4 +1,4 @@
-"""Fit a retrieval result into a token budget (seed 003's budget by category).
+"""Fit a retrieval result into a token budget (a budget per category).
 
 The budget is split between the graph section (entities and relations), the passages and
 their sources. Items go in by descending score until their category is spent; what a

@@ -1,4 +1,4 @@
-"""Breadth-first expansion from the seeds and the merge + rank of what it reaches (seed 003).
+"""Breadth-first expansion from the seeds and the merge + rank of what it reaches.
 
 An entity reached at hop ``h`` scores ``hop_factor(h) × relation_weight`` where
 ``relation_weight`` is the normalised weight of the strongest relation that reached it
@@ -73,7 +73,7 @@ def rank_entities(
     vector_ids: Collection[str],
     max_entities: int,
 ) -> list[RankedEntity]:
-    """Score and order reached entities (seed 003's merge + rank, see module docstring).
+    """Score and order reached entities (merge + rank, see the module docstring).
 
     ``links`` holds each entity's raw link weight (strongest relation towards the seeds);
     it is normalised here to ``[MIN_RELATION_WEIGHT, 1]`` on a log scale.

@@ -1,4 +1,4 @@
-"""Context formats: markdown (seed 000), XML definitions/facts (seed 004), JSON, mermaid.
+"""Context formats: markdown, XML definitions/facts, JSON, mermaid.
 
 Every format is fitted to a token budget first (:mod:`loregraph.retrieve.budget`).
 A context is meant for a model: documents are named by title, and a document's source is
@@ -60,7 +60,7 @@ def source_label(passage: Passage) -> str:
 
 
 class MarkdownRenderer:
-    """Seed 000's layout, then numbered passages and their sources."""
+    """Entities and relationships, then numbered passages and their sources."""
 
     sections = frozenset({"graph", "passages", "sources"})
 
@@ -113,7 +113,7 @@ class MarkdownRenderer:
 
 
 class XmlRenderer:
-    """Seed 004's ``<definitions>`` and ``<facts>``, plus ``<passages>`` and ``<sources>``."""
+    """``<definitions>`` and ``<facts>``, plus ``<passages>`` and ``<sources>``."""
 
     sections = frozenset({"graph", "passages", "sources"})
 

@@ -1,18 +1,18 @@
-"""Query analysis with an LLM (seed 004), falling back to the offline analysis.
+"""Query analysis with an LLM, falling back to the offline analysis.
 
 :class:`LLMQueryAnalyzer` has the call signature of
 :func:`~loregraph.retrieve.analyze.analyze_query`, so the retriever runs it where it runs
-the offline analysis: concurrently with embedding the question (seed 003: intent analysis
+the offline analysis: concurrently with embedding the question (intent analysis
 in parallel with vector search). It runs the offline analysis and the model together and
 returns an :class:`LLMQueryAnalysis` (a :class:`~loregraph.retrieve.result.QueryAnalysis`):
 
-* the model classifies the intent as one of seed 004's ``factual``, ``relationship``,
-  ``summary``, ``exploration`` (or, with ``persona=True``, seed 003's ``relational``,
+* the model classifies the intent as one of ``factual``, ``relationship``,
+  ``summary``, ``exploration`` (or, with ``persona=True``, the people-centred ``relational``,
   ``temporal``, ``spatial``, ``entity_focused``, ``general``, ``cross_legacy``, mapped to
-  seed 004's for retrieval and kept in ``persona_intent``) and lists the entities the
+  the four for retrieval and kept in ``persona_intent``) and lists the entities the
   question names; entities whose words are not all in the question are ignored;
 * when the call fails, times out, or the model's confidence is below ``min_confidence``
-  (seed 003: 0.5), the offline analysis is returned unchanged, with ``fallback_reason``;
+  (default 0.5), the offline analysis is returned unchanged, with ``fallback_reason``;
 * otherwise the model's intent replaces the rule-based one and its entities are added to
   the candidates (and matched exactly against the store in one lookup).
 """
@@ -41,7 +41,7 @@ INTENTS: dict[str, str] = {
     "summary": "an overview of one entity or topic",
     "exploration": "open-ended discovery of related information",
 }
-"""Seed 004's intents and what each means."""
+"""The four intents and what each means."""
 
 PERSONA_INTENTS: dict[str, tuple[str, Intent]] = {
     "relational": ("relationships between people", "relationship"),
@@ -51,7 +51,7 @@ PERSONA_INTENTS: dict[str, tuple[str, Intent]] = {
     "general": ("open-ended, no specific focus", "exploration"),
     "cross_legacy": ("another person's perspective or other collections", "exploration"),
 }
-"""Seed 003's persona intents: description and the seed 004 intent retrieval uses."""
+"""The people-centred intents: description and the intent of the four that retrieval uses."""
 
 
 @dataclass(slots=True)
@@ -100,8 +100,8 @@ class LLMQueryAnalyzer(LLMStage):
     Args:
         client: the model client.
         prompts: prompt library (``query_analysis`` prompt).
-        persona: classify with seed 003's persona intents.
-        min_confidence: below this the offline analysis is used (seed 003: 0.5).
+        persona: classify with the people-centred intents.
+        min_confidence: below this the offline analysis is used (default 0.5).
         timeout: seconds for the call (no retries: a question should not wait).
         structured: send the JSON schema as a response format.
     """

@@ -5,7 +5,7 @@
 * ``bm25``: full-text search over entity names, aliases and descriptions;
 * ``vector``: cosine similarity of the question embedding to entity embeddings.
 
-Exact matches carry the most weight (seed 000 takes them first and fills with vector hits).
+Exact matches carry the most weight (they are taken first, then vector hits fill the rest).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Mirror mode (seed 000's arrangement): SQL is the source of truth, a graph DB traverses.
+"""Mirror mode: SQL is the source of truth, a graph DB traverses.
 
 ``MirroredStore(SqliteStore("kg.db"), CypherStore("falkordb://localhost/kg"))`` answers every
 call from the primary store except :meth:`~MirroredStore.expand`, which walks the graph
