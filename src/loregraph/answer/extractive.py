@@ -230,16 +230,7 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
     body: list[str] = []
     for index, cand in enumerate(chosen, start=1):
         citations.append(
-            Citation(
-                index=index,
-                document_id=cand.passage.document_id,
-                document_title=cand.passage.document_title,
-                chunk_id=cand.passage.chunk_id,
-                seq=cand.passage.seq,
-                start=cand.doc_start,
-                end=cand.doc_end,
-                quote=cand.text,
-            )
+            Citation.of(index, cand.passage, cand.text, (cand.doc_start, cand.doc_end))
         )
         body.append(f"{' '.join(cand.text.split())} [{index}]")
     sources = [

@@ -68,19 +68,7 @@ def citations_for(text: str, passages: list[Passage]) -> tuple[list[Citation], l
         if not 1 <= number <= len(passages):
             invalid.append(number)
             continue
-        p = passages[number - 1]
-        citations.append(
-            Citation(
-                index=number,
-                document_id=p.document_id,
-                document_title=p.document_title,
-                chunk_id=p.chunk_id,
-                seq=p.seq,
-                start=p.start,
-                end=p.end,
-                quote=p.text,
-            )
-        )
+        citations.append(Citation.of(number, passages[number - 1]))
     return citations, invalid
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.result import Passage, RetrievalResult
 
 
 @dataclass(slots=True)
@@ -24,6 +24,28 @@ class Citation:
     start: int
     end: int
     quote: str
+
+    @classmethod
+    def of(
+        cls,
+        index: int,
+        passage: Passage,
+        quote: str | None = None,
+        span: tuple[int, int] | None = None,
+    ) -> Citation:
+        """Citation ``index`` of ``passage``: the whole passage, or ``quote`` found at ``span``
+        (offsets in the document)."""
+        start, end = span if span is not None else (passage.start, passage.end)
+        return cls(
+            index,
+            passage.document_id,
+            passage.document_title,
+            passage.chunk_id,
+            passage.seq,
+            start,
+            end,
+            passage.text if quote is None else quote,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The citation as JSON (every field, by name)."""

@@ -28,21 +28,8 @@ from datetime import datetime
 from types import TracebackType
 from typing import Self
 
+from loregraph import models
 from loregraph.errors import SchemaVersionError
-from loregraph.models import (
-    Chunk,
-    DeleteReport,
-    Document,
-    DocumentBundle,
-    Entity,
-    GraphArrays,
-    Merge,
-    Relation,
-    Scored,
-    StoreStats,
-    Subgraph,
-    Vector,
-)
 from loregraph.store.queries import (
     DIRECTIONS,
     ENTITY_ORDERS,
@@ -104,7 +91,7 @@ class Store(ABC):
 
     # ----------------------------------------------------------------- documents
     @abstractmethod
-    async def write_document(self, bundle: DocumentBundle) -> None:
+    async def write_document(self, bundle: models.DocumentBundle) -> None:
         """Write a document and everything derived from it in one transaction.
 
         If a document with the same id exists it is replaced: its old chunks, mentions and
@@ -120,29 +107,29 @@ class Store(ABC):
         """
 
     @abstractmethod
-    async def get_document(self, document_id: str) -> Document | None:
+    async def get_document(self, document_id: str) -> models.Document | None:
         """A document by id."""
 
     async def find_document(
         self, scope: str, *, content_hash: str | None = None, source: str | None = None
-    ) -> Document | None:
+    ) -> models.Document | None:
         """The newest document of ``scope`` with this content hash and/or source
         (path/URI/record id): with both, both must match; with neither, ``None``."""
         criteria = document_criteria(content_hash, source)
         return await self._find_document(scope, criteria) if criteria else None
 
     @abstractmethod
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
         """:meth:`find_document` with at least one criterion, by field name."""
 
     @abstractmethod
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[Document]:
+    ) -> list[models.Document]:
         """The documents of a scope, oldest first."""
 
     @abstractmethod
-    async def delete_document(self, document_id: str) -> DeleteReport:
+    async def delete_document(self, document_id: str) -> models.DeleteReport:
         """Delete a document and exactly what only it supported, in one transaction.
 
         Its chunks, mentions and relation evidence go; relations left with no evidence and
@@ -153,28 +140,32 @@ class Store(ABC):
 
     # ----------------------------------------------------------------- chunks
     @abstractmethod
-    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         """Chunks by id, in the order asked (missing ids skipped), without embeddings."""
 
     @abstractmethod
-    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         """Chunk ids ranked by BM25 over their text (and their document's title)."""
 
-    async def search_chunks_vector(self, scope: str, vector: Vector, limit: int) -> list[Scored]:
+    async def search_chunks_vector(
+        self, scope: str, vector: models.Vector, limit: int
+    ) -> list[models.Scored]:
         """Chunk ids ranked by cosine similarity of their embedding."""
         return await self._search_vector(VectorSearch("chunk", scope, vector, limit))
 
     @abstractmethod
-    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+    async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         """:meth:`search_chunks_vector` and :meth:`search_entities_vector`."""
 
     # ----------------------------------------------------------------- entities
     @abstractmethod
-    async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+    async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
         """Entities by id, in the order asked (missing ids skipped), without embeddings."""
 
     @abstractmethod
-    async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
+    async def find_entities_by_key(
+        self, scope: str, keys: Sequence[str]
+    ) -> dict[str, models.Entity]:
         """Exact lookup by :func:`~loregraph.models.name_key` of a name or of an alias.
 
         Returns ``{key: entity}`` for the keys that matched; a key matching a canonical name
@@ -184,22 +175,22 @@ class Store(ABC):
     @abstractmethod
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
+    ) -> list[models.Scored]:
         """Entity ids whose name or alias is like ``name`` (trigram similarity, 0..1)."""
 
     @abstractmethod
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         """Entity ids ranked by BM25 over name, aliases and description."""
 
     async def search_entities_vector(
-        self, scope: str, vector: Vector, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
+        self, scope: str, vector: models.Vector, limit: int, *, entity_type: str | None = None
+    ) -> list[models.Scored]:
         """Entity ids ranked by cosine similarity of their embedding."""
         return await self._search_vector(VectorSearch("entity", scope, vector, limit, entity_type))
 
     async def search_entities_fuzzy_many(
         self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
-    ) -> list[list[Scored]]:
+    ) -> list[list[models.Scored]]:
         """:meth:`search_entities_fuzzy` for many ``(name, entity_type)`` queries at once.
 
         Returns one result list per query, in order, each exactly what
@@ -212,8 +203,8 @@ class Store(ABC):
         ]
 
     async def search_entities_vector_many(
-        self, scope: str, queries: Sequence[tuple[Vector, str | None]], limit: int
-    ) -> list[list[Scored]]:
+        self, scope: str, queries: Sequence[tuple[models.Vector, str | None]], limit: int
+    ) -> list[list[models.Scored]]:
         """:meth:`search_entities_vector` for many ``(vector, entity_type)`` queries at once.
 
         Returns one result list per query, in order, each what :meth:`search_entities_vector`
@@ -226,7 +217,7 @@ class Store(ABC):
         ]
 
     @abstractmethod
-    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
+    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
         """The stored embeddings of these entities (ids without one are absent)."""
 
     async def list_entities(
@@ -237,14 +228,14 @@ class Store(ABC):
         order: str = "mentions",
         limit: int | None = 100,
         offset: int = 0,
-    ) -> list[Entity]:
+    ) -> list[models.Entity]:
         """Entities of a scope; ``order`` is ``mentions``, ``degree`` or ``name``."""
         if order not in ENTITY_ORDERS:
             raise ValueError(f"order must be one of {sorted(ENTITY_ORDERS)}, not {order!r}")
         return await self._list_entities(EntityListing(scope, entity_type, order, limit, offset))
 
     @abstractmethod
-    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+    async def _list_entities(self, listing: EntityListing) -> list[models.Entity]:
         """:meth:`list_entities` (without embeddings)."""
 
     # ----------------------------------------------------------------- relations
@@ -256,7 +247,7 @@ class Store(ABC):
         types: Sequence[str] | None = None,
         at: datetime | None = None,
         limit: int | None = None,
-    ) -> list[Relation]:
+    ) -> list[models.Relation]:
         """Relations of an entity (``out``, ``in`` or ``both``), heaviest first, with evidence.
 
         ``at`` keeps only relations valid at that world time
@@ -268,15 +259,15 @@ class Store(ABC):
         return await self._entity_relations(query)
 
     @abstractmethod
-    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
         """:meth:`entity_relations` (live relations only: see :class:`RelationFilter`)."""
 
     @abstractmethod
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
+    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         """Relations whose two ends are both in ``entity_ids`` (no evidence loaded)."""
 
     @abstractmethod
-    async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
+    async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         """Relations by id, in order, with evidence."""
 
     @abstractmethod
@@ -303,7 +294,7 @@ class Store(ABC):
         max_entities: int = 200,
         types: Sequence[str] | None = None,
         min_weight: float = 0.0,
-    ) -> Subgraph:
+    ) -> models.Subgraph:
         """Breadth-first expansion from the seeds, following the heaviest relations first.
 
         At most ``per_node`` relations are followed from each node and ``max_entities``
@@ -314,12 +305,12 @@ class Store(ABC):
         return await self._expand(ask)
 
     @abstractmethod
-    async def _expand(self, expansion: Expansion) -> Subgraph:
+    async def _expand(self, expansion: Expansion) -> models.Subgraph:
         """:meth:`expand`: live relations followed both ways; seeds outside the scope are
         ignored; the relations carry no evidence."""
 
     @abstractmethod
-    async def graph_arrays(self, scope: str) -> GraphArrays:
+    async def graph_arrays(self, scope: str) -> models.GraphArrays:
         """A compact snapshot of the scope's graph for in-memory algorithms."""
 
     @abstractmethod
@@ -328,11 +319,11 @@ class Store(ABC):
 
     # ----------------------------------------------------------------- merges
     @abstractmethod
-    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
+    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         """Recorded resolution decisions, newest first."""
 
     # ----------------------------------------------------------------- copying
-    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+    async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         """A document and exactly what it contributed, as a bundle that rebuilds it.
 
         ``None`` for an unknown id. Writing the bundles of a scope's documents, oldest
@@ -360,27 +351,29 @@ class Store(ABC):
         raise NotImplementedError(f"{type(self).__name__} cannot read a document back as a bundle")
 
     # ----------------------------------------------------------------- bulk / export
-    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[Entity]:
+    async def iter_entities(self, scope: str, batch: int = 1000) -> AsyncIterator[models.Entity]:
         """Every entity of a scope (with embeddings), for export and copying."""
         async for entity in paged(self._entities_page, scope, batch):
             yield entity
 
-    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[Relation]:
+    async def iter_relations(self, scope: str, batch: int = 1000) -> AsyncIterator[models.Relation]:
         """Every relation of a scope, with evidence, for export and copying."""
         async for relation in paged(self._relations_page, scope, batch):
             yield relation
 
     @abstractmethod
-    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         """The next ``batch`` entities of a scope (with embeddings) after the one of key
         ``after`` (``None``: from the first), each with its key, in key order."""
 
     @abstractmethod
-    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+    async def _relations_page(
+        self, scope: str, after: PageKey, batch: int
+    ) -> Page[models.Relation]:
         """:meth:`_entities_page` for relations (with evidence)."""
 
     @abstractmethod
-    async def stats(self, scope: str) -> StoreStats:
+    async def stats(self, scope: str) -> models.StoreStats:
         """Counts for a scope."""
 
     @abstractmethod

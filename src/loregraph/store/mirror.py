@@ -25,20 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from loregraph.models import (
-    Chunk,
-    DeleteReport,
-    Document,
-    DocumentBundle,
-    Entity,
-    GraphArrays,
-    Merge,
-    Relation,
-    Scored,
-    StoreStats,
-    Subgraph,
-    Vector,
-)
+from loregraph import models
 from loregraph.store.base import Store
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
@@ -90,14 +77,14 @@ class MirroredStore(Store):
             await self.primary.close()
 
     # ----------------------------------------------------------------- writes, mirrored
-    async def write_document(self, bundle: DocumentBundle) -> None:
+    async def write_document(self, bundle: models.DocumentBundle) -> None:
         doc = bundle.document
         before = await self._snapshot(doc.scope, doc.id)
         await self.primary.write_document(bundle)
         listed = {w.entity.id for w in bundle.entities}
         await self._sync(doc.scope, doc.id, before, listed)
 
-    async def delete_document(self, document_id: str) -> DeleteReport:
+    async def delete_document(self, document_id: str) -> models.DeleteReport:
         doc = await self.primary.get_document(document_id)
         if doc is None:
             return await self.primary.delete_document(document_id)
@@ -154,7 +141,7 @@ class MirroredStore(Store):
         alive = after.entities
         removed = sorted(mirrored - alive)
         touched = (touched | (alive - mirrored)) & alive
-        relations: dict[str, Relation] = {}
+        relations: dict[str, models.Relation] = {}
         for entity_id in sorted(touched):
             for relation in await self.primary.entity_relations(entity_id):
                 relations[relation.id] = relation
@@ -174,89 +161,93 @@ class MirroredStore(Store):
         return await cypher_graph.graph_version(self.graph.connection, scope)
 
     # ----------------------------------------------------------------- everything else: primary
-    async def get_document(self, document_id: str) -> Document | None:
+    async def get_document(self, document_id: str) -> models.Document | None:
         return await self.primary.get_document(document_id)
 
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
         return await self.primary._find_document(scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[Document]:
+    ) -> list[models.Document]:
         return await self.primary.list_documents(scope, limit=limit, offset=offset)
 
-    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await self.primary.get_chunks(chunk_ids)
 
-    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         return await self.primary.search_chunks_text(scope, query, limit)
 
-    async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+    async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
         return await self.primary.get_entities(entity_ids)
 
-    async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
+    async def find_entities_by_key(
+        self, scope: str, keys: Sequence[str]
+    ) -> dict[str, models.Entity]:
         return await self.primary.find_entities_by_key(scope, keys)
 
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
+    ) -> list[models.Scored]:
         return await self.primary.search_entities_fuzzy(scope, name, limit, entity_type=entity_type)
 
     async def search_entities_fuzzy_many(
         self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
-    ) -> list[list[Scored]]:
+    ) -> list[list[models.Scored]]:
         return await self.primary.search_entities_fuzzy_many(scope, queries, limit)
 
     async def search_entities_vector_many(
-        self, scope: str, queries: Sequence[tuple[Vector, str | None]], limit: int
-    ) -> list[list[Scored]]:
+        self, scope: str, queries: Sequence[tuple[models.Vector, str | None]], limit: int
+    ) -> list[list[models.Scored]]:
         return await self.primary.search_entities_vector_many(scope, queries, limit)
 
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         return await self.primary.search_entities_text(scope, query, limit)
 
-    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+    async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         return await self.primary._search_vector(ask)
 
-    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
+    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
         return await self.primary.entity_embeddings(entity_ids)
 
-    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+    async def _list_entities(self, listing: EntityListing) -> list[models.Entity]:
         return await self.primary._list_entities(listing)
 
-    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
         return await self.primary._entity_relations(query)
 
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
+    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await self.primary.relations_among(entity_ids)
 
-    async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
+    async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await self.primary.get_relations(relation_ids)
 
-    async def graph_arrays(self, scope: str) -> GraphArrays:
+    async def graph_arrays(self, scope: str) -> models.GraphArrays:
         return await self.primary.graph_arrays(scope)
 
     async def graph_version(self, scope: str) -> int:
         return await self.primary.graph_version(scope)
 
-    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
+    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         return await self.primary.list_merges(scope, entity_id)
 
-    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+    async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self.primary.read_bundle(document_id)
 
-    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await self.primary._entities_page(scope, after, batch)
 
-    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+    async def _relations_page(
+        self, scope: str, after: PageKey, batch: int
+    ) -> Page[models.Relation]:
         return await self.primary._relations_page(scope, after, batch)
 
-    async def stats(self, scope: str) -> StoreStats:
+    async def stats(self, scope: str) -> models.StoreStats:
         return await self.primary.stats(scope)
 
     async def scopes(self) -> list[str]:
         return await self.primary.scopes()
 
-    async def _expand(self, expansion: Expansion) -> Subgraph:
+    async def _expand(self, expansion: Expansion) -> models.Subgraph:
         """The expansion hook of :class:`Store`, answered by the graph database."""
         return await self.graph._expand(expansion)

@@ -13,22 +13,9 @@ import asyncio
 from collections.abc import Sequence
 from datetime import datetime
 
+from loregraph import models
 from loregraph.errors import NotFoundError, StoreError
-from loregraph.models import (
-    Chunk,
-    DeleteReport,
-    Document,
-    DocumentBundle,
-    Entity,
-    GraphArrays,
-    Merge,
-    Relation,
-    Scored,
-    StoreStats,
-    Subgraph,
-    Vector,
-    name_key,
-)
+from loregraph.models import name_key
 from loregraph.store.base import NOT_OPEN, Store
 from loregraph.store.cypher import graph, reads, search
 from loregraph.store.cypher.apply import write_statement
@@ -109,7 +96,7 @@ class CypherStore(Store):
         return self._schema
 
     # ----------------------------------------------------------------- writes
-    async def write_document(self, bundle: DocumentBundle) -> None:
+    async def write_document(self, bundle: models.DocumentBundle) -> None:
         """Write (or replace) a document atomically; ``ValueError`` for a bad bundle."""
         conn = self._conn()
         async with self._lock:
@@ -119,14 +106,14 @@ class CypherStore(Store):
                     return
         raise StoreError(f"could not write document {bundle.document.id}: too many conflicts")
 
-    async def delete_document(self, document_id: str) -> DeleteReport:
+    async def delete_document(self, document_id: str) -> models.DeleteReport:
         """Delete a document (an unknown id gives an all-zero report)."""
         conn = self._conn()
         async with self._lock:
             for _ in range(WRITE_ATTEMPTS):
                 plan = await plan_delete(conn, document_id)
                 if plan is None:
-                    return DeleteReport(document_id=document_id)
+                    return models.DeleteReport(document_id=document_id)
                 if await self._apply(conn, plan):
                     return plan.report
         raise StoreError(f"could not delete document {document_id}: too many conflicts")
@@ -151,38 +138,40 @@ class CypherStore(Store):
                 raise NotFoundError(f"no relation with id {relation_id!r}")
 
     # ----------------------------------------------------------------- documents, chunks
-    async def get_document(self, document_id: str) -> Document | None:
+    async def get_document(self, document_id: str) -> models.Document | None:
         return await reads.get_document(self._conn(), document_id)
 
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
         return await reads.find_document(self._conn(), scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[Document]:
+    ) -> list[models.Document]:
         return await reads.list_documents(self._conn(), scope, limit, offset)
 
-    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await reads.get_chunks(self._conn(), list(chunk_ids))
 
-    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         return await search.search_chunks_text(self._conn(), scope, query, limit)
 
     # ----------------------------------------------------------------- entities
-    async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+    async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
         return await reads.get_entities(self._conn(), list(entity_ids))
 
-    async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
+    async def find_entities_by_key(
+        self, scope: str, keys: Sequence[str]
+    ) -> dict[str, models.Entity]:
         return await reads.find_entities_by_key(self._conn(), scope, list(keys))
 
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
+    ) -> list[models.Scored]:
         return (await self.search_entities_fuzzy_many(scope, [(name, entity_type)], limit))[0]
 
     async def search_entities_fuzzy_many(
         self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
-    ) -> list[list[Scored]]:
+    ) -> list[list[models.Scored]]:
         """Trigram similarity (0..1) of ``name_key(name)`` to entity name and alias keys,
         over one in-memory name index of the scope (see :mod:`loregraph.store.names`)."""
         if not queries:
@@ -194,28 +183,28 @@ class CypherStore(Store):
             index = await search.load_names(conn, scope, version)
             self._names.put(scope, index)
         asked = [(name_key(name), kind) for name, kind in queries]
-        return [[Scored(i, s) for i, s in row] for row in index.search_many(asked, limit)]
+        return [[models.Scored(i, s) for i, s in row] for row in index.search_many(asked, limit)]
 
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         return await search.search_text(self._conn(), ENTITY, scope, query, limit)
 
-    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+    async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         return await search.search_vector(self._conn(), self._state(), ask)
 
-    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
+    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
         return await reads.entity_embeddings(self._conn(), list(entity_ids))
 
-    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+    async def _list_entities(self, listing: EntityListing) -> list[models.Entity]:
         return await reads.list_entities(self._conn(), listing)
 
     # ----------------------------------------------------------------- relations, graph
-    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
         return await graph.entity_relations(self._conn(), query)
 
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
+    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await graph.relations_among(self._conn(), list(entity_ids))
 
-    async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
+    async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await graph.get_relations(self._conn(), list(relation_ids))
 
     @property
@@ -223,30 +212,32 @@ class CypherStore(Store):
         """``True``: retrieval's k-hop expansion runs in this graph database."""
         return True
 
-    async def _expand(self, expansion: Expansion) -> Subgraph:
+    async def _expand(self, expansion: Expansion) -> models.Subgraph:
         """BFS in one Cypher query (see :mod:`.expand`)."""
         return await graph.expand(self._conn(), expansion)
 
-    async def graph_arrays(self, scope: str) -> GraphArrays:
+    async def graph_arrays(self, scope: str) -> models.GraphArrays:
         return await graph.graph_arrays(self._conn(), scope)
 
     async def graph_version(self, scope: str) -> int:
         return await graph.graph_version(self._conn(), scope)
 
     # ----------------------------------------------------------------- merges, bundles, bulk
-    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
+    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         return await reads.list_merges(self._conn(), scope, entity_id)
 
-    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+    async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await read_bundle(self._conn(), document_id)
 
-    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await reads.entities_page(self._conn(), scope, after, batch)
 
-    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+    async def _relations_page(
+        self, scope: str, after: PageKey, batch: int
+    ) -> Page[models.Relation]:
         return await graph.relations_page(self._conn(), scope, after, batch)
 
-    async def stats(self, scope: str) -> StoreStats:
+    async def stats(self, scope: str) -> models.StoreStats:
         return await reads.stats(self._conn(), scope, self._state().version)
 
     async def scopes(self) -> list[str]:

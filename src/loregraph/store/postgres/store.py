@@ -17,21 +17,8 @@ from datetime import datetime
 
 import psycopg
 
+from loregraph import models
 from loregraph.errors import NotFoundError, StoreError
-from loregraph.models import (
-    Chunk,
-    DeleteReport,
-    Document,
-    DocumentBundle,
-    Entity,
-    GraphArrays,
-    Merge,
-    Relation,
-    Scored,
-    StoreStats,
-    Subgraph,
-    Vector,
-)
 from loregraph.store.base import SCHEMA_VERSION, Store
 from loregraph.store.postgres import graph, reads, search, write
 from loregraph.store.postgres.cleanup import read_graph_version
@@ -97,7 +84,7 @@ class PostgresStore(Store):
         await self._db.close()
 
     # ----------------------------------------------------------------- documents
-    async def write_document(self, bundle: DocumentBundle) -> None:
+    async def write_document(self, bundle: models.DocumentBundle) -> None:
         bundle.validate()
         for dim in sorted(write.vector_dims(bundle) - self._indexed_dims):
             await self._db.read(ensure_vector_indexes, self.schema, dim)
@@ -111,62 +98,64 @@ class PostgresStore(Store):
             self._rows_since_analyze = 0
             await self._db.read(write.analyze)
 
-    async def get_document(self, document_id: str) -> Document | None:
+    async def get_document(self, document_id: str) -> models.Document | None:
         return await self._db.read(reads.get_document, document_id)
 
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
         return await self._db.read(reads.find_document, scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[Document]:
+    ) -> list[models.Document]:
         return await self._db.read(reads.list_documents, scope, limit, offset)
 
-    async def delete_document(self, document_id: str) -> DeleteReport:
+    async def delete_document(self, document_id: str) -> models.DeleteReport:
         """Delete a document (an unknown id gives an all-zero report)."""
         report, _ = await self._db.write(write.delete_document, document_id)
         return report
 
     # ----------------------------------------------------------------- chunks
-    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await self._db.read(reads.get_chunks, list(chunk_ids))
 
-    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         return await self._db.read(search.search_chunks_text, scope, query, limit)
 
     # ----------------------------------------------------------------- entities
-    async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+    async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
         return await self._db.read(reads.get_entities, list(entity_ids))
 
-    async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
+    async def find_entities_by_key(
+        self, scope: str, keys: Sequence[str]
+    ) -> dict[str, models.Entity]:
         return await self._db.read(reads.find_entities_by_key, scope, list(keys))
 
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
+    ) -> list[models.Scored]:
         """pg_trgm similarity (0..1) of ``name_key(name)`` to entity name and alias keys."""
         return await self._db.read(search.search_entities_fuzzy, scope, name, limit, entity_type)
 
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         return await self._db.read(search.search_entities_text, scope, query, limit)
 
-    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+    async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         return await self._db.read(search.search_vector, ask)
 
-    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
+    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
         return await self._db.read(reads.entity_embeddings, list(entity_ids))
 
-    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+    async def _list_entities(self, listing: EntityListing) -> list[models.Entity]:
         return await self._db.read(reads.list_entities, listing)
 
     # ----------------------------------------------------------------- relations, graph
-    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
         return await self._db.read(graph.entity_relations, query)
 
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
+    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.read(graph.relations_among, list(entity_ids))
 
-    async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
+    async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.read(graph.get_relations, list(relation_ids))
 
     async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
@@ -174,30 +163,32 @@ class PostgresStore(Store):
         if not await self._db.write(write.invalidate_relation, relation_id, invalid_at):
             raise NotFoundError(f"no relation with id {relation_id!r}")
 
-    async def _expand(self, expansion: Expansion) -> Subgraph:
+    async def _expand(self, expansion: Expansion) -> models.Subgraph:
         """BFS in one recursive query, in one snapshot."""
         return await self._db.snapshot(graph.expand, expansion)
 
-    async def graph_arrays(self, scope: str) -> GraphArrays:
+    async def graph_arrays(self, scope: str) -> models.GraphArrays:
         return await self._db.snapshot(graph.graph_arrays, scope)
 
     async def graph_version(self, scope: str) -> int:
         return await self._db.read(read_graph_version, scope)
 
     # ----------------------------------------------------------------- merges, bundles, bulk
-    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
+    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         return await self._db.read(reads.list_merges, scope, entity_id)
 
-    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+    async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self._db.snapshot(reads.read_bundle, document_id)
 
-    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await self._db.read(reads.entities_page, scope, after, batch)
 
-    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+    async def _relations_page(
+        self, scope: str, after: PageKey, batch: int
+    ) -> Page[models.Relation]:
         return await self._db.read(reads.relations_page, scope, after, batch)
 
-    async def stats(self, scope: str) -> StoreStats:
+    async def stats(self, scope: str) -> models.StoreStats:
         return await self._db.read(reads.stats, scope, self._version or SCHEMA_VERSION)
 
     async def scopes(self) -> list[str]:

@@ -18,22 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from loregraph import models
 from loregraph.errors import NotFoundError
-from loregraph.models import (
-    Chunk,
-    DeleteReport,
-    Document,
-    DocumentBundle,
-    Entity,
-    GraphArrays,
-    Merge,
-    Relation,
-    Scored,
-    StoreStats,
-    Subgraph,
-    Vector,
-    name_key,
-)
+from loregraph.models import name_key
 from loregraph.store.base import Store
 from loregraph.store.queries import (
     EntityListing,
@@ -74,19 +61,19 @@ class SqliteStore(Store):
         await self._db.close()
 
     # ----------------------------------------------------------------- writes
-    async def write_document(self, bundle: DocumentBundle) -> None:
+    async def write_document(self, bundle: models.DocumentBundle) -> None:
         await self._db.run(self._write_sync, bundle)
 
-    def _write_sync(self, conn: sqlite3.Connection, bundle: DocumentBundle) -> None:
+    def _write_sync(self, conn: sqlite3.Connection, bundle: models.DocumentBundle) -> None:
         scope = bundle.document.scope
         vectors, names = self._indexes.holds_vectors(scope), self._indexes.holds_names(scope)
         self._indexes.sync(write.write_bundle(conn, bundle, vectors=vectors, names=names))
 
-    async def delete_document(self, document_id: str) -> DeleteReport:
+    async def delete_document(self, document_id: str) -> models.DeleteReport:
         """Delete a document (an unknown id gives an all-zero report)."""
         return await self._db.run(self._delete_sync, document_id)
 
-    def _delete_sync(self, conn: sqlite3.Connection, document_id: str) -> DeleteReport:
+    def _delete_sync(self, conn: sqlite3.Connection, document_id: str) -> models.DeleteReport:
         names = self._indexes.holds_names()
         report, outcome = write.delete_document(conn, document_id, names=names)
         self._indexes.sync(outcome)
@@ -106,53 +93,55 @@ class SqliteStore(Store):
         return outcome is not None
 
     # ----------------------------------------------------------------- documents, chunks
-    async def get_document(self, document_id: str) -> Document | None:
+    async def get_document(self, document_id: str) -> models.Document | None:
         return await self._db.run(reads.get_document, document_id)
 
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> Document | None:
+    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
         return await self._db.run(reads.find_document, scope, criteria)
 
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[Document]:
+    ) -> list[models.Document]:
         return await self._db.run(reads.list_documents, scope, limit, offset)
 
-    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await self._db.run(reads.get_chunks, list(chunk_ids))
 
-    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         return await self._db.run(search.search_chunks_text, scope, query, limit)
 
     # ----------------------------------------------------------------- entities
-    async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+    async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
         return await self._db.run(reads.get_entities, list(entity_ids))
 
-    async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
+    async def find_entities_by_key(
+        self, scope: str, keys: Sequence[str]
+    ) -> dict[str, models.Entity]:
         return await self._db.run(reads.find_entities_by_key, scope, list(keys))
 
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
-    ) -> list[Scored]:
+    ) -> list[models.Scored]:
         return (await self.search_entities_fuzzy_many(scope, [(name, entity_type)], limit))[0]
 
     async def search_entities_fuzzy_many(
         self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
-    ) -> list[list[Scored]]:
+    ) -> list[list[models.Scored]]:
         """Trigram similarity (0..1) of ``name_key(name)`` to entity name and alias keys,
         for many names in one worker-thread call and one ``cdist`` pass over the scope's
         in-memory key list (see :mod:`loregraph.store.names`)."""
         asked = [(name_key(name), kind) for name, kind in queries]
         return await self._db.run(self._indexes.search_names, scope, asked, limit)
 
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[Scored]:
+    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         return await self._db.run(search.search_entities_text, scope, query, limit)
 
-    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+    async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         return await self._db.run(self._indexes.search_vector, ask)
 
     async def search_entities_vector_many(
-        self, scope: str, queries: Sequence[tuple[Vector, str | None]], limit: int
-    ) -> list[list[Scored]]:
+        self, scope: str, queries: Sequence[tuple[models.Vector, str | None]], limit: int
+    ) -> list[list[models.Scored]]:
         """Many vector lookups in one worker-thread call and one matrix product."""
         if not queries:
             return []
@@ -161,46 +150,48 @@ class SqliteStore(Store):
         indexes = self._indexes
         return await self._db.run(indexes.search_vectors, scope, ENTITY, matrix, tags, limit)
 
-    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
+    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
         return await self._db.run(reads.entity_embeddings, list(entity_ids))
 
-    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+    async def _list_entities(self, listing: EntityListing) -> list[models.Entity]:
         return await self._db.run(reads.list_entities, listing)
 
     # ----------------------------------------------------------------- relations, graph
-    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
         return await self._db.run(graph.entity_relations, query)
 
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
+    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.run(graph.relations_among, list(entity_ids))
 
-    async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
+    async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.run(graph.get_relations, list(relation_ids))
 
-    async def _expand(self, expansion: Expansion) -> Subgraph:
+    async def _expand(self, expansion: Expansion) -> models.Subgraph:
         """BFS in the worker thread, one query per hop (see :mod:`.graph`)."""
         return await self._db.run(graph.expand, expansion)
 
-    async def graph_arrays(self, scope: str) -> GraphArrays:
+    async def graph_arrays(self, scope: str) -> models.GraphArrays:
         return await self._db.run(graph.graph_arrays, scope)
 
     async def graph_version(self, scope: str) -> int:
         return await self._db.run(read_graph_version, scope)
 
     # ----------------------------------------------------------------- merges, bundles, bulk
-    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
+    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         return await self._db.run(reads.list_merges, scope, entity_id)
 
-    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+    async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self._db.run(reads.read_bundle, document_id)
 
-    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await self._db.run(reads.entities_page, scope, after, batch)
 
-    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+    async def _relations_page(
+        self, scope: str, after: PageKey, batch: int
+    ) -> Page[models.Relation]:
         return await self._db.run(reads.relations_page, scope, after, batch)
 
-    async def stats(self, scope: str) -> StoreStats:
+    async def stats(self, scope: str) -> models.StoreStats:
         return await self._db.run(reads.stats, scope, self._db.version)
 
     async def scopes(self) -> list[str]:
