@@ -15,7 +15,7 @@ provider ``none`` no LLM code is imported.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from loregraph.answer.base import Answerer, ExtractiveAnswerer
 from loregraph.embed.base import Embedder
@@ -66,6 +66,7 @@ class Parts:
         self._embedder = embedder
         self._extractor = extractor
         self._built_embedder = False
+        self._stages: dict[str, object] = {}
         self._built_extractor = False
         self._client: LLMClient | None = None
         self._client_ready = False
@@ -169,7 +170,25 @@ class Parts:
 
     def analyzer(self) -> Analyzer | None:
         """The model's query analysis (which falls back to the offline rules), or ``None``
-        for the offline rules alone."""
+        for the offline rules alone; built once."""
+        if "analyzer" not in self._stages:
+            self._stages["analyzer"] = self._build_analyzer()
+        return cast("Analyzer | None", self._stages["analyzer"])
+
+    def answerer(self) -> Answerer:
+        """A model writing cited answers, else the extractive answerer; built once."""
+        if "answerer" not in self._stages:
+            self._stages["answerer"] = self._build_answerer()
+        return cast(Answerer, self._stages["answerer"])
+
+    def confirmer(self) -> Confirm | None:
+        """The model's check of borderline entity merges, or ``None`` (merge on the rules);
+        built once."""
+        if "confirmer" not in self._stages:
+            self._stages["confirmer"] = self._build_confirmer()
+        return cast("Confirm | None", self._stages["confirmer"])
+
+    def _build_analyzer(self) -> Analyzer | None:
         client = self.llm
         if client is None or not self.settings.llm.query_analysis:
             return None
@@ -183,8 +202,7 @@ class Parts:
             structured=self._structured,
         )
 
-    def answerer(self) -> Answerer:
-        """A model writing cited answers, else the extractive answerer."""
+    def _build_answerer(self) -> Answerer:
         client = self.llm
         if client is None:
             return ExtractiveAnswerer()
@@ -199,8 +217,7 @@ class Parts:
             time_limit=llm.answer_timeout,
         )
 
-    def confirmer(self) -> Confirm | None:
-        """The model's check of borderline entity merges, or ``None`` (merge on the rules)."""
+    def _build_confirmer(self) -> Confirm | None:
         client = self.llm
         if client is None or not self.settings.llm.confirm_merges:
             return None
@@ -215,6 +232,7 @@ class Parts:
 
     async def aclose(self) -> None:
         """Close what was built here: the embedder, the provider's connections, the cache."""
+        self._stages.clear()  # the stages hold the client: rebuilt after a close
         if self._built_extractor:
             self._extractor, self._built_extractor = None, False
         if self._built_embedder:

@@ -54,11 +54,6 @@ def _converter() -> Any:
     return MarkItDown(enable_plugins=False)
 
 
-def converter_available() -> bool:
-    """Whether the optional converter is installed."""
-    return _converter() is not None
-
-
 def convert_file(path: Path) -> tuple[str, str | None]:
     """The Markdown text of ``path`` and the title the document declares (or ``None``).
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -114,8 +114,3 @@ class ChatModel(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
-
-
-def messages_of(pairs: Sequence[tuple[Role, str]]) -> tuple[Message, ...]:
-    """``[("system", "..."), ("user", "...")]`` as a tuple of :class:`Message`."""
-    return tuple(Message(role, content) for role, content in pairs)

@@ -44,10 +44,6 @@ class LLMPermanentError(LLMError):
         self.status = status
 
 
-class StructuredOutputUnsupported(LLMPermanentError):
-    """The server rejected the JSON-schema response format (the caller falls back)."""
-
-
 class CircuitOpenError(LLMError):
     """The circuit breaker is open: recent calls kept failing, so none is attempted."""
 
