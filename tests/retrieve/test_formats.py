@@ -22,9 +22,10 @@ def test_markdown_follows_seed_000_layout() -> None:
         "- Meridian DEPARTS_FROM Port Calder\n" in text.split("### Relationships\n", 1)[1]
     )
     # loregraph additions come after the seed's two sections
-    assert text.index("### Relationships") < text.index("### Passages") < text.index("### Sources")
-    assert "[1] The Voyage of the Meridian (chunk 1)\n" in text
-    assert "- [1] The Voyage of the Meridian, chunk 1 (characters " in text
+    assert text.index("### Relationships") < text.index("### Passages")
+    # each passage is headed by its source; no separate list repeats them
+    assert "\n[1] The Voyage of the Meridian, chunk 1 (characters " in text
+    assert "### Sources" not in text
 
 
 def test_xml_has_definitions_facts_and_sources() -> None:
@@ -94,15 +95,15 @@ def test_small_budget_truncates_the_last_passage_instead_of_overflowing() -> Non
     full = format_context(result, "markdown", budget=100_000)
     small = format_context(result, "markdown", budget=700)
     assert count_tokens(small) <= 700 < count_tokens(full)
-    passages = small.split("### Passages\n", 1)[1].split("### Sources", 1)[0]
+    passages = small.split("### Passages\n", 1)[1]
     assert passages.rstrip().endswith("…")
-    assert "[1] The Voyage of the Meridian (chunk 1)" in passages
+    assert "[1] The Voyage of the Meridian, chunk 1 (characters " in passages
 
 
 def test_budget_keeps_best_items_first() -> None:
     text = format_context(sample_result(), "markdown", budget=300)
     # the best passage (chunk 1) and the top entity survive a tight budget
-    assert "(chunk 1)" in text
+    assert ", chunk 1 (" in text
     assert "- Meridian:" in text
 
 
@@ -141,8 +142,8 @@ def test_a_context_names_a_file_by_its_title_never_its_path(fmt: str) -> None:
     assert "/home/someone" not in text and "voyage.txt" not in text
     assert "The Voyage of the Meridian" in text
     if fmt == "markdown":
-        assert "- [1] The Voyage of the Meridian, chunk 1 (characters " in text
-        assert " — " not in text.split("### Sources", 1)[1]
+        assert "[1] The Voyage of the Meridian, chunk 1 (characters " in text
+        assert " — " not in text.split("### Passages", 1)[1]
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])

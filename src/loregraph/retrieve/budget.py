@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
 
+from loregraph.retrieve.focus import focused_passages
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
 from loregraph.retrieve.trace import StageRecord, Stopwatch
 from loregraph.text.tokens import count_tokens, truncate_to_tokens
@@ -133,7 +134,8 @@ def _fit(result: RetrievalResult, renderer: Renderer, budget: int) -> tuple[Cont
     passages: list[Passage] = []
     room = available - graph_used
     if has_passages:
-        for index, passage in enumerate(result.passages, start=1):
+        candidates = focused_passages([*result.passages, *result.reserve], result.focus)
+        for index, passage in enumerate(candidates, start=1):
             cost = _cost(renderer.passage_item(index, passage))
             if cost <= room:
                 passages.append(passage)

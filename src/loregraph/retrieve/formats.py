@@ -60,7 +60,11 @@ def source_label(passage: Passage) -> str:
 
 
 class MarkdownRenderer:
-    """Entities and relationships, then numbered passages and their sources."""
+    """Entities and relationships, then numbered passages, each headed by its source.
+
+    A passage's heading names its document, chunk and characters (and its URL when it has
+    one), so the context needs no separate list of sources.
+    """
 
     sections = frozenset({"graph", "passages", "sources"})
 
@@ -77,18 +81,10 @@ class MarkdownRenderer:
         )
 
     def passage_item(self, index: int, passage: Passage) -> str:
-        """The passage block and its line in Sources."""
-        return f"{self._passage(index, passage)}\n{self._source(index, passage)}"
-
-    @staticmethod
-    def _passage(index: int, passage: Passage) -> str:
-        return f"[{index}] {passage.document_title} (chunk {passage.seq})\n{passage.text.strip()}\n"
-
-    @staticmethod
-    def _source(index: int, passage: Passage) -> str:
+        """The passage block: its heading (the source) and its text."""
         url = public_source(passage.document_source)
         where = f" — {url}" if url else ""
-        return f"- [{index}] {source_label(passage)}{where}"
+        return f"[{index}] {source_label(passage)}{where}\n{passage.text.strip()}\n"
 
     def render(self, view: ContextView) -> str:
         """The whole markdown context."""
@@ -106,9 +102,7 @@ class MarkdownRenderer:
             out.extend(self.relation_item(r) + "\n" for r in view.relations)
         if view.passages:
             out.append("\n### Passages\n\n")
-            out.extend(self._passage(i, p) + "\n" for i, p in enumerate(view.passages, 1))
-            out.append("### Sources\n")
-            out.extend(self._source(i, p) + "\n" for i, p in enumerate(view.passages, 1))
+            out.extend(self.passage_item(i, p) + "\n" for i, p in enumerate(view.passages, 1))
         return "".join(out)
 
 

@@ -43,8 +43,9 @@ MENTION_ENTITIES = 10
 FACT_RELATIONS = 10
 """How many of the top-ranked relations contribute their evidence chunks as passages."""
 
-DOCUMENT_PASSAGES = 30
-"""Documents are ranked from this many fused passages (more than are shown)."""
+DOCUMENT_PASSAGES = 40
+"""Documents are ranked from this many fused passages (more than are shown); those after the
+shown ones are the result's reserve, which a context with a larger budget shows too."""
 
 
 @dataclasses.dataclass(slots=True)

@@ -28,6 +28,7 @@ from loregraph.retrieve.expander import expander_for
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
+from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
 from loregraph.settings import PRESETS, RetrievalSettings
 from loregraph.store.base import Store
@@ -178,4 +179,6 @@ class Retriever:
             token_budget=cfg.token_budget,
             trace=trace,
             relevant=relevance.relevant,
+            reserve=got.ranked[len(got.passages) :],
+            focus=Focus.of(found.terms, found.counts),
         )

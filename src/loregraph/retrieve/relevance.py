@@ -20,20 +20,27 @@ stores' text search does (:mod:`loregraph.store.scripts`).
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from loregraph.retrieve.result import Passage, QueryAnalysis
+from loregraph.retrieve.terms import Term, held_terms, term_weight
 from loregraph.retrieve.trace import guarded
 from loregraph.store.base import Store
 from loregraph.store.scripts import split_query
-from loregraph.text.words import stem, words
+from loregraph.text.words import stem
 
 MIN_COVERAGE = 0.35
 """The least coverage of the question's weighted terms by one passage that counts as
 relevant (measured in ``bench/abstain.py``)."""
+
+NAMED_SHARE = 0.6
+"""When the question names an entity of the store (capitalised, as the store names it), the
+threshold is this share of :data:`MIN_COVERAGE`: a question about a named character of a
+long book often shares few words with the passage that answers it ("What creatures did
+Renfield collect?" against "flies" and "spiders"), while the name itself is evidence that
+the store is about the question."""
 
 PASSAGES_CHECKED = 8
 """How many of the best passages are checked for coverage."""
@@ -43,19 +50,6 @@ DF_CAP = 200
 
 MAX_TERMS = 16
 """At most this many terms of a question are weighed (the first ones)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Term:
-    """A content term of a question.
-
-    ``text`` is what the store's text search is asked for; ``key`` what a passage must
-    contain: a word stem, or (``substring``) a case-folded substring.
-    """
-
-    text: str
-    key: str
-    substring: bool = False
 
 
 @dataclass(slots=True)
@@ -111,16 +105,9 @@ async def chunk_counts(
     return {t.key: len(hits) for t, hits in zip(terms, found, strict=True)}
 
 
-def term_weight(count: int) -> float:
-    """A term's weight from the number of chunks that contain it."""
-    return 1.0 / math.log2(2 + max(count, 0))
-
-
-def held_terms(text: str, terms: Sequence[Term]) -> list[str]:
-    """The keys of ``terms`` that ``text`` contains."""
-    stems = {stem(w) for w in words(text)}
-    folded = text.casefold()
-    return [t.key for t in terms if (t.key in folded if t.substring else t.key in stems)]
+def names_stored_entity(analysis: QueryAnalysis) -> bool:
+    """Whether the question names a stored entity as a name (a capitalised mention)."""
+    return any(any(ch.isupper() for ch in mention) for mention in analysis.matched)
 
 
 def assess(
@@ -142,6 +129,8 @@ def assess(
             threshold,
             reason="names a stored entity" if named else "the question has no content words",
         )
+    if names_stored_entity(analysis):
+        threshold *= NAMED_SHARE
     weights = {t.key: term_weight(counts.get(t.key, 0)) for t in terms}
     total = sum(weights.values())
     best, best_chunk, best_held = -1.0, None, []

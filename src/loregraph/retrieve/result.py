@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loregraph.models import Entity, Relation
+from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.trace import RetrievalTrace
 
 Intent = Literal["factual", "relationship", "summary", "exploration"]
@@ -104,6 +105,10 @@ class RetrievalResult:
 
     ``trace`` (:class:`~loregraph.retrieve.trace.RetrievalTrace`) records every stage and
     what found each result; ``debug`` is its plain-dict view.
+
+    ``reserve`` holds the passages ranked after ``passages``, which a context given a
+    larger token budget shows too; ``focus`` holds the question's weighted terms, which
+    choose the sentences a context shows of each passage (:mod:`loregraph.retrieve.focus`).
     """
 
     question: str
@@ -118,6 +123,8 @@ class RetrievalResult:
     token_budget: int = 4000
     trace: RetrievalTrace = field(default_factory=RetrievalTrace)
     relevant: bool = True
+    reserve: list[Passage] = field(default_factory=list)
+    focus: Focus = field(default_factory=Focus)
 
     @property
     def debug(self) -> dict[str, dict[str, Any]]:

@@ -16,9 +16,10 @@ from loregraph.retrieve.expand import rank_entities, rank_relations, seeds_only
 from loregraph.retrieve.expander import Expander
 from loregraph.retrieve.graphindex import GraphIndex
 from loregraph.retrieve.ppr import personalised_pagerank, restart_weights
-from loregraph.retrieve.relevance import Term, chunk_counts, question_terms
+from loregraph.retrieve.relevance import chunk_counts, question_terms
 from loregraph.retrieve.result import QueryAnalysis, RankedEntity, RankedRelation, Seed
 from loregraph.retrieve.seeds import SeedLists, find_seeds, text_query
+from loregraph.retrieve.terms import Term
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch, guarded, no_hits
 from loregraph.settings import RetrievalSettings
 from loregraph.store.base import Store

@@ -1,0 +1,83 @@
+"""Focused passages: the sentences of a passage that answer the question, not the whole chunk.
+
+A chunk of a long document holds a thousand characters of which a question needs a few
+sentences. A context that shows whole chunks spends most of its budget on text around the
+answer; one that shows the focused part of each chunk shows twice as many places for the
+same tokens. The focus of a passage is its best sentence (the one holding the most weight
+of the question's terms, each weighing ``1 / log2(2 + df)`` as in
+:mod:`loregraph.retrieve.relevance`) with up to :data:`WINDOW` sentences on each side, the
+following sentence first (an answer more often follows the sentence that names the
+question's words than precedes it), within :data:`MAX_CHARS` characters.
+
+The focused passage keeps exact offsets into its document, so it is cited precisely.
+A passage of at most :data:`MAX_CHARS` characters (a short record) is shown whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Sequence
+
+from loregraph.retrieve.result import Passage
+from loregraph.retrieve.terms import Focus
+from loregraph.text.sentences import split_sentences
+
+WINDOW = 2
+"""Sentences kept on each side of the best one (measured on the long-document questions of
+``bench/longdoc.py``: 1 loses the answer that follows, 3 spends tokens on little)."""
+
+MAX_CHARS = 700
+"""The longest focused excerpt, in characters."""
+
+
+def _window(spans: Sequence[tuple[int, int]], best: int, max_chars: int) -> tuple[int, int]:
+    """The sentence indices ``[lo, hi]`` around ``best`` that fit in ``max_chars``."""
+    lo = hi = best
+    for step in range(1, WINDOW + 1):
+        for candidate in (best + step, best - step):
+            if not 0 <= candidate < len(spans):
+                continue
+            new_lo, new_hi = min(lo, candidate), max(hi, candidate)
+            if spans[new_hi][1] - spans[new_lo][0] > max_chars:
+                continue
+            lo, hi = new_lo, new_hi
+    return lo, hi
+
+
+def focus_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) -> Passage:
+    """``passage`` cut to its focused sentences (whole when short or nothing matches)."""
+    text = passage.text
+    if len(text) <= max_chars or not focus.terms:
+        return passage
+    spans = [(a, b) for a, b in split_sentences(text) if text[a:b].strip()]
+    if not spans:
+        return passage
+    scores = [focus.score(text[a:b]) for a, b in spans]
+    best = max(range(len(spans)), key=lambda i: (scores[i], -i))
+    if scores[best] <= 0:
+        return passage
+    lo, hi = _window(spans, best, max_chars)
+    start, end = spans[lo][0], spans[hi][1]
+    if end - start > max_chars:  # one sentence longer than the limit
+        end = start + max_chars
+        cut = text.rfind(" ", start, end)
+        end = cut if cut > start else end
+    excerpt = " ".join(text[start:end].split())
+    return dataclasses.replace(
+        passage, text=excerpt, start=passage.start + start, end=passage.start + end
+    )
+
+
+def focused_passages(passages: Iterable[Passage], focus: Focus) -> Iterator[Passage]:
+    """Each passage focused, skipping one whose text is mostly shown by an earlier one
+    (neighbouring chunks overlap, and their focus often falls on the same sentences)."""
+    shown: dict[str, list[tuple[int, int]]] = {}
+    for passage in passages:
+        focused = focus_passage(passage, focus)
+        spans = shown.setdefault(focused.document_id, [])
+        length = max(focused.end - focused.start, 1)
+        covered = sum(max(0, min(b, focused.end) - max(a, focused.start)) for a, b in spans)
+        if covered * 2 >= length:
+            continue
+        spans.append((focused.start, focused.end))
+        yield focused
