@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,22 +14,9 @@ import pytest
 from bench import pgdocs
 
 QUESTIONS_FILE = Path(pgdocs.__file__).parent / "data" / "longdoc" / "postgres.json"
-KINDS = {
-    "sql",
-    "datatype",
-    "function",
-    "index",
-    "concurrency",
-    "config",
-    "admin",
-    "backup",
-    "replication",
-    "client",
-    "libpq",
-    "internals",
-    "extension",
-    "plpgsql",
-}
+KINDS = {"config", "datatype", "function", "index", "concurrency", "admin", "backup"}
+KINDS |= {"replication", "sql", "client", "libpq", "server-programming", "internals"}
+KINDS |= {"extension", "errors", "history"}
 
 _NAV = (
     '<div class="navheader"><table summary="Navigation header"><tr><th>{title}</th></tr>'
@@ -160,3 +148,65 @@ def test_setup_without_apt_names_the_commands(
     monkeypatch.setattr(pgdocs.shutil, "which", lambda tool: None)
     with pytest.raises(RuntimeError, match="apt-get download postgresql-doc-15"):
         pgdocs.manual_html_dir(tmp_path / "cache")
+
+
+# --------------------------------------------------------------------------- the questions
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def _normalise(text: str) -> str:
+    """The benchmark's matching rule: lowercase, no ``_ * `````, ASCII quotes, single spaces."""
+    text = re.sub(r"[_*`]", "", text.lower().translate(_QUOTES))
+    return re.sub(r"\s+", " ", text)
+
+
+def _questions() -> dict[str, object]:
+    data: dict[str, object] = json.loads(QUESTIONS_FILE.read_text(encoding="utf-8"))
+    return data
+
+
+def test_question_file_shape() -> None:
+    data = _questions()
+    assert set(data) == {"about", "corpus", "questions"}
+    assert data["corpus"] == "postgres" and isinstance(data["about"], str)
+    questions = data["questions"]
+    assert isinstance(questions, list) and len(questions) >= 40
+    ids = Counter(question["id"] for question in questions)
+    assert [name for name, count in ids.items() if count > 1] == []
+    for question in questions:
+        assert set(question) == {"id", "question", "kind", "where", "answers"}, question["id"]
+        assert question["kind"] in KINDS, question["id"]
+        assert question["question"].endswith("?"), question["id"]
+        assert re.fullmatch(r"[a-z0-9-]+\.html", question["where"]), question["id"]
+        groups = question["answers"]
+        assert groups and all(groups), question["id"]
+        for group in groups:
+            assert all(isinstance(alt, str) and len(_normalise(alt).strip()) >= 3 for alt in group)
+    assert len({question["kind"] for question in questions}) >= 10
+
+
+def _converted_manual() -> list[dict[str, str]]:
+    """The converted manual when this machine has set the corpus up (never downloads)."""
+    html_ready = (pgdocs.INSTALLED_HTML / "index.html").is_file() or (
+        pgdocs.CACHE_DIR / "html" / "index.html"
+    ).is_file()
+    if not (html_ready and pgdocs.CONVERTED_FILE.is_file()):
+        pytest.skip("the PostgreSQL manual is not set up here (python -m bench.pgdocs)")
+    return pgdocs.pg_manual_documents("full")
+
+
+def test_every_answer_is_on_its_page_and_half_are_in_the_quick_scope() -> None:
+    pages = {doc["source"]: _normalise(doc["text"]) for doc in _converted_manual()}
+    quick = {doc["source"] for doc in pgdocs.pg_manual_documents("quick")}
+    questions = _questions()["questions"]
+    assert isinstance(questions, list)
+    missing = [
+        (question["id"], alternative)
+        for question in questions
+        for group in question["answers"]
+        for alternative in group
+        if _normalise(alternative) not in pages.get(question["where"], "")
+    ]
+    assert missing == []
+    in_quick = sum(question["where"] in quick for question in questions)
+    assert 2 * in_quick >= len(questions)
