@@ -18,6 +18,7 @@ tables, links keep their text only. Pages with almost no text left are skipped b
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shutil
@@ -47,7 +48,7 @@ QUICK_PARTS = ("Part I. Tutorial", "Part II. The SQL Language", "Part III. Serve
 
 SCOPES = ("full", "quick")
 
-MIN_CHARS = 400
+MIN_CHARS = 200
 """Pages whose converted text, headings excluded, is shorter than this are skipped."""
 
 CONVERSION = 1
@@ -121,6 +122,7 @@ def _run(command: list[str], cwd: Path) -> None:
 
 
 # --------------------------------------------------------------------------- one page
+@functools.cache
 def _converter() -> Any:
     from markdownify import MarkdownConverter
 
@@ -262,16 +264,17 @@ def reading_order(parsed: dict[str, dict[str, str]], home: str) -> list[str]:
 
 
 def _converted(cache_dir: Path = CACHE_DIR) -> dict[str, Any]:
-    """The converted manual, from ``pages.json`` when it was written by this conversion from
-    the same HTML directory, else converted now and cached."""
+    """The converted manual, from ``pages.json`` when it was written by these rules from the
+    same HTML directory, else converted now and cached."""
     html_dir = manual_html_dir(cache_dir)
+    key = {"conversion": CONVERSION, "min_chars": MIN_CHARS, "html_dir": str(html_dir)}
     cache = cache_dir / CONVERTED_FILE.name
     if cache.is_file():
         data: dict[str, Any] = json.loads(cache.read_text(encoding="utf-8"))
-        if data.get("conversion") == CONVERSION and data.get("html_dir") == str(html_dir):
+        if all(data.get(name) == value for name, value in key.items()):
             return data
     started = time.perf_counter()
-    data = {"conversion": CONVERSION, "html_dir": str(html_dir)} | convert_manual(html_dir)
+    data = key | convert_manual(html_dir)
     data["convert_seconds"] = round(time.perf_counter() - started, 1)
     cache.parent.mkdir(parents=True, exist_ok=True)
     partial = cache.with_suffix(".json.tmp")

@@ -145,7 +145,7 @@ def test_setup_without_apt_names_the_commands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(pgdocs, "INSTALLED_HTML", tmp_path / "not-installed")
-    monkeypatch.setattr(pgdocs.shutil, "which", lambda tool: None)
+    monkeypatch.setattr("shutil.which", lambda tool: None)
     with pytest.raises(RuntimeError, match="apt-get download postgresql-doc-15"):
         pgdocs.manual_html_dir(tmp_path / "cache")
 
