@@ -99,7 +99,6 @@ def _download_manual(target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         work = Path(tmp)
-        work.chmod(0o755)  # apt drops to its own user to download where it can read
         _run(["apt-get", "download", PACKAGE], work)
         debs = sorted(work.glob(f"{PACKAGE}_*.deb"))
         if not debs:
@@ -180,7 +179,7 @@ def html_to_text(html: str) -> str:
 
 
 def _plain_admonition_titles(soup: Any) -> None:
-    """ "Note", "Warning" ... boxes keep their label as a line, not as a section heading."""
+    """Admonition boxes keep their label ("Note", "Warning" ...) as a line, not a heading."""
     for name in _ADMONITIONS:
         for box in soup.select(f"div.{name}"):
             for heading in box.find_all(_HEADINGS):
