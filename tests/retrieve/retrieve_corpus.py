@@ -233,7 +233,9 @@ async def build_store(path: Path, embedder: HashingEmbedder) -> object:
     return store
 
 
-def sample_result(question: str = "Where did the Meridian sail from Port Calder?") -> Any:
+def sample_result(
+    question: str = "Where did the Meridian sail from Port Calder?", intent: str = "factual"
+) -> Any:
     """A hand-built RetrievalResult over the voyage text (no store needed)."""
     from loregraph.retrieve.result import (
         Passage,
@@ -293,6 +295,7 @@ def sample_result(question: str = "Where did the Meridian sail from Port Calder?
     named = [name for name in by_name if name in question]
     analysis = QueryAnalysis(
         question=question,
+        intent=intent,
         candidates=named,
         matched={name: by_name[name].id for name in named},
         keywords=content_words(question),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -13,9 +14,8 @@ from loregraph.text.tokens import count_tokens
 
 
 def test_markdown_follows_seed_000_layout() -> None:
-    text = format_context(sample_result(), "markdown", budget=4000)
+    text = format_context(sample_result(intent="relationship"), "markdown", budget=4000)
     assert text.startswith("## Knowledge Graph Context\n\n### Relevant Entities\n")
-    assert "\n**Products:**\n- Meridian: A merchant ship out of Port Calder\n" in text
     assert "\n**Locations:**\n- Port Calder: Home port of the Meridian\n" in text
     assert "\n**Persons:**\n" in text
     assert "\n### Relationships\n- Meridian DEPARTS_FROM Port Calder\n" in text or (
@@ -29,7 +29,7 @@ def test_markdown_follows_seed_000_layout() -> None:
 
 
 def test_xml_has_definitions_facts_and_sources() -> None:
-    text = format_context(sample_result(), "xml", budget=4000)
+    text = format_context(sample_result(intent="relationship"), "xml", budget=4000)
     assert text.startswith("<definitions>Meridian: A merchant ship out of Port Calder, ")
     facts = text.split("<facts>", 1)[1].split("</facts>", 1)[0]
     assert "Elena Varga COMMANDS Meridian, Captain Elena Varga commanded the Meridian." in facts
@@ -95,13 +95,13 @@ def test_small_budget_truncates_the_last_passage_instead_of_overflowing() -> Non
     full = format_context(result, "markdown", budget=100_000)
     small = format_context(result, "markdown", budget=700)
     assert count_tokens(small) <= 700 < count_tokens(full)
-    passages = small.split("### Passages\n", 1)[1]
+    passages = small.split("### Passages\n", 1)[1].split("\n### ", 1)[0]
     assert passages.rstrip().endswith("…")
     assert "[1] The Voyage of the Meridian, chunk 1 (characters " in passages
 
 
 def test_budget_keeps_best_items_first() -> None:
-    text = format_context(sample_result(), "markdown", budget=300)
+    text = format_context(sample_result(intent="relationship"), "markdown", budget=300)
     # the best passage (chunk 1) and the top entity survive a tight budget
     assert ", chunk 1 (" in text
     assert "- Meridian:" in text
@@ -121,7 +121,7 @@ def test_unknown_format_names_the_known_ones() -> None:
 def test_temporal_relations_show_their_validity() -> None:
     from datetime import UTC, datetime
 
-    result = sample_result()
+    result = sample_result(intent="relationship")
     rel = result.relations[0].relation
     rel.valid_at = datetime(2020, 1, 1, tzinfo=UTC)
     rel.invalid_at = datetime(2023, 5, 1, tzinfo=UTC)
@@ -155,3 +155,55 @@ def test_a_context_keeps_a_url_source(fmt: str) -> None:
     assert "https://example.org/voyage" in text
     if fmt == "json":
         assert json.loads(text)["passages"][0]["document_source"] == "https://example.org/voyage"
+
+
+def test_a_fact_question_gets_passages_first_and_only_graph_lines_that_add() -> None:
+    result = sample_result()  # "Where did the Meridian sail from Port Calder?": a fact
+    text = format_context(result, "markdown", budget=4000)
+    assert text.startswith("## Knowledge Graph Context\n\n### Passages\n")
+    assert text.index("### Passages") < text.index("### Relevant Entities")
+    # the passages already say "the Meridian, a merchant ship out of Port Calder"
+    assert "- Meridian: A merchant ship" not in text
+    # a description no passage holds is worth its line
+    assert "- Port Calder: Home port of the Meridian\n" in text
+
+
+def test_relations_between_names_of_one_thing_are_left_out() -> None:
+    from loregraph.retrieve.result import RankedRelation
+
+    result = sample_result(intent="relationship")
+    first = result.relations[0]
+    alias = dataclasses.replace(
+        first.relation, id="alias", target_id="other", fact="Varga said Elena would steer."
+    )
+    itself = dataclasses.replace(first.relation, id="self", target_id=first.relation.source_id)
+    result.relations[:0] = [
+        RankedRelation(alias, "Elena Varga", "Varga", 5.0),
+        RankedRelation(itself, "Elena Varga", "Elena Varga", 4.0),
+    ]
+    text = format_context(result, "markdown", budget=4000)
+    assert "Elena Varga COMMANDS Varga" not in text
+    assert "Elena Varga COMMANDS Elena Varga" not in text
+    assert "- Elena Varga COMMANDS Meridian" in text
+
+
+def test_a_weak_relation_is_shown_with_its_evidence() -> None:
+    from loregraph.models import CO_OCCURS
+    from loregraph.retrieve.result import RankedRelation
+
+    result = sample_result(intent="relationship")
+    first = result.relations[0]
+    seen = dataclasses.replace(
+        first.relation,
+        id="seen",
+        type=CO_OCCURS,
+        fact="Varga and Reyes were seen together at the harbour of Osray.",
+    )
+    result.relations.insert(0, RankedRelation(seen, "Elena Varga", "Dr. Tomas Reyes", 5.0))
+    text = format_context(result, "markdown", budget=4000)
+    assert (
+        "- Elena Varga CO_OCCURS_WITH Dr. Tomas Reyes — “Varga and Reyes were seen together "
+        "at the harbour of Osray.”"
+    ) in text
+    # a confident typed relation stands on its verb
+    assert "- Elena Varga COMMANDS Meridian\n" in text

@@ -1,10 +1,13 @@
 """Fit a retrieval result into a token budget (a budget per category).
 
-The budget is split between the graph section (entities and relations), the passages and
-their sources. Items go in by descending score until their category is spent; what a
-category leaves unused flows to the others; the last passage that does not fit whole is
-truncated rather than dropped. The rendered text is then counted exactly (cl100k) and
-trimmed until it fits: the budget is never exceeded.
+The graph section (entities and relations) is offered a share of the budget by the
+question's intent (a tenth for a fact, 45% for a relationship, 30% otherwise); the passages,
+each focused on the sentences that answer (:mod:`loregraph.retrieve.focus`), fill the rest
+in rank order; then the graph lines that add something to those passages
+(:mod:`loregraph.retrieve.worth`) fill what is left, and what they leave goes back to the
+passages. The last passage that does not fit whole is truncated rather than dropped. The
+rendered text is then counted exactly (cl100k) and trimmed until it fits: the budget is
+never exceeded.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from typing import Protocol
 from loregraph.retrieve.focus import focused_passages
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
 from loregraph.retrieve.trace import StageRecord, Stopwatch
+from loregraph.retrieve.worth import ShownText, entity_adds, relation_adds
 from loregraph.text.tokens import count_tokens, truncate_to_tokens
 
 GRAPH_SHARE = 0.30
+FACT_GRAPH_SHARE = 0.10
 PASSAGE_SHARE = 0.60
 SOURCE_SHARE = 0.10
 RELATIONSHIP_GRAPH_SHARE = 0.45
@@ -38,6 +43,7 @@ class ContextView:
     relations: list[RankedRelation] = field(default_factory=list)
     passages: list[Passage] = field(default_factory=list)
     truncated: bool = False
+    passages_first: bool = False
 
 
 class Renderer(Protocol):
@@ -100,9 +106,80 @@ def fit_budget(result: RetrievalResult, renderer: Renderer, budget: int) -> tupl
     return view, text
 
 
+def _graph_share(result: RetrievalResult, has_graph: bool, has_passages: bool) -> float:
+    """The share of the budget the graph section is offered before the passages fill."""
+    if not has_passages:
+        return 1.0
+    if not has_graph:
+        return 0.0
+    intent = result.analysis.intent
+    if intent == "relationship":
+        return RELATIONSHIP_GRAPH_SHARE
+    return FACT_GRAPH_SHARE if intent == "factual" else GRAPH_SHARE
+
+
+class _PassageFill:
+    """Fills focused passages in rank order, in rounds, truncating the last when asked."""
+
+    def __init__(self, result: RetrievalResult, renderer: Renderer) -> None:
+        self.renderer = renderer
+        self.pending = focused_passages([*result.passages, *result.reserve], result.focus)
+        self.next: Passage | None = None
+        self.chosen: list[Passage] = []
+        self.truncated = False
+        self.done = False
+
+    def fill(self, room: int, *, truncate: bool) -> int:
+        """Add passages within ``room`` tokens; returns the tokens used."""
+        used = 0
+        while not self.done:
+            passage = self.next or next(self.pending, None)
+            self.next = None
+            if passage is None:
+                self.done = True
+                break
+            index = len(self.chosen) + 1
+            cost = _cost(self.renderer.passage_item(index, passage))
+            if used + cost <= room:
+                self.chosen.append(passage)
+                used += cost
+                continue
+            self.next = passage
+            if truncate:
+                used += self._truncated(index, passage, room - used)
+            break
+        return used
+
+    def _truncated(self, index: int, passage: Passage, room: int) -> int:
+        shell = _cost(self.renderer.passage_item(index, dataclasses.replace(passage, text="")))
+        keep = room - shell - count_tokens(ELLIPSIS)
+        if keep < MIN_TRUNCATED_TOKENS:
+            return 0
+        text = truncate_to_tokens(passage.text, keep).rstrip() + ELLIPSIS
+        cut = dataclasses.replace(passage, text=text)
+        self.chosen.append(cut)
+        self.truncated = self.done = True
+        return _cost(self.renderer.passage_item(index, cut))
+
+
+def _fill_graph(ent_lines: list[str], rel_lines: list[str], allowance: int) -> tuple[int, int, int]:
+    """How many entity and relation lines fit (half each, lending what one leaves)."""
+    n_ent, used_ent = _fill(ent_lines, _cost, allowance // 2)
+    n_rel, used_rel = _fill(rel_lines, _cost, allowance - used_ent)
+    if n_ent < len(ent_lines):
+        more, extra = _fill(ent_lines[n_ent:], _cost, allowance - used_ent - used_rel)
+        n_ent, used_ent = n_ent + more, used_ent + extra
+    return n_ent, n_rel, used_ent + used_rel
+
+
 def _fit(result: RetrievalResult, renderer: Renderer, budget: int) -> tuple[ContextView, str]:
-    """:func:`fit_budget` without the trace record."""
-    view = ContextView(result=result)
+    """:func:`fit_budget` without the trace record.
+
+    Passages fill what the graph's share leaves; the graph lines that add something to the
+    passages chosen (:mod:`loregraph.retrieve.worth`) then fill the rest; what the graph
+    leaves goes back to the passages, the last one truncated rather than dropped.
+    """
+    view = ContextView(result=result, passages_first=result.analysis.intent == "factual")
     overhead = count_tokens(renderer.render(view))
     available = budget - overhead
     if available <= 0:
@@ -110,60 +187,28 @@ def _fit(result: RetrievalResult, renderer: Renderer, budget: int) -> tuple[Cont
 
     has_graph = "graph" in renderer.sections and bool(result.entities or result.relations)
     has_passages = "passages" in renderer.sections and bool(result.passages)
-    graph_share = (
-        RELATIONSHIP_GRAPH_SHARE if result.analysis.intent == "relationship" else GRAPH_SHARE
-    )
-    if not has_passages:
-        graph_share = 1.0
-    elif not has_graph:
-        graph_share = 0.0
+    graph_allow = int(available * _graph_share(result, has_graph, has_passages))
 
-    ent_lines = [renderer.entity_item(e) for e in result.entities] if has_graph else []
-    rel_lines = [renderer.relation_item(r) for r in result.relations] if has_graph else []
+    fill = _PassageFill(result, renderer)
+    used = fill.fill(available - graph_allow, truncate=not has_graph) if has_passages else 0
+    entities: list[RankedEntity] = []
+    relations: list[RankedRelation] = []
+    if has_graph:
+        shown = ShownText(fill.chosen, strict=view.passages_first and has_passages)
+        entities = [e for e in result.entities if entity_adds(e, shown)]
+        relations = [r for r in result.relations if relation_adds(r, shown)]
+        ent_lines = [renderer.entity_item(e) for e in entities]
+        rel_lines = [renderer.relation_item(r) for r in relations]
+        n_ent, n_rel, graph_used = _fill_graph(ent_lines, rel_lines, available - used)
+        entities, relations = entities[:n_ent], relations[:n_rel]
+        used += graph_used
+        if has_passages:
+            used += fill.fill(available - used, truncate=True)
 
-    # Graph section: half for entities, half for relations, each lending what it leaves.
-    graph_allow = int(available * graph_share)
-    n_ent, used_ent = _fill(ent_lines, _cost, graph_allow // 2)
-    n_rel, used_rel = _fill(rel_lines, _cost, graph_allow - used_ent)
-    if n_ent < len(ent_lines):
-        more, extra = _fill(ent_lines[n_ent:], _cost, graph_allow - used_ent - used_rel)
-        n_ent, used_ent = n_ent + more, used_ent + extra
-    graph_used = used_ent + used_rel
-
-    # Passages with their sources: everything the graph did not use.
-    passages: list[Passage] = []
-    room = available - graph_used
-    if has_passages:
-        candidates = focused_passages([*result.passages, *result.reserve], result.focus)
-        for index, passage in enumerate(candidates, start=1):
-            cost = _cost(renderer.passage_item(index, passage))
-            if cost <= room:
-                passages.append(passage)
-                room -= cost
-                continue
-            shell = _cost(renderer.passage_item(index, dataclasses.replace(passage, text="")))
-            keep = room - shell - count_tokens(ELLIPSIS)
-            if keep >= MIN_TRUNCATED_TOKENS:
-                text = truncate_to_tokens(passage.text, keep).rstrip() + ELLIPSIS
-                passages.append(dataclasses.replace(passage, text=text))
-                view.truncated = True
-                room = 0
-            break
-
-    # Whatever the passages left goes back to the graph.
-    if room > 0 and has_graph:
-        more, used = _fill(ent_lines[n_ent:], _cost, room // 2)
-        n_ent += more
-        room -= used
-        more, used = _fill(rel_lines[n_rel:], _cost, room)
-        n_rel += more
-        room -= used
-        more, used = _fill(ent_lines[n_ent:], _cost, room)
-        n_ent += more
-
-    view.entities = list(result.entities[:n_ent])
-    view.relations = list(result.relations[:n_rel])
-    view.passages = passages
+    view.entities = entities
+    view.relations = relations
+    view.passages = fill.chosen
+    view.truncated = fill.truncated
     return view, _shrink_to_fit(view, renderer, budget)
 
 

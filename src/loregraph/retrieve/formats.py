@@ -18,6 +18,7 @@ from loregraph.errors import ConfigError
 from loregraph.models import CO_OCCURS
 from loregraph.retrieve.budget import ContextView, Renderer, fit_budget
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
+from loregraph.retrieve.worth import weak
 
 FORMATS = ("markdown", "xml", "json", "mermaid")
 DESCRIPTION_CHARS = 240
@@ -74,11 +75,13 @@ class MarkdownRenderer:
         return f"- {entity.entity.name}: {desc}" if desc else f"- {entity.entity.name}"
 
     def relation_item(self, relation: RankedRelation) -> str:
-        """``- Source RELTYPE Target``."""
-        return (
+        """``- Source RELTYPE Target``, with its evidence sentence when the verb is weak."""
+        line = (
             f"- {relation.source_name} {relation.relation.type} {relation.target_name}"
             f"{validity(relation)}"
         )
+        fact = relation.relation.fact
+        return f"{line} — “{_clip(fact, FACT_CHARS)}”" if fact and weak(relation) else line
 
     def passage_item(self, index: int, passage: Passage) -> str:
         """The passage block: its heading (the source) and its text."""
@@ -87,8 +90,14 @@ class MarkdownRenderer:
         return f"[{index}] {source_label(passage)}{where}\n{passage.text.strip()}\n"
 
     def render(self, view: ContextView) -> str:
-        """The whole markdown context."""
-        out = ["## Knowledge Graph Context\n\n"]
+        """The whole markdown context: passages first when the question asks for a fact."""
+        graph = self._graph(view)
+        passages = self._passages(view)
+        body = [passages, graph] if view.passages_first else [graph, passages]
+        return "## Knowledge Graph Context\n\n" + "\n".join(part for part in body if part)
+
+    def _graph(self, view: ContextView) -> str:
+        out: list[str] = []
         if view.entities:
             out.append("### Relevant Entities\n")
             groups: dict[str, list[RankedEntity]] = {}
@@ -98,11 +107,16 @@ class MarkdownRenderer:
                 out.append(f"\n**{type_name}s:**\n")
                 out.extend(self.entity_item(e) + "\n" for e in members)
         if view.relations:
-            out.append("\n### Relationships\n")
+            out.append("\n" if out else "")
+            out.append("### Relationships\n")
             out.extend(self.relation_item(r) + "\n" for r in view.relations)
-        if view.passages:
-            out.append("\n### Passages\n\n")
-            out.extend(self.passage_item(i, p) + "\n" for i, p in enumerate(view.passages, 1))
+        return "".join(out)
+
+    def _passages(self, view: ContextView) -> str:
+        if not view.passages:
+            return ""
+        out = ["### Passages\n\n"]
+        out.extend(self.passage_item(i, p) + "\n" for i, p in enumerate(view.passages, 1))
         return "".join(out)
 
 

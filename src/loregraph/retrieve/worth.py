@@ -1,0 +1,81 @@
+"""Which graph lines are worth their tokens in a context beside the passages it shows.
+
+A context spends its budget on the passages first when the question asks for a fact; the
+graph's entities and relations then go in only where they add something (for a question
+about relationships, a summary or an exploration, the graph's lines are what was asked for,
+and only the last two rules apply):
+
+* an entity line adds its description unless a shown passage already holds it (a name
+  alone adds nothing);
+* a relation line adds a fact unless its evidence sentence is already shown;
+* a relation of an entity to itself, or between two names of one thing ("Harker" and
+  "Jonathan Harker"), adds nothing and is never shown;
+* a relation whose typed verb says little (plain co-occurrence, or one the extractor was
+  not sure of) is shown with its evidence sentence, which says what the verb cannot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from loregraph.models import CO_OCCURS, name_key
+from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation
+
+STRONG_CONFIDENCE = 0.8
+"""A typed relation at least this confident stands on its verb; below, it shows evidence."""
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+class ShownText:
+    """The text of the passages a context shows, to test what a graph line would repeat.
+
+    With ``strict=False`` nothing counts as shown (every line with content adds).
+    """
+
+    def __init__(self, passages: Sequence[Passage], *, strict: bool = True) -> None:
+        self.strict = strict
+        self._text = "\n".join(_flat(p.text) for p in passages) if strict else ""
+
+    def holds(self, sentence: str) -> bool:
+        """Whether a shown passage holds ``sentence`` (whitespace and case aside)."""
+        flat = _flat(sentence).rstrip(" .…")
+        return self.strict and bool(flat) and flat in self._text
+
+
+def same_thing(first: str, second: str) -> bool:
+    """Whether two entity names name one thing: equal, or one's words within the other's
+    ("Harker" / "Jonathan Harker")."""
+    a, b = name_key(first).split(), name_key(second).split()
+    if not a or not b:
+        return False
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return set(small) <= set(large)
+
+
+def weak(relation: RankedRelation) -> bool:
+    """Whether the relation's verb says too little to stand without its evidence."""
+    rel = relation.relation
+    return rel.type == CO_OCCURS or rel.confidence < STRONG_CONFIDENCE
+
+
+def relation_adds(relation: RankedRelation, shown: ShownText) -> bool:
+    """Whether a relation line tells something the shown passages do not."""
+    rel = relation.relation
+    if rel.source_id == rel.target_id or same_thing(relation.source_name, relation.target_name):
+        return False
+    if not shown.strict:
+        return True
+    if weak(relation) and not rel.fact:
+        return False
+    return not (rel.fact and shown.holds(rel.fact))
+
+
+def entity_adds(entity: RankedEntity, shown: ShownText) -> bool:
+    """Whether an entity line tells something the shown passages do not."""
+    description = entity.entity.description
+    if not shown.strict:
+        return True
+    return bool(description) and not shown.holds(description)
