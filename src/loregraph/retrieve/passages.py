@@ -21,18 +21,18 @@ from loregraph.store.base import Store
 PASSAGE_WEIGHTS = {
     "pages": 20.0,
     "bridges": 6.0,
-    "mentions": 0.5,
-    "facts": 0.5,
+    "mentions": 1.0,
+    "facts": 1.0,
     "ppr": 1.0,
     "bm25": 2.0,
     "vector": 1.0,
 }
 """RRF weight of each passage ranking: the pages of the entities a question names count
 most, then the pages those pages lead to (see :mod:`loregraph.retrieve.pages`). Among the
-rest, the question's own words (BM25) count twice as much as its meaning (vector) and four
-times as much as the mentions of the entities around it, which in a long document are
-everywhere (measured on the long-document questions of ``bench/longdoc.py``; checked on
-2Wiki)."""
+rest, the question's own words (BM25) count twice as much as any other signal (its meaning,
+the mentions of the entities around it, which in a long document are everywhere, or the
+evidence of their relations): measured on the long-document questions of
+``bench/longdoc.py`` and checked on 2Wiki."""
 
 OTHER_PASSAGES = 0.05
 """How much a document's passages after its best one add to its rank."""
