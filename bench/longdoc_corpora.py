@@ -50,7 +50,7 @@ def load_question_file(path: Path, corpus: str) -> tuple[str, list[dict[str, Any
     """``(about, questions)`` of a question file, checked: raises :class:`Skipped` when the
     file is missing, and ``ValueError`` naming the question when one is malformed."""
     if not path.exists():
-        raise Skipped(f"no question file {path.relative_to(ROOT)}")
+        raise Skipped(f"no question file {_shown(path)}")
     data = json.loads(path.read_text(encoding="utf-8"))
     if data.get("corpus") not in (None, corpus):
         raise ValueError(f"{path.name} is about corpus {data.get('corpus')!r}, not {corpus!r}")
@@ -69,8 +69,13 @@ def load_question_file(path: Path, corpus: str) -> tuple[str, list[dict[str, Any
         seen.add(ident)
         q["id"] = ident
     if not questions:
-        raise Skipped(f"{path.relative_to(ROOT)} holds no questions")
+        raise Skipped(f"{_shown(path)} holds no questions")
     return str(data.get("about", "")), questions
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the project when it is inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def page_keys(source: str, title: str) -> set[str]:
