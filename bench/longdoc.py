@@ -9,7 +9,8 @@ run, of:
   preset=name)`` in the default markdown format, for each budget b;
 * BM25 (``bm25s``) and dense (the engine's own embedder, exact cosine) rankings of the
   corpus cut into 1,000-character chunks with 200 of overlap, packed best first into the same
-  token budget (:func:`bench.longdoc_text.pack`, the engine's token counter).
+  token budget (:func:`bench.longdoc_text.pack`, the engine's token counter);
+* BM25 over the chunks the engine itself stored (its own chunker's), packed the same way.
 
 A context holds the answer when each answer group of the question has one alternative in
 it (:func:`bench.longdoc_text.holds_answer`). Also measured: context latency per preset at
@@ -48,6 +49,7 @@ RANK_DEPTH = 128
 """Chunks each baseline ranks per question: more than any budget here can hold."""
 BM25_LABEL = "BM25 chunks"
 DENSE_LABEL = "dense chunks"
+STORED_LABEL = "BM25 engine's chunks"
 
 
 @dataclass(slots=True)
@@ -177,6 +179,8 @@ def measure(corpus: Corpus, options: RunOptions) -> dict[str, Any]:
     runs: list[SystemRun] = []
     bm25 = bm25_rank(views, texts, RANK_DEPTH)
     runs.append(baseline_run(BM25_LABEL, bm25, views, questions))
+    stored = stored_chunk_views(store.path, titled)
+    runs.append(baseline_run(STORED_LABEL, bm25_rank(stored, texts, RANK_DEPTH), stored, questions))
     with loregraph.open(store.path, settings=Settings()) as graph:
         embedder = graph.aio.embedder
         dense = dense_rank(
@@ -196,6 +200,7 @@ def measure(corpus: Corpus, options: RunOptions) -> dict[str, Any]:
         "documents": len(corpus.documents),
         "characters": corpus.characters,
         "baseline_chunks": len(chunks),
+        "engine_chunks": len(stored),
         "questions": len(questions),
         "questions_out_of_scope": len(corpus.out_of_scope),
         "out_of_scope_ids": corpus.out_of_scope,
@@ -207,6 +212,25 @@ def measure(corpus: Corpus, options: RunOptions) -> dict[str, Any]:
         "per_question": _per_question(runs, questions, answers),
         "baselines": {"bm25": bm25.config, "dense": dense.config},
     }
+
+
+def stored_chunk_views(db: Path, titled: bool) -> list[str]:
+    """The chunks the engine stored (its own chunker's), as the baselines show chunks."""
+    import asyncio
+
+    from loregraph.graph import open_store
+    from loregraph.settings import Settings
+
+    async def read() -> list[str]:
+        views: list[str] = []
+        async with open_store(db) as store:
+            for document in await store.list_documents(Settings().scope):
+                bundle = await store.read_bundle(document.id)
+                for chunk in bundle.chunks if bundle is not None else []:
+                    views.append(f"{document.title}\n{chunk.text}" if titled else chunk.text)
+        return views
+
+    return asyncio.run(read())
 
 
 def _dense_cache(corpus: Corpus, views: list[str], model: str) -> Path:
@@ -302,7 +326,8 @@ def run(options: RunOptions) -> dict[str, Any]:
             "baselines": f"{CHUNK_CHARS}-character chunks with {CHUNK_OVERLAP} of overlap per "
             "document (the page title and a newline before each chunk when a corpus has "
             "several documents), ranked by BM25 or dense cosine, packed best first into the "
-            "budget (cl100k tokens, the engine's counter), the last chunk truncated",
+            "budget (cl100k tokens, the engine's counter), the last chunk truncated; "
+            "'BM25 engine's chunks' ranks the chunks the engine stored instead",
             "match": "every answer group has one alternative in the context, after "
             "lowercasing, removing _ * and backticks, ASCII quotes, collapsed whitespace",
             "latency": f"Graph.context at {LATENCY_BUDGET} tokens, after one warm-up call "
