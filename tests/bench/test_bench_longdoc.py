@@ -267,3 +267,44 @@ def test_tables_show_every_system_budget_latency_and_skipped_corpus() -> None:
     assert "**postgres** — skipped: no question file" in text
     console = console_table("dracula", RESULT_CORPUS, (500, 1000, 2000, 4000))
     assert "loregraph hybrid" in console and "66.7" in console and "102.7 s" in console
+
+
+class _FakeAnswer:
+    def __init__(self, text: str) -> None:
+        self.text, self.found, self.llm = text, True, False
+
+
+class _FakeGraph:
+    """Answers ``context`` with the answer only from 2,000 tokens on, and fails on "boom"."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, str]] = []
+
+    def context(self, question: str, *, budget: int, preset: str) -> str:
+        self.calls.append((question, budget, preset))
+        if "boom" in question:
+            raise RuntimeError("boom")
+        return "the Demeter" if budget >= 2000 else "nothing here"
+
+    def ask(self, question: str) -> _FakeAnswer:
+        if "boom" in question:
+            raise RuntimeError("boom")
+        return _FakeAnswer("It was the *Demeter*.")
+
+
+def test_preset_run_asks_every_budget_and_times_the_2000_token_calls() -> None:
+    graph = _FakeGraph()
+    questions = [
+        {"id": "1", "question": "ship?", "answers": [["Demeter"]]},
+        {"id": "2", "question": "boom?", "answers": [["Demeter"]]},
+    ]
+    run = longdoc.preset_run(graph, "hybrid", questions)
+    assert graph.calls[0] == ("ship?", 2000, "hybrid")  # the warm-up call
+    assert [c[1] for c in graph.calls[1:5]] == [500, 1000, 2000, 4000]
+    assert run.held == [[False, False, True, True], [False] * 4]
+    assert len(run.latencies) == 1  # the failing question has no latency
+    assert run.errors == 4 and run.first_error == "RuntimeError: boom"
+    assert run.figures()["held"]["2000"] == 50.0
+    answers = longdoc.offline_answers(graph, questions)
+    assert answers["per_question"] == [True, False]
+    assert (answers["held"], answers["errors"], answers["found"]) == (50.0, 1, 1)
