@@ -140,6 +140,10 @@ def postgres(options: RunOptions) -> Corpus:
     if not documents:
         raise Skipped(f"pg_manual_documents({scope!r}) returned no pages")
     kept, left = in_scope(questions, documents)
+    if not kept:
+        raise Skipped(
+            f"none of the {len(questions)} questions is about a page in the {scope} scope"
+        )
     chars = sum(len(t) for _, _, t in documents)
     return Corpus(
         name="postgres",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +164,26 @@ def test_postgres_is_skipped_when_its_module_is_missing(
     monkeypatch.setitem(sys.modules, "bench.pgdocs", None)  # import raises ImportError
     with pytest.raises(Skipped, match="pgdocs"):
         longdoc_corpora.postgres(RunOptions(quick=True))
+
+
+def test_postgres_keeps_the_questions_about_its_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(longdoc_corpora, "QUESTIONS_DIR", tmp_path)
+    monkeypatch.setattr(longdoc_corpora, "TMP_DIR", tmp_path / "tmp")
+    pages = [{"source": "p.html", "title": "P", "text": "Page text."}]
+    shim = types.ModuleType("bench.pgdocs")
+    shim.pg_manual_documents = lambda scope="full": pages  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "bench.pgdocs", shim)
+    _write_questions(tmp_path / "postgres.json", [_q("1"), _q("2", "q.html")], "postgres")
+    corpus = longdoc_corpora.postgres(RunOptions(quick=True))
+    assert [q["id"] for q in corpus.questions] == ["1"] and corpus.out_of_scope == ["2"]
+    records = json.loads(corpus.ingest_file.read_text())
+    assert records == [{"id": "p.html", "title": "P", "text": "Page text."}]
+    assert corpus.store_name == "longdoc-postgresquick"
+    _write_questions(tmp_path / "postgres.json", [_q("2", "q.html")], "postgres")
+    with pytest.raises(Skipped, match="none of the 1 questions"):
+        longdoc_corpora.postgres(RunOptions(quick=False))
 
 
 # --------------------------------------------------------------------------- scoring
