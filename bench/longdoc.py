@@ -260,10 +260,14 @@ def _by_kind(runs: list[SystemRun], questions: list[dict[str, Any]]) -> dict[str
 def _per_question(
     runs: list[SystemRun], questions: list[dict[str, Any]], answers: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """Each question with the budgets at which each system's context held its answer."""
+    """Each question with the budgets at which each system's context held its answer, as
+    one line per system (``"1000 2000 4000"``; empty when none did)."""
     rows = []
     for i, q in enumerate(questions):
-        held = {r.label: [b for b, ok in zip(BUDGETS, r.held[i], strict=True) if ok] for r in runs}
+        held = {
+            r.label: " ".join(str(b) for b, ok in zip(BUDGETS, r.held[i], strict=True) if ok)
+            for r in runs
+        }
         rows.append(
             {
                 "id": q["id"],
