@@ -30,6 +30,8 @@ BENCHMARKS_MD = ROOT / "BENCHMARKS.md"
 TWOWIKI_DIR = BENCH_DATA / "2wikimultihopqa"
 REDOCRED_FILE = BENCH_DATA / "re_docred" / "dev_revised.json"
 DRACULA_FILE = BENCH_DATA / "dracula" / "dracula.txt"
+LONGDOC_QUESTIONS = ROOT / "bench" / "data" / "longdoc"
+"""The long-document section's question files, ``<corpus>.json`` (kept in the project)."""
 
 
 # --------------------------------------------------------------------------- machine

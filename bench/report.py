@@ -21,6 +21,7 @@ from bench.common import BENCHMARKS_MD, RESULTS_DIR, fmt_cell
 SECTIONS = (
     "retrieval",
     "abstain",
+    "longdoc",
     "extraction",
     "speed",
     "scale",
@@ -442,6 +443,13 @@ def render_abstain(result: Mapping[str, Any]) -> str:
     return render(dict(result))
 
 
+def render_longdoc(result: Mapping[str, Any]) -> str:
+    """The long-document comparison (rendered by :mod:`bench.longdoc_report`)."""
+    from bench.longdoc_report import render_longdoc as render
+
+    return render(result)
+
+
 def render_backends(result: Mapping[str, Any]) -> str:
     """The backend comparison (rendered by :mod:`bench.backends`)."""
     from bench.backends import render_backends as render
@@ -466,6 +474,7 @@ def render_harness(result: Mapping[str, Any]) -> str:
 RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "retrieval": render_retrieval,
     "abstain": render_abstain,
+    "longdoc": render_longdoc,
     "extraction": render_extraction,
     "speed": render_speed,
     "scale": render_scale,

@@ -41,6 +41,10 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import abstain
 
         return abstain.run
+    if name == "longdoc":
+        from bench import longdoc
+
+        return longdoc.run
     if name == "extraction":
         from bench import extraction
 
