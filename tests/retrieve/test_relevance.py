@@ -15,11 +15,13 @@ from loregraph.retrieve.nothing import NOTHING_RELEVANT
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.relevance import (
     MIN_COVERAGE,
+    NAMED_SHARE,
     Term,
     assess,
     held_terms,
     question_terms,
     term_weight,
+    threshold_for,
 )
 from loregraph.retrieve.result import Passage, QueryAnalysis
 
@@ -141,3 +143,22 @@ async def test_engine_answers_a_real_question(store: Any, embedder: HashingEmbed
     assert answer.found and answer.citations
     assert "Ines Mora is the sister of Tomas Reyes" in answer.text
     assert "Ines Mora" in await graph.context(PRESENT)
+
+
+def test_a_question_naming_a_stored_entity_needs_the_named_share_of_the_threshold() -> None:
+    keywords = ["creatures", "renfield", "collect"]
+    counts = {"creatur": 0, "renfield": 40, "collect": 10}
+    text = "Renfield would collect things in his room."  # coverage between the two
+    named = QueryAnalysis("What creatures did Renfield collect?", keywords=keywords)
+    named.matched = {"Renfield": "e1"}
+    plain = QueryAnalysis("what creatures did renfield collect?", keywords=keywords)
+    plain.matched = {"renfield": "e2"}  # a lower-case mention is not a name
+    terms = question_terms(named)
+    by_name = assess(named, terms, counts, [passage(text)])
+    unnamed = assess(plain, terms, counts, [passage(text)])
+    assert by_name.score == unnamed.score
+    assert MIN_COVERAGE * NAMED_SHARE <= by_name.score < MIN_COVERAGE
+    assert by_name.relevant and by_name.named and by_name.debug()["named"] is True
+    assert by_name.threshold == threshold_for(MIN_COVERAGE, True) < MIN_COVERAGE
+    assert not unnamed.relevant and not unnamed.named
+    assert unnamed.threshold == threshold_for(MIN_COVERAGE, False) == MIN_COVERAGE

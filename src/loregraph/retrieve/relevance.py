@@ -63,6 +63,7 @@ class Relevance:
     covered: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     reason: str = ""
+    named: bool = False
 
     def debug(self) -> dict[str, Any]:
         """The stage's entry in :attr:`RetrievalResult.debug` (without ``ms``)."""
@@ -71,6 +72,7 @@ class Relevance:
             "relevant": self.relevant,
             "score": round(self.score, 4),
             "threshold": self.threshold,
+            "named": self.named,
             "best_chunk": self.best_chunk_id,
             "covered": self.covered,
             "chunk_counts": self.counts,
@@ -110,6 +112,12 @@ def names_stored_entity(analysis: QueryAnalysis) -> bool:
     return any(any(ch.isupper() for ch in mention) for mention in analysis.matched)
 
 
+def threshold_for(base: float, named: bool, share: float = NAMED_SHARE) -> float:
+    """The coverage a passage needs: ``base``, or ``share`` of it when the question names a
+    stored entity (:func:`names_stored_entity`)."""
+    return base * share if named else base
+
+
 def assess(
     analysis: QueryAnalysis,
     terms: Sequence[Term],
@@ -128,9 +136,10 @@ def assess(
             1.0 if named else 0.0,
             threshold,
             reason="names a stored entity" if named else "the question has no content words",
+            named=named,
         )
-    if names_stored_entity(analysis):
-        threshold *= NAMED_SHARE
+    named = names_stored_entity(analysis)
+    threshold = threshold_for(threshold, named)
     weights = {t.key: term_weight(counts.get(t.key, 0)) for t in terms}
     total = sum(weights.values())
     best, best_chunk, best_held = -1.0, None, []
@@ -145,4 +154,6 @@ def assess(
         if relevant
         else "no passage covers enough of the question"
     )
-    return Relevance(relevant, best, threshold, best_chunk, best_held, dict(counts), reason)
+    return Relevance(
+        relevant, best, threshold, best_chunk, best_held, dict(counts), reason, named=named
+    )
