@@ -9,9 +9,9 @@ Two stores, each asked its own questions (answerable) and the other's (not answe
 
 Every question goes through ``Graph.retrieve`` (default preset); ``RetrievalResult.relevant``
 is the engine's decision, ``debug["relevance"]`` holds the coverage ``score`` it was decided
-on and whether the question is ``named`` (names a stored entity: the threshold is then
-:data:`~loregraph.retrieve.relevance.NAMED_SHARE` of the base one). "Answerable" is the
-positive class. Two sweeps re-decide the same scores by the engine's rule
+on and whether the question is ``named`` (names stored entities and no other name: the
+threshold is then :data:`~loregraph.retrieve.relevance.NAMED_SHARE` of the base one).
+"Answerable" is the positive class. Two sweeps re-decide the same scores by the engine's rule
 (:func:`~loregraph.retrieve.relevance.threshold_for`): over the base threshold, and over
 the named share at the engine's base threshold (1.0: a name lowers nothing).
 
@@ -41,7 +41,7 @@ STORES = ("dracula", "2wiki")
 RULE = (
     "Answerable when one of the first {passages} passages covers at least {base} of the "
     "question's weighted terms, or {named} ({share} of it) when the question names an entity "
-    "of the store by a capitalised mention of its name."
+    "of the store by a capitalised mention of its name and no name the store does not know."
 )
 _CHAPTER = re.compile(r"^CHAPTER ([IVXL]+)\s*$", re.MULTILINE)
 _END = re.compile(r"^\*\*\* END OF", re.MULTILINE)
@@ -147,7 +147,7 @@ def confusion(
     """Counts and precision/recall of "answerable" (and of "not answerable") detection.
 
     ``threshold`` (the base threshold) re-decides from the recorded scores by the engine's
-    rule: a question that names a stored entity needs ``share`` of it (the engine's
+    rule: a ``named`` question needs ``share`` of it (the engine's
     :data:`~loregraph.retrieve.relevance.NAMED_SHARE` when ``None``). Without ``threshold``
     the engine's own decision is kept.
     """
@@ -302,7 +302,7 @@ def run(options: RunOptions) -> dict[str, Any]:
 
 
 def _dump(options: RunOptions, asked: list[Asked]) -> None:
-    """Every question's decision, score and whether it names a stored entity, for error
+    """Every question's decision, score and whether it is ``named``, for error
     analysis (not committed)."""
     path = TMP_DIR / f"abstain-{options.mode}-decisions.jsonl"
     with path.open("w", encoding="utf-8") as out:
@@ -373,7 +373,7 @@ def render_abstain(result: dict[str, Any]) -> str:
             [
                 "store",
                 "answerable / not",
-                "naming a stored entity: answerable / not",
+                "named: answerable / not",
                 "precision %",
                 "recall %",
                 "abstain precision %",
@@ -385,14 +385,14 @@ def render_abstain(result: dict[str, Any]) -> str:
         ),
         "",
         "The same scores re-decided by the same rule at other base thresholds "
-        f"(questions naming a stored entity need {share} of it; both stores):",
+        f"(named questions need {share} of it; both stores):",
         "",
         _sweep_table("base threshold", figures["sweep"]),
     ]
     if "share_sweep" in figures:
         parts += [
             "",
-            f"At the base threshold {base}, other shares for questions naming a stored entity "
+            f"At the base threshold {base}, other shares for named questions "
             "(1.0: a name lowers nothing):",
             "",
             _sweep_table("named share", figures["share_sweep"]),

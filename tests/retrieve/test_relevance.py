@@ -19,6 +19,7 @@ from loregraph.retrieve.relevance import (
     Term,
     assess,
     held_terms,
+    names_only_stored_entities,
     question_terms,
     term_weight,
     threshold_for,
@@ -162,3 +163,33 @@ def test_a_question_naming_a_stored_entity_needs_the_named_share_of_the_threshol
     assert by_name.threshold == threshold_for(MIN_COVERAGE, True) < MIN_COVERAGE
     assert not unnamed.relevant and not unnamed.named
     assert unnamed.threshold == threshold_for(MIN_COVERAGE, False) == MIN_COVERAGE
+
+
+def test_a_name_the_store_does_not_know_cancels_the_named_share() -> None:
+    keywords = ["film", "came", "first", "dots", "dying", "god"]
+    counts = {"film": 1, "came": 200, "first": 149, "dot": 4, "dying": 15, "god": 173}
+    text = "The first that came was God's own messenger."
+    terms = question_terms(QueryAnalysis("q", keywords=keywords))
+    # "God" is stored, but it is a word of the title "Dying God", which is not
+    title = QueryAnalysis(
+        "Which film came out first, 3 Dots or Dying God?",
+        candidates=["God", "Dots", "Dying God"],
+        matched={"God": "e1"},
+        keywords=keywords,
+    )
+    assert not names_only_stored_entities(title)
+    decided = assess(title, terms, counts, [passage(text)])
+    assert MIN_COVERAGE * NAMED_SHARE <= decided.score < MIN_COVERAGE
+    assert not decided.relevant and not decided.named and decided.threshold == MIN_COVERAGE
+    # the same words with every name known: the share applies
+    known = QueryAnalysis(title.question, candidates=["God"], matched={"God": "e1"})
+    assert names_only_stored_entities(known)
+    assert assess(known, terms, counts, [passage(text)]).relevant
+    # a candidate made only of the words of a matched name is no unknown name
+    parts = QueryAnalysis(
+        "q", candidates=["Jonathan Harker", "Harker"], matched={"Jonathan Harker": "e2"}
+    )
+    assert names_only_stored_entities(parts)
+    # a known first name does not vouch for an unknown full name
+    full = QueryAnalysis("q", candidates=["Arthur", "Arthur Holmwood"], matched={"Arthur": "e3"})
+    assert not names_only_stored_entities(full)
