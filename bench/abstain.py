@@ -8,10 +8,12 @@ Two stores, each asked its own questions (answerable) and the other's (not answe
 * the 2Wiki store of the retrieval section, asked the 2Wiki questions and the Dracula ones.
 
 Every question goes through ``Graph.retrieve`` (default preset); ``RetrievalResult.relevant``
-is the engine's decision and ``debug["relevance"]["score"]`` the coverage it was decided
-on. "Answerable" is the positive class: precision is the share of questions judged
-answerable that are, recall the share of answerable questions judged so. A sweep of
-thresholds over the same scores shows the trade-off around the engine's threshold.
+is the engine's decision, ``debug["relevance"]`` holds the coverage ``score`` it was decided
+on and whether the question is ``named`` (names stored entities and no other name: the
+threshold is then :data:`~loregraph.retrieve.relevance.NAMED_SHARE` of the base one).
+"Answerable" is the positive class. Two sweeps re-decide the same scores by the engine's rule
+(:func:`~loregraph.retrieve.relevance.threshold_for`): over the base threshold, and over
+the named share at the engine's base threshold (1.0: a name lowers nothing).
 
 Quick mode ingests the odd-numbered chapters of the book (about half of it; only the
 Dracula questions about those chapters count as answerable) and uses the quick 2Wiki store
@@ -24,24 +26,23 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import (
-    DRACULA_FILE,
-    ROOT,
-    TMP_DIR,
-    RunOptions,
-    latency_summary,
-    log,
-    percentile,
-)
+from bench.common import DRACULA_FILE, ROOT, TMP_DIR, RunOptions, latency_summary, log, percentile
 from bench.report import table
 from bench.retrieval import QUICK_QUESTIONS, ingested_store, load_questions, twowiki_store
 
 QUESTIONS_FILE = ROOT / "bench" / "data" / "dracula_questions.json"
 SWEEP = (0.2, 0.25, 0.3, 0.33, 0.35, 0.38, 0.4, 0.45, 0.5)
+SHARE_SWEEP = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+STORES = ("dracula", "2wiki")
+RULE = (
+    "Answerable when one of the first {passages} passages covers at least {base} of the "
+    "question's weighted terms, or {named} ({share} of it) when the question names an entity "
+    "of the store by a capitalised mention of its name and no name the store does not know."
+)
 _CHAPTER = re.compile(r"^CHAPTER ([IVXL]+)\s*$", re.MULTILINE)
 _END = re.compile(r"^\*\*\* END OF", re.MULTILINE)
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
@@ -102,6 +103,7 @@ class Asked:
     relevant: bool
     score: float
     seconds: float
+    named: bool = False
 
 
 def ask_all(
@@ -133,19 +135,30 @@ def ask_all(
                     result.relevant,
                     float(info.get("score", 0.0)),
                     seconds,
+                    bool(info.get("named", False)),
                 )
             )
     return out, errors
 
 
-def confusion(items: list[Asked], threshold: float | None = None) -> dict[str, Any]:
+def confusion(
+    items: list[Asked], threshold: float | None = None, share: float | None = None
+) -> dict[str, Any]:
     """Counts and precision/recall of "answerable" (and of "not answerable") detection.
 
-    ``threshold`` re-decides from the recorded scores; ``None`` keeps the engine's decision.
+    ``threshold`` (the base threshold) re-decides from the recorded scores by the engine's
+    rule: a ``named`` question needs ``share`` of it (the engine's
+    :data:`~loregraph.retrieve.relevance.NAMED_SHARE` when ``None``). Without ``threshold``
+    the engine's own decision is kept.
     """
+    from loregraph.retrieve.relevance import NAMED_SHARE, threshold_for
+
+    named_share = NAMED_SHARE if share is None else share
 
     def judged(item: Asked) -> bool:
-        return item.relevant if threshold is None else item.score >= threshold
+        if threshold is None:
+            return item.relevant
+        return item.score >= threshold_for(threshold, item.named, named_share)
 
     tp = sum(1 for i in items if i.answerable and judged(i))
     fp = sum(1 for i in items if not i.answerable and judged(i))
@@ -182,10 +195,60 @@ def score_quantiles(items: list[Asked]) -> dict[str, float | None]:
     }
 
 
+def re_decided(asked: list[Asked], threshold: float, share: float | None = None) -> dict[str, Any]:
+    """Both stores' questions re-decided at ``threshold`` (and named ``share``), with the
+    false positives and negatives of each store."""
+    out = confusion(asked, threshold, share)
+    out["stores"] = {
+        name: {
+            k: v
+            for k, v in confusion([a for a in asked if a.store == name], threshold, share).items()
+            if k in ("fp", "fn")
+        }
+        for name in STORES
+    }
+    return out
+
+
+def summarise(asked: list[Asked], errors: dict[str, int]) -> dict[str, Any]:
+    """The section's figures from every question asked."""
+    from loregraph.retrieve.relevance import MIN_COVERAGE, NAMED_SHARE, PASSAGES_CHECKED
+
+    by_store = {name: [a for a in asked if a.store == name] for name in STORES}
+    return {
+        "threshold": MIN_COVERAGE,
+        "named_share": NAMED_SHARE,
+        "passages_checked": PASSAGES_CHECKED,
+        "rule": RULE.format(
+            base=MIN_COVERAGE,
+            passages=PASSAGES_CHECKED,
+            named=round(MIN_COVERAGE * NAMED_SHARE, 3),
+            share=NAMED_SHARE,
+        ),
+        "stores": {
+            name: {
+                "decision": confusion(items),
+                "errors": errors.get(name, 0),
+                "named": {
+                    "answerable": sum(1 for i in items if i.answerable and i.named),
+                    "unanswerable": sum(1 for i in items if not i.answerable and i.named),
+                },
+                "scores": {
+                    "answerable": score_quantiles([i for i in items if i.answerable]),
+                    "unanswerable": score_quantiles([i for i in items if not i.answerable]),
+                },
+                "latency": latency_summary(i.seconds for i in items),
+            }
+            for name, items in by_store.items()
+        },
+        "both": confusion(asked),
+        "sweep": {f"{t:.2f}": re_decided(asked, t) for t in SWEEP},
+        "share_sweep": {f"{s:.1f}": re_decided(asked, MIN_COVERAGE, s) for s in SHARE_SWEEP},
+    }
+
+
 def run(options: RunOptions) -> dict[str, Any]:
     """Run the section; returns figures and configuration."""
-    from loregraph.retrieve.relevance import MIN_COVERAGE, PASSAGES_CHECKED
-
     wiki = [q["question"] for q in load_questions(QUICK_QUESTIONS if options.quick else None)]
     book, kept = dracula_source(options)
     dracula = dracula_questions()
@@ -200,9 +263,8 @@ def run(options: RunOptions) -> dict[str, Any]:
     asked: list[Asked] = []
     errors: dict[str, int] = {}
     on_book = [("dracula", q, True) for q in in_store] + [("2wiki", q, False) for q in wiki]
-    on_wiki = [("2wiki", q, True) for q in wiki] + [
-        ("dracula", q["question"], False) for q in dracula
-    ]
+    on_wiki = [("2wiki", q, True) for q in wiki]
+    on_wiki += [("dracula", q["question"], False) for q in dracula]
     for name, db, questions in (
         ("dracula", book_store.path, on_book),
         ("2wiki", wiki_store.path, on_wiki),
@@ -212,24 +274,7 @@ def run(options: RunOptions) -> dict[str, Any]:
         asked.extend(items)
         log(f"abstain: {name}: {confusion(items)}")
 
-    by_store = {name: [a for a in asked if a.store == name] for name in ("dracula", "2wiki")}
-    figures: dict[str, Any] = {
-        "threshold": MIN_COVERAGE,
-        "passages_checked": PASSAGES_CHECKED,
-        "stores": {
-            name: {
-                "decision": confusion(items),
-                "errors": errors[name],
-                "scores": {
-                    "answerable": score_quantiles([i for i in items if i.answerable]),
-                    "unanswerable": score_quantiles([i for i in items if not i.answerable]),
-                },
-                "latency": latency_summary(i.seconds for i in items),
-            }
-            for name, items in by_store.items()
-        },
-        "both": confusion(asked),
-        "sweep": {f"{t:.2f}": confusion(asked, t) for t in SWEEP},
+    figures = summarise(asked, errors) | {
         "stores_built": {
             "dracula": book_store.ingest | {"cached": book_store.cached},
             "2wiki": wiki_store.ingest | {"cached": wiki_store.cached},
@@ -257,19 +302,53 @@ def run(options: RunOptions) -> dict[str, Any]:
 
 
 def _dump(options: RunOptions, asked: list[Asked]) -> None:
-    """Every question's decision and score, for error analysis (not committed)."""
+    """Every question's decision, score and whether it is ``named``, for error
+    analysis (not committed)."""
     path = TMP_DIR / f"abstain-{options.mode}-decisions.jsonl"
     with path.open("w", encoding="utf-8") as out:
         for a in asked:
-            row = {
-                "store": a.store,
-                "source": a.source,
-                "question": a.question,
-                "answerable": a.answerable,
-                "relevant": a.relevant,
-                "score": round(a.score, 4),
-            }
+            row = asdict(a) | {"score": round(a.score, 4)}
+            del row["seconds"]
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _rates(c: dict[str, Any]) -> list[Any]:
+    """Precision and recall of both classes, in table order."""
+    return [c["precision"], c["recall"], c["abstain_precision"], c["abstain_recall"]]
+
+
+def _decision_rows(figures: dict[str, Any]) -> list[list[Any]]:
+    """One row per store and one for both: counts, precision and recall both ways."""
+    rows = []
+    for name, label in (("dracula", "Dracula store"), ("2wiki", "2Wiki store")):
+        s = figures["stores"][name]
+        d, q = s["decision"], s["scores"]
+        named = s.get("named", {})
+        rows.append(
+            [
+                label,
+                f"{d['answerable']} / {d['unanswerable']}",
+                f"{named.get('answerable', '–')} / {named.get('unanswerable', '–')}",
+                *_rates(d),
+                f"{q['answerable']['p10']} / {q['unanswerable']['p90']}",
+                s["latency"].get("p50_ms"),
+            ]
+        )
+    both = figures["both"]
+    counts = f"{both['answerable']} / {both['unanswerable']}"
+    rows.append(["both", counts, "", *_rates(both), "", ""])
+    return rows
+
+
+def _sweep_table(first: str, sweep: dict[str, Any]) -> str:
+    """A sweep's rows: both stores' precision and recall, each store's errors."""
+    rows = []
+    for value, c in sweep.items():
+        stores = c.get("stores", {})
+        errors = [f"{stores[n]['fp']} / {stores[n]['fn']}" if n in stores else "–" for n in STORES]
+        rows.append([value, *_rates(c), *errors])
+    header = [first, "precision %", "recall %", "abstain precision %", "abstain recall %"]
+    return table([*header, "Dracula store fp / fn", "2Wiki store fp / fn"], rows)
 
 
 def render_abstain(result: dict[str, Any]) -> str:
@@ -277,75 +356,45 @@ def render_abstain(result: dict[str, Any]) -> str:
     from bench.report import _preamble
 
     figures, config = result["figures"], result.get("config", {})
-    rows = []
-    for name, label in (("dracula", "Dracula store"), ("2wiki", "2Wiki store")):
-        s = figures["stores"][name]
-        d = s["decision"]
-        q = s["scores"]
-        rows.append(
+    base, share = figures["threshold"], figures.get("named_share", 1.0)
+    rule = figures.get("rule") or (
+        f"Threshold {base} (coverage of the question's weighted terms by one of the first "
+        f"{figures['passages_checked']} passages)."
+    )
+    parts = [
+        _preamble(result),
+        "",
+        f"Dracula store: {config.get('dracula_store', '?')}; questions: "
+        f"{config.get('dracula_questions', '?')}. 2Wiki store: "
+        f"{config.get('2wiki_store', '?')}; {config.get('2wiki_questions', '?')} questions. "
+        + rule,
+        "",
+        table(
             [
-                label,
-                f"{d['answerable']} / {d['unanswerable']}",
-                d["precision"],
-                d["recall"],
-                d["abstain_precision"],
-                d["abstain_recall"],
-                f"{q['answerable']['p10']} / {q['unanswerable']['p90']}",
-                s["latency"].get("p50_ms"),
-            ]
-        )
-    both = figures["both"]
-    rows.append(
-        [
-            "both",
-            f"{both['answerable']} / {both['unanswerable']}",
-            both["precision"],
-            both["recall"],
-            both["abstain_precision"],
-            both["abstain_recall"],
-            "",
-            "",
-        ]
-    )
-    sweep = [
-        [t, c["precision"], c["recall"], c["abstain_precision"], c["abstain_recall"]]
-        for t, c in figures["sweep"].items()
+                "store",
+                "answerable / not",
+                "named: answerable / not",
+                "precision %",
+                "recall %",
+                "abstain precision %",
+                "abstain recall %",
+                "score p10 answerable / p90 not",
+                "retrieve p50 ms",
+            ],
+            _decision_rows(figures),
+        ),
+        "",
+        "The same scores re-decided by the same rule at other base thresholds "
+        f"(named questions need {share} of it; both stores):",
+        "",
+        _sweep_table("base threshold", figures["sweep"]),
     ]
-    return "\n".join(
-        [
-            _preamble(result),
+    if "share_sweep" in figures:
+        parts += [
             "",
-            f"Dracula store: {config.get('dracula_store', '?')}; questions: "
-            f"{config.get('dracula_questions', '?')}. 2Wiki store: "
-            f"{config.get('2wiki_store', '?')}; {config.get('2wiki_questions', '?')} questions. "
-            f"Threshold {figures['threshold']} (coverage of the question's weighted terms by "
-            f"one of the first {figures['passages_checked']} passages).",
+            f"At the base threshold {base}, other shares for named questions "
+            "(1.0: a name lowers nothing):",
             "",
-            table(
-                [
-                    "store",
-                    "answerable / not",
-                    "precision %",
-                    "recall %",
-                    "abstain precision %",
-                    "abstain recall %",
-                    "score p10 answerable / p90 not",
-                    "retrieve p50 ms",
-                ],
-                rows,
-            ),
-            "",
-            "The same scores re-decided at other thresholds (both stores):",
-            "",
-            table(
-                [
-                    "threshold",
-                    "precision %",
-                    "recall %",
-                    "abstain precision %",
-                    "abstain recall %",
-                ],
-                sweep,
-            ),
+            _sweep_table("named share", figures["share_sweep"]),
         ]
-    )
+    return "\n".join(parts)

@@ -12,11 +12,16 @@ from bench.abstain import (
     render_abstain,
     roman,
     score_quantiles,
+    summarise,
 )
 
+from loregraph.retrieve.relevance import MIN_COVERAGE, NAMED_SHARE
 
-def asked(answerable: bool, relevant: bool, score: float, store: str = "s") -> Asked:
-    return Asked(store, "src", "q?", answerable, relevant, score, 0.01)
+
+def asked(
+    answerable: bool, relevant: bool, score: float, store: str = "s", named: bool = False
+) -> Asked:
+    return Asked(store, "src", "q?", answerable, relevant, score, 0.01, named)
 
 
 def test_roman_numerals_and_chapters() -> None:
@@ -55,7 +60,55 @@ def test_confusion_counts_both_classes() -> None:
     assert score_quantiles([asked(True, True, s) for s in (0.1, 0.5, 0.9)])["p50"] == 0.5
 
 
-def test_render_shows_every_store_and_the_sweep() -> None:
+def test_re_deciding_applies_the_named_share_like_the_engine() -> None:
+    between = MIN_COVERAGE * (1 + NAMED_SHARE) / 2  # under the base, over the named threshold
+    items = [
+        asked(True, True, between, named=True),
+        asked(False, True, between, named=True),
+        asked(True, False, between, named=False),
+    ]
+    kept = confusion(items, MIN_COVERAGE)  # the engine's rule reproduces its decisions
+    assert (
+        (kept["tp"], kept["fp"], kept["fn"])
+        == (1, 1, 1)
+        == (
+            confusion(items)["tp"],
+            confusion(items)["fp"],
+            confusion(items)["fn"],
+        )
+    )
+    plain = confusion(items, MIN_COVERAGE, share=1.0)  # a name lowers nothing
+    assert (plain["tp"], plain["fp"], plain["fn"]) == (0, 0, 2)
+    low = confusion(items, between)  # at a lower base the unnamed question passes too
+    assert (low["tp"], low["fn"]) == (2, 0)
+
+
+def test_render_shows_every_store_the_rule_and_both_sweeps() -> None:
+    items = [
+        asked(True, True, 0.6, "dracula", named=True),
+        asked(False, False, 0.1, "dracula"),
+        asked(True, True, 0.5, "2wiki"),
+        asked(False, True, 0.3, "2wiki", named=True),
+    ]
+    figures = summarise(items, {"dracula": 0, "2wiki": 0})
+    assert figures["stores"]["2wiki"]["named"] == {"answerable": 0, "unanswerable": 1}
+    result = {
+        "mode": "quick",
+        "figures": figures,
+        "config": {"dracula_store": "the whole book", "2wiki_questions": 1},
+    }
+    text = render_abstain(result)
+    assert "| Dracula store | 1 / 1 | 1 / 0 | 100.0 | 100.0 | 100.0 | 100.0 |" in text
+    assert "| 2Wiki store | 1 / 1 | 0 / 1 | 50.0 | 100.0 |" in text
+    assert "| both | 2 / 2 |  | 66.7 | 100.0 |" in text
+    named = round(MIN_COVERAGE * NAMED_SHARE, 3)
+    assert f"or {named} ({NAMED_SHARE} of it) when the question names an entity" in text
+    # the base-threshold sweep keeps the named share; the share sweep at 1.0 drops it
+    assert f"| {MIN_COVERAGE:.2f} | 66.7 | 100.0 | 100.0 | 50.0 | 0 / 0 | 1 / 0 |" in text
+    assert "| 1.0 | 100.0 | 100.0 | 100.0 | 100.0 | 0 / 0 | 0 / 0 |" in text
+
+
+def test_render_still_reads_a_result_without_the_named_share() -> None:
     items = [asked(True, True, 0.6), asked(False, False, 0.1)]
     store = {
         "decision": confusion(items),
@@ -78,6 +131,6 @@ def test_render_shows_every_store_and_the_sweep() -> None:
         "config": {"dracula_store": "the whole book", "2wiki_questions": 1},
     }
     text = render_abstain(result)
-    assert "| Dracula store | 1 / 1 | 100.0 | 100.0 |" in text
-    assert "| 2Wiki store |" in text and "| both | 2 / 2 |" in text
-    assert "| 0.35 | 100.0 | 100.0 | 100.0 | 100.0 |" in text
+    assert "| Dracula store | 1 / 1 | – / – | 100.0 | 100.0 |" in text
+    assert "Threshold 0.35 (coverage" in text and "named share" not in text
+    assert "| 0.35 | 100.0 | 100.0 | 100.0 | 100.0 | – | – |" in text

@@ -15,11 +15,14 @@ from loregraph.retrieve.nothing import NOTHING_RELEVANT
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.relevance import (
     MIN_COVERAGE,
+    NAMED_SHARE,
     Term,
     assess,
     held_terms,
+    names_only_stored_entities,
     question_terms,
     term_weight,
+    threshold_for,
 )
 from loregraph.retrieve.result import Passage, QueryAnalysis
 
@@ -141,3 +144,52 @@ async def test_engine_answers_a_real_question(store: Any, embedder: HashingEmbed
     assert answer.found and answer.citations
     assert "Ines Mora is the sister of Tomas Reyes" in answer.text
     assert "Ines Mora" in await graph.context(PRESENT)
+
+
+def test_a_question_naming_a_stored_entity_needs_the_named_share_of_the_threshold() -> None:
+    keywords = ["creatures", "renfield", "collect"]
+    counts = {"creatur": 0, "renfield": 40, "collect": 10}
+    text = "Renfield would collect things in his room."  # coverage between the two
+    named = QueryAnalysis("What creatures did Renfield collect?", keywords=keywords)
+    named.matched = {"Renfield": "e1"}
+    plain = QueryAnalysis("what creatures did renfield collect?", keywords=keywords)
+    plain.matched = {"renfield": "e2"}  # a lower-case mention is not a name
+    terms = question_terms(named)
+    by_name = assess(named, terms, counts, [passage(text)])
+    unnamed = assess(plain, terms, counts, [passage(text)])
+    assert by_name.score == unnamed.score
+    assert MIN_COVERAGE * NAMED_SHARE <= by_name.score < MIN_COVERAGE
+    assert by_name.relevant and by_name.named and by_name.debug()["named"] is True
+    assert by_name.threshold == threshold_for(MIN_COVERAGE, True) < MIN_COVERAGE
+    assert not unnamed.relevant and not unnamed.named
+    assert unnamed.threshold == threshold_for(MIN_COVERAGE, False) == MIN_COVERAGE
+
+
+def test_a_name_the_store_does_not_know_cancels_the_named_share() -> None:
+    keywords = ["film", "came", "first", "dots", "dying", "god"]
+    counts = {"film": 1, "came": 200, "first": 149, "dot": 4, "dying": 15, "god": 173}
+    text = "The first that came was God's own messenger."
+    terms = question_terms(QueryAnalysis("q", keywords=keywords))
+    # "God" is stored, but it is a word of the title "Dying God", which is not
+    title = QueryAnalysis(
+        "Which film came out first, 3 Dots or Dying God?",
+        candidates=["God", "Dots", "Dying God"],
+        matched={"God": "e1"},
+        keywords=keywords,
+    )
+    assert not names_only_stored_entities(title)
+    decided = assess(title, terms, counts, [passage(text)])
+    assert MIN_COVERAGE * NAMED_SHARE <= decided.score < MIN_COVERAGE
+    assert not decided.relevant and not decided.named and decided.threshold == MIN_COVERAGE
+    # the same words with every name known: the share applies
+    known = QueryAnalysis(title.question, candidates=["God"], matched={"God": "e1"})
+    assert names_only_stored_entities(known)
+    assert assess(known, terms, counts, [passage(text)]).relevant
+    # a candidate made only of the words of a matched name is no unknown name
+    parts = QueryAnalysis(
+        "q", candidates=["Jonathan Harker", "Harker"], matched={"Jonathan Harker": "e2"}
+    )
+    assert names_only_stored_entities(parts)
+    # a known first name does not vouch for an unknown full name
+    full = QueryAnalysis("q", candidates=["Arthur", "Arthur Holmwood"], matched={"Arthur": "e3"})
+    assert not names_only_stored_entities(full)

@@ -7,7 +7,9 @@ many chunks of the scope contain it (looked up with the store's text search, cou
 :data:`DF_CAP`): a term the store has never seen weighs 1, a name found in a few chunks a
 little less, a word found everywhere little. A passage's *coverage* is the weight of the
 terms it contains over the weight of all of them; the question is answerable when one of
-the first :data:`PASSAGES_CHECKED` passages reaches :data:`MIN_COVERAGE`.
+the first :data:`PASSAGES_CHECKED` passages reaches :data:`MIN_COVERAGE`, or
+:data:`NAMED_SHARE` of it when every name in the question is a stored entity's
+(:func:`names_only_stored_entities`).
 
 A question about something the store does not hold names things the store has never seen
 (their weight stays in the denominator) and its remaining words are scattered over unrelated
@@ -24,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from loregraph.retrieve.analyze import unresolved_candidates
 from loregraph.retrieve.result import Passage, QueryAnalysis
 from loregraph.retrieve.terms import Term, held_terms, term_weight
 from loregraph.retrieve.trace import guarded
@@ -36,11 +39,13 @@ MIN_COVERAGE = 0.35
 relevant (measured in ``bench/abstain.py``)."""
 
 NAMED_SHARE = 0.6
-"""When the question names an entity of the store (capitalised, as the store names it), the
-threshold is this share of :data:`MIN_COVERAGE`: a question about a named character of a
-long book often shares few words with the passage that answers it ("What creatures did
-Renfield collect?" against "flies" and "spiders"), while the name itself is evidence that
-the store is about the question."""
+"""When the question names an entity of the store (capitalised, as the store names it) and
+no name the store does not know, the threshold is this share of :data:`MIN_COVERAGE`: a
+question about a named character of a long book often shares few words with the passage
+that answers it ("What creatures did Renfield collect?" against "flies" and "spiders"),
+while the name itself is evidence that the store is about the question. A name the store
+does not know ("Dying God", whose "God" alone is stored) is evidence of the opposite, so it
+cancels the share."""
 
 PASSAGES_CHECKED = 8
 """How many of the best passages are checked for coverage."""
@@ -54,7 +59,8 @@ MAX_TERMS = 16
 
 @dataclass(slots=True)
 class Relevance:
-    """The relevance decision and what it was decided on."""
+    """The relevance decision and what it was decided on; ``named`` tells whether the
+    question names stored entities and nothing else (the threshold is then lowered)."""
 
     relevant: bool
     score: float
@@ -63,6 +69,7 @@ class Relevance:
     covered: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     reason: str = ""
+    named: bool = False
 
     def debug(self) -> dict[str, Any]:
         """The stage's entry in :attr:`RetrievalResult.debug` (without ``ms``)."""
@@ -71,6 +78,7 @@ class Relevance:
             "relevant": self.relevant,
             "score": round(self.score, 4),
             "threshold": self.threshold,
+            "named": self.named,
             "best_chunk": self.best_chunk_id,
             "covered": self.covered,
             "chunk_counts": self.counts,
@@ -105,9 +113,19 @@ async def chunk_counts(
     return {t.key: len(hits) for t, hits in zip(terms, found, strict=True)}
 
 
-def names_stored_entity(analysis: QueryAnalysis) -> bool:
-    """Whether the question names a stored entity as a name (a capitalised mention)."""
+def names_only_stored_entities(analysis: QueryAnalysis) -> bool:
+    """Whether the question names a stored entity as a name (a capitalised mention) and
+    nothing the store does not know: every other name in it (capitalised phrase, quoted
+    string) is a stored entity's too, or is part of one that matched."""
+    if unresolved_candidates(analysis):
+        return False
     return any(any(ch.isupper() for ch in mention) for mention in analysis.matched)
+
+
+def threshold_for(base: float, named: bool, share: float = NAMED_SHARE) -> float:
+    """The coverage a passage needs: ``base``, or ``share`` of it when the question names
+    stored entities and nothing else (:func:`names_only_stored_entities`)."""
+    return base * share if named else base
 
 
 def assess(
@@ -121,16 +139,17 @@ def assess(
     """Decide whether the best of ``passages`` is relevant to the question."""
     if not passages:
         return Relevance(False, 0.0, threshold, reason="no passage was found")
+    named = names_only_stored_entities(analysis)
     if not terms:
-        named = bool(analysis.matched)
+        found = bool(analysis.matched)
         return Relevance(
-            named or threshold <= 0,
-            1.0 if named else 0.0,
+            found or threshold <= 0,
+            1.0 if found else 0.0,
             threshold,
-            reason="names a stored entity" if named else "the question has no content words",
+            reason="names a stored entity" if found else "the question has no content words",
+            named=named,
         )
-    if names_stored_entity(analysis):
-        threshold *= NAMED_SHARE
+    threshold = threshold_for(threshold, named)
     weights = {t.key: term_weight(counts.get(t.key, 0)) for t in terms}
     total = sum(weights.values())
     best, best_chunk, best_held = -1.0, None, []
@@ -145,4 +164,6 @@ def assess(
         if relevant
         else "no passage covers enough of the question"
     )
-    return Relevance(relevant, best, threshold, best_chunk, best_held, dict(counts), reason)
+    return Relevance(
+        relevant, best, threshold, best_chunk, best_held, dict(counts), reason, named=named
+    )
