@@ -81,7 +81,10 @@ _MARKERS = tuple(
         r"\bterms of (?:the|this)\b[^\n]{0,40}\blicen[cs]e\b",
     )
 )
-_LICENCE_WORD = re.compile(r"\b(?:licen[cs]|copyright|©|warrant|permission|trademark)", re.I)
+_LICENCE_WORD = re.compile(
+    r"\b(?:licen[cs]|copyright|©|warrant|permission|permitted|trademark|redistribut|liabilit)",
+    re.I,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +264,8 @@ def _licence_run(text: str, paragraphs: list[list[Line]], *, reverse: bool = Fal
         elif not _heading(texts[i]):
             break
     if reverse:
-        if last + 1 < len(texts) and _heading(texts[last + 1]):
+        heading = texts[last + 1] if last + 1 < len(texts) else ""
+        if _heading(heading) and _LICENCE_WORD.search(heading):
             last += 1
         spans = [paragraphs[last], paragraphs[first]]
     else:
