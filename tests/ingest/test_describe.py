@@ -44,7 +44,7 @@ def cues_of(extractor: OfflineExtractor, sentence: str) -> list[str]:
         ("Jonathan Harker, a young solicitor, travelled to Transylvania.", "apposition"),
         ("Dr. Seward, the superintendent of the asylum, wrote to Arthur.", "apposition"),
         ("Whitby is a seaside town in Yorkshire.", "copula"),
-        ("The solicitor Jonathan Harker left Munich by train.", "role"),
+        ("The solicitor Jonathan Harker left Munich by train.", "apposition"),
         ("The schooner Demeter came into the harbour at night.", "role"),
     ],
 )

@@ -9,10 +9,11 @@ about each noun (the parse is not kept, so this is read at once, never parsed ag
   after a modal;
 * **apposition**: a common noun stands in apposition to it after a comma, dash or
   parenthesis ("Jonathan Harker, a young solicitor, …"; "Dr. Seward, the superintendent
-  of the asylum");
-* **role**: it stands in apposition to a common noun before it, or has one as a compound,
-  with an article or possessive ("the solicitor Jonathan Harker", "the schooner Demeter",
-  "my friend Arthur", not "poor dear Lucy");
+  of the asylum"), or it stands in apposition to a common noun with an article or
+  possessive before it ("the solicitor Jonathan Harker", "my old friend and master,
+  Professor Van Helsing, of Amsterdam");
+* **role**: it has a common noun as a compound, with an article or possessive ("the
+  schooner Demeter", "my friend Arthur", not "poor dear Lucy");
 * **subject**: it is the subject of the sentence's main verb (or, counting half, of
   another verb).
 
@@ -30,8 +31,9 @@ it, which is cut off).
    mostly addressed, "friend John", not described);
 2. then the cue's richness, and, in a long document, how central the sentence is: the name
    as subject, other frequent entities in it, a sentence neither very short nor longer
-   than a description can hold, outside quotation marks, and the first such mention (an
-   introduction, as in "I have written to my old friend, Professor Van Helsing");
+   than a description can hold, outside quotation marks, and being the earliest mention
+   of its tier (the first definition of a name is mostly its introduction: "I have
+   written to my old friend and master, Professor Van Helsing, of Amsterdam, who…");
 3. then the earliest.
 
 In a short document (a record of a few sentences) centrality does not count, so a record
@@ -60,7 +62,7 @@ as a role."""
 SUBJECT = 1.0
 OTHERS_MAX = 1.0
 FIRST = 1.0
-"""What being the first mention in a sentence that may describe adds (an introduction)."""
+"""What being the earliest mention of its tier adds (an introduction)."""
 """Most that other entities in the sentence add to its centrality."""
 SHORT_WORDS = 8
 FITS_CHARS = 200
@@ -174,7 +176,7 @@ def _cues(token: Any) -> list[tuple[str, float]]:
     if token.dep_ == "appos" and head.tag_ in _COMMON and head.i < token.i and _determined(head):
         between = token.doc[head.i + 1 : token.i]
         if all(t.text in _BREAKS or not t.is_punct for t in between):
-            found.append(("role", _richness(head)))
+            found.append(("apposition", _richness(head, leave=token)))
     return found
 
 
@@ -197,8 +199,14 @@ def _complement(verb: Any) -> Any | None:
     return attr
 
 
-def _richness(noun: Any) -> float:
-    said = sum(1 for t in noun.subtree if t.i != noun.i and t.is_alpha and t.dep_ != "det")
+def _richness(noun: Any, leave: Any = None) -> float:
+    """How much the words under ``noun`` say (less the name ``leave`` and its words)."""
+    left = range(leave.left_edge.i, leave.right_edge.i + 1) if leave is not None else range(0)
+    said = sum(
+        1
+        for t in noun.subtree
+        if t.i != noun.i and t.is_alpha and t.dep_ not in ("det", "poss") and t.i not in left
+    )
     return min(said, RICH_WORDS) / RICH_WORDS
 
 
@@ -252,10 +260,8 @@ def choose(
         ranked = [(_rank(document, name, s), s) for s in found]
         usable = [(key, s) for key, s in ranked if key is not None]
         if usable:
-            if long:  # the first describable mention often introduces the entity
-                first = max(range(len(usable)), key=lambda i: usable[i][0][2])
-                (tier, score, start), span = usable[first]
-                usable[first] = ((tier, score + FIRST, start), span)
+            if long:
+                usable = _introductions(usable)
             best = max(usable, key=lambda pair: pair[0])[1]
             start, end, _ = cues.passage(best.start) or (*sentences[best.sentence], 0)
         elif not long:
@@ -265,6 +271,23 @@ def choose(
             continue
         picks[name] = Pick(start, end, (best.start, best.end))
     return picks
+
+
+Ranked = list[tuple[tuple[int, float, int], Span]]
+
+
+def _introductions(ranked: Ranked) -> Ranked:
+    """``ranked`` with :data:`FIRST` added to the earliest mention of each tier: the first
+    time a text defines a name (or names it at all) is mostly where it introduces it."""
+    earliest: dict[int, int] = {}
+    for i, ((tier, _, start), _) in enumerate(ranked):
+        if tier not in earliest or start > ranked[earliest[tier]][0][2]:
+            earliest[tier] = i
+    out = list(ranked)
+    for i in earliest.values():
+        (tier, score, start), span = out[i]
+        out[i] = ((tier, score + FIRST, start), span)
+    return out
 
 
 def _rank(document: _Document, name: str, span: Span) -> tuple[int, float, int] | None:
@@ -281,7 +304,8 @@ def _rank(document: _Document, name: str, span: Span) -> tuple[int, float, int] 
     if document.long:
         others = sum(document.weight.get(o, 0.0) for o in document.in_sentence[span.sentence])
         score += min(others - document.weight.get(name, 0.0), OTHERS_MAX)
-        score += SUBJECT * max((r for k, r in cues if k == "subject"), default=0.0)
+        if not any(k == "copula" for k, _ in cues):  # a copula's subject counts once
+            score += SUBJECT * max((r for k, r in cues if k == "subject"), default=0.0)
         score -= PENALTY * (quoted + (words < SHORT_WORDS) + (end - start > FITS_CHARS))
     return tier, score, -span.start
 
