@@ -211,3 +211,17 @@ async def test_pipeline_stores_the_kept_text_and_the_metadata(tmp_path: Path) ->
         # the same file again is unchanged: skipped, not replaced
         again = await pipeline.ingest([_doc(text)])
         assert again.skipped == 1
+
+
+def test_windows_line_ends_are_read_alike() -> None:
+    text = HEADER + TITLE_PAGE + CONTENTS + BOOK_BODY * 4 + "\n\nTHE END\n\nGREEN INK\n" + FOOTER
+    found = find_boilerplate(text.replace("\n", "\r\n"))
+    assert found is not None
+    assert [p.kind for p in found.parts] == [
+        "gutenberg_header",
+        "title_page",
+        "contents",
+        "back_matter",
+        "gutenberg_footer",
+    ]
+    assert found.gutenberg["author"] == "Ada Lane"

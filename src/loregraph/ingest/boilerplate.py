@@ -62,9 +62,9 @@ _END = re.compile(
     re.I | re.M,
 )
 _END_LINE = re.compile(r"^[ \t]*End of (?:the )?Project Gutenberg\b[^\n]*$", re.I | re.M)
-_FIELD = re.compile(r"^[ \t]*(Title|Author|Language)[ \t]*:[ \t]*(\S[^\n]*?)[ \t]*$", re.I | re.M)
+_FIELD = re.compile(r"^[ \t]*(Title|Author|Language)[ \t]*:[ \t]*(\S[^\n]*?)[ \t\r]*$", re.I | re.M)
 _EBOOK = re.compile(r"\bE-?(?:Book|Text)[ \t]*#[ \t]*(\d+)", re.I)
-_THE_END = re.compile(r"^[ \t]*[*_]*(?:the end|finis)[*_]*\.?[ \t]*$", re.I | re.M)
+_THE_END = re.compile(r"^[ \t]*[*_]*(?:the end|finis)[*_]*\.?[ \t\r]*$", re.I | re.M)
 _MARKERS = tuple(
     re.compile(p, re.I)
     for p in (
