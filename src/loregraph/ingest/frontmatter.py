@@ -46,7 +46,7 @@ _CONTENTS = re.compile(
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
 _BULLET = re.compile(r"^\s*(?:[-*+•]\s+|#{1,6}\s+)")
 _EMPHASIS = re.compile(r"[*_`]+")
-_PAGE = re.compile(r"(?:\s*\.{2,}\s*|\s*…\s*|\t\s*|\s{2,})(\d{1,4}|[ivxlc]{1,7})\s*$", re.I)
+_PAGE = re.compile(r"(?:\s*(?:\.\s*){2,}|\s*…\s*|\t\s*|\s{2,})(\d{1,4}|[ivxlc]{1,7})\s*$", re.I)
 _NUMBERED = re.compile(r"^(\d+(?:\.\d+)*\.?|[IVXLCDM]+\.|[A-Z]\.)(?=\s+\S)")
 _SECTION = re.compile(
     r"^(chapter|part|book|section|act|scene|volume|appendix|letter|canto|stave)\b\.?\s*"
