@@ -18,7 +18,7 @@ about each noun (the parse is not kept, so this is read at once, never parsed ag
   another verb).
 
 A cue's *richness* (0-1) is how much its complement says: the words under it, less
-articles and punctuation ("a woman" 0, "only son of Lord Godalming" 0.8). The sentences
+articles, possessives and punctuation ("a woman" 0, "only son of Lord Godalming" 0.8). The sentences
 that may describe at all are noted too, paragraph by paragraph: a verb, at least
 :data:`MIN_WORDS` words and fewer than :data:`CAPITALS_SHARE` of them in capitals (so
 never a chapter heading, an all-capitals line, or a heading run into the sentence after
@@ -61,9 +61,9 @@ MIN_RICHNESS = 0.2
 as a role."""
 SUBJECT = 1.0
 OTHERS_MAX = 1.0
+"""Most that other entities in the sentence add to its centrality."""
 FIRST = 1.0
 """What being the earliest mention of its tier adds (an introduction)."""
-"""Most that other entities in the sentence add to its centrality."""
 SHORT_WORDS = 8
 FITS_CHARS = 200
 PENALTY = 0.5
