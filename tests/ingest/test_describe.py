@@ -46,6 +46,9 @@ def cues_of(extractor: OfflineExtractor, sentence: str) -> list[str]:
         ("Whitby is a seaside town in Yorkshire.", "copula"),
         ("The solicitor Jonathan Harker left Munich by train.", "apposition"),
         ("The schooner Demeter came into the harbour at night.", "role"),
+        ("The estate is called Carfax, after the four sides of the house.", "copula"),
+        ("A small town called Bistritz lies near the pass.", "copula"),
+        ("The old asylum, known as Purfleet House, stood empty.", "copula"),
     ],
 )
 def test_the_parse_gives_the_cue(extractor: OfflineExtractor, sentence: str, kind: str) -> None:

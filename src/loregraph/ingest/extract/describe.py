@@ -6,7 +6,8 @@ about each noun (the parse is not kept, so this is read at once, never parsed ag
 * **copula**: the noun is the subject of *is/was/are/were*, *becomes*, *remains* with a
   common noun as complement, directly ("Whitby is a seaside town") or through a relative
   clause ("the Count himself, who was the driver"); not negated ("not", "no place"), not
-  after a modal;
+  after a modal; or a common noun is named by it ("the estate is called Carfax", "a
+  town called Bistritz", "the asylum, known as Purfleet House");
 * **apposition**: a common noun stands in apposition to it after a comma, dash or
   parenthesis ("Jonathan Harker, a young solicitor, …"; "Dr. Seward, the superintendent
   of the asylum"), or it stands in apposition to a common noun with an article or
@@ -71,6 +72,7 @@ PENALTY = 0.5
 _COPULAS = frozenset({"is", "was", "are", "were", "'s", "’s", "becomes", "became"})
 _COPULAS |= frozenset({"remains", "remained"})
 _COMMON = frozenset({"NN", "NNS"})
+_NAMING = frozenset({"called", "named", "termed", "dubbed", "known"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _BREAKS = frozenset({",", "--", "—", "–", "(", ":"})
 DEFINING_TIER = 2
@@ -173,11 +175,31 @@ def _cues(token: Any) -> list[tuple[str, float]]:
             subject = next((c for c in child.children if c.dep_ == "nsubj"), None)
             if subject is not None and subject.tag_ in ("WP", "WDT"):
                 found.append(("copula", _richness(complement)))
+    named = _named(token)
+    if named is not None:
+        found.append(("copula", max(_richness(named), MIN_RICHNESS)))
     if token.dep_ == "appos" and head.tag_ in _COMMON and head.i < token.i and _determined(head):
         between = token.doc[head.i + 1 : token.i]
         if all(t.text in _BREAKS or not t.is_punct for t in between):
             found.append(("apposition", _richness(head, leave=token)))
     return found
+
+
+def _named(token: Any) -> Any | None:
+    """The common noun that ``token`` names: "the estate is called Carfax", "a town
+    called Bistritz", "the asylum, known as Purfleet House"; else ``None``."""
+    verb = token.head
+    if token.dep_ == "pobj" and verb.lower_ == "as":
+        verb = verb.head
+        if verb.lower_ != "known":
+            return None
+    elif token.dep_ != "oprd" or verb.lower_ not in _NAMING:
+        return None
+    if verb.dep_ == "acl":
+        noun = verb.head
+    else:
+        noun = next((c for c in verb.children if c.dep_ == "nsubjpass"), None)
+    return noun if noun is not None and noun.tag_ in _COMMON else None
 
 
 def _determined(*nouns: Any) -> bool:
