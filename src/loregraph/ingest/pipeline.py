@@ -1,11 +1,12 @@
 """The ingestion pipeline: wires the stages, owns batching, progress and idempotency.
 
-read → chunk → extract → normalise types → cluster → select core entities → resolve →
-relate → embed → write. Documents are extracted in batches (one NLP pass over many short
-records) and embedded in batches (the chunks, and the entity texts resolution will likely
-need, in one pass: see :meth:`~loregraph.ingest.resolve.Resolver.plan_embeddings`), but
-resolved and written one at a time, in input order, each in one transaction: an
-interrupted run resumes by skipping what is done and ends with the same graph.
+read → set aside boilerplate (:mod:`.boilerplate`) → chunk → extract → normalise types →
+cluster → select core entities → resolve → relate → embed → write. Documents are extracted
+in batches (one NLP pass over many short records) and embedded in batches (the chunks, and
+the entity texts resolution will likely need, in one pass: see
+:meth:`~loregraph.ingest.resolve.Resolver.plan_embeddings`), but resolved and written one
+at a time, in input order, each in one transaction: an interrupted run resumes by skipping
+what is done and ends with the same graph.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from loregraph.embed.base import Embedder
 from loregraph.errors import EmptyInputError, LoregraphError
+from loregraph.ingest.boilerplate import set_aside
 from loregraph.ingest.chunker import chunk_text
 from loregraph.ingest.cluster import Record
 from loregraph.ingest.extract.base import Extractor
@@ -147,11 +149,12 @@ class IngestPipeline:
             if pending is None:
                 self.progress.advance("documents")
                 continue
-            if batch and chars + len(source.text) > BATCH_CHARS:
+            size = len(pending.source.text)
+            if batch and chars + size > BATCH_CHARS:
                 yield batch
                 batch, chars = [], 0
             batch.append(pending)
-            chars += len(source.text)
+            chars += size
             if len(batch) >= BATCH_DOCUMENTS:
                 yield batch
                 batch, chars = [], 0
@@ -163,6 +166,7 @@ class IngestPipeline:
     ) -> _Pending | None:
         if not source.text.strip():
             raise EmptyInputError(f"{source.source}: the document is empty (no text to ingest)")
+        source = set_aside(source)
         digest = content_hash(source.text)
         doc_id = document_id(scope, source.source)
         same = await self.store.find_document(scope, content_hash=digest, source=source.source)

@@ -18,15 +18,18 @@ Document-level decisions of the offline extractor:
   "X (film)", "X, Margrave of Y") occurs; its type is the majority label of those spans,
   else the qualifier's ("(film)" → Product), else the head-noun rule, else Person when
   the first sentences say he/she more than it, else the head word's type, else Concept.
-  Its description is the document's first sentence. It always has at least one occurrence.
+  It always has at least one occurrence.
 * **Clustering** of variant names (:func:`~loregraph.ingest.cluster.cluster_candidates`).
 * **Salience** (1-5): 5 for the title entity; otherwise ``1 + 4·ln(1+m)/ln(1+M)`` with
   ``m`` the entity's mentions and ``M`` the largest among non-title entities, +1 when it
   appears in the first sentence, at least 3 in a text of at most
   :data:`SHORT_TEXT_SENTENCES` sentences (so a short passage's entities pass selection while
   one-off spaCy noise in a book does not), capped at 5.
-* **Descriptions**: the first sentence mentioning the entity, trimmed to 200 characters.
-  Descriptions and relation facts are verbatim from the document (whitespace collapsed).
+* **Descriptions**: a sentence that says what the entity is, chosen by
+  :func:`.describe.choose` (copula, apposition, role noun, else the most central mention;
+  never a heading), trimmed to 200 characters around the mention. The title entity of a
+  short document keeps the document's first sentence. Descriptions and relation facts are
+  verbatim from the document (whitespace collapsed).
 * **Relations**: typed ones from the dependency parse (confidence 0.8; 0.6 through a
   pronoun), co-occurrence of every pair of the first :data:`MAX_COOCCURRING` distinct
   entities of a sentence (``CO_OCCURS_WITH``, 0.3), and in short documents (at most
@@ -43,9 +46,10 @@ from __future__ import annotations
 import bisect
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from loregraph.ingest.cluster import cluster_candidates
+from loregraph.ingest.extract.describe import DescriptionCues, choose
 from loregraph.ingest.extract.spacy_ner import TITLE_LABEL, PieceAnalysis, SpanRecord
 from loregraph.ingest.types import (
     CandidateEntity,
@@ -73,6 +77,9 @@ FACT_CHARS = 300
 @dataclass(slots=True)
 class DocumentAnalysis(PieceAnalysis):
     """The piece records of one document, with document-wide sentence and span indexes."""
+
+    cues: DescriptionCues = field(default_factory=DescriptionCues)
+    """What the parse says about names, for descriptions (added by the extractor)."""
 
     def add(self, piece: PieceAnalysis) -> None:
         """Append a piece (pieces must be added in document order)."""
@@ -335,21 +342,18 @@ def _describe(
     analysis: DocumentAnalysis,
     text: str,
 ) -> None:
-    first: dict[str, SpanRecord] = {}
-    for span, name in zip(spans, canonical, strict=True):
-        if span is not None and name is not None:
-            seen = first.get(name)
-            if seen is None or span.start < seen.start:
-                first[name] = span
+    sentences, cues = analysis.sentences, analysis.cues
+    long = len(sentences) > SHORT_DOCUMENT_SENTENCES
+    mentions = {c.name: c.mentions for c in entities}
+    picks = choose(spans, canonical, text, sentences, cues, mentions, long=long)
     for cand in entities:
-        if cand.is_title and analysis.sentences:
-            start, end = analysis.sentences[0]
+        pick = picks.get(cand.name)
+        if cand.is_title and sentences and (pick is None or not long):
+            # a short record's first sentence defines its subject; a long text's may not
+            start, end = (cues.first() if long else None) or sentences[0]
             cand.description = excerpt(text, start, end, (start, start), DESCRIPTION_CHARS)
-            continue
-        span = first.get(cand.name)
-        if span is not None:
-            start, end = analysis.sentences[span.sentence]
-            cand.description = excerpt(text, start, end, (span.start, span.end), DESCRIPTION_CHARS)
+        elif pick is not None:
+            cand.description = excerpt(text, pick.start, pick.end, pick.mention, DESCRIPTION_CHARS)
 
 
 def _score(

@@ -118,6 +118,7 @@ class OfflineExtractor:
             ):
                 piece = analyse_piece(doc, offset, self.labels, self._lemma, titles[i])
                 analyses[i].add(piece)
+                analyses[i].cues.add(doc, offset)
         return [
             self._assemble(doc, chunks, text, analysis)
             for (doc, chunks), text, analysis in zip(items, texts, analyses, strict=True)
