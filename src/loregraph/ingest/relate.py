@@ -12,6 +12,8 @@ from loregraph.models import (
     Relation,
     name_key,
 )
+from loregraph.text.entity_types import PERSON
+from loregraph.text.names import may_name_one_person
 
 
 def surface_index(
@@ -57,15 +59,17 @@ def build_relations(
 ) -> tuple[list[Relation], int]:
     """Relations between resolved entities, duplicates merged; returns (relations, dropped).
 
-    A candidate whose ends do not resolve to a written entity, or whose two ends are the
-    same entity, is dropped and counted.
+    A candidate whose ends do not resolve to a written entity, whose two ends are the same
+    entity, or whose ends are two persons one of whose names is part of the other's
+    ("Harker" / "Jonathan Harker": perhaps one person, see
+    :func:`~loregraph.text.names.may_name_one_person`) is dropped and counted.
     """
     merged: dict[str, Relation] = {}
     dropped = 0
     for cand in candidates:
         src = _lookup(cand.source, surfaces, entities)
         dst = _lookup(cand.target, surfaces, entities)
-        if src is None or dst is None or src.id == dst.id:
+        if src is None or dst is None or src.id == dst.id or _one_person(src, dst):
             dropped += 1
             continue
         rel_type = cand.type.strip().upper() or "RELATED_TO"
@@ -102,6 +106,10 @@ def build_relations(
     kept = [rel for rel in merged.values() if rel.evidence]
     dropped += len(merged) - len(kept)
     return kept, dropped
+
+
+def _one_person(a: Entity, b: Entity) -> bool:
+    return a.type == PERSON == b.type and may_name_one_person(a.name, b.name)
 
 
 def _lookup(
