@@ -195,3 +195,18 @@ def test_relate_keeps_a_place_named_after_a_person() -> None:
     candidate = _candidate("Johns Hopkins", "FOUNDS", "Johns Hopkins University")
     relations, _ = build_relations([candidate], {}, entities, ["c0"], "s")
     assert len(relations) == 1
+
+
+def test_a_diary_heading_joined_to_a_sentence_is_no_end(extractor: OfflineExtractor) -> None:
+    text = (
+        "Telegram, Rufus Smith, London, to Lord Godalming, Varna._\n\n“_Czarina Catherine_ "
+        "reported entering Galatz at one o’clock to-day.”\n\n_Dr. Seward’s Diary._\n\n"
+        "_1 November._--All day long we have travelled. Dr. Seward met Arthur Holmwood in "
+        "Galatz."
+    )
+    found = typed(extract(extractor, text))
+    assert {t for t in found if t[0] == "Dr. Seward"} == {
+        ("Dr. Seward", "MEETS", "Arthur Holmwood"),
+        ("Dr. Seward", "MEETS_IN", "Galatz"),
+    }
+    assert not [t for t in found if t[2] == "Dr. Seward"]

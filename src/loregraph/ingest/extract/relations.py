@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 
 from loregraph.ingest.extract.assemble import (
     ABOUT_CONFIDENCE,
@@ -110,6 +111,13 @@ def narrators(analysis: DocumentAnalysis, assembled: Assembled, prepared: str) -
     return out
 
 
+def diary_headings(analysis: DocumentAnalysis, prepared: str) -> set[int]:
+    """The spans that name a diary in a heading ("Dr. Seward's Diary"): the writer is not
+    taking part in the sentence the parser joined the heading to, so such a span is no end
+    of a relation."""
+    return {i for i, span in enumerate(analysis.spans) if _DIARY.match(prepared, span.end)}
+
+
 def starts_with_to(heading: str, span: SpanRecord, para_start: int) -> bool:
     """Whether the span is the addressee ("… to <person>") rather than the writer."""
     return heading[: span.start - para_start].rstrip().lower().endswith(" to")
@@ -131,7 +139,11 @@ def build_relations(
     """
     short = len(analysis.sentences) <= SHORT_DOCUMENT_SENTENCES
     out = _Relations(analysis, locator, text)
-    stats = _typed(out, assembled, narrators(analysis, assembled, prepared), short=short)
+    writers = narrators(analysis, assembled, prepared)
+    headings = diary_headings(analysis, prepared)
+    canonical = [None if i in headings else n for i, n in enumerate(assembled.canonical)]
+    assembled = replace(assembled, canonical=canonical)
+    stats = _typed(out, assembled, writers, short=short)
     stats["co_occurrence_pairs"] = _co_occurrences(out, assembled) if co_occurrence else 0
     about = 0
     if assembled.title is not None and short:
