@@ -210,3 +210,11 @@ def test_a_diary_heading_joined_to_a_sentence_is_no_end(extractor: OfflineExtrac
         ("Dr. Seward", "MEETS_IN", "Galatz"),
     }
     assert not [t for t in found if t[2] == "Dr. Seward"]
+
+
+def test_relate_keeps_about_from_a_subject_to_a_short_form_of_its_name() -> None:
+    full, short = "Princess Maria of Greece and Denmark", "Princess Maria"
+    entities = {full: _entity(full), short: _entity(short)}
+    candidates = [_candidate(full, ABOUT, short), _candidate(full, "MEETS", short)]
+    relations, dropped = build_relations(candidates, {}, entities, ["c0"], "s")
+    assert [r.type for r in relations] == [ABOUT] and dropped == 1

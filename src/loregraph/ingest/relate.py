@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from loregraph.ingest.types import CandidateEntity, CandidateRelation
 from loregraph.models import (
+    ABOUT,
     Entity,
     Evidence,
     Mention,
@@ -62,14 +63,16 @@ def build_relations(
     A candidate whose ends do not resolve to a written entity, whose two ends are the same
     entity, or whose ends are two persons one of whose names is part of the other's
     ("Harker" / "Jonathan Harker": perhaps one person, see
-    :func:`~loregraph.text.names.may_name_one_person`) is dropped and counted.
+    :func:`~loregraph.text.names.may_name_one_person`) is dropped and counted. ``ABOUT``
+    (a short document's subject to the names it mentions) states no fact between its ends
+    and is kept: from a short form of the subject's name it leads to the subject.
     """
     merged: dict[str, Relation] = {}
     dropped = 0
     for cand in candidates:
         src = _lookup(cand.source, surfaces, entities)
         dst = _lookup(cand.target, surfaces, entities)
-        if src is None or dst is None or src.id == dst.id or _one_person(src, dst):
+        if src is None or dst is None or not _relates(cand.type, src, dst):
             dropped += 1
             continue
         rel_type = cand.type.strip().upper() or "RELATED_TO"
@@ -108,8 +111,12 @@ def build_relations(
     return kept, dropped
 
 
-def _one_person(a: Entity, b: Entity) -> bool:
-    return a.type == PERSON == b.type and may_name_one_person(a.name, b.name)
+def _relates(kind: str, a: Entity, b: Entity) -> bool:
+    """Whether a relation of ``kind`` may join two (resolved) entities (see above)."""
+    if a.id == b.id:
+        return False
+    one_person = a.type == PERSON == b.type and may_name_one_person(a.name, b.name)
+    return kind == ABOUT or not one_person
 
 
 def _lookup(
