@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from loregraph.text import names
 from loregraph.text.entity_types import (
@@ -57,8 +58,18 @@ from loregraph.text.entity_types import (
     normalize_type,
 )
 
-if TYPE_CHECKING:
-    from loregraph.ingest.extract.spacy_ner import SpanRecord
+
+class Mention(Protocol):
+    """What the decisions read (and change) of an entity mention (``SpanRecord``)."""
+
+    surface: str
+    label: str
+    title_ref: bool
+    place_hint: bool
+    noun_type: str
+    after_the: bool
+    in_code: bool
+
 
 CODE_SHARE = 3
 """A name is code when at least 1 in this many of its mentions are in code."""
@@ -222,7 +233,7 @@ def _named_thing(verb: Any) -> Any:
     return None
 
 
-def _decide(mentions: list[SpanRecord], *, technical: bool) -> str:
+def _decide(mentions: Sequence[Mention], *, technical: bool) -> str:
     """The type the context gives one name (module docstring), or "" to keep the tagger's."""
     n = len(mentions)
     surface = mentions[0].surface
@@ -240,11 +251,11 @@ def _decide(mentions: list[SpanRecord], *, technical: bool) -> str:
     return ""
 
 
-def apply_context_types(spans: list[SpanRecord]) -> int:
+def apply_context_types(spans: Sequence[Mention]) -> int:
     """Relabel the spans of every name whose context decides its type; returns how many
     names were relabelled. Title references ("the Count") and the document-title string
     matches are left alone."""
-    by_name: dict[str, list[SpanRecord]] = {}
+    by_name: dict[str, list[Mention]] = {}
     for span in spans:
         if not span.title_ref and span.label != "TITLE":
             by_name.setdefault(span.surface.casefold(), []).append(span)
