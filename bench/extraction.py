@@ -190,6 +190,11 @@ def run(options: RunOptions) -> dict[str, Any]:
     }
     ent = figures["entities"]
     log(f"extraction: entity P {ent['precision']} R {ent['recall']} F1 {ent['f1']}")
+    for group, prf in figures["relation_pairs"].items():
+        log(
+            f"extraction: {group} relation pairs P {prf['precision']} R {prf['recall']} "
+            f"F1 {prf['f1']} ({prf['pred_total']} predicted)"
+        )
     return {
         "figures": figures,
         "config": {

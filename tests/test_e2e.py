@@ -31,8 +31,10 @@ def test_ingest_builds_a_graph(graph: tuple[loregraph.Graph, loregraph.IngestRep
     assert stats.documents == 1
     assert stats.chunks >= 50
     assert stats.entities >= 20
-    assert stats.relations >= 20
-    assert any(t != CO_OCCURS for t in stats.relation_types)
+    # the excerpt's typed relations all come through the diarist's "I", each stated once:
+    # unsupported, so not kept (tests/ingest/test_relation_support.py); co-occurrence stays
+    assert stats.relations >= 15
+    assert CO_OCCURS in stats.relation_types
 
 
 def test_variant_names_are_one_entity(
@@ -46,19 +48,33 @@ def test_variant_names_are_one_entity(
     assert harker.type == "Person"
 
 
-def test_entity_view_has_typed_relations_with_evidence(
+def test_entity_view_has_relations_with_evidence(
     graph: tuple[loregraph.Graph, loregraph.IngestReport], excerpt_path: Path
 ) -> None:
     g, _ = graph
     text = " ".join(excerpt_path.read_text(encoding="utf-8").split())
     view = g.entity("Jonathan Harker")
-    typed = [r for r in view.relations if r.type != CO_OCCURS]
-    assert typed, "expected typed relations for Harker"
-    for rel in typed:
+    assert view.relations, "expected relations for Harker"
+    for rel in view.relations:
         assert re.fullmatch(r"[A-Z][A-Z0-9_]*", rel.type)
         assert rel.evidence
         sentence = " ".join(rel.evidence[0].sentence.split())
         assert sentence and sentence in text
+
+
+def test_entity_view_has_typed_relations_with_evidence(tmp_path: Path) -> None:
+    text = (
+        "Quincey Morris met Arthur Holmwood in London. Arthur Holmwood married Lucy "
+        "Westenra in Hampstead. Later Quincey Morris wrote to Arthur Holmwood from Texas."
+    )
+    doc = tmp_path / "letters.txt"
+    doc.write_text(text, encoding="utf-8")
+    with loregraph.open(tmp_path / "t.db") as g:
+        g.ingest(doc)
+        view = g.entity("Arthur Holmwood")
+        typed = {(r.type, r.evidence[0].sentence) for r in view.relations if r.type != CO_OCCURS}
+    assert ("MEETS", "Quincey Morris met Arthur Holmwood in London.") in typed
+    assert ("MARRIES", "Arthur Holmwood married Lucy Westenra in Hampstead.") in typed
 
 
 def test_reingesting_unchanged_does_no_work(

@@ -160,3 +160,20 @@ def test_looks_like_person_name() -> None:
     assert names.looks_like_person_name("Ludwig van Beethoven")
     assert not names.looks_like_person_name("Arthur Holmwood to Seward")
     assert not names.looks_like_person_name("Van Helsing, Art")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "one"),
+    [
+        ("Harker", "Jonathan Harker", True),
+        ("Mr. Morris", "Quincey Morris", True),
+        ("Van Helsing", "Abraham Van Helsing", True),
+        ("Mina Harker", "Jonathan Harker", False),
+        ("Mrs. Harker", "Mr. Jonathan Harker", False),
+        ("Paul Desmarais Jr.", "Desmarais", False),
+        ("Lucy Westenra", "Arthur Holmwood", False),
+    ],
+)
+def test_may_name_one_person(a: str, b: str, one: bool) -> None:
+    assert names.may_name_one_person(a, b) is one
+    assert names.may_name_one_person(b, a) is one

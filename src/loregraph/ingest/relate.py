@@ -6,12 +6,15 @@ from collections.abc import Mapping, Sequence
 
 from loregraph.ingest.types import CandidateEntity, CandidateRelation
 from loregraph.models import (
+    ABOUT,
     Entity,
     Evidence,
     Mention,
     Relation,
     name_key,
 )
+from loregraph.text.entity_types import PERSON
+from loregraph.text.names import may_name_one_person
 
 
 def surface_index(
@@ -57,15 +60,19 @@ def build_relations(
 ) -> tuple[list[Relation], int]:
     """Relations between resolved entities, duplicates merged; returns (relations, dropped).
 
-    A candidate whose ends do not resolve to a written entity, or whose two ends are the
-    same entity, is dropped and counted.
+    A candidate whose ends do not resolve to a written entity, whose two ends are the same
+    entity, or whose ends are two persons one of whose names is part of the other's
+    ("Harker" / "Jonathan Harker": perhaps one person, see
+    :func:`~loregraph.text.names.may_name_one_person`) is dropped and counted. ``ABOUT``
+    (a short document's subject to the names it mentions) states no fact between its ends
+    and is kept: from a short form of the subject's name it leads to the subject.
     """
     merged: dict[str, Relation] = {}
     dropped = 0
     for cand in candidates:
         src = _lookup(cand.source, surfaces, entities)
         dst = _lookup(cand.target, surfaces, entities)
-        if src is None or dst is None or src.id == dst.id:
+        if src is None or dst is None or not _relates(cand.type, src, dst):
             dropped += 1
             continue
         rel_type = cand.type.strip().upper() or "RELATED_TO"
@@ -102,6 +109,14 @@ def build_relations(
     kept = [rel for rel in merged.values() if rel.evidence]
     dropped += len(merged) - len(kept)
     return kept, dropped
+
+
+def _relates(kind: str, a: Entity, b: Entity) -> bool:
+    """Whether a relation of ``kind`` may join two (resolved) entities (see above)."""
+    if a.id == b.id:
+        return False
+    one_person = a.type == PERSON == b.type and may_name_one_person(a.name, b.name)
+    return kind == ABOUT or not one_person
 
 
 def _lookup(

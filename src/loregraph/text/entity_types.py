@@ -1,8 +1,12 @@
 """Entity type normalisation: any extractor's raw type to one of a few graph types.
 
 An LLM's free-form type (or a spaCy label) maps to one of ``Person``,
-``Organization``, ``Location``, ``Product``, ``Concept``, ``Event`` or ``Role`` (default
-``Concept``). The table covers spaCy's NER labels and common LLM synonyms, and adds
+``Organization``, ``Location``, ``Product``, ``Concept``, ``Event``, ``Role`` or ``Code``
+(default ``Concept``). ``Product`` is every made thing with a name: objects, vehicles and
+ships ("the schooner Emma"), works (books, newspapers, films, songs); ``Code`` is an
+identifier of a program or a query language (``maxBuffer``, ``pg_dump``, ``SELECT``).
+
+The table covers spaCy's NER labels and common LLM synonyms, and adds
 one more type, ``Time``, for dates and times (the offline extractor only
 emits them when asked to; see :class:`~loregraph.ingest.extract.offline.OfflineExtractor`).
 
@@ -24,8 +28,19 @@ CONCEPT = "Concept"
 EVENT = "Event"
 ROLE = "Role"
 TIME = "Time"
+CODE = "Code"
 
-TYPES: tuple[str, ...] = (PERSON, ORGANIZATION, LOCATION, PRODUCT, CONCEPT, EVENT, ROLE, TIME)
+TYPES: tuple[str, ...] = (
+    PERSON,
+    ORGANIZATION,
+    LOCATION,
+    PRODUCT,
+    CONCEPT,
+    EVENT,
+    ROLE,
+    TIME,
+    CODE,
+)
 """The normalised types, in the order used to break ties."""
 
 _SYNONYMS: dict[str, str] = {
@@ -55,7 +70,15 @@ _SYNONYMS: dict[str, str] = {
         "movie|album|song|single|painting|play|poem|opera|series|tv series|"
         "television series|show|game|video game|software|tool|library|framework|"
         "application|app|device|vehicle|ship|boat|train|weapon|item|document|newspaper|"
-        "magazine|journal|file|module|function|package"
+        "magazine|journal|file|gazette|periodical|story|essay|article|symphony|sculpture|"
+        "schooner|steamer|steamship|vessel|yacht|brig|brigantine|barque|frigate|liner|"
+        "ferry|tug|tugboat|galleon|sloop|ketch|clipper|warship|battleship|cruiser|"
+        "submarine|aircraft|airplane|aeroplane|airship|locomotive|car|automobile|carriage|"
+        "wagon|tram|bus|truck|rocket|spacecraft|spaceship|satellite"
+    ),
+    CODE: (
+        "code|identifier|variable|keyword|sql keyword|function|module|package|api|"
+        "code element|configuration parameter"
     ),
     EVENT: (
         "event|battle|war|meeting|conference|election|festival|ceremony|incident|"

@@ -232,6 +232,22 @@ def is_name_part(short: list[str], long: list[str]) -> bool:
     return long[:n] == short or long[-n:] == short
 
 
+def may_name_one_person(a: str, b: str) -> bool:
+    """Whether two different person names may still be two names of one person.
+
+    True when one name (honorifics aside) is the leading or trailing part of the other and
+    their honorifics imply no different genders: ``Harker`` / ``Jonathan Harker``, ``Mr.
+    Morris`` / ``Quincey Morris``; not ``Mina Harker`` / ``Jonathan Harker``, not ``Mrs.
+    Harker`` / ``Mr. Jonathan Harker``. A relation between two such names says nothing.
+    """
+    titles_a, core_a = split_title(a)
+    titles_b, core_b = split_title(b)
+    if genders_conflict(gender_of(titles_a), gender_of(titles_b)):
+        return False
+    words_a, words_b = tokens(core_a), tokens(core_b)
+    return is_name_part(words_a, words_b) or is_name_part(words_b, words_a)
+
+
 def head_type(name: str) -> str | None:
     """The type a name's head noun implies: ``"Castle Dracula"`` → Location.
 

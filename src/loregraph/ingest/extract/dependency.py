@@ -14,11 +14,18 @@ lemma in the third person present, plus particle and preposition):
 * an entity with a prepositional modifier: "Bistritz in Transylvania" → ``IN`` (also
   ``AT``, ``NEAR``, ``OF``, ``FROM``);
 * subjects are shared by conjoined and controlled verbs ("came … and met Seward", "decided
-  to visit London"), and conjoined subjects and objects each get the relation.
+  to visit London"), and conjoined subjects and objects each get the relation;
+* a past participle modifying a noun is a passive: "the boxes sent by X" → (X, ``SENDS``,
+  boxes).
 
-Negated verbs give nothing. A subject pronoun (he/she/it) is returned as a placeholder
-(:data:`HE_SHE`, :data:`IT`) for the caller to resolve (coreference-lite); so is whatever
-the caller's ``owner`` maps to a negative code (:data:`NARRATOR`).
+Nothing comes from: a negated verb; a verb or noun whose lemma is not a known word of its
+part of speech (see :func:`~.spacy_nlp.lemmatizer_of`: no "BRES" from a mis-lemmatised
+"bring"); a preposition that is not an English one; a naming verb in the passive ("X,
+also known as Y", "X is called Y": two names of one thing, not two things); the direct
+object of a verb of saying ("I said 'Finis'"). A subject pronoun (he/she/it) is returned
+as a placeholder (:data:`HE_SHE`, :data:`IT`) for the caller to resolve
+(coreference-lite); so is whatever the caller's ``owner`` maps to a negative code
+(:data:`NARRATOR`).
 """
 
 from __future__ import annotations
@@ -38,7 +45,25 @@ _PRONOUNS = {"he": HE_SHE, "she": HE_SHE, "it": IT}
 _SUBJECT = {"nsubj", "nsubjpass"}
 _OBJECT = {"dobj", "dative", "oprd"}
 _COPULAS = {"be", "become", "remain"}
-_NOUN_PREPS = {"in", "at", "near", "of", "from"}
+NOUN_PREPS = frozenset({"in", "at", "near", "of", "from"})
+"""Prepositions that relate an entity to the entity it modifies ("Bistritz in Transylvania")."""
+_PREPOSITION_WORDS = (
+    "aboard about above across after against along alongside amid amidst among amongst "
+    "around as at before behind below beneath beside besides between beyond by despite "
+    "down during except for from in inside into like near of off on onto opposite out "
+    "outside over past per round since than through throughout till to toward towards "
+    "under underneath unlike until up upon versus via with within without"
+)
+_PREPOSITIONS = frozenset(_PREPOSITION_WORDS.split())
+"""English prepositions: a preposition the parser found must be one of these ("og" in a
+Norwegian name is not)."""
+_NAMING = frozenset({"know", "call", "name", "nickname", "dub", "rename", "term", "refer", "style"})
+"""Verbs that, in the passive ("X, also known as Y", "X is called Y"), give a second name of
+the same thing: no relation between two entities."""
+_SPEECH = frozenset(
+    {"say", "reply", "answer", "exclaim", "shout", "cry", "murmur", "whisper", "mutter", "add"}
+)
+"""Verbs whose direct object is what is said ("I said 'Finis'"), not an entity acted on."""
 _IRREGULAR = {"be": "IS", "have": "HAS", "do": "DOES", "go": "GOES"}
 _SAFE = re.compile(r"[^A-Z0-9]+")
 MAX_PARTS = 4
@@ -76,7 +101,10 @@ def _conjuncts(token: Any) -> Iterator[Any]:
 
 
 def _subjects(verb: Any, depth: int = 0) -> list[Any]:
-    found = [t for c in verb.children if c.dep_ in _SUBJECT for t in _conjuncts(c)]
+    direct = [c for c in verb.children if c.dep_ in _SUBJECT]
+    if len(direct) > 1:  # a parse error ("Mem., I must ask"): the nearest one is the subject
+        direct = [min(direct, key=lambda c: abs(verb.i - c.i))]
+    found = [t for c in direct for t in _conjuncts(c)]
     if found or depth > 3:
         return found
     if verb.dep_ == "xcomp" and verb.head is not verb:
@@ -97,7 +125,17 @@ def _prep_objects(prep: Any) -> Iterator[Any]:
 
 
 def _is_passive(verb: Any) -> bool:
+    """A passive verb, or a past participle modifying a noun ("the boxes sent by X")."""
+    if verb.dep_ == "acl" and verb.tag_ == "VBN":
+        return True
     return any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
+
+
+def _preps(verb: Any) -> Iterator[Any]:
+    """The verb's prepositional children that are English prepositions."""
+    for child in verb.children:
+        if child.dep_ == "prep" and child.lower_ in _PREPOSITIONS:
+            yield child
 
 
 def sentence_relations(sent: Any, owner: Owner, lemma: Lemma) -> list[Triple]:
@@ -139,7 +177,7 @@ def sentence_relations(sent: Any, owner: Owner, lemma: Lemma) -> list[Triple]:
                 _noun_relations(token, head, "IS", owner, lemma, emit)
         elif mine is not None:
             for child in token.children:
-                if child.dep_ == "prep" and child.lower_ in _NOUN_PREPS:
+                if child.dep_ == "prep" and child.lower_ in NOUN_PREPS:
                     for obj in _prep_objects(child):
                         emit(mine, child.lower_.upper(), owner(obj))
     return list(out)
@@ -153,27 +191,30 @@ def _verb_relations(
     emit: Callable[[int | None, str, int | None], None],
 ) -> None:
     base_lemma = lemma(verb, "VERB")
+    if not base_lemma:  # not a known verb: a tagging error or a broken word
+        return
     particle = "_".join(c.lower_ for c in verb.children if c.dep_ == "prt")
     if _is_passive(verb):
+        if base_lemma in _NAMING:
+            return
         agents = [owner(o) for c in verb.children if c.dep_ == "agent" for o in _prep_objects(c)]
         active = relation_type(third_person(base_lemma), particle)
         for agent in agents:
             for subject in subjects:
                 emit(agent, active, subject)
-        for child in verb.children:
-            if child.dep_ == "prep":
-                kind = relation_type("IS", verb.lower_, particle, child.lower_)
-                for obj in _prep_objects(child):
-                    for subject in subjects:
-                        emit(subject, kind, owner(obj))
+        for prep in _preps(verb):
+            kind = relation_type("IS", verb.lower_, particle, prep.lower_)
+            for obj in _prep_objects(prep):
+                for subject in subjects:
+                    emit(subject, kind, owner(obj))
         return
     base = relation_type(third_person(base_lemma), particle)
     for child in verb.children:
-        if child.dep_ in _OBJECT:
+        if child.dep_ in _OBJECT and base_lemma not in _SPEECH:
             for obj in _conjuncts(child):
                 for subject in subjects:
                     emit(subject, base, owner(obj))
-        elif child.dep_ == "prep":
+        elif child.dep_ == "prep" and child.lower_ in _PREPOSITIONS:
             kind = relation_type(base, child.lower_)
             for obj in _prep_objects(child):
                 for subject in subjects:
@@ -200,8 +241,10 @@ def _noun_relations(
     if not noun.tag_.startswith("NN"):
         return
     word = lemma(noun, "NOUN")
+    if not word:
+        return
     for child in noun.children:
-        if child.dep_ == "prep":
+        if child.dep_ == "prep" and child.lower_ in _PREPOSITIONS:
             kind = relation_type(copula, word, child.lower_)
             for obj in _prep_objects(child):
                 emit(subject, kind, owner(obj))

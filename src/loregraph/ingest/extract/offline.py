@@ -5,7 +5,8 @@ Each document's text is parsed once, in pieces of about
 sentence ends; mentions and sentences are then mapped to the chunk that contains them most
 centrally (so the chunks' overlap never counts a mention twice). What is extracted and how
 it is scored is described in :mod:`.assemble` (entities, title entity, salience,
-relations), :mod:`.spacy_ner` (mentions, title references) and :mod:`.dependency` (typed
+relations), :mod:`.spacy_ner` (mentions, title references), :mod:`.typing_rules` (types
+from the sentence around a name: ships, works, code) and :mod:`.dependency` (typed
 relations).
 
 Entity labels kept by default: PERSON, ORG, GPE, LOC, FAC, NORP, PRODUCT, EVENT,
@@ -38,6 +39,7 @@ from loregraph.ingest.extract.spacy_nlp import (
     prepare_text,
     split_pieces,
 )
+from loregraph.ingest.extract.typing_rules import apply_context_types
 from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
 from loregraph.settings import ExtractionSettings
 from loregraph.text.names import split_qualifier
@@ -134,6 +136,7 @@ class OfflineExtractor:
         if not chunks:
             return ExtractionResult(stats={"chars": len(text), "sentences": 0, "entities": 0})
         locator = ChunkLocator(chunks)
+        typed_by_context = apply_context_types(analysis.spans)
         assembled = assemble_entities(document, locator, document.text, analysis)
         relations, relation_stats = build_relations(
             analysis,
@@ -144,4 +147,5 @@ class OfflineExtractor:
             co_occurrence=self.settings.co_occurrence,
         )
         stats = {"chars": len(text), **assembled.stats, **relation_stats}
+        stats["names_typed_by_context"] = typed_by_context
         return ExtractionResult(entities=assembled.entities, relations=relations, stats=stats)

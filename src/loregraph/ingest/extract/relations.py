@@ -1,14 +1,20 @@
 """Candidate relations of one document from its sentence records (rules: ``assemble``).
 
-Typed relations come from :mod:`.dependency`; co-occurrence and ``ABOUT`` relations are
-weaker, separate evidence. Every relation is aggregated per (source, type, target) with one
-evidence entry per sentence; co-occurrence pairs are undirected and stored in name order.
+Typed relations come from :mod:`.dependency` and are kept only when supported: a sentence
+names both ends, or a subject pronoun is the title entity of a short document, or the same
+(source, type, target) is stated in at least :data:`MIN_REPEATS` sentences (a pronoun
+resolved by guess — the subject of a previous sentence, a diary's "I" — is not enough
+once). Their ends must also fit the preposition (:func:`fits_types`). Co-occurrence
+(``CO_OCCURS_WITH``) and ``ABOUT`` relations are weaker, separate evidence. Every relation
+is aggregated per (source, type, target) with one evidence entry per sentence (its ``fact``
+is the first); co-occurrence pairs are undirected and stored in name order.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 
 from loregraph.ingest.extract.assemble import (
     ABOUT_CONFIDENCE,
@@ -23,11 +29,11 @@ from loregraph.ingest.extract.assemble import (
     DocumentAnalysis,
     excerpt,
 )
-from loregraph.ingest.extract.dependency import HE_SHE, NARRATOR
+from loregraph.ingest.extract.dependency import HE_SHE, NARRATOR, NOUN_PREPS
 from loregraph.ingest.extract.spacy_ner import SpanRecord
 from loregraph.ingest.types import CandidateRelation, RelationEvidence
 from loregraph.models import ABOUT, CO_OCCURS
-from loregraph.text.entity_types import PERSON
+from loregraph.text.entity_types import CONCEPT, LOCATION, ORGANIZATION, PERSON
 
 HEADING_CHARS = 120
 _DIARY = re.compile(
@@ -105,6 +111,13 @@ def narrators(analysis: DocumentAnalysis, assembled: Assembled, prepared: str) -
     return out
 
 
+def diary_headings(analysis: DocumentAnalysis, prepared: str) -> set[int]:
+    """The spans that name a diary in a heading ("Dr. Seward's Diary"): the writer is not
+    taking part in the sentence the parser joined the heading to, so such a span is no end
+    of a relation."""
+    return {i for i, span in enumerate(analysis.spans) if _DIARY.match(prepared, span.end)}
+
+
 def starts_with_to(heading: str, span: SpanRecord, para_start: int) -> bool:
     """Whether the span is the addressee ("… to <person>") rather than the writer."""
     return heading[: span.start - para_start].rstrip().lower().endswith(" to")
@@ -126,7 +139,11 @@ def build_relations(
     """
     short = len(analysis.sentences) <= SHORT_DOCUMENT_SENTENCES
     out = _Relations(analysis, locator, text)
-    stats = _typed(out, assembled, narrators(analysis, assembled, prepared), short=short)
+    writers = narrators(analysis, assembled, prepared)
+    headings = diary_headings(analysis, prepared)
+    canonical = [None if i in headings else n for i, n in enumerate(assembled.canonical)]
+    assembled = replace(assembled, canonical=canonical)
+    stats = _typed(out, assembled, writers, short=short)
     stats["co_occurrence_pairs"] = _co_occurrences(out, assembled) if co_occurrence else 0
     about = 0
     if assembled.title is not None and short:
@@ -135,41 +152,84 @@ def build_relations(
     return list(out.found.values()), stats
 
 
+MIN_REPEATS = 2
+"""A typed relation with an end found through a pronoun needs this many sentences."""
+
+_NAMED, _TITLE, _GUESS = "named", "title", "guess"
+_LOCATIVE = frozenset({"IN", "AT", "NEAR"})
+
+
+def fits_types(kind: str, source: str, target: str) -> bool:
+    """Whether a relation's ends have the types its preposition needs (entity types).
+
+    An entity's bare prepositional modifier relates it to a place ("Bistritz in
+    Transylvania", "Carfax near Purfleet", "Morris, of Texas") or, for "of", to an
+    organisation ("Dr. Vincent, of the North Hospital"); "from" never joins two places
+    (that is the parser attaching a journey's "from" to the destination). A relation
+    ending in "in"/"at"/"near" never has a nationality, language or other concept as its
+    place ("is sung in Bulgarian").
+    """
+    if kind.lower() in NOUN_PREPS:
+        if kind == "OF":
+            return target in (LOCATION, ORGANIZATION)
+        return target == LOCATION and not (kind == "FROM" and source == LOCATION)
+    return not (kind.rsplit("_", 1)[-1] in _LOCATIVE and target == CONCEPT)
+
+
 def _typed(
     out: _Relations, assembled: Assembled, narrator: list[str | None], *, short: bool
 ) -> dict[str, int]:
-    """The dependency parse's relations, their ends through pronouns resolved (module doc
-    of :mod:`.assemble`); returns their counts."""
+    """The dependency parse's relations that are supported; returns their counts.
+
+    Each (source, type, target) is first gathered over the whole document, its ends
+    resolved through pronouns (module doc of :mod:`.assemble`). It is kept when one of its
+    sentences names both ends, or a subject pronoun is the title entity of a short
+    document, or it is stated in at least :data:`MIN_REPEATS` sentences; a relation seen
+    once through a guessed pronoun (the subject of a previous sentence, a diary's "I") is
+    dropped and counted as ``typed_unsupported``.
+    """
     analysis = out.analysis
     spans, names = analysis.spans, assembled.canonical
     types, title = assembled.types, assembled.title
-    stats = {"typed_relations": 0, "typed_relation_mentions": 0, "pronoun_relations": 0}
 
-    def pronoun(code: int, sentence: int) -> str | None:
+    def pronoun(code: int, sentence: int) -> tuple[str | None, str]:
         if code == NARRATOR:
-            return narrator[sentence]
+            return narrator[sentence], _GUESS
         person = code == HE_SHE
         if short and title is not None and (types[title] == PERSON) == person:
-            return title
+            return title, _TITLE
         for back in (sentence - 1, sentence - 2):
             subject = analysis.subjects[back] if back >= 0 else None
             name = names[subject] if subject is not None else None
             if name is not None and (types[name] == PERSON) == person:
-                return name
-        return None
+                return name, _GUESS
+        return None, _GUESS
 
+    found: dict[tuple[str, str, str], list[tuple[int, tuple[int, int], str]]] = {}
     for src, kind, dst, sentence in analysis.relations:
-        a = names[src] if src >= 0 else pronoun(src, sentence)
-        b = names[dst] if dst >= 0 else pronoun(dst, sentence)
-        if a is None or b is None or a == b:
+        a, how_a = (names[src], _NAMED) if src >= 0 else pronoun(src, sentence)
+        b, how_b = (names[dst], _NAMED) if dst >= 0 else pronoun(dst, sentence)
+        if a is None or b is None or a == b or not fits_types(kind, types[a], types[b]):
             continue
         ends = [spans[i] for i in (src, dst) if i >= 0]
         focus = (min(s.start for s in ends), max(s.end for s in ends))
-        via_pronoun = src < 0 or dst < 0
-        conf = PRONOUN_CONFIDENCE if via_pronoun else TYPED_CONFIDENCE
-        stats["typed_relations"] += out.add(a, kind, b, sentence, focus, conf)
-        stats["typed_relation_mentions"] += 1
-        stats["pronoun_relations"] += via_pronoun
+        how = (
+            _GUESS if _GUESS in (how_a, how_b) else (_TITLE if _TITLE in (how_a, how_b) else _NAMED)
+        )
+        found.setdefault((a, kind, b), []).append((sentence, focus, how))
+    stats = dict.fromkeys(
+        ("typed_relations", "typed_relation_mentions", "pronoun_relations", "typed_unsupported"), 0
+    )
+    for (a, kind, b), seen in found.items():
+        hows = {how for _, _, how in seen}
+        if len({sentence for sentence, _, _ in seen}) < MIN_REPEATS and hows == {_GUESS}:
+            stats["typed_unsupported"] += 1
+            continue
+        for sentence, focus, how in seen:
+            conf = TYPED_CONFIDENCE if how == _NAMED else PRONOUN_CONFIDENCE
+            stats["typed_relations"] += out.add(a, kind, b, sentence, focus, conf)
+            stats["typed_relation_mentions"] += 1
+            stats["pronoun_relations"] += how != _NAMED
     return stats
 
 

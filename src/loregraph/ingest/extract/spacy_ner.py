@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from loregraph.ingest.extract import typing_rules
 from loregraph.ingest.extract.dependency import NARRATOR, Lemma, sentence_relations
 from loregraph.models import name_key
 from loregraph.text import names
@@ -65,6 +66,13 @@ class SpanRecord:
     owner_end: int = 0
     place_hint: bool = False
     """The span is the object of a locative preposition ("in Whitby", "at Galatz")."""
+    noun_type: str = ""
+    """The type a common noun next to it gives it ("the schooner Emma": Product); see
+    :mod:`.typing_rules`, as for the two hints below."""
+    after_the: bool = False
+    """The name has "the" right before it."""
+    in_code: bool = False
+    """The span is inside backticks or a fenced code block."""
 
 
 @dataclass(slots=True)
@@ -155,6 +163,7 @@ class _Piece:
             if start >= end:
                 continue
             begin, stop = doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
+            begin, stop = typing_rules.one_side_of_backticks(text, begin, stop)
             surface = names.clean_surface(text[begin:stop])
             if not names.is_valid_name(surface):
                 continue
@@ -164,6 +173,9 @@ class _Piece:
                 offset + begin, offset + stop, surface, ent.label_, self.sentence_of[start]
             )
             record.place_hint = ent.label_ in _MAYBE_PLACE and _in_place_phrase(ent.root)
+            record.noun_type = typing_rules.noun_hint(doc, start, ent.root)
+            record.after_the = typing_rules.follows_the(doc, start) and doc[end - 1].tag_ != "NNPS"
+            record.in_code = typing_rules.in_code(text, begin, stop)
             for k in range(start + 1, end - 1):
                 if doc[k].tag_ == "POS":
                     record.owner = names.clean_surface(text[begin : doc[k].idx])

@@ -68,27 +68,45 @@ def _load(model: str) -> Any:
     raise DependencyError(f"the spaCy model {model!r} is not installed: {INSTALL_HINT}")
 
 
+_BASE_TAGS = {"VERB": frozenset({"VB", "VBP"}), "NOUN": frozenset({"NN", "NNP"})}
+"""Penn tags whose word is its own lemma (the morphology spaCy's rule lemmatizer would read
+to know this comes from the disabled ``attribute_ruler``)."""
+
+
 def lemmatizer_of(nlp: Any) -> Callable[[Any, str], str]:
     """A cached ``lemma(token, pos)`` using the pipeline's (disabled) rule lemmatizer.
 
-    Falls back to the lower-cased text when the pipeline has no lemmatizer.
+    ``pos`` is ``"VERB"`` or ``"NOUN"``. The lemma is always a word the lemmatizer's own
+    word list knows for that part of speech: a base form ("bring" tagged ``VB``) is kept
+    as it is, an inflected form goes through the exception table and the suffix rules, and
+    when neither yields a known word the result is ``""`` (no broken stems such as "bre"
+    from "bring" or "bles" from "bless"). Falls back to the lower-cased text when the
+    pipeline has no lemmatizer.
     """
-    cache: dict[tuple[str, str], str] = {}
+    cache: dict[tuple[str, str, str], str] = {}
     try:
         component = nlp.get_pipe("lemmatizer")
     except KeyError:
         component = None
+    if component is None or not hasattr(component, "rule_lemmatize"):
+        return lambda token, pos: str(token.lower_)
+    tables = component.lookups
+    index = tables.get_table("lemma_index", {})
+    exceptions = tables.get_table("lemma_exc", {})
 
     def lemma(token: Any, pos: str) -> str:
-        key = (token.lower_, pos)
+        word, tag = token.lower_, token.tag_
+        key = (word, tag, pos)
         found = cache.get(key)
         if found is None:
-            found = token.lower_
-            if component is not None and hasattr(component, "rule_lemmatize"):
+            known = index.get(pos.lower(), {})
+            irregular = exceptions.get(pos.lower(), {}).get(word, [])
+            if word in known and tag in _BASE_TAGS.get(pos, ()):
+                found = word
+            else:
                 token.pos_ = pos
-                forms = component.rule_lemmatize(token)
-                if forms:
-                    found = str(forms[0]).lower()
+                forms = [str(f).lower() for f in component.rule_lemmatize(token)]
+                found = next((f for f in forms if f in known or f in irregular), "")
             cache[key] = found
         return found
 
