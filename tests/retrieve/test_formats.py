@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 
 import pytest
 from retrieve_corpus import sample_result
@@ -168,38 +169,56 @@ def test_a_fact_question_gets_passages_first_and_only_graph_lines_that_add() -> 
     assert "- Port Calder: Home port of the Meridian\n" in text
 
 
-def test_relations_between_names_of_one_thing_are_left_out() -> None:
+def add_relation(result: Any, source: str, target: str, **changes: Any) -> None:
+    """Put a variant of the result's first relation first, between the named ends."""
     from loregraph.retrieve.result import RankedRelation
 
+    relation = dataclasses.replace(result.relations[0].relation, **changes)
+    result.relations.insert(0, RankedRelation(relation, source, target, 5.0))
+
+
+def test_relations_between_names_of_one_thing_are_left_out() -> None:
+    from loregraph.retrieve.result import RankedEntity
+
     result = sample_result(intent="relationship")
-    first = result.relations[0]
-    alias = dataclasses.replace(
-        first.relation, id="alias", target_id="other", fact="Varga said Elena would steer."
+    varga = next(e.entity for e in result.entities if e.entity.name == "Elena Varga")
+    assert varga.type == "Person"
+    short = dataclasses.replace(varga, id="short", name="Varga")
+    result.entities.append(RankedEntity(short, 0.5))
+    castle = dataclasses.replace(varga, id="castle", name="Castle Varga", type="Location")
+    result.entities.append(RankedEntity(castle, 0.4))
+    add_relation(result, varga.name, "Varga", id="alias", source_id=varga.id, target_id="short")
+    add_relation(result, varga.name, varga.name, id="self", source_id=varga.id, target_id=varga.id)
+    add_relation(
+        result,
+        "Varga",
+        "Castle Varga",
+        id="owns",
+        source_id="short",
+        target_id="castle",
+        type="OWNS",
+        fact="Varga owned a castle.",
     )
-    itself = dataclasses.replace(first.relation, id="self", target_id=first.relation.source_id)
-    result.relations[:0] = [
-        RankedRelation(alias, "Elena Varga", "Varga", 5.0),
-        RankedRelation(itself, "Elena Varga", "Elena Varga", 4.0),
-    ]
     text = format_context(result, "markdown", budget=4000)
     assert "Elena Varga COMMANDS Varga" not in text
     assert "Elena Varga COMMANDS Elena Varga" not in text
     assert "- Elena Varga COMMANDS Meridian" in text
+    # a place named after a person is another thing
+    assert "- Varga OWNS Castle Varga" in text
 
 
 def test_a_weak_relation_is_shown_with_its_evidence() -> None:
     from loregraph.models import CO_OCCURS
-    from loregraph.retrieve.result import RankedRelation
 
     result = sample_result(intent="relationship")
-    first = result.relations[0]
-    seen = dataclasses.replace(
-        first.relation,
+    add_relation(
+        result,
+        "Elena Varga",
+        "Dr. Tomas Reyes",
         id="seen",
         type=CO_OCCURS,
         fact="Varga and Reyes were seen together at the harbour of Osray.",
     )
-    result.relations.insert(0, RankedRelation(seen, "Elena Varga", "Dr. Tomas Reyes", 5.0))
     text = format_context(result, "markdown", budget=4000)
     assert (
         "- Elena Varga CO_OCCURS_WITH Dr. Tomas Reyes — “Varga and Reyes were seen together "

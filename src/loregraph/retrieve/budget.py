@@ -196,7 +196,8 @@ def _fit(result: RetrievalResult, renderer: Renderer, budget: int) -> tuple[Cont
     if has_graph:
         shown = ShownText(fill.chosen, strict=view.passages_first and has_passages)
         entities = [e for e in result.entities if entity_adds(e, shown)]
-        relations = [r for r in result.relations if relation_adds(r, shown)]
+        types = {e.entity.id: e.entity.type for e in result.entities}
+        relations = [r for r in result.relations if relation_adds(r, shown, types)]
         ent_lines = [renderer.entity_item(e) for e in entities]
         rel_lines = [renderer.relation_item(r) for r in relations]
         n_ent, n_rel, graph_used = _fill_graph(ent_lines, rel_lines, available - used)

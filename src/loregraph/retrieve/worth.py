@@ -8,7 +8,7 @@ and only the last two rules apply):
 * an entity line adds its description unless a shown passage already holds it (a name
   alone adds nothing);
 * a relation line adds a fact unless its evidence sentence is already shown;
-* a relation of an entity to itself, or between two names of one thing ("Harker" and
+* a relation of an entity to itself, or between two names of one person ("Harker" and
   "Jonathan Harker"), adds nothing and is never shown;
 * a relation whose typed verb says little (plain co-occurrence, or one the extractor was
   not sure of) is shown with its evidence sentence, which says what the verb cannot.
@@ -16,10 +16,12 @@ and only the last two rules apply):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from loregraph.models import CO_OCCURS, name_key
+from loregraph.models import CO_OCCURS
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation
+from loregraph.text.entity_types import PERSON
+from loregraph.text.names import may_name_one_person
 
 STRONG_CONFIDENCE = 0.8
 """A typed relation at least this confident stands on its verb; below, it shows evidence."""
@@ -45,26 +47,27 @@ class ShownText:
         return self.strict and bool(flat) and flat in self._text
 
 
-def same_thing(first: str, second: str) -> bool:
-    """Whether two entity names name one thing: equal, or one's words within the other's
-    ("Harker" / "Jonathan Harker")."""
-    a, b = name_key(first).split(), name_key(second).split()
-    if not a or not b:
-        return False
-    small, large = (a, b) if len(a) <= len(b) else (b, a)
-    return set(small) <= set(large)
-
-
 def weak(relation: RankedRelation) -> bool:
     """Whether the relation's verb says too little to stand without its evidence."""
     rel = relation.relation
     return rel.type == CO_OCCURS or rel.confidence < STRONG_CONFIDENCE
 
 
-def relation_adds(relation: RankedRelation, shown: ShownText) -> bool:
-    """Whether a relation line tells something the shown passages do not."""
+def names_one_thing(relation: RankedRelation, types: Mapping[str, str]) -> bool:
+    """Whether a relation joins an entity to itself, or two persons one of whose names is
+    part of the other's (:func:`~loregraph.text.names.may_name_one_person`)."""
     rel = relation.relation
-    if rel.source_id == rel.target_id or same_thing(relation.source_name, relation.target_name):
+    if rel.source_id == rel.target_id:
+        return True
+    persons = types.get(rel.source_id) == PERSON == types.get(rel.target_id)
+    return persons and may_name_one_person(relation.source_name, relation.target_name)
+
+
+def relation_adds(relation: RankedRelation, shown: ShownText, types: Mapping[str, str]) -> bool:
+    """Whether a relation line tells something the shown passages do not; ``types`` maps
+    the retrieved entities' ids to their types."""
+    rel = relation.relation
+    if names_one_thing(relation, types):
         return False
     if not shown.strict:
         return True
