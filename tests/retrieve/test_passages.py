@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from loregraph.models import Evidence, Relation
-from loregraph.retrieve.passages import evidence_ranking, mention_ranking, rank_documents
+from loregraph.retrieve.passages import (
+    evidence_ranking,
+    fuse_passages,
+    mention_ranking,
+    mention_selectivity,
+    rank_documents,
+)
 from loregraph.retrieve.result import Passage, RankedRelation
 
 
@@ -43,3 +49,24 @@ def test_documents_ranked_by_their_passages() -> None:
     docs = rank_documents([passage("c1", "d1"), passage("c2", "d2"), passage("c3", "d2")], k=60)
     assert [d.document_id for d in docs] == ["d2", "d1"]
     assert docs[0].best_chunk_id == "c2" and docs[0].title == "D2"
+
+
+def test_mentions_of_rare_entities_are_fully_selective() -> None:
+    rows = [("a", "c1", 1), ("a", "c2", 1), ("b", "c3", 2)]
+    assert mention_selectivity(rows, {"a": 1.0, "b": 1.0}) == 1.0
+
+
+def test_mentions_of_an_entity_named_everywhere_are_barely_selective() -> None:
+    everywhere = [("hero", f"c{i}", 1) for i in range(400)]
+    selectivity = mention_selectivity(everywhere, {"hero": 1.0})
+    assert 0.2 < selectivity < 0.4
+    rare = [*everywhere, ("ship", "s1", 1)]
+    assert mention_selectivity(rare, {"hero": 1.0, "ship": 1.0}) > selectivity
+
+
+def test_the_question_words_outvote_unselective_mentions() -> None:
+    # the mention and fact rankings agree on c9, the question's words put c1 first
+    lexical = ["c1", *(f"w{i}" for i in range(8)), "c9"]
+    rankings = {"mentions": ["c9", "c2"], "facts": ["c9"], "bm25": lexical}
+    assert fuse_passages(rankings, k=20, limit=3)[0].id == "c9"
+    assert fuse_passages(rankings, k=20, limit=3, selectivity=0.25)[0].id == "c1"

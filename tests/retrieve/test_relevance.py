@@ -11,6 +11,7 @@ from loregraph import AsyncGraph
 from loregraph.answer.extractive import NOTHING_FOUND
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import ConfigError
+from loregraph.retrieve.gather import candidate_passages
 from loregraph.retrieve.nothing import NOTHING_RELEVANT
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.relevance import (
@@ -193,3 +194,10 @@ def test_a_name_the_store_does_not_know_cancels_the_named_share() -> None:
     # a known first name does not vouch for an unknown full name
     full = QueryAnalysis("q", candidates=["Arthur", "Arthur Holmwood"], matched={"Arthur": "e3"})
     assert not names_only_stored_entities(full)
+
+
+def test_relevance_also_checks_the_passages_the_question_words_rank_first() -> None:
+    fused = [passage(f"text {i}", f"f{i}") for i in range(12)]
+    checked = candidate_passages(fused, ["f10", "x1"], checked=8)
+    assert [p.chunk_id for p in checked] == [*(f"f{i}" for i in range(8)), "f10"]
+    assert candidate_passages(fused, ["f11"], checked=12) == fused

@@ -22,9 +22,10 @@ from loregraph.retrieve.passages import (
     fuse_passages,
     load_passages,
     mention_ranking,
+    mention_selectivity,
     rank_documents,
 )
-from loregraph.retrieve.relevance import Relevance, assess
+from loregraph.retrieve.relevance import PASSAGES_CHECKED, Relevance, assess
 from loregraph.retrieve.result import (
     Passage,
     QueryAnalysis,
@@ -74,18 +75,22 @@ async def graph_rankings(
     analysis: QueryAnalysis,
     index: GraphIndex | None,
     expanded: Expanded,
-) -> tuple[dict[str, list[str]], list[str]]:
-    """The graph's passage rankings and the names of every passage ranking that ran.
+) -> tuple[dict[str, list[str]], list[str], float]:
+    """The graph's passage rankings, the names of every passage ranking that ran, and the
+    selectivity of the mentions they rank by (:func:`mention_selectivity`).
 
     Loads the evidence of the top relations into ``expanded.relations`` when it ranks by it.
     """
     ran: list[str] = []
     rankings: dict[str, list[str]] = {}
+    selectivity = 1.0
     entities = expanded.entities
     if cfg.passages_by_mentions and entities and index is not None:
         top = entities[:MENTION_ENTITIES]
         rows = index.mentions_of([e.entity.id for e in top])
-        rankings["mentions"] = mention_ranking(rows, {e.entity.id: e.score for e in top})
+        scores = {e.entity.id: e.score for e in top}
+        rankings["mentions"] = mention_ranking(rows, scores)
+        selectivity = mention_selectivity(rows, scores)
         ran.append("mentions")
         fact_ids = [r.relation.id for r in expanded.relations[:FACT_RELATIONS]]
         if fact_ids:
@@ -104,7 +109,7 @@ async def graph_rankings(
         page_rankings = await entity_page_rankings(store, analysis, index)
         rankings.update(page_rankings)
         ran.extend(page_rankings)
-    return rankings, ran
+    return rankings, ran, selectivity
 
 
 async def entity_page_rankings(
@@ -145,9 +150,10 @@ async def gather(
 ) -> Gathered:
     """Fuse the graph and text/vector rankings into passages and rank their documents."""
     watch = Stopwatch()
-    graph, ran = await graph_rankings(store, cfg, analysis, index, expanded)
+    graph, ran, selectivity = await graph_rankings(store, cfg, analysis, index, expanded)
     rankings = {**graph, **found.chunk_rankings}
-    fused = fuse_passages(rankings, cfg.rrf_k, max(cfg.max_passages, DOCUMENT_PASSAGES))
+    limit = max(cfg.max_passages, DOCUMENT_PASSAGES)
+    fused = fuse_passages(rankings, cfg.rrf_k, limit, selectivity)
     ranked = await load_passages(store, fused)
     documents = rank_documents(ranked, cfg.rrf_k)
     passages = ranked[: cfg.max_passages]
@@ -157,9 +163,23 @@ async def gather(
         len(passages),
         ran=ran,
         lists={name: len(ids) for name, ids in rankings.items()},
+        selectivity=round(selectivity, 3),
         documents=len(documents),
     )
     return Gathered(ranked, passages, documents)
+
+
+def candidate_passages(
+    ranked: Sequence[Passage], lexical: Sequence[str], checked: int = PASSAGES_CHECKED
+) -> list[Passage]:
+    """The passages relevance is judged on: the best ``checked`` fused ones, and those among
+    ``ranked`` that the question's own words (BM25) put in their first ``checked``. In a
+    long document the fused order can put a passage naming the question's entities above
+    the one holding its rarer words; the question is answerable when either covers it."""
+    out = list(ranked[:checked])
+    top = set(lexical[:checked])
+    out.extend(p for p in ranked[checked:] if p.chunk_id in top)
+    return out
 
 
 def judge_relevance(
@@ -171,7 +191,10 @@ def judge_relevance(
 ) -> Relevance:
     """Whether the best passages are about the question (:mod:`loregraph.retrieve.relevance`)."""
     watch = Stopwatch()
-    relevance = assess(analysis, found.terms, found.counts, passages, threshold=threshold)
+    checked = candidate_passages(passages, found.chunk_rankings.get("bm25", []))
+    relevance = assess(
+        analysis, found.terms, found.counts, checked, threshold=threshold, checked=len(checked)
+    )
     info = relevance.debug()
     count = info.pop("count")
     trace.record("relevance", watch.ms(), count, **info)

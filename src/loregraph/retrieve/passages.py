@@ -4,6 +4,13 @@ Mention ranking scores a chunk ``sum(entity_score × (1 + ½ ln count) / log2(2 
 the ranked entities it mentions, where ``df`` is how many chunks mention the entity: a chunk
 naming several of the question's entities ranks high, one naming only the protagonist of a
 novel (mentioned everywhere) does not.
+
+Rank fusion keeps only ranks, so a mention ranking built from entities mentioned everywhere
+would count as much as one built from entities named in two chunks. The graph's rankings
+(mentions and the evidence of their relations) are therefore weighed by their
+*selectivity* (:func:`mention_selectivity`): the entities' rarity, weighed like terms, so
+that in a long book where the question's people appear in hundreds of chunks the question's
+own words decide, while on short titled records the entities' pages still lead.
 """
 
 from __future__ import annotations
@@ -34,6 +41,14 @@ the mentions of the entities around it, which in a long document are everywhere,
 evidence of their relations): measured on the long-document questions of
 ``bench/longdoc.py`` and checked on 2Wiki."""
 
+SELECTIVE_DF = 4
+"""An entity mentioned in at most this many chunks makes a fully selective mention ranking;
+one mentioned in ``df`` chunks weighs ``log2(2 + SELECTIVE_DF) / log2(2 + df)`` (measured
+on the long-document questions of ``bench/longdoc.py`` and checked on 2Wiki)."""
+
+GRAPH_RANKINGS = ("mentions", "facts")
+"""The rankings weighed by :func:`mention_selectivity`."""
+
 OTHER_PASSAGES = 0.05
 """How much a document's passages after its best one add to its rank."""
 
@@ -53,6 +68,22 @@ def mention_ranking(
     return [c for c, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
+def mention_selectivity(
+    rows: Sequence[tuple[str, str, int]], entity_scores: Mapping[str, float]
+) -> float:
+    """How selective the mentions of the ranked entities are, from 0 to 1: the
+    score-weighted mean of ``min(1, log2(2 + SELECTIVE_DF) / log2(2 + df))``."""
+    df = Counter(entity_id for entity_id, _, _ in rows)
+    total = weighted = 0.0
+    for entity_id, count in df.items():
+        score = entity_scores.get(entity_id, 0.0)
+        if score <= 0:
+            continue
+        total += score
+        weighted += score * min(1.0, math.log2(2 + SELECTIVE_DF) / math.log2(2 + count))
+    return weighted / total if total > 0 else 1.0
+
+
 def evidence_ranking(relations: Sequence[RankedRelation]) -> list[str]:
     """Chunk ids ranked by the relations they are evidence for.
 
@@ -70,10 +101,17 @@ def evidence_ranking(relations: Sequence[RankedRelation]) -> list[str]:
     return [c for c, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def fuse_passages(rankings: Mapping[str, Sequence[str]], k: int, limit: int) -> list[Fused]:
-    """RRF over the passage rankings; the best ``limit`` chunk ids with their finders."""
+def fuse_passages(
+    rankings: Mapping[str, Sequence[str]], k: int, limit: int, selectivity: float = 1.0
+) -> list[Fused]:
+    """RRF over the passage rankings, the graph's weighed by ``selectivity``
+    (:func:`mention_selectivity`); the best ``limit`` chunk ids with their finders."""
     present = {name: ids for name, ids in rankings.items() if ids}
-    fused = reciprocal_rank_fusion(present, k=k, weights=PASSAGE_WEIGHTS)
+    weights = {
+        name: weight * selectivity if name in GRAPH_RANKINGS else weight
+        for name, weight in PASSAGE_WEIGHTS.items()
+    }
+    fused = reciprocal_rank_fusion(present, k=k, weights=weights)
     return fused[: max(0, limit)]
 
 

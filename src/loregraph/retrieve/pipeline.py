@@ -180,5 +180,5 @@ class Retriever:
             trace=trace,
             relevant=relevance.relevant,
             reserve=got.ranked[len(got.passages) :],
-            focus=Focus.of(found.terms, found.counts),
+            focus=Focus.of(found.terms, found.counts, question),
         )

@@ -2,16 +2,55 @@
 
 Each term weighs ``1 / log2(2 + df)``, where ``df`` is how many chunks of the scope contain
 it: a term the store has never seen weighs 1, a word found everywhere little.
+
+A question also says what shape its answer has: "Who…", "Which…", "Where…" and "What is
+the name…" ask for a name, "How many…" and "When…" for a number or a date. The sentence
+that answers holds such a thing besides the question's own words ("Which men proposed to
+Lucy?" is answered by the sentence naming Seward, not by the one repeating "proposed"), so
+a sentence holding the wanted shape earns :data:`SHAPE_BONUS` when the focus chooses
+among the sentences of a passage.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from loregraph.text.words import stem, words
+
+SHAPE_BONUS = 0.5
+"""What a sentence holding the answer's shape adds to its focus score, in term weights
+(a term the store has never seen weighs 1). Measured on the long-document questions of
+``bench/longdoc.py``."""
+
+_ASKS_NAME = re.compile(
+    r"^\W*(?:(?:at|in|on|to|from|by|for|with|of|into)\s+)?"
+    r"(?:who|whom|whose|which|where|what\s+(?:is|was|were|are)\s+the\s+names?)\b",
+    re.IGNORECASE,
+)
+_ASKS_NUMBER = re.compile(
+    r"^\W*(?:how\s+(?:many|much|long|old|far)|when|what\s+(?:year|date|time))\b",
+    re.IGNORECASE,
+)
+# a capitalised word that does not open the sentence or a quotation: a name ("I" is none)
+_NAME = re.compile(r"(?<!^)(?<![“‘\"'(\[:]\s)(?<![“‘\"'(\[])\b(?!I['’])[A-Z][\w'’-]+")
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+    r"thirty|forty|fifty|hundred|thousand|first|second|third)\b",
+    re.IGNORECASE,
+)
+
+
+def answer_shape(question: str) -> str:
+    """``"name"``, ``"number"`` or ``""``: what the answer to ``question`` is expected to be."""
+    if _ASKS_NAME.search(question):
+        return "name"
+    if _ASKS_NUMBER.search(question):
+        return "number"
+    return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +84,27 @@ class Focus:
 
     terms: tuple[Term, ...] = ()
     weights: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    shape: str = ""
+    own: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, terms: Sequence[Term], counts: Mapping[str, int]) -> Focus:
-        """The focus for terms whose chunk counts are ``counts``."""
-        return cls(tuple(terms), {t.key: term_weight(counts.get(t.key, 0)) for t in terms})
+    def of(cls, terms: Sequence[Term], counts: Mapping[str, int], question: str = "") -> Focus:
+        """The focus for terms whose chunk counts are ``counts``; ``question`` gives the
+        answer's shape (:func:`answer_shape`)."""
+        weights = {t.key: term_weight(counts.get(t.key, 0)) for t in terms}
+        own = frozenset(w.casefold() for w in words(question))
+        return cls(tuple(terms), weights, answer_shape(question), own)
 
     def score(self, text: str) -> float:
-        """The weight of the question's terms that ``text`` holds."""
-        return sum(self.weights.get(key, 0.0) for key in held_terms(text, self.terms))
+        """The weight of the question's terms that ``text`` holds, plus
+        :data:`SHAPE_BONUS` when it holds the answer's shape."""
+        score = sum(self.weights.get(key, 0.0) for key in held_terms(text, self.terms))
+        return score + SHAPE_BONUS if self.holds_shape(text) else score
+
+    def holds_shape(self, text: str) -> bool:
+        """Whether ``text`` holds a name (or number) that the question itself does not."""
+        if self.shape == "name":
+            return any(m.group(0).casefold() not in self.own for m in _NAME.finditer(text))
+        if self.shape == "number":
+            return any(m.group(0).casefold() not in self.own for m in _NUMBER.finditer(text))
+        return False

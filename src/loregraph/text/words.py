@@ -21,6 +21,8 @@ _STOPWORDS = """
     via was wasn we were weren what whatever when whenever where wherever whether which
     while who whoever whom whose why will with within without won would wouldn yet you your
     yours yourself yourselves
+    onto across along among amongst around behind beneath beside besides beyond inside
+    outside throughout
     tell describe explain summarise summarize give show list know find name named
     anything something everything thing things way ways kind
 """
