@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from retrieve_corpus import OSRAY, VOYAGE, sample_result
 
-from loregraph.answer.extractive import NO_LLM, NOTHING_FOUND, extractive_answer
+from loregraph.answer.extractive import (
+    NAMED_LEAD,
+    NO_LLM,
+    NOT_STATED,
+    NOTHING_FOUND,
+    extractive_answer,
+    wanted_types,
+)
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.retrieve.pipeline import Retriever
+from loregraph.retrieve.terms import Focus
 from loregraph.settings import PRESETS
 from loregraph.text.sentences import split_sentences
 
@@ -133,3 +142,38 @@ def test_sentence_naming_the_question_entities_comes_first_in_ranking() -> None:
     assert (
         answer.citations[0].quote == "Dr. Tomas Reyes served as the ship's surgeon on the Meridian."
     )
+
+
+def shaped_result(question: str) -> Any:
+    """The sample result with the question's answer shape known (as the pipeline sets it)."""
+    return dataclasses.replace(sample_result(question), focus=Focus.of([], {}, question))
+
+
+def test_a_who_question_is_answered_with_the_people_named_in_the_evidence() -> None:
+    answer = extractive_answer(shaped_result("Who set the broken arm of the cook?"), 3)
+    lead = answer.text.split("\n\n")[1]
+    assert lead.startswith(NAMED_LEAD)
+    assert "Tomas Reyes [" in lead and "Elena Varga [" in lead
+    assert "Meridian" not in lead and "Port Calder" not in lead  # not people
+    index = int(lead.split("Tomas Reyes [")[1].split("]")[0])
+    assert "Reyes set the broken arm of the cook" in answer.citations[index - 1].quote
+
+
+def test_people_are_named_only_from_sentences_about_what_is_asked() -> None:
+    answer = extractive_answer(shaped_result("Who praised the crew of the Meridian?"), 3)
+    assert NAMED_LEAD not in answer.text  # Varga is named, but not where the crew is praised
+    assert "The Guild later praised the crew." in answer.text
+
+
+def test_the_answer_says_so_when_no_quoted_sentence_holds_what_is_asked() -> None:
+    answer = extractive_answer(shaped_result("How many sailors did the Meridian carry?"), 3)
+    assert answer.text.split("\n\n")[1] == NOT_STATED
+    stated = extractive_answer(shaped_result("How many days late did the Meridian arrive?"), 3)
+    assert NOT_STATED not in stated.text and "three days late" in stated.text
+
+
+def test_which_men_asks_for_people_and_where_for_places() -> None:
+    assert wanted_types("Which men proposed to Lucy?") == {"Person"}
+    assert wanted_types("Whom did Lucy accept?") == {"Person"}
+    assert wanted_types("Where does Quincey Morris come from?") == {"Location"}
+    assert wanted_types("Which ship ran ashore?") == frozenset()

@@ -2,8 +2,13 @@
 
 With no LLM configured, loregraph does not paraphrase: it picks the sentences of the top
 passages that best match the question (its keywords, the entities it names, the relation
-facts retrieved), drops the repeats that overlapping chunks produce, and quotes them in
-document order, each with a numbered citation giving its document and character offsets.
+facts retrieved, and what the answer must hold: a name for "who"/"which"/"where", a number
+for "how many"/"when"), drops the repeats that overlapping chunks produce, and quotes them
+in document order, each with a numbered citation giving its document and character offsets.
+
+A question asking for a name is answered first with the entities the quoted sentences name
+("Named in the evidence: Dr. Seward [1]; Quincey Morris [2]."); when no quoted sentence
+holds what the question asks for, the answer says so before quoting the closest evidence.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ __all__ = ["Answer", "Citation", "extractive_answer", "nothing_found"]
 
 NO_LLM = "No LLM is configured, so this answer quotes the most relevant passages."
 NOTHING_FOUND = "Nothing in the store answers this question."
+NOT_STATED = "The passages found do not state this directly; the closest evidence follows."
+NAMED_LEAD = "Named in the evidence:"
 
 NAMED_WEIGHT = 2.0
 SEED_NAME_WEIGHT = 0.75
@@ -36,6 +43,12 @@ MIN_RELATIVE_SCORE = 0.3
 DUPLICATE_JACCARD = 0.8
 TOP_ENTITIES = 12
 TOP_RELATIONS = 20
+SHAPE_WEIGHT = 1.0
+"""What a sentence holding one of the question's words (not only a name it gives) earns for
+each name (or number) it holds that the question asks for and does not itself hold, at most
+:data:`SHAPE_ITEMS` of them (measured on the questions of ``bench/longdoc.py``)."""
+SHAPE_ITEMS = 2
+MAX_NAMED = 6
 
 
 @dataclass(slots=True)
@@ -82,10 +95,17 @@ class _Scorer:
 
     def __init__(self, result: RetrievalResult) -> None:
         self.keywords = {stem(k) for k in result.analysis.keywords}
+        name_words = {stem(w) for mention in result.analysis.matched for w in words(mention)}
+        self.content = self.keywords - name_words  # the question's words that are no name
+        self.focus = result.focus
         named_ids = set(result.analysis.matched.values())
+        self.named_ids = named_ids
         seed_ids = {s.entity.id for s in result.seeds}
         known = {r.entity.id: r.entity for r in result.entities[:TOP_ENTITIES]}
         known.update({s.entity.id: s.entity for s in result.seeds})
+        self.names = {entity_id: entity.name for entity_id, entity in known.items()}
+        self.types = {entity_id: entity.type for entity_id, entity in known.items()}
+        self.wanted = wanted_types(result.question)
         self.surfaces: dict[str, tuple[str, float]] = {}
         for entity_id, entity in known.items():
             if entity_id in named_ids:
@@ -131,12 +151,51 @@ class _Scorer:
                 entity_id, weight = self.surfaces[match.group(0).casefold()]
                 key = f"e:{entity_id}"
                 found[key] = max(found.get(key, 0.0), weight)
+        if self.content & stems:  # the shape counts in a sentence about what is asked
+            for item in self.focus.shape_matches(sentence)[:SHAPE_ITEMS]:
+                found[f"s:{item.casefold()}"] = SHAPE_WEIGHT
         lowered = sentence.casefold()
         normed = " ".join(w.casefold() for w in tokens)
         for rel_id, source, target, fact, weight in self.facts:
             if (source in lowered and target in lowered) or (fact and fact in normed):
                 found[f"r:{rel_id}"] = max(found.get(f"r:{rel_id}", 0.0), weight)
         return found
+
+    def about(self, sentence: str) -> bool:
+        """Whether ``sentence`` holds one of the question's words that is not a name."""
+        return bool(self.content & {stem(w) for w in words(sentence)})
+
+    def named(self, sentence: str) -> list[str]:
+        """The known entities of the wanted types that ``sentence`` names and the question
+        does not, when the sentence is about what the question asks (:meth:`about`)."""
+        if self.pattern is None or not self.about(sentence):
+            return []
+        ids = (self.surfaces[m.group(0).casefold()][0] for m in self.pattern.finditer(sentence))
+        return [
+            e
+            for e in dict.fromkeys(ids)
+            if e not in self.named_ids
+            and e in self.names
+            and (not self.wanted or self.types[e] in self.wanted)
+        ]
+
+
+_ASKS_PERSON = re.compile(
+    r"^\W*(?:(?:to|from|by|for|with|of)\s+)?(?:who|whom|whose|which\s+(?:men|women|people|"
+    r"persons?|man|woman|children|child|boys?|girls?|friends?|doctors?|members?|authors?))\b",
+    re.IGNORECASE,
+)
+_ASKS_PLACE = re.compile(r"^\W*(?:(?:from|to)\s+)?where\b", re.IGNORECASE)
+
+
+def wanted_types(question: str) -> frozenset[str]:
+    """The entity types a question asking for a name wants: people for "who" and "which
+    men", places for "where"; empty when any type may answer ("which ship")."""
+    if _ASKS_PERSON.search(question):
+        return frozenset({"Person"})
+    if _ASKS_PLACE.search(question):
+        return frozenset({"Location"})
+    return frozenset()
 
 
 def _norm(text: str) -> str:
@@ -205,6 +264,27 @@ def _select(candidates: list[_Candidate], limit: int) -> list[_Candidate]:
     return chosen
 
 
+def _lead(scorer: _Scorer, chosen: list[_Candidate]) -> str:
+    """What the answer says before its quotes: the entities named in the evidence for a
+    question asking for a name, or that nothing quoted holds what the question asks for.
+    ``chosen`` is in citation order."""
+    shape = scorer.focus.shape
+    if not shape or not chosen:
+        return ""
+    if not any(scorer.about(c.text) and scorer.focus.holds_shape(c.text) for c in chosen):
+        return NOT_STATED
+    if shape != "name":
+        return ""
+    cited: dict[str, int] = {}
+    for index, cand in enumerate(chosen, start=1):
+        for entity_id in scorer.named(cand.text):
+            cited.setdefault(entity_id, index)
+    if not cited:
+        return ""
+    items = [f"{scorer.names[e]} [{i}]" for e, i in list(cited.items())[:MAX_NAMED]]
+    return f"{NAMED_LEAD} {'; '.join(items)}."
+
+
 def nothing_found(result: RetrievalResult) -> Answer:
     """The answer to a question nothing in the store answers: it says so, cites nothing."""
     return Answer(question=result.question, text=NOTHING_FOUND, retrieval=result, found=False)
@@ -219,7 +299,8 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
     if not result.relevant or not result.passages or max_sentences <= 0:
         return nothing_found(result)
 
-    chosen = _select(_candidates(result, _Scorer(result)), max_sentences)
+    scorer = _Scorer(result)
+    chosen = _select(_candidates(result, scorer), max_sentences)
 
     doc_order: dict[str, int] = {}
     for passage in result.passages:
@@ -237,7 +318,9 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
         f"[{c.index}] {c.document_title}, chunk {c.seq} (characters {c.start}–{c.end})"
         for c in citations
     ]
-    text = "\n\n".join([NO_LLM, "\n".join(body), "Sources:\n" + "\n".join(sources)])
+    lead = _lead(scorer, chosen)
+    parts = [NO_LLM, *([lead] if lead else []), "\n".join(body)]
+    text = "\n\n".join([*parts, "Sources:\n" + "\n".join(sources)])
     return Answer(
         question=result.question, text=text, citations=citations, llm=False, retrieval=result
     )

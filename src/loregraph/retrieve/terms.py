@@ -103,8 +103,12 @@ class Focus:
 
     def holds_shape(self, text: str) -> bool:
         """Whether ``text`` holds a name (or number) that the question itself does not."""
-        if self.shape == "name":
-            return any(m.group(0).casefold() not in self.own for m in _NAME.finditer(text))
-        if self.shape == "number":
-            return any(m.group(0).casefold() not in self.own for m in _NUMBER.finditer(text))
-        return False
+        return bool(self.shape_matches(text))
+
+    def shape_matches(self, text: str) -> list[str]:
+        """The names (or numbers) in ``text`` that the question itself does not hold."""
+        pattern = _NAME if self.shape == "name" else _NUMBER if self.shape == "number" else None
+        if pattern is None:
+            return []
+        found = (m.group(0) for m in pattern.finditer(text))
+        return [w for w in found if w.casefold() not in self.own]
