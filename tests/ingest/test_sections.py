@@ -46,7 +46,8 @@ def test_a_novel_has_chapters_above_its_entries() -> None:
         (7, "Letter from Miss Mina Murray to Miss Lucy Westenra"),
         (
             7,
-            "Letter, Samuel F. Billington & Son, Solicitors, Whitby, to Messrs. Carter, Paterson & Co., London",
+            "Letter, Samuel F. Billington & Son, Solicitors, Whitby, to Messrs. Carter, "
+            "Paterson & Co., London",
         ),
         (7, "DR. SEWARD’S DIARY"),
     ]
