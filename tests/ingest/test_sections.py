@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from loregraph.embed.hashing import HashingEmbedder
+from loregraph.ingest.pipeline import IngestPipeline, document_id
 from loregraph.ingest.sections import (
     MAX_SECTIONS,
     Section,
@@ -9,8 +13,10 @@ from loregraph.ingest.sections import (
     find_sections,
     with_sections,
 )
-from loregraph.ingest.types import SourceDocument
+from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
 from loregraph.models import DocKind
+from loregraph.settings import Settings
+from loregraph.store.sqlite import SqliteStore
 
 BODY = "It was a long day, and the road went on through the hills until night came down."
 
@@ -213,3 +219,50 @@ def test_with_sections_leaves_memories_plain_texts_and_record_fields_alone() -> 
     record = SourceDocument("r", text, "r1", metadata={"sections": "intro, body"})
     for doc in (memory, plain, record):
         assert with_sections(doc) == (doc, [])
+
+
+# --- through the pipeline and the store ---------------------------------------------------
+
+
+class _NoEntities:
+    name = "none"
+
+    async def extract(self, document: SourceDocument, chunks: list[TextChunk]) -> ExtractionResult:
+        return ExtractionResult()
+
+
+async def test_the_pipeline_keeps_sections_of_the_stored_text_and_starts_chunks_there(
+    tmp_path: Path,
+) -> None:
+    header = (
+        "The Project Gutenberg eBook of The Keeper\n\nTitle: The Keeper\n\n"
+        "*** START OF THE PROJECT GUTENBERG EBOOK THE KEEPER ***\n\n"
+    )
+    footer = "\n\n*** END OF THE PROJECT GUTENBERG EBOOK THE KEEPER ***\n\nLicence text.\n"
+    prose = f"{BODY}\n\n" * 12  # about 1,000 characters per part
+    body = "".join(
+        f"CHAPTER {n}\n\nTHE KEEPER’S JOURNAL\n\n{prose}_Letter, Ada to Tom._\n\n{prose}"
+        for n in ("I", "II", "III")
+    )
+    source = SourceDocument("The Keeper", header + body + footer, "/b/keeper.txt")
+    async with SqliteStore(tmp_path / "g.db") as store:
+        pipeline = IngestPipeline(store, _NoEntities(), HashingEmbedder(), Settings())
+        assert (await pipeline.ingest([source])).ok
+        bundle = await store.read_bundle(document_id("default", "/b/keeper.txt"))
+        assert bundle is not None
+        stored = body.strip()
+        sections = bundle.document.metadata["sections"]
+        assert [title for _, _, title in sections][:3] == [
+            "CHAPTER I",
+            "THE KEEPER’S JOURNAL",
+            "Letter, Ada to Tom",
+        ]
+        assert len(sections) == 9
+        for start, level, title in sections:  # offsets in the stored text, boilerplate out
+            assert isinstance(start, int) and isinstance(level, int)
+            assert stored[start:].lstrip("_").startswith(title.split(",")[0])
+        chunk_starts = {c.start for c in bundle.chunks}
+        later = [s for s, level, _ in sections if level == 2 or "Letter" in stored[s : s + 7]]
+        assert len(later) == 6
+        assert set(later) <= chunk_starts  # a chapter or a letter after prose starts a chunk
+        assert all(c.text == stored[c.start : c.end] for c in bundle.chunks)
