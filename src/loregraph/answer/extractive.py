@@ -233,10 +233,7 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
             Citation.of(index, cand.passage, cand.text, (cand.doc_start, cand.doc_end))
         )
         body.append(f"{' '.join(cand.text.split())} [{index}]")
-    sources = [
-        f"[{c.index}] {c.document_title}, chunk {c.seq} (characters {c.start}–{c.end})"
-        for c in citations
-    ]
+    sources = [f"[{c.index}] {c.label()}" for c in citations]
     text = "\n\n".join([NO_LLM, "\n".join(body), "Sources:\n" + "\n".join(sources)])
     return Answer(
         question=result.question, text=text, citations=citations, llm=False, retrieval=result
