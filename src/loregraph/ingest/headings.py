@@ -16,7 +16,8 @@
   most two lines, :data:`ENTRY_CHARS` characters, two words or more) that is all capitals,
   less any emphasised aside ("JONATHAN HARKER'S JOURNAL--_continued_"), or wholly wrapped
   in ``_…_`` or ``*…*`` and in title case ("_Letter from Miss Mina Murray to Miss Lucy
-  Westenra._"), with no sentence inside it.
+  Westenra._"), with no sentence inside it. (Title case: most words of four letters or
+  more begin with a capital, as :func:`.frontmatter.title_case` tells.)
 
 None of these is a heading: a paragraph of more than two lines, a table row, a block
 quote, a list item, a line with code punctuation, a paragraph that ends in "!" or "?" or
@@ -31,6 +32,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from loregraph.ingest.frontmatter import title_case
+
 TITLE_CHARS = 100
 """A section title longer than this is cut (at a word, with "…")."""
 ENTRY_CHARS = 120
@@ -39,9 +42,6 @@ ENTRY_WORDS = 16
 """Most words of an entry heading."""
 TITLE_WORDS = 12
 """Most words of the title of a division or numbered heading."""
-TITLE_SHARE = 0.6
-"""Least share of the words of four letters or more that must begin with a capital for a
-line to be in title case."""
 ENTRY_LEVEL = 7
 """The level of entry headings: below every markdown, division and numbered level."""
 
@@ -170,7 +170,7 @@ def _numbered(raw: str) -> tuple[int, str] | None:
         return None  # "12 May", "300 Spartans": a number and words, not "1. Introduction"
     if not _heading_text(rest) or not _opens_title(rest):
         return None
-    if (depth == 1 or rest.endswith(".")) and not _title_case(rest):
+    if (depth == 1 or rest.endswith(".")) and not title_case(rest.split()):
         return None
     return min(1 + depth, 6), heading_title(core)
 
@@ -191,7 +191,7 @@ def _entry(joined: str) -> bool | None:
     wrapped = _WRAPPED.match(joined)
     if wrapped is None or wrapped.group("mark")[0] in wrapped.group("body"):
         return None
-    return False if _title_case(core) else None
+    return False if title_case(core.split()) else None
 
 
 def _quoted(core: str) -> bool:
@@ -230,15 +230,3 @@ def _opens_title(rest: str) -> bool:
 def _capitalised(word: str) -> bool:
     """Begins with a capital and is not in mixed case ("Chapter", "CHAPTER")."""
     return word[:1].isupper() and (word[1:].islower() or word.isupper())
-
-
-def _title_case(core: str) -> bool:
-    """Most words of four letters or more begin with a capital (all words, if none is
-    that long)."""
-    words = [w.strip(_QUOTES + ".,;:()[]—–-") for w in core.split()]
-    lettered = [w for w in words if any(c.isalpha() for c in w)]
-    long = [w for w in lettered if sum(c.isalpha() for c in w) >= 4] or lettered
-    if not long:
-        return False
-    capital = sum(1 for w in long if next(c for c in w if c.isalpha()).isupper())
-    return capital >= TITLE_SHARE * len(long)
