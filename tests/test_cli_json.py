@@ -96,6 +96,7 @@ def test_ask(store: Path) -> None:
         "start",
         "end",
         "quote",
+        "section",
     }
 
 

@@ -97,6 +97,7 @@ def test_answer_hit_and_counts_are_json_ready() -> None:
                 "start": 4,
                 "end": 9,
                 "quote": "quote",
+                "section": "",
             }
         ],
     }

@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunker import SECTION_FROM, chunk_text
 from loregraph.ingest.types import TextChunk
 from loregraph.settings import ChunkSettings
 from loregraph.text.tokens import count_tokens
@@ -155,3 +155,78 @@ def test_token_unit_counts_cl100k_tokens() -> None:
     assert len(chunks) > 5
     assert all(c.token_count <= 50 for c in chunks)
     assert max(c.token_count for c in chunks) >= 40
+
+
+def _word_starts(text: str) -> list[int]:
+    return [
+        i for i, ch in enumerate(text) if not ch.isspace() and (i == 0 or text[i - 1].isspace())
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents(), CHAR_SETTINGS, st.data())
+def test_sections_keep_every_invariant_and_start_chunks(
+    text: str, chunk_settings: ChunkSettings, data: st.DataObject
+) -> None:
+    """With section starts (some not at a word start, to be ignored), the chunks are still
+    exact, bounded, covering and overlapping as before, and no chunk holds a section start
+    in the later part of its window."""
+    offsets = st.integers(-5, len(text) + 5)
+    starts = data.draw(st.lists(st.one_of(st.sampled_from(_word_starts(text) or [0]), offsets)))
+    chunks = list(chunk_text(text, chunk_settings, starts))
+    _check_common(text, chunks)
+    assert chunks == list(chunk_text(text, chunk_settings, starts))
+    for chunk in chunks:
+        assert len(chunk.text) <= chunk_settings.size
+    for before, after in itertools.pairwise(chunks):
+        assert before.end - after.start <= chunk_settings.overlap
+    valid = set(_word_starts(text)) & set(starts)
+    text_end = len(text.rstrip())
+    for chunk in chunks:
+        window = min(chunk.start + chunk_settings.size, text_end) - chunk.start
+        later = chunk.start + max(1, int(window * SECTION_FROM))
+        assert not [s for s in valid if later <= s < chunk.end]
+
+
+def test_a_chunk_ends_before_a_heading_in_the_later_part_of_its_window() -> None:
+    prose = "The road went on through the hills and the night came down. " * 10  # 610 chars
+    text = f"CHAPTER I\n\n{prose}\n\nCHAPTER II\n\n{prose}\n\nCHAPTER III\n\n{prose}"
+    heads = [text.index(f"CHAPTER {n}\n") for n in ("I", "II", "III")]
+    chunks = list(chunk_text(text, ChunkSettings(size=1000, overlap=200), heads))
+    _check_common(text, chunks)
+    assert [c.start for c in chunks] == heads
+    assert all(c.text.startswith("CHAPTER") for c in chunks)
+    assert chunks[0].text.endswith("came down.")
+
+
+def test_a_heading_early_in_a_window_does_not_make_a_tiny_chunk() -> None:
+    prose = "Lucy wrote to Mina about the three men who asked her to marry them. " * 20
+    text = f"Intro line.\n\nCHAPTER I\n\n{prose}"
+    head = text.index("CHAPTER I")  # 13 characters in: the earlier part of the window
+    chunks = list(chunk_text(text, ChunkSettings(size=1000, overlap=200), [head]))
+    assert chunks[0].start == 0 and chunks[0].end > head
+    assert chunks == list(chunk_text(text, ChunkSettings(size=1000, overlap=200)))
+
+
+def test_a_heading_just_past_a_window_splits_the_text_before_it_in_two() -> None:
+    paragraph = "word " * 199 + "end."  # 999 characters: the heading is past the window
+    text = f"{paragraph}\n\nLOG OF THE SHIP\n\n{paragraph}"
+    head = text.index("LOG OF THE SHIP")
+    assert head > 1000
+    plain = list(chunk_text(text, ChunkSettings(size=1000, overlap=200)))
+    assert plain[1].start < head < plain[1].end  # without sections, one runs across it
+    chunks = list(chunk_text(text, ChunkSettings(size=1000, overlap=200), [head]))
+    _check_common(text, chunks)
+    assert chunks[2].start == head
+    assert chunks[1].end == len(paragraph)
+    assert all(len(c.text) >= 500 for c in chunks[:2])  # two halves, not a full and a scrap
+
+
+def test_token_chunks_end_before_headings_too() -> None:
+    prose = "Lucy wrote a long letter to Mina about her three suitors. " * 6  # ~66 tokens
+    text = f"PART ONE\n\n{prose}\n\nPART TWO\n\n{prose}"
+    heads = [0, text.index("PART TWO")]
+    chunks = list(chunk_text(text, ChunkSettings(size=100, overlap=20, unit="tokens"), heads))
+    _check_common(text, chunks)
+    assert [c.start for c in chunks] == heads
+    assert all(c.token_count <= 100 for c in chunks)

@@ -314,10 +314,7 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
             Citation.of(index, cand.passage, cand.text, (cand.doc_start, cand.doc_end))
         )
         body.append(f"{' '.join(cand.text.split())} [{index}]")
-    sources = [
-        f"[{c.index}] {c.document_title}, chunk {c.seq} (characters {c.start}–{c.end})"
-        for c in citations
-    ]
+    sources = [f"[{c.index}] {c.label()}" for c in citations]
     lead = _lead(scorer, chosen)
     parts = [NO_LLM, *([lead] if lead else []), "\n".join(body)]
     text = "\n\n".join([*parts, "Sources:\n" + "\n".join(sources)])

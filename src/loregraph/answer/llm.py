@@ -76,10 +76,7 @@ def sources_block(citations: list[Citation]) -> str:
     """``Sources:`` and one line per citation (empty when there are none)."""
     if not citations:
         return ""
-    lines = [
-        f"[{c.index}] {c.document_title}, chunk {c.seq} (characters {c.start}–{c.end})"
-        for c in citations
-    ]
+    lines = [f"[{c.index}] {c.label()}" for c in citations]
     return "Sources:\n" + "\n".join(lines)
 
 

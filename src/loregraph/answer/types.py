@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from loregraph.retrieve.result import Passage, RetrievalResult
+from loregraph.retrieve.sections import source_line
 
 
 @dataclass(slots=True)
@@ -13,7 +14,8 @@ class Citation:
     """A numbered source of an answer: a quote and where it is in its document.
 
     ``start``/``end`` are character offsets into the document's text (not the chunk's), so
-    ``document_text[start:end] == quote``.
+    ``document_text[start:end] == quote``; ``section`` is the heading path of the passage
+    it quotes ("CHAPTER IV › JONATHAN HARKER'S JOURNAL"), ``""`` when there is none.
     """
 
     index: int
@@ -24,6 +26,7 @@ class Citation:
     start: int
     end: int
     quote: str
+    section: str = ""
 
     @classmethod
     def of(
@@ -45,7 +48,12 @@ class Citation:
             start,
             end,
             passage.text if quote is None else quote,
+            passage.section,
         )
+
+    def label(self) -> str:
+        """``Title › Section, chunk k (characters a–b)``: where the quote is."""
+        return source_line(self.document_title, self.section, self.seq, self.start, self.end)
 
     def to_dict(self) -> dict[str, Any]:
         """The citation as JSON (every field, by name)."""

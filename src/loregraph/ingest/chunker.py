@@ -11,13 +11,25 @@ Windows of at most ``size`` characters (or
 * only a single word longer than ``size`` is cut inside (hard cut at the size limit);
 * every chunk is an exact slice: ``chunk.text == text[chunk.start:chunk.end]``, without
   leading or trailing whitespace, and together the chunks cover every non-space character.
+
+Sections (the start offsets of a document's headings, passed in as data) start chunks:
+
+* a chunk whose window holds a section start in its later half (from
+  :data:`SECTION_FROM` of the window on) ends before that heading instead;
+* when a section starts a little past a chunk's window (less than ``size - overlap``
+  past it), the window ends halfway to the heading, so the next chunk ends before it
+  rather than starting in the overlap and running across it;
+* the chunk after one that ended before a heading starts at the heading, without overlap.
+
+A heading in the earlier half of a window (a chapter line and the title after it) stays
+inside the chunk; a section start that is not the start of a word is ignored.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from loregraph.ingest.types import TextChunk
 from loregraph.settings import ChunkSettings
@@ -37,12 +49,17 @@ _NON_SPACE = re.compile(r"\S")
 _PREFERRED_FROM = 0.8
 # how far past a window's end the break patterns' lookaheads may need to look
 _LOOKAHEAD = 16
+SECTION_FROM = 0.5
+"""A section start this far into a chunk's window, or further, ends the chunk before it."""
 
 
-def chunk_text(text: str, settings: ChunkSettings | None = None) -> Iterator[TextChunk]:
+def chunk_text(
+    text: str, settings: ChunkSettings | None = None, sections: Sequence[int] = ()
+) -> Iterator[TextChunk]:
     """Yield the chunks of ``text``; whitespace-only text yields nothing.
 
-    Deterministic: the same text and settings always give the same chunks.
+    ``sections`` are the offsets where the text's sections start (module docstring).
+    Deterministic: the same text, settings and sections always give the same chunks.
     """
     settings = settings or ChunkSettings()
     first = _NON_SPACE.search(text)
@@ -51,11 +68,25 @@ def chunk_text(text: str, settings: ChunkSettings | None = None) -> Iterator[Tex
     text_end = len(text.rstrip())
     by_tokens = settings.unit == "tokens"
     ends = _TokenEnds(text) if by_tokens else None
+    starts = _section_starts(text, sections)
     pos = first.start()
     prev_end = 0
     seq = 0
     while pos < text_end:  # a hard cut can end a chunk exactly at the end of the text
         limit = ends.limit(pos, settings.size) if ends is not None else pos + settings.size
+        heading = _section_in(starts, pos, min(limit, text_end))
+        if heading is None:
+            limit = _balanced(starts, pos, limit, settings, ends)
+        else:
+            cut = _trimmed(text, heading)
+            if cut <= prev_end:  # all before the heading is in the previous chunk
+                pos = heading
+                continue
+            if not by_tokens or count_tokens(text[pos:cut]) <= settings.size:
+                yield _chunk(text, seq, pos, cut)
+                seq += 1
+                pos, prev_end = heading, cut
+                continue
         if text_end <= limit:
             if not by_tokens or count_tokens(text[pos:text_end]) <= settings.size:
                 yield _chunk(text, seq, pos, text_end)
@@ -80,6 +111,51 @@ def chunk_text(text: str, settings: ChunkSettings | None = None) -> Iterator[Tex
             target = end - settings.overlap
         prev_end = end
         pos = _next_start(text, pos, end, target)
+
+
+def _section_starts(text: str, sections: Sequence[int]) -> list[int]:
+    """The section starts that begin a word, sorted, each once."""
+    return sorted(
+        {
+            s
+            for s in sections
+            if 0 <= s < len(text) and not text[s].isspace() and (s == 0 or text[s - 1].isspace())
+        }
+    )
+
+
+def _balanced(
+    starts: list[int], pos: int, limit: int, settings: ChunkSettings, ends: _TokenEnds | None
+) -> int:
+    """``limit``, or a nearer one when a section starts soon after the window.
+
+    When the next section starts within ``size - overlap`` past the window, the text
+    before it is cut in two chunks of about the same size instead of a full one and a
+    short one that would start in the overlap before the heading and run across it: the
+    window ends halfway, and the next chunk ends before the heading.
+    """
+    size, overlap = settings.size, settings.overlap
+    reach = ends.limit(pos, 2 * size - overlap) if ends is not None else pos + 2 * size - overlap
+    i = bisect.bisect_right(starts, limit)
+    if i == len(starts) or starts[i] > reach:
+        return limit
+    if ends is None:
+        return min(limit, pos + (starts[i] - pos + overlap + 1) // 2)
+    return min(limit, ends.limit(pos, (ends.count(pos, starts[i]) + overlap + 1) // 2))
+
+
+def _trimmed(text: str, end: int) -> int:
+    """``end`` moved back over the whitespace before it."""
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def _section_in(starts: list[int], pos: int, window_end: int) -> int | None:
+    """The first section start in the later part of the window ``(pos, window_end]``."""
+    lo = pos + max(1, int((window_end - pos) * SECTION_FROM))
+    i = bisect.bisect_left(starts, lo)
+    return starts[i] if i < len(starts) and starts[i] <= window_end else None
 
 
 def _chunk(text: str, seq: int, start: int, end: int) -> TextChunk:
@@ -151,6 +227,10 @@ class _TokenEnds:
         if last >= len(self.ends):
             return self.length
         return max(pos + 1, self.ends[last])
+
+    def count(self, pos: int, end: int) -> int:
+        """About how many tokens ``text[pos:end]`` holds."""
+        return bisect.bisect_right(self.ends, end) - bisect.bisect_right(self.ends, pos)
 
     def overlap_start(self, pos: int, end: int, overlap: int) -> int:
         """Where the last ``overlap`` tokens of ``text[pos:end]`` begin."""

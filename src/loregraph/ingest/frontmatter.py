@@ -194,7 +194,7 @@ def _entry(raw: str) -> tuple[bool, str] | None:
     paged = page is not None and page.start() > 0
     label = _label(core)
     words = core.split()
-    heading = linked or paged or label is not None or _title_case(words)
+    heading = linked or paged or label is not None or title_case(words)
     if not heading and (len(words) >= 8 or _SENTENCE_END.search(core)):
         return None
     return heading, label or core.lower()
@@ -209,7 +209,7 @@ def _label(core: str) -> str | None:
     return numbered.group(1).rstrip(".").lower() if numbered else None
 
 
-def _title_case(words: list[str]) -> bool:
+def title_case(words: list[str]) -> bool:
     """Most words of four letters or more (all words, if none is) begin with a capital."""
     lettered = [w for w in words if any(c.isalpha() for c in w)]
     long = [w for w in lettered if sum(c.isalpha() for c in w) >= 4] or lettered

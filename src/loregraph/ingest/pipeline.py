@@ -1,6 +1,7 @@
 """The ingestion pipeline: wires the stages, owns batching, progress and idempotency.
 
-read → set aside boilerplate (:mod:`.boilerplate`) → chunk → extract → normalise types →
+read → set aside boilerplate (:mod:`.boilerplate`) → find sections (:mod:`.sections`) →
+chunk → extract → normalise types →
 cluster → select core entities → resolve → relate → embed → write. Documents are extracted
 in batches (one NLP pass over many short records) and embedded in batches (the chunks, and
 the entity texts resolution will likely need, in one pass: see
@@ -29,6 +30,7 @@ from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.relate import build_mentions, build_relations, surface_index
 from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocument
 from loregraph.ingest.resolve import Resolver, cluster_candidates
+from loregraph.ingest.sections import with_sections
 from loregraph.ingest.select import Selection, select_entities
 from loregraph.ingest.types import (
     CandidateEntity,
@@ -166,7 +168,7 @@ class IngestPipeline:
     ) -> _Pending | None:
         if not source.text.strip():
             raise EmptyInputError(f"{source.source}: the document is empty (no text to ingest)")
-        source = set_aside(source)
+        source, sections = with_sections(set_aside(source))
         digest = content_hash(source.text)
         doc_id = document_id(scope, source.source)
         same = await self.store.find_document(scope, content_hash=digest, source=source.source)
@@ -184,7 +186,7 @@ class IngestPipeline:
         previous = doc_id in self._planned or await self.store.get_document(doc_id)
         self._planned.add(doc_id)
         with _timer(report, "chunk"):
-            chunks = list(chunk_text(source.text, self.settings.chunk))
+            chunks = list(chunk_text(source.text, self.settings.chunk, sections))
         return _Pending(source, doc_id, digest, bool(previous), chunks)
 
     # ------------------------------------------------------------------ processing

@@ -18,6 +18,7 @@ from loregraph.errors import ConfigError
 from loregraph.models import CO_OCCURS
 from loregraph.retrieve.budget import ContextView, Renderer, fit_budget
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
+from loregraph.retrieve.sections import source_line
 from loregraph.retrieve.worth import weak
 
 FORMATS = ("markdown", "xml", "json", "mermaid")
@@ -54,17 +55,17 @@ def public_source(source: str) -> str:
 
 
 def source_label(passage: Passage) -> str:
-    """``Title, chunk k (characters a–b)`` for a passage."""
-    return (
-        f"{passage.document_title}, chunk {passage.seq} (characters {passage.start}–{passage.end})"
-    )
+    """``Title › Section, chunk k (characters a–b)`` for a passage (no section part when
+    its document has no headings)."""
+    p = passage
+    return source_line(p.document_title, p.section, p.seq, p.start, p.end)
 
 
 class MarkdownRenderer:
     """Entities and relationships, then numbered passages, each headed by its source.
 
-    A passage's heading names its document, chunk and characters (and its URL when it has
-    one), so the context needs no separate list of sources.
+    A passage's heading names its document, the section it is in, its chunk and characters
+    (and its URL when it has one), so the context needs no separate list of sources.
     """
 
     sections = frozenset({"graph", "passages", "sources"})
@@ -145,8 +146,9 @@ class XmlRenderer:
 
     @staticmethod
     def _attrs(index: int, passage: Passage) -> str:
+        section = f" section={quoteattr(passage.section)}" if passage.section else ""
         return (
-            f'id="{index}" document={quoteattr(passage.document_title)} '
+            f'id="{index}" document={quoteattr(passage.document_title)}{section} '
             f'chunk="{passage.seq}" start="{passage.start}" end="{passage.end}"'
         )
 

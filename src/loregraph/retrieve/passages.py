@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from loregraph.models import Document
 from loregraph.retrieve.fuse import Fused, reciprocal_rank_fusion
 from loregraph.retrieve.result import Passage, RankedDocument, RankedRelation
+from loregraph.retrieve.sections import add_sections
 from loregraph.store.base import Store
 
 PASSAGE_WEIGHTS = {
@@ -142,6 +143,7 @@ async def load_passages(store: Store, fused: Sequence[Fused]) -> list[Passage]:
                 document_source=doc.source if doc else "",
             )
         )
+    add_sections(passages, docs)
     return passages
 
 

@@ -68,7 +68,9 @@ class Passage:
     """A chunk of a document chosen as evidence.
 
     ``start``/``end`` are character offsets of the chunk in its document; ``found_by``
-    names the rankings that proposed it (``mentions``, ``bm25``, ``vector``, ``ppr``).
+    names the rankings that proposed it (``mentions``, ``bm25``, ``vector``, ``ppr``);
+    ``section`` is the heading path at its start ("CHAPTER IV › JONATHAN HARKER'S
+    JOURNAL", see :mod:`loregraph.retrieve.sections`), ``""`` when its document has none.
     """
 
     chunk_id: str
@@ -81,6 +83,7 @@ class Passage:
     score: float
     found_by: list[str] = field(default_factory=list)
     document_source: str = ""
+    section: str = ""
 
 
 @dataclass(slots=True)
