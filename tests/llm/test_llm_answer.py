@@ -70,7 +70,7 @@ async def test_streamed_answer_cites_passages(server: FakeLLMServer, make_client
     assert client.usage.stage("answer").notes == {"invalid_citations": 1}
     request = server.chat_calls()[0]
     assert request.body["stream"] is True
-    assert "[1] Dracula, chunk 0 (characters " in request.last_user  # numbered passages
+    assert "[1] Dracula (characters " in request.last_user  # numbered passages
     assert "say plainly what is missing" in request.system
 
 

@@ -25,7 +25,7 @@ def test_markdown_follows_seed_000_layout() -> None:
     # loregraph additions come after the seed's two sections
     assert text.index("### Relationships") < text.index("### Passages")
     # each passage is headed by its source; no separate list repeats them
-    assert "\n[1] The Voyage of the Meridian, chunk 1 (characters " in text
+    assert "\n[1] The Voyage of the Meridian (characters " in text
     assert "### Sources" not in text
 
 
@@ -98,13 +98,14 @@ def test_small_budget_truncates_the_last_passage_instead_of_overflowing() -> Non
     assert count_tokens(small) <= 700 < count_tokens(full)
     passages = small.split("### Passages\n", 1)[1].split("\n### ", 1)[0]
     assert passages.rstrip().endswith("…")
-    assert "[1] The Voyage of the Meridian, chunk 1 (characters " in passages
+    assert "[1] The Voyage of the Meridian (characters " in passages
 
 
 def test_budget_keeps_best_items_first() -> None:
     text = format_context(sample_result(intent="relationship"), "markdown", budget=300)
     # the best passage (chunk 1) and the top entity survive a tight budget
-    assert ", chunk 1 (" in text
+    best = next(p for p in sample_result().passages if p.seq == 1)
+    assert f"(characters {best.start}–{best.end})" in text
     assert "- Meridian:" in text
 
 
@@ -143,7 +144,7 @@ def test_a_context_names_a_file_by_its_title_never_its_path(fmt: str) -> None:
     assert "/home/someone" not in text and "voyage.txt" not in text
     assert "The Voyage of the Meridian" in text
     if fmt == "markdown":
-        assert "[1] The Voyage of the Meridian, chunk 1 (characters " in text
+        assert "[1] The Voyage of the Meridian (characters " in text
         assert " — " not in text.split("### Passages", 1)[1]
 
 

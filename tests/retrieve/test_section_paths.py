@@ -93,9 +93,9 @@ def _with_section(section: str = "CHAPTER I › Storm") -> RetrievalResult:
 
 def test_the_markdown_header_names_the_section() -> None:
     text = format_context(_with_section(), "markdown", budget=4000)
-    assert "\n[1] The Voyage of the Meridian › CHAPTER I › Storm, chunk 1 (characters " in text
+    assert "\n[1] The Voyage of the Meridian › CHAPTER I › Storm (characters " in text
     plain = format_context(sample_result(), "markdown", budget=4000)
-    assert "\n[1] The Voyage of the Meridian, chunk 1 (characters " in plain
+    assert "\n[1] The Voyage of the Meridian (characters " in plain
 
 
 def test_xml_and_json_carry_the_section() -> None:
@@ -160,7 +160,7 @@ async def test_passages_from_a_store_carry_their_section(tmp_path: Path) -> None
         assert storm.section == "CHAPTER II › THE MATE’S DIARY"
         assert by_title["Note"].section == ""  # a document without headings
         context = format_context(result, "markdown", budget=2000)
-        assert "The Voyage › CHAPTER II › THE MATE’S DIARY, chunk " in context
+        assert "The Voyage › CHAPTER II › THE MATE’S DIARY (characters " in context
         answer = extractive_answer(result)
         cited = [c for c in answer.citations if "storm drove" in c.quote]
         assert cited and cited[0].section == "CHAPTER II › THE MATE’S DIARY"

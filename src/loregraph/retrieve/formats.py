@@ -18,7 +18,7 @@ from loregraph.errors import ConfigError
 from loregraph.models import CO_OCCURS
 from loregraph.retrieve.budget import ContextView, Renderer, fit_budget
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
-from loregraph.retrieve.sections import source_line
+from loregraph.retrieve.sections import located
 from loregraph.retrieve.worth import weak
 
 FORMATS = ("markdown", "xml", "json", "mermaid")
@@ -55,10 +55,12 @@ def public_source(source: str) -> str:
 
 
 def source_label(passage: Passage) -> str:
-    """``Title › Section, chunk k (characters a–b)`` for a passage (no section part when
-    its document has no headings)."""
+    """``Title › Section (characters a–b)`` for a passage (no section part when its document
+    has no headings). The context's passage headers leave out the chunk number the answers'
+    source lists give: the offsets locate the text, and a long document's context holds a
+    dozen headers, whose every token is one the passages cannot use."""
     p = passage
-    return source_line(p.document_title, p.section, p.seq, p.start, p.end)
+    return f"{located(p.document_title, p.section)} (characters {p.start}–{p.end})"
 
 
 class MarkdownRenderer:
