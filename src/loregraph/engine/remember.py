@@ -18,6 +18,7 @@ from loregraph.engine.memories import (
 )
 from loregraph.errors import LoregraphError, NotFoundError
 from loregraph.models import DeleteReport, Document
+from loregraph.settings import check_limit
 from loregraph.store.base import Store
 
 if TYPE_CHECKING:
@@ -92,19 +93,25 @@ class MemoryMethods:
         source: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        about: str | None = None,
         limit: int | None = None,
         scope: str | None = None,
     ) -> list[Memory]:
-        """The memories of the scope, oldest first (by when they happened), with every tag
-        of ``tags``, from ``source``, happened between ``since`` and ``until`` (inclusive);
-        with ``limit``, only the latest ``limit`` of them."""
+        """The memories of the scope, oldest first (by when they happened): those with every
+        tag of ``tags``, from ``source``, happened between ``since`` and ``until``
+        (inclusive; a naive time is UTC) and mentioning the entity ``about`` (see
+        :meth:`memories_about`); with ``limit``, only the latest ``limit`` of them."""
+        check_limit(limit)
         wanted = MemoryFilter(tuple(tags), source, since, until)
         documents = [
             d for d in await self._memory_documents(scope) if wanted.accepts(memory_of(d, ""))
         ]
+        if about is not None:
+            entity = await self.find_entity(about, scope=scope)
+            documents = [d for d in documents if await self._mentions(d, entity.id)]
         documents.sort(key=lambda d: (memory_of(d, "").at, d.created_at, d.id))
         if limit is not None:
-            documents = documents[-limit:] if limit > 0 else []
+            documents = documents[-limit:]
         return await read_memories(self.store, documents)
 
     async def memories_about(self, name: str, *, scope: str | None = None) -> list[Memory]:
@@ -113,14 +120,7 @@ class MemoryMethods:
 
         Raises :class:`~loregraph.errors.NotFoundError` when no entity is close to ``name``.
         """
-        entity = await self.find_entity(name, scope=scope)
-        mentioning = []
-        for document in await self._memory_documents(scope):
-            bundle = await self.store.read_bundle(document.id)
-            if bundle is not None and any(m.entity_id == entity.id for m in bundle.mentions):
-                mentioning.append(document)
-        mentioning.sort(key=lambda d: (memory_of(d, "").at, d.created_at, d.id))
-        return await read_memories(self.store, mentioning)
+        return await self.memories(about=name, scope=scope)
 
     async def forget(self, memory_id: str, *, scope: str | None = None) -> DeleteReport:
         """Forget a memory (by id) and exactly what only it supported, as ``delete`` does
@@ -137,6 +137,10 @@ class MemoryMethods:
         if not is_memory(document):
             raise NotFoundError(f"{memory_id!r} is a document, not a memory: use delete")
         return await self.store.delete_document(document.id)
+
+    async def _mentions(self, document: Document, entity_id: str) -> bool:
+        bundle = await self.store.read_bundle(document.id)
+        return bundle is not None and any(m.entity_id == entity_id for m in bundle.mentions)
 
     async def _memory_documents(self, scope: str | None) -> list[Document]:
         await self.open()
