@@ -34,6 +34,9 @@ def test_remember_returns_the_stored_memory(graph: loregraph.Graph) -> None:
     assert listed.to_dict() == memory.to_dict()
     [doc] = graph.documents()
     assert doc.kind == DocKind.MEMORY and doc.valid_at == at
+    padded = graph.remember(f"\n  {ALICE}\r\n  Second line.  \n\n")
+    assert padded.text == f"{ALICE}\r\n  Second line."
+    assert graph.memories()[-1].text == padded.text
 
 
 def test_at_defaults_to_now_and_a_naive_time_is_utc(graph: loregraph.Graph) -> None:

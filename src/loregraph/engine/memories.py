@@ -101,20 +101,21 @@ class NewMemory:
 
 
 def memory_document(new: NewMemory) -> SourceDocument:
-    """The document a memory is stored as (see the module docstring).
+    """The document a memory is stored as (see the module docstring); the text is kept
+    without the blank space around it.
 
     Raises :class:`~loregraph.errors.InputError` for an empty text or a tag that is not a
     non-empty string.
     """
-    text, tags = new.text, new.tags
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(new.text, str) or not new.text.strip():
         raise InputError("a memory needs a non-empty text")
+    text, tags = new.text.strip(), new.tags
     clean_tags = list(dict.fromkeys([tags] if isinstance(tags, str) else tags))
     if any(not isinstance(tag, str) or not tag.strip() for tag in clean_tags):
         raise InputError(f"tags must be non-empty strings, not {list(clean_tags)!r}")
     if new.source is not None and not isinstance(new.source, str):
         raise InputError(f"a memory's source must be a string, not {new.source!r}")
-    first_line = text.strip().splitlines()[0].strip()
+    first_line = text.splitlines()[0].strip()
     title = first_line if len(first_line) <= TITLE_CHARS else first_line[:TITLE_CHARS] + "…"
     metadata = {"tags": clean_tags, "source": new.source, "metadata": dict(new.metadata or {})}
     return SourceDocument(
@@ -148,7 +149,8 @@ def memory_of(document: Document, text: str) -> Memory:
 
 
 def stitch(document: Document, chunks: Iterable[Chunk]) -> str:
-    """A document's stored text from its chunks (which may overlap)."""
+    """A document's stored text from its chunks (which may overlap; blank space the chunks
+    left out between them comes back as spaces)."""
     text = ""
     for chunk in sorted(chunks, key=lambda c: c.seq):
         if chunk.start > len(text):
