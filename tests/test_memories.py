@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 import loregraph
-from loregraph import ChunkSettings, InputError, NotFoundError, Settings
+from loregraph import ChunkSettings, InputError, LoregraphError, NewMemory, NotFoundError, Settings
+from loregraph.ingest.extract.base import Extractor
+from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
 from loregraph.models import ABOUT, DocKind, name_key
+from loregraph.store.sqlite import SqliteStore
 
 BOB = "Bob Jones moved to Paris in March."
 ALICE = "Alice Smith maintains the billing service. Alice Smith lives in Berlin."
@@ -138,3 +141,29 @@ def test_a_long_memory_is_read_back_whole(tmp_path: Path) -> None:
         assert g.stats().chunks > 8  # more than one read of chunks
         assert memory.text == text
         assert g.memories()[0].text == text
+
+
+class _FailingOn:
+    """An extractor that breaks on texts holding ``word`` and defers to ``inner`` otherwise."""
+
+    name = "failing"
+
+    def __init__(self, inner: Extractor, word: str) -> None:
+        self.inner, self.word = inner, word
+
+    async def extract(self, document: SourceDocument, chunks: list[TextChunk]) -> ExtractionResult:
+        if self.word in document.text:
+            raise RuntimeError("extraction broke")
+        return await self.inner.extract(document, chunks)
+
+
+async def test_a_memory_that_cannot_be_stored_is_reported(tmp_path: Path) -> None:
+    plain = loregraph.AsyncGraph(SqliteStore(tmp_path / "f.db"))
+    graph = loregraph.AsyncGraph(plain.store, extractor=_FailingOn(plain.extractor, "Broken"))
+    try:
+        with pytest.raises(LoregraphError, match=r"1 of 2 memories could not be stored"):
+            await graph.remember_many([NewMemory(BOB), NewMemory("Broken memory about Acme.")])
+        assert [m.text for m in await graph.memories()] == [BOB]
+    finally:
+        await graph.close()
+        await plain.close()

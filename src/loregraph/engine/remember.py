@@ -75,14 +75,19 @@ class MemoryMethods:
         self, memories: Iterable[NewMemory], *, scope: str | None = None
     ) -> list[Memory]:
         """Remember several memories (each checked before any is written); returns them
-        stored, in order. Each memory is written in its own transaction."""
+        stored, in order. Each memory is written in its own transaction: when one cannot
+        be, the others still are and :class:`~loregraph.errors.LoregraphError` says which
+        failed."""
         documents = [memory_document(new) for new in memories]
         if not documents:
             return []
         report = await self.ingest_documents(documents, scope=scope)
         if report.failed:
             reasons = "; ".join(f"{f.source}: {f.error}" for f in report.failed)
-            raise LoregraphError(f"{len(report.failed)} memories could not be stored: {reasons}")
+            raise LoregraphError(
+                f"{len(report.failed)} of {len(documents)} memories could not be stored "
+                f"(the others are): {reasons}"
+            )
         stored = [await self.store.get_document(i) for i in report.document_ids]
         return await read_memories(self.store, [d for d in stored if d is not None])
 
