@@ -23,6 +23,9 @@ def test_expected_commands_exist() -> None:
         "export",
         "delete",
         "copy",
+        "remember",
+        "memories",
+        "forget",
     } <= set(COMMANDS)
 
 

@@ -9,6 +9,7 @@ retrieval. Offline by default, on one SQLite file.
 
 from loregraph.answer.extractive import Answer, Citation
 from loregraph.blocking import Graph, open
+from loregraph.engine.memories import Memory, NewMemory
 from loregraph.engine.views import EntityView, SearchHit
 from loregraph.errors import (
     ConfigError,
@@ -64,7 +65,9 @@ __all__ = [
     "InputError",
     "LLMSettings",
     "LoregraphError",
+    "Memory",
     "Mention",
+    "NewMemory",
     "NotFoundError",
     "Relation",
     "ResolutionSettings",

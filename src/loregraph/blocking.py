@@ -112,6 +112,11 @@ class Graph:
     stats = _blocking(AsyncGraph.stats)
     scopes = _blocking(AsyncGraph.scopes)
     delete = _blocking(AsyncGraph.delete)
+    remember = _blocking(AsyncGraph.remember)
+    remember_many = _blocking(AsyncGraph.remember_many)
+    memories = _blocking(AsyncGraph.memories)
+    memories_about = _blocking(AsyncGraph.memories_about)
+    forget = _blocking(AsyncGraph.forget)
     export = _blocking(AsyncGraph.export)
 
 

@@ -14,6 +14,7 @@ pytest.register_assert_rewrite(
             "contract_copy",
             "contract_documents",
             "contract_graph",
+            "contract_memories",
             "contract_search",
         )
     )

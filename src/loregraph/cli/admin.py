@@ -10,6 +10,7 @@ from rich.console import Console
 from loregraph.cli.options import format_option, json_option, scope_option
 from loregraph.cli.runner import Context, echo_json, progress_for, run_async, run_graph, showing
 from loregraph.copy import CopyReport, copy_locations
+from loregraph.models import DeleteReport
 
 
 @click.command()
@@ -22,8 +23,13 @@ def delete(ctx: Context, document: str, as_json: bool) -> None:
     if as_json:
         echo_json(report.to_dict())
         return
-    click.echo(
-        f"deleted {report.document_id}: {report.chunks} chunks, {report.mentions} mentions, "
+    click.echo(deleted_line("deleted", report))
+
+
+def deleted_line(verb: str, report: DeleteReport) -> str:
+    """One line saying what deleting a document or forgetting a memory removed."""
+    return (
+        f"{verb} {report.document_id}: {report.chunks} chunks, {report.mentions} mentions, "
         f"{report.entities_removed} entities and {report.relations_removed} relations removed, "
         f"{report.relations_weakened} relations weakened"
     )

@@ -332,6 +332,7 @@ class IngestPipeline:
             scope=scope,
             source=source.source,
             kind=source.kind,
+            valid_at=source.valid_at,
             metadata=dict(source.metadata),
             status=DocStatus.DONE,
             char_count=len(source.text),

@@ -7,6 +7,7 @@ embed → write. Each stage is a small module; these records are what flows betw
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from loregraph.models import DocKind
@@ -31,6 +32,14 @@ class SourceDocument:
     former_source: str | None = None
     """The ``source`` loregraph 0.1 gave such a document (a file name and position, or
     ``stdin``): a stored document there with the same text is this one, not a new one."""
+    valid_at: datetime | None = None
+    """When what the text tells happened (a memory's time), if known."""
+
+    @property
+    def entity_title(self) -> str:
+        """The title extraction may turn into an entity: a document's title; none for a
+        memory (its title is only a label, never a thing the graph knows about)."""
+        return "" if self.kind == DocKind.MEMORY else self.title
 
 
 @dataclass(slots=True)

@@ -221,7 +221,7 @@ class _Title:
 
 
 def _title_of(document: SourceDocument, spans: list[SpanRecord | None]) -> _Title:
-    title, core, qualifier = document.title.strip(), "", ""
+    title, core, qualifier = document.entity_title.strip(), "", ""
     if title:
         core, qualifier = names.split_qualifier(title)
     title_key = name_key(core) if core else ""

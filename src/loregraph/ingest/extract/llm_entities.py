@@ -56,7 +56,7 @@ def merge_listings(
     for batch, grounded in zip(batches, listed, strict=True):
         for entity in grounded or ():
             merged.setdefault(name_key(entity.name), []).append((entity, batch.index))
-    title_key = name_key(names.split_qualifier(document.title)[0])
+    title_key = name_key(names.split_qualifier(document.entity_title)[0])
     kept: list[tuple[CandidateEntity, list[str], int]] = []
     for key, listings in merged.items():
         found = _candidate(key, listings, title_key, min_confidence, stats)

@@ -103,7 +103,7 @@ class OfflineExtractor:
         if self._lemma is None:
             self._lemma = lemmatizer_of(nlp)
         texts = [prepare_text(doc.text) for doc, _ in items]
-        titles = [split_qualifier(doc.title)[0] for doc, _ in items]
+        titles = [split_qualifier(doc.entity_title)[0] for doc, _ in items]
         analyses = [DocumentAnalysis() for _ in items]
         tasks: list[tuple[str, tuple[int, int]]] = []
         for i, ((_, chunks), text) in enumerate(zip(items, texts, strict=True)):

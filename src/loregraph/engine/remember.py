@@ -1,0 +1,152 @@
+"""The memory methods of the async engine: ``remember``, ``memories``, ``memories_about``
+and ``forget`` (:class:`MemoryMethods`, a base of :class:`~loregraph.graph.AsyncGraph`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from loregraph.engine.memories import (
+    Memory,
+    MemoryFilter,
+    NewMemory,
+    is_memory,
+    memory_document,
+    memory_of,
+    read_memories,
+)
+from loregraph.errors import LoregraphError, NotFoundError
+from loregraph.models import DeleteReport, Document
+from loregraph.settings import check_limit
+from loregraph.store.base import Store
+
+if TYPE_CHECKING:
+    from loregraph.ingest.progress import Progress
+    from loregraph.ingest.report import IngestReport
+    from loregraph.ingest.types import SourceDocument
+    from loregraph.models import Entity
+
+
+class MemoryMethods:
+    """What an agent remembers: memories written, listed, found by entity and forgotten.
+
+    A memory is searchable (``search``, ``context``, ``ask``) as soon as ``remember``
+    returns, is linked to the entities it mentions, and never becomes an entity itself.
+    """
+
+    store: Store
+
+    if TYPE_CHECKING:
+
+        def _scope(self, scope: str | None) -> str: ...
+
+        async def open(self) -> None: ...
+
+        async def ingest_documents(
+            self,
+            sources: Iterable[SourceDocument],
+            *,
+            scope: str | None = None,
+            progress: Progress | None = None,
+        ) -> IngestReport: ...
+
+        async def find_entity(self, name: str, *, scope: str | None = None) -> Entity: ...
+
+    async def remember(
+        self,
+        text: str,
+        *,
+        at: datetime | None = None,
+        source: str | None = None,
+        tags: Sequence[str] = (),
+        metadata: Mapping[str, Any] | None = None,
+        scope: str | None = None,
+    ) -> Memory:
+        """Remember ``text``: what happened ``at`` (default now; a naive time is UTC), from
+        ``source``, with ``tags`` and ``metadata``. Returns the stored memory.
+
+        Raises :class:`~loregraph.errors.InputError` for an empty text or a bad tag.
+        """
+        new = NewMemory(text, at=at, source=source, tags=tags, metadata=metadata)
+        return (await self.remember_many([new], scope=scope))[0]
+
+    async def remember_many(
+        self, memories: Iterable[NewMemory], *, scope: str | None = None
+    ) -> list[Memory]:
+        """Remember several memories (each checked before any is written); returns them
+        stored, in order. Each memory is written in its own transaction: when one cannot
+        be, the others still are and :class:`~loregraph.errors.LoregraphError` says which
+        failed."""
+        documents = [memory_document(new) for new in memories]
+        if not documents:
+            return []
+        report = await self.ingest_documents(documents, scope=scope)
+        if report.failed:
+            reasons = "; ".join(f"{f.source}: {f.error}" for f in report.failed)
+            raise LoregraphError(
+                f"{len(report.failed)} of {len(documents)} memories could not be stored "
+                f"(the others are): {reasons}"
+            )
+        stored = [await self.store.get_document(i) for i in report.document_ids]
+        return await read_memories(self.store, [d for d in stored if d is not None])
+
+    async def memories(
+        self,
+        *,
+        tags: Sequence[str] = (),
+        source: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        about: str | None = None,
+        limit: int | None = None,
+        scope: str | None = None,
+    ) -> list[Memory]:
+        """The memories of the scope, oldest first (by when they happened): those with every
+        tag of ``tags``, from ``source``, happened between ``since`` and ``until``
+        (inclusive; a naive time is UTC) and mentioning the entity ``about`` (see
+        :meth:`memories_about`); with ``limit``, only the latest ``limit`` of them."""
+        check_limit(limit)
+        wanted = MemoryFilter(tuple(tags), source, since, until)
+        documents = [
+            d for d in await self._memory_documents(scope) if wanted.accepts(memory_of(d, ""))
+        ]
+        if about is not None:
+            entity = await self.find_entity(about, scope=scope)
+            documents = [d for d in documents if await self._mentions(d, entity.id)]
+        documents.sort(key=lambda d: (memory_of(d, "").at, d.created_at, d.id))
+        if limit is not None:
+            documents = documents[-limit:]
+        return await read_memories(self.store, documents)
+
+    async def memories_about(self, name: str, *, scope: str | None = None) -> list[Memory]:
+        """The memories that mention the entity called ``name`` (or with that alias; the
+        closest name if none is exact), oldest first.
+
+        Raises :class:`~loregraph.errors.NotFoundError` when no entity is close to ``name``.
+        """
+        return await self.memories(about=name, scope=scope)
+
+    async def forget(self, memory_id: str, *, scope: str | None = None) -> DeleteReport:
+        """Forget a memory (by id) and exactly what only it supported, as ``delete`` does
+        for a document.
+
+        Raises :class:`~loregraph.errors.NotFoundError` for an id that is no memory of the
+        scope (a document's id included: documents are deleted with ``delete``).
+        """
+        await self.open()
+        scope = self._scope(scope)
+        document = await self.store.get_document(memory_id)
+        if document is None or document.scope != scope:
+            raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")
+        if not is_memory(document):
+            raise NotFoundError(f"{memory_id!r} is a document, not a memory: use delete")
+        return await self.store.delete_document(document.id)
+
+    async def _mentions(self, document: Document, entity_id: str) -> bool:
+        bundle = await self.store.read_bundle(document.id)
+        return bundle is not None and any(m.entity_id == entity_id for m in bundle.mentions)
+
+    async def _memory_documents(self, scope: str | None) -> list[Document]:
+        await self.open()
+        return [d for d in await self.store.list_documents(self._scope(scope)) if is_memory(d)]

@@ -1,0 +1,151 @@
+"""``loregraph remember``, ``memories`` and ``forget`` on the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from loregraph.cli.app import main
+from loregraph.cli.dates import parse_time
+
+
+def run(db: Path, *args: str, stdin: str | None = None) -> Result:
+    return CliRunner().invoke(main, ["--db", str(db), *args], input=stdin)
+
+
+def as_json(db: Path, *args: str, stdin: str | None = None) -> Any:
+    result = run(db, *args, "--json", stdin=stdin)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_remember_text_with_time_tags_and_source(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    memory = as_json(
+        db,
+        "remember",
+        "The API server depends on Express.",
+        "--at",
+        "2026-01-15",
+        "--tag",
+        "project",
+        "--tag",
+        "api",
+        "--source",
+        "chat",
+    )
+    assert memory["text"] == "The API server depends on Express."
+    assert memory["at"] == "2026-01-15T00:00:00+00:00"
+    assert memory["tags"] == ["project", "api"]
+    assert memory["source"] == "chat"
+    listed = as_json(db, "memories")
+    assert [m["id"] for m in listed] == [memory["id"]]
+    hits = as_json(db, "search", "What does the API server depend on?")
+    assert hits[0]["id"] == memory["id"]
+    text = run(db, "memories")
+    assert text.exit_code == 0
+    assert memory["id"] in text.stdout and "[project, api]  (chat)" in text.stdout
+
+
+def test_remember_reads_stdin(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    memory = as_json(db, "remember", "-", stdin="Alice Smith lives in Berlin.\n")
+    assert memory["text"].strip() == "Alice Smith lives in Berlin."
+    assert memory["at"].endswith("+00:00")
+
+
+def test_remember_a_jsonl_file(tmp_path: Path) -> None:
+    db, path = tmp_path / "m.db", tmp_path / "memories.jsonl"
+    lines = [
+        {"text": "Bob Jones moved to Paris.", "at": "2026-02-10T08:00+01:00", "tags": ["people"]},
+        {"text": "Carol Diaz works for Acme.", "source": "mail", "metadata": {"n": 2}},
+    ]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n", encoding="utf-8")
+    stored = as_json(db, "remember", str(path), "--tag", "imported", "--source", "cli")
+    assert [m["text"] for m in stored] == [x["text"] for x in lines]
+    assert stored[0]["at"] == "2026-02-10T07:00:00+00:00"  # the same instant, in UTC
+    assert stored[0]["tags"] == ["people", "imported"] and stored[0]["source"] == "cli"
+    assert stored[1]["source"] == "mail" and stored[1]["metadata"] == {"n": 2}
+    about = as_json(db, "memories", "--about", "Carol Diaz")
+    assert [m["id"] for m in about] == [stored[1]["id"]]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"text": "Bob went home.", "at": "last tuesday"}', "cannot read 'last tuesday'"),
+        ('{"title": "no text"}', 'expected an object with a "text"'),
+        ("not json", "not JSON"),
+        ('{"text": "x", "colour": "red"}', "unknown fields ['colour']"),
+        ('{"text": "x", "tags": "one"}', "'tags' must be a list"),
+    ],
+)
+def test_a_bad_jsonl_line_writes_nothing(tmp_path: Path, line: str, message: str) -> None:
+    db, path = tmp_path / "m.db", tmp_path / "bad.jsonl"
+    path.write_text('{"text": "Alice Smith lives in Berlin."}\n' + line + "\n", encoding="utf-8")
+    result = run(db, "remember", str(path))
+    assert result.exit_code == 2
+    assert message in result.stderr and "bad.jsonl:2" in result.stderr
+    assert not db.exists()
+
+
+def test_bad_input_gives_one_clear_message(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    bad_date = run(db, "remember", "Bob went home.", "--at", "yesterdayish")
+    assert bad_date.exit_code == 2
+    assert "cannot read 'yesterdayish' as a date" in bad_date.stderr
+    empty = run(db, "remember", "   ")
+    assert empty.exit_code == 2 and "non-empty text" in empty.stderr
+    empty_stdin = run(db, "remember", "-", stdin="\n")
+    assert empty_stdin.exit_code == 2
+    missing = run(db, "remember", str(tmp_path / "none.jsonl"))
+    assert missing.exit_code == 2 and "no such file" in missing.stderr
+    assert not db.exists()
+    run(db, "remember", "Bob Jones moved to Paris.")
+    unknown = run(db, "forget", "doc_unknown")
+    assert unknown.exit_code == 5
+    assert unknown.stderr.strip() == "error: no memory 'doc_unknown' in scope 'default'"
+    bad_since = run(db, "memories", "--since", "2026-13-40")
+    assert bad_since.exit_code == 2 and "'2026-13-40'" in bad_since.stderr
+
+
+def test_memories_filters_and_forget(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    first = as_json(db, "remember", "Bob Jones moved to Paris.", "--at", "2026-01-10")
+    second = as_json(
+        db, "remember", "Bob Jones works for Acme.", "--at", "2026-02-10", "--tag", "work"
+    )
+    third = as_json(db, "remember", "Alice Smith lives in Berlin.", "--at", "2026-03-10")
+
+    def ids(*args: str) -> list[str]:
+        return [m["id"] for m in as_json(db, "memories", *args)]
+
+    assert ids() == [first["id"], second["id"], third["id"]]
+    assert ids("--tag", "work") == [second["id"]]
+    assert ids("--until", "2026-02-10") == [first["id"], second["id"]]
+    assert ids("--since", "2026-02-01", "--until", "2026-02-28") == [second["id"]]
+    assert ids("--about", "Bob Jones") == [first["id"], second["id"]]
+    assert ids("--about", "Bob Jones", "--since", "2026-02-01") == [second["id"]]
+    assert ids("-n", "1") == [third["id"]]
+    report = as_json(db, "forget", third["id"])
+    assert report["document_id"] == third["id"] and report["entities_removed"] >= 2
+    assert ids() == [first["id"], second["id"]]
+    names = {e["name"] for e in as_json(db, "entities")}
+    assert "Berlin" not in names and "Bob Jones" in names
+    text = run(db, "forget", second["id"])
+    assert text.exit_code == 0 and text.stdout.startswith(f"forgot {second['id']}: 1 chunks")
+
+
+def test_parse_time_reads_iso_dates_and_times() -> None:
+    assert parse_time("2026-01-15").isoformat() == "2026-01-15T00:00:00+00:00"
+    assert parse_time("2026-01-15", end_of_day=True).isoformat().startswith("2026-01-15T23:59:59")
+    assert parse_time("2026-01-15T09:30").isoformat() == "2026-01-15T09:30:00+00:00"
+    assert parse_time("2026-01-15T09:30+02:00").isoformat() == "2026-01-15T09:30:00+02:00"
+    assert parse_time("2026-01-15T09:30:00Z").isoformat() == "2026-01-15T09:30:00+00:00"
+    for bad in ("", "15/01/2026", "tomorrow", "2026-02-30"):
+        with pytest.raises(ValueError, match="cannot read"):
+            parse_time(bad)
