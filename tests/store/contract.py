@@ -21,11 +21,12 @@ from __future__ import annotations
 from .contract_copy import CopyContract
 from .contract_documents import DocumentContract
 from .contract_graph import GraphContract
+from .contract_patterns import PatternContract
 from .contract_search import SearchContract
 from .scenarios import StoreFactory, day, shared_pair, star
 
 
-class StoreContract(DocumentContract, SearchContract, GraphContract, CopyContract):
+class StoreContract(DocumentContract, SearchContract, GraphContract, PatternContract, CopyContract):
     """Every contract test; a backend's test module subclasses this."""
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from loregraph.cli import admin, browse, ingest, query
+from loregraph.cli import admin, browse, ingest, patterns, query
 from loregraph.cli.options import llm_options, llm_overrides, scope_option, store_options
 from loregraph.cli.runner import Context
 from loregraph.cli.support import LoregraphGroup
@@ -59,5 +59,11 @@ def main(
     )
 
 
-for _command in (*ingest.COMMANDS, *query.COMMANDS, *browse.COMMANDS, *admin.COMMANDS):
+for _command in (
+    *ingest.COMMANDS,
+    *query.COMMANDS,
+    *browse.COMMANDS,
+    *patterns.COMMANDS,
+    *admin.COMMANDS,
+):
     main.add_command(_command)
