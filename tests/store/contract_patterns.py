@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from loregraph.engine import paths
 from loregraph.engine.paths import shortest_paths
 from loregraph.engine.patterns import neighbourhood, relations_of
 from loregraph.errors import InputError
@@ -109,9 +110,13 @@ class PatternContract(ContractBase):
         alone = await neighbourhood(store, "default", e["Lint Tool"], hops=3)
         assert list(alone.entities) == [e["Lint Tool"].id] and alone.relations == []
 
-    async def test_shortest_paths_with_types_and_evidence(self, store: Store) -> None:
+    @pytest.mark.parametrize("reach", [paths.REACH, 2], ids=["expanded", "hop-by-hop"])
+    async def test_shortest_paths_with_types_and_evidence(
+        self, store: Store, reach: int, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(paths, "REACH", reach)  # 2: every expansion stops short
         e = await project_graph(store)
-        found = await shortest_paths(store, e["API Server"], e["TypeScript"], max_hops=3)
+        found = await shortest_paths(store, "default", e["API Server"], e["TypeScript"], max_hops=3)
         assert [p.text() for p in found] == [
             "API Server -[DEPENDS_ON]-> Hono -[WRITTEN_IN]-> TypeScript",
             "API Server -[DEPENDS_ON]-> Zod -[WRITTEN_IN]-> TypeScript",
@@ -127,26 +132,28 @@ class PatternContract(ContractBase):
             "evidence": "Hono is TypeScript.",
         }
         # against the relations' direction, and not through the expired shortcut
-        back = await shortest_paths(store, e["TypeScript"], e["Ops Team"], max_hops=4)
+        back = await shortest_paths(store, "default", e["TypeScript"], e["Ops Team"], max_hops=4)
         assert [p.length for p in back] == [4, 4]
         assert back[0].text().startswith("TypeScript <-[WRITTEN_IN]- Hono <-[DEPENDS_ON]-")
-        assert await shortest_paths(store, e["TypeScript"], e["Ops Team"], max_hops=3) == []
-        assert await shortest_paths(store, e["Hono"], e["Lint Tool"], max_hops=6) == []
-        one = await shortest_paths(store, e["API Server"], e["TypeScript"], limit=1)
+        assert (
+            await shortest_paths(store, "default", e["TypeScript"], e["Ops Team"], max_hops=3) == []
+        )
+        assert await shortest_paths(store, "default", e["Hono"], e["Lint Tool"], max_hops=6) == []
+        one = await shortest_paths(store, "default", e["API Server"], e["TypeScript"], limit=1)
         assert len(one) == 1 and "Hono" in one[0].text()
         typed = await shortest_paths(
-            store, e["API Server"], e["TypeScript"], types=["DEPENDS_ON"], max_hops=4
+            store, "default", e["API Server"], e["TypeScript"], types=["DEPENDS_ON"], max_hops=4
         )
         assert typed == []
         with pytest.raises(InputError):
-            await shortest_paths(store, e["Hono"], e["Hono"])
+            await shortest_paths(store, "default", e["Hono"], e["Hono"])
         with pytest.raises(InputError):
-            await shortest_paths(store, e["Hono"], e["Zod"], max_hops=0)
+            await shortest_paths(store, "default", e["Hono"], e["Zod"], max_hops=0)
 
     async def test_patterns_stay_in_their_scope(self, store: Store) -> None:
         await project_graph(store, "other")
         e = await project_graph(store)
         two = await neighbourhood(store, "default", e["API Server"], hops=2)
         assert all(x.scope == "default" for x in two.entities.values())
-        found = await shortest_paths(store, e["Ops Team"], e["TypeScript"], max_hops=4)
+        found = await shortest_paths(store, "default", e["Ops Team"], e["TypeScript"], max_hops=4)
         assert found and all(x.scope == "default" for p in found for x in p.entities)

@@ -1,9 +1,14 @@
 """Shortest paths between two entities, over the store contract.
 
-A breadth-first search from both ends at once, a whole hop at a time, always growing the
-side with the smaller frontier; each step asks :meth:`Store.entity_relations
-<loregraph.store.base.Store.entity_relations>` for a frontier entity's live relations (either
-direction), so the search works on every backend and each step comes with its evidence.
+The search meets in the middle: one :meth:`Store.expand <loregraph.store.base.Store.expand>`
+from each end (half the hops each, every relation followed), which a graph database runs
+itself, gives each side's hop distances and the relations among what it reached; an entity
+both sides reached lies on a shortest path when its two distances add up to the least sum.
+When an expansion stops at :data:`REACH` entities it may have missed a path, so the search
+is done again exactly, a hop at a time from both ends (growing the side with the smaller
+frontier), asking :meth:`Store.entity_relations
+<loregraph.store.base.Store.entity_relations>` for each frontier entity's relations. The
+relations of the paths found are read back with their evidence.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from loregraph.store.base import Store
 
 ENUMERATED = 20
 """Paths of the shortest length looked at per path returned (they are then ranked)."""
+REACH = 20_000
+"""The most entities one side's expansion may reach; a side reaching it is searched again
+a hop at a time."""
 
 
 @dataclass(slots=True)
@@ -95,6 +103,29 @@ class _Side:
         self.came_from[self.start] = []
         self.frontier = [self.start]
 
+    @classmethod
+    async def expanded(
+        cls, store: Store, scope: str, start: str, depth: int, types: Sequence[str] | None
+    ) -> _Side | None:
+        """The side after ``depth`` hops of one store expansion; ``None`` when the expansion
+        stopped at :data:`REACH` entities."""
+        side = cls(start)
+        if depth == 0:
+            return side
+        sub = await store.expand(
+            scope, [start], depth=depth, per_node=REACH, max_entities=REACH, types=types
+        )
+        if len(sub.hops) >= REACH:
+            return None
+        side.distance.update(sub.hops)
+        side.depth = depth
+        for relation in sub.relations:
+            ends = relation.source_id, relation.target_id
+            for near, far in (ends, ends[::-1]):
+                if near in sub.hops and far in sub.hops and sub.hops[far] == sub.hops[near] + 1:
+                    side.came_from.setdefault(far, []).append((near, relation))
+        return side
+
     async def grow(self, store: Store, types: Sequence[str] | None) -> None:
         """Reach the entities one hop beyond the frontier."""
         reached: dict[str, list[tuple[str, Relation]]] = {}
@@ -111,16 +142,17 @@ class _Side:
 
     def walks(self, node: str) -> Iterator[tuple[list[str], list[Relation]]]:
         """Every shortest walk from this side's start to ``node``: (entity ids, relations)."""
-        if not self.came_from[node]:
+        if node == self.start:
             yield [node], []
             return
-        for previous, relation in self.came_from[node]:
+        for previous, relation in self.came_from.get(node, []):
             for nodes, relations in self.walks(previous):
                 yield [*nodes, node], [*relations, relation]
 
 
 async def shortest_paths(
     store: Store,
+    scope: str,
     start: Entity,
     end: Entity,
     *,
@@ -137,15 +169,36 @@ async def shortest_paths(
     check_limit(limit)
     if start.id == end.id:
         raise InputError(f"{start.name!r} and {end.name!r} are the same entity: no path to find")
-    ahead, behind = _Side(start.id), _Side(end.id)
+    ahead = await _Side.expanded(store, scope, start.id, (max_hops + 1) // 2, types)
+    behind = await _Side.expanded(store, scope, end.id, max_hops // 2, types)
+    if ahead is not None and behind is not None:
+        middle = _middle(ahead, behind)
+    else:
+        ahead, behind = _Side(start.id), _Side(end.id)
+        middle = await _search(store, ahead, behind, max_hops, types)
+    return await _paths(store, ahead, behind, middle, limit) if middle else []
+
+
+def _middle(ahead: _Side, behind: _Side) -> list[str]:
+    """The entities both sides reached whose distances add up to the least sum."""
+    common = [n for n in ahead.distance if n in behind.distance]
+    if not common:
+        return []
+    best = min(ahead.distance[n] + behind.distance[n] for n in common)
+    return [n for n in common if ahead.distance[n] + behind.distance[n] == best]
+
+
+async def _search(
+    store: Store, ahead: _Side, behind: _Side, max_hops: int, types: Sequence[str] | None
+) -> list[str]:
+    """Grow the sides a hop at a time until they meet (the middle entities) or
+    ``max_hops`` is spent (``[]``)."""
     while ahead.depth + behind.depth < max_hops and ahead.frontier and behind.frontier:
         side = ahead if len(ahead.frontier) <= len(behind.frontier) else behind
         await side.grow(store, types)
-        common = [n for n in ahead.distance if n in behind.distance]
-        if common:
-            best = min(ahead.distance[n] + behind.distance[n] for n in common)
-            middle = [n for n in common if ahead.distance[n] + behind.distance[n] == best]
-            return await _paths(store, ahead, behind, middle, limit)
+        middle = _middle(ahead, behind)
+        if middle:
+            return middle
     return []
 
 
@@ -154,19 +207,22 @@ async def _paths(
 ) -> list[GraphPath]:
     """The paths through the ``middle`` entities, heaviest first, at most ``limit``."""
     cap = limit * ENUMERATED
-    walks: list[tuple[list[str], list[Relation]]] = []
+    walks: dict[tuple[str, ...], tuple[list[str], list[Relation]]] = {}
     for node in middle:
         halves = itertools.product(
             list(itertools.islice(ahead.walks(node), cap)),
             list(itertools.islice(behind.walks(node), cap)),
         )
         for (nodes_a, rels_a), (nodes_b, rels_b) in itertools.islice(halves, cap - len(walks)):
-            walks.append((nodes_a + nodes_b[::-1][1:], rels_a + rels_b[::-1]))
-    ids = sorted({n for nodes, _ in walks for n in nodes})
+            relations = rels_a + rels_b[::-1]  # a path through several middles is one path
+            walks[tuple(r.id for r in relations)] = (nodes_a + nodes_b[::-1][1:], relations)
+    ids = sorted({n for nodes, _ in walks.values() for n in nodes})
     known = {e.id: e for e in await store.get_entities(ids)}
+    relation_ids = sorted({r.id for _, relations in walks.values() for r in relations})
+    read = {r.id: r for r in await store.get_relations(relation_ids)}
     paths = [
-        GraphPath([known[n] for n in nodes], relations)
-        for nodes, relations in walks
+        GraphPath([known[n] for n in nodes], [read.get(r.id, r) for r in relations])
+        for nodes, relations in walks.values()
         if all(n in known for n in nodes)
     ]
     paths.sort(key=lambda p: (-sum(r.weight for r in p.relations), p.text()))

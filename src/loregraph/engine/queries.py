@@ -102,7 +102,7 @@ class GraphQueries:
         end = await find_entity(self.store, scope, target)
         types = [type] if isinstance(type, str) else type
         found = await shortest_paths(
-            self.store, start, end, max_hops=max_hops, limit=limit, types=types
+            self.store, scope, start, end, max_hops=max_hops, limit=limit, types=types
         )
         if not found:
             raise NotFoundError(
