@@ -27,6 +27,13 @@ def _type_option(function: F) -> F:
     )(function)
 
 
+def _hops_option(name: str, default: int, help: str) -> Callable[[F], F]:
+    """A hop count option, from 1 to the most a query accepts."""
+    return click.option(
+        name, type=click.IntRange(1, MAX_HOPS), default=default, show_default=True, help=help
+    )
+
+
 @click.command()
 @click.argument("name")
 @click.option("--out", "direction", flag_value="out", help="Only relations from NAME.")
@@ -76,13 +83,7 @@ def _show_relations(found: EntityRelations) -> None:
 
 @click.command()
 @click.argument("name")
-@click.option(
-    "--hops",
-    type=click.IntRange(1, MAX_HOPS),
-    default=1,
-    show_default=True,
-    help="How many relations away.",
-)
+@_hops_option("--hops", 1, "How many relations away.")
 @_type_option
 @limit_option(100, "-n", "At most this many entities.")
 @format_option(["text", "json", "mermaid", "graphml"], "text", "Output: a list, or the subgraph.")
@@ -125,13 +126,7 @@ def _show_neighbourhood(found: Neighbourhood) -> None:
 @click.command()
 @click.argument("source")
 @click.argument("target")
-@click.option(
-    "--max-hops",
-    type=click.IntRange(1, MAX_HOPS),
-    default=3,
-    show_default=True,
-    help="The longest path looked for, in relations.",
-)
+@_hops_option("--max-hops", 3, "The longest path looked for, in relations.")
 @_type_option
 @limit_option(5, "-n", "How many shortest paths.")
 @json_option()
