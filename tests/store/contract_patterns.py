@@ -3,6 +3,8 @@ paths) run on every backend through the store methods they are built on."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from loregraph.engine import paths
@@ -157,3 +159,32 @@ class PatternContract(ContractBase):
         assert all(x.scope == "default" for x in two.entities.values())
         found = await shortest_paths(store, "default", e["Ops Team"], e["TypeScript"], max_hops=4)
         assert found and all(x.scope == "default" for p in found for x in p.entities)
+
+    async def test_both_path_searches_agree_on_a_random_graph(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        rng = random.Random(12)
+        book = Book("random")
+        c = book.chunk("A random graph.")
+        nodes = [book.entity(f"Node {i}", mentions=[(c, 1)]) for i in range(40)]
+        pairs = {tuple(rng.sample(range(40), 2)) for _ in range(60)}
+        for s, t in sorted(pairs):
+            book.relate(
+                nodes[s], rng.choice(["A", "B"]), nodes[t], chunk=c, evidence=rng.randint(1, 3)
+            )
+        await store.write_document(book.bundle())
+        joined = 0
+        for _ in range(25):
+            start, end = rng.sample(nodes, 2)
+            hops = rng.randint(1, 5)
+            expanded = await shortest_paths(store, "default", start, end, max_hops=hops, limit=50)
+            with monkeypatch.context() as patch:
+                patch.setattr(paths, "REACH", 1)
+                stepwise = await shortest_paths(
+                    store, "default", start, end, max_hops=hops, limit=50
+                )
+            assert [p.text() for p in expanded] == [p.text() for p in stepwise]
+            assert len({p.length for p in expanded}) <= 1
+            assert all(p.length <= hops for p in expanded)
+            joined += bool(expanded)
+        assert joined >= 5  # the pairs are not all unjoined
