@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -164,3 +165,8 @@ def test_the_blocking_api(db: Path) -> None:
             graph.relations("Hono", direction="sideways")  # type: ignore[arg-type]
         with pytest.raises(InputError):
             graph.neighbors("Hono", hops=0)
+        with pytest.raises(InputError, match="in the future"):
+            graph.path("Zod", "Web App", as_of=datetime.now(UTC) + timedelta(days=1))
+        # the graph was written without world times: every relation holds at any time
+        past = graph.relations("Web App", as_of=datetime(2020, 1, 1))
+        assert {link.other_name for link in past.links} == {"API Server", "Ops Team"}

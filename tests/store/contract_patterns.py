@@ -188,3 +188,35 @@ class PatternContract(ContractBase):
             assert all(p.length <= hops for p in expanded)
             joined += bool(expanded)
         assert joined >= 5  # the pairs are not all unjoined
+
+    async def test_patterns_at_a_world_time(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        book = Book("jobs")
+        c = book.chunk("Ann worked at Acme from 2020 to 2022, then at Bolt, founded by Cy.")
+        ann, acme, bolt, cy = (
+            book.entity(n, k, mentions=[(c, 1)])
+            for n, k in [("Ann", "person"), ("Acme", "org"), ("Bolt", "org"), ("Cy", "person")]
+        )
+        book.relate(ann, "WORKS_FOR", acme, chunk=c, valid_at=day(0), invalid_at=day(700))
+        book.relate(ann, "WORKS_FOR", bolt, chunk=c, valid_at=day(700))
+        book.relate(cy, "FOUNDED", bolt, chunk=c, valid_at=day(300))
+        await store.write_document(book.bundle())
+        sub = await store.expand("default", [ann.id], depth=2, at=day(100))
+        assert set(sub.hops) == {ann.id, acme.id} and len(sub.relations) == 1
+        later = await store.expand("default", [ann.id], depth=2, at=day(800))
+        assert later.hops == {ann.id: 0, bolt.id: 1, cy.id: 2} and len(later.relations) == 2
+        assert len((await store.expand("default", [ann.id], depth=2)).hops) == 4
+        then = await relations_of(store, ann, at=day(100))
+        assert [link.other_name for link in then.links] == ["Acme"]
+        around = await neighbourhood(store, "default", ann, hops=2, at=day(800))
+        assert {x.name: around.distance[x.id] for x in around.ordered()} == {
+            "Ann": 0,
+            "Bolt": 1,
+            "Cy": 2,
+        }
+        for reach in (paths.REACH, 1):  # expanded, then hop by hop
+            monkeypatch.setattr(paths, "REACH", reach)
+            now = await shortest_paths(store, "default", ann, cy, at=day(800))
+            assert [p.text() for p in now] == ["Ann -[WORKS_FOR]-> Bolt <-[FOUNDED]- Cy"]
+            assert await shortest_paths(store, "default", ann, cy, at=day(100)) == []

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from loregraph.engine.patterns import check_hops
@@ -87,6 +88,15 @@ def evidence_sentence(relation: Relation) -> str:
     return relation.fact
 
 
+@dataclass(frozen=True, slots=True)
+class _Follow:
+    """Which relations a path may take: of these types (any when ``None``), valid at this
+    world time (any when ``None``)."""
+
+    types: tuple[str, ...] | None
+    at: datetime | None
+
+
 @dataclass(slots=True)
 class _Side:
     """One end of the search: each reached entity's distance and the relations that reached
@@ -105,7 +115,7 @@ class _Side:
 
     @classmethod
     async def expanded(
-        cls, store: Store, scope: str, start: str, depth: int, types: Sequence[str] | None
+        cls, store: Store, scope: str, start: str, depth: int, follow: _Follow
     ) -> _Side | None:
         """The side after ``depth`` hops of one store expansion; ``None`` when the expansion
         stopped at :data:`REACH` entities."""
@@ -113,7 +123,13 @@ class _Side:
         if depth == 0:
             return side
         sub = await store.expand(
-            scope, [start], depth=depth, per_node=REACH, max_entities=REACH, types=types
+            scope,
+            [start],
+            depth=depth,
+            per_node=REACH,
+            max_entities=REACH,
+            types=follow.types,
+            at=follow.at,
         )
         if len(sub.hops) >= REACH:
             return None
@@ -126,11 +142,11 @@ class _Side:
                     side.came_from.setdefault(far, []).append((near, relation))
         return side
 
-    async def grow(self, store: Store, types: Sequence[str] | None) -> None:
+    async def grow(self, store: Store, follow: _Follow) -> None:
         """Reach the entities one hop beyond the frontier."""
         reached: dict[str, list[tuple[str, Relation]]] = {}
         for node in self.frontier:
-            for relation in await store.entity_relations(node, types=types):
+            for relation in await store.entity_relations(node, types=follow.types, at=follow.at):
                 other = relation.target_id if relation.source_id == node else relation.source_id
                 if other != node and other not in self.distance:
                     reached.setdefault(other, []).append((node, relation))
@@ -159,9 +175,11 @@ async def shortest_paths(
     max_hops: int = 3,
     limit: int = 5,
     types: Sequence[str] | None = None,
+    at: datetime | None = None,
 ) -> list[GraphPath]:
     """The shortest paths from ``start`` to ``end`` of at most ``max_hops`` live relations
-    (of ``types`` when given), the heaviest first; ``[]`` when there is none.
+    (of ``types`` when given; valid at world time ``at`` when given), the heaviest first;
+    ``[]`` when there is none.
 
     Raises :class:`~loregraph.errors.InputError` when both name the same entity.
     """
@@ -169,13 +187,14 @@ async def shortest_paths(
     check_limit(limit)
     if start.id == end.id:
         raise InputError(f"{start.name!r} and {end.name!r} are the same entity: no path to find")
-    ahead = await _Side.expanded(store, scope, start.id, (max_hops + 1) // 2, types)
-    behind = await _Side.expanded(store, scope, end.id, max_hops // 2, types)
+    follow = _Follow(None if types is None else tuple(types), at)
+    ahead = await _Side.expanded(store, scope, start.id, (max_hops + 1) // 2, follow)
+    behind = await _Side.expanded(store, scope, end.id, max_hops // 2, follow)
     if ahead is not None and behind is not None:
         middle = _middle(ahead, behind)
     else:
         ahead, behind = _Side(start.id), _Side(end.id)
-        middle = await _search(store, ahead, behind, max_hops, types)
+        middle = await _search(store, ahead, behind, max_hops, follow)
     return await _paths(store, ahead, behind, middle, limit) if middle else []
 
 
@@ -189,13 +208,13 @@ def _middle(ahead: _Side, behind: _Side) -> list[str]:
 
 
 async def _search(
-    store: Store, ahead: _Side, behind: _Side, max_hops: int, types: Sequence[str] | None
+    store: Store, ahead: _Side, behind: _Side, max_hops: int, follow: _Follow
 ) -> list[str]:
     """Grow the sides a hop at a time until they meet (the middle entities) or
     ``max_hops`` is spent (``[]``)."""
     while ahead.depth + behind.depth < max_hops and ahead.frontier and behind.frontier:
         side = ahead if len(ahead.frontier) <= len(behind.frontier) else behind
-        await side.grow(store, types)
+        await side.grow(store, follow)
         middle = _middle(ahead, behind)
         if middle:
             return middle

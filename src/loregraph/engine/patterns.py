@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from loregraph.errors import InputError
@@ -85,8 +86,10 @@ async def relations_of(
     direction: Direction = "both",
     types: Sequence[str] | None = None,
     limit: int | None = None,
+    at: datetime | None = None,
 ) -> EntityRelations:
-    """``entity``'s live relations in ``direction`` (of ``types`` when given), with evidence.
+    """``entity``'s live relations in ``direction`` (of ``types`` when given; valid at world
+    time ``at`` when given), with evidence.
 
     A relation from the entity to itself is listed once, as outgoing.
     """
@@ -94,7 +97,7 @@ async def relations_of(
         raise InputError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
     check_limit(limit)
     relations = await store.entity_relations(
-        entity.id, direction=direction, types=types, limit=limit
+        entity.id, direction=direction, types=types, at=at, limit=limit
     )
     others = {r.target_id if r.source_id == entity.id else r.source_id for r in relations}
     known = {e.id: e for e in await store.get_entities(sorted(others))}
@@ -161,13 +164,15 @@ async def neighbourhood(
     hops: int = 1,
     limit: int = 100,
     types: Sequence[str] | None = None,
+    at: datetime | None = None,
 ) -> Neighbourhood:
     """The entities within ``hops`` of ``centre`` (at most ``limit``, the heaviest relations
-    followed first) and the live relations among them (of ``types`` when given)."""
+    followed first) and the live relations among them (of ``types`` when given; valid at
+    world time ``at`` when given)."""
     check_hops(hops)
     check_limit(limit)
     sub = await store.expand(
-        scope, [centre.id], depth=hops, per_node=limit, max_entities=limit, types=types
+        scope, [centre.id], depth=hops, per_node=limit, max_entities=limit, types=types, at=at
     )
     entities = dict(sub.entities)
     entities.setdefault(centre.id, centre)

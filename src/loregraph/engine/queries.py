@@ -9,6 +9,7 @@ its neighbourhood, and the paths between two entities.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from loregraph.engine.lookup import find_entity
@@ -20,8 +21,24 @@ from loregraph.engine.patterns import (
     neighbourhood,
     relations_of,
 )
-from loregraph.errors import NotFoundError
+from loregraph.errors import InputError, NotFoundError
+from loregraph.models import utcnow
 from loregraph.store.base import Store
+
+
+def world_time(as_of: datetime | None) -> datetime:
+    """The world time a query sees: ``as_of`` (UTC when it has no timezone), or now.
+
+    Raises :class:`~loregraph.errors.InputError` for a time in the future.
+    """
+    now = utcnow()
+    if as_of is None:
+        return now
+    if as_of.tzinfo is None:
+        as_of = as_of.replace(tzinfo=UTC)
+    if as_of > now:
+        raise InputError(f"as_of {as_of.isoformat()} is in the future")
+    return as_of
 
 
 class GraphQueries:
@@ -42,14 +59,16 @@ class GraphQueries:
         direction: Direction = "both",
         type: str | Sequence[str] | None = None,
         limit: int | None = None,
+        as_of: datetime | None = None,
         scope: str | None = None,
     ) -> EntityRelations:
         """The relations of the entity called ``name``, outgoing (``out``), incoming (``in``)
         or both, of one type or several when ``type`` is given, heaviest first, each with
-        the other end, confidence and evidence.
+        the other end, confidence and evidence. Only relations true at ``as_of`` (default:
+        now) are listed.
 
         Raises :class:`~loregraph.errors.NotFoundError` (with close names) for an unknown
-        name.
+        name, :class:`~loregraph.errors.InputError` for an ``as_of`` in the future.
         """
         await self.open()
         entity = await find_entity(self.store, self._scope(scope), name)
@@ -63,14 +82,17 @@ class GraphQueries:
         hops: int = 1,
         limit: int = 100,
         type: str | Sequence[str] | None = None,
+        as_of: datetime | None = None,
         scope: str | None = None,
     ) -> Neighbourhood:
         """The entities within ``hops`` relations of the entity called ``name`` (at most
         ``limit``, following the heaviest relations first), each with its hop distance, and
-        the relations joining them. In a graph database the expansion runs there.
+        the relations joining them, following relations true at ``as_of`` (default: now).
+        In a graph database the expansion runs there.
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown name and
-        :class:`~loregraph.errors.InputError` for ``hops`` outside 1..6.
+        :class:`~loregraph.errors.InputError` for ``hops`` outside 1..6 or an ``as_of`` in
+        the future.
         """
         await self.open()
         scope = self._scope(scope)
@@ -86,23 +108,25 @@ class GraphQueries:
         max_hops: int = 3,
         limit: int = 5,
         type: str | Sequence[str] | None = None,
+        as_of: datetime | None = None,
         scope: str | None = None,
     ) -> list[GraphPath]:
         """The shortest paths (at most ``limit``, heaviest first) of at most ``max_hops``
-        relations between the entities called ``source`` and ``target``, each step with its
-        relation type and an evidence sentence.
+        relations true at ``as_of`` (default: now) between the entities called ``source``
+        and ``target``, each step with its relation type and an evidence sentence.
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown name or when no path
         of at most ``max_hops`` joins them, :class:`~loregraph.errors.InputError` when both
-        names are one entity or ``max_hops`` is outside 1..6.
+        names are one entity, ``max_hops`` is outside 1..6 or ``as_of`` is in the future.
         """
         await self.open()
         scope = self._scope(scope)
         start = await find_entity(self.store, scope, source)
         end = await find_entity(self.store, scope, target)
         types = [type] if isinstance(type, str) else type
+        at = world_time(as_of)
         found = await shortest_paths(
-            self.store, scope, start, end, max_hops=max_hops, limit=limit, types=types
+            self.store, scope, start, end, max_hops=max_hops, limit=limit, types=types, at=at
         )
         if not found:
             raise NotFoundError(
