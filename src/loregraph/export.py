@@ -1,16 +1,18 @@
-"""Export a scope's graph as JSON or GraphML."""
+"""Export a scope's graph as JSON or GraphML, and render a part of it as mermaid or GraphML."""
 
 from __future__ import annotations
 
 import io
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
 from xml.etree import ElementTree as ET
 
 from loregraph.errors import InputError
 from loregraph.models import Entity, Relation
+from loregraph.retrieve.formats import mermaid_diagram
 from loregraph.store.base import Store
 
 GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
@@ -73,6 +75,20 @@ async def export_graph(
         path.write(data)
         path.flush()
     return len(entities)
+
+
+def subgraph_text(
+    entities: Sequence[Entity], relations: Sequence[Relation], fmt: Literal["mermaid", "graphml"]
+) -> str:
+    """Some entities and the relations among them as a mermaid diagram or a GraphML
+    document (relations whose ends are not all listed are left out)."""
+    listed = {e.id for e in entities}
+    inside = [r for r in relations if r.source_id in listed and r.target_id in listed]
+    if fmt == "mermaid":
+        edges = [(r.source_id, r.type, r.target_id) for r in inside]
+        return mermaid_diagram({e.id: e.name for e in entities}, edges)
+    records = [_entity_record(e) for e in entities], [_relation_record(r) for r in inside]
+    return _graphml(*records).decode("utf-8")
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

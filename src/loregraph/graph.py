@@ -18,6 +18,7 @@ from loregraph.answer.types import Answer
 from loregraph.embed.base import Embedder
 from loregraph.engine.lookup import find_document, find_entity
 from loregraph.engine.parts import Parts, store_file
+from loregraph.engine.queries import GraphQueries
 from loregraph.engine.remember import MemoryMethods
 from loregraph.engine.views import EntityView, SearchHit, SearchKind, search_hits
 from loregraph.errors import EmptyStoreError
@@ -63,7 +64,7 @@ class EngineOptions(TypedDict, total=False):
     usage: UsageTracker | None
 
 
-class AsyncGraph(MemoryMethods):
+class AsyncGraph(MemoryMethods, GraphQueries):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
     Args:

@@ -22,11 +22,14 @@ from .contract_copy import CopyContract
 from .contract_documents import DocumentContract
 from .contract_graph import GraphContract
 from .contract_memories import MemoryContract
+from .contract_patterns import PatternContract
 from .contract_search import SearchContract
 from .scenarios import StoreFactory, day, shared_pair, star
 
 
-class StoreContract(DocumentContract, SearchContract, GraphContract, CopyContract, MemoryContract):
+class StoreContract(
+    DocumentContract, SearchContract, GraphContract, PatternContract, CopyContract, MemoryContract
+):
     """Every contract test; a backend's test module subclasses this."""
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -300,23 +300,30 @@ class MermaidRenderer:
 
     def render(self, view: ContextView) -> str:
         """The whole diagram."""
-        ids: dict[str, str] = {}
         labels: dict[str, str] = {}
         for e in view.entities:
             labels.setdefault(e.entity.id, e.entity.name)
         for r in view.relations:
             labels.setdefault(r.relation.source_id, r.source_name)
             labels.setdefault(r.relation.target_id, r.target_name)
-        lines = ["graph TD"]
-        for entity_id, name in labels.items():
-            ids[entity_id] = f"n{len(ids)}"
-            lines.append(f'    {ids[entity_id]}["{mermaid_text(name)}"]')
-        for r in view.relations:
-            arrow = "-.->" if r.relation.type == CO_OCCURS else "-->"
-            label = mermaid_edge_label(r.relation.type)
-            src, dst = ids[r.relation.source_id], ids[r.relation.target_id]
-            lines.append(f"    {src} {arrow}|{label}| {dst}")
-        return "\n".join(lines) + "\n"
+        edges = [
+            (r.relation.source_id, r.relation.type, r.relation.target_id) for r in view.relations
+        ]
+        return mermaid_diagram(labels, edges)
+
+
+def mermaid_diagram(labels: Mapping[str, str], edges: Iterable[tuple[str, str, str]]) -> str:
+    """A ``graph TD`` diagram: a node per ``labels`` entry (entity id → name) and an edge per
+    ``(source id, type, target id)``, co-occurrence dotted."""
+    ids: dict[str, str] = {}
+    lines = ["graph TD"]
+    for entity_id, name in labels.items():
+        ids[entity_id] = f"n{len(ids)}"
+        lines.append(f'    {ids[entity_id]}["{mermaid_text(name)}"]')
+    for source, rel_type, target in edges:
+        arrow = "-.->" if rel_type == CO_OCCURS else "-->"
+        lines.append(f"    {ids[source]} {arrow}|{mermaid_edge_label(rel_type)}| {ids[target]}")
+    return "\n".join(lines) + "\n"
 
 
 RENDERERS: dict[str, Callable[[], Renderer]] = {

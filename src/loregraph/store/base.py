@@ -294,13 +294,15 @@ class Store(ABC):
         max_entities: int = 200,
         types: Sequence[str] | None = None,
         min_weight: float = 0.0,
+        at: datetime | None = None,
     ) -> models.Subgraph:
         """Breadth-first expansion from the seeds, following the heaviest relations first.
 
         At most ``per_node`` relations are followed from each node and ``max_entities``
-        entities are returned; relations whose ends are both reached are included.
+        entities are returned; relations whose ends are both reached are included. ``at``
+        follows only relations valid at that world time (as for :meth:`entity_relations`).
         """
-        live = RelationFilter.of(types, None, min_weight)
+        live = RelationFilter.of(types, at, min_weight)
         ask = Expansion(scope, tuple(seed_ids), depth, per_node, max_entities, live)
         return await self._expand(ask)
 

@@ -1,0 +1,248 @@
+"""Shortest paths between two entities, over the store contract.
+
+The search meets in the middle: one :meth:`Store.expand <loregraph.store.base.Store.expand>`
+from each end (half the hops each, every relation followed), which a graph database runs
+itself, gives each side's hop distances and the relations among what it reached; an entity
+both sides reached lies on a shortest path when its two distances add up to the least sum.
+When an expansion stops at :data:`REACH` entities it may have missed a path, so the search
+is done again exactly, a hop at a time from both ends (growing the side with the smaller
+frontier), asking :meth:`Store.entity_relations
+<loregraph.store.base.Store.entity_relations>` for each frontier entity's relations. The
+relations of the paths found are read back with their evidence.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from loregraph.engine.patterns import check_hops
+from loregraph.errors import InputError
+from loregraph.models import Entity, Relation
+from loregraph.settings import check_limit
+from loregraph.store.base import Store
+
+ENUMERATED = 20
+"""Paths of the shortest length looked at per path returned (they are then ranked)."""
+REACH = 20_000
+"""The most entities one side's expansion may reach; a side reaching it is searched again
+a hop at a time."""
+
+
+@dataclass(slots=True)
+class GraphPath:
+    """Entities joined one after the other by relations (``relations[i]`` joins
+    ``entities[i]`` and ``entities[i + 1]``, pointing either way)."""
+
+    entities: list[Entity]
+    relations: list[Relation]
+
+    @property
+    def length(self) -> int:
+        """The number of relations."""
+        return len(self.relations)
+
+    def forward(self, step: int) -> bool:
+        """Whether the relation of ``step`` points along the path."""
+        return self.relations[step].source_id == self.entities[step].id
+
+    def text(self) -> str:
+        """The path in one line: ``A -[TYPE]-> B <-[TYPE]- C``."""
+        parts = [self.entities[0].name]
+        for step, relation in enumerate(self.relations):
+            arrow = f"-[{relation.type}]->" if self.forward(step) else f"<-[{relation.type}]-"
+            parts += [arrow, self.entities[step + 1].name]
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The path as JSON: its length, entity names and steps with their evidence."""
+        steps = []
+        for step, relation in enumerate(self.relations):
+            ends = self.entities[step], self.entities[step + 1]
+            source, target = ends if self.forward(step) else ends[::-1]
+            steps.append(
+                {
+                    "source": source.name,
+                    "type": relation.type,
+                    "target": target.name,
+                    "confidence": relation.confidence,
+                    "weight": relation.weight,
+                    "evidence": evidence_sentence(relation),
+                }
+            )
+        return {
+            "length": self.length,
+            "entities": [e.name for e in self.entities],
+            "steps": steps,
+        }
+
+
+def evidence_sentence(relation: Relation) -> str:
+    """The first sentence supporting a relation (its fact when it has no evidence text)."""
+    for piece in relation.evidence:
+        if piece.sentence.strip():
+            return " ".join(piece.sentence.split())
+    return relation.fact
+
+
+@dataclass(frozen=True, slots=True)
+class _Follow:
+    """Which relations a path may take: of these types (any when ``None``), valid at this
+    world time (any when ``None``)."""
+
+    types: tuple[str, ...] | None
+    at: datetime | None
+
+
+@dataclass(slots=True)
+class _Side:
+    """One end of the search: each reached entity's distance and the relations that reached
+    it from one hop closer to this end."""
+
+    start: str
+    distance: dict[str, int] = field(default_factory=dict)
+    came_from: dict[str, list[tuple[str, Relation]]] = field(default_factory=dict)
+    frontier: list[str] = field(default_factory=list)
+    depth: int = 0
+
+    def __post_init__(self) -> None:
+        self.distance[self.start] = 0
+        self.came_from[self.start] = []
+        self.frontier = [self.start]
+
+    @classmethod
+    async def expanded(
+        cls, store: Store, scope: str, start: str, depth: int, follow: _Follow
+    ) -> _Side | None:
+        """The side after ``depth`` hops of one store expansion; ``None`` when the expansion
+        stopped at :data:`REACH` entities."""
+        side = cls(start)
+        if depth == 0:
+            return side
+        sub = await store.expand(
+            scope,
+            [start],
+            depth=depth,
+            per_node=REACH,
+            max_entities=REACH,
+            types=follow.types,
+            at=follow.at,
+        )
+        if len(sub.hops) >= REACH:
+            return None
+        side.distance.update(sub.hops)
+        side.depth = depth
+        for relation in sub.relations:
+            ends = relation.source_id, relation.target_id
+            for near, far in (ends, ends[::-1]):
+                if near in sub.hops and far in sub.hops and sub.hops[far] == sub.hops[near] + 1:
+                    side.came_from.setdefault(far, []).append((near, relation))
+        return side
+
+    async def grow(self, store: Store, follow: _Follow) -> None:
+        """Reach the entities one hop beyond the frontier."""
+        reached: dict[str, list[tuple[str, Relation]]] = {}
+        for node in self.frontier:
+            for relation in await store.entity_relations(node, types=follow.types, at=follow.at):
+                other = relation.target_id if relation.source_id == node else relation.source_id
+                if other != node and other not in self.distance:
+                    reached.setdefault(other, []).append((node, relation))
+        self.depth += 1
+        for node, ways in reached.items():
+            self.distance[node] = self.depth
+            self.came_from[node] = ways
+        self.frontier = list(reached)
+
+    def walks(self, node: str) -> Iterator[tuple[list[str], list[Relation]]]:
+        """Every shortest walk from this side's start to ``node``: (entity ids, relations)."""
+        if node == self.start:
+            yield [node], []
+            return
+        for previous, relation in self.came_from.get(node, []):
+            for nodes, relations in self.walks(previous):
+                yield [*nodes, node], [*relations, relation]
+
+
+async def shortest_paths(
+    store: Store,
+    scope: str,
+    start: Entity,
+    end: Entity,
+    *,
+    max_hops: int = 3,
+    limit: int = 5,
+    types: Sequence[str] | None = None,
+    at: datetime | None = None,
+) -> list[GraphPath]:
+    """The shortest paths from ``start`` to ``end`` of at most ``max_hops`` live relations
+    (of ``types`` when given; valid at world time ``at`` when given), the heaviest first;
+    ``[]`` when there is none.
+
+    Raises :class:`~loregraph.errors.InputError` when both name the same entity.
+    """
+    check_hops(max_hops, "max_hops")
+    check_limit(limit)
+    if start.id == end.id:
+        raise InputError(f"{start.name!r} and {end.name!r} are the same entity: no path to find")
+    follow = _Follow(None if types is None else tuple(types), at)
+    ahead = await _Side.expanded(store, scope, start.id, (max_hops + 1) // 2, follow)
+    behind = await _Side.expanded(store, scope, end.id, max_hops // 2, follow)
+    if ahead is not None and behind is not None:
+        middle = _middle(ahead, behind)
+    else:
+        ahead, behind = _Side(start.id), _Side(end.id)
+        middle = await _search(store, ahead, behind, max_hops, follow)
+    return await _paths(store, ahead, behind, middle, limit) if middle else []
+
+
+def _middle(ahead: _Side, behind: _Side) -> list[str]:
+    """The entities both sides reached whose distances add up to the least sum."""
+    common = [n for n in ahead.distance if n in behind.distance]
+    if not common:
+        return []
+    best = min(ahead.distance[n] + behind.distance[n] for n in common)
+    return [n for n in common if ahead.distance[n] + behind.distance[n] == best]
+
+
+async def _search(
+    store: Store, ahead: _Side, behind: _Side, max_hops: int, follow: _Follow
+) -> list[str]:
+    """Grow the sides a hop at a time until they meet (the middle entities) or
+    ``max_hops`` is spent (``[]``)."""
+    while ahead.depth + behind.depth < max_hops and ahead.frontier and behind.frontier:
+        side = ahead if len(ahead.frontier) <= len(behind.frontier) else behind
+        await side.grow(store, follow)
+        middle = _middle(ahead, behind)
+        if middle:
+            return middle
+    return []
+
+
+async def _paths(
+    store: Store, ahead: _Side, behind: _Side, middle: list[str], limit: int
+) -> list[GraphPath]:
+    """The paths through the ``middle`` entities, heaviest first, at most ``limit``."""
+    cap = limit * ENUMERATED
+    walks: dict[tuple[str, ...], tuple[list[str], list[Relation]]] = {}
+    for node in middle:
+        halves = itertools.product(
+            list(itertools.islice(ahead.walks(node), cap)),
+            list(itertools.islice(behind.walks(node), cap)),
+        )
+        for (nodes_a, rels_a), (nodes_b, rels_b) in itertools.islice(halves, cap - len(walks)):
+            relations = rels_a + rels_b[::-1]  # a path through several middles is one path
+            walks[tuple(r.id for r in relations)] = (nodes_a + nodes_b[::-1][1:], relations)
+    ids = sorted({n for nodes, _ in walks.values() for n in nodes})
+    known = {e.id: e for e in await store.get_entities(ids)}
+    relation_ids = sorted({r.id for _, relations in walks.values() for r in relations})
+    read = {r.id: r for r in await store.get_relations(relation_ids)}
+    paths = [
+        GraphPath([known[n] for n in nodes], [read.get(r.id, r) for r in relations])
+        for nodes, relations in walks.values()
+        if all(n in known for n in nodes)
+    ]
+    paths.sort(key=lambda p: (-sum(r.weight for r in p.relations), p.text()))
+    return paths[:limit]

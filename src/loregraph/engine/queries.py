@@ -1,0 +1,136 @@
+"""The graph query methods of :class:`~loregraph.graph.AsyncGraph`: an entity's relations,
+its neighbourhood, and the paths between two entities.
+
+:class:`GraphQueries` is a base class of the engine; it needs the engine's ``store``,
+``open`` and scope default, and every method is a lookup and one call of
+:mod:`loregraph.engine.patterns` or :mod:`loregraph.engine.paths`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from loregraph.engine.lookup import find_entity
+from loregraph.engine.paths import GraphPath, shortest_paths
+from loregraph.engine.patterns import (
+    Direction,
+    EntityRelations,
+    Neighbourhood,
+    neighbourhood,
+    relations_of,
+)
+from loregraph.errors import InputError, NotFoundError
+from loregraph.models import utcnow
+from loregraph.store.base import Store
+
+
+def world_time(as_of: datetime | None) -> datetime:
+    """The world time a query sees: ``as_of`` (UTC when it has no timezone), or now.
+
+    Raises :class:`~loregraph.errors.InputError` for a time in the future.
+    """
+    now = utcnow()
+    if as_of is None:
+        return now
+    if as_of.tzinfo is None:
+        as_of = as_of.replace(tzinfo=UTC)
+    if as_of > now:
+        raise InputError(f"as_of {as_of.isoformat()} is in the future")
+    return as_of
+
+
+class GraphQueries:
+    """Relations, neighbourhoods and paths, by entity name (a base of ``AsyncGraph``)."""
+
+    store: Store
+
+    if TYPE_CHECKING:
+
+        async def open(self) -> None: ...
+
+        def _scope(self, scope: str | None) -> str: ...
+
+    async def relations(
+        self,
+        name: str,
+        *,
+        direction: Direction = "both",
+        type: str | Sequence[str] | None = None,
+        limit: int | None = None,
+        as_of: datetime | None = None,
+        scope: str | None = None,
+    ) -> EntityRelations:
+        """The relations of the entity called ``name``, outgoing (``out``), incoming (``in``)
+        or both, of one type or several when ``type`` is given, heaviest first, each with
+        the other end, confidence and evidence. Only relations true at ``as_of`` (default:
+        now) are listed.
+
+        Raises :class:`~loregraph.errors.NotFoundError` (with close names) for an unknown
+        name, :class:`~loregraph.errors.InputError` for an ``as_of`` in the future.
+        """
+        await self.open()
+        entity = await find_entity(self.store, self._scope(scope), name)
+        types = [type] if isinstance(type, str) else type
+        return await relations_of(self.store, entity, direction=direction, types=types, limit=limit)
+
+    async def neighbors(
+        self,
+        name: str,
+        *,
+        hops: int = 1,
+        limit: int = 100,
+        type: str | Sequence[str] | None = None,
+        as_of: datetime | None = None,
+        scope: str | None = None,
+    ) -> Neighbourhood:
+        """The entities within ``hops`` relations of the entity called ``name`` (at most
+        ``limit``, following the heaviest relations first), each with its hop distance, and
+        the relations joining them, following relations true at ``as_of`` (default: now).
+        In a graph database the expansion runs there.
+
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown name and
+        :class:`~loregraph.errors.InputError` for ``hops`` outside 1..6 or an ``as_of`` in
+        the future.
+        """
+        await self.open()
+        scope = self._scope(scope)
+        centre = await find_entity(self.store, scope, name)
+        types = [type] if isinstance(type, str) else type
+        return await neighbourhood(self.store, scope, centre, hops=hops, limit=limit, types=types)
+
+    async def path(
+        self,
+        source: str,
+        target: str,
+        *,
+        max_hops: int = 3,
+        limit: int = 5,
+        type: str | Sequence[str] | None = None,
+        as_of: datetime | None = None,
+        scope: str | None = None,
+    ) -> list[GraphPath]:
+        """The shortest paths (at most ``limit``, heaviest first) of at most ``max_hops``
+        relations true at ``as_of`` (default: now) between the entities called ``source``
+        and ``target``, each step with its relation type and an evidence sentence.
+
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown name or when no path
+        of at most ``max_hops`` joins them, :class:`~loregraph.errors.InputError` when both
+        names are one entity, ``max_hops`` is outside 1..6 or ``as_of`` is in the future.
+        """
+        await self.open()
+        scope = self._scope(scope)
+        start = await find_entity(self.store, scope, source)
+        end = await find_entity(self.store, scope, target)
+        types = [type] if isinstance(type, str) else type
+        at = world_time(as_of)
+        found = await shortest_paths(
+            self.store, scope, start, end, max_hops=max_hops, limit=limit, types=types, at=at
+        )
+        if not found:
+            raise NotFoundError(
+                f"no path between {start.name!r} and {end.name!r} within {max_hops} "
+                f"hop{'s' if max_hops != 1 else ''}"
+            )
+        return found

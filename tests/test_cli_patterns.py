@@ -1,0 +1,172 @@
+"""The graph query commands and methods: ``relations``, ``neighbors`` and ``path``, their
+text, JSON, mermaid and GraphML output, and their answers to bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+import pytest
+from click.testing import CliRunner, Result
+
+import loregraph
+from loregraph.cli.app import main
+from loregraph.errors import InputError, NotFoundError
+from loregraph.store.sqlite import SqliteStore
+from store.contract_patterns import project_graph
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("patterns") / "kg.db"
+
+    async def build() -> None:
+        async with SqliteStore(path) as store:
+            await project_graph(store)
+
+    asyncio.run(build())
+    return path
+
+
+def run(db: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, ["--db", str(db), *args])
+
+
+def as_json(db: Path, *args: str) -> Any:
+    result = run(db, *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_relations_command(db: Path) -> None:
+    found = as_json(db, "relations", "API Server")
+    assert found["entity"] == "API Server"
+    assert found["relations"][0] == {
+        "direction": "out",
+        "type": "DEPENDS_ON",
+        "other": "Hono",
+        "other_type": "software",
+        "confidence": 0.9,
+        "weight": 2.0,
+        "fact": "",
+        "evidence": ["The API server depends on Hono."] * 2,
+    }
+    assert {r["other"] for r in found["relations"]} == {"Hono", "Zod", "Web App"}
+    into = as_json(db, "relations", "api server", "--in")
+    assert [(r["direction"], r["type"], r["other"]) for r in into["relations"]] == [
+        ("in", "CALLS", "Web App")
+    ]
+    out = as_json(db, "relations", "API Server", "--out", "--type", "DEPENDS_ON", "-n", "1")
+    assert [r["other"] for r in out["relations"]] == ["Hono"]
+    text = run(db, "relations", "TypeScript", "--type", "WRITTEN_IN")
+    assert text.exit_code == 0
+    assert "<-[WRITTEN_IN]- Hono [software]" in text.output
+    assert "“Zod is TypeScript.”" in text.output
+
+
+def test_neighbors_command_and_its_formats(db: Path) -> None:
+    found = as_json(db, "neighbors", "Web App", "--hops", "2")
+    assert {e["name"]: e["distance"] for e in found["entities"]} == {
+        "Web App": 0,
+        "API Server": 1,
+        "Ops Team": 1,
+        "Hono": 2,
+        "Zod": 2,
+    }
+    assert found == json.loads(
+        run(db, "neighbors", "Web App", "--hops", "2", "--format", "json").stdout
+    )
+    text = run(db, "neighbors", "Web App")
+    assert text.exit_code == 0
+    assert "Web App: 2 entities within 1 hop(s)" in text.output
+    assert "Ops Team -[OWNS]-> Web App" in text.output
+    mermaid = run(db, "neighbors", "Web App", "--format", "mermaid").stdout
+    assert mermaid.startswith("graph TD\n") and '["Ops Team"]' in mermaid
+    assert mermaid.count("-->|") == 2
+    graphml = run(db, "neighbors", "Web App", "--hops", "2", "--format", "graphml").stdout
+    root = ET.fromstring(graphml.encode("utf-8"))
+    ns = "{http://graphml.graphdrawing.org/xmlns}"
+    assert len(root.findall(f"{ns}graph/{ns}node")) == 5
+    assert len(root.findall(f"{ns}graph/{ns}edge")) == 4
+
+
+def test_path_command(db: Path) -> None:
+    found = as_json(db, "path", "Ops Team", "TypeScript", "--max-hops", "4")
+    assert [p["length"] for p in found] == [4, 4]
+    assert found[0]["entities"] == ["Ops Team", "Web App", "API Server", "Hono", "TypeScript"]
+    assert found[0]["steps"][0] == {
+        "source": "Ops Team",
+        "type": "OWNS",
+        "target": "Web App",
+        "confidence": 1.0,
+        "weight": 1.0,
+        "evidence": "The ops team owns it.",
+    }
+    text = run(db, "path", "API Server", "TypeScript")
+    assert text.exit_code == 0
+    assert "1. API Server -[DEPENDS_ON]-> Hono -[WRITTEN_IN]-> TypeScript" in text.output
+    assert "“Hono is TypeScript.”" in text.output
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["relations", "Nobody At All"], 5, "no entity named 'Nobody At All'"),
+        (["neighbors", "Nobody At All"], 5, "no entity named"),
+        (["path", "Nobody At All", "Hono"], 5, "no entity named"),
+        (["path", "Hono", "Nobody At All"], 5, "no entity named"),
+        (
+            ["path", "Ops Team", "TypeScript"],
+            5,
+            "no path between 'Ops Team' and 'TypeScript' within 3 hops",
+        ),
+        (["path", "Hono", "Lint Tool", "--max-hops", "6"], 5, "no path between"),
+        (["path", "Hono", "hono"], 2, "are the same entity"),
+        (["path", "Hono", "Zod", "--max-hops", "0"], 2, "--max-hops"),
+        (["neighbors", "Hono", "--hops", "7"], 2, "--hops"),
+    ],
+)
+def test_bad_input_is_one_clear_message(db: Path, args: list[str], code: int, message: str) -> None:
+    result = run(db, *args)
+    assert result.exit_code == code, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_unknown_name_suggests_close_names(db: Path) -> None:
+    result = run(db, "relations", "Ops Teem Members")
+    assert result.exit_code == 5
+    assert "did you mean" in result.output and "Ops Team" in result.output
+
+
+def test_the_blocking_api(db: Path) -> None:
+    with loregraph.open(db) as graph:
+        found = graph.relations("API Server", direction="out", type="DEPENDS_ON")
+        assert [link.other_name for link in found.links] == ["Hono", "Zod"]
+        around = graph.neighbors("Hono", hops=2)
+        assert {e.name for e in around.ordered()} == {
+            "Hono",
+            "API Server",
+            "Zod",
+            "TypeScript",
+            "Web App",
+        }
+        paths = graph.path("Zod", "Web App", max_hops=2)
+        assert [p.text() for p in paths] == ["Zod <-[DEPENDS_ON]- API Server <-[CALLS]- Web App"]
+        with pytest.raises(NotFoundError, match="no path"):
+            graph.path("Zod", "Web App", max_hops=1)
+        with pytest.raises(NotFoundError, match="no entity"):
+            graph.relations("Nobody At All")
+        with pytest.raises(InputError):
+            graph.relations("Hono", direction="sideways")  # type: ignore[arg-type]
+        with pytest.raises(InputError):
+            graph.neighbors("Hono", hops=0)
+        with pytest.raises(InputError, match="in the future"):
+            graph.path("Zod", "Web App", as_of=datetime.now(UTC) + timedelta(days=1))
+        # the graph was written without world times: every relation holds at any time
+        past = graph.relations("Web App", as_of=datetime(2020, 1, 1))
+        assert {link.other_name for link in past.links} == {"API Server", "Ops Team"}
