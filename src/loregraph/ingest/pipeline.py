@@ -311,7 +311,7 @@ class IngestPipeline:
         surfaces = surface_index(clustered, records)
         mentions = build_mentions(selection.nodes, resolution.entities, chunk_ids)
         relations, _dropped = build_relations(
-            prepared.relations, surfaces, resolution.entities, chunk_ids, scope
+            prepared.relations, surfaces, resolution.entities, chunk_ids, scope, source.valid_at
         )
         merges = list(resolution.merges)
         for surface, canonical, rule in records:
