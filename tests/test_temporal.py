@@ -75,3 +75,12 @@ def test_a_type_not_functional_keeps_both(tmp_path: Path) -> None:
 def _no_functional() -> loregraph.Settings:
     base = loregraph.Settings()
     return replace(base, extraction=replace(base.extraction, functional_relations=()))
+
+
+def test_a_context_leaves_out_ended_facts(graph: loregraph.Graph) -> None:
+    graph.remember(EXPRESS, at=JAN)
+    graph.remember(HONO, at=FEB)
+    found = graph.retrieve("What does the API server depend on?").relations
+    facts = [(r.source_name, r.relation.type, r.target_name) for r in found]
+    assert ("API", "DEPENDS_ON", "Hono") in facts
+    assert ("API", "DEPENDS_ON", "Express") not in facts
