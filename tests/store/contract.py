@@ -24,11 +24,18 @@ from .contract_graph import GraphContract
 from .contract_memories import MemoryContract
 from .contract_patterns import PatternContract
 from .contract_search import SearchContract
+from .contract_temporal import TemporalContract
 from .scenarios import StoreFactory, day, shared_pair, star
 
 
 class StoreContract(
-    DocumentContract, SearchContract, GraphContract, PatternContract, CopyContract, MemoryContract
+    DocumentContract,
+    SearchContract,
+    GraphContract,
+    PatternContract,
+    CopyContract,
+    MemoryContract,
+    TemporalContract,
 ):
     """Every contract test; a backend's test module subclasses this."""
 

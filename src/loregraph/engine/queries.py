@@ -73,7 +73,10 @@ class GraphQueries:
         await self.open()
         entity = await find_entity(self.store, self._scope(scope), name)
         types = [type] if isinstance(type, str) else type
-        return await relations_of(self.store, entity, direction=direction, types=types, limit=limit)
+        at = world_time(as_of)
+        return await relations_of(
+            self.store, entity, direction=direction, types=types, limit=limit, at=at
+        )
 
     async def neighbors(
         self,
@@ -98,7 +101,10 @@ class GraphQueries:
         scope = self._scope(scope)
         centre = await find_entity(self.store, scope, name)
         types = [type] if isinstance(type, str) else type
-        return await neighbourhood(self.store, scope, centre, hops=hops, limit=limit, types=types)
+        at = world_time(as_of)
+        return await neighbourhood(
+            self.store, scope, centre, hops=hops, limit=limit, types=types, at=at
+        )
 
     async def path(
         self,

@@ -32,6 +32,7 @@ from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocum
 from loregraph.ingest.resolve import Resolver, cluster_candidates
 from loregraph.ingest.sections import with_sections
 from loregraph.ingest.select import Selection, select_entities
+from loregraph.ingest.supersede import supersede
 from loregraph.ingest.types import (
     CandidateEntity,
     CandidateRelation,
@@ -219,6 +220,8 @@ class IngestPipeline:
                 with _timer(report, "write"):
                     known = await self.store.get_relations([r.id for r in bundle.relations])
                     await self.store.write_document(bundle)
+                    rules = self.settings.extraction.functional_relations
+                    await supersede(self.store, bundle, rules)
             except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
                 report.failed.append(DocumentFailure(pending.source.source, _describe(exc)))
             else:
@@ -311,7 +314,7 @@ class IngestPipeline:
         surfaces = surface_index(clustered, records)
         mentions = build_mentions(selection.nodes, resolution.entities, chunk_ids)
         relations, _dropped = build_relations(
-            prepared.relations, surfaces, resolution.entities, chunk_ids, scope
+            prepared.relations, surfaces, resolution.entities, chunk_ids, scope, source.valid_at
         )
         merges = list(resolution.merges)
         for surface, canonical, rule in records:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 
 from loregraph.ingest.types import CandidateEntity, CandidateRelation
 from loregraph.models import (
@@ -57,6 +58,7 @@ def build_relations(
     entities: Mapping[str, Entity],
     chunk_ids: Sequence[str],
     scope: str,
+    valid_at: datetime | None = None,
 ) -> tuple[list[Relation], int]:
     """Relations between resolved entities, duplicates merged; returns (relations, dropped).
 
@@ -66,6 +68,8 @@ def build_relations(
     :func:`~loregraph.text.names.may_name_one_person`) is dropped and counted. ``ABOUT``
     (a short document's subject to the names it mentions) states no fact between its ends
     and is kept: from a short form of the subject's name it leads to the subject.
+    ``valid_at`` is the time of the memory or document the candidates come from; each
+    relation's ``valid_at`` is :func:`fact_time` of it.
     """
     merged: dict[str, Relation] = {}
     dropped = 0
@@ -88,6 +92,7 @@ def build_relations(
                 fact=cand.fact,
                 weight=0.0,
                 confidence=cand.confidence,
+                valid_at=fact_time(cand, valid_at),
             )
             merged[rel_id] = rel
         else:
@@ -109,6 +114,14 @@ def build_relations(
     kept = [rel for rel in merged.values() if rel.evidence]
     dropped += len(merged) - len(kept)
     return kept, dropped
+
+
+def fact_time(candidate: CandidateRelation, document_time: datetime | None) -> datetime | None:
+    """When the fact of ``candidate`` became true: the time of the memory or document it
+    was read from. Dates written in the sentence itself are not read yet; this is the one
+    place that will read them (relative to ``document_time``)."""
+    del candidate  # its sentence will carry the dates read here
+    return document_time
 
 
 def _relates(kind: str, a: Entity, b: Entity) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Mapping
 
-from loregraph.models import CO_OCCURS, Entity, Relation, Subgraph
+from loregraph.models import CO_OCCURS, Entity, Relation, Subgraph, utcnow
 from loregraph.retrieve.result import RankedEntity, RankedRelation, Seed
 
 HOP_FACTORS = {0: 1.0, 1: 1.0, 2: 0.6}
@@ -148,12 +148,15 @@ def rank_relations(
     """Relations among the kept entities, typed first, then by their ends' scores and weight.
 
     A co-occurrence relation between two entities that also have a typed relation is
-    dropped: the typed one says more.
+    dropped: the typed one says more. A relation that has stopped holding (``invalid_at``
+    passed) is history and left out.
     """
+    now = utcnow()
     rels = [
         r
         for r in relations
         if r.source_id in entity_scores and r.target_id in entity_scores and not r.expired_at
+        if r.invalid_at is None or r.invalid_at > now
     ]
     typed_pairs = {frozenset((r.source_id, r.target_id)) for r in rels if r.type != CO_OCCURS}
     weights = normalised_weights(rels)

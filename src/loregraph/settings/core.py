@@ -37,6 +37,18 @@ class ChunkSettings:
             raise ConfigError(f"chunk unit must be 'chars' or 'tokens', got {self.unit!r}")
 
 
+FUNCTIONAL_RELATIONS = (
+    "DEPENDS_ON",
+    "LIVES_IN",
+    "WORKS_FOR",
+    "WORKS_AT",
+    "IS_MARRIED_TO",
+    "MARRIES",
+    "MARRIED_TO",
+)
+"""The default functional relation types (the offline extractor's names for them)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ExtractionSettings:
     """Entity selection (the most mentioned and most salient, per type) and extractor limits."""
@@ -51,6 +63,9 @@ class ExtractionSettings:
     co_occurrence: bool = True
     spacy_model: str = "en_core_web_sm"
     processes: int = 1
+    functional_relations: tuple[str, ...] = FUNCTIONAL_RELATIONS
+    """Relation types with one current target per source: a new one ends the current one
+    (``ingest/supersede.py``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,8 @@ lemma in the third person present, plus particle and preposition):
   friend" → ``IS_FRIEND_OF``;
 * an entity with a prepositional modifier: "Bistritz in Transylvania" → ``IN`` (also
   ``AT``, ``NEAR``, ``OF``, ``FROM``);
+* a common-noun subject named by one entity as its compound modifier stands for that
+  entity: "The API server depends on Express" → (API, ``DEPENDS_ON``, Express);
 * subjects are shared by conjoined and controlled verbs ("came … and met Seward", "decided
   to visit London"), and conjoined subjects and objects each get the relation;
 * a past participle modifying a noun is a passive: "the boxes sent by X" → (X, ``SENDS``,
@@ -118,6 +120,13 @@ def _subjects(verb: Any, depth: int = 0) -> list[Any]:
     return []
 
 
+def _named_by_compound(token: Any, owner: Owner) -> int | None:
+    """The entity a common-noun subject is named by through one compound modifier ("the API
+    server" → API), or None when no single entity names it."""
+    named = {owner(c) for c in token.children if c.dep_ == "compound"} - {None}
+    return named.pop() if len(named) == 1 else None
+
+
 def _prep_objects(prep: Any) -> Iterator[Any]:
     for child in prep.children:
         if child.dep_ == "pobj":
@@ -151,7 +160,9 @@ def sentence_relations(sent: Any, owner: Owner, lemma: Lemma) -> list[Triple]:
         found = owner(token)
         if found is not None:
             return found
-        return _PRONOUNS.get(token.lower_) if token.dep_ in _SUBJECT else None
+        if token.dep_ not in _SUBJECT:
+            return None
+        return _PRONOUNS.get(token.lower_, _named_by_compound(token, owner))
 
     def emit(src: int | None, kind: str, dst: int | None) -> None:
         if src is None or dst is None or src == dst or (src < 0 and dst < 0) or not kind:
