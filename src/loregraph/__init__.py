@@ -10,6 +10,8 @@ retrieval. Offline by default, on one SQLite file.
 from loregraph.answer.extractive import Answer, Citation
 from loregraph.blocking import Graph, open
 from loregraph.engine.memories import Memory, NewMemory
+from loregraph.engine.paths import GraphPath
+from loregraph.engine.patterns import EntityRelations, Neighbourhood
 from loregraph.engine.views import EntityView, SearchHit
 from loregraph.errors import (
     ConfigError,
@@ -58,15 +60,18 @@ __all__ = [
     "EmptyInputError",
     "EmptyStoreError",
     "Entity",
+    "EntityRelations",
     "EntityView",
     "ExtractionSettings",
     "Graph",
+    "GraphPath",
     "IngestReport",
     "InputError",
     "LLMSettings",
     "LoregraphError",
     "Memory",
     "Mention",
+    "Neighbourhood",
     "NewMemory",
     "NotFoundError",
     "Relation",
