@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from loregraph.models import aware
+
 FORMATS_HINT = "use an ISO 8601 date or time such as 2026-01-15 or 2026-01-15T09:30"
 
 
@@ -28,7 +30,7 @@ def parse_time(text: str, *, end_of_day: bool = False) -> datetime:
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise ValueError(f"cannot read {text!r} as a date: {FORMATS_HINT}") from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware(moment)
 
 
 class TimeParam(click.ParamType[datetime, Any]):

@@ -13,13 +13,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from loregraph.errors import InputError
 from loregraph.ingest.pipeline import chunk_id
 from loregraph.ingest.types import SourceDocument
-from loregraph.models import Chunk, DocKind, Document, utcnow
+from loregraph.models import Chunk, DocKind, Document, aware, utcnow
 from loregraph.store.base import Store
 
 TITLE_CHARS = 80
@@ -79,13 +79,6 @@ class MemoryFilter:
         if self.since is not None and memory.at < self.since:
             return False
         return self.until is None or memory.at <= self.until
-
-
-def aware(moment: datetime | None) -> datetime | None:
-    """``moment`` with a time zone: a naive time is taken as UTC."""
-    if moment is None or moment.tzinfo is not None:
-        return moment
-    return moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ its neighbourhood, and the paths between two entities.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from loregraph.engine.lookup import find_entity
@@ -22,7 +22,7 @@ from loregraph.engine.patterns import (
     relations_of,
 )
 from loregraph.errors import InputError, NotFoundError
-from loregraph.models import utcnow
+from loregraph.models import aware, utcnow
 from loregraph.store.base import Store
 
 
@@ -34,8 +34,7 @@ def world_time(as_of: datetime | None) -> datetime:
     now = utcnow()
     if as_of is None:
         return now
-    if as_of.tzinfo is None:
-        as_of = as_of.replace(tzinfo=UTC)
+    as_of = aware(as_of)
     if as_of > now:
         raise InputError(f"as_of {as_of.isoformat()} is in the future")
     return as_of
