@@ -465,21 +465,22 @@ def render_backends(result: dict[str, Any]) -> str:
     figures = result["figures"]
     lines = [f"Command: `{result.get('command', 'python -m bench.run --only backends')}`", ""]
     lines += [
-        "| entities | backend | load entities/s | 2-hop p50 / p95 ms | fuzzy p50 ms | "
-        "vector top-10 p50 ms | disk MB | client / server RSS MB |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|",
+        "| entities | backend | load entities/s | 2-hop p50 / p95 ms | path p50 / p95 ms | "
+        "fuzzy p50 ms | vector top-10 p50 ms | disk MB | client / server RSS MB |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for size, row in figures["scale"].items():
         base = row.get("sqlite", {})
         for name, f in row.items():
             if "error" in f:
-                lines.append(f"| {int(size):,} | {name} | {f['error']} | | | | | |")
+                lines.append(f"| {int(size):,} | {name} | {f['error']} | | | | | | |")
                 continue
             rate = f["load"]["entities_per_second"]
             ratio = "" if f is base else f" ({rate / base['load']['entities_per_second']:.2f}×)"
             lines.append(
                 f"| {int(size):,} | {name} | {rate:,.0f}{ratio} | {_ms(f, 'expand_2hop')} / "
-                f"{_ms(f, 'expand_2hop', 'p95_ms')} | {_ms(f, 'fuzzy_lookup')} | "
+                f"{_ms(f, 'expand_2hop', 'p95_ms')} | {_ms(f, 'path_4hop')} / "
+                f"{_ms(f, 'path_4hop', 'p95_ms')} | {_ms(f, 'fuzzy_lookup')} | "
                 f"{_ms(f, 'entity_vector_top10')} | {f.get('disk_mb', '–')} | "
                 f"{f['client_peak_rss_mb']} / {f.get('server_rss_mb') or '–'} |"
             )

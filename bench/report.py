@@ -22,6 +22,7 @@ SECTIONS = (
     "retrieval",
     "abstain",
     "longdoc",
+    "memory",
     "extraction",
     "speed",
     "scale",
@@ -279,6 +280,8 @@ _SCALE_ROWS: list[tuple[str, Callable[[Mapping[str, Any]], Any], str]] = [
     ("bundle write s, last 10 %", lambda s: s["load"]["bundle_seconds_last_10pct"], "per-op"),
     ("2-hop expand p50 (ms)", lambda s: s["queries"]["expand_2hop"]["p50_ms"], "per-op"),
     ("2-hop expand p95 (ms)", lambda s: s["queries"]["expand_2hop"]["p95_ms"], "per-op"),
+    ("path ≤4 hops p50 (ms)", lambda s: s["queries"]["path_4hop"]["p50_ms"], "per-op"),
+    ("path ≤4 hops p95 (ms)", lambda s: s["queries"]["path_4hop"]["p95_ms"], "per-op"),
     ("fuzzy lookup p50 (ms)", lambda s: s["queries"]["fuzzy_lookup"]["p50_ms"], "per-op"),
     ("fuzzy lookup p95 (ms)", lambda s: s["queries"]["fuzzy_lookup"]["p95_ms"], "per-op"),
     ("fuzzy hit rate (top 10)", lambda s: s["queries"]["fuzzy_lookup"]["hit_rate_top10"], "none"),
@@ -450,6 +453,13 @@ def render_longdoc(result: Mapping[str, Any]) -> str:
     return render(result)
 
 
+def render_memory(result: Mapping[str, Any]) -> str:
+    """Memory write and ``as_of`` latency (rendered by :mod:`bench.memory`)."""
+    from bench.memory import render_memory as render
+
+    return render(dict(result))
+
+
 def render_backends(result: Mapping[str, Any]) -> str:
     """The backend comparison (rendered by :mod:`bench.backends`)."""
     from bench.backends import render_backends as render
@@ -475,6 +485,7 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "retrieval": render_retrieval,
     "abstain": render_abstain,
     "longdoc": render_longdoc,
+    "memory": render_memory,
     "extraction": render_extraction,
     "speed": render_speed,
     "scale": render_scale,

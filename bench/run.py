@@ -45,6 +45,10 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import longdoc
 
         return longdoc.run
+    if name == "memory":
+        from bench import memory
+
+        return memory.run
     if name == "extraction":
         from bench import extraction
 

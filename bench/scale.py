@@ -91,6 +91,23 @@ async def _timed(calls: list[Any]) -> tuple[list[float], list[Any]]:
     return latencies, results
 
 
+async def _paths(
+    store: Any, ids: list[str], rng: np.random.Generator, n: int
+) -> tuple[list[float], list[Any]]:
+    """Shortest paths (at most 4 hops, 5 paths) between ``n`` random pairs of entities."""
+    from loregraph.engine.paths import shortest_paths
+
+    pairs = [(int(a), int(b)) for a, b in rng.integers(len(ids), size=(n, 2)) if a != b]
+    ends = await store.get_entities(list({ids[i] for pair in pairs for i in pair}))
+    by_id = {e.id: e for e in ends}
+    return await _timed(
+        [
+            lambda a=a, b=b: shortest_paths(store, SCOPE, by_id[ids[a]], by_id[ids[b]], max_hops=4)
+            for a, b in pairs
+        ]
+    )
+
+
 async def _queries(store: Any, synth: Any, n: int) -> dict[str, Any]:
     from bench.synth import typo
 
@@ -119,6 +136,12 @@ async def _queries(store: Any, synth: Any, n: int) -> dict[str, Any]:
     out["expand_2hop"] = latency_summary(lat) | {
         "mean_entities": round(float(np.mean([len(s.entities) for s in subgraphs])), 1),
         "mean_relations": round(float(np.mean([len(s.relations) for s in subgraphs])), 1),
+    }
+
+    lat, found_paths = await _paths(store, ids, rng, n)
+    out["path_4hop"] = latency_summary(lat) | {
+        "found_rate": round(sum(1 for p in found_paths if p) / max(len(found_paths), 1), 3),
+        "mean_length": round(float(np.mean([p[0].length for p in found_paths if p] or [0])), 2),
     }
 
     typos = [typo(synth.state.names[i], rng) for i in picks]
@@ -208,6 +231,7 @@ def run(options: RunOptions, sizes: tuple[int, ...] | None = None) -> dict[str, 
             "queries_per_kind": queries,
             "expand": "store.expand(depth=2, per_node=20, max_entities=200) from a random seed",
             "fuzzy": "store.search_entities_fuzzy(typo'd existing name, limit 10)",
+            "path": "engine.paths.shortest_paths(max_hops=4, limit=5) between random pairs",
             "vector": "store.search_entities_vector / search_chunks_vector, top 10, "
             "random unit query",
             "store": "SqliteStore (default)",

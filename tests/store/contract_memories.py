@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 
 from loregraph import AsyncGraph, NewMemory
 from loregraph.embed.hashing import HashingEmbedder
+from loregraph.models import DocKind
+from loregraph.retrieve.pipeline import Retriever
 from loregraph.store.base import Store
 
 from .scenarios import ContractBase
@@ -45,3 +47,44 @@ class MemoryContract(ContractBase):
         assert [m.id for m in await graph.memories()] == [alice.id]
         names = {e.name for e in await graph.entities()}
         assert "Paris" not in names and {"Bob Jones", "Berlin"} <= names
+
+    async def test_search_and_retrieval_keep_to_memories_or_documents(self, store: Store) -> None:
+        embedder = HashingEmbedder(dim=64)
+        graph = AsyncGraph(store, embedder=embedder)
+        memory = await graph.remember("Bob Jones moved to Paris for the Halvorsen project.")
+        await graph.ingest_text(
+            "Bob Jones led the Halvorsen project in Paris. The Halvorsen project built a "
+            "bridge over the Seine.",
+            title="Halvorsen report",
+        )
+        scope = graph.settings.scope
+        by_kind = {}
+        for kind in (DocKind.MEMORY, DocKind.DOCUMENT):
+            text_hits = await store.search_chunks_text(scope, "Halvorsen Paris", 10, kind=kind)
+            vector = embedder.embed(["Halvorsen project Paris"])[0]
+            vector_hits = await store.search_chunks_vector(scope, vector, 10, kind=kind)
+            chunks = await store.get_chunks([h.id for h in text_hits + vector_hits])
+            by_kind[kind] = {c.document_id for c in chunks}
+            assert text_hits and vector_hits
+        assert by_kind[DocKind.MEMORY] == {memory.id}
+        assert by_kind[DocKind.DOCUMENT] and memory.id not in by_kind[DocKind.DOCUMENT]
+        both = await store.search_chunks_text(scope, "Halvorsen Paris", 10)
+        assert {c.document_id for c in await store.get_chunks([h.id for h in both])} == (
+            by_kind[DocKind.MEMORY] | by_kind[DocKind.DOCUMENT]
+        )
+        later = await graph.remember("Alice Smith joined the Halvorsen project.")
+        vector = embedder.embed(["Alice Smith Halvorsen project"])[0]
+        for kind, expected in ((DocKind.MEMORY, True), (DocKind.DOCUMENT, False)):
+            hits = await store.search_chunks_vector(scope, vector, 10, kind=kind)
+            found = {c.document_id for c in await store.get_chunks([h.id for h in hits])}
+            assert (later.id in found) is expected
+        retriever = Retriever(store, embedder)
+        memories = {memory.id, later.id}
+        for kind in (DocKind.MEMORY, DocKind.DOCUMENT):
+            result = await retriever.retrieve("Where did Bob Jones move?", scope, kind=kind)
+            wanted = kind == DocKind.MEMORY
+            assert result.passages
+            assert {p.document_id in memories for p in result.passages} == {wanted}
+            for ranked in result.relations:
+                evidence = await store.get_chunks([e.chunk_id for e in ranked.relation.evidence])
+                assert any((c.document_id in memories) == wanted for c in evidence)

@@ -14,8 +14,9 @@ import asyncio
 import dataclasses
 from collections.abc import Sequence
 
-from loregraph.models import Relation
+from loregraph.models import DocKind, Relation
 from loregraph.retrieve.graphindex import GraphIndex
+from loregraph.retrieve.kinds import keep_kind
 from loregraph.retrieve.pages import MAX_ANCHORS, bridge_ranking, named_entities, relation_words
 from loregraph.retrieve.passages import (
     evidence_ranking,
@@ -147,10 +148,15 @@ async def gather(
     found: Found,
     expanded: Expanded,
     trace: RetrievalTrace,
+    *,
+    kind: DocKind | None = None,
 ) -> Gathered:
-    """Fuse the graph and text/vector rankings into passages and rank their documents."""
+    """Fuse the graph and text/vector rankings into passages and rank their documents
+    (passages of documents of ``kind`` only, when given)."""
     watch = Stopwatch()
     graph, ran, selectivity = await graph_rankings(store, cfg, analysis, index, expanded)
+    if kind is not None:
+        graph = await keep_kind(store, index, kind, graph)
     rankings = {**graph, **found.chunk_rankings}
     limit = max(cfg.max_passages, DOCUMENT_PASSAGES)
     fused = fuse_passages(rankings, cfg.rrf_k, limit, selectivity)

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from loregraph.models import GraphArrays
+from loregraph.models import Document, GraphArrays
 from loregraph.retrieve.pages import page_documents, title_keys
 from loregraph.retrieve.ppr import PprGraph, build_ppr_graph
 from loregraph.store.base import Store
@@ -41,6 +41,7 @@ class GraphIndex:
     mentions: sparse.csr_matrix
     neighbours: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     pages: dict[str, list[str]] = field(default_factory=dict)
+    document_kinds: dict[str, str] = field(default_factory=dict)
     _ppr: PprGraph | None = field(default=None, repr=False)
     _mentioned: sparse.csr_matrix | None = field(default=None, repr=False)
     _chunk_index: dict[str, int] | None = field(default=None, repr=False)
@@ -185,6 +186,19 @@ class GraphIndex:
             )
         return out
 
+    def chunk_kinds(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """Chunk id → the kind of its document (``memory``, ``document``), for the chunks
+        the index knows."""
+        if self._chunk_index is None:
+            self._chunk_index = {c: i for i, c in enumerate(self.arrays.chunk_ids)}
+        documents, kinds = self.arrays.chunk_document, self.document_kinds
+        out: dict[str, str] = {}
+        for chunk_id in chunk_ids:
+            idx = self._chunk_index.get(chunk_id)
+            if idx is not None and documents[idx] in kinds:
+                out[chunk_id] = kinds[documents[idx]]
+        return out
+
 
 def _heaviest_first(adjacency: sparse.csr_matrix, entity_ids: list[str]) -> npt.NDArray[np.int64]:
     """The column indices of each row, heaviest first, ties by entity id (rows kept in place)."""
@@ -197,11 +211,12 @@ def _heaviest_first(adjacency: sparse.csr_matrix, entity_ids: list[str]) -> npt.
     return np.asarray(adjacency.indices[order], dtype=np.int64)
 
 
-async def _entity_pages(store: Store, scope: str, arrays: GraphArrays) -> dict[str, list[str]]:
+async def _entity_pages(
+    store: Store, scope: str, arrays: GraphArrays, documents: Sequence[Document]
+) -> dict[str, list[str]]:
     """Entity id → chunk ids of its pages (see :mod:`loregraph.retrieve.pages`)."""
     if not arrays.chunk_ids:
         return {}
-    documents = await store.list_documents(scope)
     keys = sorted({key for d in documents for key in title_keys(d.title)})
     found = await store.find_entities_by_key(scope, keys) if keys else {}
     return page_documents(documents, arrays.chunk_ids, arrays.chunk_document, found)
@@ -224,7 +239,9 @@ class GraphCache:
             return index, False
         arrays = await store.graph_arrays(scope)
         index = await asyncio.to_thread(GraphIndex.build, arrays, version)
-        index.pages = await _entity_pages(store, scope, arrays)
+        documents = await store.list_documents(scope) if arrays.chunk_ids else []
+        index.pages = await _entity_pages(store, scope, arrays, documents)
+        index.document_kinds = {d.id: str(d.kind) for d in documents}
         per_store[scope] = index
         return index, True
 

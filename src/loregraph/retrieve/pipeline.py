@@ -21,11 +21,12 @@ import numpy as np
 
 from loregraph.embed.base import Embedder
 from loregraph.errors import EmptyStoreError, InputError
-from loregraph.models import Vector
+from loregraph.models import DocKind, Vector
 from loregraph.retrieve import gather, stages
 from loregraph.retrieve.analyze import SpacyPipeline, analyze_query, check_question
 from loregraph.retrieve.expander import expander_for
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
+from loregraph.retrieve.kinds import relations_of_kind
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
 from loregraph.retrieve.terms import Focus
@@ -146,9 +147,15 @@ class Retriever:
             )
 
     async def retrieve(
-        self, question: str, scope: str, *, settings: RetrievalSettings | None = None
+        self,
+        question: str,
+        scope: str,
+        *,
+        settings: RetrievalSettings | None = None,
+        kind: DocKind | None = None,
     ) -> RetrievalResult:
-        """Retrieve entities, relations and passages for ``question`` from ``scope``.
+        """Retrieve entities, relations and passages for ``question`` from ``scope`` (from
+        memories only or documents only, when ``kind`` says which).
 
         Raises :class:`~loregraph.errors.EmptyStoreError` when the scope has no documents
         and :class:`~loregraph.errors.InputError` when the question is blank.
@@ -159,10 +166,16 @@ class Retriever:
         await self._check(question, scope)
         ready = await self._prepare(question, scope, cfg, trace)
         analysis, store = ready.analysis, self.store
-        found = await stages.search(store, scope, cfg, analysis, ready.vector, trace)
+        found = await stages.search(store, scope, cfg, analysis, ready.vector, trace, kind)
         expander = expander_for(store, scope, ready.index)
         expanded = await stages.expand(store, cfg, analysis, found, ready.index, expander, trace)
-        got = await gather.gather(store, cfg, analysis, ready.index, found, expanded, trace)
+        if kind is not None:
+            expanded.relations = await relations_of_kind(
+                store, ready.index, kind, expanded.relations
+            )
+        got = await gather.gather(
+            store, cfg, analysis, ready.index, found, expanded, trace, kind=kind
+        )
         relevance = gather.judge_relevance(analysis, found, got.ranked, self.min_coverage, trace)
         trace.record("total", total.ms(), len(got.passages), preset=cfg.name)
         gather.record_findings(trace, found.seeds, expanded, got)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from loregraph.models import Relation, Vector
+from loregraph.models import DocKind, Relation, Vector
 from loregraph.retrieve.expand import rank_entities, rank_relations, seeds_only
 from loregraph.retrieve.expander import Expander
 from loregraph.retrieve.graphindex import GraphIndex
@@ -58,18 +58,26 @@ async def search(
     analysis: QueryAnalysis,
     vector: Vector | None,
     trace: RetrievalTrace,
+    kind: DocKind | None = None,
 ) -> Found:
-    """Seed entities, BM25/vector chunk rankings and the relevance term counts, together."""
+    """Seed entities, BM25/vector chunk rankings (of documents of ``kind`` only, when
+    given) and the relevance term counts, together."""
     watch = Stopwatch()
     errors = trace.errors
     limit = max(cfg.max_passages * 4, 20)
     bm25_chunks = (
-        guarded(store.search_chunks_text(scope, text_query(analysis), limit), "chunks.bm25", errors)
+        guarded(
+            store.search_chunks_text(scope, text_query(analysis), limit, kind=kind),
+            "chunks.bm25",
+            errors,
+        )
         if cfg.passages_by_bm25
         else no_hits()
     )
     vector_chunks = (
-        guarded(store.search_chunks_vector(scope, vector, limit), "chunks.vector", errors)
+        guarded(
+            store.search_chunks_vector(scope, vector, limit, kind=kind), "chunks.vector", errors
+        )
         if cfg.passages_by_vector and vector is not None
         else no_hits()
     )

@@ -144,14 +144,24 @@ class Store(ABC):
         """Chunks by id, in the order asked (missing ids skipped), without embeddings."""
 
     @abstractmethod
-    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
-        """Chunk ids ranked by BM25 over their text (and their document's title)."""
+    async def search_chunks_text(
+        self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
+    ) -> list[models.Scored]:
+        """Chunk ids ranked by BM25 over their text (and their document's title); with
+        ``kind``, only chunks of documents of that kind (memories or documents)."""
 
     async def search_chunks_vector(
-        self, scope: str, vector: models.Vector, limit: int
+        self,
+        scope: str,
+        vector: models.Vector,
+        limit: int,
+        *,
+        kind: models.DocKind | None = None,
     ) -> list[models.Scored]:
-        """Chunk ids ranked by cosine similarity of their embedding."""
-        return await self._search_vector(VectorSearch("chunk", scope, vector, limit))
+        """Chunk ids ranked by cosine similarity of their embedding; with ``kind``, only
+        chunks of documents of that kind."""
+        search = VectorSearch("chunk", scope, vector, limit, document_kind=kind)
+        return await self._search_vector(search)
 
     @abstractmethod
     async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:

@@ -175,8 +175,10 @@ class MirroredStore(Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await self.primary.get_chunks(chunk_ids)
 
-    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
-        return await self.primary.search_chunks_text(scope, query, limit)
+    async def search_chunks_text(
+        self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
+    ) -> list[models.Scored]:
+        return await self.primary.search_chunks_text(scope, query, limit, kind=kind)
 
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
         return await self.primary.get_entities(entity_ids)

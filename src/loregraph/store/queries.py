@@ -68,14 +68,16 @@ class RelationFilter:
 
 @dataclass(frozen=True, slots=True)
 class VectorSearch:
-    """:meth:`~.base.Store.search_chunks_vector` (``kind`` ``chunk``) and
-    :meth:`~.base.Store.search_entities_vector` (``kind`` ``entity``, maybe of one type)."""
+    """:meth:`~.base.Store.search_chunks_vector` (``kind`` ``chunk``, maybe of one kind of
+    document) and :meth:`~.base.Store.search_entities_vector` (``kind`` ``entity``, maybe of
+    one type)."""
 
     kind: str
     scope: str
     vector: Vector
     limit: int
     entity_type: str | None = None
+    document_kind: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from typing import Any
 from loregraph.errors import ConfigError
 from loregraph.models import Scored, name_key
 from loregraph.store.cypher.connection import Connection
-from loregraph.store.cypher.dialect import CHUNK, ENTITY, search_words
+from loregraph.store.cypher.dialect import CHUNK, DOCUMENT, ENTITY, search_words
 from loregraph.store.cypher.schema import SchemaState, ensure_vector_index, refresh_dims
 from loregraph.store.names import NameIndex, key_lines
 from loregraph.store.queries import VectorSearch
@@ -35,30 +35,42 @@ MAX_K = 100_000
 LABELS = {"entity": ENTITY, "chunk": CHUNK}
 
 
-async def search_chunks_text(conn: Connection, scope: str, query: str, limit: int) -> list[Scored]:
-    """Chunk ids of ``scope`` by full-text score; terms of substring-matched scripts are
-    matched as substrings (see the module docstring)."""
+async def search_chunks_text(
+    conn: Connection, scope: str, query: str, limit: int, kind: str | None = None
+) -> list[Scored]:
+    """Chunk ids of ``scope`` by full-text score (of documents of ``kind`` only, when
+    given); terms of substring-matched scripts are matched as substrings (see the module
+    docstring)."""
     terms = split_query(query)
     if not terms.substrings:
-        return await search_text(conn, CHUNK, scope, query, limit)
-    found = await search_substrings(conn, scope, terms.substrings, limit)
+        return await search_text(conn, CHUNK, scope, query, limit, kind)
+    found = await search_substrings(conn, scope, terms.substrings, limit, kind)
     if not terms.words:
         return found
-    words = await search_text(conn, CHUNK, scope, " ".join(terms.words), limit)
+    words = await search_text(conn, CHUNK, scope, " ".join(terms.words), limit, kind)
     return fuse_rankings([words, found], limit)
 
 
+def _of_kind(kind: str | None, node: str) -> str:
+    """A clause keeping the chunk ``node`` when its document is of ``$kind`` (or always)."""
+    if kind is None:
+        return ""
+    return f"MATCH (d:{DOCUMENT} {{id: {node}.document_id}}) WHERE d.kind = $kind "
+
+
 async def search_substrings(
-    conn: Connection, scope: str, terms: list[str], limit: int
+    conn: Connection, scope: str, terms: list[str], limit: int, kind: str | None = None
 ) -> list[Scored]:
     """Chunk ids of ``scope`` holding any of ``terms`` (case-insensitive substrings), ranked
-    by the sum over the terms of ``ln(1 + occurrences)``."""
+    by the sum over the terms of ``ln(1 + occurrences)``; of documents of ``kind`` only
+    when given."""
     if not terms or limit <= 0:
         return []
     rows = await conn.read(
         f"MATCH (c:{CHUNK} {{scope: $scope}}) WITH c, toLower(c.text) AS text "
-        "WHERE any(term IN $terms WHERE text CONTAINS term) RETURN c.id, text",
-        {"scope": scope, "terms": terms},
+        f"WHERE any(term IN $terms WHERE text CONTAINS term) {_of_kind(kind, 'c')}"
+        "RETURN c.id, text",
+        {"scope": scope, "terms": terms, "kind": kind},
     )
     hits = [
         Scored(row[0], sum(math.log1p(str(row[1]).count(term)) for term in terms)) for row in rows
@@ -68,16 +80,23 @@ async def search_substrings(
 
 
 async def search_text(
-    conn: Connection, label: str, scope: str, query: str, limit: int
+    conn: Connection, label: str, scope: str, query: str, limit: int, kind: str | None = None
 ) -> list[Scored]:
-    """Ids of ``label`` nodes (chunks or entities) of ``scope`` ranked by full-text score."""
+    """Ids of ``label`` nodes (chunks or entities) of ``scope`` ranked by full-text score
+    (chunks of documents of ``kind`` only, when given)."""
     words = search_words(query)
     if not words or limit <= 0:
         return []
     rows = await conn.read(
         f"{conn.dialect.fulltext_nodes(label)} WITH node, score WHERE node.scope = $scope "
+        f"{_of_kind(kind, 'node')}"
         "RETURN node.id, score ORDER BY score DESC, node.id LIMIT $limit",
-        {"query": conn.dialect.fulltext_query(words), "scope": scope, "limit": limit},
+        {
+            "query": conn.dialect.fulltext_query(words),
+            "scope": scope,
+            "limit": limit,
+            "kind": kind,
+        },
     )
     return [Scored(row[0], float(row[1])) for row in rows]
 
@@ -99,17 +118,24 @@ async def search_vector(conn: Connection, schema: SchemaState, ask: VectorSearch
         )
     await ensure_vector_index(conn, schema, label, dim)
     params: dict[str, Any] = {"vector": [float(x) for x in ask.vector]}
+    if ask.kind == "entity":
+        tagged, tag, wanted = "", "node.type", ask.entity_type
+    else:  # a chunk's tag is its document's kind
+        tagged = f"OPTIONAL MATCH (d:{DOCUMENT} {{id: node.document_id}}) WITH node, score, d"
+        tag, wanted = "d.kind", ask.document_kind
+        if wanted is None:
+            tagged, tag = "", "null"
     k = max(4 * ask.limit, 16)
     while True:
         rows = await conn.read(
-            f"{conn.dialect.vector_nodes(label)} "
-            f"RETURN node.id, node.scope, node.type, {conn.dialect.similarity('score')}",
+            f"{conn.dialect.vector_nodes(label)} {tagged} "
+            f"RETURN node.id, node.scope, {tag}, {conn.dialect.similarity('score')}",
             {**params, "k": k},
         )
         hits = [
             Scored(row[0], float(row[3]))
             for row in rows
-            if row[1] == ask.scope and ask.entity_type in (None, row[2])
+            if row[1] == ask.scope and wanted in (None, row[2])
         ]
         if len(hits) >= ask.limit or len(rows) < k or k >= MAX_K:
             break

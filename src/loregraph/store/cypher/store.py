@@ -152,8 +152,10 @@ class CypherStore(Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await reads.get_chunks(self._conn(), list(chunk_ids))
 
-    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
-        return await search.search_chunks_text(self._conn(), scope, query, limit)
+    async def search_chunks_text(
+        self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
+    ) -> list[models.Scored]:
+        return await search.search_chunks_text(self._conn(), scope, query, limit, kind)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:

@@ -32,6 +32,8 @@ MAX_TERMS = 64
 FUZZY_CANDIDATES = 100
 TABLES = {"entity": "entities", "chunk": "chunks"}
 _RANK_NORMALISATION = 1  # divide the rank by 1 + log(document length)
+KIND_CLAUSE = "{alias}.document IN (SELECT pk FROM documents WHERE kind = %s)"
+"""Keeps the chunks (``alias``) of documents of one kind."""
 
 
 def ts_query(text: str) -> str | None:
@@ -43,31 +45,36 @@ def ts_query(text: str) -> str | None:
 
 
 async def _full_text(
-    conn: Conn, table: str, query: str, scope: str, limit: int, extra: str = ""
+    conn: Conn, table: str, query: str, scope: str, limit: int, kind: str | None = None
 ) -> list[Scored]:
     match = ts_query(query)
     if match is None or limit <= 0:
         return []
+    extra = "" if kind is None else f"AND {KIND_CLAUSE.format(alias='t')} "
+    params = (match, scope, limit) if kind is None else (match, scope, kind, limit)
     cursor = await conn.execute(
         f"SELECT t.id, ts_rank_cd(t.search, q, {_RANK_NORMALISATION}) AS score "
         f"FROM {table} AS t, to_tsquery('english', %s) AS q "
         f"WHERE t.scope = %s AND t.search @@ q {extra}"
         "ORDER BY score DESC, t.pk LIMIT %s",
-        (match, scope, limit),
+        params,
     )
     return [Scored(item, float(score)) for item, score in await cursor.fetchall()]
 
 
-async def search_chunks_text(conn: Conn, scope: str, query: str, limit: int) -> list[Scored]:
+async def search_chunks_text(
+    conn: Conn, scope: str, query: str, limit: int, kind: str | None = None
+) -> list[Scored]:
     """Chunk ids by full-text rank over chunk text and document title; terms of
-    substring-matched scripts are matched as substrings of the text (module docstring)."""
+    substring-matched scripts are matched as substrings of the text (module docstring).
+    With ``kind``, only chunks of documents of that kind."""
     terms = split_query(query, MAX_TERMS)
     if not terms.substrings:
-        return await _full_text(conn, "chunks", query, scope, limit)
-    found = await search_substrings(conn, scope, terms.substrings, limit)
+        return await _full_text(conn, "chunks", query, scope, limit, kind)
+    found = await search_substrings(conn, scope, terms.substrings, limit, kind)
     if not terms.words:
         return found
-    words = await _full_text(conn, "chunks", " ".join(terms.words), scope, limit)
+    words = await _full_text(conn, "chunks", " ".join(terms.words), scope, limit, kind)
     return fuse_rankings([words, found], limit)
 
 
@@ -76,18 +83,21 @@ def _like(term: str) -> str:
     return f"%{escaped}%"
 
 
-async def search_substrings(conn: Conn, scope: str, terms: list[str], limit: int) -> list[Scored]:
+async def search_substrings(
+    conn: Conn, scope: str, terms: list[str], limit: int, kind: str | None = None
+) -> list[Scored]:
     """Chunk ids holding any of ``terms`` (case-insensitive substrings), ranked by the sum
-    over the terms of ``ln(1 + occurrences)``."""
+    over the terms of ``ln(1 + occurrences)``; of documents of ``kind`` only when given."""
     if not terms or limit <= 0:
         return []
     matches = " OR ".join(["c.text ILIKE %s"] * len(terms))
+    of_kind = "" if kind is None else f"AND {KIND_CLAUSE.format(alias='c')} "
     cursor = await conn.execute(
         "SELECT c.id, (SELECT sum(ln(1 + (length(c.text) - length(replace(lower(c.text), t, ''))) "
         "/ length(t))) FROM unnest(%s::text[]) AS t) AS score FROM chunks AS c "
-        f"WHERE c.scope = %s AND {SUBSTRING_ROWS} AND ({matches}) "
+        f"WHERE c.scope = %s AND {SUBSTRING_ROWS} AND ({matches}) {of_kind}"
         "ORDER BY score DESC, c.pk LIMIT %s",
-        (terms, scope, *[_like(t) for t in terms], limit),
+        (terms, scope, *[_like(t) for t in terms], *([] if kind is None else [kind]), limit),
     )
     return [Scored(item, float(score)) for item, score in await cursor.fetchall()]
 
@@ -133,12 +143,20 @@ async def search_vector(conn: Conn, ask: VectorSearch) -> list[Scored]:
         return []
     table = TABLES[ask.kind]
     expression = vector_cast(dim)
-    typed = "" if ask.entity_type is None else "AND type = %(type)s "
+    typed = "" if ask.entity_type is None else "AND t.type = %(type)s "
+    if ask.document_kind is not None:
+        typed += "AND " + KIND_CLAUSE.format(alias="t").replace("%s", "%(kind)s") + " "
     cursor = await conn.execute(
-        f"SELECT id, 1 - ({expression} <=> %(q)s::vector({dim})) FROM {table} "
-        f"WHERE scope = %(scope)s AND dim = {dim} {typed}"
+        f"SELECT t.id, 1 - ({expression} <=> %(q)s::vector({dim})) FROM {table} AS t "
+        f"WHERE t.scope = %(scope)s AND t.dim = {dim} {typed}"
         f"ORDER BY {expression} <=> %(q)s::vector({dim}) LIMIT %(limit)s",
-        {"q": text, "scope": ask.scope, "type": ask.entity_type, "limit": ask.limit},
+        {
+            "q": text,
+            "scope": ask.scope,
+            "type": ask.entity_type,
+            "kind": ask.document_kind,
+            "limit": ask.limit,
+        },
     )
     hits = [Scored(item, float(score)) for item, score in await cursor.fetchall()]
     if not hits:

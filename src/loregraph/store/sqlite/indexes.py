@@ -58,9 +58,11 @@ class MemoryIndexes:
         return [[Scored(item, score) for item, score in row] for row in hits]
 
     def search_vector(self, conn: sqlite3.Connection, search: VectorSearch) -> list[Scored]:
-        """The ranking of one vector over the scope's ``entity`` or ``chunk`` vectors."""
+        """The ranking of one vector over the scope's ``entity`` vectors (tagged with their
+        type) or ``chunk`` vectors (tagged with their document's kind)."""
         index = self._vector_index(conn, search.scope, search.kind)
-        hits = index.search(search.vector, search.limit, tag=search.entity_type)
+        tag = search.entity_type if search.kind == ENTITY else search.document_kind
+        hits = index.search(search.vector, search.limit, tag=tag)
         return [Scored(item, score) for item, score in hits]
 
     def search_names(
@@ -123,7 +125,7 @@ class MemoryIndexes:
                 rows = list(outcome.entity_vectors)
             else:
                 index.remove(outcome.changes.removed_chunks)
-                rows = [(item, blob, None) for item, blob in outcome.chunk_vectors]
+                rows = list(outcome.chunk_vectors)
             if rows:
                 index.upsert(
                     [row[0] for row in rows],

@@ -31,6 +31,9 @@ SHORT_TERM_PIECES = 128
 three-character pieces that start with it."""
 _LAST_CHAR = "\U0010ffff"
 
+KIND_CLAUSE = "t.document_id IN (SELECT id FROM documents WHERE kind = ?)"
+"""Keeps the chunks (``t``) of documents of one kind."""
+
 
 def fts_query(text: str) -> str | None:
     """An FTS5 query matching any word of ``text`` (each quoted), or ``None`` if it has none."""
@@ -47,36 +50,43 @@ def _bm25(
     query: str,
     scope: str,
     limit: int,
-    extra: str = "",
+    kind: str | None = None,
 ) -> list[Scored]:
-    """Ids of ``table`` rows ranked by BM25 over its FTS5 index ``{table}_fts``."""
+    """Ids of ``table`` rows ranked by BM25 over its FTS5 index ``{table}_fts`` (chunks of
+    documents of ``kind`` only, when given)."""
     match = fts_query(query)
     if match is None or limit <= 0:
         return []
+    params: tuple[object, ...] = (match, scope, limit)
+    extra = ""
+    if kind is not None:
+        extra = f"AND {KIND_CLAUSE} "
+        params = (match, scope, kind, limit)
     sql = (
         f"SELECT t.id, -bm25({table}_fts, {weights}) AS score FROM {table}_fts "
         f"JOIN {table} AS t ON t.pk = {table}_fts.rowid "
         f"WHERE {table}_fts MATCH ? AND t.scope = ? {extra}"
         "ORDER BY score DESC, t.pk LIMIT ?"
     )
-    return [Scored(item, float(score)) for item, score in conn.execute(sql, (match, scope, limit))]
+    return [Scored(item, float(score)) for item, score in conn.execute(sql, params)]
 
 
 def search_chunks_text(
-    conn: sqlite3.Connection, scope: str, query: str, limit: int
+    conn: sqlite3.Connection, scope: str, query: str, limit: int, kind: str | None = None
 ) -> list[Scored]:
-    """Chunk ids by BM25 over chunk text (weight 1) and document title (weight 0.5).
+    """Chunk ids by BM25 over chunk text (weight 1) and document title (weight 0.5), of
+    documents of ``kind`` only when given.
 
     Words are matched as words, terms of substring-matched scripts as substrings (see the
     module docstring).
     """
     terms = split_query(query, MAX_TERMS)
     if not terms.substrings:
-        return _bm25(conn, "chunks", "1.0, 0.5", query, scope, limit)
-    found = search_substrings(conn, scope, terms.substrings, limit)
+        return _bm25(conn, "chunks", "1.0, 0.5", query, scope, limit, kind)
+    found = search_substrings(conn, scope, terms.substrings, limit, kind)
     if not terms.words:
         return found
-    words = _bm25(conn, "chunks", "1.0, 0.5", " ".join(terms.words), scope, limit)
+    words = _bm25(conn, "chunks", "1.0, 0.5", " ".join(terms.words), scope, limit, kind)
     return fuse_rankings([words, found], limit)
 
 
@@ -107,21 +117,24 @@ def substring_query(conn: sqlite3.Connection, terms: list[str]) -> str | None:
 
 
 def search_substrings(
-    conn: sqlite3.Connection, scope: str, terms: list[str], limit: int
+    conn: sqlite3.Connection, scope: str, terms: list[str], limit: int, kind: str | None = None
 ) -> list[Scored]:
     """Chunk ids by BM25 over the trigram index, matching any of ``terms`` as a substring
-    of chunk text (weight 1) or document title (weight 0.5)."""
+    of chunk text (weight 1) or document title (weight 0.5); of documents of ``kind`` only
+    when given."""
     if limit <= 0:
         return []
     match = substring_query(conn, terms)
     if match is None:
         return []
+    extra = "" if kind is None else f"AND {KIND_CLAUSE} "
+    params = (match, scope, limit) if kind is None else (match, scope, kind, limit)
     sql = (
         "SELECT t.id, -bm25(chunks_trigram, 1.0, 0.5) AS score FROM chunks_trigram "
         "JOIN chunks AS t ON t.pk = chunks_trigram.rowid "
-        "WHERE chunks_trigram MATCH ? AND t.scope = ? ORDER BY score DESC, t.pk LIMIT ?"
+        f"WHERE chunks_trigram MATCH ? AND t.scope = ? {extra}ORDER BY score DESC, t.pk LIMIT ?"
     )
-    return [Scored(item, float(score)) for item, score in conn.execute(sql, (match, scope, limit))]
+    return [Scored(item, float(score)) for item, score in conn.execute(sql, params)]
 
 
 def search_entities_text(
@@ -143,7 +156,8 @@ def load_name_index(conn: sqlite3.Connection, scope: str) -> NameIndex:
 
 
 def load_vector_index(conn: sqlite3.Connection, scope: str, kind: str) -> VectorIndex:
-    """Load a scope's ``entity`` or ``chunk`` embeddings into a :class:`VectorIndex`."""
+    """Load a scope's ``entity`` or ``chunk`` embeddings into a :class:`VectorIndex`, each
+    tagged with its entity type or its document's kind."""
     # the vector table drives (one sequential scan); CROSS JOIN keeps that order
     if kind == "entity":
         sql = (
@@ -153,8 +167,9 @@ def load_vector_index(conn: sqlite3.Connection, scope: str, kind: str) -> Vector
         count = "SELECT count(*) FROM entities WHERE scope = ?"
     else:
         sql = (
-            "SELECT c.id, v.embedding, NULL FROM chunk_vectors AS v "
-            "CROSS JOIN chunks AS c ON c.pk = v.chunk WHERE c.scope = ?"
+            "SELECT c.id, v.embedding, d.kind FROM chunk_vectors AS v "
+            "CROSS JOIN chunks AS c ON c.pk = v.chunk "
+            "JOIN documents AS d ON d.id = c.document_id WHERE c.scope = ?"
         )
         count = "SELECT count(*) FROM chunks WHERE scope = ?"
     with transaction(conn, write=False):

@@ -107,8 +107,10 @@ class SqliteStore(Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await self._db.run(reads.get_chunks, list(chunk_ids))
 
-    async def search_chunks_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
-        return await self._db.run(search.search_chunks_text, scope, query, limit)
+    async def search_chunks_text(
+        self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
+    ) -> list[models.Scored]:
+        return await self._db.run(search.search_chunks_text, scope, query, limit, kind)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:

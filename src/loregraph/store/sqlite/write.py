@@ -54,7 +54,7 @@ class Outcome:
     """(id, embedding blob, type) of the bundle's entities, when asked for."""
     entity_names: list[tuple[str, str, str]] = field(default_factory=list)
     """(id, type, search_keys) of every entity written or recomputed, when asked for."""
-    chunk_vectors: list[tuple[str, bytes]] = field(default_factory=list)
+    chunk_vectors: list[tuple[str, bytes, str | None]] = field(default_factory=list)
     """(id, embedding blob) of the bundle's chunks."""
 
 
@@ -173,7 +173,7 @@ def _write_chunks(
         pks[chunk.id] = first + offset
         if chunk.embedding is not None:
             blob = vector_to_blob(chunk.embedding)
-            outcome.chunk_vectors.append((chunk.id, blob))
+            outcome.chunk_vectors.append((chunk.id, blob, str(doc.kind)))
             vectors.append((first + offset, blob))
         rows.append(
             (
