@@ -30,6 +30,7 @@ EXPECTED = {
     "LLMSettings",
     "LoregraphError",
     "Memory",
+    "MemoryHit",
     "Mention",
     "Neighbourhood",
     "NewMemory",
@@ -70,6 +71,7 @@ GRAPH_METHODS = {
     "remember_many",
     "retrieve",
     "search",
+    "search_memories",
     "stats",
 }
 

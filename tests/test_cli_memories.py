@@ -149,3 +149,22 @@ def test_parse_time_reads_iso_dates_and_times() -> None:
     for bad in ("", "15/01/2026", "tomorrow", "2026-02-30"):
         with pytest.raises(ValueError, match="cannot read"):
             parse_time(bad)
+
+
+def test_memories_found_by_text_with_the_entities_they_mention(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    berlin = as_json(db, "remember", "Alice Smith moved to Berlin.", "--tag", "moves")
+    as_json(db, "remember", "Bob Jones joined Initech as an engineer.")
+    assert run(db, "ingest", "-", stdin="Alice Smith visited Berlin in May.").exit_code == 0
+    hits = as_json(db, "memories", "--search", "Where did Alice Smith move?", "-n", "1")
+    assert [h["id"] for h in hits] == [berlin["id"]]
+    assert {"Alice Smith", "Berlin"} <= {e["name"] for e in hits[0]["entities"]}
+    assert hits[0]["score"] > 0
+    everything = as_json(db, "memories", "--search", "Alice Smith Berlin")
+    assert berlin["id"] in {h["id"] for h in everything}
+    assert all(h["text"] != "Alice Smith visited Berlin in May." for h in everything)
+    assert as_json(db, "memories", "--search", "Alice Smith", "--tag", "other") == []
+    text = run(db, "memories", "--search", "Alice Smith")
+    assert text.exit_code == 0 and "mentions: Alice Smith (Person)" in text.stdout
+    both = run(db, "memories", "--search", "Alice", "--about", "Alice Smith")
+    assert both.exit_code == 2 and "cannot be combined" in both.output

@@ -12,6 +12,7 @@ from loregraph.blocking import Graph, open
 from loregraph.engine.memories import Memory, NewMemory
 from loregraph.engine.paths import GraphPath
 from loregraph.engine.patterns import EntityRelations, Neighbourhood
+from loregraph.engine.recall import MemoryHit
 from loregraph.engine.views import EntityView, SearchHit
 from loregraph.errors import (
     ConfigError,
@@ -70,6 +71,7 @@ __all__ = [
     "LLMSettings",
     "LoregraphError",
     "Memory",
+    "MemoryHit",
     "Mention",
     "Neighbourhood",
     "NewMemory",

@@ -119,6 +119,7 @@ class Graph:
     remember_many = _blocking(AsyncGraph.remember_many)
     memories = _blocking(AsyncGraph.memories)
     memories_about = _blocking(AsyncGraph.memories_about)
+    search_memories = _blocking(AsyncGraph.search_memories)
     forget = _blocking(AsyncGraph.forget)
     export = _blocking(AsyncGraph.export)
 

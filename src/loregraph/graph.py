@@ -19,6 +19,7 @@ from loregraph.embed.base import Embedder
 from loregraph.engine.lookup import find_document, find_entity
 from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.queries import GraphQueries
+from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
 from loregraph.engine.views import EntityView, SearchHit, SearchKind, search_hits
 from loregraph.errors import EmptyStoreError
@@ -64,7 +65,7 @@ class EngineOptions(TypedDict, total=False):
     usage: UsageTracker | None
 
 
-class AsyncGraph(MemoryMethods, GraphQueries):
+class AsyncGraph(MemoryMethods, MemorySearch, GraphQueries):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
     Args:

@@ -78,8 +78,12 @@ class MemoryContract(ContractBase):
             hits = await store.search_chunks_vector(scope, vector, 10, kind=kind)
             found = {c.document_id for c in await store.get_chunks([h.id for h in hits])}
             assert (later.id in found) is expected
-        retriever = Retriever(store, embedder)
         memories = {memory.id, later.id}
+        hits = await graph.search_memories("Who joined the Halvorsen project?")
+        assert hits and {h.memory.id for h in hits} <= memories
+        assert hits[0].memory.id == later.id
+        assert "Alice Smith" in {e.name for e in hits[0].entities}
+        retriever = Retriever(store, embedder)
         for kind in (DocKind.MEMORY, DocKind.DOCUMENT):
             result = await retriever.retrieve("Where did Bob Jones move?", scope, kind=kind)
             wanted = kind == DocKind.MEMORY

@@ -18,6 +18,7 @@ from loregraph.cli.options import json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
 from loregraph.engine.memories import Memory, NewMemory
+from loregraph.engine.recall import MemoryHit
 from loregraph.errors import InputError
 
 RECORD_FIELDS = {"text", "at", "tags", "source", "metadata"}
@@ -134,7 +135,14 @@ def remember(
     help="Only memories up to this time (a date: to the end of that day).",
 )
 @click.option("--about", default=None, help="Only memories that mention this entity.")
-@limit_option(50, "-n", "How many (the latest).")
+@click.option(
+    "--search",
+    "query",
+    default=None,
+    metavar="TEXT",
+    help="The memories that best match TEXT, best first, with the entities each mentions.",
+)
+@limit_option(50, "-n", "How many (the latest; with --search, the best).")
 @json_option()
 @click.pass_obj
 def memories(
@@ -144,11 +152,26 @@ def memories(
     since: datetime | None,
     until: datetime | None,
     about: str | None,
+    query: str | None,
     limit: int,
     as_json: bool,
 ) -> None:
-    """List memories, oldest first: by tag, source, time, or the entity they mention."""
-
+    """List memories, oldest first: by tag, source, time, or the entity they mention; or
+    search them by text (--search)."""
+    if query is not None:
+        if about is not None:
+            fail(
+                "--search and --about cannot be combined: search for the name instead",
+                InputError.exit_code,
+            )
+        hits = run_graph(
+            ctx,
+            lambda g: g.search_memories(
+                query, limit=limit, tags=tags, source=source, since=since, until=until
+            ),
+        )
+        _show_hits(hits, as_json)
+        return
     found = run_graph(
         ctx,
         lambda g: g.memories(
@@ -162,6 +185,17 @@ def memories(
         click.echo("no memories match", err=True)
     for memory in found:
         click.echo(_line(memory))
+
+
+def _show_hits(hits: list[MemoryHit], as_json: bool) -> None:
+    if as_json:
+        echo_json([h.to_dict() for h in hits])
+        return
+    if not hits:
+        click.echo("no memories match", err=True)
+    for hit in hits:
+        named = ", ".join(f"{e.name} ({e.type})" for e in hit.entities)
+        click.echo(_line(hit.memory) + (f"\n    mentions: {named}" if named else ""))
 
 
 @click.command()

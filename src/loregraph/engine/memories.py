@@ -70,6 +70,10 @@ class MemoryFilter:
         for name in ("since", "until"):
             object.__setattr__(self, name, aware(getattr(self, name)))
 
+    def everything(self) -> bool:
+        """Whether no criterion is given (every memory passes)."""
+        return not self.tags and self.source is None and self.since is None and self.until is None
+
     def accepts(self, memory: Memory) -> bool:
         """Whether ``memory`` passes every criterion given."""
         if any(tag not in memory.tags for tag in self.tags):

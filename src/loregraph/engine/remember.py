@@ -18,6 +18,7 @@ from loregraph.engine.memories import (
 )
 from loregraph.errors import LoregraphError, NotFoundError
 from loregraph.models import DeleteReport, Document
+from loregraph.retrieve.graphindex import SHARED_CACHE
 from loregraph.settings import check_limit
 from loregraph.store.base import Store
 
@@ -113,7 +114,9 @@ class MemoryMethods:
         ]
         if about is not None:
             entity = await self.find_entity(about, scope=scope)
-            documents = [d for d in documents if await self._mentions(d, entity.id)]
+            index, _ = await SHARED_CACHE.get(self.store, self._scope(scope))
+            mentioning = index.documents_mentioning([entity.id])
+            documents = [d for d in documents if d.id in mentioning]
         documents.sort(key=lambda d: (memory_of(d, "").at, d.created_at, d.id))
         if limit is not None:
             documents = documents[-limit:]
@@ -142,10 +145,6 @@ class MemoryMethods:
         if not is_memory(document):
             raise NotFoundError(f"{memory_id!r} is a document, not a memory: use delete")
         return await self.store.delete_document(document.id)
-
-    async def _mentions(self, document: Document, entity_id: str) -> bool:
-        bundle = await self.store.read_bundle(document.id)
-        return bundle is not None and any(m.entity_id == entity_id for m in bundle.mentions)
 
     async def _memory_documents(self, scope: str | None) -> list[Document]:
         await self.open()

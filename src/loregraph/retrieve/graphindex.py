@@ -186,6 +186,24 @@ class GraphIndex:
             )
         return out
 
+    def documents_mentioning(self, entity_ids: Sequence[str]) -> set[str]:
+        """The ids of the documents with a chunk mentioning any of the entities."""
+        if self._chunk_index is None:
+            self._chunk_index = {c: i for i, c in enumerate(self.arrays.chunk_ids)}
+        documents, index = self.arrays.chunk_document, self._chunk_index
+        return {documents[index[chunk]] for _, chunk, _ in self.mentions_of(entity_ids)}
+
+    def document_chunks(self, document_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Document id → the ids of its chunks the index knows, in stored order."""
+        wanted = set(document_ids)
+        out: dict[str, list[str]] = {d: [] for d in document_ids}
+        for chunk_id, document_id in zip(
+            self.arrays.chunk_ids, self.arrays.chunk_document, strict=True
+        ):
+            if document_id in wanted:
+                out[document_id].append(chunk_id)
+        return out
+
     def chunk_kinds(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Chunk id → the kind of its document (``memory``, ``document``), for the chunks
         the index knows."""
