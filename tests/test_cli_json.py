@@ -85,7 +85,7 @@ def test_search_hits(store: Path, kind: str) -> None:
 
 def test_ask(store: Path) -> None:
     answer = as_json(store, "ask", "Who proposed to Lucy Westenra?")
-    assert set(answer) == {"question", "answer", "llm", "citations"}
+    assert set(answer) == {"question", "answer", "found", "llm", "citations"}
     assert answer["llm"] is False and answer["citations"]
     assert set(answer["citations"][0]) == {
         "index",

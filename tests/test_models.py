@@ -86,6 +86,7 @@ def test_answer_hit_and_counts_are_json_ready() -> None:
     assert answer.to_dict() == {
         "question": "Who?",
         "answer": "Lucy [1]",
+        "found": True,
         "llm": True,
         "citations": [
             {

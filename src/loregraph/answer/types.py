@@ -76,11 +76,12 @@ class Answer:
     found: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        """The answer as JSON: the question, the answer text, whether a model wrote it, and
-        its citations."""
+        """The answer as JSON: the question, the answer text, whether anything stored
+        answers it, whether a model wrote it, and its citations."""
         return {
             "question": self.question,
             "answer": self.text,
+            "found": self.found,
             "llm": self.llm,
             "citations": [citation.to_dict() for citation in self.citations],
         }
