@@ -44,6 +44,8 @@ class StageRecord:
 
     ``details`` holds the stage's own figures (e.g. ``mode`` and ``reached`` for the
     expansion, ``ran`` and ``lists`` for the passage rankings), as plain JSON values.
+    ``ended_ns`` is when it was recorded (wall clock, nanoseconds since the epoch: a
+    stage is recorded as it ends), so that a span can be drawn for it.
     """
 
     name: str
@@ -52,6 +54,12 @@ class StageRecord:
     skipped: bool = False
     reason: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    ended_ns: int = field(default_factory=time.time_ns)
+
+    @property
+    def started_ns(self) -> int:
+        """When the stage started (its end less its duration)."""
+        return self.ended_ns - int(self.ms * 1_000_000)
 
     def as_dict(self) -> dict[str, Any]:
         """The stage as one entry of the ``debug`` view."""

@@ -1,0 +1,14 @@
+"""What loregraph reports about its work: retrievals and ingests, to observers.
+
+An :class:`Observer` hears about every retrieval (its :class:`~loregraph.retrieve.result.
+RetrievalResult`, whose trace says what each stage did and how long it took) and every
+ingest (its :class:`~loregraph.ingest.report.IngestReport` and when it ran). The engine
+calls the observers it was given and nothing else; :mod:`loregraph.observe.metrics` turns
+what they hear into Prometheus metrics and :mod:`loregraph.observe.spans` into
+OpenTelemetry spans, each only when its library is installed. Observing costs nothing when
+no observer is given.
+"""
+
+from loregraph.observe.base import Observer, Observers, ingest_observed
+
+__all__ = ["Observer", "Observers", "ingest_observed"]
