@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from loregraph.engine import paths
 from loregraph.engine.paths import shortest_paths
 from loregraph.engine.patterns import neighbourhood, relations_of
 from loregraph.errors import InputError
@@ -112,11 +111,7 @@ class PatternContract(ContractBase):
         alone = await neighbourhood(store, "default", e["Lint Tool"], hops=3)
         assert list(alone.entities) == [e["Lint Tool"].id] and alone.relations == []
 
-    @pytest.mark.parametrize("reach", [paths.REACH, 2], ids=["expanded", "hop-by-hop"])
-    async def test_shortest_paths_with_types_and_evidence(
-        self, store: Store, reach: int, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        monkeypatch.setattr(paths, "REACH", reach)  # 2: every expansion stops short
+    async def test_shortest_paths_with_types_and_evidence(self, store: Store) -> None:
         e = await project_graph(store)
         found = await shortest_paths(store, "default", e["API Server"], e["TypeScript"], max_hops=3)
         assert [p.text() for p in found] == [
@@ -160,38 +155,30 @@ class PatternContract(ContractBase):
         found = await shortest_paths(store, "default", e["Ops Team"], e["TypeScript"], max_hops=4)
         assert found and all(x.scope == "default" for p in found for x in p.entities)
 
-    async def test_both_path_searches_agree_on_a_random_graph(
-        self, store: Store, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
+    async def test_paths_on_a_random_graph_are_every_shortest_path(self, store: Store) -> None:
         rng = random.Random(12)
         book = Book("random")
         c = book.chunk("A random graph.")
         nodes = [book.entity(f"Node {i}", mentions=[(c, 1)]) for i in range(40)]
         pairs = {tuple(rng.sample(range(40), 2)) for _ in range(60)}
+        edges: dict[tuple[int, int], str] = {}
         for s, t in sorted(pairs):
-            book.relate(
-                nodes[s], rng.choice(["A", "B"]), nodes[t], chunk=c, evidence=rng.randint(1, 3)
-            )
+            kind = rng.choice(["A", "B"])
+            book.relate(nodes[s], kind, nodes[t], chunk=c, evidence=rng.randint(1, 3))
+            edges[(s, t)] = kind
         await store.write_document(book.bundle())
         joined = 0
         for _ in range(25):
-            start, end = rng.sample(nodes, 2)
+            start, end = rng.sample(range(40), 2)
             hops = rng.randint(1, 5)
-            expanded = await shortest_paths(store, "default", start, end, max_hops=hops, limit=50)
-            with monkeypatch.context() as patch:
-                patch.setattr(paths, "REACH", 1)
-                stepwise = await shortest_paths(
-                    store, "default", start, end, max_hops=hops, limit=50
-                )
-            assert [p.text() for p in expanded] == [p.text() for p in stepwise]
-            assert len({p.length for p in expanded}) <= 1
-            assert all(p.length <= hops for p in expanded)
-            joined += bool(expanded)
+            found = await shortest_paths(
+                store, "default", nodes[start], nodes[end], max_hops=hops, limit=500
+            )
+            assert sorted(p.text() for p in found) == every_shortest_path(edges, start, end, hops)
+            joined += bool(found)
         assert joined >= 5  # the pairs are not all unjoined
 
-    async def test_patterns_at_a_world_time(
-        self, store: Store, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
+    async def test_patterns_at_a_world_time(self, store: Store) -> None:
         book = Book("jobs")
         c = book.chunk("Ann worked at Acme from 2020 to 2022, then at Bolt, founded by Cy.")
         ann, acme, bolt, cy = (
@@ -215,8 +202,32 @@ class PatternContract(ContractBase):
             "Bolt": 1,
             "Cy": 2,
         }
-        for reach in (paths.REACH, 1):  # expanded, then hop by hop
-            monkeypatch.setattr(paths, "REACH", reach)
-            now = await shortest_paths(store, "default", ann, cy, at=day(800))
-            assert [p.text() for p in now] == ["Ann -[WORKS_FOR]-> Bolt <-[FOUNDED]- Cy"]
-            assert await shortest_paths(store, "default", ann, cy, at=day(100)) == []
+        now = await shortest_paths(store, "default", ann, cy, at=day(800))
+        assert [p.text() for p in now] == ["Ann -[WORKS_FOR]-> Bolt <-[FOUNDED]- Cy"]
+        assert await shortest_paths(store, "default", ann, cy, at=day(100)) == []
+
+
+def every_shortest_path(
+    edges: dict[tuple[int, int], str], start: int, end: int, max_hops: int
+) -> list[str]:
+    """Every shortest path from ``start`` to ``end`` of at most ``max_hops`` relations, as
+    :meth:`GraphPath.text` writes it, by brute force (breadth-first over walks)."""
+    walks: list[list[tuple[int, str]]] = [[(start, "")]]
+    for _ in range(max_hops):
+        longer = []
+        for walk in walks:
+            here = walk[-1][0]
+            seen = {node for node, _ in walk}
+            for (s, t), kind in edges.items():
+                if s == here and t not in seen:
+                    longer.append([*walk, (t, f"-[{kind}]->")])
+                if t == here and s not in seen:
+                    longer.append([*walk, (s, f"<-[{kind}]-")])
+        done = [w for w in longer if w[-1][0] == end]
+        if done:
+            return sorted(
+                " ".join([f"Node {start}"] + [f"{arrow} Node {n}" for n, arrow in w[1:]])
+                for w in done
+            )
+        walks = longer
+    return []

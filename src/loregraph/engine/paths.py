@@ -1,14 +1,13 @@
 """Shortest paths between two entities, over the store contract.
 
-The search meets in the middle: one :meth:`Store.expand <loregraph.store.base.Store.expand>`
-from each end (half the hops each, every relation followed), which a graph database runs
-itself, gives each side's hop distances and the relations among what it reached; an entity
-both sides reached lies on a shortest path when its two distances add up to the least sum.
-When an expansion stops at :data:`REACH` entities it may have missed a path, so the search
-is done again exactly, a hop at a time from both ends (growing the side with the smaller
-frontier), asking :meth:`Store.entity_relations
-<loregraph.store.base.Store.entity_relations>` for each frontier entity's relations. The
-relations of the paths found are read back with their evidence.
+A bidirectional breadth-first search: the two ends grow a hop at a time, always the side
+whose frontier is smaller, and each hop is one :meth:`Store.relations_touching
+<loregraph.store.base.Store.relations_touching>` call for the whole frontier, which a graph
+database (or PostgreSQL) answers in one query. The search stops at the first hop where the
+sides meet: the entities both reached, with the least sum of distances, lie on the shortest
+paths, which are then enumerated from each side's back-links (every relation that reached
+an entity from one hop closer). The relations of the paths found are read back with their
+evidence.
 """
 
 from __future__ import annotations
@@ -27,9 +26,6 @@ from loregraph.store.base import Store
 
 ENUMERATED = 20
 """Paths of the shortest length looked at per path returned (they are then ranked)."""
-REACH = 20_000
-"""The most entities one side's expansion may reach; a side reaching it is searched again
-a hop at a time."""
 
 
 @dataclass(slots=True)
@@ -113,43 +109,16 @@ class _Side:
         self.came_from[self.start] = []
         self.frontier = [self.start]
 
-    @classmethod
-    async def expanded(
-        cls, store: Store, scope: str, start: str, depth: int, follow: _Follow
-    ) -> _Side | None:
-        """The side after ``depth`` hops of one store expansion; ``None`` when the expansion
-        stopped at :data:`REACH` entities."""
-        side = cls(start)
-        if depth == 0:
-            return side
-        sub = await store.expand(
-            scope,
-            [start],
-            depth=depth,
-            per_node=REACH,
-            max_entities=REACH,
-            types=follow.types,
-            at=follow.at,
-        )
-        if len(sub.hops) >= REACH:
-            return None
-        side.distance.update(sub.hops)
-        side.depth = depth
-        for relation in sub.relations:
+    async def grow(self, store: Store, follow: _Follow) -> None:
+        """Reach the entities one hop beyond the frontier (one store call for all of it)."""
+        frontier = set(self.frontier)
+        reached: dict[str, list[tuple[str, Relation]]] = {}
+        relations = await store.relations_touching(self.frontier, types=follow.types, at=follow.at)
+        for relation in relations:
             ends = relation.source_id, relation.target_id
             for near, far in (ends, ends[::-1]):
-                if near in sub.hops and far in sub.hops and sub.hops[far] == sub.hops[near] + 1:
-                    side.came_from.setdefault(far, []).append((near, relation))
-        return side
-
-    async def grow(self, store: Store, follow: _Follow) -> None:
-        """Reach the entities one hop beyond the frontier."""
-        reached: dict[str, list[tuple[str, Relation]]] = {}
-        for node in self.frontier:
-            for relation in await store.entity_relations(node, types=follow.types, at=follow.at):
-                other = relation.target_id if relation.source_id == node else relation.source_id
-                if other != node and other not in self.distance:
-                    reached.setdefault(other, []).append((node, relation))
+                if near in frontier and far != near and far not in self.distance:
+                    reached.setdefault(far, []).append((near, relation))
         self.depth += 1
         for node, ways in reached.items():
             self.distance[node] = self.depth
@@ -188,13 +157,8 @@ async def shortest_paths(
     if start.id == end.id:
         raise InputError(f"{start.name!r} and {end.name!r} are the same entity: no path to find")
     follow = _Follow(None if types is None else tuple(types), at)
-    ahead = await _Side.expanded(store, scope, start.id, (max_hops + 1) // 2, follow)
-    behind = await _Side.expanded(store, scope, end.id, max_hops // 2, follow)
-    if ahead is not None and behind is not None:
-        middle = _middle(ahead, behind)
-    else:
-        ahead, behind = _Side(start.id), _Side(end.id)
-        middle = await _search(store, ahead, behind, max_hops, follow)
+    ahead, behind = _Side(start.id), _Side(end.id)
+    middle = await _search(store, ahead, behind, max_hops, follow)
     return await _paths(store, ahead, behind, middle, limit) if middle else []
 
 

@@ -272,6 +272,26 @@ class Store(ABC):
     async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
         """:meth:`entity_relations` (live relations only: see :class:`RelationFilter`)."""
 
+    async def relations_touching(
+        self,
+        entity_ids: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        at: datetime | None = None,
+    ) -> list[models.Relation]:
+        """The relations with either end among ``entity_ids`` (filtered as
+        :meth:`entity_relations`), each once, without evidence necessarily loaded: one hop
+        of a search from many entities at once. A backend answers it in one query where it
+        can; this default asks for each entity's relations."""
+        live = RelationFilter.of(types, at)
+        found: dict[str, models.Relation] = {}
+        for entity_id in dict.fromkeys(entity_ids):
+            for relation in await self._entity_relations(
+                RelationQuery(entity_id, "both", live, None)
+            ):
+                found.setdefault(relation.id, relation)
+        return list(found.values())
+
     @abstractmethod
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         """Relations whose two ends are both in ``entity_ids`` (no evidence loaded)."""

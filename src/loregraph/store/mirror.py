@@ -253,3 +253,13 @@ class MirroredStore(Store):
     async def _expand(self, expansion: Expansion) -> models.Subgraph:
         """The expansion hook of :class:`Store`, answered by the graph database."""
         return await self.graph._expand(expansion)
+
+    async def relations_touching(
+        self,
+        entity_ids: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        at: datetime | None = None,
+    ) -> list[models.Relation]:
+        """A hop of a path search, answered by the graph database."""
+        return await self.graph.relations_touching(entity_ids, types=types, at=at)

@@ -90,6 +90,25 @@ async def entity_relations(conn: Connection, query: RelationQuery) -> list[Relat
     return await attach_evidence(conn, ordered)
 
 
+async def relations_touching(
+    conn: Connection, entity_ids: Sequence[str], live: RelationFilter
+) -> list[Relation]:
+    """Relations with either end among ``entity_ids`` (filtered), each once, no evidence."""
+    if not entity_ids:
+        return []
+    where, params = filters(live)
+    ids = list(dict.fromkeys(entity_ids))
+    rows = await conn.read(
+        "UNWIND $ids AS i MATCH (a:LgEntity {id: i})-[r:LG_REL]->(b:LgEntity) "
+        f"WHERE true{where} RETURN {REL_RETURN} "
+        "UNION UNWIND $ids AS i MATCH (a:LgEntity)-[r:LG_REL]->(b:LgEntity {id: i}) "
+        f"WHERE true{where} RETURN {REL_RETURN}",
+        {"ids": ids, **params},
+    )
+    found = {row[0]: relation_from_row(row) for row in rows}
+    return sorted(found.values(), key=lambda r: (-r.weight, r.id))
+
+
 async def relations_among(conn: Connection, entity_ids: Sequence[str]) -> list[Relation]:
     """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
     if not entity_ids:

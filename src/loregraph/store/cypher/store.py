@@ -33,6 +33,7 @@ from loregraph.store.queries import (
     Expansion,
     Page,
     PageKey,
+    RelationFilter,
     RelationQuery,
     VectorSearch,
 )
@@ -205,6 +206,17 @@ class CypherStore(Store):
 
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await graph.relations_among(self._conn(), list(entity_ids))
+
+    async def relations_touching(
+        self,
+        entity_ids: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        at: datetime | None = None,
+    ) -> list[models.Relation]:
+        """One query for every entity's relations (a hop of a path search)."""
+        live = RelationFilter.of(types, at)
+        return await graph.relations_touching(self._conn(), list(entity_ids), live)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await graph.get_relations(self._conn(), list(relation_ids))

@@ -86,6 +86,23 @@ async def _among(conn: Conn, entities: Sequence[int], live: RelationFilter) -> l
     return await relations_by_pk(conn, [pk for (pk,) in await cursor.fetchall()])
 
 
+async def relations_touching(
+    conn: Conn, entity_ids: Sequence[str], live: RelationFilter
+) -> list[Relation]:
+    """Relations with either end among ``entity_ids`` (filtered), each once, no evidence."""
+    cursor = await conn.execute("SELECT pk FROM entities WHERE id = ANY(%s)", (list(entity_ids),))
+    pks = [pk for (pk,) in await cursor.fetchall()]
+    if not pks:
+        return []
+    where, params = _filters(live)
+    cursor = await conn.execute(
+        f"SELECT r.pk FROM relations AS r WHERE r.source = ANY(%(pks)s){where} "
+        f"UNION SELECT r.pk FROM relations AS r WHERE r.target = ANY(%(pks)s){where}",
+        {**params, "pks": pks},
+    )
+    return await relations_by_pk(conn, sorted(pk for (pk,) in await cursor.fetchall()))
+
+
 async def relations_among(conn: Conn, entity_ids: Sequence[str]) -> list[Relation]:
     """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
     cursor = await conn.execute("SELECT pk FROM entities WHERE id = ANY(%s)", (list(entity_ids),))

@@ -35,6 +35,7 @@ from loregraph.store.queries import (
     Expansion,
     Page,
     PageKey,
+    RelationFilter,
     RelationQuery,
     VectorSearch,
 )
@@ -156,6 +157,17 @@ class PostgresStore(Store):
 
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.read(graph.relations_among, list(entity_ids))
+
+    async def relations_touching(
+        self,
+        entity_ids: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        at: datetime | None = None,
+    ) -> list[models.Relation]:
+        """One query for every entity's relations (a hop of a path search)."""
+        live = RelationFilter.of(types, at)
+        return await self._db.read(graph.relations_touching, list(entity_ids), live)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.read(graph.get_relations, list(relation_ids))
