@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import Self
 
 from loregraph import models
+from loregraph.access import ApiKey
 from loregraph.errors import SchemaVersionError
 from loregraph.store.queries import (
     DIRECTIONS,
@@ -44,7 +45,7 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema version this code writes. A store written by a newer version is refused."""
 
 NOT_OPEN = "the store is not open: use `await store.open()` or `async with`"
@@ -381,3 +382,24 @@ class Store(ABC):
     @abstractmethod
     async def scopes(self) -> list[str]:
         """The scopes that hold at least one document."""
+
+    # ----------------------------------------------------------------- API keys
+    # The keys of the HTTP server (see :mod:`loregraph.access`): stored by the hash of
+    # their secret, never the secret; not scoped (a key names the scopes it opens).
+    @abstractmethod
+    async def add_api_key(self, key: ApiKey) -> None:
+        """Store a new key. Raises :class:`~loregraph.errors.InputError` when a key of the
+        same name (revoked or not) exists, and writes nothing."""
+
+    @abstractmethod
+    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
+        """The key whose secret hashes to ``key_hash`` (revoked ones included)."""
+
+    @abstractmethod
+    async def list_api_keys(self) -> list[ApiKey]:
+        """Every key, revoked ones included, oldest first."""
+
+    @abstractmethod
+    async def revoke_api_key(self, name: str, at: datetime) -> bool:
+        """Revoke the key called ``name`` from ``at`` on; ``False`` when there is no such
+        key. Revoking a revoked key keeps its first revocation time (and returns ``True``)."""
