@@ -1,0 +1,82 @@
+"""Ingest as background jobs: ``POST /ingest`` (text in JSON), ``POST /ingest/upload``
+(files), ``GET /jobs/{id}`` and ``GET /jobs/{id}/events`` (progress, server-sent)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, UploadFile
+from sse_starlette import EventSourceResponse
+
+from loregraph.access import Principal, Role
+from loregraph.errors import InputError
+from loregraph.server.auth import Anyone, Writer
+from loregraph.server.jobs import Job
+from loregraph.server.problems import Problem
+from loregraph.server.requests import IngestTextRequest
+from loregraph.server.responses import JobOut
+from loregraph.server.sse import STREAM_HEADERS, job_events
+from loregraph.server.state import JobList
+from loregraph.server.uploads import BODY, text_document
+
+router = APIRouter(tags=["ingest"])
+
+MAX_FILES = 100
+"""Files one upload may carry."""
+
+EVENTS_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-sent events: `start`, `progress` (stage, done, total) and "
+        "`finish` per stage, then `done` (the report) or `failed` (a problem detail).",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.post("/ingest", response_model=JobOut, status_code=202)
+async def ingest_text(body: IngestTextRequest, caller: Writer, jobs: JobList) -> Any:
+    """Ingest one document sent as text; returns the job (follow its ``events``)."""
+    document = text_document(body.text.encode("utf-8"), name=BODY, title=body.title, doc_id=body.id)
+    return jobs.start(caller.principal, caller.scope, [document]).to_dict()
+
+
+@router.post("/ingest/upload", response_model=JobOut, status_code=202)
+async def ingest_upload(
+    caller: Writer,
+    jobs: JobList,
+    files: Annotated[list[UploadFile], File(description="Text or Markdown files (UTF-8).")],
+    title: Annotated[str | None, Form(description="Title (one file only).")] = None,
+    id: Annotated[str | None, Form(description="Identity (one file only).")] = None,
+) -> Any:
+    """Ingest uploaded files; each is checked before the job starts (422 for a file that
+    is not UTF-8 text), so a bad upload stores nothing."""
+    if not files or len(files) > MAX_FILES:
+        raise InputError(f"send 1 to {MAX_FILES} files")
+    if (title or id) and len(files) != 1:
+        raise InputError("a title or id names one document: send one file with it")
+    documents = []
+    for upload in files:
+        data = await upload.read()
+        name = upload.filename or "upload"
+        documents.append(text_document(data, name=name, title=title, doc_id=id))
+    return jobs.start(caller.principal, caller.scope, documents).to_dict()
+
+
+def _job(jobs: JobList, principal: Principal, job_id: str) -> Job:
+    job = jobs.jobs.get(job_id)
+    if job is None or not principal.may(job.scope, Role.READER):
+        raise Problem(404, "not-found", "Not found", f"no job {job_id!r}")
+    return job
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut)
+async def job_status(job_id: str, principal: Anyone, jobs: JobList) -> Any:
+    """An ingest job: running, done (with its report) or failed (with the reason)."""
+    return _job(jobs, principal, job_id).to_dict()
+
+
+@router.get("/jobs/{job_id}/events", response_class=EventSourceResponse, responses=EVENTS_DOC)
+async def job_progress(job_id: str, principal: Anyone, jobs: JobList) -> Any:
+    """An ingest job's progress as server-sent events, from its start to its end."""
+    job = _job(jobs, principal, job_id)
+    return EventSourceResponse(job_events(job), headers=STREAM_HEADERS, ping=15)
