@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from loregraph.cli import admin, browse, ingest, memory, patterns, query
+from loregraph.cli import admin, browse, ingest, keys, memory, patterns, query, serve
 from loregraph.cli.options import llm_options, llm_overrides, scope_option, store_options
 from loregraph.cli.runner import Context
 from loregraph.cli.support import LoregraphGroup
@@ -66,5 +66,7 @@ for _command in (
     *browse.COMMANDS,
     *patterns.COMMANDS,
     *admin.COMMANDS,
+    *serve.COMMANDS,
+    *keys.COMMANDS,
 ):
     main.add_command(_command)
