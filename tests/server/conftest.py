@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -78,4 +80,26 @@ def client(graph: AsyncGraph) -> Client:
     return make
 
 
-__all__ = ["TEXT", "Client", "Keys", "Limits"]
+def events(text: str) -> list[tuple[str, Any]]:
+    """The ``(event, data)`` pairs of a server-sent event stream (pings left out)."""
+    found: list[tuple[str, Any]] = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        kind, data = "message", []
+        for line in block.splitlines():
+            if line.startswith("event:"):
+                kind = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+        if data:
+            found.append((kind, json.loads("\n".join(data))))
+    return found
+
+
+def problem(response: httpx.Response, status: int, name: str) -> dict[str, Any]:
+    """The problem detail of ``response``, checked to be ``status`` and named ``name``."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert body["type"] == f"urn:loregraph:problem:{name}"
+    assert body["status"] == status and body["title"] and body["detail"]
+    return body
