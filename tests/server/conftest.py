@@ -14,7 +14,7 @@ import pytest
 from loregraph import AsyncGraph
 from loregraph.access import ALL_SCOPES, Role
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.server import Limits, ServerConfig, create_app
+from loregraph.server import ServerConfig, create_app
 from loregraph.store.sqlite import SqliteStore
 
 TEXT = (

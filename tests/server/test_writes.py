@@ -74,7 +74,7 @@ async def test_an_ingest_job_streams_its_progress(client: Client, keys: Keys) ->
 async def test_uploaded_files_are_ingested(client: Client, keys: Keys, graph: AsyncGraph) -> None:
     files = [
         ("files", ("van-helsing.md", b"# Van Helsing\n\nAbraham Van Helsing came from Amsterdam.")),
-        ("files", ("renfield.txt", "Renfield ate flies in the asylum.".encode())),
+        ("files", ("renfield.txt", b"Renfield ate flies in the asylum.")),
     ]
     async with client(keys.writer) as http:
         job = (await http.post("/ingest/upload", files=files)).json()
