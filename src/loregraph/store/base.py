@@ -383,13 +383,9 @@ class Store(ABC):
     async def scopes(self) -> list[str]:
         """The scopes that hold at least one document."""
 
-    # ----------------------------------------------------------------- API keys
-    # The keys of the HTTP server (see :mod:`loregraph.access`): stored by the hash of
-    # their secret, never the secret; not scoped (a key names the scopes it opens).
     @abstractmethod
     async def add_api_key(self, key: ApiKey) -> None:
-        """Store a new key. Raises :class:`~loregraph.errors.InputError` when a key of the
-        same name (revoked or not) exists, and writes nothing."""
+        """Store a new API key (in no scope); a taken name raises ``InputError``."""
 
     @abstractmethod
     async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
@@ -401,5 +397,4 @@ class Store(ABC):
 
     @abstractmethod
     async def revoke_api_key(self, name: str, at: datetime) -> bool:
-        """Revoke the key called ``name`` from ``at`` on; ``False`` when there is no such
-        key. Revoking a revoked key keeps its first revocation time (and returns ``True``)."""
+        """Revoke key ``name`` from ``at`` (once); ``False`` when there is no such key."""
