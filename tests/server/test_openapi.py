@@ -43,7 +43,7 @@ async def test_openapi_lists_every_endpoint_with_typed_models(client: Client) ->
     listed = {(method, path) for path, item in document["paths"].items() for method in item}
     assert listed >= ENDPOINTS
     schemas = document["components"]["schemas"]
-    assert {"AskRequest", "AnswerOut", "CitationOut", "EntityViewOut", "JobOut"} <= set(schemas)
+    assert {"AskRequest", "AnswerOut", "Citation", "EntityViewOut", "JobOut"} <= set(schemas)
     answer = document["paths"]["/ask/json"]["post"]["responses"]["200"]
     assert answer["content"]["application/json"]["schema"]["$ref"].endswith("/AnswerOut")
     stream = document["paths"]["/ask"]["post"]["responses"]["200"]["content"]

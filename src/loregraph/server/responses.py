@@ -1,5 +1,7 @@
 """The shapes the API answers with, as pydantic models: each is the ``to_dict()`` of the
-engine's own result (so the HTTP API, the CLI's ``--json`` and the Python API agree)."""
+engine's own result (so the HTTP API, the CLI's ``--json`` and the Python API agree).
+Results whose ``to_dict()`` is every field by name (a citation, a deletion report, a
+scope's counts) are described by their own dataclasses."""
 
 from __future__ import annotations
 
@@ -8,25 +10,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loregraph.answer.types import Citation
+
 
 class Shape(BaseModel):
     """A response shape; fields the engine adds later pass through."""
 
     model_config = ConfigDict(extra="allow")
-
-
-class CitationOut(Shape):
-    """A numbered source of an answer; ``start``/``end`` are offsets in the document."""
-
-    index: int
-    document_id: str
-    document_title: str
-    chunk_id: str
-    seq: int
-    start: int
-    end: int
-    quote: str
-    section: str = ""
 
 
 class AnswerOut(Shape):
@@ -35,7 +25,7 @@ class AnswerOut(Shape):
     question: str
     answer: str
     llm: bool
-    citations: list[CitationOut]
+    citations: list[Citation]
 
 
 class ContextOut(Shape):
@@ -165,30 +155,6 @@ class MemoryOut(Shape):
     metadata: dict[str, Any]
     scope: str
     created_at: datetime
-
-
-class DeleteReportOut(Shape):
-    """What deleting a document or forgetting a memory removed."""
-
-    document_id: str
-    chunks: int
-    mentions: int
-    entities_removed: int
-    relations_removed: int
-    relations_weakened: int
-
-
-class StatsOut(Shape):
-    """Counts of what a scope holds."""
-
-    documents: int
-    chunks: int
-    entities: int
-    relations: int
-    mentions: int
-    schema_version: int
-    relation_types: dict[str, int]
-    entity_types: dict[str, int]
 
 
 class DocumentOut(Shape):

@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from loregraph.access import Role, acting_as
-from loregraph.models import CO_OCCURS
+from loregraph.models import CO_OCCURS, StoreStats
 from loregraph.server.auth import Anyone, Reader
-from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut, StatsOut
+from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut
 from loregraph.server.state import Engine
 
 router = APIRouter(tags=["browse"])
@@ -57,14 +57,14 @@ async def documents(caller: Reader, graph: Engine) -> Any:
         return [d.to_dict() for d in await graph.documents(scope=caller.scope)]
 
 
-@router.get("/stats", response_model=StatsOut)
+@router.get("/stats", response_model=StoreStats)
 async def stats(caller: Reader, graph: Engine) -> Any:
     """Counts of documents, chunks, entities, relations and mentions in the scope."""
     with acting_as(caller.principal):
         return (await graph.stats(scope=caller.scope)).to_dict()
 
 
-@router.get("/scopes", response_model=dict[str, StatsOut])
+@router.get("/scopes", response_model=dict[str, StoreStats])
 async def scopes(principal: Anyone, graph: Engine) -> Any:
     """The scopes that hold data and that this key may read, with their counts."""
     with acting_as(principal):

@@ -9,9 +9,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from loregraph.access import acting_as
+from loregraph.models import DeleteReport
 from loregraph.server.auth import Reader, Writer
 from loregraph.server.requests import RememberRequest
-from loregraph.server.responses import DeleteReportOut, MemoryOut
+from loregraph.server.responses import MemoryOut
 from loregraph.server.state import Engine
 
 router = APIRouter(tags=["memories"])
@@ -53,7 +54,7 @@ async def memories(
     return [m.to_dict() for m in found]
 
 
-@router.delete("/memories/{memory_id}", response_model=DeleteReportOut)
+@router.delete("/memories/{memory_id}", response_model=DeleteReport)
 async def forget(memory_id: str, caller: Writer, graph: Engine) -> Any:
     """Forget a memory and exactly what only it supported; 404 for an unknown id."""
     with acting_as(caller.principal):

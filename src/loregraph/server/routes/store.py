@@ -10,8 +10,8 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from loregraph.access import acting_as
+from loregraph.models import DeleteReport
 from loregraph.server.auth import Reader, Writer
-from loregraph.server.responses import DeleteReportOut
 from loregraph.server.state import Engine
 
 router = APIRouter(tags=["store"])
@@ -21,7 +21,7 @@ UNSAFE = re.compile(r"[^\w.-]")
 MEDIA = {"json": "application/json", "graphml": "application/xml"}
 
 
-@router.delete("/documents/{ref:path}", response_model=DeleteReportOut)
+@router.delete("/documents/{ref:path}", response_model=DeleteReport)
 async def delete(ref: str, caller: Writer, graph: Engine) -> Any:
     """Delete a document (id, source or exact title) and exactly what only it supported;
     404 for an unknown document."""
