@@ -162,3 +162,27 @@ async def test_one_job_too_many_is_429(
         again = await http.post("/ingest", json={"text": "Quincey Morris rode."})
         assert again.status_code == 202
         await _finished(http, again.json())
+
+
+async def test_record_files_and_html_are_read_as_ingest_reads_them(
+    client: Client, keys: Keys, graph: AsyncGraph
+) -> None:
+    records = b'{"id": "r1", "title": "Harker", "text": "Jonathan Harker kept a journal."}\n'
+    records += b'{"title": "Seward", "text": "John Seward ran the asylum."}\n'
+    page = b"<html><head><title>Amsterdam</title></head><body>"
+    page += b"<p>Abraham Van Helsing came from Amsterdam.</p></body></html>"
+    files = [("files", ("people.jsonl", records)), ("files", ("page.html", page))]
+    async with client(keys.writer) as http:
+        job = (await http.post("/ingest/upload", files=files)).json()
+        assert job["documents"] == 3
+        stream = events((await http.get(job["events"])).text)
+        assert stream[-1][1]["report"]["ingested"] == 3
+        broken = {"files": ("bad.jsonl", b'{"title": "no text"}\n')}
+        body = problem(await http.post("/ingest/upload", files=broken), 422, "invalid-input")
+        assert "bad.jsonl" in body["detail"] and "text" in body["detail"]
+        named = {"files": ("people.jsonl", records)}
+        response = await http.post("/ingest/upload", files=named, data={"title": "x"})
+        problem(response, 422, "invalid-input")
+    titles = {d.title for d in await graph.documents()}
+    assert {"Harker", "Seward", "Amsterdam"} <= titles
+    assert "r1" in {d.source for d in await graph.documents()}

@@ -63,7 +63,7 @@ def create(ctx: Context, name: str, scopes: tuple[str, ...], role: str, as_json:
 @click.pass_obj
 def list_keys(ctx: Context, as_json: bool) -> None:
     """List the keys (never their secrets), revoked ones included."""
-    found = run_graph(ctx, lambda g: g.keys(), must_exist=False)
+    found = run_graph(ctx, lambda g: g.keys()) if ctx.location.exists() else []
     if as_json:
         echo_json([key.to_dict() for key in found])
         return

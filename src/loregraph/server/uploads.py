@@ -1,32 +1,45 @@
 """Documents sent to the server, read and checked before anything is stored.
 
-A body or an uploaded file becomes a :class:`~loregraph.ingest.types.SourceDocument` the
-way text piped to ``loregraph ingest -`` does: strict UTF-8, no binary data, some words.
-Its identity is the ``id`` given (ingesting the same id again replaces the document), else
-the hash of its text. Anything unreadable is refused (422) before a job starts, so a bad
-upload leaves the store unchanged.
+* Text (a JSON body's ``text``, or an uploaded ``.txt``/``.md``/... file) is read the way
+  text piped to ``loregraph ingest -`` is: strict UTF-8, no binary data, some words.
+* An uploaded ``.json`` or ``.jsonl`` file is a file of records, as ``ingest`` reads it.
+* An uploaded PDF, Word, PowerPoint or HTML file is converted as ``ingest`` converts it
+  (with the ``docs`` extra; without it, 501).
+
+A document's identity is the ``id`` given (ingesting the same id again replaces it), a
+record's own ``id``, else the hash of its text. Anything unreadable is refused (422) before
+a job starts, so a bad upload leaves the store unchanged.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import io
-from pathlib import PurePath
+import tempfile
+from pathlib import Path, PurePath
 
-from loregraph.errors import InputError
-from loregraph.ingest.readers import read_stdin
+from loregraph.errors import DependencyError, InputError
+from loregraph.ingest.convert import CONVERTIBLE, ConverterMissingError, convert_file
+from loregraph.ingest.readers import RECORD_EXTENSIONS, read_stdin
+from loregraph.ingest.records import read_records
 from loregraph.ingest.textio import BinaryFileError, binary_kind
+from loregraph.ingest.titles import markdown_title
 from loregraph.ingest.types import SourceDocument
+from loregraph.models import content_hash
 
 BODY = "the request body"
 """The name of a document sent as a JSON body's text."""
 
 
+def _identity(text: str, doc_id: str | None) -> str:
+    return doc_id if doc_id is not None else f"upload:sha256:{content_hash(text)[:16]}"
+
+
 def text_document(
     data: bytes, *, name: str, title: str | None, doc_id: str | None
 ) -> SourceDocument:
-    """The document ``data`` holds (``name``: where it came from, for messages and
-    metadata); raises :class:`~loregraph.errors.InputError` for what is not text."""
+    """The text document ``data`` holds (``name``: where it came from, for messages);
+    raises :class:`~loregraph.errors.InputError` for what is not text."""
     kind = binary_kind(data)
     if kind is not None:
         raise BinaryFileError(
@@ -39,6 +52,47 @@ def text_document(
         raise type(exc)(str(exc).replace("stdin", name)) from None
     return dataclasses.replace(
         document,
+        source=_identity(document.text, doc_id),
         metadata={"bytes": len(data), "from": "upload" if stem else "request"},
         former_source=None,
+    )
+
+
+def upload_documents(
+    data: bytes, *, name: str, title: str | None, doc_id: str | None
+) -> list[SourceDocument]:
+    """The documents of an uploaded file called ``name``, by its extension (blocking: run
+    it in a worker thread)."""
+    suffix = PurePath(name).suffix.lower()
+    if suffix in RECORD_EXTENSIONS:
+        if title or doc_id:
+            raise InputError(f"{name} holds records, which carry their own titles and ids")
+        stream = io.BytesIO(data)
+        stream.name = name
+        return list(read_records(stream))
+    if suffix in CONVERTIBLE:
+        return [_converted(data, name, suffix, title, doc_id)]
+    return [text_document(data, name=name, title=title, doc_id=doc_id)]
+
+
+def _converted(
+    data: bytes, name: str, suffix: str, title: str | None, doc_id: str | None
+) -> SourceDocument:
+    with tempfile.TemporaryDirectory(prefix="loregraph-upload-") as folder:
+        path = Path(folder) / f"upload{suffix}"
+        path.write_bytes(data)
+        try:
+            text, declared = convert_file(path)
+        except ConverterMissingError as exc:
+            raise DependencyError(str(exc).replace(str(path), name)) from None
+        except InputError as exc:
+            raise type(exc)(str(exc).replace(str(path), name)) from None
+    if not text.strip():
+        raise InputError(f"{name} holds no text that could be extracted")
+    return SourceDocument(
+        title=title or declared or markdown_title(text) or PurePath(name).stem,
+        text=text,
+        source=_identity(text, doc_id),
+        external_id=doc_id,
+        metadata={"bytes": len(data), "from": "upload", "converted_from": CONVERTIBLE[suffix]},
     )

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from functools import partial
+from pathlib import PurePath
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, File, Form, UploadFile
 from sse_starlette import EventSourceResponse
 
@@ -17,7 +20,7 @@ from loregraph.server.requests import IngestTextRequest
 from loregraph.server.responses import JobOut
 from loregraph.server.sse import STREAM_HEADERS, job_events
 from loregraph.server.state import JobList
-from loregraph.server.uploads import BODY, text_document
+from loregraph.server.uploads import BODY, text_document, upload_documents
 
 router = APIRouter(tags=["ingest"])
 
@@ -44,12 +47,19 @@ async def ingest_text(body: IngestTextRequest, caller: Writer, jobs: JobList) ->
 async def ingest_upload(
     caller: Writer,
     jobs: JobList,
-    files: Annotated[list[UploadFile], File(description="Text or Markdown files (UTF-8).")],
+    files: Annotated[
+        list[UploadFile],
+        File(
+            description="Text or Markdown files (UTF-8); .json/.jsonl files of records; PDF, "
+            "Word, PowerPoint or HTML files (with the docs extra)."
+        ),
+    ],
     title: Annotated[str | None, Form(description="Title (one file only).")] = None,
     id: Annotated[str | None, Form(description="Identity (one file only).")] = None,
 ) -> Any:
-    """Ingest uploaded files; each is checked before the job starts (422 for a file that
-    is not UTF-8 text), so a bad upload stores nothing."""
+    """Ingest uploaded files, read as ``loregraph ingest`` reads files; each is checked
+    before the job starts (422 for a file that cannot be read), so a bad upload stores
+    nothing."""
     if not files or len(files) > MAX_FILES:
         raise InputError(f"send 1 to {MAX_FILES} files")
     if (title or id) and len(files) != 1:
@@ -57,8 +67,9 @@ async def ingest_upload(
     documents = []
     for upload in files:
         data = await upload.read()
-        name = upload.filename or "upload"
-        documents.append(text_document(data, name=name, title=title, doc_id=id))
+        name = PurePath(upload.filename or "upload.txt").name
+        read = partial(upload_documents, data, name=name, title=title, doc_id=id)
+        documents += await anyio.to_thread.run_sync(read)
     return jobs.start(caller.principal, caller.scope, documents).to_dict()
 
 
