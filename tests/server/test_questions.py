@@ -4,14 +4,18 @@ same, contexts in every format, search, and the limits on questions and time."""
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import AsyncGenerator
 from typing import Any, get_args
 
 import pytest
 
 from loregraph import AsyncGraph
-from loregraph.server import Limits
+from loregraph.answer.base import PieceStream
+from loregraph.server import Limits, ServerConfig, create_app
 from loregraph.server.requests import Preset
 from loregraph.settings import MIN_BUDGET, PRESETS
+from loregraph.streaming import StreamedAnswer
 
 from .conftest import Client, Keys, events, problem
 
@@ -95,3 +99,59 @@ async def test_a_slow_answer_ends_with_a_timeout(
 
 def test_the_preset_names_are_the_engines() -> None:
     assert sorted(get_args(Preset)) == sorted(PRESETS)
+
+
+class _Endless:
+    """An answerer that writes for ever, and notes when its stream is closed."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def stream(self, result: Any) -> PieceStream:
+        async def pieces() -> AsyncGenerator[str, None]:
+            try:
+                while True:
+                    yield "more "
+                    await asyncio.sleep(0.01)
+            finally:
+                self.closed = True
+
+        return PieceStream(pieces())
+
+
+async def test_a_client_that_goes_away_stops_the_answer(
+    graph: AsyncGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    endless = _Endless()
+
+    def ask_stream(question: str, **options: Any) -> StreamedAnswer:
+        retrieve = graph.retrieve(question, scope=options.get("scope"))
+        return StreamedAnswer(question, lambda: retrieve, endless)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(graph, "ask_stream", ask_stream)
+    before = await graph.stats()
+    app = create_app(graph, ServerConfig(auth=False))
+    body = json.dumps({"question": QUESTION}).encode()
+    gone, asked, sent = asyncio.Event(), [False], []
+
+    async def receive() -> dict[str, Any]:
+        if not asked[0]:
+            asked[0] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        if sum(b"event: delta" in m.get("body", b"") for m in sent) >= 3:
+            gone.set()
+
+    scope = {
+        "type": "http", "http_version": "1.1", "method": "POST", "path": "/ask",
+        "raw_path": b"/ask", "query_string": b"", "root_path": "", "scheme": "http",
+        "headers": [(b"content-type", b"application/json")], "server": ("test", 80),
+        "client": ("127.0.0.1", 1),
+    }  # fmt: skip
+    await asyncio.wait_for(app(scope, receive, send), 10)
+    assert gone.is_set() and endless.closed
+    assert await graph.stats() == before
