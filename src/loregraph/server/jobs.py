@@ -54,9 +54,6 @@ class Job:
     error: str | None = None
     events: list[Event] = field(default_factory=list)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
-    _done: dict[str, int] = field(default_factory=dict)
-    _total: dict[str, int | None] = field(default_factory=dict)
-    _shown: dict[str, int] = field(default_factory=dict)
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Keep an event and wake the subscribers (on the event loop's thread)."""
@@ -101,28 +98,27 @@ class JobProgress:
 
     def __init__(self, job: Job) -> None:
         self.job = job
-
-    def _emit(self, kind: str, data: dict[str, Any]) -> None:
-        self.job.emit(kind, data)
+        self.done: dict[str, int] = {}
+        self.total: dict[str, int | None] = {}
+        self.shown: dict[str, int] = {}
 
     def start(self, stage: str, total: int | None) -> None:
         """A stage begins."""
-        self.job._done[stage], self.job._total[stage], self.job._shown[stage] = 0, total, -1
-        self._emit("start", {"stage": stage, "total": total})
+        self.done[stage], self.total[stage], self.shown[stage] = 0, total, -1
+        self.job.emit("start", {"stage": stage, "total": total})
 
     def advance(self, stage: str, amount: int = 1) -> None:
         """``amount`` more units of ``stage`` are done."""
-        done = self.job._done.get(stage, 0) + amount
-        self.job._done[stage] = done
-        total = self.job._total.get(stage)
+        done = self.done[stage] = self.done.get(stage, 0) + amount
+        total = self.total.get(stage)
         step = done * PROGRESS_STEPS // total if total else done
-        if step != self.job._shown.get(stage):
-            self.job._shown[stage] = step
-            self._emit("progress", {"stage": stage, "done": done, "total": total})
+        if step != self.shown.get(stage):
+            self.shown[stage] = step
+            self.job.emit("progress", {"stage": stage, "done": done, "total": total})
 
     def finish(self, stage: str) -> None:
         """A stage is over."""
-        self._emit("finish", {"stage": stage, "done": self.job._done.get(stage, 0)})
+        self.job.emit("finish", {"stage": stage, "done": self.done.get(stage, 0)})
 
 
 def too_many(limit: int) -> Problem:
