@@ -89,3 +89,9 @@ async def test_other_applications_mount_next_to_the_api(client: Client) -> None:
         assert (await http.get("/mcp/")).text == "mcp"
         assert (await http.get("/index.html")).text == "static"
         assert (await http.get("/stats")).json()["documents"] == 2  # the API's routes win
+
+
+async def test_no_page_that_loads_scripts_from_the_network(client: Client) -> None:
+    async with client(auth=False) as http:
+        for path in ("/docs", "/redoc"):
+            assert (await http.get(path)).status_code == 404

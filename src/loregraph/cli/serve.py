@@ -79,7 +79,7 @@ MB = 1024 * 1024
 )
 @click.pass_obj
 def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -> None:
-    """Serve the HTTP API: OpenAPI at /openapi.json (and /docs), answers streamed as
+    """Serve the HTTP API: OpenAPI at /openapi.json, answers streamed as
     server-sent events. Every request needs a key (loregraph keys create NAME) unless
     --no-auth is given on a loopback host."""
     try:

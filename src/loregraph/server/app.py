@@ -51,6 +51,10 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
         summary="Documents and memories as a knowledge graph, answered with citations.",
         version=_version(),
         lifespan=lifespan,
+        # FastAPI's /docs and /redoc pages load their scripts from a CDN: nothing here
+        # may need the network, so only the OpenAPI document is served
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.graph = graph
     app.state.config = config
