@@ -27,6 +27,7 @@ ENDPOINTS = {
     ("delete", "/memories/{memory_id}"),
     ("post", "/ingest"),
     ("post", "/ingest/upload"),
+    ("post", "/ingest/paths"),
     ("get", "/jobs/{job_id}"),
     ("get", "/jobs/{job_id}/events"),
     ("delete", "/documents/{ref}"),

@@ -4,6 +4,7 @@ or oversized input refused with the store unchanged."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -186,3 +187,31 @@ async def test_record_files_and_html_are_read_as_ingest_reads_them(
     titles = {d.title for d in await graph.documents()}
     assert {"Harker", "Seward", "Amsterdam"} <= titles
     assert "r1" in {d.source for d in await graph.documents()}
+
+
+async def test_paths_are_ingested_only_inside_the_allowed_folders(
+    client: Client, keys: Keys, graph: AsyncGraph, tmp_path: Path
+) -> None:
+    allowed, outside = tmp_path / "docs", tmp_path / "private"
+    (allowed / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (allowed / "sub" / "harker.md").write_text("# Harker\n\nJonathan Harker kept a diary.\n")
+    (outside / "secret.txt").write_text("The vault code is 1234.\n")
+    before = await graph.stats()
+    async with client(keys.writer) as http:
+        off = await http.post("/ingest/paths", json={"paths": [str(allowed)]})
+        assert "--ingest-root" in problem(off, 403, "forbidden")["detail"]
+    async with client(keys.writer, ingest_roots=[allowed]) as http:
+        for path in (outside / "secret.txt", allowed / ".." / "private", Path("/etc/passwd")):
+            response = await http.post("/ingest/paths", json={"paths": [str(path)]})
+            problem(response, 403, "forbidden")
+        missing = await http.post("/ingest/paths", json={"paths": [str(allowed / "nope.txt")]})
+        problem(missing, 422, "invalid-input")
+        relative = await http.post("/ingest/paths", json={"paths": ["docs"]})
+        problem(relative, 422, "invalid-input")
+        assert await graph.stats() == before
+        job = (await http.post("/ingest/paths", json={"paths": [str(allowed)]})).json()
+        assert job["documents"] is None
+        stream = events((await http.get(job["events"])).text)
+    assert stream[-1][0] == "done" and stream[-1][1]["report"]["ingested"] == 1
+    assert "Harker" in {d.title for d in await graph.documents()}

@@ -7,6 +7,7 @@ engine). Needs the ``server`` extra.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -77,6 +78,13 @@ MB = 1024 * 1024
     show_default=True,
     help="Ingest jobs running at once (one more is refused with 429).",
 )
+@click.option(
+    "--ingest-root",
+    "ingest_roots",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder whose files POST /ingest/paths may ingest (repeatable; default: none).",
+)
 @click.pass_obj
 def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -> None:
     """Serve the HTTP API: OpenAPI at /openapi.json, answers streamed as
@@ -95,6 +103,7 @@ def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -
         config = ServerConfig(
             auth=not no_auth,
             cors_origins=tuple(limits.pop("cors_origins")),
+            ingest_roots=tuple(Path(root) for root in limits.pop("ingest_roots")),
             limits=Limits(
                 max_body_bytes=int(limits["max_body_mb"] * MB),
                 max_question_chars=limits["max_question_chars"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from loregraph.errors import ConfigError
@@ -61,6 +62,8 @@ class ServerConfig:
         limits: request limits (:class:`Limits`).
         cors_origins: origins allowed to call the API from a browser (none: CORS off).
         mounts: other applications served next to the API (see :class:`Mount`).
+        ingest_roots: folders of the server's machine whose files and subfolders
+            ``POST /ingest/paths`` may ingest (none: that endpoint is off).
         title: the API's title in its OpenAPI document.
     """
 
@@ -68,4 +71,5 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     cors_origins: Sequence[str] = ()
     mounts: Sequence[Mount] = ()
+    ingest_roots: Sequence[Path] = ()
     title: str = "loregraph"

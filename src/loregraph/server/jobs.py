@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -18,6 +18,7 @@ from typing import Any, Literal
 from loregraph.access import Principal, acting_as
 from loregraph.errors import LoregraphError
 from loregraph.graph import AsyncGraph
+from loregraph.ingest.progress import Progress
 from loregraph.ingest.report import IngestReport
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import utcnow
@@ -29,6 +30,8 @@ PROGRESS_STEPS = 100
 """Progress events per stage at most (one per percent of its total)."""
 
 JobState = Literal["running", "done", "failed"]
+Work = Callable[[Progress], Awaitable[IngestReport]]
+"""An ingest to run as a job, given the job's progress sink."""
 
 
 @dataclass(slots=True)
@@ -46,7 +49,7 @@ class Job:
     id: str
     scope: str
     owner: str
-    documents: int
+    documents: int | None
     status: JobState = "running"
     created_at: datetime = field(default_factory=utcnow)
     finished_at: datetime | None = None
@@ -147,25 +150,31 @@ class Jobs:
 
     def start(self, principal: Principal, scope: str, documents: Sequence[SourceDocument]) -> Job:
         """Start ingesting ``documents`` into ``scope``; 429 when ``limit`` jobs run."""
+
+        def work(progress: Progress) -> Awaitable[IngestReport]:
+            return self.graph.ingest_documents(documents, scope=scope, progress=progress)
+
+        return self.start_work(principal, scope, work, len(documents))
+
+    def start_work(
+        self, principal: Principal, scope: str, work: Work, documents: int | None
+    ) -> Job:
+        """Start ``work`` (an ingest into ``scope`` reporting to the progress it is given) as
+        a job of ``documents`` documents (``None``: not known before reading)."""
         if self.running() >= self.limit:
             raise too_many(self.limit)
-        job = Job(secrets.token_hex(8), scope, principal.name, len(documents))
+        job = Job(secrets.token_hex(8), scope, principal.name, documents)
         self.jobs[job.id] = job
         self._forget_old()
-        task = asyncio.get_running_loop().create_task(self._run(job, principal, documents))
+        task = asyncio.get_running_loop().create_task(self._run(job, principal, work))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return job
 
-    async def _run(
-        self, job: Job, principal: Principal, documents: Sequence[SourceDocument]
-    ) -> None:
-        progress = JobProgress(job)
+    async def _run(self, job: Job, principal: Principal, work: Work) -> None:
         try:
             with acting_as(principal):
-                report = await self.graph.ingest_documents(
-                    documents, scope=job.scope, progress=progress
-                )
+                report = await work(JobProgress(job))
         except Exception as exc:  # the job reports it; the server goes on
             problem = (
                 problem_of(exc)

@@ -64,3 +64,9 @@ class IngestTextRequest(Body):
         description="The document's identity: ingesting the same id again replaces it "
         "(default: the hash of its text).",
     )
+
+
+class IngestPathsRequest(Body):
+    """Files or folders on the server's machine, inside the folders it allows."""
+
+    paths: list[str] = Field(min_length=1, max_length=100, description="Paths to ingest.")

@@ -199,7 +199,7 @@ class JobOut(Shape):
     status: JobStatus
     created_at: datetime
     finished_at: datetime | None
-    documents: int
+    documents: int | None = Field(description="Documents sent (null for paths: not known).")
     report: IngestReportOut | None
     error: str | None
     events: str = Field(description="The URL of the job's progress events (SSE).")

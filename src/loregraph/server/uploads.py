@@ -6,6 +6,9 @@
 * An uploaded PDF, Word, PowerPoint or HTML file is converted as ``ingest`` converts it
   (with the ``docs`` extra; without it, 501).
 
+Paths on the server's machine (``POST /ingest/paths``) are read only inside the folders
+the server was started with (``--ingest-root``), as ``ingest`` reads them.
+
 A document's identity is the ``id`` given (ingesting the same id again replaces it), a
 record's own ``id``, else the hash of its text. Anything unreadable is refused (422) before
 a job starts, so a bad upload leaves the store unchanged.
@@ -16,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path, PurePath
 
 from loregraph.errors import DependencyError, InputError
@@ -26,6 +30,7 @@ from loregraph.ingest.textio import BinaryFileError, binary_kind
 from loregraph.ingest.titles import markdown_title
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import content_hash
+from loregraph.server.problems import forbidden
 
 BODY = "the request body"
 """The name of a document sent as a JSON body's text."""
@@ -96,3 +101,23 @@ def _converted(
         external_id=doc_id,
         metadata={"bytes": len(data), "from": "upload", "converted_from": CONVERTIBLE[suffix]},
     )
+
+
+def allowed_paths(paths: Sequence[str], roots: Sequence[Path]) -> list[Path]:
+    """``paths`` resolved, each inside one of ``roots`` (403 otherwise, and when there are
+    no roots) and existing (422 otherwise)."""
+    if not roots:
+        raise forbidden("this server ingests no paths; start it with --ingest-root DIR")
+    allowed = [root.expanduser().resolve() for root in roots]
+    found = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            raise InputError(f"{raw!r} is not an absolute path")
+        resolved = path.resolve()
+        if not any(resolved.is_relative_to(root) for root in allowed):
+            raise forbidden(f"{raw} is outside the folders this server ingests from")
+        if not resolved.exists():
+            raise InputError(f"no such file or directory: {raw}")
+        found.append(resolved)
+    return found

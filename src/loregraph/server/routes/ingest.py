@@ -1,8 +1,10 @@
 """Ingest as background jobs: ``POST /ingest`` (text in JSON), ``POST /ingest/upload``
-(files), ``GET /jobs/{id}`` and ``GET /jobs/{id}/events`` (progress, server-sent)."""
+(files), ``POST /ingest/paths`` (the server's own files), ``GET /jobs/{id}`` and
+``GET /jobs/{id}/events`` (progress, server-sent)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from functools import partial
 from pathlib import PurePath
 from typing import Annotated, Any
@@ -13,14 +15,16 @@ from sse_starlette import EventSourceResponse
 
 from loregraph.access import Principal, Role
 from loregraph.errors import InputError
+from loregraph.ingest.progress import Progress
+from loregraph.ingest.report import IngestReport
 from loregraph.server.auth import Anyone, Writer
 from loregraph.server.jobs import Job
 from loregraph.server.problems import Problem
-from loregraph.server.requests import IngestTextRequest
+from loregraph.server.requests import IngestPathsRequest, IngestTextRequest
 from loregraph.server.responses import JobOut
 from loregraph.server.sse import STREAM_HEADERS, job_events
-from loregraph.server.state import JobList
-from loregraph.server.uploads import BODY, text_document, upload_documents
+from loregraph.server.state import Config, Engine, JobList
+from loregraph.server.uploads import BODY, allowed_paths, text_document, upload_documents
 
 router = APIRouter(tags=["ingest"])
 
@@ -71,6 +75,20 @@ async def ingest_upload(
         read = partial(upload_documents, data, name=name, title=title, doc_id=id)
         documents += await anyio.to_thread.run_sync(read)
     return jobs.start(caller.principal, caller.scope, documents).to_dict()
+
+
+@router.post("/ingest/paths", response_model=JobOut, status_code=202)
+async def ingest_paths(
+    body: IngestPathsRequest, caller: Writer, jobs: JobList, graph: Engine, config: Config
+) -> Any:
+    """Ingest files or folders of the server's machine, as ``loregraph ingest`` does; only
+    inside the folders the server allows (403 elsewhere, or when it allows none)."""
+    paths = allowed_paths(body.paths, config.ingest_roots)
+
+    def work(progress: Progress) -> Awaitable[IngestReport]:
+        return graph.ingest(*paths, scope=caller.scope, progress=progress)
+
+    return jobs.start_work(caller.principal, caller.scope, work, None).to_dict()
 
 
 def _job(jobs: JobList, principal: Principal, job_id: str) -> Job:
