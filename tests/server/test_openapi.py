@@ -3,12 +3,14 @@ CORS only when configured, other applications mounted next to the API."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 
 from starlette.responses import PlainTextResponse
 from starlette.types import Receive, Scope, Send
 
-from loregraph.server import Mount
+from loregraph import AsyncGraph
+from loregraph.server import Mount, ServerConfig, create_app
 
 from .conftest import Client
 
@@ -96,3 +98,19 @@ async def test_no_page_that_loads_scripts_from_the_network(client: Client) -> No
     async with client(auth=False) as http:
         for path in ("/docs", "/redoc"):
             assert (await http.get(path)).status_code == 404
+
+
+async def test_a_mounted_application_runs_while_the_server_runs(graph: AsyncGraph) -> None:
+    running: list[str] = []
+
+    @asynccontextmanager
+    async def session() -> AsyncIterator[None]:
+        running.append("started")
+        yield
+        running.append("stopped")
+
+    mount = Mount("/mcp", _hello("mcp"), lifespan=session)
+    app = create_app(graph, ServerConfig(auth=False, mounts=[mount]))
+    async with app.router.lifespan_context(app):
+        assert running == ["started"]
+    assert running == ["started", "stopped"]

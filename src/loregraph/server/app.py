@@ -2,15 +2,16 @@
 
 The engine (an :class:`~loregraph.graph.AsyncGraph` over its store) and the configuration
 are objects passed in; nothing here reads the environment. The app opens the engine when
-it starts and cancels running ingest jobs when it stops; closing the engine is its
-creator's business. Other applications (an MCP endpoint, the web explorer's static files)
-are mounted after the API's routes through :attr:`ServerConfig.mounts`.
+it starts (with what mounted applications need running) and cancels running ingest jobs
+when it stops; closing the engine is its creator's business. Other applications (an MCP
+endpoint, the web explorer's static files) are mounted after the API's routes through
+:attr:`ServerConfig.mounts`.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -41,10 +42,12 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await graph.open()
-        try:
+        async with AsyncExitStack() as running:
+            running.push_async_callback(jobs.aclose)
+            for mount in config.mounts:
+                if mount.lifespan is not None:
+                    await running.enter_async_context(mount.lifespan())
             yield
-        finally:
-            await jobs.aclose()
 
     app = FastAPI(
         title=config.title,

@@ -6,7 +6,8 @@ the environment; the app factory only reads the object it is given.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,11 +46,18 @@ class Limits:
 @dataclass(frozen=True, slots=True)
 class Mount:
     """Another ASGI application served under ``path`` (e.g. an MCP endpoint at ``/mcp``,
-    static files at ``/``). Mounted after the API's own routes, so those win."""
+    static files at ``/``). Mounted after the API's own routes, so those win.
+
+    A mounted application's own lifespan is not run by the server; give what it needs
+    running while the server runs as ``lifespan`` (e.g. the MCP SDK's
+    ``session_manager.run``), which the server enters when it starts and leaves when it
+    stops.
+    """
 
     path: str
     app: Any
     name: str | None = None
+    lifespan: Callable[[], AbstractAsyncContextManager[Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
