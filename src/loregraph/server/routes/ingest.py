@@ -43,7 +43,8 @@ EVENTS_DOC: dict[int | str, dict[str, Any]] = {
 @router.post("/ingest", response_model=JobOut, status_code=202)
 async def ingest_text(body: IngestTextRequest, caller: Writer, jobs: JobList) -> Any:
     """Ingest one document sent as text; returns the job (follow its ``events``)."""
-    document = text_document(body.text.encode("utf-8"), name=BODY, title=body.title, doc_id=body.id)
+    data = body.text.encode("utf-8", "surrogatepass")  # a lone surrogate is refused as text
+    document = text_document(data, name=BODY, title=body.title, doc_id=body.id)
     return jobs.start(caller.principal, caller.scope, [document]).to_dict()
 
 
