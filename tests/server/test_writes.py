@@ -215,3 +215,20 @@ async def test_paths_are_ingested_only_inside_the_allowed_folders(
         stream = events((await http.get(job["events"])).text)
     assert stream[-1][0] == "done" and stream[-1][1]["report"]["ingested"] == 1
     assert "Harker" in {d.title for d in await graph.documents()}
+
+
+async def test_text_that_is_not_unicode_is_refused(
+    client: Client, keys: Keys, graph: AsyncGraph
+) -> None:
+    before = await graph.stats()
+    bodies = [
+        ("/memories", b'{"text": "Lucy slept.", "tags": ["\\ud800"]}'),
+        ("/memories", b'{"text": "Lucy slept.", "metadata": {"k": ["\\udc00"]}}'),
+        ("/memories", b'{"text": "Lucy \\ud800 slept."}'),
+        ("/ingest", b'{"text": "Lucy slept.", "id": "\\ud800"}'),
+    ]
+    async with client(keys.writer) as http:
+        for path, body in bodies:
+            sent = await http.post(path, content=body, headers={"content-type": "application/json"})
+            problem(sent, 422, "invalid-request")
+    assert await graph.stats() == before

@@ -6,11 +6,13 @@ routes; the rest is checked here.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from loregraph.ingest.textio import has_surrogates
 from loregraph.settings import MIN_BUDGET
 
 Preset = Literal["global", "hybrid", "local", "passages", "ppr"]
@@ -19,9 +21,30 @@ ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 
 
 class Body(BaseModel):
-    """A request body: unknown fields are refused."""
+    """A request body: unknown fields are refused, and so is text that is not Unicode (a
+    lone surrogate such as ``"\\ud800"``, which no store can keep)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="after")
+    def _unicode(self) -> Self:
+        for value in _strings(self.model_dump()):
+            if has_surrogates(value):
+                raise ValueError("text must be valid Unicode (it holds a lone surrogate)")
+        return self
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in ``value`` (keys of mappings included)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
 
 
 class AskRequest(Body):
