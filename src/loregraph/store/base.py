@@ -22,15 +22,15 @@ one value of :mod:`loregraph.store.queries`.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Self
 
 from loregraph import models
-from loregraph.access import ApiKey
 from loregraph.errors import SchemaVersionError
+from loregraph.store.keystore import KeyStore
 from loregraph.store.queries import (
     DIRECTIONS,
     ENTITY_ORDERS,
@@ -62,7 +62,7 @@ def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
         )
 
 
-class Store(ABC):
+class Store(KeyStore):
     """A knowledge-graph store. Open with ``await store.open()`` or ``async with``."""
 
     # ----------------------------------------------------------------- lifecycle
@@ -382,19 +382,3 @@ class Store(ABC):
     @abstractmethod
     async def scopes(self) -> list[str]:
         """The scopes that hold at least one document."""
-
-    @abstractmethod
-    async def add_api_key(self, key: ApiKey) -> None:
-        """Store a new API key (in no scope); a taken name raises ``InputError``."""
-
-    @abstractmethod
-    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
-        """The key whose secret hashes to ``key_hash`` (revoked ones included)."""
-
-    @abstractmethod
-    async def list_api_keys(self) -> list[ApiKey]:
-        """Every key, revoked ones included, oldest first."""
-
-    @abstractmethod
-    async def revoke_api_key(self, name: str, at: datetime) -> bool:
-        """Revoke key ``name`` from ``at`` (once); ``False`` when there is no such key."""
