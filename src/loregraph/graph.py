@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
 from loregraph.embed.base import Embedder
+from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document, find_entity
 from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.queries import GraphQueries
@@ -65,7 +66,7 @@ class EngineOptions(TypedDict, total=False):
     usage: UsageTracker | None
 
 
-class AsyncGraph(MemoryMethods, MemorySearch, GraphQueries):
+class AsyncGraph(MemoryMethods, MemorySearch, GraphQueries, KeyMethods):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
     Args:

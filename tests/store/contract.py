@@ -21,6 +21,7 @@ from __future__ import annotations
 from .contract_copy import CopyContract
 from .contract_documents import DocumentContract
 from .contract_graph import GraphContract
+from .contract_keys import KeyContract
 from .contract_memories import MemoryContract
 from .contract_patterns import PatternContract
 from .contract_search import SearchContract
@@ -36,6 +37,7 @@ class StoreContract(
     CopyContract,
     MemoryContract,
     TemporalContract,
+    KeyContract,
 ):
     """Every contract test; a backend's test module subclasses this."""
 

@@ -284,3 +284,17 @@ async def test_a_new_embedding_replaces_the_stored_one(tmp_path: Path) -> None:
         assert (await store.search_entities_vector("default", unit(0), 1))[0].score < 0.5
         vectors = await store.entity_embeddings([ann.id])
         assert vectors[ann.id].tolist() == unit(5).tolist()
+
+
+async def test_a_version_2_store_gains_the_key_table(tmp_path: Path) -> None:
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path):
+        pass
+    conn = raw(path)
+    conn.execute("DROP TABLE api_keys")
+    conn.execute("UPDATE meta SET value = 2 WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    async with SqliteStore(path) as store:
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 3
+        assert await store.list_api_keys() == []

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from loregraph.cli import admin, agents, browse, ingest, memory, patterns, query
+from loregraph.cli import admin, agents, browse, ingest, keys, memory, patterns, query, serve
 from loregraph.cli.options import llm_options, llm_overrides, scope_option, store_options
 from loregraph.cli.runner import Context
 from loregraph.cli.support import LoregraphGroup
@@ -67,5 +67,7 @@ for _command in (
     *patterns.COMMANDS,
     *admin.COMMANDS,
     *agents.COMMANDS,
+    *serve.COMMANDS,
+    *keys.COMMANDS,
 ):
     main.add_command(_command)

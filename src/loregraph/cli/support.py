@@ -92,7 +92,8 @@ def _option_names(params: Sequence[click.Parameter]) -> dict[str, click.Paramete
 def hoist_group_options(group: click.Group, ctx: click.Context, args: list[str]) -> list[str]:
     """``args`` with the group's options that follow the command moved before it.
 
-    An option the command defines itself stays where it is (``copy --scope``).
+    An option the command defines itself stays where it is (``copy --scope``), as does one
+    a subcommand of a command group defines (``keys create --scope``).
     """
     group_opts = _option_names(group.params)
     position = 0
@@ -109,6 +110,9 @@ def hoist_group_options(group: click.Group, ctx: click.Context, args: list[str])
     if command is None:
         return args
     own = _option_names(command.params)
+    if isinstance(command, click.Group):  # a subcommand's own options stay with it too
+        for sub in command.commands.values():
+            own.update(_option_names(sub.params))
     before, after = list(args[: position + 1]), []
     rest = args[position + 1 :]
     index = 0

@@ -22,7 +22,7 @@ one value of :mod:`loregraph.store.queries`.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from types import TracebackType
@@ -30,6 +30,8 @@ from typing import Self
 
 from loregraph import models
 from loregraph.errors import SchemaVersionError
+from loregraph.store.hops import Hops
+from loregraph.store.keystore import KeyStore
 from loregraph.store.queries import (
     DIRECTIONS,
     ENTITY_ORDERS,
@@ -44,7 +46,7 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema version this code writes. A store written by a newer version is refused."""
 
 NOT_OPEN = "the store is not open: use `await store.open()` or `async with`"
@@ -61,7 +63,7 @@ def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
         )
 
 
-class Store(ABC):
+class Store(KeyStore, Hops):
     """A knowledge-graph store. Open with ``await store.open()`` or ``async with``."""
 
     # ----------------------------------------------------------------- lifecycle
@@ -271,26 +273,6 @@ class Store(ABC):
     @abstractmethod
     async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
         """:meth:`entity_relations` (live relations only: see :class:`RelationFilter`)."""
-
-    async def relations_touching(
-        self,
-        entity_ids: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-    ) -> list[models.Relation]:
-        """The relations with either end among ``entity_ids`` (filtered as
-        :meth:`entity_relations`), each once, without evidence necessarily loaded: one hop
-        of a search from many entities at once. A backend answers it in one query where it
-        can; this default asks for each entity's relations."""
-        live = RelationFilter.of(types, at)
-        found: dict[str, models.Relation] = {}
-        for entity_id in dict.fromkeys(entity_ids):
-            for relation in await self._entity_relations(
-                RelationQuery(entity_id, "both", live, None)
-            ):
-                found.setdefault(relation.id, relation)
-        return list(found.values())
 
     @abstractmethod
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph import models
+from loregraph.access import ApiKey
 from loregraph.store.base import Store
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
@@ -263,3 +264,16 @@ class MirroredStore(Store):
     ) -> list[models.Relation]:
         """A hop of a path search, answered by the graph database."""
         return await self.graph.relations_touching(entity_ids, types=types, at=at)
+
+    # ----------------------------------------------------------------- API keys (primary)
+    async def add_api_key(self, key: ApiKey) -> None:
+        await self.primary.add_api_key(key)
+
+    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
+        return await self.primary.api_key_by_hash(key_hash)
+
+    async def list_api_keys(self) -> list[ApiKey]:
+        return await self.primary.list_api_keys()
+
+    async def revoke_api_key(self, name: str, at: datetime) -> bool:
+        return await self.primary.revoke_api_key(name, at)

@@ -11,8 +11,8 @@ The graph model (labels and relationship types are constants, never taken from d
   alias keys, for exact lookup), ``(:LgContribution)`` (what one document said about one
   entity: description, aliases), ``(:LgEvidence)``, ``(:LgMerge)``, ``(:LgCache)`` (no
   longer written; its index and the relations' full-text index stay, so that the graph
-  schema is unchanged), ``(:LgScope)`` (graph version per scope) and one ``(:LgMeta)``
-  (schema version, write sequence);
+  schema is unchanged), ``(:LgScope)`` (graph version per scope), ``(:LgApiKey)`` (the
+  HTTP server's keys, in no scope) and one ``(:LgMeta)`` (schema version, write sequence);
 * ``(:LgChunk)-[:LG_MENTIONS {surface, count}]->(:LgEntity)``;
 * ``(:LgEntity)-[:LG_REL {id, type, ...}]->(:LgEntity)``: the relation *type* is a property
   of one generic relationship type, so no relation type from data ever reaches the query
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 DOCUMENT, CHUNK, ENTITY, KEY = "LgDocument", "LgChunk", "LgEntity", "LgKey"
 CONTRIBUTION, EVIDENCE, MERGE, CACHE = "LgContribution", "LgEvidence", "LgMerge", "LgCache"
-SCOPE, META = "LgScope", "LgMeta"
+SCOPE, META, API_KEY = "LgScope", "LgMeta", "LgApiKey"
 REL, MENTIONS = "LG_REL", "LG_MENTIONS"
 VECTOR_LABELS = (ENTITY, CHUNK)
 
@@ -54,6 +54,7 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     (MERGE, "document_id"),
     (CACHE, "key"),
     (SCOPE, "scope"),
+    (API_KEY, "key_hash"),
 )
 REL_INDEXES = ("id", "scope")
 

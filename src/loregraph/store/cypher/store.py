@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from loregraph import models
+from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.models import name_key
 from loregraph.store.base import NOT_OPEN, Store
-from loregraph.store.cypher import graph, reads, search
+from loregraph.store.cypher import graph, keys, reads, search
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
 from loregraph.store.cypher.bundle import read_bundle
@@ -256,6 +257,23 @@ class CypherStore(Store):
 
     async def scopes(self) -> list[str]:
         return await reads.scopes(self._conn())
+
+    # ----------------------------------------------------------------- API keys
+    async def add_api_key(self, key: ApiKey) -> None:
+        conn = self._conn()
+        async with self._lock:
+            await keys.add_key(conn, key)
+
+    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
+        return await keys.key_by_hash(self._conn(), key_hash)
+
+    async def list_api_keys(self) -> list[ApiKey]:
+        return await keys.list_keys(self._conn())
+
+    async def revoke_api_key(self, name: str, at: datetime) -> bool:
+        conn = self._conn()
+        async with self._lock:
+            return await keys.revoke_key(conn, name, at)
 
 
 __all__ = ["CypherStore", "connect"]

@@ -2,7 +2,8 @@
 
 Version 1 is the first; version 2 adds ``chunks_substrings``, a pg_trgm index of the chunks
 whose text holds a script that word search serves badly (:mod:`loregraph.store.scripts`),
-for substring search in them.
+for substring search in them; version 3 adds ``api_keys``, the HTTP server's keys (name,
+SHA-256 of the secret, roles by scope as JSON text, created and revoked times; in no scope).
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
 ``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
@@ -25,7 +26,7 @@ Layout. Documents, chunks, entities and relations have a text ``id`` (the model'
 
 ``llm_cache`` and the relations' ``search`` vector are no longer read (the LLM response
 cache lives in its own file, and the store contract has no relation text search); they stay
-so that the schema (version 2) is unchanged.
+so that the schema is unchanged.
 
 Text columns that are compared or sorted use the ``"C"`` collation (byte order), as SQLite does.
 """
@@ -217,6 +218,17 @@ for the planner to use the (partial) index."""
 
 VERSION_2 = f"""
 CREATE INDEX chunks_substrings ON chunks USING gin (text gin_trgm_ops) WHERE {SUBSTRING_ROWS}
+"""
+
+VERSION_3 = """
+CREATE TABLE api_keys (
+    pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name text COLLATE "C" NOT NULL UNIQUE,
+    key_hash text COLLATE "C" NOT NULL UNIQUE,
+    roles text NOT NULL DEFAULT '{}',
+    created_at timestamptz NOT NULL,
+    revoked_at timestamptz
+)
 """
 
 

@@ -18,9 +18,10 @@ from datetime import datetime
 import psycopg
 
 from loregraph import models
+from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, Store
-from loregraph.store.postgres import graph, reads, search, write
+from loregraph.store.postgres import graph, keys, reads, search, write
 from loregraph.store.postgres.cleanup import read_graph_version
 from loregraph.store.postgres.connection import (
     DEFAULT_SCHEMA,
@@ -207,3 +208,16 @@ class PostgresStore(Store):
 
     async def scopes(self) -> list[str]:
         return await self._db.read(reads.scopes)
+
+    # ----------------------------------------------------------------- API keys
+    async def add_api_key(self, key: ApiKey) -> None:
+        await self._db.read(keys.add_key, key)
+
+    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
+        return await self._db.read(keys.key_by_hash, key_hash)
+
+    async def list_api_keys(self) -> list[ApiKey]:
+        return await self._db.read(keys.list_keys)
+
+    async def revoke_api_key(self, name: str, at: datetime) -> bool:
+        return await self._db.write(keys.revoke_key, name, at)

@@ -30,9 +30,13 @@ of at random places (text ids are hashes), which keeps large writes fast.
 
 ``llm_cache`` and ``relations_fts`` are no longer read (the LLM response cache lives in its
 own file, and the store contract has no relation text search); they stay, kept in step, so
-that the schema (version 2) is unchanged.
+that the schema is unchanged.
 
-Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks).
+``api_keys`` holds the HTTP server's keys (name, SHA-256 of the secret, roles by scope as
+JSON, created and revoked times); it belongs to no scope.
+
+Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks);
+3 adds ``api_keys``.
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -54,6 +58,17 @@ _TEXT = "tokenize='porter unicode61 remove_diacritics 2'"
 TRIGRAM_TABLES = """
 CREATE VIRTUAL TABLE chunks_trigram USING fts5(text, title, content='', tokenize='trigram');
 CREATE VIRTUAL TABLE chunks_trigram_vocab USING fts5vocab(chunks_trigram, 'row');
+"""
+
+KEY_TABLES = """
+CREATE TABLE api_keys (
+    pk INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    key_hash TEXT NOT NULL UNIQUE,
+    roles TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
 """
 
 TABLES = f"""
@@ -213,7 +228,8 @@ CREATE VIRTUAL TABLE entities_fts USING fts5(
 CREATE VIRTUAL TABLE relations_fts USING fts5(
     fact, type, content='relations', content_rowid='pk', {_TEXT}
 );
-{TRIGRAM_TABLES}"""
+{TRIGRAM_TABLES}
+{KEY_TABLES}"""
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -225,7 +241,13 @@ def _add_trigram_index(conn: sqlite3.Connection) -> None:
     index_all_trigrams(conn)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _add_trigram_index}
+def _add_key_table(conn: sqlite3.Connection) -> None:
+    """Version 3: the HTTP server's API keys."""
+    for statement in _statements(KEY_TABLES):
+        conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _add_trigram_index, 2: _add_key_table}
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
 transaction :func:`ensure_schema` opens)."""
 

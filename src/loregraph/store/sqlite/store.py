@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from loregraph import models
+from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError
 from loregraph.models import name_key
 from loregraph.store.base import Store
@@ -30,7 +31,7 @@ from loregraph.store.queries import (
     RelationQuery,
     VectorSearch,
 )
-from loregraph.store.sqlite import graph, reads, search, write
+from loregraph.store.sqlite import graph, keys, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
 from loregraph.store.sqlite.indexes import ENTITY, MemoryIndexes
@@ -198,3 +199,16 @@ class SqliteStore(Store):
 
     async def scopes(self) -> list[str]:
         return await self._db.run(reads.scopes)
+
+    # ----------------------------------------------------------------- API keys
+    async def add_api_key(self, key: ApiKey) -> None:
+        await self._db.run(keys.add_key, key)
+
+    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
+        return await self._db.run(keys.key_by_hash, key_hash)
+
+    async def list_api_keys(self) -> list[ApiKey]:
+        return await self._db.run(keys.list_keys)
+
+    async def revoke_api_key(self, name: str, at: datetime) -> bool:
+        return await self._db.run(keys.revoke_key, name, at)

@@ -1,0 +1,169 @@
+"""Who is asking: API keys, the principal a key stands for, and its role in each scope.
+
+A key is ``lg_`` followed by 43 characters of 256 random bits. Only its SHA-256 hash is
+stored: a key has the full entropy of its random bits, so a fast hash cannot be guessed
+backwards, and a lookup by hash costs microseconds on every request (a slow password hash
+such as bcrypt or scrypt protects low-entropy secrets that people choose, and would add
+tens of milliseconds to each request for no gain here).
+
+A :class:`Principal` has a :class:`Role` per scope (``*`` stands for every scope). It is
+what the faces pass to the engine; document-level rules (visibility and owner) will read it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import IntEnum
+from typing import Any
+
+from loregraph.errors import InputError
+from loregraph.models import utcnow
+
+KEY_PREFIX = "lg_"
+"""Every key starts with this, so that a leaked key is recognisable in logs and scanners."""
+KEY_BYTES = 32
+"""Random bytes in a key (256 bits)."""
+ALL_SCOPES = "*"
+"""The scope name a role may be given for, meaning every scope."""
+
+
+class Role(IntEnum):
+    """What a principal may do in a scope; each role may do what the ones below it may."""
+
+    READER = 1
+    """Search, ask, browse and export."""
+    WRITER = 2
+    """And ingest, remember, forget and delete."""
+    ADMIN = 3
+    """And what is kept for administrators (debug metadata, key management)."""
+
+    @classmethod
+    def parse(cls, name: str) -> Role:
+        """The role called ``name`` (``reader``, ``writer`` or ``admin``)."""
+        try:
+            return cls[name.strip().upper()]
+        except KeyError:
+            known = ", ".join(r.name.lower() for r in cls)
+            raise InputError(f"unknown role {name!r}; known roles: {known}") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+def hash_key(key: str) -> str:
+    """The hex SHA-256 of a key: what the store keeps and looks keys up by."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def new_key() -> str:
+    """A new random key (shown once to its owner, never stored)."""
+    return KEY_PREFIX + secrets.token_urlsafe(KEY_BYTES)
+
+
+def check_key_name(name: str) -> str:
+    """``name`` stripped; raises :class:`InputError` for an empty or over-long name."""
+    cleaned = name.strip()
+    if not cleaned or len(cleaned) > 200 or any(ord(c) < 32 for c in cleaned):
+        raise InputError("a key name must be 1 to 200 printable characters")
+    return cleaned
+
+
+@dataclass(slots=True)
+class ApiKey:
+    """A stored key: its unique ``name``, the hash of its secret, the role it gives in
+    each scope, when it was created and, once revoked, when."""
+
+    name: str
+    key_hash: str
+    roles: dict[str, Role] = field(default_factory=dict)
+    created_at: datetime = field(default_factory=utcnow)
+    revoked_at: datetime | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether the key still opens anything."""
+        return self.revoked_at is None
+
+    def principal(self) -> Principal:
+        """The principal this key stands for."""
+        return Principal(self.name, dict(self.roles))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The key as JSON, without its hash."""
+        return {
+            "name": self.name,
+            "roles": {scope: str(role) for scope, role in sorted(self.roles.items())},
+            "created_at": self.created_at.isoformat(),
+            "revoked_at": self.revoked_at.isoformat() if self.revoked_at else None,
+        }
+
+
+def roles_to_json(roles: Mapping[str, Role]) -> dict[str, str]:
+    """Roles by scope as stored: role names by scope name."""
+    return {scope: str(role) for scope, role in roles.items()}
+
+
+def roles_from_json(data: Mapping[str, str]) -> dict[str, Role]:
+    """:func:`roles_to_json` read back."""
+    return {scope: Role.parse(name) for scope, name in data.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is asking: a name and the role it has in each scope (``*``: every scope)."""
+
+    name: str
+    roles: Mapping[str, Role] = field(default_factory=dict)
+
+    def role_in(self, scope: str) -> Role | None:
+        """The principal's role in ``scope`` (its own, else its role in every scope)."""
+        return self.roles.get(scope, self.roles.get(ALL_SCOPES))
+
+    def may(self, scope: str, needed: Role) -> bool:
+        """Whether the principal has at least the ``needed`` role in ``scope``."""
+        role = self.role_in(scope)
+        return role is not None and role >= needed
+
+    def visible_scopes(self, scopes: list[str]) -> list[str]:
+        """The scopes of ``scopes`` the principal may read."""
+        return [scope for scope in scopes if self.may(scope, Role.READER)]
+
+
+LOCAL = Principal("local", {ALL_SCOPES: Role.ADMIN})
+"""The principal of a server started without authentication (on loopback only)."""
+
+_acting: ContextVar[Principal | None] = ContextVar("loregraph_principal", default=None)
+
+
+@contextmanager
+def acting_as(principal: Principal) -> Iterator[Principal]:
+    """Run the engine calls inside the block on behalf of ``principal``."""
+    token = _acting.set(principal)
+    try:
+        yield principal
+    finally:
+        _acting.reset(token)
+
+
+def current_principal() -> Principal | None:
+    """The principal engine calls run for (``None``: the library's own user, who sees all)."""
+    return _acting.get()
+
+
+__all__ = [
+    "ALL_SCOPES",
+    "LOCAL",
+    "ApiKey",
+    "Principal",
+    "Role",
+    "acting_as",
+    "current_principal",
+    "hash_key",
+    "new_key",
+]

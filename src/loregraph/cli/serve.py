@@ -1,0 +1,137 @@
+"""``loregraph serve``: the HTTP API (REST and server-sent events) on uvicorn.
+
+This is the server's entry point: its options and the environment are read here, once,
+into the objects the app factory takes (:class:`~loregraph.server.ServerConfig`, the
+engine). Needs the ``server`` extra.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from loregraph.cli.runner import Context, run_async, settings_for
+from loregraph.cli.support import fail, fail_on
+from loregraph.errors import DependencyError, LoregraphError
+from loregraph.graph import AsyncGraph
+from loregraph.store.urls import store_for_url
+
+SERVER_HINT = "the HTTP server needs the server extra: pip install 'loregraph[server]'"
+MB = 1024 * 1024
+
+
+@click.command()
+@click.option(
+    "--host",
+    envvar="LOREGRAPH_HOST",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on (env LOREGRAPH_HOST).",
+)
+@click.option(
+    "--port",
+    envvar="LOREGRAPH_PORT",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on (env LOREGRAPH_PORT).",
+)
+@click.option(
+    "--no-auth",
+    is_flag=True,
+    default=False,
+    help="Serve without API keys, as the local administrator (loopback hosts only).",
+)
+@click.option(
+    "--cors-origin",
+    "cors_origins",
+    multiple=True,
+    help="An origin browsers may call the API from (repeatable; default: CORS off).",
+)
+@click.option(
+    "--max-body-mb",
+    type=click.FloatRange(min=0.001),
+    default=10.0,
+    show_default=True,
+    help="Largest request body (uploads included), in MB.",
+)
+@click.option(
+    "--max-question-chars",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Longest question or query, in characters.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.001),
+    default=120.0,
+    show_default=True,
+    help="Seconds a request (or a streamed answer) may take.",
+)
+@click.option(
+    "--max-ingest-jobs",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Ingest jobs running at once (one more is refused with 429).",
+)
+@click.option(
+    "--ingest-root",
+    "ingest_roots",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder whose files POST /ingest/paths may ingest (repeatable; default: none).",
+)
+@click.pass_obj
+def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -> None:
+    """Serve the HTTP API: OpenAPI at /openapi.json, answers streamed as
+    server-sent events. Every request needs a key (loregraph keys create NAME) unless
+    --no-auth is given on a loopback host."""
+    try:
+        import uvicorn
+
+        from loregraph.server import Limits, ServerConfig, create_app
+        from loregraph.server.auth import check_no_auth
+    except ImportError:
+        fail(SERVER_HINT, DependencyError.exit_code)
+    try:
+        if no_auth:
+            check_no_auth(host)
+        config = ServerConfig(
+            auth=not no_auth,
+            cors_origins=tuple(limits.pop("cors_origins")),
+            ingest_roots=tuple(Path(root) for root in limits.pop("ingest_roots")),
+            limits=Limits(
+                max_body_bytes=int(limits["max_body_mb"] * MB),
+                max_question_chars=limits["max_question_chars"],
+                request_timeout=limits["timeout"],
+                max_ingest_jobs=limits["max_ingest_jobs"],
+            ),
+        )
+    except LoregraphError as exc:
+        fail_on(exc)
+    settings = settings_for(ctx)
+
+    async def main() -> None:
+        store = store_for_url(ctx.location, mirror=ctx.mirror, read_only=False)
+        graph = AsyncGraph(store, settings=settings)
+        try:
+            await graph.open()
+            if config.auth and not await graph.keys():
+                click.echo(
+                    "no API keys yet: create one with `loregraph keys create NAME`", err=True
+                )
+            app = create_app(graph, config)
+            level = "warning" if ctx.quiet else "info"
+            server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=level))
+            await server.serve()
+        finally:
+            await graph.close()
+
+    run_async(main(), kept="documents ingested")
+
+
+COMMANDS = (serve,)

@@ -1,0 +1,70 @@
+"""The API key methods of the async engine (:class:`KeyMethods`, a base of
+:class:`~loregraph.graph.AsyncGraph`): create, list and revoke keys, and find the
+principal a presented key stands for."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from loregraph.access import ApiKey, Principal, Role, check_key_name, hash_key, new_key
+from loregraph.errors import InputError, NotFoundError
+from loregraph.models import utcnow
+from loregraph.store.base import Store
+
+
+@dataclass(frozen=True, slots=True)
+class NewKey:
+    """A key just created: the stored record and its secret, shown this once."""
+
+    key: ApiKey
+    secret: str
+
+
+class KeyMethods:
+    """The keys of the HTTP server, kept (by hash) in the store."""
+
+    store: Store
+
+    if TYPE_CHECKING:
+
+        async def open(self) -> None: ...
+
+    async def create_key(self, name: str, roles: Mapping[str, Role]) -> NewKey:
+        """A new key called ``name`` giving ``roles`` (a role per scope; ``*``: every scope).
+
+        Only the key's hash is stored; the secret is in the result and nowhere else.
+        Raises :class:`~loregraph.errors.InputError` for a taken or empty name, or no scope.
+        """
+        if not roles:
+            raise InputError("a key needs at least one scope")
+        await self.open()
+        secret = new_key()
+        key = ApiKey(check_key_name(name), hash_key(secret), roles=dict(roles))
+        await self.store.add_api_key(key)
+        return NewKey(key, secret)
+
+    async def keys(self) -> list[ApiKey]:
+        """Every key, revoked ones included, oldest first."""
+        await self.open()
+        return await self.store.list_api_keys()
+
+    async def revoke_key(self, name: str) -> ApiKey:
+        """Revoke the key called ``name`` (at once, for good); returns it.
+
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown name.
+        """
+        await self.open()
+        if not await self.store.revoke_api_key(name, utcnow()):
+            raise NotFoundError(f"no key called {name!r}")
+        found = [key for key in await self.store.list_api_keys() if key.name == name]
+        return found[0]
+
+    async def principal_for_key(self, secret: str) -> Principal | None:
+        """The principal a presented key stands for; ``None`` for an unknown or revoked key."""
+        await self.open()
+        key = await self.store.api_key_by_hash(hash_key(secret))
+        if key is None or not key.active:
+            return None
+        return key.principal()

@@ -1,0 +1,96 @@
+"""The app factory: :func:`create_app` makes the ASGI application around an engine.
+
+The engine (an :class:`~loregraph.graph.AsyncGraph` over its store) and the configuration
+are objects passed in; nothing here reads the environment. The app opens the engine when
+it starts (with what mounted applications need running) and cancels running ingest jobs
+when it stops; closing the engine is its creator's business. Other applications (an MCP
+endpoint, the web explorer's static files) are mounted after the API's routes through
+:attr:`ServerConfig.mounts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from loregraph.graph import AsyncGraph
+from loregraph.server import problems
+from loregraph.server.config import ServerConfig
+from loregraph.server.jobs import Jobs
+from loregraph.server.limits import BodyLimit, Timeout
+from loregraph.server.routes import ROUTERS
+
+STREAMING_SUFFIXES = ("/events",)
+STREAMING_PATHS = ("/ask",)
+
+
+def streams(path: str) -> bool:
+    """Whether the route at ``path`` answers with an event stream (which keeps its own
+    time limit)."""
+    return path in STREAMING_PATHS or path.endswith(STREAMING_SUFFIXES)
+
+
+def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI:
+    """The HTTP API over ``graph``, behaving as ``config`` says (default: keys required,
+    default limits, no CORS)."""
+    config = config or ServerConfig()
+    jobs = Jobs(graph, config.limits.max_ingest_jobs)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await graph.open()
+        async with AsyncExitStack() as running:
+            running.push_async_callback(jobs.aclose)
+            for mount in config.mounts:
+                if mount.lifespan is not None:
+                    await running.enter_async_context(mount.lifespan())
+            yield
+
+    app = FastAPI(
+        title=config.title,
+        summary="Documents and memories as a knowledge graph, answered with citations.",
+        version=_version(),
+        lifespan=lifespan,
+        # FastAPI's /docs and /redoc pages load their scripts from a CDN: nothing here
+        # may need the network, so only the OpenAPI document is served
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.graph = graph
+    app.state.config = config
+    app.state.jobs = jobs
+    app.state.auth = config.auth
+    problems.install(app)
+    for router in ROUTERS:
+        app.include_router(router)
+
+    @app.get("/health", tags=["server"])
+    async def health() -> dict[str, str]:
+        """Whether the server is up (no key needed)."""
+        return {"status": "ok"}
+
+    for mount in config.mounts:
+        app.mount(mount.path, mount.app, name=mount.name)
+    # middleware added last runs first: CORS, then the body limit, then the timeout
+    app.add_middleware(Timeout, seconds=config.limits.request_timeout, streams=streams)
+    app.add_middleware(BodyLimit, limit=config.limits.max_body_bytes)
+    if config.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(config.cors_origins),
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
+    return app
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("loregraph")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,107 @@
+"""Who a request acts for: the key in ``Authorization: Bearer ...`` and the scope it asks.
+
+Every route depends on :func:`reader`, :func:`writer` or :func:`admin`, which give a
+:class:`Caller`: the principal of the key and the scope of the request (its ``scope``
+query parameter, else the server's default scope). No key, an unknown or a revoked key is
+401; a key without the role needed in that scope is 403. A server started without
+authentication (loopback only: :func:`check_no_auth`) acts for the local administrator.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Query, Request
+
+from loregraph.access import LOCAL, Principal, Role
+from loregraph.errors import ConfigError
+from loregraph.graph import AsyncGraph
+from loregraph.server.problems import forbidden, unauthorized
+
+LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.strip().lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_no_auth(host: str) -> None:
+    """Refuse (:class:`ConfigError`) a server without authentication on a non-loopback host."""
+    if not is_loopback(host):
+        raise ConfigError(
+            f"--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), "
+            f"not {host!r}: anyone who can reach it could read and change the store. "
+            "Create a key with `loregraph keys create NAME` instead."
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The principal a request acts for and the scope it works in."""
+
+    principal: Principal
+    scope: str
+
+
+ScopeParam = Annotated[
+    str | None,
+    Query(
+        description="The scope to work in (default: the server's scope).",
+        max_length=200,
+    ),
+]
+
+
+def bearer(request: Request) -> str:
+    """The key of the request's ``Authorization: Bearer`` header (401 without one)."""
+    header = request.headers.get("authorization", "")
+    kind, _, token = header.partition(" ")
+    if kind.lower() != "bearer" or not token.strip():
+        raise unauthorized("send an API key as 'Authorization: Bearer <key>'")
+    return token.strip()
+
+
+async def principal_of(request: Request) -> Principal:
+    """The principal the request's key stands for (the local one without authentication)."""
+    if not request.app.state.auth:
+        return LOCAL
+    graph: AsyncGraph = request.app.state.graph
+    found = await graph.principal_for_key(bearer(request))
+    if found is None:
+        raise unauthorized("this key is unknown or revoked")
+    return found
+
+
+def _needing(role: Role) -> Callable[[Request, str | None], Awaitable[Caller]]:
+    async def caller(request: Request, scope: ScopeParam = None) -> Caller:
+        principal = await principal_of(request)
+        graph: AsyncGraph = request.app.state.graph
+        chosen = scope or graph.settings.scope
+        if not principal.may(chosen, role):
+            raise forbidden(f"key {principal.name!r} may not {_verb(role)} scope {chosen!r}")
+        return Caller(principal, chosen)
+
+    return caller
+
+
+def _verb(role: Role) -> str:
+    return {Role.READER: "read", Role.WRITER: "write to", Role.ADMIN: "administer"}[role]
+
+
+Reader = Annotated[Caller, Depends(_needing(Role.READER))]
+"""A caller that may read the scope."""
+Writer = Annotated[Caller, Depends(_needing(Role.WRITER))]
+"""A caller that may write to the scope."""
+Admin = Annotated[Caller, Depends(_needing(Role.ADMIN))]
+"""A caller that administers the scope."""
+Anyone = Annotated[Principal, Depends(principal_of)]
+"""Any authenticated principal (for routes that filter by scope themselves)."""

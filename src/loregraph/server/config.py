@@ -1,0 +1,83 @@
+"""What a server is configured with: authentication, limits, CORS, and what else it mounts.
+
+The command line (``loregraph serve``) builds a :class:`ServerConfig` from its options and
+the environment; the app factory only reads the object it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loregraph.errors import ConfigError
+
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one request may ask of the server.
+
+    Args:
+        max_body_bytes: the largest request body (uploads included); larger gets 413.
+        max_question_chars: the longest question, query or memory text field; longer
+            gets 422.
+        request_timeout: seconds a request may take (a streamed answer included); slower
+            gets 504, or an ``error`` event once the stream has begun.
+        max_ingest_jobs: ingest jobs running at once; one more gets 429.
+    """
+
+    max_body_bytes: int = 10 * MB
+    max_question_chars: int = 2_000
+    request_timeout: float = 120.0
+    max_ingest_jobs: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("max_body_bytes", "max_question_chars", "max_ingest_jobs"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if not self.request_timeout > 0:
+            raise ConfigError(f"request_timeout must be positive, not {self.request_timeout}")
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    """Another ASGI application served under ``path`` (e.g. an MCP endpoint at ``/mcp``,
+    static files at ``/``). Mounted after the API's own routes, so those win.
+
+    A mounted application's own lifespan is not run by the server; give what it needs
+    running while the server runs as ``lifespan`` (e.g. the MCP SDK's
+    ``session_manager.run``), which the server enters when it starts and leaves when it
+    stops.
+    """
+
+    path: str
+    app: Any
+    name: str | None = None
+    lifespan: Callable[[], AbstractAsyncContextManager[Any]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """How the HTTP server behaves.
+
+    Args:
+        auth: whether every request needs a key (``Authorization: Bearer lg_...``). Without,
+            every request acts as the local administrator: only for a server on loopback.
+        limits: request limits (:class:`Limits`).
+        cors_origins: origins allowed to call the API from a browser (none: CORS off).
+        mounts: other applications served next to the API (see :class:`Mount`).
+        ingest_roots: folders of the server's machine whose files and subfolders
+            ``POST /ingest/paths`` may ingest (none: that endpoint is off).
+        title: the API's title in its OpenAPI document.
+    """
+
+    auth: bool = True
+    limits: Limits = field(default_factory=Limits)
+    cors_origins: Sequence[str] = ()
+    mounts: Sequence[Mount] = ()
+    ingest_roots: Sequence[Path] = ()
+    title: str = "loregraph"

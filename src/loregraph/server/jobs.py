@@ -1,0 +1,204 @@
+"""Ingest jobs: documents ingested in the background, their progress kept as events.
+
+A job's events (``start``, ``progress``, ``finish`` per stage, then ``done`` with the
+report or ``failed`` with a problem) are kept in order, so that a client that subscribes
+late sees them all. At most ``limit`` jobs run at once; one more is refused with 429.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from loregraph.access import Principal, acting_as
+from loregraph.errors import LoregraphError
+from loregraph.graph import AsyncGraph
+from loregraph.ingest.progress import Progress
+from loregraph.ingest.report import IngestReport
+from loregraph.ingest.types import SourceDocument
+from loregraph.models import utcnow
+from loregraph.server.problems import Problem, problem_of
+
+KEPT_JOBS = 1_000
+"""Finished jobs remembered (the oldest are forgotten first)."""
+PROGRESS_STEPS = 100
+"""Progress events per stage at most (one per percent of its total)."""
+
+JobState = Literal["running", "done", "failed"]
+Work = Callable[[Progress], Awaitable[IngestReport]]
+"""An ingest to run as a job, given the job's progress sink."""
+
+
+@dataclass(slots=True)
+class Event:
+    """One thing a job reports: its ``kind`` and JSON ``data``."""
+
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Job:
+    """An ingest running or finished in the background."""
+
+    id: str
+    scope: str
+    owner: str
+    documents: int | None
+    status: JobState = "running"
+    created_at: datetime = field(default_factory=utcnow)
+    finished_at: datetime | None = None
+    report: IngestReport | None = None
+    error: str | None = None
+    events: list[Event] = field(default_factory=list)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
+        """Keep an event and wake the subscribers (on the event loop's thread)."""
+        self.events.append(Event(kind, data))
+        wake, self._wake = self._wake, asyncio.Event()
+        wake.set()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The job as JSON (``events``: the path of its event stream)."""
+        return {
+            "id": self.id,
+            "scope": self.scope,
+            "status": self.status,
+            "created_at": self.created_at.isoformat(),
+            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+            "documents": self.documents,
+            "report": self.report.to_dict() if self.report else None,
+            "error": self.error,
+            "events": f"/jobs/{self.id}/events",
+        }
+
+    async def follow(self) -> AsyncIterator[Event]:
+        """Every event from the first, waiting for new ones until the job ends."""
+        seen = 0
+        while True:
+            while seen < len(self.events):
+                seen += 1
+                yield self.events[seen - 1]
+            if self.status != "running":
+                return
+            wake = self._wake
+            if seen == len(self.events):
+                await wake.wait()
+
+
+class JobProgress:
+    """The engine's progress sink for a job: stage events, at most one per percent.
+
+    The ingest pipeline reports from the event loop's thread (its worker threads do not
+    report), so events are kept as they come.
+    """
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self.done: dict[str, int] = {}
+        self.total: dict[str, int | None] = {}
+        self.shown: dict[str, int] = {}
+
+    def start(self, stage: str, total: int | None) -> None:
+        """A stage begins."""
+        self.done[stage], self.total[stage], self.shown[stage] = 0, total, -1
+        self.job.emit("start", {"stage": stage, "total": total})
+
+    def advance(self, stage: str, amount: int = 1) -> None:
+        """``amount`` more units of ``stage`` are done."""
+        done = self.done[stage] = self.done.get(stage, 0) + amount
+        total = self.total.get(stage)
+        step = done * PROGRESS_STEPS // total if total else done
+        if step != self.shown.get(stage):
+            self.shown[stage] = step
+            self.job.emit("progress", {"stage": stage, "done": done, "total": total})
+
+    def finish(self, stage: str) -> None:
+        """A stage is over."""
+        self.job.emit("finish", {"stage": stage, "done": self.done.get(stage, 0)})
+
+
+def too_many(limit: int) -> Problem:
+    """429 when ``limit`` jobs already run."""
+    return Problem(
+        429,
+        "too-many-jobs",
+        "Too many ingest jobs",
+        f"{limit} ingest job(s) are running; try again when one has finished",
+        headers={"Retry-After": "5"},
+    )
+
+
+class Jobs:
+    """The server's ingest jobs."""
+
+    def __init__(self, graph: AsyncGraph, limit: int) -> None:
+        self.graph = graph
+        self.limit = limit
+        self.jobs: dict[str, Job] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def running(self) -> int:
+        """Jobs not yet finished."""
+        return sum(1 for job in self.jobs.values() if job.status == "running")
+
+    def start(self, principal: Principal, scope: str, documents: Sequence[SourceDocument]) -> Job:
+        """Start ingesting ``documents`` into ``scope``; 429 when ``limit`` jobs run."""
+
+        def work(progress: Progress) -> Awaitable[IngestReport]:
+            return self.graph.ingest_documents(documents, scope=scope, progress=progress)
+
+        return self.start_work(principal, scope, work, len(documents))
+
+    def start_work(
+        self, principal: Principal, scope: str, work: Work, documents: int | None
+    ) -> Job:
+        """Start ``work`` (an ingest into ``scope`` reporting to the progress it is given) as
+        a job of ``documents`` documents (``None``: not known before reading)."""
+        if self.running() >= self.limit:
+            raise too_many(self.limit)
+        job = Job(secrets.token_hex(8), scope, principal.name, documents)
+        self.jobs[job.id] = job
+        self._forget_old()
+        task = asyncio.get_running_loop().create_task(self._run(job, principal, work))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return job
+
+    async def _run(self, job: Job, principal: Principal, work: Work) -> None:
+        try:
+            with acting_as(principal):
+                report = await work(JobProgress(job))
+        except Exception as exc:  # the job reports it; the server goes on
+            problem = (
+                problem_of(exc)
+                if isinstance(exc, LoregraphError)
+                else Problem(500, "internal-error", "Ingest failed", f"{type(exc).__name__}")
+            )
+            job.status, job.error, job.finished_at = "failed", problem.detail, utcnow()
+            job.emit("failed", problem.body())
+            return
+        job.report, job.finished_at = report, utcnow()
+        job.status = "done" if report.ok else "failed"
+        if not report.ok:
+            job.error = "; ".join(f"{f.source}: {f.error}" for f in report.failed)
+        job.emit("done", {"job": job.id, "report": report.to_dict()})
+
+    def _forget_old(self) -> None:
+        finished = [j for j in self.jobs.values() if j.status != "running"]
+        for job in finished[: max(0, len(self.jobs) - KEPT_JOBS)]:
+            del self.jobs[job.id]
+
+    async def aclose(self) -> None:
+        """Cancel the jobs still running and wait for them."""
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

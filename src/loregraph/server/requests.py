@@ -1,0 +1,95 @@
+"""The bodies the API accepts, as pydantic models (so ``/openapi.json`` documents them).
+
+Limits that depend on the server's configuration (the longest question) are checked by the
+routes; the rest is checked here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from loregraph.ingest.textio import has_surrogates
+from loregraph.settings import MIN_BUDGET
+
+Preset = Literal["global", "hybrid", "local", "passages", "ppr"]
+"""A retrieval preset's name (a test keeps this list equal to the engine's presets)."""
+ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
+
+
+class Body(BaseModel):
+    """A request body: unknown fields are refused, and so is text that is not Unicode (a
+    lone surrogate such as ``"\\ud800"``, which no store can keep)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="after")
+    def _unicode(self) -> Self:
+        for value in _strings(self.model_dump()):
+            if has_surrogates(value):
+                raise ValueError("text must be valid Unicode (it holds a lone surrogate)")
+        return self
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in ``value`` (keys of mappings included)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+class AskRequest(Body):
+    """A question to answer with citations."""
+
+    question: str = Field(min_length=1, description="The question.")
+    preset: Preset | None = Field(None, description="Retrieval preset (default: the server's).")
+
+
+class ContextRequest(AskRequest):
+    """A question whose graph-augmented context to build."""
+
+    format: ContextFormat = Field("markdown", description="The context's layout.")
+    budget: int | None = Field(
+        None, ge=MIN_BUDGET, description="Token budget (default 4000).", le=1_000_000
+    )
+
+
+class RememberRequest(Body):
+    """A memory to store."""
+
+    text: str = Field(min_length=1, description="What to remember.")
+    at: datetime | None = Field(
+        None, description="When it happened (ISO 8601; default now; without a zone: UTC)."
+    )
+    tags: list[str] = Field(default_factory=list, max_length=100)
+    source: str | None = Field(None, max_length=500, description="Where it comes from.")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class IngestTextRequest(Body):
+    """A document given as text in the body."""
+
+    text: str = Field(min_length=1, description="The document's text (plain or Markdown).")
+    title: str | None = Field(None, max_length=500, description="Default: its first line.")
+    id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=500,
+        description="The document's identity: ingesting the same id again replaces it "
+        "(default: the hash of its text).",
+    )
+
+
+class IngestPathsRequest(Body):
+    """Files or folders on the server's machine, inside the folders it allows."""
+
+    paths: list[str] = Field(min_length=1, max_length=100, description="Paths to ingest.")

@@ -1,0 +1,205 @@
+"""The shapes the API answers with, as pydantic models: each is the ``to_dict()`` of the
+engine's own result (so the HTTP API, the CLI's ``--json`` and the Python API agree).
+Results whose ``to_dict()`` is every field by name (a citation, a deletion report, a
+scope's counts) are described by their own dataclasses."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from loregraph.answer.types import Citation
+
+
+class Shape(BaseModel):
+    """A response shape; fields the engine adds later pass through."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class AnswerOut(Shape):
+    """An answer with its citations; ``llm``: whether a model wrote it."""
+
+    question: str
+    answer: str
+    llm: bool
+    citations: list[Citation]
+
+
+class ContextOut(Shape):
+    """A token-budgeted context for an LLM prompt."""
+
+    question: str
+    format: str
+    context: str
+
+
+class SearchHitOut(Shape):
+    """One ranked search result."""
+
+    kind: str
+    id: str
+    title: str
+    score: float
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class EntityOut(Shape):
+    """An entity."""
+
+    id: str
+    name: str
+    type: str
+    mentions: int
+    aliases: list[str]
+    description: str
+
+
+class RelationOut(Shape):
+    """A relation, both ends by name, with up to three evidence sentences."""
+
+    source: str
+    type: str
+    target: str
+    weight: float
+    confidence: float
+    evidence: list[str]
+
+
+class EntityViewOut(EntityOut):
+    """An entity with its relations."""
+
+    relations: list[RelationOut]
+
+
+class LinkOut(Shape):
+    """A relation seen from one of its ends."""
+
+    direction: Literal["out", "in"]
+    type: str
+    other: str
+    other_type: str | None
+    confidence: float
+    weight: float
+    fact: str
+    evidence: list[str]
+
+
+class EntityRelationsOut(Shape):
+    """An entity's relations, heaviest first."""
+
+    entity: str
+    type: str
+    id: str
+    relations: list[LinkOut]
+
+
+class NeighbourOut(Shape):
+    """An entity of a neighbourhood with its hop distance from the centre."""
+
+    name: str
+    type: str
+    id: str
+    distance: int
+
+
+class EdgeOut(Shape):
+    """A relation of a neighbourhood."""
+
+    source: str
+    type: str
+    target: str
+    weight: float
+    confidence: float
+    fact: str
+
+
+class NeighbourhoodOut(Shape):
+    """The entities within some hops of a centre and the relations joining them."""
+
+    centre: str
+    hops: int
+    entities: list[NeighbourOut]
+    relations: list[EdgeOut]
+
+
+class StepOut(Shape):
+    """One relation of a path, in its own direction, with an evidence sentence."""
+
+    source: str
+    type: str
+    target: str
+    confidence: float
+    weight: float
+    evidence: str
+
+
+class PathOut(Shape):
+    """A path between two entities."""
+
+    length: int
+    entities: list[str]
+    steps: list[StepOut]
+
+
+class MemoryOut(Shape):
+    """A stored memory."""
+
+    id: str
+    text: str
+    at: datetime
+    tags: list[str]
+    source: str | None
+    metadata: dict[str, Any]
+    scope: str
+    created_at: datetime
+
+
+class DocumentOut(Shape):
+    """A stored document."""
+
+    id: str
+    title: str
+    source: str
+    chars: int
+    status: str
+
+
+class FailureOut(Shape):
+    """A document that could not be ingested (nothing of it is stored)."""
+
+    source: str
+    error: str
+
+
+class IngestReportOut(Shape):
+    """What an ingest did (the CLI's ``ingest --json`` report)."""
+
+    documents_seen: int
+    ingested: int
+    replaced: int
+    skipped: int
+    failed: list[FailureOut]
+    chunks: int
+    entities_written: int
+    relations: int
+    document_ids: list[str]
+
+
+JobStatus = Literal["running", "done", "failed"]
+
+
+class JobOut(Shape):
+    """An ingest job: its status, and its report once done."""
+
+    id: str
+    scope: str
+    status: JobStatus
+    created_at: datetime
+    finished_at: datetime | None
+    documents: int | None = Field(description="Documents sent (null for paths: not known).")
+    report: IngestReportOut | None
+    error: str | None
+    events: str = Field(description="The URL of the job's progress events (SSE).")

@@ -1,0 +1,9 @@
+"""The API's routes, one module per area; :data:`ROUTERS` lists them all."""
+
+from __future__ import annotations
+
+from loregraph.server.routes import browse, ingest, memory, patterns, query, store
+
+ROUTERS = (query.router, browse.router, patterns.router, memory.router, ingest.router, store.router)
+
+__all__ = ["ROUTERS"]

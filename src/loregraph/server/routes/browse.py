@@ -1,0 +1,72 @@
+"""Looking around: ``GET /entities``, ``/entity``, ``/documents``, ``/stats``, ``/scopes``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+
+from loregraph.access import Role, acting_as
+from loregraph.models import CO_OCCURS, StoreStats
+from loregraph.server.auth import Anyone, Reader
+from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut
+from loregraph.server.state import Engine
+
+router = APIRouter(tags=["browse"])
+
+Name = Annotated[str, Query(min_length=1, max_length=500, description="An entity's name.")]
+
+
+@router.get("/entities", response_model=list[EntityOut])
+async def entities(
+    caller: Reader,
+    graph: Engine,
+    type: Annotated[str | None, Query(description="Only entities of this type.")] = None,
+    order: Literal["mentions", "degree", "name"] = "mentions",
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 30,
+) -> Any:
+    """Entities of the scope, most mentioned first."""
+    with acting_as(caller.principal):
+        found = await graph.entities(entity_type=type, order=order, limit=limit, scope=caller.scope)
+    return [e.to_dict() for e in found]
+
+
+@router.get("/entity", response_model=EntityViewOut)
+async def entity(
+    caller: Reader,
+    graph: Engine,
+    name: Name,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 25,
+    co_occurrence: Annotated[
+        bool, Query(description="Also list plain co-occurrence (weaker evidence).")
+    ] = False,
+) -> Any:
+    """An entity (by name or alias; the closest name if none is exact) with its relations
+    and their evidence; 404 when no entity is close."""
+    with acting_as(caller.principal):
+        view = await graph.entity(name, limit=None, scope=caller.scope)
+    shown = [r for r in view.relations if co_occurrence or r.type != CO_OCCURS][:limit]
+    return dataclasses.replace(view, relations=shown).to_dict()
+
+
+@router.get("/documents", response_model=list[DocumentOut])
+async def documents(caller: Reader, graph: Engine) -> Any:
+    """The documents of the scope."""
+    with acting_as(caller.principal):
+        return [d.to_dict() for d in await graph.documents(scope=caller.scope)]
+
+
+@router.get("/stats", response_model=StoreStats)
+async def stats(caller: Reader, graph: Engine) -> Any:
+    """Counts of documents, chunks, entities, relations and mentions in the scope."""
+    with acting_as(caller.principal):
+        return (await graph.stats(scope=caller.scope)).to_dict()
+
+
+@router.get("/scopes", response_model=dict[str, StoreStats])
+async def scopes(principal: Anyone, graph: Engine) -> Any:
+    """The scopes that hold data and that this key may read, with their counts."""
+    with acting_as(principal):
+        found = await graph.scopes()
+    return {name: st.to_dict() for name, st in found.items() if principal.may(name, Role.READER)}

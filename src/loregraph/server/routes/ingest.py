@@ -1,0 +1,112 @@
+"""Ingest as background jobs: ``POST /ingest`` (text in JSON), ``POST /ingest/upload``
+(files), ``POST /ingest/paths`` (the server's own files), ``GET /jobs/{id}`` and
+``GET /jobs/{id}/events`` (progress, server-sent)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from functools import partial
+from pathlib import PurePath
+from typing import Annotated, Any
+
+import anyio
+from fastapi import APIRouter, File, Form, UploadFile
+from sse_starlette import EventSourceResponse
+
+from loregraph.access import Principal, Role
+from loregraph.errors import InputError
+from loregraph.ingest.progress import Progress
+from loregraph.ingest.report import IngestReport
+from loregraph.server.auth import Anyone, Writer
+from loregraph.server.jobs import Job
+from loregraph.server.problems import Problem
+from loregraph.server.requests import IngestPathsRequest, IngestTextRequest
+from loregraph.server.responses import JobOut
+from loregraph.server.sse import STREAM_HEADERS, job_events
+from loregraph.server.state import Config, Engine, JobList
+from loregraph.server.uploads import BODY, allowed_paths, text_document, upload_documents
+
+router = APIRouter(tags=["ingest"])
+
+MAX_FILES = 100
+"""Files one upload may carry."""
+
+EVENTS_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-sent events: `start`, `progress` (stage, done, total) and "
+        "`finish` per stage, then `done` (the report) or `failed` (a problem detail).",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.post("/ingest", response_model=JobOut, status_code=202)
+async def ingest_text(body: IngestTextRequest, caller: Writer, jobs: JobList) -> Any:
+    """Ingest one document sent as text; returns the job (follow its ``events``)."""
+    data = body.text.encode("utf-8", "surrogatepass")  # a lone surrogate is refused as text
+    document = text_document(data, name=BODY, title=body.title, doc_id=body.id)
+    return jobs.start(caller.principal, caller.scope, [document]).to_dict()
+
+
+@router.post("/ingest/upload", response_model=JobOut, status_code=202)
+async def ingest_upload(
+    caller: Writer,
+    jobs: JobList,
+    files: Annotated[
+        list[UploadFile],
+        File(
+            description="Text or Markdown files (UTF-8); .json/.jsonl files of records; PDF, "
+            "Word, PowerPoint or HTML files (with the docs extra)."
+        ),
+    ],
+    title: Annotated[str | None, Form(description="Title (one file only).")] = None,
+    id: Annotated[str | None, Form(description="Identity (one file only).")] = None,
+) -> Any:
+    """Ingest uploaded files, read as ``loregraph ingest`` reads files; each is checked
+    before the job starts (422 for a file that cannot be read), so a bad upload stores
+    nothing."""
+    if not files or len(files) > MAX_FILES:
+        raise InputError(f"send 1 to {MAX_FILES} files")
+    if (title or id) and len(files) != 1:
+        raise InputError("a title or id names one document: send one file with it")
+    documents = []
+    for upload in files:
+        data = await upload.read()
+        name = PurePath(upload.filename or "upload.txt").name
+        read = partial(upload_documents, data, name=name, title=title, doc_id=id)
+        documents += await anyio.to_thread.run_sync(read)
+    return jobs.start(caller.principal, caller.scope, documents).to_dict()
+
+
+@router.post("/ingest/paths", response_model=JobOut, status_code=202)
+async def ingest_paths(
+    body: IngestPathsRequest, caller: Writer, jobs: JobList, graph: Engine, config: Config
+) -> Any:
+    """Ingest files or folders of the server's machine, as ``loregraph ingest`` does; only
+    inside the folders the server allows (403 elsewhere, or when it allows none)."""
+    paths = allowed_paths(body.paths, config.ingest_roots)
+
+    def work(progress: Progress) -> Awaitable[IngestReport]:
+        return graph.ingest(*paths, scope=caller.scope, progress=progress)
+
+    return jobs.start_work(caller.principal, caller.scope, work, None).to_dict()
+
+
+def _job(jobs: JobList, principal: Principal, job_id: str) -> Job:
+    job = jobs.jobs.get(job_id)
+    if job is None or not principal.may(job.scope, Role.READER):
+        raise Problem(404, "not-found", "Not found", f"no job {job_id!r}")
+    return job
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut)
+async def job_status(job_id: str, principal: Anyone, jobs: JobList) -> Any:
+    """An ingest job: running, done (with its report) or failed (with the reason)."""
+    return _job(jobs, principal, job_id).to_dict()
+
+
+@router.get("/jobs/{job_id}/events", response_class=EventSourceResponse, responses=EVENTS_DOC)
+async def job_progress(job_id: str, principal: Anyone, jobs: JobList) -> Any:
+    """An ingest job's progress as server-sent events, from its start to its end."""
+    job = _job(jobs, principal, job_id)
+    return EventSourceResponse(job_events(job), headers=STREAM_HEADERS, ping=15)

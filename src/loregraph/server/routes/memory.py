@@ -1,0 +1,61 @@
+"""An agent's memories: ``POST /memories`` (remember), ``GET /memories``,
+``DELETE /memories/{id}`` (forget)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from loregraph.access import acting_as
+from loregraph.models import DeleteReport
+from loregraph.server.auth import Reader, Writer
+from loregraph.server.requests import RememberRequest
+from loregraph.server.responses import MemoryOut
+from loregraph.server.state import Engine
+
+router = APIRouter(tags=["memories"])
+
+
+@router.post("/memories", response_model=MemoryOut, status_code=201)
+async def remember(body: RememberRequest, caller: Writer, graph: Engine) -> Any:
+    """Remember a text; it is searchable as soon as this returns."""
+    with acting_as(caller.principal):
+        memory = await graph.remember(
+            body.text,
+            at=body.at,
+            source=body.source,
+            tags=body.tags,
+            metadata=body.metadata,
+            scope=caller.scope,
+        )
+    return memory.to_dict()
+
+
+@router.get("/memories", response_model=list[MemoryOut])
+async def memories(
+    caller: Reader,
+    graph: Engine,
+    tag: Annotated[list[str] | None, Query(description="Only memories with every tag.")] = None,
+    source: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    about: Annotated[str | None, Query(description="Only those mentioning this entity.")] = None,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 50,
+) -> Any:
+    """Memories, oldest first: by tag, source, time, or the entity they mention (the latest
+    ``limit``)."""
+    with acting_as(caller.principal):
+        found = await graph.memories(
+            tags=tag or (), source=source, since=since, until=until, about=about, limit=limit,
+            scope=caller.scope,
+        )  # fmt: skip
+    return [m.to_dict() for m in found]
+
+
+@router.delete("/memories/{memory_id}", response_model=DeleteReport)
+async def forget(memory_id: str, caller: Writer, graph: Engine) -> Any:
+    """Forget a memory and exactly what only it supported; 404 for an unknown id."""
+    with acting_as(caller.principal):
+        return (await graph.forget(memory_id, scope=caller.scope)).to_dict()

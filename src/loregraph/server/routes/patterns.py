@@ -1,0 +1,99 @@
+"""Graph queries by name: ``GET /relations``, ``/neighbors`` (also as mermaid or GraphML)
+and ``/path``; each takes ``as_of`` (relations true at that time; default now)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import PlainTextResponse, Response
+
+from loregraph.access import acting_as
+from loregraph.engine.patterns import MAX_HOPS
+from loregraph.export import subgraph_text
+from loregraph.server.auth import Reader
+from loregraph.server.responses import EntityRelationsOut, NeighbourhoodOut, PathOut
+from loregraph.server.routes.browse import Name
+from loregraph.server.state import Engine
+
+router = APIRouter(tags=["graph"])
+
+AsOf = Annotated[
+    datetime | None,
+    Query(description="Only relations true at this time (ISO 8601; default now; no zone: UTC)."),
+]
+Types = Annotated[list[str] | None, Query(description="Only relations of these types.")]
+Hops = Annotated[int, Query(ge=1, le=MAX_HOPS)]
+
+GRAPH_FORMATS: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The neighbourhood as JSON, or drawn as mermaid or GraphML text.",
+        "content": {"text/plain": {}, "application/xml": {}},
+    }
+}
+
+
+@router.get("/relations", response_model=EntityRelationsOut)
+async def relations(
+    caller: Reader,
+    graph: Engine,
+    name: Name,
+    direction: Literal["out", "in", "both"] = "both",
+    type: Types = None,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 50,
+    as_of: AsOf = None,
+) -> Any:
+    """The relations of an entity, heaviest first, with the other end and evidence."""
+    with acting_as(caller.principal):
+        found = await graph.relations(
+            name, direction=direction, type=type or None, limit=limit, as_of=as_of,
+            scope=caller.scope,
+        )  # fmt: skip
+    return found.to_dict()
+
+
+@router.get("/neighbors", response_model=NeighbourhoodOut, responses=GRAPH_FORMATS)
+async def neighbors(
+    caller: Reader,
+    graph: Engine,
+    name: Name,
+    hops: Hops = 1,
+    type: Types = None,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+    as_of: AsOf = None,
+    format: Literal["json", "mermaid", "graphml"] = "json",
+) -> Any:
+    """The entities within ``hops`` relations of an entity, with their distance, and the
+    relations joining them."""
+    with acting_as(caller.principal):
+        found = await graph.neighbors(
+            name, hops=hops, limit=limit, type=type or None, as_of=as_of, scope=caller.scope
+        )
+    if format == "json":
+        return found.to_dict()
+    text = subgraph_text(found.ordered(), found.relations, format)
+    if format == "mermaid":
+        return PlainTextResponse(text)
+    return Response(text, media_type="application/xml")
+
+
+@router.get("/path", response_model=list[PathOut])
+async def path(
+    caller: Reader,
+    graph: Engine,
+    source: Name,
+    target: Name,
+    max_hops: Hops = 3,
+    type: Types = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 5,
+    as_of: AsOf = None,
+) -> Any:
+    """The shortest paths between two entities, each step with its relation and evidence;
+    404 when none is within ``max_hops``."""
+    with acting_as(caller.principal):
+        found = await graph.path(
+            source, target, max_hops=max_hops, limit=limit, type=type or None, as_of=as_of,
+            scope=caller.scope,
+        )  # fmt: skip
+    return [p.to_dict() for p in found]

@@ -1,0 +1,76 @@
+"""Questions: ``POST /ask`` (streamed), ``POST /ask/json``, ``POST /context``, ``GET /search``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from sse_starlette import EventSourceResponse
+
+from loregraph.access import acting_as
+from loregraph.server.auth import Reader
+from loregraph.server.requests import AskRequest, ContextRequest, Preset
+from loregraph.server.responses import AnswerOut, ContextOut, SearchHitOut
+from loregraph.server.sse import STREAM_HEADERS, answer_events
+from loregraph.server.state import Config, Engine, check_length
+
+router = APIRouter(tags=["questions"])
+
+STREAM_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-sent events: `status`, `sources` (the passages retrieved), "
+        "`delta` (pieces of the answer's text), then `answer` (the answer with its "
+        "citations, as POST /ask/json returns it) or `error` (a problem detail).",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.post("/ask", response_class=EventSourceResponse, responses=STREAM_DOC)
+async def ask(body: AskRequest, caller: Reader, graph: Engine, config: Config) -> Any:
+    """Answer a question with citations, streamed as server-sent events."""
+    check_length(config, body.question, "question")
+    stream = graph.ask_stream(body.question, preset=body.preset, scope=caller.scope)
+    events = answer_events(stream, caller.principal, config.limits.request_timeout)
+    return EventSourceResponse(events, headers=STREAM_HEADERS, ping=15)
+
+
+@router.post("/ask/json", response_model=AnswerOut)
+async def ask_json(body: AskRequest, caller: Reader, graph: Engine, config: Config) -> Any:
+    """Answer a question with citations, in one JSON response."""
+    check_length(config, body.question, "question")
+    with acting_as(caller.principal):
+        answer = await graph.ask(body.question, preset=body.preset, scope=caller.scope)
+    return {**answer.to_dict(), "found": answer.found}
+
+
+@router.post("/context", response_model=ContextOut)
+async def context(body: ContextRequest, caller: Reader, graph: Engine, config: Config) -> Any:
+    """The graph-augmented context an LLM would receive for the question."""
+    check_length(config, body.question, "question")
+    with acting_as(caller.principal):
+        text = await graph.context(
+            body.question,
+            format=body.format,
+            preset=body.preset,
+            budget=body.budget,
+            scope=caller.scope,
+        )
+    return {"question": body.question, "format": body.format, "context": text}
+
+
+@router.get("/search", response_model=list[SearchHitOut])
+async def search(
+    caller: Reader,
+    graph: Engine,
+    config: Config,
+    q: Annotated[str, Query(min_length=1, description="The query.")],
+    kind: Literal["documents", "entities", "relations"] = "documents",
+    limit: Annotated[int, Query(ge=1, le=1000)] = 10,
+    preset: Preset | None = None,
+) -> Any:
+    """Ranked documents, entities or relations for a query."""
+    check_length(config, q, "query")
+    with acting_as(caller.principal):
+        hits = await graph.search(q, kind=kind, limit=limit, preset=preset, scope=caller.scope)
+    return [hit.to_dict() for hit in hits]

@@ -1,0 +1,114 @@
+"""Server-sent event streams: an answer as it is written, and an ingest job's progress.
+
+An answer streams as ``status`` (``retrieving``), ``sources`` (the passages retrieved,
+once known), ``delta`` events (pieces of text as they are written), then ``answer`` (the
+whole answer with its citations, as ``POST /ask/json`` gives it). A failure or the time
+limit ends the stream with an ``error`` event carrying a problem detail. A client that goes
+away stops the answer (the model's stream is closed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+
+from loregraph.access import Principal, acting_as
+from loregraph.errors import LoregraphError
+from loregraph.retrieve.result import RetrievalResult
+from loregraph.server.jobs import Job
+from loregraph.server.problems import Problem, problem_of
+from loregraph.streaming import StreamedAnswer
+
+STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+"""Headers of every event stream (no caching, no buffering by a proxy)."""
+
+
+def event(kind: str, data: dict[str, Any]) -> dict[str, str]:
+    """One server-sent event: its name and JSON data."""
+    return {"event": kind, "data": json.dumps(data, ensure_ascii=False, default=str)}
+
+
+def sources(result: RetrievalResult) -> dict[str, Any]:
+    """What an answer will be written from: its passages and the entities found."""
+    return {
+        "passages": [
+            {
+                "document_id": p.document_id,
+                "document_title": p.document_title,
+                "chunk_id": p.chunk_id,
+                "seq": p.seq,
+                "start": p.start,
+                "end": p.end,
+                "section": p.section,
+                "score": p.score,
+            }
+            for p in result.passages
+        ],
+        "entities": [e.entity.name for e in result.entities[:20]],
+        "relevant": result.relevant,
+    }
+
+
+def _failure(exc: BaseException) -> Problem:
+    if isinstance(exc, Problem):
+        return exc
+    if isinstance(exc, LoregraphError):
+        return problem_of(exc)
+    return Problem(500, "internal-error", "Internal server error", type(exc).__name__)
+
+
+async def _next(stream: StreamedAnswer, principal: Principal, deadline: float) -> str | None:
+    """The next piece (``None`` at the end), for ``principal``, by the ``deadline``."""
+    with acting_as(principal), anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+        try:
+            return await anext(stream)
+        except StopAsyncIteration:
+            return None
+
+
+async def answer_events(
+    stream: StreamedAnswer, principal: Principal, timeout: float
+) -> AsyncIterator[dict[str, str]]:
+    """The events of an answer written by ``stream`` for ``principal``, within ``timeout``
+    seconds (no event is sent from inside the time limit's scope)."""
+    yield event("status", {"stage": "retrieving"})
+    deadline = anyio.current_time() + timeout
+    failure: Problem | None = None
+    first = True
+    try:
+        while True:
+            try:
+                piece = await _next(stream, principal, deadline)
+            except TimeoutError:
+                failure = Problem(
+                    504,
+                    "timeout",
+                    "Request timed out",
+                    f"the answer took longer than {timeout:g} s",
+                )
+                break
+            except Exception as exc:  # the stream has begun: the failure is its last event
+                failure = _failure(exc)
+                break
+            if piece is None:
+                break
+            if first and stream.retrieval is not None:
+                yield event("sources", sources(stream.retrieval))
+                yield event("status", {"stage": "answering"})
+            first = False
+            yield event("delta", {"text": piece})
+    finally:
+        await stream.aclose()
+    if failure is not None:
+        yield event("error", failure.body())
+    elif stream.answer is not None:
+        yield event("answer", {**stream.answer.to_dict(), "found": stream.answer.found})
+
+
+async def job_events(job: Job) -> AsyncIterator[dict[str, str]]:
+    """Every event of an ingest job, from its first, until it ends."""
+    async for item in job.follow():
+        yield event(item.kind, item.data)

@@ -1,0 +1,44 @@
+"""One hop from many entities at once (a base of :class:`~loregraph.store.base.Store`).
+
+A path search grows a frontier of entities a hop at a time; a backend that can answer a
+hop for the whole frontier in one query (PostgreSQL, FalkorDB/Neo4j, the mirror's graph
+database) overrides :meth:`Hops.relations_touching`; the default asks for each entity's
+relations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from loregraph.models import Relation
+from loregraph.store.queries import RelationFilter, RelationQuery
+
+
+class Hops:
+    """The relations touching a set of entities."""
+
+    if TYPE_CHECKING:
+
+        async def _entity_relations(self, query: RelationQuery) -> list[Relation]: ...
+
+    async def relations_touching(
+        self,
+        entity_ids: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        at: datetime | None = None,
+    ) -> list[Relation]:
+        """The relations with either end among ``entity_ids`` (filtered as
+        :meth:`entity_relations`), each once, without evidence necessarily loaded: one hop
+        of a search from many entities at once. A backend answers it in one query where it
+        can; this default asks for each entity's relations."""
+        live = RelationFilter.of(types, at)
+        found: dict[str, Relation] = {}
+        for entity_id in dict.fromkeys(entity_ids):
+            for relation in await self._entity_relations(
+                RelationQuery(entity_id, "both", live, None)
+            ):
+                found.setdefault(relation.id, relation)
+        return list(found.values())

@@ -1,0 +1,87 @@
+"""``loregraph keys`` and ``loregraph serve`` on the command line."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner, Result
+
+from loregraph.cli.app import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(db: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, ["--db", str(db), *args])
+
+
+def test_keys_create_list_revoke(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    made = run(db, "keys", "create", "ci", "--role", "writer", "--scope", "team")
+    assert made.exit_code == 0, made.output
+    secret = made.stdout.strip()
+    assert secret.startswith("lg_") and len(secret) > 40 and "shown only now" in made.stderr
+    stored = sqlite3.connect(db).execute("SELECT name, key_hash, roles FROM api_keys").fetchall()
+    assert stored == [("ci", hashlib.sha256(secret.encode()).hexdigest(), '{"team": "writer"}')]
+    assert secret.encode() not in db.read_bytes()
+    default = run(db, "--scope", "work", "keys", "create", "bot", "--json")
+    assert json.loads(default.stdout)["roles"] == {"work": "reader"}
+    listed = json.loads(run(db, "keys", "list", "--json").stdout)
+    assert [k["name"] for k in listed] == ["ci", "bot"]
+    assert all("key" not in k and "key_hash" not in k for k in listed)
+    again = run(db, "keys", "create", "ci")
+    assert again.exit_code == 2 and "exists already" in again.stderr
+    assert run(db, "keys", "revoke", "ci").exit_code == 0
+    assert "revoked" in run(db, "keys", "list").stdout
+    assert run(db, "keys", "revoke", "nobody").exit_code == 5
+
+
+def test_serve_refuses_no_auth_off_loopback(tmp_path: Path) -> None:
+    result = run(tmp_path / "s.db", "serve", "--no-auth", "--host", "0.0.0.0")
+    assert result.exit_code == 2 and "loopback" in result.stderr
+    assert not (tmp_path / "s.db").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.mark.slow
+def test_serve_answers_with_a_key(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    secret = run(db, "keys", "create", "ci").stdout.strip()
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    command = [sys.executable, "-m", "loregraph.cli", "--db", str(db), "-q", "serve"]
+    server = subprocess.Popen(
+        [*command, "--port", str(port)], env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(600):
+            try:
+                httpx.get(url + "/health", timeout=1)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None, server.stderr.read() if server.stderr else ""
+                time.sleep(0.05)
+        assert httpx.get(url + "/stats").status_code == 401
+        headers = {"Authorization": f"Bearer {secret}"}
+        stats = httpx.get(url + "/stats", headers=headers).json()
+        assert stats["documents"] == 0 and stats["schema_version"] == 3
+    finally:
+        server.terminate()
+        server.wait(30)
