@@ -7,8 +7,9 @@ engine). Needs the ``server`` extra.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +18,9 @@ from loregraph.cli.support import fail, fail_on
 from loregraph.errors import DependencyError, LoregraphError
 from loregraph.graph import AsyncGraph
 from loregraph.store.urls import store_for_url
+
+if TYPE_CHECKING:
+    from loregraph.server.config import Mount
 
 SERVER_HINT = "the HTTP server needs the server extra: pip install 'loregraph[server]'"
 MB = 1024 * 1024
@@ -85,8 +89,17 @@ MB = 1024 * 1024
     type=click.Path(exists=True, file_okay=False),
     help="A folder whose files POST /ingest/paths may ingest (repeatable; default: none).",
 )
+@click.option(
+    "--mcp/--no-mcp",
+    "with_mcp",
+    default=True,
+    show_default=True,
+    help="Serve the MCP tools for agents at /mcp (streamable HTTP; a key that may write).",
+)
 @click.pass_obj
-def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -> None:
+def serve(
+    ctx: Context, /, host: str, port: int, no_auth: bool, with_mcp: bool, **limits: Any
+) -> None:
     """Serve the HTTP API: OpenAPI at /openapi.json, answers streamed as
     server-sent events. Every request needs a key (loregraph keys create NAME) unless
     --no-auth is given on a loopback host."""
@@ -124,7 +137,8 @@ def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -
                 click.echo(
                     "no API keys yet: create one with `loregraph keys create NAME`", err=True
                 )
-            app = create_app(graph, config)
+            extra = (_mcp(graph, config.auth, host),) if with_mcp else ()
+            app = create_app(graph, dataclasses.replace(config, mounts=(*config.mounts, *extra)))
             level = "warning" if ctx.quiet else "info"
             server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=level))
             await server.serve()
@@ -132,6 +146,15 @@ def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -
             await graph.close()
 
     run_async(main(), kept="documents ingested")
+
+
+def _mcp(graph: AsyncGraph, auth: bool, host: str) -> Mount:
+    """The MCP endpoint's mount (the mcp package comes with the server extra)."""
+    try:
+        from loregraph.server.mcp_http import mcp_mount
+    except ImportError:
+        fail("--mcp needs the mcp package: " + SERVER_HINT, DependencyError.exit_code)
+    return mcp_mount(graph, auth=auth, host=host)
 
 
 COMMANDS = (serve,)

@@ -15,6 +15,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from starlette.routing import Route
 
 from loregraph.graph import AsyncGraph
 from loregraph.server import problems
@@ -24,7 +25,7 @@ from loregraph.server.limits import BodyLimit, Timeout
 from loregraph.server.routes import ROUTERS
 
 STREAMING_SUFFIXES = ("/events",)
-STREAMING_PATHS = ("/ask",)
+STREAMING_PATHS = ("/ask", "/mcp")
 
 
 def streams(path: str) -> bool:
@@ -73,7 +74,10 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
         return {"status": "ok"}
 
     for mount in config.mounts:
-        app.mount(mount.path, mount.app, name=mount.name)
+        if mount.route:
+            app.router.routes.append(Route(mount.path, mount.app, name=mount.name))
+        else:
+            app.mount(mount.path, mount.app, name=mount.name)
     # middleware added last runs first: CORS, then the body limit, then the timeout
     app.add_middleware(Timeout, seconds=config.limits.request_timeout, streams=streams)
     app.add_middleware(BodyLimit, limit=config.limits.max_body_bytes)

@@ -58,6 +58,8 @@ class Mount:
     app: Any
     name: str | None = None
     lifespan: Callable[[], AbstractAsyncContextManager[Any]] | None = None
+    route: bool = False
+    """Serve the application at exactly ``path`` (a route), not under it (a prefix)."""
 
 
 @dataclass(frozen=True, slots=True)

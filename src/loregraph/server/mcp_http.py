@@ -1,0 +1,96 @@
+"""The MCP server over streamable HTTP at ``/mcp``, behind the API's keys.
+
+The official SDK's streamable HTTP app (:func:`loregraph.mcp.build_server`) is served at the
+exact path ``/mcp`` (MCP clients do not follow redirects, so it is a route, not a prefix
+mount). With authentication on, a request needs a key (``Authorization: Bearer``) that may
+write to the server's scope, since an agent's tools remember and forget; the principal is
+then the one the engine acts for. Without a key the answer is the API's 401 problem, with a
+key that may not write the scope a 403.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from loregraph.access import LOCAL, Principal, Role, acting_as
+from loregraph.graph import AsyncGraph
+from loregraph.server.config import Mount
+from loregraph.server.problems import Problem, forbidden, unauthorized
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+PATH = "/mcp"
+
+
+def mcp_mount(graph: AsyncGraph, *, auth: bool, host: str = "127.0.0.1") -> Mount:
+    """The MCP endpoint as a :class:`Mount` of the HTTP server (a route at ``/mcp``)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from loregraph.mcp import build_server
+
+    server = build_server(graph)
+    # with keys, a request is authenticated, so the DNS rebinding check (for servers
+    # that trust any local caller) would only refuse host names a proxy uses
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=not auth)
+    inner = server.streamable_http_app(
+        streamable_http_path=PATH, transport_security=security, host=host
+    )
+    return Mount(
+        PATH,
+        KeyGuard(inner, graph, auth=auth),
+        name="mcp",
+        lifespan=server.session_manager.run,
+        route=True,
+    )
+
+
+class KeyGuard:
+    """An ASGI wrapper letting through requests whose key may write the server's scope."""
+
+    def __init__(self, app: ASGIApp, graph: AsyncGraph, *, auth: bool) -> None:
+        self.app = app
+        self.graph = graph
+        self.auth = auth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            principal = await self._principal(scope)
+        except Problem as problem:
+            await _send_problem(problem, send)
+            return
+        with acting_as(principal):
+            await self.app(scope, receive, send)
+
+    async def _principal(self, scope: Scope) -> Principal:
+        if not self.auth:
+            return LOCAL
+        headers = dict(scope.get("headers") or [])
+        kind, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+        if kind.lower() != "bearer" or not token.strip():
+            raise unauthorized("send an API key as 'Authorization: Bearer <key>'")
+        principal = await self.graph.principal_for_key(token.strip())
+        if principal is None:
+            raise unauthorized("this key is unknown or revoked")
+        chosen = self.graph.settings.scope
+        if not principal.may(chosen, Role.WRITER):
+            raise forbidden(f"key {principal.name!r} may not write to scope {chosen!r} (MCP)")
+        return principal
+
+
+async def _send_problem(problem: Problem, send: Send) -> None:
+    body = json.dumps(problem.body()).encode()
+    headers = [
+        (b"content-type", b"application/problem+json"),
+        (b"content-length", str(len(body)).encode()),
+        *((k.lower().encode(), v.encode()) for k, v in problem.headers.items()),
+    ]
+    await send({"type": "http.response.start", "status": problem.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
