@@ -31,9 +31,10 @@ class Hops:
         at: datetime | None = None,
     ) -> list[Relation]:
         """The relations with either end among ``entity_ids`` (filtered as
-        :meth:`entity_relations`), each once, without evidence necessarily loaded: one hop
-        of a search from many entities at once. A backend answers it in one query where it
-        can; this default asks for each entity's relations."""
+        :meth:`entity_relations`), each once: one hop of a search from many entities at
+        once. Each has at least its id, ends, type and weight; a backend may leave out its
+        fact, times and evidence (read them with ``get_relations``). A backend answers it
+        in one query where it can; this default asks for each entity's relations."""
         live = RelationFilter.of(types, at)
         found: dict[str, Relation] = {}
         for entity_id in dict.fromkeys(entity_ids):

@@ -93,19 +93,22 @@ async def entity_relations(conn: Connection, query: RelationQuery) -> list[Relat
 async def relations_touching(
     conn: Connection, entity_ids: Sequence[str], live: RelationFilter
 ) -> list[Relation]:
-    """Relations with either end among ``entity_ids`` (filtered), each once, no evidence."""
+    """Relations with either end among ``entity_ids`` (filtered), each once, with their
+    ends, type and weight only (a hop of a path search reads no more)."""
     if not entity_ids:
         return []
     where, params = filters(live)
     ids = list(dict.fromkeys(entity_ids))
+    fields = "r.id, a.id, b.id, r.type, r.weight"
     rows = await conn.read(
+        # each pattern starts from the node matched by id (see .expand on the planner)
         "UNWIND $ids AS i MATCH (a:LgEntity {id: i})-[r:LG_REL]->(b:LgEntity) "
-        f"WHERE true{where} RETURN {REL_RETURN} "
-        "UNION UNWIND $ids AS i MATCH (a:LgEntity)-[r:LG_REL]->(b:LgEntity {id: i}) "
-        f"WHERE true{where} RETURN {REL_RETURN}",
+        f"WHERE true{where} RETURN {fields} "
+        "UNION UNWIND $ids AS i MATCH (b:LgEntity {id: i})<-[r:LG_REL]-(a:LgEntity) "
+        f"WHERE true{where} RETURN {fields}",
         {"ids": ids, **params},
     )
-    found = {row[0]: relation_from_row(row) for row in rows}
+    found = {row[0]: Relation(row[0], row[1], row[2], row[3], weight=float(row[4])) for row in rows}
     return sorted(found.values(), key=lambda r: (-r.weight, r.id))
 
 

@@ -89,18 +89,23 @@ async def _among(conn: Conn, entities: Sequence[int], live: RelationFilter) -> l
 async def relations_touching(
     conn: Conn, entity_ids: Sequence[str], live: RelationFilter
 ) -> list[Relation]:
-    """Relations with either end among ``entity_ids`` (filtered), each once, no evidence."""
-    cursor = await conn.execute("SELECT pk FROM entities WHERE id = ANY(%s)", (list(entity_ids),))
-    pks = [pk for (pk,) in await cursor.fetchall()]
-    if not pks:
-        return []
+    """Relations with either end among ``entity_ids`` (filtered), each once, with their
+    ends, type and weight only (a hop of a path search reads no more)."""
     where, params = _filters(live)
     cursor = await conn.execute(
-        f"SELECT r.pk FROM relations AS r WHERE r.source = ANY(%(pks)s){where} "
-        f"UNION SELECT r.pk FROM relations AS r WHERE r.target = ANY(%(pks)s){where}",
-        {**params, "pks": pks},
+        "WITH wanted AS (SELECT pk FROM entities WHERE id = ANY(%(ids)s)), "
+        f"hop AS (SELECT r.* FROM relations AS r JOIN wanted ON r.source = wanted.pk"
+        f" WHERE true{where} UNION SELECT r.* FROM relations AS r JOIN wanted"
+        f" ON r.target = wanted.pk WHERE true{where}) "
+        "SELECT hop.id, s.id, t.id, hop.type, hop.weight FROM hop "
+        "JOIN entities AS s ON s.pk = hop.source JOIN entities AS t ON t.pk = hop.target "
+        "ORDER BY hop.weight DESC, hop.id",
+        {**params, "ids": list(entity_ids)},
     )
-    return await relations_by_pk(conn, sorted(pk for (pk,) in await cursor.fetchall()))
+    return [
+        Relation(rid, source, target, kind, weight=float(weight))
+        for rid, source, target, kind, weight in await cursor.fetchall()
+    ]
 
 
 async def relations_among(conn: Conn, entity_ids: Sequence[str]) -> list[Relation]:
