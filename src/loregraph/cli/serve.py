@@ -80,11 +80,12 @@ MB = 1024 * 1024
 @click.pass_obj
 def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -> None:
     """Serve the HTTP API: OpenAPI at /openapi.json, answers streamed as
-    server-sent events. Every request needs a key (loregraph keys create NAME) unless
-    --no-auth is given on a loopback host."""
+    server-sent events, the graph explorer at /. Every request needs a key
+    (loregraph keys create NAME) unless --no-auth is given on a loopback host."""
     try:
         import uvicorn
 
+        from loregraph.explorer import explorer_mount
         from loregraph.server import Limits, ServerConfig, create_app
         from loregraph.server.auth import check_no_auth
     except ImportError:
@@ -95,6 +96,7 @@ def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -
         config = ServerConfig(
             auth=not no_auth,
             cors_origins=tuple(limits.pop("cors_origins")),
+            mounts=(explorer_mount(),),
             limits=Limits(
                 max_body_bytes=int(limits["max_body_mb"] * MB),
                 max_question_chars=limits["max_question_chars"],

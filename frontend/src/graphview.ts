@@ -1,0 +1,192 @@
+// The graph drawn with sigma (WebGL) over a graphology graph: nodes coloured by type, edge
+// labels with the relation types, a click selects, a double click expands a node by its
+// neighbourhood. Layout: new nodes start around the node they were reached from, then a
+// few ForceAtlas2 iterations (Barnes-Hut above a few hundred nodes) settle the picture.
+
+import Graph from "graphology";
+import forceAtlas2 from "graphology-layout-forceatlas2";
+import Sigma from "sigma";
+import type { Neighbourhood } from "./api";
+import { colourOf } from "./colours";
+
+export interface NodeAttributes {
+  label: string;
+  /** The entity's type (not ``type``, which sigma reads as the node's drawing program). */
+  kind: string;
+  x: number;
+  y: number;
+  size: number;
+  color: string;
+  expanded: boolean;
+}
+
+export interface EdgeAttributes {
+  label: string;
+  types: string[];
+  size: number;
+  color: string;
+  weak: boolean;
+}
+
+const CO_OCCURS = "CO_OCCURS_WITH";
+
+export class GraphView {
+  readonly graph = new Graph<NodeAttributes, EdgeAttributes>({ type: "directed", multi: false });
+  readonly renderer: Sigma<NodeAttributes, EdgeAttributes>;
+  private focus: string | null = null;
+  private hovered: string | null = null;
+
+  constructor(
+    container: HTMLElement,
+    private readonly handlers: { select(name: string): void; expand(name: string): void },
+  ) {
+    this.renderer = new Sigma(this.graph, container, {
+      renderEdgeLabels: true,
+      defaultEdgeType: "arrow",
+      labelDensity: 0.6,
+      labelRenderedSizeThreshold: 6,
+      edgeLabelSize: 11,
+      labelSize: 13,
+      zIndex: true,
+      nodeReducer: (node, data) => this.nodeLook(node, data),
+      edgeReducer: (edge, data) => this.edgeLook(edge, data),
+    });
+    this.renderer.on("clickNode", ({ node }) => this.handlers.select(node));
+    this.renderer.on("doubleClickNode", (event) => {
+      event.preventSigmaDefault();
+      this.handlers.expand(event.node);
+    });
+    this.renderer.on("enterNode", ({ node }) => this.hover(node));
+    this.renderer.on("leaveNode", () => this.hover(null));
+  }
+
+  /** Removes every node (a new centre, scope or time). */
+  clear(): void {
+    this.graph.clear();
+    this.focus = null;
+  }
+
+  /** Adds a neighbourhood's entities and relations; returns how many nodes were new. */
+  add(found: Neighbourhood): number {
+    const before = this.graph.order;
+    const centre = found.centre;
+    const origin = this.graph.hasNode(centre)
+      ? this.graph.getNodeAttributes(centre)
+      : { x: 0, y: 0 };
+    const fresh = found.entities.filter((e) => !this.graph.hasNode(e.name));
+    fresh.forEach((entity, i) => {
+      const angle = (2 * Math.PI * i) / Math.max(1, fresh.length);
+      const radius = entity.name === centre ? 0 : 1 + entity.distance * (1 + Math.random() * 0.5);
+      this.graph.addNode(entity.name, {
+        label: entity.name,
+        kind: entity.type,
+        x: origin.x + radius * Math.cos(angle),
+        y: origin.y + radius * Math.sin(angle),
+        size: 5,
+        color: colourOf(entity.type),
+        expanded: false,
+      });
+    });
+    if (this.graph.hasNode(centre)) this.graph.setNodeAttribute(centre, "expanded", true);
+    for (const relation of found.relations) this.link(relation.source, relation.type, relation.target);
+    this.resize();
+    this.settle(fresh.length);
+    this.renderer.refresh();
+    return this.graph.order - before;
+  }
+
+  private link(source: string, type: string, target: string): void {
+    if (!this.graph.hasNode(source) || !this.graph.hasNode(target) || source === target) return;
+    const existing = this.graph.edge(source, target);
+    if (existing === undefined) {
+      const weak = type === CO_OCCURS;
+      this.graph.addDirectedEdge(source, target, {
+        label: weak ? "" : type,
+        types: [type],
+        size: weak ? 0.6 : 1.6,
+        color: weak ? "#d0d4da" : "#8a94a6",
+        weak,
+      });
+      return;
+    }
+    const attributes = this.graph.getEdgeAttributes(existing);
+    if (attributes.types.includes(type)) return;
+    const types = [...attributes.types, type];
+    const strong = types.filter((t) => t !== CO_OCCURS);
+    this.graph.mergeEdgeAttributes(existing, {
+      types,
+      label: strong.join(", "),
+      weak: strong.length === 0,
+      size: strong.length ? 1.6 : 0.6,
+      color: strong.length ? "#8a94a6" : "#d0d4da",
+    });
+  }
+
+  private resize(): void {
+    this.graph.forEachNode((node, attributes) => {
+      const size = 4 + 2.2 * Math.log2(1 + this.graph.degree(node)) + (attributes.expanded ? 2 : 0);
+      this.graph.setNodeAttribute(node, "size", Math.min(size, 22));
+    });
+  }
+
+  private settle(added: number): void {
+    if (this.graph.order < 2 || added === 0) return;
+    const settings = forceAtlas2.inferSettings(this.graph);
+    const large = this.graph.order > 300;
+    forceAtlas2.assign(this.graph, {
+      iterations: large ? 40 : 120,
+      settings: { ...settings, barnesHutOptimize: large, slowDown: large ? 5 : 2 },
+    });
+  }
+
+  /** Highlights ``name`` and its neighbours (``null``: none) and moves the camera to it. */
+  select(name: string | null): void {
+    this.focus = name && this.graph.hasNode(name) ? name : null;
+    if (this.focus) {
+      const position = this.renderer.getNodeDisplayData(this.focus);
+      if (position) this.renderer.getCamera().animate({ x: position.x, y: position.y }, { duration: 300 });
+    }
+    this.renderer.refresh();
+  }
+
+  private hover(name: string | null): void {
+    this.hovered = name;
+    this.renderer.refresh();
+  }
+
+  private lit(): string | null {
+    return this.hovered ?? this.focus;
+  }
+
+  private nodeLook(node: string, data: NodeAttributes): Partial<NodeAttributes> & Record<string, unknown> {
+    const lit = this.lit();
+    const look: Record<string, unknown> = { ...data };
+    if (node === this.focus) look.highlighted = true;
+    if (lit && node !== lit && !this.graph.areNeighbors(node, lit)) {
+      look.color = "#e6e8ec";
+      look.label = "";
+      look.zIndex = 0;
+    } else {
+      look.zIndex = 1;
+    }
+    return look;
+  }
+
+  private edgeLook(edge: string, data: EdgeAttributes): Partial<EdgeAttributes> & Record<string, unknown> {
+    const lit = this.lit();
+    const look: Record<string, unknown> = { ...data };
+    if (lit && !this.graph.hasExtremity(edge, lit)) {
+      look.hidden = true;
+    } else if (!lit && this.graph.size > 400) {
+      look.label = ""; // thousands of labels are unreadable: shown around the lit node only
+    }
+    return look;
+  }
+
+  /** The entity types on the graph, with how many nodes each has (for the legend). */
+  types(): Map<string, number> {
+    const counts = new Map<string, number>();
+    this.graph.forEachNode((_, attributes) => counts.set(attributes.kind, (counts.get(attributes.kind) ?? 0) + 1));
+    return new Map([...counts].sort((a, b) => b[1] - a[1]));
+  }
+}
