@@ -66,6 +66,11 @@ export class GraphView {
     this.focus = null;
   }
 
+  /** Shows the whole graph (the camera back to its home position). */
+  fit(): void {
+    this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
+  }
+
   /** Adds a neighbourhood's entities and relations; returns how many nodes were new. */
   add(found: Neighbourhood): number {
     const before = this.graph.order;
@@ -122,9 +127,13 @@ export class GraphView {
     });
   }
 
+  /** Node sizes by degree; smaller on large graphs so nodes do not cover each other. */
   private resize(): void {
+    const order = this.graph.order;
+    const base = order > 1000 ? 1.5 : order > 300 ? 2.5 : 4;
+    const scale = order > 1000 ? 0.8 : 2.2;
     this.graph.forEachNode((node, attributes) => {
-      const size = 4 + 2.2 * Math.log2(1 + this.graph.degree(node)) + (attributes.expanded ? 2 : 0);
+      const size = base + scale * Math.log2(1 + this.graph.degree(node)) + (attributes.expanded ? 2 : 0);
       this.graph.setNodeAttribute(node, "size", Math.min(size, 22));
     });
   }
@@ -139,12 +148,17 @@ export class GraphView {
     });
   }
 
-  /** Highlights ``name`` and its neighbours (``null``: none) and moves the camera to it. */
+  /** Highlights ``name`` and its neighbours (``null``: none); moves the camera to it when
+   * it is out of sight. */
   select(name: string | null): void {
     this.focus = name && this.graph.hasNode(name) ? name : null;
-    if (this.focus) {
-      const position = this.renderer.getNodeDisplayData(this.focus);
-      if (position) this.renderer.getCamera().animate({ x: position.x, y: position.y }, { duration: 300 });
+    const shown = this.focus ? this.renderer.getNodeDisplayData(this.focus) : undefined;
+    if (shown) {
+      const at = this.renderer.framedGraphToViewport(shown);
+      const { width, height } = this.renderer.getDimensions();
+      if (at.x < 0 || at.y < 0 || at.x > width || at.y > height) {
+        this.renderer.getCamera().animate({ x: shown.x, y: shown.y }, { duration: 300 });
+      }
     }
     this.renderer.refresh();
   }

@@ -83,6 +83,7 @@ class Explorer {
     this.view.clear();
     this.expanded = [];
     const centre = await this.expand(name);
+    this.view.fit();
     await this.select(centre ?? name);
   }
 
@@ -127,6 +128,7 @@ class Explorer {
   /** Adds a neighbourhood given as data (tests draw large graphs with it). */
   addNeighbourhood(found: Neighbourhood): number {
     const added = this.view.add(found);
+    this.view.fit();
     this.paint();
     return added;
   }
@@ -138,7 +140,7 @@ const explorer = new Explorer();
   graph: explorer.view.graph,
   renderer: explorer.view.renderer,
   get pending() {
-    return explorer.pending;
+    return explorer.pending + (explorer.view.renderer.getCamera().isAnimated() ? 1 : 0);
   },
   get ready() {
     return started;
