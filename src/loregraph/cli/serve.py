@@ -96,13 +96,13 @@ def serve(ctx: Context, /, host: str, port: int, no_auth: bool, **limits: Any) -
         config = ServerConfig(
             auth=not no_auth,
             cors_origins=tuple(limits.pop("cors_origins")),
-            mounts=(explorer_mount(),),
             limits=Limits(
                 max_body_bytes=int(limits["max_body_mb"] * MB),
                 max_question_chars=limits["max_question_chars"],
                 request_timeout=limits["timeout"],
                 max_ingest_jobs=limits["max_ingest_jobs"],
             ),
+            mounts=(explorer_mount(),),
         )
     except LoregraphError as exc:
         fail_on(exc)
