@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,23 +76,17 @@ def _cli(db: Path, *args: str, env: dict[str, str]) -> None:
     assert done.returncode == 0, done.stderr
 
 
-@pytest.fixture(scope="package")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """The store (ingested with the CLI, offline) behind ``loregraph serve --no-auth``."""
-    folder = tmp_path_factory.mktemp("explorer")
-    db = folder / "explorer.db"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    (folder / "notes.txt").write_text(NOTES, encoding="utf-8")
-    (folder / "memories.jsonl").write_text(
-        "".join(json.dumps(m) + "\n" for m in MEMORIES), encoding="utf-8"
-    )
-    _cli(db, "ingest", str(folder / "notes.txt"), env=env)
-    _cli(db, "remember", str(folder / "memories.jsonl"), env=env)
-    _cli(db, "--scope", OTHER_SCOPE, "remember", OTHER_MEMORY, env=env)
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+
+
+@contextmanager
+def _serving(db: Path, *options: str) -> Iterator[str]:
+    """``loregraph serve`` over ``db`` on a free loopback port; yields its URL."""
     port = _free_port()
     command = [sys.executable, "-m", "loregraph.cli", "--db", str(db), "-q", "serve"]
     server = subprocess.Popen(
-        [*command, "--no-auth", "--port", str(port)], env=env, stderr=subprocess.PIPE, text=True
+        [*command, *options, "--port", str(port)], env=_env(), stderr=subprocess.PIPE, text=True
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -102,10 +97,44 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             except httpx.TransportError:
                 assert server.poll() is None, server.stderr.read() if server.stderr else ""
                 time.sleep(0.05)
-        yield Served(url, db)
+        yield url
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.fixture(scope="package")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The store, ingested with the CLI (offline): a document, dated memories, another scope."""
+    folder = tmp_path_factory.mktemp("explorer")
+    db = folder / "explorer.db"
+    (folder / "notes.txt").write_text(NOTES, encoding="utf-8")
+    (folder / "memories.jsonl").write_text(
+        "".join(json.dumps(m) + "\n" for m in MEMORIES), encoding="utf-8"
+    )
+    _cli(db, "ingest", str(folder / "notes.txt"), env=_env())
+    _cli(db, "remember", str(folder / "memories.jsonl"), env=_env())
+    _cli(db, "--scope", OTHER_SCOPE, "remember", OTHER_MEMORY, env=_env())
+    return db
+
+
+@pytest.fixture(scope="package")
+def served(store: Path) -> Iterator[Served]:
+    """The store behind ``loregraph serve --no-auth``."""
+    with _serving(store, "--no-auth") as url:
+        yield Served(url, store)
+
+
+@pytest.fixture(scope="package")
+def served_with_keys(store: Path) -> Iterator[tuple[Served, str]]:
+    """The store behind ``loregraph serve`` with keys required, and a reader's key."""
+    command = [sys.executable, "-m", "loregraph.cli", "--db", str(store), "-q"]
+    made = subprocess.run(
+        [*command, "keys", "create", "viewer"], env=_env(), capture_output=True, text=True
+    )
+    assert made.returncode == 0, made.stderr
+    with _serving(store) as url:
+        yield Served(url, store), made.stdout.strip()
 
 
 @pytest.fixture(scope="package")

@@ -5,6 +5,8 @@ the page and writes a screenshot."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,17 +44,24 @@ def point(page: Any, name: str) -> tuple[float, float]:
     return box["x"] + x, box["y"] + y
 
 
-@pytest.fixture()
-def page(browser: Any, served: Served) -> Any:
+@contextmanager
+def opened(browser: Any, url: str) -> Iterator[Any]:
+    """A new page of ``url`` in a fresh context; no script error may happen on it."""
     context = browser.new_context(viewport={"width": 1400, "height": 860})
-    opened = context.new_page()
+    page = context.new_page()
     errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.goto(served.url + "/")
-    settle(opened)
-    yield opened
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    settle(page)
+    yield page
     context.close()
     assert errors == []
+
+
+@pytest.fixture()
+def page(browser: Any, served: Served) -> Iterator[Any]:
+    with opened(browser, served.url + "/") as page:
+        yield page
 
 
 def test_search_expand_entity_time_scope_and_ask(page: Any, shots: Path) -> None:
@@ -188,3 +197,21 @@ def test_thousands_of_nodes(page: Any, shots: Path) -> None:
     page.mouse.move(*point(page, "N42"))  # the node under the pointer lights its neighbours
     page.wait_for_function("() => window.__explorer.explorer.view.hovered === 'N42'")
     page.screenshot(path=shots / "02-thousands-hover.png")
+
+
+def test_a_key_is_asked_for_and_kept(browser: Any, served_with_keys: tuple[Served, str]) -> None:
+    """With keys required, the page says so; a key pasted under *key* opens the graph and
+    stays for the next visit (the browser's local storage)."""
+    served, key = served_with_keys
+    with opened(browser, served.url + "/") as page:
+        assert "API key" in page.locator("#error").inner_text()
+        assert page.evaluate("() => window.__explorer.nodes()") == 0
+        page.locator("#keybox summary").click()
+        page.locator("#key").fill(key)
+        page.locator("#key").press("Enter")
+        page.wait_for_function("() => window.__explorer.nodes() > 1")
+        settle(page)
+        assert page.locator("#entity-name").inner_text()
+        page.reload()
+        settle(page)
+        assert page.evaluate("() => window.__explorer.nodes()") > 1
