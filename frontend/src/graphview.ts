@@ -5,6 +5,7 @@
 
 import Graph from "graphology";
 import forceAtlas2 from "graphology-layout-forceatlas2";
+import FA2Layout from "graphology-layout-forceatlas2/worker";
 import Sigma from "sigma";
 import type { Neighbourhood } from "./api";
 import { colourOf } from "./colours";
@@ -29,12 +30,20 @@ export interface EdgeAttributes {
 }
 
 const CO_OCCURS = "CO_OCCURS_WITH";
+/** Above this many nodes the layout runs in a web worker (the page stays responsive). */
+const WORKER_ABOVE = 500;
+/** How long the worker's layout runs after nodes are added, in milliseconds. */
+const WORKER_MS = 2000;
+/** Above this many nodes or edges, edges and labels are hidden while the camera moves. */
+const LIGHT_ABOVE = 1500;
 
 export class GraphView {
   readonly graph = new Graph<NodeAttributes, EdgeAttributes>({ type: "directed", multi: false });
   readonly renderer: Sigma<NodeAttributes, EdgeAttributes>;
   private focus: string | null = null;
   private hovered: string | null = null;
+  private worker: FA2Layout | null = null;
+  private workerTimer = 0;
 
   constructor(
     container: HTMLElement,
@@ -62,6 +71,7 @@ export class GraphView {
 
   /** Removes every node (a new centre, scope or time). */
   clear(): void {
+    this.stopLayout();
     this.graph.clear();
     this.focus = null;
   }
@@ -138,14 +148,33 @@ export class GraphView {
     });
   }
 
+  /** Whether the layout is still moving nodes (tests wait for it). */
+  get moving(): boolean {
+    return this.worker !== null;
+  }
+
   private settle(added: number): void {
+    const large = this.graph.order > LIGHT_ABOVE || this.graph.size > LIGHT_ABOVE;
+    this.renderer.setSetting("hideEdgesOnMove", large);
+    this.renderer.setSetting("hideLabelsOnMove", large);
     if (this.graph.order < 2 || added === 0) return;
     const settings = forceAtlas2.inferSettings(this.graph);
-    const large = this.graph.order > 300;
-    forceAtlas2.assign(this.graph, {
-      iterations: large ? 40 : 120,
-      settings: { ...settings, barnesHutOptimize: large, slowDown: large ? 5 : 2 },
+    if (this.graph.order <= WORKER_ABOVE) {
+      forceAtlas2.assign(this.graph, { iterations: 120, settings: { ...settings, slowDown: 2 } });
+      return;
+    }
+    this.stopLayout();
+    this.worker = new FA2Layout(this.graph, {
+      settings: { ...settings, barnesHutOptimize: true, slowDown: 5 },
     });
+    this.worker.start();
+    this.workerTimer = window.setTimeout(() => this.stopLayout(), WORKER_MS);
+  }
+
+  private stopLayout(): void {
+    window.clearTimeout(this.workerTimer);
+    this.worker?.kill();
+    this.worker = null;
   }
 
   /** Highlights ``name`` and its neighbours (``null``: none); moves the camera to it when

@@ -140,7 +140,8 @@ const explorer = new Explorer();
   graph: explorer.view.graph,
   renderer: explorer.view.renderer,
   get pending() {
-    return explorer.pending + (explorer.view.renderer.getCamera().isAnimated() ? 1 : 0);
+    const view = explorer.view;
+    return explorer.pending + (view.renderer.getCamera().isAnimated() || view.moving ? 1 : 0);
   },
   get ready() {
     return started;
