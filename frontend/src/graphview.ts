@@ -177,8 +177,7 @@ export class GraphView {
     this.worker = null;
   }
 
-  /** Highlights ``name`` and its neighbours (``null``: none); moves the camera to it when
-   * it is out of sight. */
+  /** Highlights ``name`` (``null``: none); moves the camera to it when it is out of sight. */
   select(name: string | null): void {
     this.focus = name && this.graph.hasNode(name) ? name : null;
     const shown = this.focus ? this.renderer.getNodeDisplayData(this.focus) : undefined;
@@ -197,12 +196,8 @@ export class GraphView {
     this.renderer.refresh();
   }
 
-  private lit(): string | null {
-    return this.hovered ?? this.focus;
-  }
-
   private nodeLook(node: string, data: NodeAttributes): Partial<NodeAttributes> & Record<string, unknown> {
-    const lit = this.lit();
+    const lit = this.hovered; // the node under the pointer lights its neighbours
     const look: Record<string, unknown> = { ...data };
     if (node === this.focus) look.highlighted = true;
     if (lit && node !== lit && !this.graph.areNeighbors(node, lit)) {
@@ -216,12 +211,11 @@ export class GraphView {
   }
 
   private edgeLook(edge: string, data: EdgeAttributes): Partial<EdgeAttributes> & Record<string, unknown> {
-    const lit = this.lit();
     const look: Record<string, unknown> = { ...data };
-    if (lit && !this.graph.hasExtremity(edge, lit)) {
+    if (this.hovered && !this.graph.hasExtremity(edge, this.hovered)) {
       look.hidden = true;
-    } else if (!lit && this.graph.size > 400) {
-      look.label = ""; // thousands of labels are unreadable: shown around the lit node only
+    } else if (!this.hovered && this.graph.size > 120 && !(this.focus && this.graph.hasExtremity(edge, this.focus))) {
+      look.label = ""; // thousands of labels are unreadable: shown around the chosen node only
     }
     return look;
   }

@@ -13,6 +13,8 @@ export const MERGES_PATH = "/merges";
 export class EntityPanel {
   private readonly box = byId("entity");
   private token = 0;
+  /** Set once the server answered that it has no merge listing (not asked again). */
+  private noMerges = false;
 
   constructor(private readonly open: (name: string) => void) {}
 
@@ -97,7 +99,9 @@ export class EntityPanel {
 
   private async merges(name: string, token: number): Promise<void> {
     let content: Node[];
+    const missing = [el("span", { class: "muted" }, "Not available from this server.")];
     try {
+      if (this.noMerges) throw new ApiError(404, "no merge listing");
       const merges = await get<MergeRecord[]>(MERGES_PATH, { entity: name });
       content = merges.length
         ? merges.map((m) =>
@@ -110,8 +114,11 @@ export class EntityPanel {
           )
         : [el("span", { class: "muted" }, "No merges.")];
     } catch (error) {
-      const missing = error instanceof ApiError && (error.status === 404 || error.status === 405);
-      content = [el("span", { class: "muted" }, missing ? "Not available from this server." : String(error))];
+      // a route the server lacks answers 404 "Not Found" (an unknown entity says its name)
+      this.noMerges =
+        error instanceof ApiError &&
+        (error.status === 405 || (error.status === 404 && error.detail === "Not Found"));
+      content = this.noMerges ? missing : [el("span", { class: "muted" }, String(error))];
     }
     const box = document.getElementById("merges");
     if (box && token === this.token) box.replaceChildren(...content);
