@@ -37,6 +37,8 @@ demo: $(VENV)/.demo-installed
 	$(BIN)/loregraph --db $(DB) ask "How does Dracula travel from Transylvania to England?"
 	$(BIN)/loregraph --db $(DB) ask "Which men proposed to Lucy Westenra?"
 	$(BIN)/loregraph --db $(DB) ask "What is Renfield's connection to Dracula?"
+	@echo "Explore the graph in a browser: $(BIN)/python -m pip install -e '.[server]' (once), then"
+	@echo "  $(BIN)/loregraph --db $(DB) serve --no-auth   and open http://127.0.0.1:8000/"
 
 # Debian's Chromium, which the explorer's tests drive through Playwright (no browser download).
 chromium:

@@ -15,6 +15,7 @@ async def test_a_citation_opens_its_passage(client: Client, keys: Keys) -> None:
         passage = found.json()
         assert passage["id"] == citation["chunk_id"]
         assert passage["document_title"] == citation["document_title"]
+        assert passage["section"] == citation["section"]
         assert passage["start"] <= citation["start"] < citation["end"] <= passage["end"]
         offset = citation["start"] - passage["start"]
         assert passage["text"][offset : offset + len(citation["quote"])] == citation["quote"]

@@ -8,13 +8,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from loregraph.errors import NotFoundError
+from loregraph.retrieve.sections import section_index
 from loregraph.store.base import Store
 
 
 @dataclass(frozen=True, slots=True)
 class PassageView:
     """A stored passage: its text and where it is (``start``/``end`` are character offsets
-    into its document's text, as a citation's are)."""
+    into its document's text, as a citation's are; ``section`` is the heading path at its
+    start, ``""`` when its document has none)."""
 
     id: str
     document_id: str
@@ -23,6 +25,7 @@ class PassageView:
     start: int
     end: int
     text: str
+    section: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The passage as JSON (every field, by name)."""
@@ -34,6 +37,7 @@ class PassageView:
             "start": self.start,
             "end": self.end,
             "text": self.text,
+            "section": self.section,
         }
 
 
@@ -57,6 +61,14 @@ class PassageMethods:
         if not chunks or document is None or document.scope != self._scope(scope):
             raise NotFoundError(f"no passage {passage_id!r}")
         chunk = chunks[0]
+        section = section_index(document).path(chunk.start)
         return PassageView(
-            chunk.id, document.id, document.title, chunk.seq, chunk.start, chunk.end, chunk.text
+            chunk.id,
+            document.id,
+            document.title,
+            chunk.seq,
+            chunk.start,
+            chunk.end,
+            chunk.text,
+            section,
         )
