@@ -37,7 +37,8 @@ class Explorer {
     });
     const key = byId<HTMLInputElement>("key");
     key.value = session.key;
-    key.addEventListener("change", () => {
+    byId<HTMLFormElement>("key-form").addEventListener("submit", (event) => {
+      event.preventDefault();
       session.setKey(key.value);
       void this.start();
     });
