@@ -35,6 +35,16 @@ export class AskBox {
     });
   }
 
+  /** Forgets the last answer (another scope or key). */
+  clear(): void {
+    this.running?.abort();
+    this.citations = [];
+    this.received.length = 0;
+    this.status.textContent = "";
+    this.answer.replaceChildren();
+    this.list.replaceChildren();
+  }
+
   async ask(question: string): Promise<void> {
     if (!question) return;
     this.running?.abort();

@@ -64,6 +64,7 @@ class Explorer {
     this.view.clear();
     this.expanded = [];
     this.panel.clear();
+    this.asker.clear();
     this.paint();
     if (entities && entities.length) await this.open(entities[0].name);
   }

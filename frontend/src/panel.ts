@@ -101,7 +101,7 @@ export class EntityPanel {
     let content: Node[];
     const missing = [el("span", { class: "muted" }, "Not available from this server.")];
     try {
-      if (this.noMerges) throw new ApiError(404, "no merge listing");
+      if (this.noMerges) return this.showMerges(missing, token);
       const merges = await get<MergeRecord[]>(MERGES_PATH, { entity: name });
       content = merges.length
         ? merges.map((m) =>
@@ -120,6 +120,10 @@ export class EntityPanel {
         (error.status === 405 || (error.status === 404 && error.detail === "Not Found"));
       content = this.noMerges ? missing : [el("span", { class: "muted" }, String(error))];
     }
+    this.showMerges(content, token);
+  }
+
+  private showMerges(content: Node[], token: number): void {
     const box = document.getElementById("merges");
     if (box && token === this.token) box.replaceChildren(...content);
   }

@@ -167,6 +167,9 @@ def test_search_expand_entity_time_scope_and_ask(page: Any, shots: Path) -> None
     settle(page)
     other = nodes(page)
     assert "Grace Hopper" in other and "Lucy Westenra" not in other
+    assert page.locator("#answer").inner_text() == ""  # the answer was the other scope's
+    merges = page.locator("#merges").inner_text()  # a listing, or a server without one
+    assert merges != "…" and not merges.startswith("Error")
     page.screenshot(path=shots / "09-scope.png")
 
 
