@@ -53,6 +53,7 @@ export class GraphView {
       renderEdgeLabels: true,
       defaultEdgeType: "arrow",
       labelDensity: 0.6,
+      stagePadding: 60,
       labelRenderedSizeThreshold: 6,
       edgeLabelSize: 11,
       labelSize: 13,
