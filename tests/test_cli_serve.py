@@ -82,6 +82,10 @@ def test_serve_answers_with_a_key(tmp_path: Path) -> None:
         headers = {"Authorization": f"Bearer {secret}"}
         stats = httpx.get(url + "/stats", headers=headers).json()
         assert stats["documents"] == 0 and stats["schema_version"] == 3
+        # the MCP endpoint is reached (not the explorer's files at /) and wants a key
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        assert httpx.post(url + "/mcp", json=listing).status_code == 401
+        assert httpx.get(url + "/").status_code == 200
     finally:
         server.terminate()
         server.wait(30)

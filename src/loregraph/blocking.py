@@ -112,6 +112,7 @@ class Graph:
     neighbors = _blocking(AsyncGraph.neighbors)
     path = _blocking(AsyncGraph.path)
     documents = _blocking(AsyncGraph.documents)
+    passage = _blocking(AsyncGraph.passage)
     stats = _blocking(AsyncGraph.stats)
     scopes = _blocking(AsyncGraph.scopes)
     delete = _blocking(AsyncGraph.delete)

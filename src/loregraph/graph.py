@@ -19,6 +19,7 @@ from loregraph.embed.base import Embedder
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document, find_entity
 from loregraph.engine.parts import Parts, store_file
+from loregraph.engine.passages import PassageMethods
 from loregraph.engine.queries import GraphQueries
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
@@ -66,7 +67,7 @@ class EngineOptions(TypedDict, total=False):
     usage: UsageTracker | None
 
 
-class AsyncGraph(MemoryMethods, MemorySearch, GraphQueries, KeyMethods):
+class AsyncGraph(MemoryMethods, MemorySearch, GraphQueries, KeyMethods, PassageMethods):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
     Args:

@@ -34,6 +34,7 @@ ENDPOINTS = {
     ("get", "/jobs/{job_id}/events"),
     ("delete", "/documents/{ref}"),
     ("get", "/documents"),
+    ("get", "/passages/{passage_id}"),
     ("get", "/stats"),
     ("get", "/scopes"),
     ("get", "/export"),

@@ -101,11 +101,12 @@ def serve(
     ctx: Context, /, host: str, port: int, no_auth: bool, with_mcp: bool, **limits: Any
 ) -> None:
     """Serve the HTTP API: OpenAPI at /openapi.json, answers streamed as
-    server-sent events. Every request needs a key (loregraph keys create NAME) unless
-    --no-auth is given on a loopback host."""
+    server-sent events, the graph explorer at /. Every request needs a key
+    (loregraph keys create NAME) unless --no-auth is given on a loopback host."""
     try:
         import uvicorn
 
+        from loregraph.explorer import explorer_mount
         from loregraph.server import Limits, ServerConfig, create_app
         from loregraph.server.auth import check_no_auth
     except ImportError:
@@ -123,6 +124,7 @@ def serve(
                 request_timeout=limits["timeout"],
                 max_ingest_jobs=limits["max_ingest_jobs"],
             ),
+            mounts=(explorer_mount(),),
         )
     except LoregraphError as exc:
         fail_on(exc)

@@ -73,7 +73,8 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
         """Whether the server is up (no key needed)."""
         return {"status": "ok"}
 
-    for mount in config.mounts:
+    # exact routes first: a prefix mount at / (the explorer) would take every path
+    for mount in sorted(config.mounts, key=lambda m: not m.route):
         if mount.route:
             app.router.routes.append(Route(mount.path, mount.app, name=mount.name))
         else:

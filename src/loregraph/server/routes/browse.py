@@ -1,4 +1,5 @@
-"""Looking around: ``GET /entities``, ``/entity``, ``/documents``, ``/stats``, ``/scopes``."""
+"""Looking around: ``GET /entities``, ``/entity``, ``/documents``, ``/passages/{id}``,
+``/stats``, ``/scopes``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from loregraph.access import Role, acting_as
+from loregraph.engine.passages import PassageView
 from loregraph.models import CO_OCCURS, StoreStats
 from loregraph.server.auth import Anyone, Reader
 from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut
@@ -55,6 +57,14 @@ async def documents(caller: Reader, graph: Engine) -> Any:
     """The documents of the scope."""
     with acting_as(caller.principal):
         return [d.to_dict() for d in await graph.documents(scope=caller.scope)]
+
+
+@router.get("/passages/{passage_id}", response_model=PassageView)
+async def passage(passage_id: str, caller: Reader, graph: Engine) -> Any:
+    """A passage by id (a citation's ``chunk_id``) with its document's title; 404 when the
+    scope has none."""
+    with acting_as(caller.principal):
+        return (await graph.passage(passage_id, scope=caller.scope)).to_dict()
 
 
 @router.get("/stats", response_model=StoreStats)

@@ -1,0 +1,74 @@
+"""Reading one passage by its id (:class:`PassageMethods`, a base of
+:class:`~loregraph.graph.AsyncGraph`): what a citation's ``chunk_id`` points to, with its
+document's title, so a reader can open the passage an answer cites."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from loregraph.errors import NotFoundError
+from loregraph.retrieve.sections import section_index
+from loregraph.store.base import Store
+
+
+@dataclass(frozen=True, slots=True)
+class PassageView:
+    """A stored passage: its text and where it is (``start``/``end`` are character offsets
+    into its document's text, as a citation's are; ``section`` is the heading path at its
+    start, ``""`` when its document has none)."""
+
+    id: str
+    document_id: str
+    document_title: str
+    seq: int
+    start: int
+    end: int
+    text: str
+    section: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The passage as JSON (every field, by name)."""
+        return {
+            "id": self.id,
+            "document_id": self.document_id,
+            "document_title": self.document_title,
+            "seq": self.seq,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "section": self.section,
+        }
+
+
+class PassageMethods:
+    """Passages by id."""
+
+    store: Store
+
+    if TYPE_CHECKING:
+
+        def _scope(self, scope: str | None) -> str: ...
+
+        async def open(self) -> None: ...
+
+    async def passage(self, passage_id: str, *, scope: str | None = None) -> PassageView:
+        """The passage ``passage_id`` (a citation's ``chunk_id``) of the scope, with its
+        document's title; :class:`~loregraph.errors.NotFoundError` when the scope has none."""
+        await self.open()
+        chunks = await self.store.get_chunks([passage_id])
+        document = await self.store.get_document(chunks[0].document_id) if chunks else None
+        if not chunks or document is None or document.scope != self._scope(scope):
+            raise NotFoundError(f"no passage {passage_id!r}")
+        chunk = chunks[0]
+        section = section_index(document).path(chunk.start)
+        return PassageView(
+            chunk.id,
+            document.id,
+            document.title,
+            chunk.seq,
+            chunk.start,
+            chunk.end,
+            chunk.text,
+            section,
+        )
