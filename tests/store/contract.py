@@ -22,6 +22,7 @@ from .contract_copy import CopyContract
 from .contract_documents import DocumentContract
 from .contract_graph import GraphContract
 from .contract_memories import MemoryContract
+from .contract_merges import EngineMergeContract, MergeContract
 from .contract_patterns import PatternContract
 from .contract_search import SearchContract
 from .contract_temporal import TemporalContract
@@ -36,6 +37,8 @@ class StoreContract(
     CopyContract,
     MemoryContract,
     TemporalContract,
+    MergeContract,
+    EngineMergeContract,
 ):
     """Every contract test; a backend's test module subclasses this."""
 

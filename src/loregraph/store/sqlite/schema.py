@@ -32,7 +32,8 @@ of at random places (text ids are hashes), which keeps large writes fast.
 own file, and the store contract has no relation text search); they stay, kept in step, so
 that the schema (version 2) is unchanged.
 
-Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks).
+Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks);
+3 adds ``merge_decisions`` and ``audit_log``.
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -55,6 +56,34 @@ TRIGRAM_TABLES = """
 CREATE VIRTUAL TABLE chunks_trigram USING fts5(text, title, content='', tokenize='trigram');
 CREATE VIRTUAL TABLE chunks_trigram_vocab USING fts5vocab(chunks_trigram, 'row');
 """
+
+CHANGE_TABLES = """
+CREATE TABLE merge_decisions (
+    scope TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    merge_id TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    surface TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    score REAL NOT NULL DEFAULT 1,
+    document_id TEXT,
+    principal TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (scope, kind, merge_id)
+) WITHOUT ROWID;
+CREATE TABLE audit_log (
+    pk INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    at TEXT NOT NULL,
+    principal TEXT NOT NULL,
+    action TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_log_scope ON audit_log(scope, pk);
+"""
+"""Version 3: remembered merge decisions (never merge again / merged by hand) and the audit
+log. Text ids, no foreign keys: a decision outlives the rows it names."""
 
 TABLES = f"""
 CREATE TABLE meta (
@@ -213,7 +242,8 @@ CREATE VIRTUAL TABLE entities_fts USING fts5(
 CREATE VIRTUAL TABLE relations_fts USING fts5(
     fact, type, content='relations', content_rowid='pk', {_TEXT}
 );
-{TRIGRAM_TABLES}"""
+{TRIGRAM_TABLES}
+{CHANGE_TABLES}"""
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -225,7 +255,13 @@ def _add_trigram_index(conn: sqlite3.Connection) -> None:
     index_all_trigrams(conn)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _add_trigram_index}
+def _add_change_tables(conn: sqlite3.Connection) -> None:
+    """Version 3: merge decisions and the audit log (empty)."""
+    for statement in _statements(CHANGE_TABLES):
+        conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _add_trigram_index, 2: _add_change_tables}
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
 transaction :func:`ensure_schema` opens)."""
 
