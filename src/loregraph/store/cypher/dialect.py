@@ -11,8 +11,9 @@ The graph model (labels and relationship types are constants, never taken from d
   alias keys, for exact lookup), ``(:LgContribution)`` (what one document said about one
   entity: description, aliases), ``(:LgEvidence)``, ``(:LgMerge)``, ``(:LgCache)`` (no
   longer written; its index and the relations' full-text index stay, so that the graph
-  schema is unchanged), ``(:LgScope)`` (graph version per scope) and one ``(:LgMeta)``
-  (schema version, write sequence);
+  schema is unchanged), ``(:LgScope)`` (graph version per scope), ``(:LgDecision)`` and
+  ``(:LgAudit)`` (merge decisions and the audit log, :mod:`.changes`) and one ``(:LgMeta)``
+  (schema version, write sequence, audit counter);
 * ``(:LgChunk)-[:LG_MENTIONS {surface, count}]->(:LgEntity)``;
 * ``(:LgEntity)-[:LG_REL {id, type, ...}]->(:LgEntity)``: the relation *type* is a property
   of one generic relationship type, so no relation type from data ever reaches the query
@@ -54,6 +55,8 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     (MERGE, "document_id"),
     (CACHE, "key"),
     (SCOPE, "scope"),
+    ("LgDecision", "scope"),
+    ("LgAudit", "scope"),
 )
 REL_INDEXES = ("id", "scope")
 

@@ -2,7 +2,7 @@
 
 Version 1 is the first; version 2 adds ``chunks_substrings``, a pg_trgm index of the chunks
 whose text holds a script that word search serves badly (:mod:`loregraph.store.scripts`),
-for substring search in them.
+for substring search in them; version 3 adds ``merge_decisions`` and ``audit_log``.
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
 ``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
@@ -218,6 +218,35 @@ for the planner to use the (partial) index."""
 VERSION_2 = f"""
 CREATE INDEX chunks_substrings ON chunks USING gin (text gin_trgm_ops) WHERE {SUBSTRING_ROWS}
 """
+
+
+VERSION_3 = """
+CREATE TABLE merge_decisions (
+    scope text COLLATE "C" NOT NULL,
+    kind text COLLATE "C" NOT NULL,
+    merge_id text COLLATE "C" NOT NULL,
+    entity_id text COLLATE "C" NOT NULL,
+    surface text NOT NULL,
+    rule text NOT NULL,
+    score double precision NOT NULL DEFAULT 1,
+    document_id text COLLATE "C",
+    principal text NOT NULL DEFAULT '',
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (scope, kind, merge_id)
+);
+CREATE TABLE audit_log (
+    pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    scope text COLLATE "C" NOT NULL,
+    at timestamptz NOT NULL,
+    principal text NOT NULL,
+    action text NOT NULL,
+    subject text NOT NULL,
+    detail text NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_log_scope ON audit_log (scope, pk)
+"""
+"""Version 3: remembered merge decisions and the audit log (text ids, no foreign keys: a
+decision outlives the rows it names)."""
 
 
 def statements(script: str) -> list[str]:
