@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import DocKind
+from loregraph.models import DocKind, Entity, Merge
 
 
 @dataclass(slots=True)
@@ -118,3 +118,12 @@ class ExtractionResult:
     entities: list[CandidateEntity] = field(default_factory=list)
     relations: list[CandidateRelation] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Resolution:
+    """Each candidate name → its entity (existing or new), and the merges decided."""
+
+    entities: dict[str, Entity] = field(default_factory=dict)
+    merges: list[Merge] = field(default_factory=list)
+    new_ids: set[str] = field(default_factory=set)
