@@ -10,6 +10,7 @@ EXPECTED = {
     "PRESETS",
     "Answer",
     "AsyncGraph",
+    "AuditEntry",
     "Chunk",
     "ChunkSettings",
     "Citation",
@@ -31,6 +32,7 @@ EXPECTED = {
     "LoregraphError",
     "Memory",
     "Mention",
+    "MergeView",
     "Neighbourhood",
     "NewMemory",
     "NotFoundError",
@@ -49,6 +51,7 @@ EXPECTED = {
 
 GRAPH_METHODS = {
     "ask",
+    "audit",
     "context",
     "delete",
     "documents",
@@ -63,14 +66,19 @@ GRAPH_METHODS = {
     "ingest_text",
     "memories",
     "memories_about",
+    "merge",
+    "merges",
     "neighbors",
     "path",
     "relations",
     "remember",
     "remember_many",
+    "rename",
     "retrieve",
+    "retype",
     "search",
     "stats",
+    "unmerge",
 }
 
 

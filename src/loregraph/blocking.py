@@ -121,6 +121,12 @@ class Graph:
     memories_about = _blocking(AsyncGraph.memories_about)
     forget = _blocking(AsyncGraph.forget)
     export = _blocking(AsyncGraph.export)
+    merges = _blocking(AsyncGraph.merges)
+    unmerge = _blocking(AsyncGraph.unmerge)
+    merge = _blocking(AsyncGraph.merge)
+    rename = _blocking(AsyncGraph.rename)
+    retype = _blocking(AsyncGraph.retype)
+    audit = _blocking(AsyncGraph.audit)
 
 
 def open(

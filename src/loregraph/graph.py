@@ -17,6 +17,7 @@ from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
 from loregraph.embed.base import Embedder
 from loregraph.engine.lookup import find_document, find_entity
+from loregraph.engine.merges import MergeMethods
 from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.queries import GraphQueries
 from loregraph.engine.remember import MemoryMethods
@@ -64,7 +65,7 @@ class EngineOptions(TypedDict, total=False):
     usage: UsageTracker | None
 
 
-class AsyncGraph(MemoryMethods, GraphQueries):
+class AsyncGraph(MemoryMethods, GraphQueries, MergeMethods):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
     Args:

@@ -88,14 +88,15 @@ class Pins:
     """A stored document's earlier links, honoured when it is processed again."""
 
     merged: Mapping[str, Merge] = field(default_factory=dict)
-    """Candidate name key → its resolution merge (alias, fuzzy, embedding, manual)."""
+    """Candidate name key → its resolution merge (alias, fuzzy, embedding; merges by hand
+    follow the scope's decisions instead)."""
     own: frozenset[str] = frozenset()
     """Ids of the entities the document linked under their own name (exact or new)."""
 
     @classmethod
     def of(cls, merges: Iterable[Merge], entity_ids: Iterable[str]) -> Pins:
         """The pins of a document from its recorded merges and the entities it linked."""
-        merged = {name_key(m.surface): m for m in merges if m.rule in RESOLVER_RULES | {MANUAL}}
+        merged = {name_key(m.surface): m for m in merges if m.rule in RESOLVER_RULES}
         return cls(merged, frozenset(entity_ids))
 
 

@@ -1,0 +1,87 @@
+"""Processing stored documents again, as ingest would, after a merge decision changed.
+
+A document's text is rebuilt from its stored chunks (they cover every character that is not
+blank; the blank runs between chunks that do not overlap are filled in and the result is
+checked against the document's content hash, so the text is exactly the one ingested), then
+it goes through the pipeline again: extract → cluster → select → resolve → relate → write,
+replacing the stored document in one transaction. Resolution honours the scope's decisions
+and, for every other name of the document, the links it had before
+(:class:`~loregraph.ingest.decisions.Pins`): only what a decision changed moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from loregraph.errors import LoregraphError
+from loregraph.ingest.decisions import Pins
+from loregraph.ingest.pipeline import IngestPipeline, Pending
+from loregraph.ingest.report import IngestReport
+from loregraph.ingest.types import SourceDocument, TextChunk
+from loregraph.models import Chunk, Document, DocumentBundle, content_hash
+
+GAP_FILLS: tuple[Callable[[int], str], ...] = (
+    lambda n: "\n" * n,
+    lambda n: " " * n,
+    lambda n: "\n" * (n - 1) + " " if n > 1 else "\n",
+    lambda n: " " + "\n" * (n - 1) if n > 1 else " ",
+)
+"""Ways to fill the blank runs between chunks, tried in order until the text's hash matches."""
+
+
+def rebuild_text(document: Document, chunks: Sequence[Chunk]) -> str:
+    """The document's stored text from its chunks; raises :class:`LoregraphError` when no
+    way of filling the blank runs gives back the text's content hash."""
+    for fill in GAP_FILLS:
+        text = ""
+        for chunk in sorted(chunks, key=lambda c: c.seq):
+            if chunk.start > len(text):
+                text += fill(chunk.start - len(text))
+            if chunk.end > len(text):
+                text += chunk.text[len(text) - chunk.start :]
+        if len(text) < document.char_count:
+            text += fill(document.char_count - len(text))
+        if content_hash(text) == document.content_hash:
+            return text
+    raise LoregraphError(
+        f"document {document.title or document.id!r} cannot be processed again: its text "
+        "cannot be rebuilt exactly from its chunks; ingest its file again instead"
+    )
+
+
+def _pending(bundle: DocumentBundle) -> Pending:
+    doc = bundle.document
+    source = SourceDocument(
+        title=doc.title,
+        text=rebuild_text(doc, bundle.chunks),
+        source=doc.source,
+        metadata=dict(doc.metadata),
+        kind=doc.kind,
+        valid_at=doc.valid_at,
+    )
+    chunks = [TextChunk(c.seq, c.start, c.end, c.text, c.token_count) for c in bundle.chunks]
+    return Pending(source, doc.id, doc.content_hash, True, chunks)
+
+
+async def reprocess(
+    pipeline: IngestPipeline, scope: str, document_ids: Sequence[str]
+) -> IngestReport:
+    """Process these stored documents of ``scope`` again, one at a time, in order (unknown
+    ids are skipped). Raises :class:`LoregraphError` when one of them fails; those before it
+    stay processed."""
+    bundles = [b for b in [await pipeline.store.read_bundle(i) for i in document_ids] if b]
+    pending = [_pending(b) for b in bundles]
+    pins = {
+        b.document.id: Pins.of(
+            b.merges, {m.entity_id for m in b.mentions} | {w.entity.id for w in b.entities}
+        )
+        for b in bundles
+    }
+    await pipeline.load_rules(scope, pins)
+    report = IngestReport()
+    for item in pending:
+        await pipeline.process_batch([item], scope, report)
+        if report.failed:
+            failure = report.failed[0]
+            raise LoregraphError(f"{failure.source}: {failure.error}")
+    return report
