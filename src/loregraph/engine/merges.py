@@ -177,8 +177,8 @@ class MergeMethods:
         if any(m.id == view.id for m in await self.store.list_merges(scope, view.entity_id)):
             await self.store.remove_decision(scope, SPLIT, view.id)
             raise InputError(
-                f"merge {view.id!r} cannot be undone: the extractor found {view.surface!r} "
-                f"as a form of {view.entity!r} itself"
+                f"merge {view.id!r} cannot be undone: ingest takes {view.surface!r} and "
+                f"{view.entity!r} for one name (rename the entity instead)"
             )
 
     async def _undo_join(self, scope: str, view: MergeView, principal: str) -> None:

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from loregraph.ingest.cluster_groups import ClusterRules, Clusters
-from loregraph.ingest.types import CandidateEntity, Occurrence
+from loregraph.ingest.cluster_groups import Clusters
+from loregraph.ingest.types import CandidateEntity, ClusterRules, Occurrence
 from loregraph.models import name_key
 from loregraph.text import names
 from loregraph.text.entity_types import PERSON, normalize_type
@@ -228,9 +228,10 @@ def _surface_rule(surface: str, canonical: str) -> str:
     if names.title_reference(surface) is not None:
         return "title-reference"
     titles, core = names.split_title(surface)
-    if name_key(core) == name_key(names.split_title(canonical)[1]):
+    target = names.split_title(names.split_qualifier(canonical)[0])[1]  # a title's qualifier
+    if name_key(core) == name_key(target):
         return "honorific" if titles else "exact"
-    short, long = names.tokens(core), names.tokens(names.split_title(canonical)[1])
+    short, long = names.tokens(core), names.tokens(target)
     if names.is_name_part(short, long) or names.is_name_part(long, short):
         return "part-of-name"
     return "in-document"

@@ -12,27 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from loregraph.ingest.types import CandidateEntity
+from loregraph.ingest.types import CandidateEntity, ClusterRules
 from loregraph.models import name_key
 from loregraph.text import names
 from loregraph.text.entity_types import CONCEPT, PERSON, TYPES, normalize_type
-
-
-@dataclass(frozen=True, slots=True)
-class ClusterRules:
-    """Joins clustering must not make: rules switched off (``part-of-name``,
-    ``part-of-name-dominant``, ``honorific`` for gendered variants, ``title-reference``) and
-    pairs of name keys kept apart (a split a person made). Names of one key are one group
-    and are never kept apart."""
-
-    off: frozenset[str] = frozenset()
-    apart: frozenset[tuple[str, str]] = frozenset()
-
-    def keeps_apart(self, rule: str, one: set[str], other: set[str]) -> bool:
-        """Whether two clusters with these name keys may not be joined by ``rule``."""
-        if rule in self.off:
-            return True
-        return any((a, b) in self.apart or (b, a) in self.apart for a in one for b in other)
 
 
 @dataclass(slots=True)

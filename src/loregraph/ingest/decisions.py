@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from loregraph.ingest.cluster import Record
-from loregraph.ingest.cluster_groups import ClusterRules
+from loregraph.ingest.types import ClusterRules
 from loregraph.models import Entity, Merge, name_key
 from loregraph.store.base import Store
 from loregraph.store.changes import JOIN, SPLIT, Decision
@@ -40,6 +40,10 @@ class MergeRules:
     """Entity id → the entity id it was merged into by hand."""
     pins: Mapping[str, Pins] = field(default_factory=dict)
     """Document id → its pins (documents processed again only)."""
+    names: frozenset[tuple[str, str]] = frozenset()
+    """(name key, name key) pairs clustering keeps apart: a split name and the name of the
+    entity it was split from (other names it was joined to by way of that entity are kept
+    apart after resolution, see :meth:`names_apart`)."""
 
     @classmethod
     def of(
@@ -47,16 +51,23 @@ class MergeRules:
         decisions: Iterable[Decision],
         off: Iterable[str] = (),
         pins: Mapping[str, Pins] | None = None,
+        entities: Mapping[str, Entity] | None = None,
     ) -> MergeRules:
-        """The rules from a scope's remembered decisions and the rules switched off."""
+        """The rules from a scope's remembered decisions, the rules switched off and the
+        stored entities splits name (by id)."""
         apart: set[tuple[str, str]] = set()
+        pairs: set[tuple[str, str]] = set()
         joins: dict[str, str] = {}
         for decision in decisions:
+            key = name_key(decision.surface)
             if decision.kind == SPLIT:
-                apart.add((name_key(decision.surface), decision.entity_id))
+                apart.add((key, decision.entity_id))
+                entity = (entities or {}).get(decision.entity_id)
+                if entity is not None and name_key(entity.name) != key:
+                    pairs.add((key, name_key(entity.name)))
             elif decision.kind == JOIN:
                 joins[Entity.make_id(decision.scope, decision.surface)] = decision.entity_id
-        return cls(frozenset(off), frozenset(apart), joins, pins or {})
+        return cls(frozenset(off), frozenset(apart), joins, pins or {}, frozenset(pairs))
 
     def blocks(self, name: str, entity: Entity, rule: str) -> bool:
         """Whether a candidate called ``name`` may not be linked to ``entity`` by ``rule``."""
@@ -64,7 +75,7 @@ class MergeRules:
 
     def cluster_rules(self, apart: frozenset[tuple[str, str]] = frozenset()) -> ClusterRules:
         """The rules of in-document clustering, with name key pairs kept apart."""
-        return ClusterRules(self.off - RESOLVER_RULES, apart)
+        return ClusterRules(self.off - RESOLVER_RULES, self.names | apart)
 
     def names_apart(
         self, records: Iterable[Record], entities: Mapping[str, Entity]

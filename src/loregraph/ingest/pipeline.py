@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 
 import numpy as np
 
@@ -46,10 +47,13 @@ from loregraph.models import (
     DocStatus,
     Document,
     DocumentBundle,
+    Entity,
     EntityWrite,
     Merge,
     content_hash,
+    name_key,
     stable_id,
+    utcnow,
 )
 from loregraph.settings import Settings
 from loregraph.store.base import Store
@@ -73,6 +77,8 @@ class Pending:
     digest: str
     replacing: bool
     chunks: list[TextChunk]
+    created_at: datetime | None = None
+    """When the document was first written (kept when a stored document is processed again)."""
 
 
 @dataclass(slots=True)
@@ -83,7 +89,6 @@ class _Prepared:
     records: list[Record]
     selection: Selection
     relations: list[CandidateRelation]
-    extracted: ExtractionResult
 
 
 def document_id(scope: str, source: str) -> str:
@@ -146,8 +151,10 @@ class IngestPipeline:
         """Resolve with the scope's remembered merge decisions and the rules switched off
         (``pins``: the earlier links of documents processed again, by document id)."""
         decisions = await self.store.list_decisions(scope)
+        split = sorted({d.entity_id for d in decisions})
+        entities = {e.id: e for e in await self.store.get_entities(split)} if split else {}
         off = self.settings.resolution.merge_rules_off
-        self.resolver.rules = MergeRules.of(decisions, off, pins)
+        self.resolver.rules = MergeRules.of(decisions, off, pins, entities)
 
     # ------------------------------------------------------------------ batching
     async def _batches(
@@ -204,6 +211,8 @@ class IngestPipeline:
         """Extract, resolve, embed and write a batch of documents (each in one transaction;
         a failed one goes to ``report.failed``)."""
         started = time.perf_counter()
+        for pending in batch:
+            pending.source.cluster_rules = self.resolver.rules.cluster_rules()
         self.progress.start("extract", len(batch))
         results = await self._extract(batch)
         self.progress.advance("extract", len(batch))
@@ -261,7 +270,7 @@ class IngestPipeline:
             selection = select_entities(clustered, self.settings.extraction)
         except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
             return exc
-        return _Prepared(clustered, records, selection, result.relations, result)
+        return _Prepared(clustered, records, selection, result.relations)
 
     async def _extract(self, batch: list[Pending]) -> list[ExtractionResult | BaseException]:
         items = [(p.source, p.chunks) for p in batch]
@@ -323,8 +332,9 @@ class IngestPipeline:
         started = time.perf_counter()
         resolution = await self.resolver.resolve(scope, prepared.selection.nodes, doc_id)
         apart = self.resolver.rules.names_apart(prepared.records, resolution.entities)
-        if apart:  # clustering joined names a person split: cluster again without that join
-            again = self._prepare(prepared.extracted, apart)
+        if apart:  # names a person split were joined: extract and cluster again without that
+            source.cluster_rules = self.resolver.rules.cluster_rules(apart)
+            again = self._prepare(await self.extractor.extract(source, pending.chunks), apart)
             if isinstance(again, BaseException):
                 raise again
             prepared = again
@@ -345,7 +355,9 @@ class IngestPipeline:
                 merges.append(Merge(entity.id, surface, rule, scope=scope, document_id=doc_id))
         writes = [
             EntityWrite(
-                entity=resolution.entities[c.name], description=c.description, salience=c.salience
+                entity=_as_written(resolution.entities[c.name], c),
+                description=c.description,
+                salience=c.salience,
             )
             for c in selection.nodes
             if c.name in resolution.entities
@@ -361,6 +373,7 @@ class IngestPipeline:
             metadata=dict(source.metadata),
             status=DocStatus.DONE,
             char_count=len(source.text),
+            created_at=pending.created_at or utcnow(),
         )
         if source.external_id is not None:
             document.metadata.setdefault("id", source.external_id)
@@ -379,3 +392,12 @@ class IngestPipeline:
         ]
         bundle = DocumentBundle(document, chunks, writes, mentions, relations, merges)
         return bundle, len(resolution.new_ids)
+
+
+def _as_written(entity: Entity, cand: CandidateEntity) -> Entity:
+    """The entity as this document lists it: with the names this document calls it by as
+    aliases, not those other documents gave a stored entity (so that replacing or deleting
+    the document takes exactly its own aliases away)."""
+    own = name_key(entity.name)
+    names = {cand.name, *(o.surface for o in cand.occurrences)}
+    return replace(entity, aliases=sorted(n for n in names if name_key(n) != own))

@@ -60,7 +60,7 @@ def _pending(bundle: DocumentBundle) -> Pending:
         valid_at=doc.valid_at,
     )
     chunks = [TextChunk(c.seq, c.start, c.end, c.text, c.token_count) for c in bundle.chunks]
-    return Pending(source, doc.id, doc.content_hash, True, chunks)
+    return Pending(source, doc.id, doc.content_hash, True, chunks, doc.created_at)
 
 
 async def reprocess(
@@ -79,9 +79,13 @@ async def reprocess(
     }
     await pipeline.load_rules(scope, pins)
     report = IngestReport()
-    for item in pending:
+    for item, bundle in zip(pending, bundles, strict=True):
+        # deleted first, so that nothing it held (a relation's fact) outlives it, as when
+        # its file is deleted and ingested again; written back as it was if it fails
+        await pipeline.store.delete_document(item.doc_id)
         await pipeline.process_batch([item], scope, report)
         if report.failed:
+            await pipeline.store.write_document(bundle)
             failure = report.failed[0]
             raise LoregraphError(f"{failure.source}: {failure.error}")
     return report
