@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from loregraph.cli import admin, browse, ingest, memory, patterns, query
+from loregraph.cli import admin, browse, ingest, memory, merges, patterns, query
 from loregraph.cli.options import llm_options, llm_overrides, scope_option, store_options
 from loregraph.cli.runner import Context
 from loregraph.cli.support import LoregraphGroup
@@ -65,6 +65,7 @@ for _command in (
     *query.COMMANDS,
     *browse.COMMANDS,
     *patterns.COMMANDS,
+    *merges.COMMANDS,
     *admin.COMMANDS,
 ):
     main.add_command(_command)

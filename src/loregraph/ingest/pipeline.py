@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -28,7 +28,7 @@ from loregraph.ingest.cluster import Record
 from loregraph.ingest.decisions import MergeRules, Pins
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.progress import NullProgress, Progress
-from loregraph.ingest.relate import build_mentions, build_relations, surface_index
+from loregraph.ingest.relate import as_written, build_mentions, build_relations, surface_index
 from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocument
 from loregraph.ingest.resolve import Resolver, cluster_candidates
 from loregraph.ingest.sections import with_sections
@@ -47,11 +47,9 @@ from loregraph.models import (
     DocStatus,
     Document,
     DocumentBundle,
-    Entity,
     EntityWrite,
     Merge,
     content_hash,
-    name_key,
     stable_id,
     utcnow,
 )
@@ -355,7 +353,7 @@ class IngestPipeline:
                 merges.append(Merge(entity.id, surface, rule, scope=scope, document_id=doc_id))
         writes = [
             EntityWrite(
-                entity=_as_written(resolution.entities[c.name], c),
+                entity=as_written(resolution.entities[c.name], c),
                 description=c.description,
                 salience=c.salience,
             )
@@ -392,12 +390,3 @@ class IngestPipeline:
         ]
         bundle = DocumentBundle(document, chunks, writes, mentions, relations, merges)
         return bundle, len(resolution.new_ids)
-
-
-def _as_written(entity: Entity, cand: CandidateEntity) -> Entity:
-    """The entity as this document lists it: with the names this document calls it by as
-    aliases, not those other documents gave a stored entity (so that replacing or deleting
-    the document takes exactly its own aliases away)."""
-    own = name_key(entity.name)
-    names = {cand.name, *(o.surface for o in cand.occurrences)}
-    return replace(entity, aliases=sorted(n for n in names if name_key(n) != own))

@@ -30,7 +30,7 @@ from typing import Self
 
 from loregraph import models
 from loregraph.errors import SchemaVersionError
-from loregraph.store.changes import AuditEntry, Decision
+from loregraph.store.changes import ChangeLog
 from loregraph.store.queries import (
     DIRECTIONS,
     ENTITY_ORDERS,
@@ -62,7 +62,7 @@ def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
         )
 
 
-class Store(ABC):
+class Store(ChangeLog, ABC):
     """A knowledge-graph store. Open with ``await store.open()`` or ``async with``."""
 
     # ----------------------------------------------------------------- lifecycle
@@ -324,39 +324,6 @@ class Store(ABC):
     @abstractmethod
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         """Recorded resolution decisions, newest first."""
-
-    # ----------------------------------------------------------------- decisions, audit, edits
-    @abstractmethod
-    async def add_decision(self, decision: Decision) -> None:
-        """Remember a merge decision (:mod:`loregraph.store.changes`); one of the same
-        scope, kind and ``merge_id`` is replaced."""
-
-    @abstractmethod
-    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
-        """Forget a decision; ``True`` when there was one."""
-
-    @abstractmethod
-    async def list_decisions(self, scope: str) -> list[Decision]:
-        """The scope's remembered merge decisions, oldest first."""
-
-    @abstractmethod
-    async def add_audit(self, entry: AuditEntry) -> None:
-        """Append an entry to the audit log."""
-
-    @abstractmethod
-    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
-        """The scope's audit log, newest first (at most ``limit`` entries)."""
-
-    @abstractmethod
-    async def update_entity(
-        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
-    ) -> models.Entity:
-        """Rename and/or retype an entity, keeping its id, mentions and relations.
-
-        A new name changes the entity's name key (exact lookups find it by the new name; the
-        aliases are recomputed, never holding the name's own key) and the text index. Raises
-        :class:`~loregraph.errors.NotFoundError` for an unknown id.
-        """
 
     # ----------------------------------------------------------------- copying
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:

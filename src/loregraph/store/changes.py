@@ -12,12 +12,13 @@ An :class:`AuditEntry` says who changed what, and when.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import DEFAULT_SCOPE, utcnow
+from loregraph.models import DEFAULT_SCOPE, Entity, utcnow
 from loregraph.store.rows import Codec
 
 SPLIT = "split"
@@ -106,3 +107,40 @@ def audit_of(row: Sequence[Any], codec: Codec) -> AuditEntry:
         scope=row[0], at=codec.read_time(row[1]), principal=row[2], action=row[3],
         subject=row[4], detail=row[5],
     )  # fmt: skip
+
+
+class ChangeLog(ABC):
+    """The part of the store contract (:class:`~loregraph.store.base.Store` derives from it)
+    that keeps merge decisions and the audit log, and edits an entity by hand."""
+
+    @abstractmethod
+    async def add_decision(self, decision: Decision) -> None:
+        """Remember a merge decision (:mod:`loregraph.store.changes`); one of the same
+        scope, kind and ``merge_id`` is replaced."""
+
+    @abstractmethod
+    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
+        """Forget a decision; ``True`` when there was one."""
+
+    @abstractmethod
+    async def list_decisions(self, scope: str) -> list[Decision]:
+        """The scope's remembered merge decisions, oldest first."""
+
+    @abstractmethod
+    async def add_audit(self, entry: AuditEntry) -> None:
+        """Append an entry to the audit log."""
+
+    @abstractmethod
+    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
+        """The scope's audit log, newest first (at most ``limit`` entries)."""
+
+    @abstractmethod
+    async def update_entity(
+        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
+    ) -> Entity:
+        """Rename and/or retype an entity, keeping its id, mentions and relations.
+
+        A new name changes the entity's name key (exact lookups find it by the new name; the
+        aliases are recomputed, never holding the name's own key) and the text index. Raises
+        :class:`~loregraph.errors.NotFoundError` for an unknown id.
+        """
