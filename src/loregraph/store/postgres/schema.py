@@ -221,7 +221,7 @@ CREATE INDEX chunks_substrings ON chunks USING gin (text gin_trgm_ops) WHERE {SU
 
 
 VERSION_3 = """
-CREATE TABLE merge_decisions (
+CREATE TABLE IF NOT EXISTS merge_decisions (
     scope text COLLATE "C" NOT NULL,
     kind text COLLATE "C" NOT NULL,
     merge_id text COLLATE "C" NOT NULL,
@@ -234,7 +234,7 @@ CREATE TABLE merge_decisions (
     created_at timestamptz NOT NULL,
     PRIMARY KEY (scope, kind, merge_id)
 );
-CREATE TABLE audit_log (
+CREATE TABLE IF NOT EXISTS audit_log (
     pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     scope text COLLATE "C" NOT NULL,
     at timestamptz NOT NULL,
@@ -243,7 +243,7 @@ CREATE TABLE audit_log (
     subject text NOT NULL,
     detail text NOT NULL DEFAULT ''
 );
-CREATE INDEX audit_log_scope ON audit_log (scope, pk)
+CREATE INDEX IF NOT EXISTS audit_log_scope ON audit_log (scope, pk)
 """
 """Version 3: remembered merge decisions and the audit log (text ids, no foreign keys: a
 decision outlives the rows it names)."""

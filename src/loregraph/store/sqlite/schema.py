@@ -58,7 +58,7 @@ CREATE VIRTUAL TABLE chunks_trigram_vocab USING fts5vocab(chunks_trigram, 'row')
 """
 
 CHANGE_TABLES = """
-CREATE TABLE merge_decisions (
+CREATE TABLE IF NOT EXISTS merge_decisions (
     scope TEXT NOT NULL,
     kind TEXT NOT NULL,
     merge_id TEXT NOT NULL,
@@ -71,7 +71,7 @@ CREATE TABLE merge_decisions (
     created_at TEXT NOT NULL,
     PRIMARY KEY (scope, kind, merge_id)
 ) WITHOUT ROWID;
-CREATE TABLE audit_log (
+CREATE TABLE IF NOT EXISTS audit_log (
     pk INTEGER PRIMARY KEY,
     scope TEXT NOT NULL,
     at TEXT NOT NULL,
@@ -80,7 +80,7 @@ CREATE TABLE audit_log (
     subject TEXT NOT NULL,
     detail TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX audit_log_scope ON audit_log(scope, pk);
+CREATE INDEX IF NOT EXISTS audit_log_scope ON audit_log(scope, pk);
 """
 """Version 3: remembered merge decisions (never merge again / merged by hand) and the audit
 log. Text ids, no foreign keys: a decision outlives the rows it names."""
