@@ -93,7 +93,7 @@ async def test_version_1_store_gets_the_index_when_opened(tmp_path: Path) -> Non
     try:
         conn.execute("INSERT INTO chunks_trigram(chunks_trigram) VALUES ('integrity-check')")
         assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            2,
+            3,
         )
     finally:
         conn.close()
