@@ -11,10 +11,11 @@ from loregraph import AsyncGraph
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import NotFoundError
 from loregraph.models import Merge, utcnow
+from loregraph.settings import ResolutionSettings, Settings
 from loregraph.store.base import Store
 from loregraph.store.changes import JOIN, SPLIT, AuditEntry, Decision
 
-from .scenarios import ContractBase, shared_pair
+from .scenarios import ContractBase, StoreFactory, shared_pair
 
 
 class MergeContract(ContractBase):
@@ -110,6 +111,39 @@ class EngineMergeContract(ContractBase):
             await graph.unmerge("mrg_unknown")
         actions = [(e.action, e.principal) for e in await graph.audit()]
         assert actions == [("unmerge", "bob"), ("merge", "ann")]
+
+    async def test_undoing_every_merge_equals_an_ingest_without_those_rules(
+        self, store: Store, store_factory: StoreFactory
+    ) -> None:
+        texts = [
+            "Arthur Holmwood came to lunch with Lucy Westenra in Whitby. Arthur was quiet. "
+            "Arthur left early for London.",
+            "Arthur Holmwood wrote a letter to Quincey Morris in Texas.",
+        ]
+        graph = await _ingest(store, texts)
+        rules = set()
+        for merge in [m for m in await graph.merges() if m.rule != "exact"]:
+            rules.add(merge.rule)
+            await graph.unmerge(merge.id)
+        assert rules == {"alias", "part-of-name"}
+        assert {m.rule for m in await graph.merges()} <= {"exact"}
+        names = {e.name for e in await graph.entities(limit=None)}
+        assert {"Arthur", "Arthur Holmwood"} <= names
+        off = Settings(resolution=ResolutionSettings(merge_rules_off=tuple(sorted(rules))))
+        plain = await _ingest(await store_factory(), texts, off)
+        assert await _snapshot(graph) == await _snapshot(plain)
+        # the split is remembered: the same text again merges nothing back
+        await graph.ingest_text(texts[1] + " Arthur Holmwood smiled.", title="note 2")
+        holmwood = await graph.find_entity("Arthur Holmwood")
+        assert holmwood.name == "Arthur Holmwood"
+        assert "Arthur Holmwood" not in (await graph.find_entity("Arthur")).aliases
+
+
+async def _ingest(store: Store, texts: list[str], settings: Settings | None = None) -> AsyncGraph:
+    graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64), settings=settings or Settings())
+    for i, text in enumerate(texts):
+        await graph.ingest_text(text, title=f"note {i}", source=f"note-{i}")
+    return graph
 
 
 async def _snapshot(graph: AsyncGraph) -> tuple[object, ...]:
