@@ -1,5 +1,6 @@
 """Acceptance: undoing, one by one, every merge recorded while ingesting the Dracula excerpt
-(offline engine, cut into four documents so that merges across documents happen too) ends
+(offline spaCy extraction, hashed embeddings for speed; cut into four documents so that
+merges across documents happen too) ends
 with the same entities, mentions and relations as an ingest of the same text with those
 merge rules switched off. Compared through the JSON export plus every document's mentions;
 left out of the comparison: relation ``created_at`` (when the graph learned a fact) and entity
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 import loregraph
+from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import InputError
 from loregraph.ingest.decisions import SAME_KEY_RULES
 from loregraph.models import name_key
@@ -32,7 +34,7 @@ def _parts(text: str) -> list[str]:
 
 
 def _ingest(path: Path, parts: list[str], settings: Settings | None = None) -> loregraph.Graph:
-    graph = loregraph.open(path, settings=settings or Settings())
+    graph = loregraph.open(path, settings=settings or Settings(), embedder=HashingEmbedder(dim=64))
     for i, text in enumerate(parts):
         report = graph.ingest_text(text, title=f"Dracula, part {i + 1}", source=f"part-{i + 1}")
         assert report.ok
