@@ -9,7 +9,7 @@ import pytest
 
 from loregraph import AsyncGraph
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.errors import NotFoundError
+from loregraph.errors import InputError, NotFoundError
 from loregraph.models import Merge, utcnow
 from loregraph.settings import ResolutionSettings, Settings
 from loregraph.store.base import Store
@@ -137,6 +137,18 @@ class EngineMergeContract(ContractBase):
         holmwood = await graph.find_entity("Arthur Holmwood")
         assert holmwood.name == "Arthur Holmwood"
         assert "Arthur Holmwood" not in (await graph.find_entity("Arthur")).aliases
+
+    async def test_a_merge_of_one_name_is_refused_and_changes_nothing(self, store: Store) -> None:
+        text = "Dr. John Seward met Lucy Westenra in London. John Seward smiled at Lucy Westenra."
+        graph = await _ingest(store, [text])
+        [merge] = [m for m in await graph.merges() if m.surface == "Dr. John Seward"]
+        before = await _snapshot(graph)
+        with pytest.raises(InputError, match="one name"):
+            await graph.unmerge(merge.id)
+        assert await _snapshot(graph) == before
+        assert merge.id in {m.id for m in await graph.merges()}
+        assert await graph.store.list_decisions("default") == []
+        assert await graph.audit() == []
 
 
 async def _ingest(store: Store, texts: list[str], settings: Settings | None = None) -> AsyncGraph:

@@ -166,7 +166,8 @@ class MergeMethods:
 
     async def _undo_merge(self, scope: str, view: MergeView, principal: str) -> None:
         """Remember the split and process the merge's document again; a merge the pipeline
-        makes again anyway (names the extractor found as one) is refused, nothing changed."""
+        makes again anyway (names of one key) is refused, and the document processed once
+        more without the split."""
         split = Decision(
             SPLIT, view.id, view.entity_id, view.surface, scope, view.rule, view.score,
             view.document_id, principal,
@@ -176,6 +177,7 @@ class MergeMethods:
         await reprocess(self._pipeline(), scope, documents)
         if any(m.id == view.id for m in await self.store.list_merges(scope, view.entity_id)):
             await self.store.remove_decision(scope, SPLIT, view.id)
+            await reprocess(self._pipeline(), scope, documents)  # as it was without the split
             raise InputError(
                 f"merge {view.id!r} cannot be undone: ingest takes {view.surface!r} and "
                 f"{view.entity!r} for one name (rename the entity instead)"
