@@ -110,9 +110,7 @@ class MergeMethods:
             raise InputError(f"{gone.name!r} was renamed: rename it back before merging it")
         merge_id = Merge(kept.id, gone.name, MANUAL, scope=scope).id
         decision = Decision(JOIN, merge_id, kept.id, gone.name, scope, principal=principal)
-        documents = await self._documents_of(scope, gone.id)
-        await self.store.add_decision(decision)
-        await reprocess(self._pipeline(), scope, documents)
+        await self._decide(decision, await self._documents_of(scope, gone.id))
         await self._audit(scope, "merge", merge_id, f"{gone.name} into {kept.name}", principal)
         return MergeView(
             merge_id, gone.name, kept.name, kept.id, MANUAL, 1.0, None, "",
@@ -172,9 +170,8 @@ class MergeMethods:
             SPLIT, view.id, view.entity_id, view.surface, scope, view.rule, view.score,
             view.document_id, principal,
         )  # fmt: skip
-        await self.store.add_decision(split)
         documents = [view.document_id] if view.document_id else []
-        await reprocess(self._pipeline(), scope, documents)
+        await self._decide(split, documents)
         if any(m.id == view.id for m in await self.store.list_merges(scope, view.entity_id)):
             await self.store.remove_decision(scope, SPLIT, view.id)
             await reprocess(self._pipeline(), scope, documents)  # as it was without the split
@@ -192,6 +189,15 @@ class MergeMethods:
         await self.store.add_decision(split)
         await self.store.remove_decision(scope, JOIN, view.id)
         await reprocess(self._pipeline(), scope, documents)
+
+    async def _decide(self, decision: Decision, documents: list[str]) -> None:
+        """Remember a decision and process these documents again; forget it if that fails."""
+        await self.store.add_decision(decision)
+        try:
+            await reprocess(self._pipeline(), decision.scope, documents)
+        except BaseException:
+            await self.store.remove_decision(decision.scope, decision.kind, decision.merge_id)
+            raise
 
     async def _documents_of(self, scope: str, entity_id: str) -> list[str]:
         """The ids of the documents that mention an entity, oldest first."""

@@ -11,7 +11,8 @@ and, for every other name of the document, the links it had before
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Sequence
 
 from loregraph.errors import LoregraphError
 from loregraph.ingest.decisions import Pins
@@ -20,27 +21,38 @@ from loregraph.ingest.report import IngestReport
 from loregraph.ingest.types import SourceDocument, TextChunk
 from loregraph.models import Chunk, Document, DocumentBundle, content_hash
 
-GAP_FILLS: tuple[Callable[[int], str], ...] = (
-    lambda n: "\n" * n,
-    lambda n: " " * n,
-    lambda n: "\n" * (n - 1) + " " if n > 1 else "\n",
-    lambda n: " " + "\n" * (n - 1) if n > 1 else " ",
-)
-"""Ways to fill the blank runs between chunks, tried in order until the text's hash matches."""
+MAX_TRIES = 4096
+"""At most this many ways of filling the blank runs are tried (their hash checked)."""
+
+
+def _fills(n: int) -> list[str]:
+    """Likely contents of a blank run of ``n`` characters, the likeliest first."""
+    found = ["\n" * n, " " * n, " " + "\n" * (n - 1), "\n" * (n - 1) + " "]
+    found += [" " * (n - 1) + "\n", "\n" + " " * (n - 1)]
+    return list(dict.fromkeys(found))
 
 
 def rebuild_text(document: Document, chunks: Sequence[Chunk]) -> str:
     """The document's stored text from its chunks; raises :class:`LoregraphError` when no
-    way of filling the blank runs gives back the text's content hash."""
-    for fill in GAP_FILLS:
-        text = ""
-        for chunk in sorted(chunks, key=lambda c: c.seq):
-            if chunk.start > len(text):
-                text += fill(chunk.start - len(text))
-            if chunk.end > len(text):
-                text += chunk.text[len(text) - chunk.start :]
-        if len(text) < document.char_count:
-            text += fill(document.char_count - len(text))
+    way of filling the blank runs between them gives back the text's content hash."""
+    pieces: list[str] = []
+    gaps: list[int] = []
+    end = 0
+    for chunk in sorted(chunks, key=lambda c: c.seq):
+        if chunk.start > end:
+            gaps.append(len(pieces))
+            pieces.append(" " * (chunk.start - end))
+        if chunk.end > end:
+            pieces.append(chunk.text[max(end - chunk.start, 0) :])
+            end = chunk.end
+    if end < document.char_count:
+        gaps.append(len(pieces))
+        pieces.append(" " * (document.char_count - end))
+    options = [_fills(len(pieces[g])) for g in gaps]
+    for choice in itertools.islice(itertools.product(*options), MAX_TRIES):
+        for g, fill in zip(gaps, choice, strict=True):
+            pieces[g] = fill
+        text = "".join(pieces)
         if content_hash(text) == document.content_hash:
             return text
     raise LoregraphError(
