@@ -3,7 +3,8 @@ splits and hand merges people made (:class:`~loregraph.store.changes.Decision`),
 stored documents are processed again, the decisions each of them had before.
 
 * a **split** keeps a name apart from an entity: resolution never links a candidate of that
-  name to it, and clustering never joins that name to the names that became the entity;
+  name to it, and clustering (the pipeline's and the offline extractor's) never joins that
+  name to the entity's name, nor, found after resolution, to any name that resolved to it;
 * a **join** redirects an entity to another: whatever resolves to the first entity is
   linked to the second instead (rule ``manual``);
 * a **pin** (documents processed again only) links a candidate as it was linked before:
@@ -102,7 +103,8 @@ class Pins:
     """Candidate name key → its resolution merge (alias, fuzzy, embedding; merges by hand
     follow the scope's decisions instead)."""
     own: frozenset[str] = frozenset()
-    """Ids of the entities the document linked under their own name (exact or new)."""
+    """Ids of the entities the document linked: a candidate whose own name's id is one of
+    them was linked to it exactly (or created it), and is again, by no other rule."""
 
     @classmethod
     def of(cls, merges: Iterable[Merge], entity_ids: Iterable[str]) -> Pins:
