@@ -88,3 +88,14 @@ def test_rename_and_retype(db: Path) -> None:
     assert missing.exit_code == NotFoundError.exit_code
     actions = [e["action"] for e in as_json(db, "audit")]
     assert actions == ["retype", "rename"]
+
+
+def test_forget_is_audited(db: Path) -> None:
+    [first, _] = as_json(db, "memories")
+    assert run(db, "forget", first["id"]).exit_code == 0
+    [entry] = as_json(db, "audit")
+    assert (entry["action"], entry["subject"], entry["principal"]) == (
+        "forget",
+        first["id"],
+        principal(),
+    )

@@ -152,7 +152,8 @@ class MergeMethods:
     async def audit(
         self, *, limit: int | None = None, scope: str | None = None
     ) -> list[AuditEntry]:
-        """The scope's audit log (merges, unmerges, renames, retypes), newest first."""
+        """The scope's audit log (merges, unmerges, renames, retypes, forgotten memories),
+        newest first."""
         await self.open()
         return await self.store.list_audit(self._scope(scope), limit)
 
