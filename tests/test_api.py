@@ -10,6 +10,7 @@ EXPECTED = {
     "PRESETS",
     "Answer",
     "AsyncGraph",
+    "AuditEntry",
     "Chunk",
     "ChunkSettings",
     "Citation",
@@ -32,6 +33,7 @@ EXPECTED = {
     "Memory",
     "MemoryHit",
     "Mention",
+    "MergeView",
     "Neighbourhood",
     "NewMemory",
     "NotFoundError",
@@ -50,6 +52,7 @@ EXPECTED = {
 
 GRAPH_METHODS = {
     "ask",
+    "audit",
     "context",
     "delete",
     "documents",
@@ -64,16 +67,21 @@ GRAPH_METHODS = {
     "ingest_text",
     "memories",
     "memories_about",
+    "merge",
+    "merges",
     "neighbors",
     "passage",
     "path",
     "relations",
     "remember",
     "remember_many",
+    "rename",
     "retrieve",
+    "retype",
     "search",
     "search_memories",
     "stats",
+    "unmerge",
 }
 
 

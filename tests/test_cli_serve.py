@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from loregraph.cli.app import main
+from loregraph.store.base import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,7 +82,7 @@ def test_serve_answers_with_a_key(tmp_path: Path) -> None:
         assert httpx.get(url + "/stats").status_code == 401
         headers = {"Authorization": f"Bearer {secret}"}
         stats = httpx.get(url + "/stats", headers=headers).json()
-        assert stats["documents"] == 0 and stats["schema_version"] == 3
+        assert stats["documents"] == 0 and stats["schema_version"] == SCHEMA_VERSION
         # the MCP endpoint is reached (not the explorer's files at /) and wants a key
         listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
         assert httpx.post(url + "/mcp", json=listing).status_code == 401

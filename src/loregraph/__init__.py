@@ -10,6 +10,7 @@ retrieval. Offline by default, on one SQLite file.
 from loregraph.answer.extractive import Answer, Citation
 from loregraph.blocking import Graph, open
 from loregraph.engine.memories import Memory, NewMemory
+from loregraph.engine.merge_views import MergeView
 from loregraph.engine.paths import GraphPath
 from loregraph.engine.patterns import EntityRelations, Neighbourhood
 from loregraph.engine.recall import MemoryHit
@@ -44,6 +45,7 @@ from loregraph.settings import (
     Settings,
 )
 from loregraph.store.base import Store
+from loregraph.store.changes import AuditEntry
 
 __version__ = "0.1.0"
 
@@ -51,6 +53,7 @@ __all__ = [
     "PRESETS",
     "Answer",
     "AsyncGraph",
+    "AuditEntry",
     "Chunk",
     "ChunkSettings",
     "Citation",
@@ -73,6 +76,7 @@ __all__ = [
     "Memory",
     "MemoryHit",
     "Mention",
+    "MergeView",
     "Neighbourhood",
     "NewMemory",
     "NotFoundError",

@@ -123,6 +123,12 @@ class Graph:
     search_memories = _blocking(AsyncGraph.search_memories)
     forget = _blocking(AsyncGraph.forget)
     export = _blocking(AsyncGraph.export)
+    merges = _blocking(AsyncGraph.merges)
+    unmerge = _blocking(AsyncGraph.unmerge)
+    merge = _blocking(AsyncGraph.merge)
+    rename = _blocking(AsyncGraph.rename)
+    retype = _blocking(AsyncGraph.retype)
+    audit = _blocking(AsyncGraph.audit)
 
 
 def open(

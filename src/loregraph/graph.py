@@ -1,9 +1,5 @@
-"""The async engine: :class:`AsyncGraph`. Its blocking facade is :class:`loregraph.blocking.Graph`.
-
->>> import loregraph
->>> g = loregraph.open("dracula.db")            # doctest: +SKIP
->>> g.ingest("dracula.txt")                      # doctest: +SKIP
->>> print(g.ask("Which men proposed to Lucy Westenra?").text)   # doctest: +SKIP
+"""The async engine: :class:`AsyncGraph`. Its blocking facade is :class:`loregraph.blocking.Graph`
+(``g = loregraph.open("dracula.db"); g.ingest("dracula.txt"); print(g.ask("Who...?").text)``).
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ from loregraph.answer.types import Answer
 from loregraph.embed.base import Embedder
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document, find_entity
+from loregraph.engine.merges import MergeMethods
 from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.passages import PassageMethods
 from loregraph.engine.queries import GraphQueries
@@ -67,7 +64,9 @@ class EngineOptions(TypedDict, total=False):
     usage: UsageTracker | None
 
 
-class AsyncGraph(MemoryMethods, MemorySearch, GraphQueries, KeyMethods, PassageMethods):
+class AsyncGraph(
+    MemoryMethods, MemorySearch, GraphQueries, KeyMethods, PassageMethods, MergeMethods
+):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
     Args:

@@ -264,6 +264,11 @@ class Merge:
     document_id: str | None = None
     created_at: datetime = field(default_factory=utcnow)
 
+    @property
+    def id(self) -> str:
+        """A stable id: the same decision in the same document always has the same id."""
+        return stable_id("mrg", self.scope, self.document_id or "", self.entity_id, self.surface)
+
 
 @dataclass(slots=True)
 class EntityWrite:

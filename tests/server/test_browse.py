@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+from loregraph.store.base import SCHEMA_VERSION
+
 from .conftest import Client, Keys, problem
 
 
@@ -24,7 +26,7 @@ async def test_entities_entity_documents_and_stats(client: Client, keys: Keys) -
         docs = (await http.get("/documents")).json()
         assert {d["title"] for d in docs} >= {"Harker notes"}
         stats = (await http.get("/stats")).json()
-        assert stats["documents"] == 2 and stats["schema_version"] == 3
+        assert stats["documents"] == 2 and stats["schema_version"] == SCHEMA_VERSION
 
 
 async def test_unknown_names_are_404_problems(client: Client, keys: Keys) -> None:

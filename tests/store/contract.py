@@ -23,6 +23,7 @@ from .contract_documents import DocumentContract
 from .contract_graph import GraphContract
 from .contract_keys import KeyContract
 from .contract_memories import MemoryContract
+from .contract_merges import EngineMergeContract, MergeContract
 from .contract_patterns import PatternContract
 from .contract_search import SearchContract
 from .contract_temporal import TemporalContract
@@ -38,6 +39,8 @@ class StoreContract(
     MemoryContract,
     TemporalContract,
     KeyContract,
+    MergeContract,
+    EngineMergeContract,
 ):
     """Every contract test; a backend's test module subclasses this."""
 

@@ -12,7 +12,18 @@ from typing import Any
 
 import click
 
-from loregraph.cli import admin, agents, browse, ingest, keys, memory, patterns, query, serve
+from loregraph.cli import (
+    admin,
+    agents,
+    browse,
+    ingest,
+    keys,
+    memory,
+    merges,
+    patterns,
+    query,
+    serve,
+)
 from loregraph.cli.options import llm_options, llm_overrides, scope_option, store_options
 from loregraph.cli.runner import Context
 from loregraph.cli.support import LoregraphGroup
@@ -65,6 +76,7 @@ for _command in (
     *query.COMMANDS,
     *browse.COMMANDS,
     *patterns.COMMANDS,
+    *merges.COMMANDS,
     *admin.COMMANDS,
     *agents.COMMANDS,
     *serve.COMMANDS,

@@ -14,6 +14,7 @@ import click
 
 from loregraph.cli.admin import deleted_line
 from loregraph.cli.dates import TimeParam, parse_time
+from loregraph.cli.merges import principal
 from loregraph.cli.options import json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
@@ -204,7 +205,8 @@ def _show_hits(hits: list[MemoryHit], as_json: bool) -> None:
 @click.pass_obj
 def forget(ctx: Context, memory_id: str, as_json: bool) -> None:
     """Forget the memory ID and exactly what only it supported."""
-    report = run_graph(ctx, lambda g: g.forget(memory_id), writes=True)
+    who = principal()
+    report = run_graph(ctx, lambda g: g.forget(memory_id, principal=who), writes=True)
     if as_json:
         echo_json(report.to_dict())
     else:

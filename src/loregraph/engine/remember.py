@@ -21,6 +21,7 @@ from loregraph.models import DeleteReport, Document
 from loregraph.retrieve.graphindex import SHARED_CACHE
 from loregraph.settings import check_limit
 from loregraph.store.base import Store
+from loregraph.store.changes import AuditEntry
 
 if TYPE_CHECKING:
     from loregraph.ingest.progress import Progress
@@ -130,9 +131,11 @@ class MemoryMethods:
         """
         return await self.memories(about=name, scope=scope)
 
-    async def forget(self, memory_id: str, *, scope: str | None = None) -> DeleteReport:
+    async def forget(
+        self, memory_id: str, *, principal: str = "", scope: str | None = None
+    ) -> DeleteReport:
         """Forget a memory (by id) and exactly what only it supported, as ``delete`` does
-        for a document.
+        for a document; recorded in the audit log under ``principal``.
 
         Raises :class:`~loregraph.errors.NotFoundError` for an id that is no memory of the
         scope (a document's id included: documents are deleted with ``delete``).
@@ -144,7 +147,10 @@ class MemoryMethods:
             raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")
         if not is_memory(document):
             raise NotFoundError(f"{memory_id!r} is a document, not a memory: use delete")
-        return await self.store.delete_document(document.id)
+        report = await self.store.delete_document(document.id)
+        entry = AuditEntry("forget", memory_id, document.title, principal, scope)
+        await self.store.add_audit(entry)
+        return report
 
     async def _memory_documents(self, scope: str | None) -> list[Document]:
         await self.open()

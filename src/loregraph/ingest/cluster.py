@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections import Counter
 
 from loregraph.ingest.cluster_groups import Clusters
-from loregraph.ingest.types import CandidateEntity, Occurrence
+from loregraph.ingest.types import CandidateEntity, ClusterRules, Occurrence
 from loregraph.models import name_key
 from loregraph.text import names
 from loregraph.text.entity_types import PERSON, normalize_type
@@ -65,13 +65,11 @@ def _part_of_name_pass(clusters: Clusters, dominant: bool) -> bool:
             continue
         found = clusters.targets(i)
         if len(found) == 1 and not dominant:
-            clusters.merge(i, found[0], "part-of-name")
-            changed = True
+            changed = clusters.merge(i, found[0], "part-of-name") or changed
         elif len(found) > 1 and dominant:
             first, second = clusters.groups[found[0]], clusters.groups[found[1]]
             if first.weight >= DOMINANCE * second.weight:
-                clusters.merge(i, found[0], "part-of-name-dominant")
-                changed = True
+                changed = clusters.merge(i, found[0], "part-of-name-dominant") or changed
     return changed
 
 
@@ -161,7 +159,7 @@ def _combine(members: list[CandidateEntity], name: str, kind: str) -> CandidateE
 
 
 def cluster_candidates(
-    cands: list[CandidateEntity],
+    cands: list[CandidateEntity], rules: ClusterRules | None = None
 ) -> tuple[list[CandidateEntity], list[Record]]:
     """Merge the variant names of each entity of one document (rules in the module doc).
 
@@ -172,6 +170,7 @@ def cluster_candidates(
     Running it again on its own output changes no candidate and gives the same
     surface → canonical records (rules of surfaces merged earlier are reconstructed from
     the names: ``honorific``, ``title-reference``, ``part-of-name``, ``in-document``).
+    ``rules`` switch joins off or keep names apart (:class:`ClusterRules`).
     """
     refs: list[tuple[CandidateEntity, str]] = []
     entities: list[CandidateEntity] = []
@@ -185,7 +184,7 @@ def cluster_candidates(
     person_keys = {
         name_key(names.split_title(c.name)[1]) for c in entities if normalize_type(c.type) == PERSON
     }
-    clusters = Clusters()
+    clusters = Clusters(rules)
     for cand in entities:
         clusters.add(cand, person_keys)
     while True:
@@ -200,7 +199,8 @@ def cluster_candidates(
         members.setdefault(clusters.find(i), []).extend((i, c) for c in group.members)
     for cand, title in refs:
         target = _title_reference(clusters, title)
-        if target is not None:
+        keys = {name_key(cand.name), *(name_key(o.surface) for o in cand.occurrences)}
+        if target is not None and clusters.allows("title-reference", keys, target):
             members[target].append((-1, cand))
 
     out: list[CandidateEntity] = []
@@ -228,9 +228,10 @@ def _surface_rule(surface: str, canonical: str) -> str:
     if names.title_reference(surface) is not None:
         return "title-reference"
     titles, core = names.split_title(surface)
-    if name_key(core) == name_key(names.split_title(canonical)[1]):
+    target = names.split_title(names.split_qualifier(canonical)[0])[1]  # a title's qualifier
+    if name_key(core) == name_key(target):
         return "honorific" if titles else "exact"
-    short, long = names.tokens(core), names.tokens(names.split_title(canonical)[1])
+    short, long = names.tokens(core), names.tokens(target)
     if names.is_name_part(short, long) or names.is_name_part(long, short):
         return "part-of-name"
     return "in-document"

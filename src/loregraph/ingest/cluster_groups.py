@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from loregraph.ingest.types import CandidateEntity
+from loregraph.ingest.types import CandidateEntity, ClusterRules
 from loregraph.models import name_key
 from loregraph.text import names
 from loregraph.text.entity_types import CONCEPT, PERSON, TYPES, normalize_type
@@ -60,7 +60,8 @@ def _surface_titles(cand: CandidateEntity) -> tuple[set[str], Counter[str]]:
 class Clusters:
     """The groups of one document, their union-find links and a first/last-word index."""
 
-    def __init__(self) -> None:
+    def __init__(self, rules: ClusterRules | None = None) -> None:
+        self.rules = rules or ClusterRules()
         self.groups: list[Group] = []
         self.by_key: dict[str, int] = {}
         # first and last word of every multi-word core name -> the groups that have it
@@ -111,8 +112,29 @@ class Clusters:
                 self.first.setdefault(tokens[0], set()).add(idx)
                 self.last.setdefault(tokens[-1], set()).add(idx)
 
-    def merge(self, child: int, root: int, rule: str) -> None:
-        """Join root ``child`` to root ``root``, by ``rule``."""
+    def name_keys(self, root: int) -> set[str]:
+        """The name keys of every name and surface form in the cluster of ``root``."""
+        keys: set[str] = set()
+        for i, group in enumerate(self.groups):
+            if self.find(i) == root:
+                for cand in group.members:
+                    keys.add(name_key(cand.name))
+                    keys.update(name_key(o.surface) for o in cand.occurrences)
+        return keys
+
+    def allows(self, rule: str, keys: set[str], root: int) -> bool:
+        """Whether names with these keys may join the cluster of ``root`` by ``rule``."""
+        if not self.rules.off and not self.rules.apart:
+            return True
+        return not self.rules.keeps_apart(rule, keys, self.name_keys(root))
+
+    def merge(self, child: int, root: int, rule: str) -> bool:
+        """Join root ``child`` to root ``root``, by ``rule``, unless the rules keep them
+        apart; whether they were joined."""
+        if (self.rules.off or self.rules.apart) and not self.allows(
+            rule, self.name_keys(child), root
+        ):
+            return False
         a, b = self.groups[child], self.groups[root]
         a.parent, a.rule = root, rule
         b.weight += a.weight
@@ -120,6 +142,7 @@ class Clusters:
         b.genders |= a.genders
         b.titles.update(a.titles)
         b.cores.extend(a.cores)
+        return True
 
     def roots(self) -> list[int]:
         """The groups that are the root of their cluster."""

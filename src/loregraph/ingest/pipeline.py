@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 
@@ -25,14 +25,16 @@ from loregraph.errors import EmptyInputError, LoregraphError
 from loregraph.ingest.boilerplate import set_aside
 from loregraph.ingest.chunker import chunk_text
 from loregraph.ingest.cluster import Record
+from loregraph.ingest.decisions import MergeRules, Pins
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.progress import NullProgress, Progress
-from loregraph.ingest.relate import build_mentions, build_relations, surface_index
+from loregraph.ingest.relate import as_written, build_mentions, build_relations, surface_index
 from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocument
 from loregraph.ingest.resolve import Resolver, cluster_candidates
 from loregraph.ingest.sections import with_sections
 from loregraph.ingest.select import Selection, select_entities
 from loregraph.ingest.supersede import supersede
+from loregraph.ingest.tally import count_bundle, describe_failure, timed_iter, timer
 from loregraph.ingest.types import (
     CandidateEntity,
     CandidateRelation,
@@ -41,7 +43,6 @@ from loregraph.ingest.types import (
     TextChunk,
 )
 from loregraph.models import (
-    CO_OCCURS,
     Chunk,
     DocStatus,
     Document,
@@ -50,6 +51,7 @@ from loregraph.models import (
     Merge,
     content_hash,
     stable_id,
+    utcnow,
 )
 from loregraph.settings import Settings
 from loregraph.store.base import Store
@@ -65,7 +67,7 @@ EMBED_STEP = 256
 
 
 @dataclass(slots=True)
-class _Pending:
+class Pending:
     """A document that needs work, with its chunks once cut."""
 
     source: SourceDocument
@@ -73,6 +75,8 @@ class _Pending:
     digest: str
     replacing: bool
     chunks: list[TextChunk]
+    created_at: datetime | None = None
+    """When the document was first written (kept when a stored document is processed again)."""
 
 
 @dataclass(slots=True)
@@ -134,19 +138,29 @@ class IngestPipeline:
         scope = scope or self.settings.scope
         report = IngestReport()
         self._planned = set()
+        await self.load_rules(scope)
         self.progress.start("documents", None)
         async for batch in self._batches(sources, scope, report):
-            await self._process_batch(batch, scope, report)
+            await self.process_batch(batch, scope, report)
         self.progress.finish("documents")
         return report
+
+    async def load_rules(self, scope: str, pins: Mapping[str, Pins] | None = None) -> None:
+        """Resolve with the scope's remembered merge decisions and the rules switched off
+        (``pins``: the earlier links of documents processed again, by document id)."""
+        decisions = await self.store.list_decisions(scope)
+        split = sorted({d.entity_id for d in decisions})
+        entities = {e.id: e for e in await self.store.get_entities(split)} if split else {}
+        off = self.settings.resolution.merge_rules_off
+        self.resolver.rules = MergeRules.of(decisions, off, pins, entities)
 
     # ------------------------------------------------------------------ batching
     async def _batches(
         self, sources: Iterable[SourceDocument], scope: str, report: IngestReport
-    ) -> AsyncIterator[list[_Pending]]:
-        batch: list[_Pending] = []
+    ) -> AsyncIterator[list[Pending]]:
+        batch: list[Pending] = []
         chars = 0
-        for source in _timed_iter(sources, report, "read"):
+        for source in timed_iter(sources, report, "read"):
             report.documents_seen += 1
             pending = await self._plan(source, scope, report)
             if pending is None:
@@ -166,7 +180,7 @@ class IngestPipeline:
 
     async def _plan(
         self, source: SourceDocument, scope: str, report: IngestReport
-    ) -> _Pending | None:
+    ) -> Pending | None:
         if not source.text.strip():
             raise EmptyInputError(f"{source.source}: the document is empty (no text to ingest)")
         source, sections = with_sections(set_aside(source))
@@ -186,13 +200,17 @@ class IngestPipeline:
         # may not have happened yet: it can be in the same batch)
         previous = doc_id in self._planned or await self.store.get_document(doc_id)
         self._planned.add(doc_id)
-        with _timer(report, "chunk"):
+        with timer(report, "chunk"):
             chunks = list(chunk_text(source.text, self.settings.chunk, sections))
-        return _Pending(source, doc_id, digest, bool(previous), chunks)
+        return Pending(source, doc_id, digest, bool(previous), chunks)
 
     # ------------------------------------------------------------------ processing
-    async def _process_batch(self, batch: list[_Pending], scope: str, report: IngestReport) -> None:
+    async def process_batch(self, batch: list[Pending], scope: str, report: IngestReport) -> None:
+        """Extract, resolve, embed and write a batch of documents (each in one transaction;
+        a failed one goes to ``report.failed``)."""
         started = time.perf_counter()
+        for pending in batch:
+            pending.source.cluster_rules = self.resolver.rules.cluster_rules()
         self.progress.start("extract", len(batch))
         results = await self._extract(batch)
         self.progress.advance("extract", len(batch))
@@ -217,13 +235,13 @@ class IngestPipeline:
                 bundle, new_entities = await self._build(
                     pending, result, chunk_vectors, scope, report
                 )
-                with _timer(report, "write"):
+                with timer(report, "write"):
                     known = await self.store.get_relations([r.id for r in bundle.relations])
                     await self.store.write_document(bundle)
                     rules = self.settings.extraction.functional_relations
                     await supersede(self.store, bundle, rules)
             except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
-                report.failed.append(DocumentFailure(pending.source.source, _describe(exc)))
+                report.failed.append(DocumentFailure(pending.source.source, describe_failure(exc)))
             else:
                 if pending.replacing:
                     report.replaced += 1
@@ -232,23 +250,27 @@ class IngestPipeline:
                     )
                 else:
                     report.ingested += 1
-                _count(report, bundle, new_entities, len(bundle.relations) - len(known))
+                count_bundle(report, bundle, new_entities, len(bundle.relations) - len(known))
                 report.characters += len(pending.source.text)
                 report.document_ids.append(pending.doc_id)
             self.progress.advance("documents")
 
-    def _prepare(self, result: ExtractionResult) -> _Prepared | BaseException:
-        """Normalise types, cluster variant names and select nodes (pure, per document)."""
+    def _prepare(
+        self, result: ExtractionResult, apart: frozenset[tuple[str, str]] = frozenset()
+    ) -> _Prepared | BaseException:
+        """Normalise types, cluster variant names (``apart``: name key pairs not to join)
+        and select nodes (pure, per document)."""
         try:
             for cand in result.entities:
                 cand.type = normalize_type(cand.type)
-            clustered, records = cluster_candidates(result.entities)
+            rules = self.resolver.rules.cluster_rules(apart)
+            clustered, records = cluster_candidates(result.entities, rules)
             selection = select_entities(clustered, self.settings.extraction)
         except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
             return exc
         return _Prepared(clustered, records, selection, result.relations)
 
-    async def _extract(self, batch: list[_Pending]) -> list[ExtractionResult | BaseException]:
+    async def _extract(self, batch: list[Pending]) -> list[ExtractionResult | BaseException]:
         items = [(p.source, p.chunks) for p in batch]
         many = getattr(self.extractor, "aextract_many", None)
         if many is not None and len(items) > 1:
@@ -265,7 +287,7 @@ class IngestPipeline:
         return out
 
     async def _embed_texts(
-        self, batch: list[_Pending], extra: list[str]
+        self, batch: list[Pending], extra: list[str]
     ) -> tuple[list[np.ndarray], np.ndarray]:
         """Embed every chunk of the batch and the ``extra`` texts, each distinct text once.
 
@@ -297,7 +319,7 @@ class IngestPipeline:
 
     async def _build(
         self,
-        pending: _Pending,
+        pending: Pending,
         prepared: _Prepared,
         chunk_vectors: np.ndarray,
         scope: str,
@@ -306,8 +328,16 @@ class IngestPipeline:
         """The document's bundle, and how many of its entities are new to the store."""
         source, doc_id = pending.source, pending.doc_id
         started = time.perf_counter()
+        resolution = await self.resolver.resolve(scope, prepared.selection.nodes, doc_id)
+        apart = self.resolver.rules.names_apart(prepared.records, resolution.entities)
+        if apart:  # names a person split were joined: extract and cluster again without that
+            source.cluster_rules = self.resolver.rules.cluster_rules(apart)
+            again = self._prepare(await self.extractor.extract(source, pending.chunks), apart)
+            if isinstance(again, BaseException):
+                raise again
+            prepared = again
+            resolution = await self.resolver.resolve(scope, prepared.selection.nodes, doc_id)
         clustered, records, selection = prepared.clustered, prepared.records, prepared.selection
-        resolution = await self.resolver.resolve(scope, selection.nodes, doc_id)
         report.add_time("resolve", time.perf_counter() - started)
 
         chunk_ids = [chunk_id(doc_id, c.seq) for c in pending.chunks]
@@ -323,7 +353,9 @@ class IngestPipeline:
                 merges.append(Merge(entity.id, surface, rule, scope=scope, document_id=doc_id))
         writes = [
             EntityWrite(
-                entity=resolution.entities[c.name], description=c.description, salience=c.salience
+                entity=as_written(resolution.entities[c.name], c),
+                description=c.description,
+                salience=c.salience,
             )
             for c in selection.nodes
             if c.name in resolution.entities
@@ -339,6 +371,7 @@ class IngestPipeline:
             metadata=dict(source.metadata),
             status=DocStatus.DONE,
             char_count=len(source.text),
+            created_at=pending.created_at or utcnow(),
         )
         if source.external_id is not None:
             document.metadata.setdefault("id", source.external_id)
@@ -357,44 +390,3 @@ class IngestPipeline:
         ]
         bundle = DocumentBundle(document, chunks, writes, mentions, relations, merges)
         return bundle, len(resolution.new_ids)
-
-
-def _count(report: IngestReport, bundle: DocumentBundle, new_entities: int, new_rels: int) -> None:
-    """Add a written document's counts to the report (a failed one adds none)."""
-    report.chunks += len(bundle.chunks)
-    report.entities_written += len(bundle.entities)
-    report.entities_new += new_entities
-    report.mentions += len(bundle.mentions)
-    report.relations += len(bundle.relations)
-    report.relations_new += new_rels
-    report.typed_relations += sum(1 for r in bundle.relations if r.type != CO_OCCURS)
-    report.merges += len(bundle.merges)
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc) or exc.__class__.__name__
-    return text if isinstance(exc, LoregraphError) else f"{exc.__class__.__name__}: {text}"
-
-
-@contextmanager
-def _timer(report: IngestReport, stage: str) -> Iterator[None]:
-    started = time.perf_counter()
-    try:
-        yield
-    finally:
-        report.add_time(stage, time.perf_counter() - started)
-
-
-def _timed_iter(
-    items: Iterable[SourceDocument], report: IngestReport, stage: str
-) -> Iterator[SourceDocument]:
-    iterator = iter(items)
-    while True:
-        started = time.perf_counter()
-        try:
-            item = next(iterator)
-        except StopIteration:
-            report.add_time(stage, time.perf_counter() - started)
-            return
-        report.add_time(stage, time.perf_counter() - started)
-        yield item

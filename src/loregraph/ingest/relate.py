@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from loregraph.ingest.types import CandidateEntity, CandidateRelation
@@ -139,3 +140,12 @@ def _lookup(
         return entities[name]
     canonical = surfaces.get(name_key(name))
     return entities.get(canonical) if canonical is not None else None
+
+
+def as_written(entity: Entity, cand: CandidateEntity) -> Entity:
+    """The entity as this document lists it: with the names this document calls it by as
+    aliases, not those other documents gave a stored entity (so that replacing or deleting
+    the document takes exactly its own aliases away)."""
+    own = name_key(entity.name)
+    names = {cand.name, *(o.surface for o in cand.occurrences)}
+    return replace(entity, aliases=sorted(n for n in names if name_key(n) != own))

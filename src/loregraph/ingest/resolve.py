@@ -32,43 +32,35 @@ embedder call (in a worker thread) unless a caller embedded them ahead
 (:meth:`Resolver.plan_embeddings`, :meth:`Resolver.add_embeddings`); the vectors of the ones
 that become new entities are kept as their embeddings. The store does not change while one
 document resolves, so the fuzzy and vector lookups of all its candidates are each one
-batched store call.
+batched store call. Merge rules switched off, splits, hand merges and a document's earlier
+links are honoured as :mod:`loregraph.ingest.decisions` describes (:attr:`Resolver.rules`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from loregraph.embed.base import Embedder
 from loregraph.ingest.cluster import cluster_candidates
-from loregraph.ingest.types import CandidateEntity
+from loregraph.ingest.decisions import MANUAL, MergeRules, load_targets, pinned_link
+from loregraph.ingest.types import CandidateEntity, Resolution
 from loregraph.models import Entity, Merge, Scored, Vector, name_key
 from loregraph.settings import ResolutionSettings
 from loregraph.store.base import Store
 from loregraph.text import names
 from loregraph.text.entity_types import PERSON, normalize_type
 
-__all__ = ["Confirm", "Resolution", "Resolver", "cluster_candidates", "embedding_text"]
+__all__ = ["Confirm", "Resolver", "cluster_candidates", "embedding_text"]
 
 Confirm = Callable[[CandidateEntity, Entity], Awaitable[bool]]
 """An optional last word on a non-exact match: ``await confirm(candidate, entity)``."""
 
 FUZZY_LIMIT = 5
 VECTOR_LIMIT = 5
-
-
-@dataclass(slots=True)
-class Resolution:
-    """Each candidate name → its entity (existing or new), and the merges decided."""
-
-    entities: dict[str, Entity] = field(default_factory=dict)
-    merges: list[Merge] = field(default_factory=list)
-    new_ids: set[str] = field(default_factory=set)
 
 
 def embedding_text(candidate: CandidateEntity) -> str:
@@ -112,7 +104,10 @@ class Resolver:
         self.embedder = embedder
         self.settings = settings
         self.confirm = confirm
+        self.rules = MergeRules(off=frozenset(settings.merge_rules_off))
+        """Splits, hand merges and pins to honour (:mod:`loregraph.ingest.decisions`)."""
         self._vectors: dict[str, Vector] = {}
+        self._targets: dict[str, Entity] = {}
 
     async def resolve(
         self, scope: str, candidates: list[CandidateEntity], document_id: str
@@ -120,30 +115,39 @@ class Resolver:
         """Map every candidate name to an entity of ``scope`` (existing or new)."""
         res = Resolution()
         claimed: set[str] = set()
+        pins = self.rules.pins.get(document_id)
+        self._targets = await load_targets(self.store, self.rules, pins)
         ordered = sorted(candidates, key=lambda c: (-c.mentions, c.name))
         keys = {c.name: _lookup_keys(c) for c in ordered}
         wanted = list(dict.fromkeys(k for ks in keys.values() for k in ks))
         found = await self.store.find_entities_by_key(scope, wanted) if wanted else {}
 
         rest: list[CandidateEntity] = []
+        own: set[int] = set()  # pinned to an entity of their own name: exact or new only
         for cand in ordered:
             key = name_key(cand.name)
             exact = found.get(key)
-            if exact is not None and name_key(exact.name) == key:
+            pinned = pinned_link(self.rules, self._targets, cand.name, pins)
+            if pinned is not None:
+                self._link(res, claimed, cand, *pinned, scope, document_id)
+            elif exact is not None and name_key(exact.name) == key:
                 self._link(res, claimed, cand, exact, "exact", 1.0, scope, document_id)
             else:
                 rest.append(cand)
+                if pins is not None and Entity.make_id(scope, cand.name) in pins.own:
+                    own.add(id(cand))
 
         # the store does not change while one document resolves: look every candidate that
         # may reach the fuzzy stage up at once (those linked earlier simply ignore theirs)
+        alone = {id(c) for c in rest if _qualified_title(c) or id(c) in own}  # no similarity
         fuzzy = await self._fuzzy_hits(
-            scope, [c for c in rest if c.name not in res.entities and not _qualified_title(c)]
+            scope, [c for c in rest if c.name not in res.entities and id(c) not in alone]
         )
         unmatched: list[CandidateEntity] = []
         for cand in rest:
             if cand.name in res.entities:
                 continue
-            if _qualified_title(cand):
+            if id(cand) in alone:
                 unmatched.append(cand)
                 continue
             entity = self._alias_match(cand, keys[cand.name], found, claimed)
@@ -163,8 +167,9 @@ class Resolver:
             for i, cand in enumerate(unmatched)
             if vectors is not None
             and self.settings.use_embeddings
+            and "embedding" not in self.rules.off
             and cand.name not in res.entities
-            and not _qualified_title(cand)
+            and id(cand) not in alone
         ]
         near = await self._vector_hits(scope, searched)
         for i, cand in enumerate(unmatched):
@@ -177,7 +182,7 @@ class Resolver:
                     entity, score = hit
                     self._link(res, claimed, cand, entity, "embedding", score, scope, document_id)
                     continue
-            self._create(res, cand, vector, scope)
+            self._create(res, claimed, cand, vector, scope, document_id)
         return res
 
     # ------------------------------------------------------------------ embedding ahead
@@ -240,6 +245,8 @@ class Resolver:
             entity = found.get(key)
             if entity is None or entity.id in claimed or normalize_type(entity.type) != kind:
                 continue
+            if self.rules.blocks(cand.name, entity, "alias"):
+                continue
             if names.names_compatible(cand.name, entity.name, person=kind == PERSON):
                 return entity
         return None
@@ -248,7 +255,7 @@ class Resolver:
         self, scope: str, cands: list[CandidateEntity]
     ) -> dict[int, list[tuple[Entity, float]]]:
         """``id(candidate)`` → its fuzzy hits at or above the threshold, best first."""
-        if self.settings.fuzzy_threshold > 1.0 or not cands:
+        if self.settings.fuzzy_threshold > 1.0 or not cands or "fuzzy" in self.rules.off:
             return {}
         queries = [(c.name, normalize_type(c.type)) for c in cands]
         rows = await self.store.search_entities_fuzzy_many(scope, queries, FUZZY_LIMIT)
@@ -283,7 +290,7 @@ class Resolver:
         kind = normalize_type(cand.type)
         one_word = " " not in name_key(cand.name)
         for entity, score in hits:
-            if entity.id in claimed:
+            if entity.id in claimed or self.rules.blocks(cand.name, entity, "fuzzy"):
                 continue
             if one_word and " " in name_key(entity.name):
                 continue  # "Larry" is like "Larry Miller" only through an alias
@@ -299,6 +306,8 @@ class Resolver:
         kind = normalize_type(cand.type)
         for entity, score in hits:
             if entity.id in claimed or normalize_type(entity.type) != kind:
+                continue
+            if self.rules.blocks(cand.name, entity, "embedding"):
                 continue
             if not names.names_compatible(cand.name, entity.name, person=kind == PERSON):
                 continue
@@ -323,8 +332,8 @@ class Resolver:
         return [self._vectors[t] for t in texts]
 
     # ------------------------------------------------------------------ outcomes
-    @staticmethod
     def _link(
+        self,
         res: Resolution,
         claimed: set[str],
         cand: CandidateEntity,
@@ -334,6 +343,9 @@ class Resolver:
         scope: str,
         document_id: str,
     ) -> None:
+        joined = self._targets.get(self.rules.joins.get(entity.id, ""))
+        if joined is not None:
+            entity, rule, score = joined, MANUAL, 1.0
         res.entities[cand.name] = entity
         claimed.add(entity.id)
         if rule != "exact" or cand.name != entity.name:
@@ -348,9 +360,20 @@ class Resolver:
                 )
             )
 
-    @staticmethod
-    def _create(res: Resolution, cand: CandidateEntity, vector: Vector | None, scope: str) -> None:
+    def _create(
+        self,
+        res: Resolution,
+        claimed: set[str],
+        cand: CandidateEntity,
+        vector: Vector | None,
+        scope: str,
+        document_id: str,
+    ) -> None:
         entity_id = Entity.make_id(scope, cand.name)
+        joined = self._targets.get(self.rules.joins.get(entity_id, ""))
+        if joined is not None:
+            self._link(res, claimed, cand, joined, MANUAL, 1.0, scope, document_id)
+            return
         if entity_id in res.new_ids:  # a second candidate with the same name key
             res.entities[cand.name] = next(e for e in res.entities.values() if e.id == entity_id)
             return

@@ -10,7 +10,24 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import DocKind
+from loregraph.models import DocKind, Entity, Merge
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterRules:
+    """Joins clustering must not make: rules switched off (``part-of-name``,
+    ``part-of-name-dominant``, ``honorific`` for gendered variants, ``title-reference``) and
+    pairs of name keys kept apart (a split a person made). Names of one key are one group
+    and are never kept apart."""
+
+    off: frozenset[str] = frozenset()
+    apart: frozenset[tuple[str, str]] = frozenset()
+
+    def keeps_apart(self, rule: str, one: set[str], other: set[str]) -> bool:
+        """Whether two clusters with these name keys may not be joined by ``rule``."""
+        if rule in self.off:
+            return True
+        return any((a, b) in self.apart or (b, a) in self.apart for a in one for b in other)
 
 
 @dataclass(slots=True)
@@ -34,6 +51,9 @@ class SourceDocument:
     ``stdin``): a stored document there with the same text is this one, not a new one."""
     valid_at: datetime | None = None
     """When what the text tells happened (a memory's time), if known."""
+    cluster_rules: ClusterRules = field(default_factory=lambda: ClusterRules())
+    """Joins the clustering of this document's names must not make (set by the pipeline
+    from the merge rules switched off and the splits people made)."""
 
     @property
     def entity_title(self) -> str:
@@ -118,3 +138,12 @@ class ExtractionResult:
     entities: list[CandidateEntity] = field(default_factory=list)
     relations: list[CandidateRelation] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Resolution:
+    """Each candidate name → its entity (existing or new), and the merges decided."""
+
+    entities: dict[str, Entity] = field(default_factory=dict)
+    merges: list[Merge] = field(default_factory=list)
+    new_ids: set[str] = field(default_factory=set)

@@ -70,11 +70,18 @@ class ExtractionSettings:
 
 @dataclass(frozen=True, slots=True)
 class ResolutionSettings:
-    """Entity resolution thresholds, cheapest rule first."""
+    """Entity resolution thresholds, cheapest rule first.
+
+    ``merge_rules_off`` names merge rules that never merge: across documents ``alias``,
+    ``fuzzy``, ``embedding``; inside a document ``part-of-name``, ``part-of-name-dominant``,
+    ``honorific`` (gendered variants) and ``title-reference``. Names with one name key
+    (``exact``, and honorifics of one name) are one entity by construction.
+    """
 
     fuzzy_threshold: float = 0.90
     embedding_threshold: float = 0.90
     use_embeddings: bool = True
+    merge_rules_off: tuple[str, ...] = ()
 
 
 MIN_BUDGET = 100

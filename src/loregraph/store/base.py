@@ -30,6 +30,7 @@ from typing import Self
 
 from loregraph import models
 from loregraph.errors import SchemaVersionError
+from loregraph.store.changes import ChangeLog
 from loregraph.store.hops import Hops
 from loregraph.store.keystore import KeyStore
 from loregraph.store.queries import (
@@ -46,7 +47,7 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The schema version this code writes. A store written by a newer version is refused."""
 
 NOT_OPEN = "the store is not open: use `await store.open()` or `async with`"
@@ -63,7 +64,7 @@ def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
         )
 
 
-class Store(KeyStore, Hops):
+class Store(ChangeLog, KeyStore, Hops):
     """A knowledge-graph store. Open with ``await store.open()`` or ``async with``."""
 
     # ----------------------------------------------------------------- lifecycle

@@ -28,6 +28,7 @@ from datetime import datetime
 from loregraph import models
 from loregraph.access import ApiKey
 from loregraph.store.base import Store
+from loregraph.store.changes import AuditEntry, Decision
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
 from loregraph.store.cypher.sync import apply_sync, graph_entity_ids
@@ -99,6 +100,13 @@ class MirroredStore(Store):
         for relation in await self.primary.get_relations([relation_id]):
             ends = {relation.source_id, relation.target_id}
             await self._sync(relation.scope, None, _Snapshot(), ends)
+
+    async def update_entity(
+        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
+    ) -> models.Entity:
+        entity = await self.primary.update_entity(entity_id, name=name, entity_type=entity_type)
+        await self._sync(entity.scope, None, _Snapshot(), {entity_id})
+        return entity
 
     async def resync(self, scope: str) -> None:
         """Copy the scope's whole graph from the primary (idempotent)."""
@@ -233,6 +241,21 @@ class MirroredStore(Store):
 
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         return await self.primary.list_merges(scope, entity_id)
+
+    async def add_decision(self, decision: Decision) -> None:
+        await self.primary.add_decision(decision)
+
+    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
+        return await self.primary.remove_decision(scope, kind, merge_id)
+
+    async def list_decisions(self, scope: str) -> list[Decision]:
+        return await self.primary.list_decisions(scope)
+
+    async def add_audit(self, entry: AuditEntry) -> None:
+        await self.primary.add_audit(entry)
+
+    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
+        return await self.primary.list_audit(scope, limit)
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self.primary.read_bundle(document_id)

@@ -241,7 +241,7 @@ def assemble_entities(
     spans = _apply_name_rules(analysis)
     title = _title_of(document, spans)
     candidates = _group_spans(spans, locator, title, analysis)
-    clustered, records = cluster_candidates(candidates)
+    clustered, records = cluster_candidates(candidates, document.cluster_rules)
     mapping = {surface: canonical for surface, canonical, _ in records}
     for cand in clustered:
         mapping.setdefault(cand.name, cand.name)

@@ -12,7 +12,9 @@ The graph model (labels and relationship types are constants, never taken from d
   entity: description, aliases), ``(:LgEvidence)``, ``(:LgMerge)``, ``(:LgCache)`` (no
   longer written; its index and the relations' full-text index stay, so that the graph
   schema is unchanged), ``(:LgScope)`` (graph version per scope), ``(:LgApiKey)`` (the
-  HTTP server's keys, in no scope) and one ``(:LgMeta)`` (schema version, write sequence);
+  HTTP server's keys, in no scope), ``(:LgDecision)`` and ``(:LgAudit)`` (merge decisions and
+  the audit log, :mod:`.changes`) and one ``(:LgMeta)`` (schema version, write sequence,
+  audit counter);
 * ``(:LgChunk)-[:LG_MENTIONS {surface, count}]->(:LgEntity)``;
 * ``(:LgEntity)-[:LG_REL {id, type, ...}]->(:LgEntity)``: the relation *type* is a property
   of one generic relationship type, so no relation type from data ever reaches the query
@@ -55,6 +57,8 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     (CACHE, "key"),
     (SCOPE, "scope"),
     (API_KEY, "key_hash"),
+    ("LgDecision", "scope"),
+    ("LgAudit", "scope"),
 )
 REL_INDEXES = ("id", "scope")
 

@@ -50,8 +50,9 @@ async def ensure_schema(conn: Connection, where: str) -> SchemaState:
     version = int(rows[0][0])
     check_schema_version(version)
     if version < SCHEMA_VERSION:
-        # versions 1 to 3 differ in the SQL stores' tables and text indexes; here, the key
-        # nodes' index is created below with the others
+        # versions 1 to 4 differ in the SQL stores' tables and text indexes; here, the key
+        # nodes' index is created below with the others, and version 4's decision and
+        # audit nodes when first written
         await conn.write(
             "MATCH (m:LgMeta {key: 'meta'}) SET m.schema_version = $version",
             {"version": SCHEMA_VERSION},

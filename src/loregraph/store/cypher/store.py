@@ -18,7 +18,8 @@ from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.models import name_key
 from loregraph.store.base import NOT_OPEN, Store
-from loregraph.store.cypher import graph, keys, reads, search
+from loregraph.store.changes import AuditEntry, Decision
+from loregraph.store.cypher import changes, graph, keys, reads, search
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
 from loregraph.store.cypher.bundle import read_bundle
@@ -240,6 +241,30 @@ class CypherStore(Store):
     # ----------------------------------------------------------------- merges, bundles, bulk
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         return await reads.list_merges(self._conn(), scope, entity_id)
+
+    # ----------------------------------------------------------------- decisions, audit, edits
+    async def add_decision(self, decision: Decision) -> None:
+        await changes.add_decision(self._conn(), decision)
+
+    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
+        return await changes.remove_decision(self._conn(), scope, kind, merge_id)
+
+    async def list_decisions(self, scope: str) -> list[Decision]:
+        return await changes.list_decisions(self._conn(), scope)
+
+    async def add_audit(self, entry: AuditEntry) -> None:
+        await changes.add_audit(self._conn(), entry)
+
+    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
+        return await changes.list_audit(self._conn(), scope, limit)
+
+    async def update_entity(
+        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
+    ) -> models.Entity:
+        entity = await changes.update_entity(self._conn(), entity_id, name, entity_type)
+        if entity is None:
+            raise NotFoundError(f"no entity with id {entity_id!r}")
+        return entity
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await read_bundle(self._conn(), document_id)

@@ -24,6 +24,7 @@ from loregraph.store.postgres.schema import (
     VERSION_1,
     VERSION_2,
     VERSION_3,
+    VERSION_4,
     statements,
     vector_index_statements,
 )
@@ -62,7 +63,18 @@ async def _version_3(conn: Conn) -> None:
         await conn.execute(statement)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _version_1, 2: _version_2, 3: _version_3}
+async def _version_4(conn: Conn) -> None:
+    """Remembered merge decisions and the audit log."""
+    for statement in statements(VERSION_4):
+        await conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {
+    1: _version_1,
+    2: _version_2,
+    3: _version_3,
+    4: _version_4,
+}
 """``MIGRATIONS[v]`` brings a schema from version ``v - 1`` to ``v`` (0: empty)."""
 
 

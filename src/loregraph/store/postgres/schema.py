@@ -3,7 +3,8 @@
 Version 1 is the first; version 2 adds ``chunks_substrings``, a pg_trgm index of the chunks
 whose text holds a script that word search serves badly (:mod:`loregraph.store.scripts`),
 for substring search in them; version 3 adds ``api_keys``, the HTTP server's keys (name,
-SHA-256 of the secret, roles by scope as JSON text, created and revoked times; in no scope).
+SHA-256 of the secret, roles by scope as JSON text, created and revoked times; in no scope);
+version 4 adds ``merge_decisions`` and ``audit_log``.
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
 ``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
@@ -230,6 +231,35 @@ CREATE TABLE api_keys (
     revoked_at timestamptz
 )
 """
+
+
+VERSION_4 = """
+CREATE TABLE IF NOT EXISTS merge_decisions (
+    scope text COLLATE "C" NOT NULL,
+    kind text COLLATE "C" NOT NULL,
+    merge_id text COLLATE "C" NOT NULL,
+    entity_id text COLLATE "C" NOT NULL,
+    surface text NOT NULL,
+    rule text NOT NULL,
+    score double precision NOT NULL DEFAULT 1,
+    document_id text COLLATE "C",
+    principal text NOT NULL DEFAULT '',
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (scope, kind, merge_id)
+);
+CREATE TABLE IF NOT EXISTS audit_log (
+    pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    scope text COLLATE "C" NOT NULL,
+    at timestamptz NOT NULL,
+    principal text NOT NULL,
+    action text NOT NULL,
+    subject text NOT NULL,
+    detail text NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS audit_log_scope ON audit_log (scope, pk)
+"""
+"""Version 4: remembered merge decisions and the audit log (text ids, no foreign keys: a
+decision outlives the rows it names)."""
 
 
 def statements(script: str) -> list[str]:

@@ -21,7 +21,8 @@ from loregraph import models
 from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, Store
-from loregraph.store.postgres import graph, keys, reads, search, write
+from loregraph.store.changes import AuditEntry, Decision
+from loregraph.store.postgres import changes, graph, keys, reads, search, write
 from loregraph.store.postgres.cleanup import read_graph_version
 from loregraph.store.postgres.connection import (
     DEFAULT_SCHEMA,
@@ -191,6 +192,30 @@ class PostgresStore(Store):
     # ----------------------------------------------------------------- merges, bundles, bulk
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         return await self._db.read(reads.list_merges, scope, entity_id)
+
+    # ----------------------------------------------------------------- decisions, audit, edits
+    async def add_decision(self, decision: Decision) -> None:
+        await self._db.write(changes.add_decision, decision)
+
+    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
+        return await self._db.write(changes.remove_decision, scope, kind, merge_id)
+
+    async def list_decisions(self, scope: str) -> list[Decision]:
+        return await self._db.read(changes.list_decisions, scope)
+
+    async def add_audit(self, entry: AuditEntry) -> None:
+        await self._db.write(changes.add_audit, entry)
+
+    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
+        return await self._db.read(changes.list_audit, scope, limit)
+
+    async def update_entity(
+        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
+    ) -> models.Entity:
+        entity = await self._db.write(changes.update_entity, entity_id, name, entity_type)
+        if entity is None:
+            raise NotFoundError(f"no entity with id {entity_id!r}")
+        return entity
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self._db.snapshot(reads.read_bundle, document_id)

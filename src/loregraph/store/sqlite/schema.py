@@ -36,7 +36,7 @@ that the schema is unchanged.
 JSON, created and revoked times); it belongs to no scope.
 
 Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks);
-3 adds ``api_keys``.
+3 adds ``api_keys``; 4 adds ``merge_decisions`` and ``audit_log``.
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -70,6 +70,33 @@ CREATE TABLE api_keys (
     revoked_at TEXT
 );
 """
+CHANGE_TABLES = """
+CREATE TABLE IF NOT EXISTS merge_decisions (
+    scope TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    merge_id TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    surface TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    score REAL NOT NULL DEFAULT 1,
+    document_id TEXT,
+    principal TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (scope, kind, merge_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS audit_log (
+    pk INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    at TEXT NOT NULL,
+    principal TEXT NOT NULL,
+    action TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS audit_log_scope ON audit_log(scope, pk);
+"""
+"""Version 4: remembered merge decisions (never merge again / merged by hand) and the audit
+log. Text ids, no foreign keys: a decision outlives the rows it names."""
 
 TABLES = f"""
 CREATE TABLE meta (
@@ -229,7 +256,8 @@ CREATE VIRTUAL TABLE relations_fts USING fts5(
     fact, type, content='relations', content_rowid='pk', {_TEXT}
 );
 {TRIGRAM_TABLES}
-{KEY_TABLES}"""
+{KEY_TABLES}
+{CHANGE_TABLES}"""
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -247,7 +275,17 @@ def _add_key_table(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _add_trigram_index, 2: _add_key_table}
+def _add_change_tables(conn: sqlite3.Connection) -> None:
+    """Version 4: merge decisions and the audit log (empty)."""
+    for statement in _statements(CHANGE_TABLES):
+        conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {
+    1: _add_trigram_index,
+    2: _add_key_table,
+    3: _add_change_tables,
+}
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
 transaction :func:`ensure_schema` opens)."""
 

@@ -23,6 +23,7 @@ from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError
 from loregraph.models import name_key
 from loregraph.store.base import Store
+from loregraph.store.changes import AuditEntry, Decision
 from loregraph.store.queries import (
     EntityListing,
     Expansion,
@@ -31,7 +32,7 @@ from loregraph.store.queries import (
     RelationQuery,
     VectorSearch,
 )
-from loregraph.store.sqlite import graph, keys, reads, search, write
+from loregraph.store.sqlite import changes, graph, keys, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
 from loregraph.store.sqlite.indexes import ENTITY, MemoryIndexes
@@ -182,6 +183,31 @@ class SqliteStore(Store):
     # ----------------------------------------------------------------- merges, bundles, bulk
     async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         return await self._db.run(reads.list_merges, scope, entity_id)
+
+    # ----------------------------------------------------------------- decisions, audit, edits
+    async def add_decision(self, decision: Decision) -> None:
+        await self._db.run(changes.add_decision, decision)
+
+    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
+        return await self._db.run(changes.remove_decision, scope, kind, merge_id)
+
+    async def list_decisions(self, scope: str) -> list[Decision]:
+        return await self._db.run(changes.list_decisions, scope)
+
+    async def add_audit(self, entry: AuditEntry) -> None:
+        await self._db.run(changes.add_audit, entry)
+
+    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
+        return await self._db.run(changes.list_audit, scope, limit)
+
+    async def update_entity(
+        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
+    ) -> models.Entity:
+        entity = await self._db.run(changes.update_entity, entity_id, name, entity_type)
+        if entity is None:
+            raise NotFoundError(f"no entity with id {entity_id!r}")
+        self._indexes.clear()  # the name index holds the old key and type
+        return entity
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self._db.run(reads.read_bundle, document_id)

@@ -1,0 +1,136 @@
+"""Merges you can see and undo, and hand corrections: ``merges``, ``unmerge``, ``merge``,
+``rename``, ``retype`` and ``audit``. Changes are recorded in the audit log under the name
+of the user running the command."""
+
+from __future__ import annotations
+
+import getpass
+
+import click
+
+from loregraph.cli.options import json_option, limit_option
+from loregraph.cli.runner import Context, echo_json, run_graph
+from loregraph.engine.merge_views import MergeView
+from loregraph.models import Entity
+from loregraph.store.changes import AuditEntry
+
+
+def principal() -> str:
+    """Who runs the command: the operating system's user name (``unknown`` without one)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def _merge_line(view: MergeView) -> str:
+    where = f"  [{view.document}]" if view.document else ""
+    undone = "  (undone)" if view.undone else ""
+    return (
+        f"{view.id}  {view.surface!r} -> {view.entity!r}  {view.rule} {view.score:.2f}"
+        f"{where}{undone}"
+    )
+
+
+def _audit_line(entry: AuditEntry) -> str:
+    at = entry.at.isoformat(timespec="seconds")
+    return f"{at}  {entry.principal or '-'}  {entry.action} {entry.subject}  {entry.detail}"
+
+
+@click.command()
+@click.option("--entity", default=None, help="Only the merges into this entity.")
+@click.option("--all", "undone", is_flag=True, help="List undone merges too.")
+@json_option()
+@click.pass_obj
+def merges(ctx: Context, entity: str | None, undone: bool, as_json: bool) -> None:
+    """List every merge, newest first: id, the name merged, the entity, the rule, its score
+    and the document that caused it. Undo one with `loregraph unmerge ID`."""
+    found = run_graph(ctx, lambda g: g.merges(entity=entity, undone=undone))
+    if as_json:
+        echo_json([m.to_dict() for m in found])
+        return
+    if not found:
+        click.echo("no merges", err=True)
+    for view in found:
+        click.echo(_merge_line(view))
+
+
+@click.command()
+@click.argument("merge_id", metavar="ID")
+@json_option("the merge undone")
+@click.pass_obj
+def unmerge(ctx: Context, merge_id: str, as_json: bool) -> None:
+    """Undo the merge ID: what it joined becomes an entity of its own again (aliases,
+    mentions, relations and evidence), and later ingests do not merge it back."""
+    who = principal()
+    view = run_graph(ctx, lambda g: g.unmerge(merge_id, principal=who), writes=True)
+    if as_json:
+        echo_json(view.to_dict())
+    else:
+        click.echo(f"unmerged {view.surface!r} from {view.entity!r} ({view.rule}, {view.id})")
+
+
+@click.command()
+@click.argument("name")
+@click.argument("other")
+@json_option("the merge")
+@click.pass_obj
+def merge(ctx: Context, name: str, other: str, as_json: bool) -> None:
+    """Merge the entity OTHER into the entity NAME by hand (undo with `loregraph unmerge`)."""
+    who = principal()
+    view = run_graph(ctx, lambda g: g.merge(name, other, principal=who), writes=True)
+    if as_json:
+        echo_json(view.to_dict())
+    else:
+        click.echo(f"merged {view.surface!r} into {view.entity!r} ({view.id})")
+
+
+@click.command()
+@click.argument("name")
+@click.argument("new_name")
+@json_option("the entity")
+@click.pass_obj
+def rename(ctx: Context, name: str, new_name: str, as_json: bool) -> None:
+    """Give the entity NAME the name NEW_NAME (its mentions and relations stay)."""
+    who = principal()
+    entity = run_graph(ctx, lambda g: g.rename(name, new_name, principal=who), writes=True)
+    _echo_entity(entity, as_json, "renamed to")
+
+
+@click.command()
+@click.argument("name")
+@click.argument("entity_type", metavar="TYPE")
+@json_option("the entity")
+@click.pass_obj
+def retype(ctx: Context, name: str, entity_type: str, as_json: bool) -> None:
+    """Give the entity NAME the type TYPE (Person, Organization, Location, ...)."""
+    who = principal()
+    entity = run_graph(ctx, lambda g: g.retype(name, entity_type, principal=who), writes=True)
+    _echo_entity(entity, as_json, "retyped")
+
+
+def _echo_entity(entity: Entity, as_json: bool, verb: str) -> None:
+    if as_json:
+        echo_json(entity.to_dict())
+    else:
+        click.echo(f"{verb} {entity.name!r} ({entity.type}, {entity.id})")
+
+
+@click.command()
+@limit_option(50, "-n", "How many entries (the latest).")
+@json_option()
+@click.pass_obj
+def audit(ctx: Context, limit: int, as_json: bool) -> None:
+    """The audit log, newest first: every merge, unmerge, rename, retype and forgotten
+    memory, with its time and who made it."""
+    entries = run_graph(ctx, lambda g: g.audit(limit=limit))
+    if as_json:
+        echo_json([e.to_dict() for e in entries])
+        return
+    if not entries:
+        click.echo("the audit log is empty", err=True)
+    for entry in entries:
+        click.echo(_audit_line(entry))
+
+
+COMMANDS = (merges, unmerge, merge, rename, retype, audit)

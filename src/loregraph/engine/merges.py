@@ -1,0 +1,218 @@
+"""The merge methods of :class:`~loregraph.graph.AsyncGraph`: merges listed, undone and made
+by hand, entities renamed and retyped, and the audit log (:class:`MergeMethods`).
+
+Undoing a merge remembers the split (the store's merge decisions, honoured by every later
+ingest) and processes the document that caused it again through the ingest pipeline
+(:mod:`loregraph.ingest.redo`): its other names keep the links they had, so exactly what
+the merge joined goes back to an entity of its own, with its aliases, mentions, relations
+and evidence. A merge by hand is a remembered decision too (whatever resolves to the merged
+entity resolves to the kept one), applied by processing the merged entity's documents again;
+undoing it forgets the decision and processes them once more. Every change is written to the
+audit log with its time and principal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from loregraph.engine.lookup import find_entity
+from loregraph.engine.merge_views import MergeView, list_merge_views
+from loregraph.errors import InputError, NotFoundError
+from loregraph.ingest.decisions import MANUAL, SAME_KEY_RULES
+from loregraph.ingest.pipeline import IngestPipeline
+from loregraph.ingest.redo import reprocess
+from loregraph.models import Entity, Merge, name_key
+from loregraph.store.base import Store
+from loregraph.store.changes import JOIN, SPLIT, AuditEntry, Decision
+from loregraph.text.entity_types import normalize_type
+
+if TYPE_CHECKING:
+    from loregraph.embed.base import Embedder
+    from loregraph.engine.parts import Parts
+    from loregraph.ingest.extract.base import Extractor
+    from loregraph.settings import Settings
+
+
+class MergeMethods:
+    """Merges you can see and undo, hand corrections, and the audit log (a base of
+    ``AsyncGraph``). ``principal`` names who made a change (the CLI passes the OS user)."""
+
+    store: Store
+    settings: Settings
+    parts: Parts
+
+    if TYPE_CHECKING:
+
+        def _scope(self, scope: str | None) -> str: ...
+
+        async def open(self) -> None: ...
+
+        @property
+        def embedder(self) -> Embedder: ...
+
+        @property
+        def extractor(self) -> Extractor: ...
+
+    async def merges(
+        self, *, entity: str | None = None, undone: bool = False, scope: str | None = None
+    ) -> list[MergeView]:
+        """Every merge of the scope (or of the entity called ``entity``), newest first:
+        the names, the rule, the score and the document that caused it. ``undone=True``
+        lists undone merges too."""
+        await self.open()
+        scope = self._scope(scope)
+        found = None if entity is None else await find_entity(self.store, scope, entity)
+        return await list_merge_views(self.store, scope, found, undone)
+
+    async def unmerge(
+        self, merge_id: str, *, principal: str = "", scope: str | None = None
+    ) -> MergeView:
+        """Undo a merge (by the id :meth:`merges` lists): what it joined becomes an entity of
+        its own again, and no later ingest merges it back. Returns the merge undone.
+
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown or already undone
+        merge and :class:`~loregraph.errors.InputError` for a merge of names with one name
+        key (one entity by construction: rename it instead).
+        """
+        await self.open()
+        scope = self._scope(scope)
+        views = {v.id: v for v in await list_merge_views(self.store, scope, None, True)}
+        view = views.get(merge_id)
+        if view is None:
+            raise NotFoundError(f"no merge {merge_id!r} in scope {scope!r}")
+        if view.undone:
+            raise NotFoundError(f"merge {merge_id!r} was already undone")
+        if view.rule in SAME_KEY_RULES:
+            raise InputError(
+                f"{view.surface!r} and {view.entity!r} are one name (rule {view.rule!r}) and "
+                "cannot be told apart: rename the entity instead"
+            )
+        if view.rule == MANUAL:
+            await self._undo_join(scope, view, principal)
+        else:
+            await self._undo_merge(scope, view, principal)
+        detail = f"{view.surface} out of {view.entity} (rule {view.rule})"
+        await self._audit(scope, "unmerge", merge_id, detail, principal)
+        return view
+
+    async def merge(
+        self, name: str, other: str, *, principal: str = "", scope: str | None = None
+    ) -> MergeView:
+        """Merge the entity called ``other`` into the one called ``name`` by hand (rule
+        ``manual``; undo it with :meth:`unmerge`). Returns the merge."""
+        await self.open()
+        scope = self._scope(scope)
+        kept = await find_entity(self.store, scope, name)
+        gone = await find_entity(self.store, scope, other)
+        if kept.id == gone.id:
+            raise InputError(f"{name!r} and {other!r} are already one entity ({kept.name!r})")
+        if Entity.make_id(scope, gone.name) != gone.id:
+            raise InputError(f"{gone.name!r} was renamed: rename it back before merging it")
+        merge_id = Merge(kept.id, gone.name, MANUAL, scope=scope).id
+        decision = Decision(JOIN, merge_id, kept.id, gone.name, scope, principal=principal)
+        await self._decide(decision, await self._documents_of(scope, gone.id))
+        await self._audit(scope, "merge", merge_id, f"{gone.name} into {kept.name}", principal)
+        return MergeView(
+            merge_id, gone.name, kept.name, kept.id, MANUAL, 1.0, None, "",
+            decision.created_at, principal,
+        )  # fmt: skip
+
+    async def rename(
+        self, name: str, new_name: str, *, principal: str = "", scope: str | None = None
+    ) -> Entity:
+        """Give the entity called ``name`` a new name (its id, mentions and relations stay).
+
+        Raises :class:`~loregraph.errors.InputError` when another entity has that name
+        (merge them instead)."""
+        await self.open()
+        scope = self._scope(scope)
+        entity = await find_entity(self.store, scope, name)
+        taken = (await self.store.find_entities_by_key(scope, [name_key(new_name)])).get(
+            name_key(new_name)
+        )
+        if not new_name.strip() or (taken is not None and taken.id != entity.id):
+            reason = "is another entity: merge them" if new_name.strip() else "is empty"
+            raise InputError(f"cannot rename {entity.name!r}: {new_name!r} {reason}")
+        renamed = await self.store.update_entity(entity.id, name=new_name.strip())
+        await self._audit(scope, "rename", entity.name, f"to {renamed.name}", principal)
+        return renamed
+
+    async def retype(
+        self, name: str, entity_type: str, *, principal: str = "", scope: str | None = None
+    ) -> Entity:
+        """Give the entity called ``name`` another type (normalised like extracted types)."""
+        await self.open()
+        scope = self._scope(scope)
+        entity = await find_entity(self.store, scope, name)
+        kind = normalize_type(entity_type)
+        retyped = await self.store.update_entity(entity.id, entity_type=kind)
+        await self._audit(scope, "retype", entity.name, f"{entity.type} to {kind}", principal)
+        return retyped
+
+    async def audit(
+        self, *, limit: int | None = None, scope: str | None = None
+    ) -> list[AuditEntry]:
+        """The scope's audit log (merges, unmerges, renames, retypes, forgotten memories),
+        newest first."""
+        await self.open()
+        return await self.store.list_audit(self._scope(scope), limit)
+
+    # ------------------------------------------------------------------ helpers
+    def _pipeline(self) -> IngestPipeline:
+        pipeline = IngestPipeline(self.store, self.extractor, self.embedder, self.settings)
+        pipeline.resolver.confirm = self.parts.confirmer()
+        return pipeline
+
+    async def _undo_merge(self, scope: str, view: MergeView, principal: str) -> None:
+        """Remember the split and process the merge's document again; a merge the pipeline
+        makes again anyway (names of one key) is refused, and the document processed once
+        more without the split."""
+        split = Decision(
+            SPLIT, view.id, view.entity_id, view.surface, scope, view.rule, view.score,
+            view.document_id, principal,
+        )  # fmt: skip
+        documents = [view.document_id] if view.document_id else []
+        await self._decide(split, documents)
+        if any(m.id == view.id for m in await self.store.list_merges(scope, view.entity_id)):
+            await self.store.remove_decision(scope, SPLIT, view.id)
+            await reprocess(self._pipeline(), scope, documents)  # as it was without the split
+            raise InputError(
+                f"merge {view.id!r} cannot be undone: ingest takes {view.surface!r} and "
+                f"{view.entity!r} for one name (rename the entity instead)"
+            )
+
+    async def _undo_join(self, scope: str, view: MergeView, principal: str) -> None:
+        """Turn a merge by hand into a split and process the documents it changed again."""
+        merged = await self.store.list_merges(scope, view.entity_id)
+        documents = sorted({m.document_id for m in merged if m.rule == MANUAL and m.document_id})
+        split = Decision(SPLIT, view.id, view.entity_id, view.surface, scope, MANUAL, 1.0, None,
+                         principal)  # fmt: skip
+        await self.store.add_decision(split)
+        await self.store.remove_decision(scope, JOIN, view.id)
+        await reprocess(self._pipeline(), scope, documents)
+
+    async def _decide(self, decision: Decision, documents: list[str]) -> None:
+        """Remember a decision and process these documents again; forget it if that fails."""
+        await self.store.add_decision(decision)
+        try:
+            await reprocess(self._pipeline(), decision.scope, documents)
+        except BaseException:
+            await self.store.remove_decision(decision.scope, decision.kind, decision.merge_id)
+            raise
+
+    async def _documents_of(self, scope: str, entity_id: str) -> list[str]:
+        """The ids of the documents that mention an entity, oldest first."""
+        arrays = await self.store.graph_arrays(scope)
+        if entity_id not in arrays.entity_ids:
+            return []
+        index = arrays.entity_ids.index(entity_id)
+        pairs = zip(arrays.mention_entity.tolist(), arrays.mention_chunk.tolist(), strict=True)
+        chunks = {c for e, c in pairs if e == index}
+        mentioned = {arrays.chunk_document[c] for c in chunks}
+        return [d.id for d in await self.store.list_documents(scope) if d.id in mentioned]
+
+    async def _audit(
+        self, scope: str, action: str, subject: str, detail: str, principal: str
+    ) -> None:
+        entry = AuditEntry(action, subject, detail, principal, scope)
+        await self.store.add_audit(entry)

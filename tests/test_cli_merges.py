@@ -1,0 +1,101 @@
+"""``loregraph merges``, ``unmerge``, ``merge``, ``rename``, ``retype`` and ``audit`` on the
+command line: output, JSON, the audit log's principal, and one clear message with a
+non-zero exit for what cannot be done."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from loregraph.cli.app import main
+from loregraph.cli.merges import principal
+from loregraph.errors import InputError, NotFoundError
+
+NOTES = (
+    "Bob Jones lives in Paris. Bob Jones works for Acme Corporation.",
+    "Robert Jones met Alice Smith in Berlin. Robert Jones plays chess.",
+)
+
+
+def run(db: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, ["--db", str(db), *args])
+
+
+def as_json(db: Path, *args: str) -> Any:
+    result = run(db, *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "m.db"
+    for note in NOTES:
+        assert run(path, "remember", note).exit_code == 0
+    return path
+
+
+def test_merge_by_hand_is_listed_undone_and_audited(db: Path) -> None:
+    made = as_json(db, "merge", "Bob Jones", "Robert Jones")
+    assert made["rule"] == "manual" and made["entity"] == "Bob Jones"
+    assert made["surface"] == "Robert Jones" and made["principal"] == principal()
+    listed = as_json(db, "merges", "--entity", "Bob Jones")
+    assert [m["id"] for m in listed] == [made["id"]]
+    text = run(db, "merges")
+    assert made["id"] in text.output and "'Robert Jones' -> 'Bob Jones'" in text.output
+    names = {e["name"] for e in as_json(db, "entities")}
+    assert "Robert Jones" not in names
+
+    undone = run(db, "unmerge", made["id"])
+    assert undone.exit_code == 0 and "unmerged 'Robert Jones'" in undone.output
+    names = {e["name"] for e in as_json(db, "entities")}
+    assert {"Bob Jones", "Robert Jones"} <= names
+    assert as_json(db, "merges") == []
+    [gone] = as_json(db, "merges", "--all")
+    assert gone["undone"] and gone["id"] == made["id"]
+
+    again = run(db, "unmerge", made["id"])
+    assert again.exit_code == NotFoundError.exit_code
+    assert again.output.count("already undone") == 1
+    unknown = run(db, "unmerge", "mrg_nothing")
+    assert unknown.exit_code == NotFoundError.exit_code and "no merge" in unknown.output
+
+    log = as_json(db, "audit")
+    assert [(e["action"], e["subject"]) for e in log] == [
+        ("unmerge", made["id"]),
+        ("merge", made["id"]),
+    ]
+    assert all(e["principal"] == principal() for e in log)
+    assert len(as_json(db, "audit", "-n", "1")) == 1
+
+
+def test_rename_and_retype(db: Path) -> None:
+    renamed = as_json(db, "rename", "Alice Smith", "Alice Jones")
+    assert renamed["name"] == "Alice Jones"
+    entity = as_json(db, "entity", "Alice Jones")
+    assert entity["name"] == "Alice Jones"
+    retyped = run(db, "retype", "Berlin", "organisation")
+    assert retyped.exit_code == 0 and "retyped 'Berlin' (Organization" in retyped.output
+    taken = run(db, "rename", "Alice Jones", "Bob Jones")
+    assert taken.exit_code == InputError.exit_code and "merge them" in taken.output
+    same = run(db, "merge", "Bob Jones", "bob jones")
+    assert same.exit_code == InputError.exit_code and "already one entity" in same.output
+    missing = run(db, "rename", "Nobody Anywhere At All", "X")
+    assert missing.exit_code == NotFoundError.exit_code
+    actions = [e["action"] for e in as_json(db, "audit")]
+    assert actions == ["retype", "rename"]
+
+
+def test_forget_is_audited(db: Path) -> None:
+    [first, _] = as_json(db, "memories")
+    assert run(db, "forget", first["id"]).exit_code == 0
+    [entry] = as_json(db, "audit")
+    assert (entry["action"], entry["subject"], entry["principal"]) == (
+        "forget",
+        first["id"],
+        principal(),
+    )
