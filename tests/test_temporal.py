@@ -84,3 +84,64 @@ def test_a_context_leaves_out_ended_facts(graph: loregraph.Graph) -> None:
     facts = [(r.source_name, r.relation.type, r.target_name) for r in found]
     assert ("API", "DEPENDS_ON", "Hono") in facts
     assert ("API", "DEPENDS_ON", "Express") not in facts
+
+
+MAR = datetime(2026, 3, 1, tzinfo=UTC)
+LATE_FEB = datetime(2026, 2, 20, tzinfo=UTC)
+
+
+def ended_by(graph: loregraph.Graph, target: str) -> tuple[datetime | None, str | None]:
+    found = graph.relations("API", direction="out", type="DEPENDS_ON", as_of=JAN).links
+    for link in found:
+        if link.to_dict()["other"] == target:
+            return link.relation.invalid_at, link.relation.invalidated_by
+    raise AssertionError(f"no DEPENDS_ON {target} at {JAN}")
+
+
+def test_an_ended_fact_names_the_memory_that_ended_it(graph: loregraph.Graph) -> None:
+    graph.remember(EXPRESS, at=JAN)
+    hono = graph.remember(HONO, at=FEB)
+    assert ended_by(graph, "Express") == (FEB, hono.id)
+    [link] = [
+        link
+        for link in graph.relations("API", type="DEPENDS_ON", as_of=MID).links
+        if link.to_dict()["other"] == "Express"
+    ]
+    assert link.relation.expired_at is not None  # the graph stopped believing it
+
+
+def test_forgetting_the_memory_that_ended_a_fact_opens_it_again(graph: loregraph.Graph) -> None:
+    graph.remember(EXPRESS, at=JAN)
+    hono = graph.remember("The API server depends on Hono.", at=FEB)
+    assert depends_on(graph) == ["Hono"]
+    graph.forget(hono.id)
+    assert depends_on(graph) == ["Express"]
+    assert ended_by(graph, "Express") == (None, None)
+
+
+def test_forgetting_a_fact_between_two_others(graph: loregraph.Graph) -> None:
+    graph.remember("The API server depends on Bun.", at=MAR)
+    graph.remember(EXPRESS, at=JAN)
+    hono = graph.remember("The API server depends on Hono.", at=FEB)
+    assert [depends_on(graph, t) for t in (MID, LATE_FEB)] == [["Express"], ["Hono"]]
+    graph.forget(hono.id)
+    assert depends_on(graph) == ["Bun"]
+    assert [depends_on(graph, t) for t in (MID, LATE_FEB)] == [["Express"], ["Express"]]
+    assert ended_by(graph, "Express")[0] == MAR
+
+
+def test_an_invalidation_is_written_with_its_memory(
+    graph: loregraph.Graph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loregraph.store.sqlite import write
+
+    graph.remember(EXPRESS, at=JAN)
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr(write, "end_relations", broken)
+    with pytest.raises(loregraph.LoregraphError):
+        graph.remember("The API server depends on Hono.", at=FEB)
+    assert [m.text for m in graph.memories()] == [EXPRESS]
+    assert depends_on(graph) == ["Express"]

@@ -28,6 +28,7 @@ from loregraph.ingest.progress import Progress
 from loregraph.ingest.readers import iter_sources, read_records
 from loregraph.ingest.readlog import ReadLog
 from loregraph.ingest.report import IngestReport
+from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.ingest.types import SourceDocument
 from loregraph.location import Location
 from loregraph.models import DeleteReport, DocKind, Document, Entity, StoreStats
@@ -350,7 +351,8 @@ class AsyncGraph(MemoryMethods, GraphQueries):
         supported."""
         await self.open()
         doc = await find_document(self.store, self._scope(scope), ref)
-        return await self.store.delete_document(doc.id)
+        rules = self.settings.extraction.functional_relations
+        return await delete_and_recheck(self.store, doc.id, rules)
 
     async def export(
         self,

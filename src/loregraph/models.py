@@ -213,7 +213,8 @@ class Relation:
     ``weight`` is the accumulated strength (evidence count for the offline extractor) and is
     recomputed from the remaining evidence when a document is deleted. ``valid_at`` /
     ``invalid_at`` are world time (when the fact held); ``created_at`` / ``expired_at`` are
-    system time (when the graph learnt and retired it).
+    system time (when the graph learnt and retired it). An ended relation names the memory or
+    document that ended it (``invalidated_by``); forgetting that one opens it again.
     """
 
     id: str
@@ -229,6 +230,7 @@ class Relation:
     created_at: datetime = field(default_factory=utcnow)
     expired_at: datetime | None = None
     evidence: list[Evidence] = field(default_factory=list)
+    invalidated_by: str | None = None
 
     @staticmethod
     def make_id(scope: str, source_id: str, rel_type: str, target_id: str) -> str:
@@ -288,6 +290,9 @@ class DocumentBundle:
     mentions: list[Mention]
     relations: list[Relation]
     merges: list[Merge] = field(default_factory=list)
+    invalidations: list[Relation] = field(default_factory=list)
+    """Relations this document ends: their ``invalid_at``, ``expired_at``, ``invalidated_by``
+    are set after the bundle's relations are written, in the same transaction."""
 
     def validate(self) -> None:
         """Raise :class:`ValueError` when the bundle is inconsistent in itself: a chunk of

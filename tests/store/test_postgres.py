@@ -334,15 +334,16 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         chunk = book.chunk("北京是中华人民共和国的首都。", unit(0))
         await store.write_document(book.bundle())
     conn = await raw(pg_server.url)
-    try:  # make it a version 1 schema: the same tables without the substring index
+    try:  # make it a version 1 schema: the same tables without the later additions
         await conn.execute(f"DROP INDEX {schema}.chunks_substrings")
-        await conn.execute(f"DELETE FROM {schema}.schema_migrations WHERE version = 2")
+        await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN invalidated_by")
+        await conn.execute(f"DELETE FROM {schema}.schema_migrations WHERE version >= 2")
     finally:
         await conn.close()
     async with PostgresStore(pg_server.url, schema=schema) as store:
-        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 2
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 3
         assert [h.id for h in await store.search_chunks_text("default", "首都", 5)] == [chunk.id]
-    assert await _versions(pg_server.url, schema) == [1, 2]
+    assert await _versions(pg_server.url, schema) == [1, 2, 3]
     conn = await raw(pg_server.url)
     try:
         cursor = await conn.execute(

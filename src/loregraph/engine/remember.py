@@ -17,8 +17,9 @@ from loregraph.engine.memories import (
     read_memories,
 )
 from loregraph.errors import LoregraphError, NotFoundError
+from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.models import DeleteReport, Document
-from loregraph.settings import check_limit
+from loregraph.settings import Settings, check_limit
 from loregraph.store.base import Store
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class MemoryMethods:
     """
 
     store: Store
+    settings: Settings
 
     if TYPE_CHECKING:
 
@@ -141,7 +143,8 @@ class MemoryMethods:
             raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")
         if not is_memory(document):
             raise NotFoundError(f"{memory_id!r} is a document, not a memory: use delete")
-        return await self.store.delete_document(document.id)
+        rules = self.settings.extraction.functional_relations
+        return await delete_and_recheck(self.store, document.id, rules)
 
     async def _mentions(self, document: Document, entity_id: str) -> bool:
         bundle = await self.store.read_bundle(document.id)

@@ -32,7 +32,7 @@ from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocum
 from loregraph.ingest.resolve import Resolver, cluster_candidates
 from loregraph.ingest.sections import with_sections
 from loregraph.ingest.select import Selection, select_entities
-from loregraph.ingest.supersede import supersede
+from loregraph.ingest.supersede import apply_to_bundle, plan_invalidations
 from loregraph.ingest.types import (
     CandidateEntity,
     CandidateRelation,
@@ -219,9 +219,9 @@ class IngestPipeline:
                 )
                 with _timer(report, "write"):
                     known = await self.store.get_relations([r.id for r in bundle.relations])
-                    await self.store.write_document(bundle)
                     rules = self.settings.extraction.functional_relations
-                    await supersede(self.store, bundle, rules)
+                    apply_to_bundle(bundle, await plan_invalidations(self.store, bundle, rules))
+                    await self.store.write_document(bundle)
             except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
                 report.failed.append(DocumentFailure(pending.source.source, _describe(exc)))
             else:

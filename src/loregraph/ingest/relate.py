@@ -13,6 +13,7 @@ from loregraph.models import (
     Mention,
     Relation,
     name_key,
+    utcnow,
 )
 from loregraph.text.entity_types import PERSON
 from loregraph.text.names import may_name_one_person
@@ -73,6 +74,7 @@ def build_relations(
     """
     merged: dict[str, Relation] = {}
     dropped = 0
+    learnt = utcnow()  # one time for the document's relations: none is later than another
     for cand in candidates:
         src = _lookup(cand.source, surfaces, entities)
         dst = _lookup(cand.target, surfaces, entities)
@@ -93,6 +95,7 @@ def build_relations(
                 weight=0.0,
                 confidence=cand.confidence,
                 valid_at=fact_time(cand, valid_at),
+                created_at=learnt,
             )
             merged[rel_id] = rel
         else:

@@ -44,7 +44,7 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema version this code writes. A store written by a newer version is refused."""
 
 NOT_OPEN = "the store is not open: use `await store.open()` or `async with`"
@@ -247,15 +247,18 @@ class Store(ABC):
         types: Sequence[str] | None = None,
         at: datetime | None = None,
         limit: int | None = None,
+        history: bool = False,
     ) -> list[models.Relation]:
         """Relations of an entity (``out``, ``in`` or ``both``), heaviest first, with evidence.
 
         ``at`` keeps only relations valid at that world time
-        (``valid_at <= at < invalid_at``, open ends allowed).
+        (``valid_at <= at < invalid_at``, open ends allowed); ``history`` keeps every
+        relation, ended and retired ones too (``at`` is then ignored).
         """
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
-        query = RelationQuery(entity_id, direction, RelationFilter.of(types, at), limit)
+        filter_ = RelationFilter.of(types, at, history=history)
+        query = RelationQuery(entity_id, direction, filter_, limit)
         return await self._entity_relations(query)
 
     @abstractmethod
@@ -271,8 +274,12 @@ class Store(ABC):
         """Relations by id, in order, with evidence."""
 
     @abstractmethod
-    async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
-        """Mark a relation as no longer true from ``invalid_at`` (world time).
+    async def invalidate_relation(
+        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
+    ) -> None:
+        """Mark a relation as no longer true from ``invalid_at`` (world time), and no longer
+        believed from now (``expired_at``); ``by`` is the id of the memory or document that
+        ended it (forgetting that one opens the relation again).
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown relation.
         """

@@ -50,7 +50,8 @@ async def ensure_schema(conn: Connection, where: str) -> SchemaState:
     version = int(rows[0][0])
     check_schema_version(version)
     if version < SCHEMA_VERSION:
-        # versions 1 and 2 differ only in the SQL stores' text indexes: nothing to change here
+        # versions 1-3 differ only in the SQL stores' columns and indexes: a relation edge
+        # without ``invalidated_by`` reads as one no document ended
         await conn.write(
             "MATCH (m:LgMeta {key: 'meta'}) SET m.schema_version = $version",
             {"version": SCHEMA_VERSION},

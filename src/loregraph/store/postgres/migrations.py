@@ -23,6 +23,7 @@ from loregraph.store.postgres.schema import (
     EXTENSIONS,
     VERSION_1,
     VERSION_2,
+    VERSION_3,
     statements,
     vector_index_statements,
 )
@@ -55,7 +56,13 @@ async def _version_2(conn: Conn) -> None:
         await conn.execute(statement)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _version_1, 2: _version_2}
+async def _version_3(conn: Conn) -> None:
+    """Which memory or document ended a relation."""
+    for statement in statements(VERSION_3):
+        await conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _version_1, 2: _version_2, 3: _version_3}
 """``MIGRATIONS[v]`` brings a schema from version ``v - 1`` to ``v`` (0: empty)."""
 
 

@@ -2,7 +2,8 @@
 
 Version 1 is the first; version 2 adds ``chunks_substrings``, a pg_trgm index of the chunks
 whose text holds a script that word search serves badly (:mod:`loregraph.store.scripts`),
-for substring search in them.
+for substring search in them; version 3 adds ``relations.invalidated_by``, the id of the
+memory or document that ended a relation (forgetting it opens the relation again).
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
 ``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
@@ -25,7 +26,7 @@ Layout. Documents, chunks, entities and relations have a text ``id`` (the model'
 
 ``llm_cache`` and the relations' ``search`` vector are no longer read (the LLM response
 cache lives in its own file, and the store contract has no relation text search); they stay
-so that the schema (version 2) is unchanged.
+so that the schema is unchanged.
 
 Text columns that are compared or sorted use the ``"C"`` collation (byte order), as SQLite does.
 """
@@ -217,6 +218,12 @@ for the planner to use the (partial) index."""
 
 VERSION_2 = f"""
 CREATE INDEX chunks_substrings ON chunks USING gin (text gin_trgm_ops) WHERE {SUBSTRING_ROWS}
+"""
+
+VERSION_3 = """
+ALTER TABLE relations ADD COLUMN invalidated_by text COLLATE "C";
+CREATE INDEX relations_invalidated_by ON relations (invalidated_by)
+    WHERE invalidated_by IS NOT NULL
 """
 
 

@@ -30,9 +30,11 @@ of at random places (text ids are hashes), which keeps large writes fast.
 
 ``llm_cache`` and ``relations_fts`` are no longer read (the LLM response cache lives in its
 own file, and the store contract has no relation text search); they stay, kept in step, so
-that the schema (version 2) is unchanged.
+that the schema is unchanged.
 
-Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks).
+Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks);
+3 adds ``relations.invalidated_by``, the id of the memory or document that ended a relation
+(forgetting it opens the relation again).
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -55,6 +57,12 @@ TRIGRAM_TABLES = """
 CREATE VIRTUAL TABLE chunks_trigram USING fts5(text, title, content='', tokenize='trigram');
 CREATE VIRTUAL TABLE chunks_trigram_vocab USING fts5vocab(chunks_trigram, 'row');
 """
+
+INVALIDATED_INDEX = (
+    "CREATE INDEX relations_invalidated_by ON relations(invalidated_by) "
+    "WHERE invalidated_by IS NOT NULL;"
+)
+"""Finds the relations a memory or document ended, when it is forgotten."""
 
 TABLES = f"""
 CREATE TABLE meta (
@@ -167,10 +175,12 @@ CREATE TABLE relations (
     invalid_at TEXT,
     created_at TEXT NOT NULL,
     expired_at TEXT,
+    invalidated_by TEXT,
     UNIQUE (source, type, target)
 );
 CREATE INDEX relations_source ON relations(source, weight);
 CREATE INDEX relations_target ON relations(target, weight);
+{INVALIDATED_INDEX}
 
 CREATE TABLE relation_evidence (
     pk INTEGER PRIMARY KEY,
@@ -225,7 +235,13 @@ def _add_trigram_index(conn: sqlite3.Connection) -> None:
     index_all_trigrams(conn)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _add_trigram_index}
+def _add_invalidated_by(conn: sqlite3.Connection) -> None:
+    """Version 3: which memory or document ended a relation."""
+    conn.execute("ALTER TABLE relations ADD COLUMN invalidated_by TEXT")
+    conn.execute(INVALIDATED_INDEX)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _add_trigram_index, 2: _add_invalidated_by}
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
 transaction :func:`ensure_schema` opens)."""
 
