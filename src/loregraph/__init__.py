@@ -9,6 +9,7 @@ retrieval. Offline by default, on one SQLite file.
 
 from loregraph.answer.extractive import Answer, Citation
 from loregraph.blocking import Graph, open
+from loregraph.engine.history import History
 from loregraph.engine.memories import Memory, NewMemory
 from loregraph.engine.paths import GraphPath
 from loregraph.engine.patterns import EntityRelations, Neighbourhood
@@ -65,6 +66,7 @@ __all__ = [
     "ExtractionSettings",
     "Graph",
     "GraphPath",
+    "History",
     "IngestReport",
     "InputError",
     "LLMSettings",

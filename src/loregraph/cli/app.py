@@ -8,14 +8,23 @@ non-zero; nothing is written when an input is bad.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import click
 
-from loregraph.cli import admin, browse, ingest, memory, patterns, query
-from loregraph.cli.options import llm_options, llm_overrides, scope_option, store_options
+from loregraph.cli import admin, browse, history, ingest, memory, patterns, query
+from loregraph.cli.options import (
+    as_of_option,
+    llm_options,
+    llm_overrides,
+    scope_option,
+    store_options,
+)
 from loregraph.cli.runner import Context
-from loregraph.cli.support import LoregraphGroup
+from loregraph.cli.support import LoregraphGroup, fail
+from loregraph.errors import InputError
+from loregraph.models import utcnow
 from loregraph.settings import PRESETS
 
 
@@ -28,6 +37,7 @@ from loregraph.settings import PRESETS
     default=None,
     help="Retrieval preset (default hybrid).",
 )
+@as_of_option
 @llm_options
 @click.option(
     "--quiet",
@@ -45,6 +55,7 @@ def main(
     mirror: str | None,
     scope: str | None,
     preset: str | None,
+    as_of: datetime | None,
     quiet: bool,
     **llm: Any,
 ) -> None:
@@ -54,8 +65,19 @@ def main(
     or LOREGRAPH_LLM_* variables (PROVIDER, MODEL, BASE_URL, API_KEY, ...). The options
     above may also follow the command (loregraph ingest notes --scope work).
     """
+    if as_of is not None and as_of > utcnow():
+        fail(
+            f"--as-of {as_of.isoformat()} is in the future; give a date up to now",
+            InputError.exit_code,
+        )
     click_ctx.obj = Context(
-        db=db, scope=scope, preset=preset, llm=llm_overrides(llm), mirror=mirror, quiet=quiet
+        db=db,
+        scope=scope,
+        preset=preset,
+        llm=llm_overrides(llm),
+        mirror=mirror,
+        quiet=quiet,
+        as_of=as_of,
     )
 
 
@@ -65,6 +87,7 @@ for _command in (
     *query.COMMANDS,
     *browse.COMMANDS,
     *patterns.COMMANDS,
+    *history.COMMANDS,
     *admin.COMMANDS,
 ):
     main.add_command(_command)

@@ -57,7 +57,9 @@ def relations(
     other end, confidence and evidence."""
     found = run_graph(
         ctx,
-        lambda g: g.relations(name, direction=direction, type=list(types) or None, limit=limit),
+        lambda g: g.relations(
+            name, direction=direction, type=list(types) or None, limit=limit, as_of=ctx.as_of
+        ),
     )
     if as_json:
         echo_json(found.to_dict())
@@ -101,7 +103,10 @@ def neighbors(
     """List the entities within --hops relations of entity NAME, with their distance, and
     the relations joining them (--format mermaid or graphml draws the subgraph)."""
     found = run_graph(
-        ctx, lambda g: g.neighbors(name, hops=hops, limit=limit, type=list(types) or None)
+        ctx,
+        lambda g: g.neighbors(
+            name, hops=hops, limit=limit, type=list(types) or None, as_of=ctx.as_of
+        ),
     )
     if as_json or fmt == "json":
         echo_json(found.to_dict())
@@ -144,7 +149,14 @@ def path(
     relation type and an evidence sentence."""
     found = run_graph(
         ctx,
-        lambda g: g.path(source, target, max_hops=max_hops, limit=limit, type=list(types) or None),
+        lambda g: g.path(
+            source,
+            target,
+            max_hops=max_hops,
+            limit=limit,
+            type=list(types) or None,
+            as_of=ctx.as_of,
+        ),
     )
     if as_json:
         echo_json([p.to_dict() for p in found])

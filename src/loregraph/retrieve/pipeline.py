@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 import numpy as np
@@ -29,6 +30,7 @@ from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
 from loregraph.retrieve.terms import Focus
+from loregraph.retrieve.timeline import at_time
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
 from loregraph.settings import PRESETS, RetrievalSettings
 from loregraph.store.base import Store
@@ -146,9 +148,15 @@ class Retriever:
             )
 
     async def retrieve(
-        self, question: str, scope: str, *, settings: RetrievalSettings | None = None
+        self,
+        question: str,
+        scope: str,
+        *,
+        settings: RetrievalSettings | None = None,
+        as_of: datetime | None = None,
     ) -> RetrievalResult:
-        """Retrieve entities, relations and passages for ``question`` from ``scope``.
+        """Retrieve entities, relations and passages for ``question`` from ``scope``, as
+        things stand now or, with ``as_of``, as they stood then (:mod:`.timeline`).
 
         Raises :class:`~loregraph.errors.EmptyStoreError` when the scope has no documents
         and :class:`~loregraph.errors.InputError` when the question is blank.
@@ -163,6 +171,19 @@ class Retriever:
         expander = expander_for(store, scope, ready.index)
         expanded = await stages.expand(store, cfg, analysis, found, ready.index, expander, trace)
         got = await gather.gather(store, cfg, analysis, ready.index, found, expanded, trace)
+        watch = Stopwatch()
+        seen = await at_time(
+            store,
+            got.ranked,
+            got.documents,
+            expanded.entities,
+            expanded.relations,
+            found.seeds,
+            as_of,
+        )
+        got = gather.Gathered(seen.ranked, seen.ranked[: cfg.max_passages], seen.documents)
+        expanded.entities, expanded.relations = seen.entities, seen.relations
+        trace.record("time", watch.ms(), len(seen.ranked), history=seen.history, later=seen.later)
         relevance = gather.judge_relevance(analysis, found, got.ranked, self.min_coverage, trace)
         trace.record("total", total.ms(), len(got.passages), preset=cfg.name)
         gather.record_findings(trace, found.seeds, expanded, got)
