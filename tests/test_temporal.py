@@ -26,15 +26,15 @@ def graph(tmp_path: Path) -> Iterator[loregraph.Graph]:
 
 
 def depends_on(graph: loregraph.Graph, as_of: datetime | None = None) -> list[str]:
-    found = graph.relations("API", direction="out", type="DEPENDS_ON", as_of=as_of)
+    found = graph.relations("API server", direction="out", type="DEPENDS_ON", as_of=as_of)
     return sorted(link.to_dict()["other"] for link in found.links)
 
 
 def stored(graph: loregraph.Graph) -> dict[str, tuple[datetime | None, datetime | None]]:
     out = {}
-    for link in graph.relations("API", direction="out", type="DEPENDS_ON", as_of=JAN).links:
+    for link in graph.relations("API server", direction="out", type="DEPENDS_ON", as_of=JAN).links:
         out[link.to_dict()["other"]] = (link.relation.valid_at, link.relation.invalid_at)
-    for link in graph.relations("API", direction="out", type="DEPENDS_ON").links:
+    for link in graph.relations("API server", direction="out", type="DEPENDS_ON").links:
         out[link.to_dict()["other"]] = (link.relation.valid_at, link.relation.invalid_at)
     return out
 
@@ -47,7 +47,7 @@ def test_express_then_hono(graph: loregraph.Graph) -> None:
     assert depends_on(graph, MID) == ["Express"]
     assert depends_on(graph, FEB) == ["Hono"]
     assert stored(graph) == {"Express": (JAN, FEB), "Hono": (FEB, None)}
-    around = graph.neighbors("API", as_of=MID).to_dict()
+    around = graph.neighbors("API server", as_of=MID).to_dict()
     assert "Hono" not in {e["name"] for e in around["entities"]}
 
 
@@ -82,8 +82,8 @@ def test_a_context_leaves_out_ended_facts(graph: loregraph.Graph) -> None:
     graph.remember(HONO, at=FEB)
     found = graph.retrieve("What does the API server depend on?").relations
     facts = [(r.source_name, r.relation.type, r.target_name) for r in found]
-    assert ("API", "DEPENDS_ON", "Hono") in facts
-    assert ("API", "DEPENDS_ON", "Express") not in facts
+    assert ("API server", "DEPENDS_ON", "Hono") in facts
+    assert ("API server", "DEPENDS_ON", "Express") not in facts
 
 
 MAR = datetime(2026, 3, 1, tzinfo=UTC)
@@ -91,7 +91,7 @@ LATE_FEB = datetime(2026, 2, 20, tzinfo=UTC)
 
 
 def ended_by(graph: loregraph.Graph, target: str) -> tuple[datetime | None, str | None]:
-    found = graph.relations("API", direction="out", type="DEPENDS_ON", as_of=JAN).links
+    found = graph.relations("API server", direction="out", type="DEPENDS_ON", as_of=JAN).links
     for link in found:
         if link.to_dict()["other"] == target:
             return link.relation.invalid_at, link.relation.invalidated_by
@@ -104,7 +104,7 @@ def test_an_ended_fact_names_the_memory_that_ended_it(graph: loregraph.Graph) ->
     assert ended_by(graph, "Express") == (FEB, hono.id)
     [link] = [
         link
-        for link in graph.relations("API", type="DEPENDS_ON", as_of=MID).links
+        for link in graph.relations("API server", type="DEPENDS_ON", as_of=MID).links
         if link.to_dict()["other"] == "Express"
     ]
     assert link.relation.expired_at is not None  # the graph stopped believing it

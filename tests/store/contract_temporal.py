@@ -25,7 +25,7 @@ class TemporalContract(ContractBase):
         await graph.remember("The API server now depends on Hono instead of Express.", at=FEB)
 
         async def targets(as_of: datetime | None) -> dict[str, tuple[object, object]]:
-            found = await graph.relations("API", type="DEPENDS_ON", as_of=as_of)
+            found = await graph.relations("API server", type="DEPENDS_ON", as_of=as_of)
             return {
                 link.to_dict()["other"]: (link.relation.valid_at, link.relation.invalid_at)
                 for link in found.links
@@ -33,5 +33,5 @@ class TemporalContract(ContractBase):
 
         assert await targets(None) == {"Hono": (FEB, None)}
         assert await targets(MID) == {"Express": (JAN, FEB)}
-        hops = await graph.neighbors("API", type="DEPENDS_ON", as_of=MID)
-        assert {e["name"] for e in hops.to_dict()["entities"]} == {"API", "Express"}
+        hops = await graph.neighbors("API server", type="DEPENDS_ON", as_of=MID)
+        assert {e["name"] for e in hops.to_dict()["entities"]} == {"API server", "Express"}
