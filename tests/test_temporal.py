@@ -145,3 +145,15 @@ def test_an_invalidation_is_written_with_its_memory(
         graph.remember("The API server depends on Hono.", at=FEB)
     assert [m.text for m in graph.memories()] == [EXPRESS]
     assert depends_on(graph) == ["Express"]
+
+
+def test_a_date_in_the_text_dates_the_fact(graph: loregraph.Graph) -> None:
+    graph.remember("Alice Moreau lives in Lisbon.", at=JAN)
+    graph.remember("Last week Alice Moreau moved to Oslo and lives in Oslo.", at=FEB)
+    found = graph.relations("Alice Moreau", direction="out", type="LIVES_IN").links
+    [(name, since)] = [(link.other_name, link.relation.valid_at) for link in found]
+    assert (name, since) == ("Oslo", datetime(2026, 2, 3, tzinfo=UTC))
+    before = graph.relations(
+        "Alice Moreau", type="LIVES_IN", as_of=datetime(2026, 2, 2, tzinfo=UTC)
+    )
+    assert [link.other_name for link in before.links] == ["Lisbon"]

@@ -15,6 +15,7 @@ from loregraph.models import (
     name_key,
     utcnow,
 )
+from loregraph.text.dates import date_in
 from loregraph.text.entity_types import PERSON
 from loregraph.text.names import may_name_one_person
 
@@ -100,6 +101,9 @@ def build_relations(
             merged[rel_id] = rel
         else:
             rel.confidence = max(rel.confidence, cand.confidence)
+            when = fact_time(cand, valid_at)
+            if when is not None and rel.valid_at is not None and when < rel.valid_at:
+                rel.valid_at = when
             if not rel.fact and cand.fact:
                 rel.fact = cand.fact
         seen = {(ev.chunk_id, ev.start, ev.end) for ev in rel.evidence}
@@ -120,10 +124,17 @@ def build_relations(
 
 
 def fact_time(candidate: CandidateRelation, document_time: datetime | None) -> datetime | None:
-    """When the fact of ``candidate`` became true: the time of the memory or document it
-    was read from. Dates written in the sentence itself are not read yet; this is the one
-    place that will read them (relative to ``document_time``)."""
-    del candidate  # its sentence will carry the dates read here
+    """When the fact of ``candidate`` became true: the first date its sentences give
+    ("in March 2025", "last week", read relative to ``document_time``), else the time of
+    the memory or document it was read from. The sentences of a document without a time
+    are not read: their relative dates have nothing to be read against, and a book's
+    dates would set its facts apart in time from one another."""
+    if document_time is None:
+        return None
+    for piece in candidate.evidence:
+        found = date_in(piece.sentence, document_time)
+        if found is not None:
+            return found
     return document_time
 
 
