@@ -215,6 +215,7 @@ class AsyncGraph(MemoryMethods, GraphQueries):
             self.store, self.extractor, self.embedder, self.settings, progress=progress
         )
         pipeline.resolver.confirm = self.parts.confirmer()
+        pipeline.contradict = self.parts.contradiction_check()
         usage = self.usage
         before = usage.stages() if usage is not None else {}
         report = await pipeline.ingest(sources, scope=self._scope(scope))

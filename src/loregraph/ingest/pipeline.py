@@ -32,7 +32,7 @@ from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocum
 from loregraph.ingest.resolve import Resolver, cluster_candidates
 from loregraph.ingest.sections import with_sections
 from loregraph.ingest.select import Selection, select_entities
-from loregraph.ingest.supersede import apply_to_bundle, plan_invalidations
+from loregraph.ingest.supersede import Contradict, supersede
 from loregraph.ingest.types import (
     CandidateEntity,
     CandidateRelation,
@@ -120,6 +120,7 @@ class IngestPipeline:
         self.settings = settings
         self.progress = progress or NullProgress()
         self.resolver = Resolver(store, embedder, settings.resolution)
+        self.contradict: Contradict | None = None  # a model's check besides the rules
         self._planned: set[str] = set()
 
     async def ingest(
@@ -219,8 +220,7 @@ class IngestPipeline:
                 )
                 with _timer(report, "write"):
                     known = await self.store.get_relations([r.id for r in bundle.relations])
-                    rules = self.settings.extraction.functional_relations
-                    apply_to_bundle(bundle, await plan_invalidations(self.store, bundle, rules))
+                    await supersede(self.store, bundle, self.settings.extraction, self.contradict)
                     await self.store.write_document(bundle)
             except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
                 report.failed.append(DocumentFailure(pending.source.source, _describe(exc)))

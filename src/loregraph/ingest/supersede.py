@@ -27,7 +27,7 @@ sentence gives), else when the graph learnt it (``created_at``; one time per bun
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -40,9 +40,14 @@ from loregraph.models import (
     name_key,
     utcnow,
 )
+from loregraph.settings import ExtractionSettings
 from loregraph.store.base import Store
 
 _NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
+MAX_NEW = 40
+"""New facts of one memory or document put to a contradiction check (the first ones)."""
+MAX_CURRENT = 80
+"""Current facts put to it with them."""
 _CUES = re.compile(
     r"\b(?:instead\s+of|rather\s+than|no\s+longer|not\s+anymore|stopped|ceased|quit|"
     r"moved\s+from|switched\s+from|replaced)\b(?P<rest>[^.;!?]*)",
@@ -60,6 +65,30 @@ class End:
     invalid_at: datetime
     by: str
     document_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class FactLine:
+    """A relation as the model reads it: its ends by name, its type and its sentence."""
+
+    relation: Relation
+    source: str
+    target: str
+
+    def text(self) -> str:
+        """``Source TYPE Target`` with the sentence that states it."""
+        rel = self.relation
+        sentence = next((ev.sentence for ev in rel.evidence if ev.sentence.strip()), rel.fact)
+        said = f' ("{" ".join(sentence.split())[:240]}")' if sentence else ""
+        since = f" since {rel.valid_at.date().isoformat()}" if rel.valid_at else ""
+        return f"{self.source} {rel.type.replace('_', ' ').lower()} {self.target}{since}{said}"
+
+
+Contradict = Callable[
+    [Sequence[FactLine], Sequence[FactLine], datetime], Awaitable[list[tuple[int, int]]]
+]
+"""``(new facts, current facts, their time) -> [(new index, current index), ...]``, the
+indexes from 0."""
 
 
 def negated_names(sentence: str) -> list[str]:
@@ -111,10 +140,14 @@ def earlier(current: datetime | None, proposed: datetime) -> bool:
 
 
 async def plan_invalidations(
-    store: Store, bundle: DocumentBundle, functional: Collection[str]
+    store: Store,
+    bundle: DocumentBundle,
+    functional: Collection[str],
+    check: Contradict | None = None,
 ) -> list[End]:
     """What the relations of ``bundle`` end, by the rules above, before it is written
-    (against the stored relations and the bundle's own); see :func:`apply_to_bundle`."""
+    (against the stored relations and the bundle's own); see :func:`apply_to_bundle`.
+    With ``check`` (a model), the current facts it finds contradicted end too."""
     now = utcnow()
     ours = [
         rel if rel.valid_at is not None else replace(rel, created_at=now)
@@ -133,7 +166,60 @@ async def plan_invalidations(
             await _functional_ends(store, bundle, members, ends)
         for new in fresh:
             _negation_ends(new, members, await _target_names(store, members), bundle, ends)
+    if check is not None and ours:
+        await _checked_ends(store, bundle, ours, check, ends)
     return list(ends.values())
+
+
+async def _checked_ends(
+    store: Store,
+    bundle: DocumentBundle,
+    ours: list[Relation],
+    check: Contradict,
+    ends: dict[str, End],
+) -> None:
+    """The ends the model finds: a contradicted current fact ends when the new one starts,
+    or the new one ends when the current one starts if that is later."""
+    new = ours[:MAX_NEW]
+    mine = {r.id for r in bundle.relations}
+    current: dict[str, Relation] = {}
+    for source in dict.fromkeys(r.source_id for r in new):
+        for rel in await store.entity_relations(source, direction="out"):
+            if rel.type not in _NOT_FACTS and rel.id not in mine and rel.id not in ends:
+                current.setdefault(rel.id, rel)
+    olds = list(current.values())[:MAX_CURRENT]
+    if not olds:
+        return
+    ids = {r.source_id for r in [*new, *olds]} | {r.target_id for r in [*new, *olds]}
+    names = {e.id: e.name for e in await store.get_entities(sorted(ids))}
+
+    def line(rel: Relation) -> FactLine:
+        return FactLine(rel, names.get(rel.source_id, "?"), names.get(rel.target_id, "?"))
+
+    time = bundle.document.valid_at or utcnow()
+    for i, j in await check([line(r) for r in new], [line(r) for r in olds], time):
+        fresh, old = new[i], olds[j]
+        if started(old) <= started(fresh):
+            ended, at, by, document = old, started(fresh), fresh.id, bundle.document.id
+        else:
+            ended, at, by = fresh, started(old), old.id
+            document = await _document_of(store, old) or bundle.document.id
+        known = ends.get(ended.id)
+        if known is None or at < known.invalid_at:
+            ends[ended.id] = End(ended.id, at, by, document)
+
+
+async def supersede(
+    store: Store,
+    bundle: DocumentBundle,
+    settings: ExtractionSettings,
+    check: Contradict | None = None,
+) -> list[End]:
+    """:func:`plan_invalidations` by the settings' functional types, carried in the bundle
+    by :func:`apply_to_bundle`."""
+    ends = await plan_invalidations(store, bundle, settings.functional_relations, check)
+    apply_to_bundle(bundle, ends)
+    return ends
 
 
 def apply_to_bundle(bundle: DocumentBundle, ends: Sequence[End]) -> None:
