@@ -157,3 +157,9 @@ def test_a_date_in_the_text_dates_the_fact(graph: loregraph.Graph) -> None:
         "Alice Moreau", type="LIVES_IN", as_of=datetime(2026, 2, 2, tzinfo=UTC)
     )
     assert [link.other_name for link in before.links] == ["Lisbon"]
+
+
+def test_documents_without_a_time_end_nothing_by_their_order(graph: loregraph.Graph) -> None:
+    graph.ingest_text("The API server depends on Express.", title="Notes on the server")
+    graph.ingest_text("The API server depends on Hono.", title="More notes on the server")
+    assert depends_on(graph) == ["Express", "Hono"]

@@ -59,3 +59,8 @@ def test_an_end_only_moves_earlier() -> None:
     assert earlier(MAR, FEB)
     assert not earlier(FEB, FEB)
     assert not earlier(JAN, FEB)
+
+
+def test_facts_without_a_time_take_no_part() -> None:
+    undated = rel("u", "bun")
+    assert timeline([rel("e", "express", valid_at=JAN), undated]) == {"e": None}

@@ -10,6 +10,7 @@ its facts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -85,11 +86,14 @@ class GraphQueries:
         as_of: datetime | None = None,
     ) -> EntityView:
         """An entity with its relations and their evidence passages, heaviest first: those
-        holding now, or at ``as_of`` (an ``as_of`` in the future raises
+        holding now, or at ``as_of`` (then without its description, which a later memory
+        may have given; an ``as_of`` in the future raises
         :class:`~loregraph.errors.InputError`)."""
         check_limit(limit)
         at = None if as_of is None else world_time(as_of)
         found = await self.find_entity(name, scope=scope)
+        if at is not None:
+            found = replace(found, description="")
         relations = await self.store.entity_relations(found.id, limit=limit, at=at)
         other = {r.source_id for r in relations} | {r.target_id for r in relations}
         neighbours = {e.id: e for e in await self.store.get_entities(sorted(other))}

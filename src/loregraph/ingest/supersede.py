@@ -7,7 +7,9 @@ Two offline rules over the relations of a memory or document:
   holds from its time until the next later one of the group starts (:func:`timeline`);
   two stated at the same time (of one memory, say) both hold. The group is recomputed
   whenever a relation joins it (a write) or leaves it (a forget or delete), so the order
-  in which facts are learnt does not matter: of two facts the later in world time wins;
+  in which facts are learnt does not matter: of two facts the later in world time wins.
+  Only facts with a time take part: documents without one (a folder of references, say)
+  are read in no order of the world, so the order they are ingested in ends nothing;
 * **negation cues** in the new relation's sentence ("instead of", "no longer", "stopped",
   "moved from … to …"): a current relation of the same source and type whose target is
   named after the cue ends at the new relation's time, whatever the type (the sentence's
@@ -21,7 +23,8 @@ store that removes a document opens the relations it ended, in the delete's tran
 and :func:`delete_and_recheck` then recomputes the groups it touched.
 
 A relation's time is its ``valid_at`` (the time of its memory or document, or a date its
-sentence gives), else when the graph learnt it (``created_at``; one time per bundle).
+sentence gives); for the negation rule and the model's check, a relation without one
+takes the time the graph learnt it (``created_at``; one time per bundle).
 """
 
 from __future__ import annotations
@@ -124,8 +127,10 @@ def retired(relation: Relation) -> bool:
 def timeline(group: Iterable[Relation]) -> dict[str, tuple[datetime, str] | None]:
     """For a group of one source's relations of one functional type: each relation's end
     under the functional rule, ``(time, id of the relation that ends it)``, or ``None``
-    while it is the latest. The next relation in world time ends it; ties hold together."""
-    members = sorted((r for r in group if not retired(r)), key=lambda r: (started(r), r.id))
+    while it is the latest. The next relation in world time ends it; ties hold together;
+    relations without a time are left out (see the module notes)."""
+    dated = [r for r in group if r.valid_at is not None and not retired(r)]
+    members = sorted(dated, key=lambda r: (started(r), r.id))
     out: dict[str, tuple[datetime, str] | None] = {}
     for i, rel in enumerate(members):
         start = started(rel)
@@ -148,12 +153,7 @@ async def plan_invalidations(
     """What the relations of ``bundle`` end, by the rules above, before it is written
     (against the stored relations and the bundle's own); see :func:`apply_to_bundle`.
     With ``check`` (a model), the current facts it finds contradicted end too."""
-    now = utcnow()
-    ours = [
-        rel if rel.valid_at is not None else replace(rel, created_at=now)
-        for rel in bundle.relations
-        if rel.type not in _NOT_FACTS
-    ]
+    ours = [rel for rel in bundle.relations if rel.type not in _NOT_FACTS]
     ends: dict[str, End] = {}
     groups = sorted({(r.source_id, r.type) for r in ours})
     for source, kind in groups:
