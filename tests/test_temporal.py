@@ -163,3 +163,19 @@ def test_documents_without_a_time_end_nothing_by_their_order(graph: loregraph.Gr
     graph.ingest_text("The API server depends on Express.", title="Notes on the server")
     graph.ingest_text("The API server depends on Hono.", title="More notes on the server")
     assert depends_on(graph) == ["Express", "Hono"]
+
+
+def test_a_replaced_document_still_ends_what_it_says(graph: loregraph.Graph) -> None:
+    from loregraph.ingest.types import SourceDocument
+
+    def note(name: str, text: str, at: datetime) -> SourceDocument:
+        return SourceDocument(title=name, text=text, source=name, valid_at=at)
+
+    graph.ingest_documents(
+        [note("a", EXPRESS, JAN), note("b", "The API server depends on Hono.", FEB)]
+    )
+    assert depends_on(graph) == ["Hono"]
+    graph.ingest_documents([note("b", "The API server depends on Hono. It is fast.", FEB)])
+    assert depends_on(graph) == ["Hono"] and depends_on(graph, MID) == ["Express"]
+    graph.ingest_documents([note("b", "The API server is fast.", FEB)])
+    assert depends_on(graph) == ["Express"]

@@ -158,7 +158,7 @@ async def plan_invalidations(
     groups = sorted({(r.source_id, r.type) for r in ours})
     for source, kind in groups:
         stored = await store.entity_relations(source, direction="out", types=[kind], history=True)
-        members = {r.id: r for r in stored}
+        members = {r.id: _reopened(r, bundle.document.id) for r in stored}
         fresh = [r for r in ours if (r.source_id, r.type) == (source, kind)]
         for rel in fresh:
             members[rel.id] = _joined(members.get(rel.id), rel)
@@ -238,6 +238,14 @@ def apply_to_bundle(bundle: DocumentBundle, ends: Sequence[End]) -> None:
         )
         for end in ends
     ]
+
+
+def _reopened(relation: Relation, document_id: str) -> Relation:
+    """A stored relation as the write of ``document_id`` leaves it before applying its own
+    ends: what an earlier version of that document ended is open again."""
+    if relation.invalidated_by != document_id:
+        return relation
+    return replace(relation, invalid_at=None, expired_at=None, invalidated_by=None)
 
 
 def _joined(stored: Relation | None, new: Relation) -> Relation:
