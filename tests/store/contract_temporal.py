@@ -80,6 +80,11 @@ class TemporalContract(ContractBase):
                     for at in [None, *probe_times(seed + index)]:
                         found = await lives_in(graph, person, at)
                         assert found == model.city(person, at), (index, person, at)
+        for person in PEOPLE:
+            for at in [None, *probe_times(seed)[::3]]:
+                quoted = await cited_homes(graph, person, at)
+                expected = [f"{person} lives in {city}." for city in model.city(person, at)]
+                assert quoted == expected, (person, at)
 
 
 async def lives_in(graph: AsyncGraph, person: str, at: datetime | None) -> list[str]:
@@ -92,3 +97,9 @@ async def lives_in(graph: AsyncGraph, person: str, at: datetime | None) -> list[
     if found.entity.name != person:
         return []
     return sorted(link.other_name for link in found.links)
+
+
+async def cited_homes(graph: AsyncGraph, person: str, at: datetime | None) -> list[str]:
+    """The memories about where ``person`` lives that the answer cites."""
+    answer = await graph.ask(f"Where does {person} live?", as_of=at)
+    return sorted({c.quote for c in answer.citations if c.quote.startswith(f"{person} lives")})
