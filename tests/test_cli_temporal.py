@@ -113,3 +113,17 @@ def test_an_as_of_that_is_no_date_is_refused(db: Path) -> None:
     result = run(db, "ask", QUESTION, "--as-of", "soonish")
     assert result.exit_code == 2 and result.stdout == ""
     assert "cannot read 'soonish' as a date" in result.stderr
+
+
+def test_as_of_with_a_command_it_does_not_apply_to_is_refused(db: Path) -> None:
+    result = run(db, "--as-of", "2026-01-31", "remember", "Bob went home.")
+    assert result.exit_code == 2
+    assert "--as-of applies to ask, context, search" in result.stderr
+    assert "not to remember" in result.stderr
+
+
+def test_relations_show_when_each_held(db: Path) -> None:
+    text = ok(db, "--as-of", "2026-01-31", "relations", "API server", "--type", "DEPENDS_ON").stdout
+    assert (
+        "-[DEPENDS_ON]-> Express [Organization]  (confidence 0.80), 2026-01-15 → 2026-02-10" in text
+    )

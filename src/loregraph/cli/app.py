@@ -27,6 +27,9 @@ from loregraph.errors import InputError
 from loregraph.models import utcnow
 from loregraph.settings import PRESETS
 
+AS_OF_COMMANDS = ("ask", "context", "search", "entity", "relations", "neighbors", "path")
+"""The commands ``--as-of`` applies to."""
+
 
 @click.group(cls=LoregraphGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @store_options
@@ -68,6 +71,12 @@ def main(
     if as_of is not None and as_of > utcnow():
         fail(
             f"--as-of {as_of.isoformat()} is in the future; give a date up to now",
+            InputError.exit_code,
+        )
+    if as_of is not None and click_ctx.invoked_subcommand not in AS_OF_COMMANDS:
+        fail(
+            f"--as-of applies to {', '.join(AS_OF_COMMANDS)}, not to "
+            f"{click_ctx.invoked_subcommand}",
             InputError.exit_code,
         )
     click_ctx.obj = Context(

@@ -11,7 +11,7 @@ import click
 from loregraph.cli.options import format_option, json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.engine.paths import evidence_sentence
-from loregraph.engine.patterns import MAX_HOPS, Direction, EntityRelations, Neighbourhood
+from loregraph.engine.patterns import MAX_HOPS, Direction, EntityRelations, Link, Neighbourhood
 from loregraph.export import subgraph_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -67,6 +67,16 @@ def relations(
         _show_relations(found)
 
 
+def _span(link: Link) -> str:
+    """``, 2026-01-15 → 2026-02-10`` for a relation with a time, else ``""``."""
+    rel = link.relation
+    if rel.valid_at is None and rel.invalid_at is None:
+        return ""
+    start = rel.valid_at.date().isoformat() if rel.valid_at else "?"
+    end = rel.invalid_at.date().isoformat() if rel.invalid_at else "now"
+    return f", {start} → {end}"
+
+
 def _show_relations(found: EntityRelations) -> None:
     e = found.entity
     click.echo(f"{e.name}  [{e.type}]  {len(found.links)} relation(s)")
@@ -77,7 +87,7 @@ def _show_relations(found: EntityRelations) -> None:
             if link.direction == "out"
             else (f"<-[{link.relation.type}]-")
         )
-        click.echo(f"  {arrow} {other}  (confidence {link.relation.confidence:.2f})")
+        click.echo(f"  {arrow} {other}  (confidence {link.relation.confidence:.2f}){_span(link)}")
         sentence = evidence_sentence(link.relation)
         if sentence:
             click.echo(f"      “{sentence[:300]}”")
