@@ -32,7 +32,8 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
     doc = bundle.document
     now = utcnow()
     old = await detach_document(conn, doc.id)
-    await reopen_relations(conn, doc.id)
+    if old is not None:  # a new version (a first write opens nothing: see reopen_relations)
+        await reopen_relations(conn, doc.id)
     entities = set() if old is None else set(old.entities)
     relations = set() if old is None else set(old.relations)
     cursor = await conn.execute(
@@ -124,7 +125,9 @@ async def delete_document(conn: Conn, document_id: str) -> tuple[DeleteReport, i
 
 async def reopen_relations(conn: Conn, document_id: str) -> None:
     """Open again the relations the document ``document_id`` ended (it is being removed or
-    replaced: what it said no longer ends them)."""
+    replaced: what it said no longer ends them). A document written for the first time
+    opens nothing: a copy writes a relation with the id of the later document that ended
+    it before that document."""
     await conn.execute(
         "UPDATE relations SET invalid_at = NULL, expired_at = NULL, invalidated_by = NULL "
         "WHERE invalidated_by = %s",

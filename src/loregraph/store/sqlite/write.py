@@ -105,8 +105,8 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     now = iso(utcnow())
     changes = Changes(scopes={doc.scope})
     outcome = Outcome(changes)
-    detach_document(conn, doc.id, changes)
-    reopen_relations(conn, doc.id)
+    if detach_document(conn, doc.id, changes) is not None:  # a new version: see below
+        reopen_relations(conn, doc.id)
     (doc_pk,) = conn.execute(
         f"INSERT INTO documents({DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 13)}) "
         f"ON CONFLICT(id) DO UPDATE SET {_DOC_UPDATE} RETURNING pk",
@@ -203,7 +203,9 @@ def _write_chunks(
 
 def reopen_relations(conn: sqlite3.Connection, document_id: str) -> None:
     """Open again the relations the document ``document_id`` ended (it is being removed or
-    replaced: what it said no longer ends them)."""
+    replaced: what it said no longer ends them). A document written for the first time
+    opens nothing: a copy writes a relation with the id of the later document that ended
+    it before that document."""
     conn.execute(
         "UPDATE relations SET invalid_at = NULL, expired_at = NULL, invalidated_by = NULL "
         "WHERE invalidated_by = ?",
