@@ -179,3 +179,12 @@ def test_a_replaced_document_still_ends_what_it_says(graph: loregraph.Graph) -> 
     assert depends_on(graph) == ["Hono"] and depends_on(graph, MID) == ["Express"]
     graph.ingest_documents([note("b", "The API server is fast.", FEB)])
     assert depends_on(graph) == ["Express"]
+
+
+def test_the_answer_quotes_the_memory_that_ended_a_fact(graph: loregraph.Graph) -> None:
+    graph.remember(EXPRESS, at=JAN)
+    graph.remember("The API server no longer depends on Express.", at=FEB)
+    quotes = [c.quote for c in graph.ask("What does the API server depend on?").citations]
+    assert quotes == ["The API server no longer depends on Express."]
+    then = graph.ask("What does the API server depend on?", as_of=MID).citations
+    assert [c.quote for c in then] == [EXPRESS]

@@ -6,7 +6,8 @@ After the passages are fused, :func:`at_time` applies the time the question is a
   is after ``as_of`` is not seen at all: its passages are left out;
 * a passage is **history** when, among the facts about the question's seed entities, it
   states only facts that do not hold at the query time (ended before it, or not begun):
-  "The API server depends on Express." once a later memory replaced Express. History
+  "The API server depends on Express." once a later memory replaced Express (a passage of
+  the memory that ended a fact, stating that end, is no history). History
   passages are left out while other passages remain (the ``history`` query shows them);
 * the graph lines are the relations holding at that time: with ``as_of``, relations that
   have ended since (which the expansion, following what holds now, did not take) are
@@ -78,6 +79,7 @@ async def at_time(
     facts = await _seed_facts(store, seeds)
     holding = [r for r in facts if holds(r, when, as_of is None)]
     current = {ev.chunk_id for r in holding for ev in r.evidence}
+    current |= _stating_ends(facts, {p.chunk_id: p.document_id for p in seen}, when)
     stale = {ev.chunk_id for r in facts for ev in r.evidence} - current
     kept = [p for p in seen if p.chunk_id not in stale]
     if not kept:
@@ -107,6 +109,18 @@ def _current_first(ranked: RankedRelation, stale: set[str]) -> RankedRelation:
     if evidence and fact in {ev.sentence for ev in rel.evidence if ev.chunk_id in stale}:
         fact = evidence[0].sentence
     return replace(ranked, relation=replace(rel, evidence=evidence, fact=fact))
+
+
+def _stating_ends(facts: Sequence[Relation], documents: dict[str, str], when: datetime) -> set[str]:
+    """The chunks that state the end of a fact (by then): its evidence in the memory or
+    document that ended it ("The API server no longer depends on Express")."""
+    return {
+        ev.chunk_id
+        for r in facts
+        if r.invalidated_by is not None and r.invalid_at is not None and r.invalid_at <= when
+        for ev in r.evidence
+        if documents.get(ev.chunk_id) == r.invalidated_by
+    }
 
 
 def _only_in(relation: Relation, chunks: set[str]) -> bool:
