@@ -64,3 +64,9 @@ def test_an_end_only_moves_earlier() -> None:
 def test_facts_without_a_time_take_no_part() -> None:
     undated = rel("u", "bun")
     assert timeline([rel("e", "express", valid_at=JAN), undated]) == {"e": None}
+
+
+def test_stopping_somewhere_negates_nothing() -> None:
+    assert negated_names("Harker stopped at the Golden Krone Hotel.") == []
+    assert negated_names("The driver stopped the carriage.") == []
+    assert negated_names("Bob ceased to work for Acme.") == ["to work for acme"]

@@ -52,7 +52,8 @@ MAX_NEW = 40
 MAX_CURRENT = 80
 """Current facts put to it with them."""
 _CUES = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not\s+anymore|stopped|ceased|quit|"
+    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not\s+anymore|quit|"
+    r"(?:stopped|ceased)(?=\s+(?:\w+ing|to)\b)|"  # "stopped working for", not "stopped at"
     r"moved\s+from|switched\s+from|replaced)\b(?P<rest>[^.;!?]*)",
     re.IGNORECASE,
 )
