@@ -9,6 +9,7 @@ retrieval. Offline by default, on one SQLite file.
 
 from loregraph.answer.extractive import Answer, Citation
 from loregraph.blocking import Graph, open
+from loregraph.engine.history import History
 from loregraph.engine.memories import Memory, NewMemory
 from loregraph.engine.merge_views import MergeView
 from loregraph.engine.paths import GraphPath
@@ -69,6 +70,7 @@ __all__ = [
     "ExtractionSettings",
     "Graph",
     "GraphPath",
+    "History",
     "IngestReport",
     "InputError",
     "LLMSettings",

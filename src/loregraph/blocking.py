@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Coroutine
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Unpack, cast
 
@@ -86,10 +87,15 @@ class Graph:
     usage: _CoreAttribute[UsageTracker | None] = _CoreAttribute()
 
     def ask_stream(
-        self, question: str, *, preset: str | None = None, scope: str | None = None
+        self,
+        question: str,
+        *,
+        preset: str | None = None,
+        scope: str | None = None,
+        as_of: datetime | None = None,
     ) -> BlockingStreamedAnswer:
         return BlockingStreamedAnswer(
-            self, self.aio.ask_stream(question, preset=preset, scope=scope)
+            self, self.aio.ask_stream(question, preset=preset, scope=scope, as_of=as_of)
         )
 
     ask_stream.__doc__ = (AsyncGraph.ask_stream.__doc__ or "").replace(
@@ -111,6 +117,7 @@ class Graph:
     relations = _blocking(AsyncGraph.relations)
     neighbors = _blocking(AsyncGraph.neighbors)
     path = _blocking(AsyncGraph.path)
+    history = _blocking(AsyncGraph.history)
     documents = _blocking(AsyncGraph.documents)
     passage = _blocking(AsyncGraph.passage)
     stats = _blocking(AsyncGraph.stats)

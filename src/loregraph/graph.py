@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
@@ -13,11 +14,11 @@ from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
 from loregraph.embed.base import Embedder
 from loregraph.engine.keys import KeyMethods
-from loregraph.engine.lookup import find_document, find_entity
+from loregraph.engine.lookup import find_document
 from loregraph.engine.merges import MergeMethods
 from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.passages import PassageMethods
-from loregraph.engine.queries import GraphQueries
+from loregraph.engine.queries import GraphQueries, world_time
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
 from loregraph.engine.views import EntityView, SearchHit, SearchKind, search_hits
@@ -28,9 +29,10 @@ from loregraph.ingest.progress import Progress
 from loregraph.ingest.readers import iter_sources, read_records
 from loregraph.ingest.readlog import ReadLog
 from loregraph.ingest.report import IngestReport
+from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.ingest.types import SourceDocument
 from loregraph.location import Location
-from loregraph.models import DeleteReport, DocKind, Document, Entity, StoreStats
+from loregraph.models import DeleteReport, DocKind, Document, StoreStats
 from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.result import RetrievalResult
@@ -215,6 +217,7 @@ class AsyncGraph(
             self.store, self.extractor, self.embedder, self.settings, progress=progress
         )
         pipeline.resolver.confirm = self.parts.confirmer()
+        pipeline.contradict = self.parts.contradiction_check()
         usage = self.usage
         before = usage.stages() if usage is not None else {}
         report = await pipeline.ingest(sources, scope=self._scope(scope))
@@ -224,13 +227,22 @@ class AsyncGraph(
 
     # ------------------------------------------------------------------ query
     async def retrieve(
-        self, question: str, *, preset: str | None = None, scope: str | None = None
+        self,
+        question: str,
+        *,
+        preset: str | None = None,
+        scope: str | None = None,
+        as_of: datetime | None = None,
     ) -> RetrievalResult:
-        """Ranked entities, relations, passages and documents for a question."""
+        """Ranked entities, relations, passages and documents for a question, as things
+        stand now or, with ``as_of``, as they stood then: memories and documents of a later
+        time are not seen, and passages stating only facts that did not hold then are left
+        out. Raises :class:`~loregraph.errors.InputError` for an ``as_of`` in the future."""
+        at = None if as_of is None else world_time(as_of)
         await self.open()
         settings = named_preset(preset) if preset else self.settings.retrieval
         retriever = Retriever(self.store, self.embedder, settings, analyzer=self.parts.analyzer())
-        return await retriever.retrieve(question, self._scope(scope))
+        return await retriever.retrieve(question, self._scope(scope), as_of=at)
 
     async def context(
         self,
@@ -240,6 +252,7 @@ class AsyncGraph(
         preset: str | None = None,
         budget: int | None = None,
         scope: str | None = None,
+        as_of: datetime | None = None,
     ) -> str:
         """A token-budgeted context for an LLM prompt, in the chosen format.
 
@@ -247,7 +260,7 @@ class AsyncGraph(
         chosen format) instead of listing unrelated passages.
         """
         check_budget(budget)
-        result = await self.retrieve(question, preset=preset, scope=scope)
+        result = await self.retrieve(question, preset=preset, scope=scope, as_of=as_of)
         if not result.relevant:
             from loregraph.retrieve.nothing import nothing_relevant_context
 
@@ -255,20 +268,30 @@ class AsyncGraph(
         return format_context(result, format, budget)
 
     async def ask(
-        self, question: str, *, preset: str | None = None, scope: str | None = None
+        self,
+        question: str,
+        *,
+        preset: str | None = None,
+        scope: str | None = None,
+        as_of: datetime | None = None,
     ) -> Answer:
         """Answer a question with citations. With no LLM configured the answer is extractive.
 
         When nothing in the store is relevant to the question, the answer says so
         (``Answer.found`` is ``False``) and no language model is asked.
         """
-        result = await self.retrieve(question, preset=preset, scope=scope)
+        result = await self.retrieve(question, preset=preset, scope=scope, as_of=as_of)
         if not result.relevant:
             return nothing_found(result)
         return await self.parts.answerer().answer(result)
 
     def ask_stream(
-        self, question: str, *, preset: str | None = None, scope: str | None = None
+        self,
+        question: str,
+        *,
+        preset: str | None = None,
+        scope: str | None = None,
+        as_of: datetime | None = None,
     ) -> StreamedAnswer:
         """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``.
 
@@ -278,7 +301,7 @@ class AsyncGraph(
         """
         return StreamedAnswer(
             question,
-            lambda: self.retrieve(question, preset=preset, scope=scope),
+            lambda: self.retrieve(question, preset=preset, scope=scope, as_of=as_of),
             self.parts.answerer(),
         )
 
@@ -290,6 +313,7 @@ class AsyncGraph(
         limit: int = 10,
         preset: str | None = None,
         scope: str | None = None,
+        as_of: datetime | None = None,
     ) -> list[SearchHit]:
         """Ranked documents, entities or relations for a query.
 
@@ -297,41 +321,10 @@ class AsyncGraph(
         :attr:`~loregraph.retrieve.result.RetrievalResult.relevant`).
         """
         check_limit(limit)
-        result = await self.retrieve(query, preset=preset, scope=scope)
+        result = await self.retrieve(query, preset=preset, scope=scope, as_of=as_of)
         return search_hits(result, kind, limit) if result.relevant else []
 
     # ------------------------------------------------------------------ browse
-    async def entities(
-        self,
-        *,
-        entity_type: str | None = None,
-        order: str = "mentions",
-        limit: int | None = 50,
-        scope: str | None = None,
-    ) -> list[Entity]:
-        """Entities of the scope, most mentioned first (or by ``degree`` or ``name``)."""
-        check_limit(limit)
-        await self.open()
-        return await self.store.list_entities(
-            self._scope(scope), entity_type=entity_type, order=order, limit=limit
-        )
-
-    async def find_entity(self, name: str, *, scope: str | None = None) -> Entity:
-        """The entity called ``name`` (or with that alias); the closest name if none is exact."""
-        await self.open()
-        return await find_entity(self.store, self._scope(scope), name)
-
-    async def entity(
-        self, name: str, *, limit: int | None = 50, scope: str | None = None
-    ) -> EntityView:
-        """An entity with its relations and their evidence passages, heaviest first."""
-        check_limit(limit)
-        found = await self.find_entity(name, scope=scope)
-        relations = await self.store.entity_relations(found.id, limit=limit)
-        other = {r.source_id for r in relations} | {r.target_id for r in relations}
-        neighbours = {e.id: e for e in await self.store.get_entities(sorted(other))}
-        return EntityView(found, relations, neighbours)
-
     async def documents(self, *, scope: str | None = None) -> list[Document]:
         """The documents of the scope."""
         await self.open()
@@ -352,7 +345,8 @@ class AsyncGraph(
         supported."""
         await self.open()
         doc = await find_document(self.store, self._scope(scope), ref)
-        return await self.store.delete_document(doc.id)
+        rules = self.settings.extraction.functional_relations
+        return await delete_and_recheck(self.store, doc.id, rules)
 
     async def export(
         self,

@@ -1,11 +1,9 @@
 """The data model shared by every stage and every backend.
 
-Every record carries its *scope* (a tenant / agent / user partition, like a container
-tag) and its provenance, so that a document can be deleted exactly, access can be filtered
-exactly and every answer can cite its sources.
-
-Records are plain dataclasses. Embeddings are ``numpy.float32`` vectors (L2-normalised) or
-``None`` when not computed yet.
+Every record carries its *scope* (a tenant / agent / user partition) and its provenance,
+so that a document can be deleted exactly, access can be filtered exactly and every answer
+can cite its sources. Records are plain dataclasses; embeddings are ``numpy.float32``
+vectors (L2-normalised) or ``None`` when not computed yet.
 """
 
 from __future__ import annotations
@@ -208,12 +206,11 @@ EVIDENCE_SHOWN = 3
 
 @dataclass(slots=True)
 class Relation:
-    """A typed, directed edge between two entities with its evidence.
-
-    ``weight`` is the accumulated strength (evidence count for the offline extractor) and is
-    recomputed from the remaining evidence when a document is deleted. ``valid_at`` /
-    ``invalid_at`` are world time (when the fact held); ``created_at`` / ``expired_at`` are
-    system time (when the graph learnt and retired it).
+    """A typed, directed edge between two entities with its evidence. ``weight``: the
+    accumulated strength (evidence count offline), recomputed when a document is deleted.
+    ``valid_at`` / ``invalid_at``: world time (when the fact held); ``created_at`` /
+    ``expired_at``: system time (when the graph learnt and retired it). ``invalidated_by``:
+    the memory or document that ended it (forgetting that one opens it again).
     """
 
     id: str
@@ -229,6 +226,7 @@ class Relation:
     created_at: datetime = field(default_factory=utcnow)
     expired_at: datetime | None = None
     evidence: list[Evidence] = field(default_factory=list)
+    invalidated_by: str | None = None
 
     @staticmethod
     def make_id(scope: str, source_id: str, rel_type: str, target_id: str) -> str:
@@ -293,6 +291,9 @@ class DocumentBundle:
     mentions: list[Mention]
     relations: list[Relation]
     merges: list[Merge] = field(default_factory=list)
+    invalidations: list[Relation] = field(default_factory=list)
+    """Relations this document ends (their end times and ``invalidated_by`` are set after
+    the bundle's relations are written, in the same transaction)."""
 
     def validate(self) -> None:
         """Raise :class:`ValueError` when the bundle is inconsistent in itself: a chunk of

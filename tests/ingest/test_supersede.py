@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from loregraph.ingest.supersede import ends, invalidations, named_in, negated_names
-from loregraph.models import CO_OCCURS, Relation
+from loregraph.ingest.supersede import earlier, named_in, negated_names, retired, timeline
+from loregraph.models import Relation
 
 JAN = datetime(2026, 1, 15, tzinfo=UTC)
 FEB = datetime(2026, 2, 10, tzinfo=UTC)
-FUNCTIONAL = ("DEPENDS_ON", "LIVES_IN")
+MAR = datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def rel(rid: str, target: str, kind: str = "DEPENDS_ON", **times: datetime) -> Relation:
@@ -33,27 +33,40 @@ def test_a_name_is_found_as_whole_words() -> None:
     assert not named_in("", segments)
 
 
-def test_a_functional_type_ends_the_current_other_target() -> None:
-    new = rel("r2", "hono", valid_at=FEB)
-    assert ends(new, rel("r1", "express", valid_at=JAN), FUNCTIONAL, negated=False)
-    assert not ends(new, rel("r1", "express"), (), negated=False)
-    assert not ends(new, rel("r1", "hono"), FUNCTIONAL, negated=False)
-    assert not ends(new, rel("r1", "express", "USES"), FUNCTIONAL, negated=False)
-    ended = rel("r1", "express", valid_at=JAN, invalid_at=FEB)
-    assert not ends(new, ended, FUNCTIONAL, negated=False)
-    co = rel("r3", "hono", CO_OCCURS)
-    assert not ends(co, rel("r4", "express", CO_OCCURS), (CO_OCCURS,), negated=True)
+def test_each_fact_of_a_functional_group_holds_until_the_next_later_one() -> None:
+    group = [rel("b", "bun", valid_at=MAR), rel("e", "express", valid_at=JAN)]
+    group.append(rel("h", "hono", valid_at=FEB))
+    assert timeline(group) == {"e": (FEB, "h"), "h": (MAR, "b"), "b": None}
+    assert timeline(group[:2]) == {"e": (MAR, "b"), "b": None}
 
 
-def test_a_negated_target_ends_whatever_the_type() -> None:
-    new = rel("r2", "hono", "USES", valid_at=FEB)
-    assert ends(new, rel("r1", "express", "USES"), FUNCTIONAL, negated=True)
-    assert not ends(new, rel("r1", "express", "USES"), FUNCTIONAL, negated=False)
+def test_facts_of_one_time_hold_together() -> None:
+    group = [rel("e", "express", valid_at=JAN), rel("z", "zod", valid_at=JAN)]
+    assert timeline(group) == {"e": None, "z": None}
+    group.append(rel("h", "hono", valid_at=FEB))
+    assert timeline(group) == {"e": (FEB, "h"), "z": (FEB, "h"), "h": None}
 
 
-def test_the_invalidating_relation_is_found_by_its_time() -> None:
-    old = rel("r1", "express", valid_at=JAN, invalid_at=FEB)
-    new = rel("r2", "hono", valid_at=FEB)
-    other = rel("r3", "paris", "LIVES_IN", valid_at=FEB)
-    assert invalidations([old, new, other]) == {"r1": "r2"}
-    assert invalidations([new, other]) == {}
+def test_a_retired_relation_never_held_and_ends_nothing() -> None:
+    gone = rel("h", "hono", valid_at=FEB, expired_at=MAR)
+    assert retired(gone)
+    assert not retired(rel("x", "express", valid_at=JAN, invalid_at=FEB, expired_at=MAR))
+    assert timeline([rel("e", "express", valid_at=JAN), gone]) == {"e": None}
+
+
+def test_an_end_only_moves_earlier() -> None:
+    assert earlier(None, FEB)
+    assert earlier(MAR, FEB)
+    assert not earlier(FEB, FEB)
+    assert not earlier(JAN, FEB)
+
+
+def test_facts_without_a_time_take_no_part() -> None:
+    undated = rel("u", "bun")
+    assert timeline([rel("e", "express", valid_at=JAN), undated]) == {"e": None}
+
+
+def test_stopping_somewhere_negates_nothing() -> None:
+    assert negated_names("Harker stopped at the Golden Krone Hotel.") == []
+    assert negated_names("The driver stopped the carriage.") == []
+    assert negated_names("Bob ceased to work for Acme.") == ["to work for acme"]

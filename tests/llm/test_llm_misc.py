@@ -59,6 +59,7 @@ def test_every_packaged_prompt_renders() -> None:
             "b_description": "d",
             "b_aliases": "",
         },
+        "contradiction": {"time": "2026-02-10", "new_facts": "1. a", "current_facts": "1. b"},
     }
     for name in PROMPT_NAMES:
         messages = library.messages(name, **params[name])

@@ -51,6 +51,7 @@ async def test_every_stage_reports_time_and_count(store: Any, embedder: HashingE
         "seeds",
         "expand",
         "passages",
+        "time",
         "relevance",
         "total",
     ]

@@ -47,7 +47,7 @@ RECORDS = [
 async def rich_store(store: Store) -> None:
     """Two scopes exercising every field a copy must carry over."""
     ids = await shared_pair(store, letters_status=DocStatus.FAILED)
-    await store.invalidate_relation(ids["travelled"], day(9))
+    await store.invalidate_relation(ids["travelled"], day(9), by="doc-3")
     timed = Book("doc-3", title="Timeline")
     chunk = timed.chunk("Bob Stone owned the Lighthouse until 1901.", unit(5))
     light = timed.entity("Lighthouse", "place", description="A tower.", mentions=[(chunk, 2)])
@@ -100,7 +100,7 @@ async def snapshot(store: Store, scope: str, *, chunk_vectors: bool = True) -> d
     relations = sorted(
         (
             r.id, r.source_id, r.target_id, r.type, r.fact, r.weight, r.confidence,
-            r.valid_at, r.invalid_at, r.created_at, r.expired_at,
+            r.valid_at, r.invalid_at, r.created_at, r.expired_at, r.invalidated_by,
             sorted((e.chunk_id, e.sentence, e.start, e.end) for e in r.evidence),
         )
         for r in [r async for r in store.iter_relations(scope)]

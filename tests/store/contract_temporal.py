@@ -5,11 +5,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from loregraph import AsyncGraph
 from loregraph.embed.hashing import HashingEmbedder
+from loregraph.errors import NotFoundError
 from loregraph.store.base import Store
 
 from .scenarios import ContractBase
+from .temporal_sequence import PEOPLE, Model, probe_times, sequence
+
+EXPRESS = "The API server depends on Express."
+HONO = "The API server now depends on Hono instead of Express."
+QUESTION = "What does the API server depend on?"
 
 JAN = datetime(2026, 1, 15, tzinfo=UTC)
 MID = datetime(2026, 1, 31, tzinfo=UTC)
@@ -21,11 +29,11 @@ class TemporalContract(ContractBase):
 
     async def test_a_new_dependency_ends_the_old_one(self, store: Store) -> None:
         graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
-        await graph.remember("The API server depends on Express.", at=JAN)
-        await graph.remember("The API server now depends on Hono instead of Express.", at=FEB)
+        await graph.remember(EXPRESS, at=JAN)
+        await graph.remember(HONO, at=FEB)
 
         async def targets(as_of: datetime | None) -> dict[str, tuple[object, object]]:
-            found = await graph.relations("API", type="DEPENDS_ON", as_of=as_of)
+            found = await graph.relations("API server", type="DEPENDS_ON", as_of=as_of)
             return {
                 link.to_dict()["other"]: (link.relation.valid_at, link.relation.invalid_at)
                 for link in found.links
@@ -33,5 +41,65 @@ class TemporalContract(ContractBase):
 
         assert await targets(None) == {"Hono": (FEB, None)}
         assert await targets(MID) == {"Express": (JAN, FEB)}
-        hops = await graph.neighbors("API", type="DEPENDS_ON", as_of=MID)
-        assert {e["name"] for e in hops.to_dict()["entities"]} == {"API", "Express"}
+        hops = await graph.neighbors("API server", type="DEPENDS_ON", as_of=MID)
+        assert {e["name"] for e in hops.to_dict()["entities"]} == {"API server", "Express"}
+
+    async def test_the_scenario_asked_now_as_of_and_as_history(self, store: Store) -> None:
+        graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
+        await graph.remember(EXPRESS, at=JAN)
+        hono = await graph.remember(HONO, at=FEB)
+        now = await graph.ask(QUESTION)
+        assert [c.quote for c in now.citations] == [HONO]
+        then = await graph.ask(QUESTION, as_of=MID)
+        assert [c.quote for c in then.citations] == [EXPRESS]
+        timeline = (await graph.history("API server")).to_dict()["facts"]
+        assert [(f["target"], f["current"]) for f in timeline] == [
+            ("Express", False),
+            ("Hono", True),
+        ]
+        assert timeline[0]["invalidated_by"]["id"] == hono.id
+        await graph.forget(hono.id)
+        again = await graph.history("API server")
+        assert [(f.target, f.current) for f in again.facts] == [("Express", True)]
+
+    @pytest.mark.parametrize("seed", [12, 2026])
+    async def test_a_random_memory_sequence_matches_the_model(
+        self, store: Store, seed: int
+    ) -> None:
+        graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
+        model = Model()
+        ids: dict[int, str] = {}
+        for index, step in enumerate(sequence(seed)):
+            if step.fact is not None:
+                ids[index] = (await graph.remember(step.fact.text, at=step.fact.at)).id
+            elif step.forget is not None:
+                await graph.forget(ids[step.forget])
+            model.apply(index, step)
+            if index % 10 == 9:
+                for person in PEOPLE:
+                    for at in [None, *probe_times(seed + index)]:
+                        found = await lives_in(graph, person, at)
+                        assert found == model.city(person, at), (index, person, at)
+        for person in PEOPLE:
+            for at in [None, *probe_times(seed)[::3]]:
+                quoted = await cited_homes(graph, person, at)
+                expected = [f"{person} lives in {city}." for city in model.city(person, at)]
+                assert quoted == expected, (person, at)
+
+
+async def lives_in(graph: AsyncGraph, person: str, at: datetime | None) -> list[str]:
+    """Where the graph says ``person`` lives at ``at`` (nowhere when it knows no such
+    person any more)."""
+    try:
+        found = await graph.relations(person, direction="out", type="LIVES_IN", as_of=at)
+    except NotFoundError:
+        return []
+    if found.entity.name != person:
+        return []
+    return sorted(link.other_name for link in found.links)
+
+
+async def cited_homes(graph: AsyncGraph, person: str, at: datetime | None) -> list[str]:
+    """The memories about where ``person`` lives that the answer cites."""
+    answer = await graph.ask(f"Where does {person} live?", as_of=at)
+    return sorted({c.quote for c in answer.citations if c.quote.startswith(f"{person} lives")})

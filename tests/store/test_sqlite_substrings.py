@@ -70,20 +70,23 @@ async def test_version_1_store_gets_the_index_when_opened(tmp_path: Path) -> Non
     zh = await write(store, "zh", CHINESE)
     await write(store, "en", ENGLISH)
     await store.close()
-    # make it a version 1 store: the same file without the trigram and later tables
+    # make it a version 1 store: the same file without the trigram and later tables and
+    # columns
     conn = raw(db)
     conn.execute("DROP TABLE api_keys")
     conn.execute("DROP TABLE chunks_trigram_vocab")
     conn.execute("DROP TABLE chunks_trigram")
     conn.execute("DROP TABLE merge_decisions")
     conn.execute("DROP TABLE audit_log")
+    conn.execute("DROP INDEX relations_invalidated_by")
+    conn.execute("ALTER TABLE relations DROP COLUMN invalidated_by")
     conn.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
     conn.close()
 
     reopened = SqliteStore(db)
     await reopened.open()
     try:
-        assert (await reopened.stats("default")).schema_version == SCHEMA_VERSION == 4
+        assert (await reopened.stats("default")).schema_version == SCHEMA_VERSION == 5
         assert [hit.id for hit in await reopened.search_chunks_text("default", "首都", 5)] == [zh]
         assert indexed_chunks(db) == 1
         await reopened.delete_document("zh")  # rows the migration indexed unindex cleanly
@@ -94,7 +97,7 @@ async def test_version_1_store_gets_the_index_when_opened(tmp_path: Path) -> Non
     try:
         conn.execute("INSERT INTO chunks_trigram(chunks_trigram) VALUES ('integrity-check')")
         assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            4,
+            5,
         )
     finally:
         conn.close()

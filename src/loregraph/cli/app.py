@@ -8,6 +8,7 @@ non-zero; nothing is written when an input is bad.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import click
@@ -16,6 +17,7 @@ from loregraph.cli import (
     admin,
     agents,
     browse,
+    history,
     ingest,
     keys,
     memory,
@@ -24,10 +26,21 @@ from loregraph.cli import (
     query,
     serve,
 )
-from loregraph.cli.options import llm_options, llm_overrides, scope_option, store_options
+from loregraph.cli.options import (
+    as_of_option,
+    llm_options,
+    llm_overrides,
+    scope_option,
+    store_options,
+)
 from loregraph.cli.runner import Context
-from loregraph.cli.support import LoregraphGroup
+from loregraph.cli.support import LoregraphGroup, fail
+from loregraph.errors import InputError
+from loregraph.models import utcnow
 from loregraph.settings import PRESETS
+
+AS_OF_COMMANDS = ("ask", "context", "search", "entity", "relations", "neighbors", "path")
+"""The commands ``--as-of`` applies to."""
 
 
 @click.group(cls=LoregraphGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,6 +52,7 @@ from loregraph.settings import PRESETS
     default=None,
     help="Retrieval preset (default hybrid).",
 )
+@as_of_option
 @llm_options
 @click.option(
     "--quiet",
@@ -56,6 +70,7 @@ def main(
     mirror: str | None,
     scope: str | None,
     preset: str | None,
+    as_of: datetime | None,
     quiet: bool,
     **llm: Any,
 ) -> None:
@@ -65,8 +80,25 @@ def main(
     or LOREGRAPH_LLM_* variables (PROVIDER, MODEL, BASE_URL, API_KEY, ...). The options
     above may also follow the command (loregraph ingest notes --scope work).
     """
+    if as_of is not None and as_of > utcnow():
+        fail(
+            f"--as-of {as_of.isoformat()} is in the future; give a date up to now",
+            InputError.exit_code,
+        )
+    if as_of is not None and click_ctx.invoked_subcommand not in AS_OF_COMMANDS:
+        fail(
+            f"--as-of applies to {', '.join(AS_OF_COMMANDS)}, not to "
+            f"{click_ctx.invoked_subcommand}",
+            InputError.exit_code,
+        )
     click_ctx.obj = Context(
-        db=db, scope=scope, preset=preset, llm=llm_overrides(llm), mirror=mirror, quiet=quiet
+        db=db,
+        scope=scope,
+        preset=preset,
+        llm=llm_overrides(llm),
+        mirror=mirror,
+        quiet=quiet,
+        as_of=as_of,
     )
 
 
@@ -77,6 +109,7 @@ for _command in (
     *browse.COMMANDS,
     *patterns.COMMANDS,
     *merges.COMMANDS,
+    *history.COMMANDS,
     *admin.COMMANDS,
     *agents.COMMANDS,
     *serve.COMMANDS,

@@ -2,7 +2,10 @@
 
 ``2026-01-15`` is the start of that day in UTC (or its end, for an option that closes a
 range such as ``--until``); ``2026-01-15T09:30`` is UTC; ``2026-01-15T09:30+02:00`` keeps
-its offset. Anything else is refused with a message naming the value.
+its offset. An option also takes a phrase such as "yesterday", "last week" or "March 3,
+2025" (read relative to now, :func:`loregraph.text.dates.read_time`). Anything else is
+refused with a message naming the value; a memory's ``--at`` is only reported
+(:func:`memory_time`): the memory keeps the time it is remembered at.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 import click
 
 from loregraph.models import aware
+from loregraph.text.dates import read_time
 
 FORMATS_HINT = "use an ISO 8601 date or time such as 2026-01-15 or 2026-01-15T09:30"
 
@@ -33,6 +37,32 @@ def parse_time(text: str, *, end_of_day: bool = False) -> datetime:
     return aware(moment)
 
 
+def any_time(text: str, *, end_of_day: bool = False) -> datetime:
+    """``text`` as an ISO date or time (:func:`parse_time`) or a phrase such as "last week"
+    (:func:`~loregraph.text.dates.read_time`); :class:`ValueError` naming it otherwise."""
+    try:
+        return parse_time(text, end_of_day=end_of_day)
+    except ValueError:
+        found = read_time(text)
+        if found is None:
+            raise
+        return found
+
+
+def memory_time(text: str | None, where: str = "") -> datetime | None:
+    """When a memory happened, from its ``--at`` (or a record's ``at``): ``None`` (now) for
+    no value, and for one that is no date after saying so on stderr (the memory is kept)."""
+    if text is None:
+        return None
+    try:
+        return any_time(text)
+    except ValueError as exc:
+        click.echo(
+            f"warning: {where}{exc}; the memory keeps the time it is remembered at", err=True
+        )
+        return None
+
+
 class TimeParam(click.ParamType[datetime, Any]):
     """A click parameter holding an ISO 8601 date or time (see :func:`parse_time`)."""
 
@@ -47,6 +77,6 @@ class TimeParam(click.ParamType[datetime, Any]):
         if isinstance(value, datetime):
             return value
         try:
-            return parse_time(str(value), end_of_day=self.end_of_day)
+            return any_time(str(value), end_of_day=self.end_of_day)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from loregraph.cli.admin import deleted_line
-from loregraph.cli.dates import TimeParam, parse_time
+from loregraph.cli.dates import TimeParam, memory_time
 from loregraph.cli.merges import principal
 from loregraph.cli.options import json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph
@@ -51,10 +51,7 @@ def _record(path: Path, lineno: int, line: str, defaults: NewMemory) -> NewMemor
         fail(f"{path}:{lineno}: unknown fields {unknown}; known: {sorted(RECORD_FIELDS)}", 2)
     at = defaults.at
     if _field(path, lineno, item, "at", str) is not None:
-        try:
-            at = parse_time(item["at"])
-        except ValueError as exc:
-            fail(f"{path}:{lineno}: {exc}", InputError.exit_code)
+        at = memory_time(item["at"], f"{path}:{lineno}: ") or defaults.at
     tags = _field(path, lineno, item, "tags", list) or []
     return NewMemory(
         text=item["text"],
@@ -86,9 +83,10 @@ def _line(memory: Memory) -> str:
 @click.argument("text")
 @click.option(
     "--at",
-    type=TimeParam(),
+    "at_text",
     default=None,
-    help="When it happened: an ISO date or time (2026-01-15, 2026-01-15T09:30; default now).",
+    help="When it happened: an ISO date or time (2026-01-15, 2026-01-15T09:30) or a phrase "
+    "such as 'yesterday' (default now; a value that is no date is reported, and now kept).",
 )
 @click.option("--tag", "tags", multiple=True, help="A tag (repeat for several).")
 @click.option("--source", default=None, help="Where the memory comes from (an agent, a chat...).")
@@ -97,7 +95,7 @@ def _line(memory: Memory) -> str:
 def remember(
     ctx: Context,
     text: str,
-    at: datetime | None,
+    at_text: str | None,
     tags: tuple[str, ...],
     source: str | None,
     as_json: bool,
@@ -108,6 +106,7 @@ def remember(
     and "metadata"; --at and --source apply to lines without them, --tag to every line.
     A memory is searchable as soon as this returns.
     """
+    at = memory_time(at_text)
     defaults = NewMemory("", at=at, source=source, tags=tags)
     if _is_records_file(text):
         memories = _read_records(Path(text), defaults)

@@ -34,6 +34,20 @@ def json_option(what: str = "") -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=f"Print{subject} as JSON.")
 
 
+def as_of_option(function: F) -> F:
+    """``--as-of DATE`` (parameter ``as_of``): queries see what held then (not in the future)."""
+    from loregraph.cli.dates import TimeParam
+
+    return click.option(
+        "--as-of",
+        "as_of",
+        type=TimeParam(),
+        default=None,
+        help="Answer as of this date (ISO 8601): facts that held then, memories and "
+        "documents up to then (ask, context, search, entity, relations, neighbors, path).",
+    )(function)
+
+
 def scope_option(*, several: str | None = None) -> Callable[[F], F]:
     """``--scope``: the scope to work in (env ``LOREGRAPH_SCOPE``), or with ``several`` (its
     help text), scopes to pick, repeatable (parameter ``scopes``)."""

@@ -11,7 +11,7 @@ import click
 from loregraph.cli.options import format_option, json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.engine.paths import evidence_sentence
-from loregraph.engine.patterns import MAX_HOPS, Direction, EntityRelations, Neighbourhood
+from loregraph.engine.patterns import MAX_HOPS, Direction, EntityRelations, Link, Neighbourhood
 from loregraph.export import subgraph_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -57,12 +57,24 @@ def relations(
     other end, confidence and evidence."""
     found = run_graph(
         ctx,
-        lambda g: g.relations(name, direction=direction, type=list(types) or None, limit=limit),
+        lambda g: g.relations(
+            name, direction=direction, type=list(types) or None, limit=limit, as_of=ctx.as_of
+        ),
     )
     if as_json:
         echo_json(found.to_dict())
     else:
         _show_relations(found)
+
+
+def _span(link: Link) -> str:
+    """``, 2026-01-15 → 2026-02-10`` for a relation with a time, else ``""``."""
+    rel = link.relation
+    if rel.valid_at is None and rel.invalid_at is None:
+        return ""
+    start = rel.valid_at.date().isoformat() if rel.valid_at else "?"
+    end = rel.invalid_at.date().isoformat() if rel.invalid_at else "now"
+    return f", {start} → {end}"
 
 
 def _show_relations(found: EntityRelations) -> None:
@@ -75,7 +87,7 @@ def _show_relations(found: EntityRelations) -> None:
             if link.direction == "out"
             else (f"<-[{link.relation.type}]-")
         )
-        click.echo(f"  {arrow} {other}  (confidence {link.relation.confidence:.2f})")
+        click.echo(f"  {arrow} {other}  (confidence {link.relation.confidence:.2f}){_span(link)}")
         sentence = evidence_sentence(link.relation)
         if sentence:
             click.echo(f"      “{sentence[:300]}”")
@@ -101,7 +113,10 @@ def neighbors(
     """List the entities within --hops relations of entity NAME, with their distance, and
     the relations joining them (--format mermaid or graphml draws the subgraph)."""
     found = run_graph(
-        ctx, lambda g: g.neighbors(name, hops=hops, limit=limit, type=list(types) or None)
+        ctx,
+        lambda g: g.neighbors(
+            name, hops=hops, limit=limit, type=list(types) or None, as_of=ctx.as_of
+        ),
     )
     if as_json or fmt == "json":
         echo_json(found.to_dict())
@@ -144,7 +159,14 @@ def path(
     relation type and an evidence sentence."""
     found = run_graph(
         ctx,
-        lambda g: g.path(source, target, max_hops=max_hops, limit=limit, type=list(types) or None),
+        lambda g: g.path(
+            source,
+            target,
+            max_hops=max_hops,
+            limit=limit,
+            type=list(types) or None,
+            as_of=ctx.as_of,
+        ),
     )
     if as_json:
         echo_json([p.to_dict() for p in found])

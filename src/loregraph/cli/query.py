@@ -29,8 +29,8 @@ def ask(ctx: Context, question: str, as_json: bool) -> None:
 
     async def work(graph: AsyncGraph) -> Answer:
         if as_json:
-            return await graph.ask(question)
-        stream = graph.ask_stream(question)
+            return await graph.ask(question, as_of=ctx.as_of)
+        stream = graph.ask_stream(question, as_of=ctx.as_of)
         shown = False  # the question is shown once retrieval has worked
         async for piece in stream:
             if not shown:
@@ -58,7 +58,9 @@ def ask(ctx: Context, question: str, as_json: bool) -> None:
 @click.pass_obj
 def context(ctx: Context, question: str, fmt: ContextFormat, budget: int | None) -> None:
     """Print the graph-augmented context an LLM would receive for QUESTION."""
-    click.echo(run_graph(ctx, lambda g: g.context(question, format=fmt, budget=budget)))
+    click.echo(
+        run_graph(ctx, lambda g: g.context(question, format=fmt, budget=budget, as_of=ctx.as_of))
+    )
 
 
 @click.command()
@@ -87,7 +89,7 @@ def search(
         _search_batch(ctx, Path(batch), kind, limit)
         return
     assert query is not None
-    hits = run_graph(ctx, lambda g: g.search(query, kind=kind, limit=limit))
+    hits = run_graph(ctx, lambda g: g.search(query, kind=kind, limit=limit, as_of=ctx.as_of))
     if as_json:
         echo_json([hit.to_dict() for hit in hits])
         return
@@ -111,7 +113,7 @@ def _search_batch(ctx: Context, path: Path, kind: SearchKind, limit: int) -> Non
 
     async def work(graph: AsyncGraph) -> None:
         for qid, question in questions:
-            hits = await graph.search(question, kind=kind, limit=limit)
+            hits = await graph.search(question, kind=kind, limit=limit, as_of=ctx.as_of)
             results = [hit.to_dict() for hit in hits]
             line = {"id": qid, "question": question, "results": results}
             click.echo(json.dumps(line, ensure_ascii=False))

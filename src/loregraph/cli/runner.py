@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager, nullcontext
+from datetime import datetime
 from typing import Any, TypeVar
 
 import click
@@ -37,6 +38,8 @@ class Context:
     llm: dict[str, Any] = dataclasses.field(default_factory=dict)
     mirror: str | None = None
     quiet: bool = False
+    as_of: datetime | None = None
+    """``--as-of``: the world time queries see (``None``: now)."""
 
     @functools.cached_property
     def location(self) -> Location:

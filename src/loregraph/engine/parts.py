@@ -21,6 +21,7 @@ from loregraph.answer.base import Answerer, ExtractiveAnswerer
 from loregraph.embed.base import Embedder
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.resolve import Confirm
+from loregraph.ingest.supersede import Contradict
 from loregraph.retrieve.pipeline import Analyzer
 from loregraph.settings import Settings
 
@@ -187,6 +188,21 @@ class Parts:
         if "confirmer" not in self._stages:
             self._stages["confirmer"] = self._build_confirmer()
         return cast("Confirm | None", self._stages["confirmer"])
+
+    def contradiction_check(self) -> Contradict | None:
+        """The model's check of which current facts new facts contradict, or ``None``
+        (the offline rules alone); built once."""
+        if "contradiction" not in self._stages:
+            client = self.llm
+            check = None
+            if client is not None:
+                from loregraph.ingest.contradict import LLMContradictionCheck
+
+                check = LLMContradictionCheck(
+                    client, prompts=self.prompts, structured=self._structured
+                )
+            self._stages["contradiction"] = check
+        return cast("Contradict | None", self._stages["contradiction"])
 
     def _build_analyzer(self) -> Analyzer | None:
         client = self.llm

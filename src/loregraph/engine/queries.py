@@ -1,5 +1,6 @@
-"""The graph query methods of :class:`~loregraph.graph.AsyncGraph`: an entity's relations,
-its neighbourhood, and the paths between two entities.
+"""The graph query methods of :class:`~loregraph.graph.AsyncGraph`: entities, an entity
+with its relations, its neighbourhood, the paths between two entities, and the timeline of
+its facts.
 
 :class:`GraphQueries` is a base class of the engine; it needs the engine's ``store``,
 ``open`` and scope default, and every method is a lookup and one call of
@@ -9,9 +10,11 @@ its neighbourhood, and the paths between two entities.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from loregraph.engine.history import History, relation_history
 from loregraph.engine.lookup import find_entity
 from loregraph.engine.paths import GraphPath, shortest_paths
 from loregraph.engine.patterns import (
@@ -21,8 +24,10 @@ from loregraph.engine.patterns import (
     neighbourhood,
     relations_of,
 )
+from loregraph.engine.views import EntityView
 from loregraph.errors import InputError, NotFoundError
-from loregraph.models import aware, utcnow
+from loregraph.models import Entity, aware, utcnow
+from loregraph.settings import check_limit
 from loregraph.store.base import Store
 
 
@@ -41,7 +46,8 @@ def world_time(as_of: datetime | None) -> datetime:
 
 
 class GraphQueries:
-    """Relations, neighbourhoods and paths, by entity name (a base of ``AsyncGraph``)."""
+    """Entities, relations, neighbourhoods, paths and timelines, by entity name (a base of
+    ``AsyncGraph``)."""
 
     store: Store
 
@@ -50,6 +56,48 @@ class GraphQueries:
         async def open(self) -> None: ...
 
         def _scope(self, scope: str | None) -> str: ...
+
+    async def entities(
+        self,
+        *,
+        entity_type: str | None = None,
+        order: str = "mentions",
+        limit: int | None = 50,
+        scope: str | None = None,
+    ) -> list[Entity]:
+        """Entities of the scope, most mentioned first (or by ``degree`` or ``name``)."""
+        check_limit(limit)
+        await self.open()
+        return await self.store.list_entities(
+            self._scope(scope), entity_type=entity_type, order=order, limit=limit
+        )
+
+    async def find_entity(self, name: str, *, scope: str | None = None) -> Entity:
+        """The entity called ``name`` (or with that alias); the closest name if none is exact."""
+        await self.open()
+        return await find_entity(self.store, self._scope(scope), name)
+
+    async def entity(
+        self,
+        name: str,
+        *,
+        limit: int | None = 50,
+        scope: str | None = None,
+        as_of: datetime | None = None,
+    ) -> EntityView:
+        """An entity with its relations and their evidence passages, heaviest first: those
+        holding now, or at ``as_of`` (then without its description, which a later memory
+        may have given; an ``as_of`` in the future raises
+        :class:`~loregraph.errors.InputError`)."""
+        check_limit(limit)
+        at = None if as_of is None else world_time(as_of)
+        found = await self.find_entity(name, scope=scope)
+        if at is not None:
+            found = replace(found, description="")
+        relations = await self.store.entity_relations(found.id, limit=limit, at=at)
+        other = {r.source_id for r in relations} | {r.target_id for r in relations}
+        neighbours = {e.id: e for e in await self.store.get_entities(sorted(other))}
+        return EntityView(found, relations, neighbours)
 
     async def relations(
         self,
@@ -104,6 +152,30 @@ class GraphQueries:
         return await neighbourhood(
             self.store, scope, centre, hops=hops, limit=limit, types=types, at=at
         )
+
+    async def history(
+        self,
+        name: str,
+        other: str | None = None,
+        *,
+        type: str | Sequence[str] | None = None,
+        scope: str | None = None,
+    ) -> History:
+        """The timeline of the facts about the entity called ``name`` (only those joining
+        it to ``other`` when given; of one type or several when ``type`` is given): every
+        typed relation, current or ended, in the order they started, with when each held
+        (``valid_at`` to ``invalid_at``), when the graph learnt and stopped believing it, its
+        evidence, and the memory or document that ended it.
+
+        Raises :class:`~loregraph.errors.NotFoundError` (with close names) for an unknown
+        name.
+        """
+        await self.open()
+        scope = self._scope(scope)
+        entity = await find_entity(self.store, scope, name)
+        partner = None if other is None else await find_entity(self.store, scope, other)
+        types = [type] if isinstance(type, str) else type
+        return await relation_history(self.store, entity, partner, types)
 
     async def path(
         self,

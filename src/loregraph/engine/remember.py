@@ -17,9 +17,10 @@ from loregraph.engine.memories import (
     read_memories,
 )
 from loregraph.errors import LoregraphError, NotFoundError
+from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.models import DeleteReport, Document
 from loregraph.retrieve.graphindex import SHARED_CACHE
-from loregraph.settings import check_limit
+from loregraph.settings import Settings, check_limit
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
 
@@ -38,6 +39,7 @@ class MemoryMethods:
     """
 
     store: Store
+    settings: Settings
 
     if TYPE_CHECKING:
 
@@ -147,7 +149,8 @@ class MemoryMethods:
             raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")
         if not is_memory(document):
             raise NotFoundError(f"{memory_id!r} is a document, not a memory: use delete")
-        report = await self.store.delete_document(document.id)
+        rules = self.settings.extraction.functional_relations
+        report = await delete_and_recheck(self.store, document.id, rules)
         entry = AuditEntry("forget", memory_id, document.title, principal, scope)
         await self.store.add_audit(entry)
         return report

@@ -33,7 +33,7 @@ from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocum
 from loregraph.ingest.resolve import Resolver, cluster_candidates
 from loregraph.ingest.sections import with_sections
 from loregraph.ingest.select import Selection, select_entities
-from loregraph.ingest.supersede import supersede
+from loregraph.ingest.supersede import Contradict, supersede
 from loregraph.ingest.tally import count_bundle, describe_failure, timed_iter, timer
 from loregraph.ingest.types import (
     CandidateEntity,
@@ -124,6 +124,7 @@ class IngestPipeline:
         self.settings = settings
         self.progress = progress or NullProgress()
         self.resolver = Resolver(store, embedder, settings.resolution)
+        self.contradict: Contradict | None = None  # a model's check besides the rules
         self._planned: set[str] = set()
 
     async def ingest(
@@ -237,9 +238,8 @@ class IngestPipeline:
                 )
                 with timer(report, "write"):
                     known = await self.store.get_relations([r.id for r in bundle.relations])
+                    await supersede(self.store, bundle, self.settings.extraction, self.contradict)
                     await self.store.write_document(bundle)
-                    rules = self.settings.extraction.functional_relations
-                    await supersede(self.store, bundle, rules)
             except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
                 report.failed.append(DocumentFailure(pending.source.source, describe_failure(exc)))
             else:

@@ -14,7 +14,9 @@ from loregraph.models import (
     Mention,
     Relation,
     name_key,
+    utcnow,
 )
+from loregraph.text.dates import date_in
 from loregraph.text.entity_types import PERSON
 from loregraph.text.names import may_name_one_person
 
@@ -74,6 +76,7 @@ def build_relations(
     """
     merged: dict[str, Relation] = {}
     dropped = 0
+    learnt = utcnow()  # one time for the document's relations: none is later than another
     for cand in candidates:
         src = _lookup(cand.source, surfaces, entities)
         dst = _lookup(cand.target, surfaces, entities)
@@ -94,10 +97,14 @@ def build_relations(
                 weight=0.0,
                 confidence=cand.confidence,
                 valid_at=fact_time(cand, valid_at),
+                created_at=learnt,
             )
             merged[rel_id] = rel
         else:
             rel.confidence = max(rel.confidence, cand.confidence)
+            when = fact_time(cand, valid_at)
+            if when is not None and rel.valid_at is not None and when < rel.valid_at:
+                rel.valid_at = when
             if not rel.fact and cand.fact:
                 rel.fact = cand.fact
         seen = {(ev.chunk_id, ev.start, ev.end) for ev in rel.evidence}
@@ -118,10 +125,17 @@ def build_relations(
 
 
 def fact_time(candidate: CandidateRelation, document_time: datetime | None) -> datetime | None:
-    """When the fact of ``candidate`` became true: the time of the memory or document it
-    was read from. Dates written in the sentence itself are not read yet; this is the one
-    place that will read them (relative to ``document_time``)."""
-    del candidate  # its sentence will carry the dates read here
+    """When the fact of ``candidate`` became true: the first date its sentences give
+    ("in March 2025", "last week", read relative to ``document_time``), else the time of
+    the memory or document it was read from. The sentences of a document without a time
+    are not read: their relative dates have nothing to be read against, and a book's
+    dates would set its facts apart in time from one another."""
+    if document_time is None:
+        return None
+    for piece in candidate.evidence:
+        found = date_in(piece.sentence, document_time)
+        if found is not None:
+            return found
     return document_time
 
 

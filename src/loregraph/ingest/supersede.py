@@ -1,34 +1,59 @@
-"""Offline invalidation: a new fact ends the current facts it contradicts; nothing is deleted.
+"""Ending the facts a new fact contradicts; nothing is deleted.
 
-Two rules, both over the relations a memory or document has just written:
+Two offline rules over the relations of a memory or document:
 
 * **functional types** (settings: ``ExtractionSettings.functional_relations``): a source
-  has one current target per type, so a new ``DEPENDS_ON`` from "API" to Hono ends the
-  current ``DEPENDS_ON`` from "API" to Express;
+  has one current target per type. In a group of relations of one source and type, each
+  holds from its time until the next later one of the group starts (:func:`timeline`);
+  two stated at the same time (of one memory, say) both hold. The group is recomputed
+  whenever a relation joins it (a write) or leaves it (a forget or delete), so the order
+  in which facts are learnt does not matter: of two facts the later in world time wins.
+  Only facts with a time take part: documents without one (a folder of references, say)
+  are read in no order of the world, so the order they are ingested in ends nothing;
 * **negation cues** in the new relation's sentence ("instead of", "no longer", "stopped",
   "moved from … to …"): a current relation of the same source and type whose target is
-  named after the cue ends, whatever the type (the sentence's own relation too: "no longer
-  depends on Express" ends the relation it states).
+  named after the cue ends at the new relation's time, whatever the type (the sentence's
+  own relation too: "no longer depends on Express" ends the relation it states).
 
-The ended relation gets ``invalid_at`` = the new relation's ``valid_at`` (the time of its
-memory); of two facts the later in world time wins, whichever was learnt first. The store
-keeps no field naming the invalidating relation: it is the relation of the same source and
-type whose ``valid_at`` is the ended one's ``invalid_at`` (see :func:`invalidations`).
+An ended relation gets ``invalid_at`` (world time: when it stopped holding), ``expired_at``
+(system time: when the graph stopped believing it) and ``invalidated_by``, the memory or
+document of the relation that ended it. The ends a write makes travel in its bundle
+(``DocumentBundle.invalidations``), written in the same transaction as the document; a
+store that removes a document opens the relations it ended, in the delete's transaction,
+and :func:`delete_and_recheck` then recomputes the groups it touched.
+
+A relation's time is its ``valid_at`` (the time of its memory or document, or a date its
+sentence gives); for the negation rule and the model's check, a relation without one
+takes the time the graph learnt it (``created_at``; one time per bundle).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from loregraph.models import ABOUT, CO_OCCURS, DocumentBundle, Relation, name_key, utcnow
+from loregraph.models import (
+    ABOUT,
+    CO_OCCURS,
+    DeleteReport,
+    DocumentBundle,
+    Relation,
+    name_key,
+    utcnow,
+)
+from loregraph.settings import ExtractionSettings
 from loregraph.store.base import Store
 
 _NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
+MAX_NEW = 40
+"""New facts of one memory or document put to a contradiction check (the first ones)."""
+MAX_CURRENT = 80
+"""Current facts put to it with them."""
 _CUES = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not\s+anymore|stopped|ceased|quit|"
+    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not\s+anymore|quit|"
+    r"(?:stopped|ceased)(?=\s+(?:\w+ing|to)\b)|"  # "stopped working for", not "stopped at"
     r"moved\s+from|switched\s+from|replaced)\b(?P<rest>[^.;!?]*)",
     re.IGNORECASE,
 )
@@ -36,14 +61,38 @@ _TO = re.compile(r"\b(?:to|with|by)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
-class Invalidation:
-    """One relation ended: ``relation_id`` stopped holding at ``invalid_at`` because of
-    ``by`` (the new relation's id), read from ``document_id``."""
+class End:
+    """Relation ``relation_id`` ends at ``invalid_at`` because of relation ``by``, read from
+    document ``document_id``."""
 
     relation_id: str
     invalid_at: datetime
     by: str
     document_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class FactLine:
+    """A relation as the model reads it: its ends by name, its type and its sentence."""
+
+    relation: Relation
+    source: str
+    target: str
+
+    def text(self) -> str:
+        """``Source TYPE Target`` with the sentence that states it."""
+        rel = self.relation
+        sentence = next((ev.sentence for ev in rel.evidence if ev.sentence.strip()), rel.fact)
+        said = f' ("{" ".join(sentence.split())[:240]}")' if sentence else ""
+        since = f" since {rel.valid_at.date().isoformat()}" if rel.valid_at else ""
+        return f"{self.source} {rel.type.replace('_', ' ').lower()} {self.target}{since}{said}"
+
+
+Contradict = Callable[
+    [Sequence[FactLine], Sequence[FactLine], datetime], Awaitable[list[tuple[int, int]]]
+]
+"""``(new facts, current facts, their time) -> [(new index, current index), ...]``, the
+indexes from 0."""
 
 
 def negated_names(sentence: str) -> list[str]:
@@ -66,61 +115,212 @@ def named_in(name: str, segments: Sequence[str]) -> bool:
     return bool(key) and any(f" {key} " in f" {seg} " for seg in segments)
 
 
-def ends(new: Relation, old: Relation, functional: Collection[str], negated: bool) -> bool:
-    """Whether ``new`` ends ``old``: same source and type, ``old`` still open, and either
-    the type is functional and the targets differ, or ``old``'s target is ``negated``."""
-    if old.source_id != new.source_id or old.type != new.type or old.invalid_at is not None:
-        return False
-    if new.type in _NOT_FACTS or old.expired_at is not None:
-        return False
-    if negated:
-        return True
-    return new.type in functional and old.target_id != new.target_id
+def started(relation: Relation) -> datetime:
+    """When a relation started to hold, as far as the graph knows (see module notes)."""
+    return relation.valid_at or relation.created_at
+
+
+def retired(relation: Relation) -> bool:
+    """Retired without an end in world time: the graph holds it never held."""
+    return relation.expired_at is not None and relation.invalid_at is None
+
+
+def timeline(group: Iterable[Relation]) -> dict[str, tuple[datetime, str] | None]:
+    """For a group of one source's relations of one functional type: each relation's end
+    under the functional rule, ``(time, id of the relation that ends it)``, or ``None``
+    while it is the latest. The next relation in world time ends it; ties hold together;
+    relations without a time are left out (see the module notes)."""
+    dated = [r for r in group if r.valid_at is not None and not retired(r)]
+    members = sorted(dated, key=lambda r: (started(r), r.id))
+    out: dict[str, tuple[datetime, str] | None] = {}
+    for i, rel in enumerate(members):
+        start = started(rel)
+        later = next((r for r in members[i + 1 :] if started(r) > start), None)
+        out[rel.id] = None if later is None else (started(later), later.id)
+    return out
+
+
+def earlier(current: datetime | None, proposed: datetime) -> bool:
+    """Whether ``proposed`` ends a relation sooner than its ``current`` end."""
+    return current is None or proposed < current
+
+
+async def plan_invalidations(
+    store: Store,
+    bundle: DocumentBundle,
+    functional: Collection[str],
+    check: Contradict | None = None,
+) -> list[End]:
+    """What the relations of ``bundle`` end, by the rules above, before it is written
+    (against the stored relations and the bundle's own); see :func:`apply_to_bundle`.
+    With ``check`` (a model), the current facts it finds contradicted end too."""
+    ours = [rel for rel in bundle.relations if rel.type not in _NOT_FACTS]
+    ends: dict[str, End] = {}
+    groups = sorted({(r.source_id, r.type) for r in ours})
+    for source, kind in groups:
+        stored = await store.entity_relations(source, direction="out", types=[kind], history=True)
+        members = {r.id: _reopened(r, bundle.document.id) for r in stored}
+        fresh = [r for r in ours if (r.source_id, r.type) == (source, kind)]
+        for rel in fresh:
+            members[rel.id] = _joined(members.get(rel.id), rel)
+        if kind in functional:
+            await _functional_ends(store, bundle, members, ends)
+        for new in fresh:
+            _negation_ends(new, members, await _target_names(store, members), bundle, ends)
+    if check is not None and ours:
+        await _checked_ends(store, bundle, ours, check, ends)
+    return list(ends.values())
+
+
+async def _checked_ends(
+    store: Store,
+    bundle: DocumentBundle,
+    ours: list[Relation],
+    check: Contradict,
+    ends: dict[str, End],
+) -> None:
+    """The ends the model finds: a contradicted current fact ends when the new one starts,
+    or the new one ends when the current one starts if that is later."""
+    new = ours[:MAX_NEW]
+    mine = {r.id for r in bundle.relations}
+    current: dict[str, Relation] = {}
+    for source in dict.fromkeys(r.source_id for r in new):
+        for rel in await store.entity_relations(source, direction="out"):
+            if rel.type not in _NOT_FACTS and rel.id not in mine and rel.id not in ends:
+                current.setdefault(rel.id, rel)
+    olds = list(current.values())[:MAX_CURRENT]
+    if not olds:
+        return
+    ids = {r.source_id for r in [*new, *olds]} | {r.target_id for r in [*new, *olds]}
+    names = {e.id: e.name for e in await store.get_entities(sorted(ids))}
+
+    def line(rel: Relation) -> FactLine:
+        return FactLine(rel, names.get(rel.source_id, "?"), names.get(rel.target_id, "?"))
+
+    time = bundle.document.valid_at or utcnow()
+    for i, j in await check([line(r) for r in new], [line(r) for r in olds], time):
+        fresh, old = new[i], olds[j]
+        if started(old) <= started(fresh):
+            ended, at, by, document = old, started(fresh), fresh.id, bundle.document.id
+        else:
+            ended, at, by = fresh, started(old), old.id
+            document = await _document_of(store, old) or bundle.document.id
+        known = ends.get(ended.id)
+        if known is None or at < known.invalid_at:
+            ends[ended.id] = End(ended.id, at, by, document)
 
 
 async def supersede(
-    store: Store, bundle: DocumentBundle, functional: Collection[str]
-) -> list[Invalidation]:
-    """End the stored relations that the relations of ``bundle`` (just written) contradict,
-    by the rules above; returns what was ended."""
-    done: dict[str, Invalidation] = {}
-    document_id = bundle.document.id
-    for new in bundle.relations:
-        if new.type in _NOT_FACTS:
-            continue
-        segments = [seg for ev in new.evidence for seg in negated_names(ev.sentence)]
-        if new.type not in functional and not segments:
-            continue
-        stored = await store.entity_relations(new.source_id, direction="out", types=[new.type])
-        targets = {e.id: e.name for e in await store.get_entities([r.target_id for r in stored])}
-        when = new.valid_at or utcnow()
-        for old in stored:
-            negated = named_in(targets.get(old.target_id, ""), segments)
-            if old.id in done or (old.id == new.id and not negated):
-                continue
-            if not ends(new, old, functional, negated):
-                continue
-            if old.valid_at is not None and old.valid_at > when and not negated:
-                ended, at, by = new, old.valid_at, old.id  # the older fact learnt later
-            else:
-                ended, at, by = old, when, new.id
-            if ended.id in done:
-                continue
-            await store.invalidate_relation(ended.id, at)
-            done[ended.id] = Invalidation(ended.id, at, by, document_id)
-    return list(done.values())
+    store: Store,
+    bundle: DocumentBundle,
+    settings: ExtractionSettings,
+    check: Contradict | None = None,
+) -> list[End]:
+    """:func:`plan_invalidations` by the settings' functional types, carried in the bundle
+    by :func:`apply_to_bundle`."""
+    ends = await plan_invalidations(store, bundle, settings.functional_relations, check)
+    apply_to_bundle(bundle, ends)
+    return ends
 
 
-def invalidations(relations: Sequence[Relation]) -> dict[str, str]:
-    """For the ended relations among ``relations`` (one source's), the id of the relation
-    that ended each: same source and type, ``valid_at`` equal to its ``invalid_at``."""
-    out: dict[str, str] = {}
-    for old in relations:
-        if old.invalid_at is None:
+def apply_to_bundle(bundle: DocumentBundle, ends: Sequence[End]) -> None:
+    """Carry ``ends`` in the bundle, to be written with it (``expired_at`` is now)."""
+    now = utcnow()
+    bundle.invalidations = [
+        Relation(
+            id=end.relation_id,
+            source_id="",
+            target_id="",
+            type="",
+            scope=bundle.document.scope,
+            invalid_at=end.invalid_at,
+            expired_at=now,
+            invalidated_by=end.document_id,
+        )
+        for end in ends
+    ]
+
+
+def _reopened(relation: Relation, document_id: str) -> Relation:
+    """A stored relation as the write of ``document_id`` leaves it before applying its own
+    ends: what an earlier version of that document ended is open again."""
+    if relation.invalidated_by != document_id:
+        return relation
+    return replace(relation, invalid_at=None, expired_at=None, invalidated_by=None)
+
+
+def _joined(stored: Relation | None, new: Relation) -> Relation:
+    """The relation as it will be stored once ``new`` is written over ``stored``."""
+    if stored is None:
+        return new
+    starts = [t for t in (stored.valid_at, new.valid_at) if t is not None]
+    return replace(stored, valid_at=min(starts) if starts else None)
+
+
+async def _functional_ends(
+    store: Store, bundle: DocumentBundle, members: dict[str, Relation], ends: dict[str, End]
+) -> None:
+    """The ends the functional rule moves earlier in one group (joined with the bundle)."""
+    ours = {r.id for r in bundle.relations}
+    for rel_id, end in timeline(members.values()).items():
+        if end is None or not earlier(members[rel_id].invalid_at, end[0]):
             continue
-        for new in relations:
-            same = new.source_id == old.source_id and new.type == old.type
-            if same and new.id != old.id and new.valid_at == old.invalid_at:
-                out[old.id] = new.id
-                break
-    return out
+        by = end[1]
+        document = bundle.document.id if by in ours else await _document_of(store, members[by])
+        if document is not None:
+            ends[rel_id] = End(rel_id, end[0], by, document)
+
+
+def _negation_ends(
+    new: Relation,
+    members: dict[str, Relation],
+    names: dict[str, str],
+    bundle: DocumentBundle,
+    ends: dict[str, End],
+) -> None:
+    """Ends of the group's current relations whose target ``new``'s sentences negate."""
+    segments = [seg for ev in new.evidence for seg in negated_names(ev.sentence)]
+    if not segments:
+        return
+    when = started(new)
+    for old in members.values():
+        if old.invalid_at is not None or retired(old) or started(old) > when:
+            continue
+        if not named_in(names.get(old.target_id, ""), segments):
+            continue
+        known = ends.get(old.id)
+        if known is None or when < known.invalid_at:
+            ends[old.id] = End(old.id, when, new.id, bundle.document.id)
+
+
+async def _target_names(store: Store, members: dict[str, Relation]) -> dict[str, str]:
+    found = await store.get_entities(sorted({r.target_id for r in members.values()}))
+    return {e.id: e.name for e in found}
+
+
+async def _document_of(store: Store, relation: Relation) -> str | None:
+    """The memory or document a stored relation was first read from."""
+    chunk_ids = [ev.chunk_id for ev in relation.evidence if ev.chunk_id]
+    chunks = await store.get_chunks(chunk_ids[:1])
+    return chunks[0].document_id if chunks else None
+
+
+async def delete_and_recheck(
+    store: Store, document_id: str, functional: Collection[str]
+) -> DeleteReport:
+    """Delete a document (the store opens what it ended), then recompute the functional
+    groups its relations belonged to: a fact it ended may now be ended by another."""
+    bundle = await store.read_bundle(document_id)
+    report = await store.delete_document(document_id)
+    if bundle is None:
+        return report
+    groups = {(r.source_id, r.type) for r in bundle.relations if r.type in functional}
+    for source, kind in sorted(groups):
+        stored = await store.entity_relations(source, direction="out", types=[kind], history=True)
+        members = {r.id: r for r in stored}
+        for rel_id, end in timeline(members.values()).items():
+            if end is None or not earlier(members[rel_id].invalid_at, end[0]):
+                continue
+            document = await _document_of(store, members[end[1]])
+            await store.invalidate_relation(rel_id, end[0], by=document)
+    return report

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 import numpy as np
@@ -30,6 +31,7 @@ from loregraph.retrieve.kinds import relations_of_kind
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
 from loregraph.retrieve.terms import Focus
+from loregraph.retrieve.timeline import at_time
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
 from loregraph.settings import PRESETS, RetrievalSettings
 from loregraph.store.base import Store
@@ -153,9 +155,11 @@ class Retriever:
         *,
         settings: RetrievalSettings | None = None,
         kind: DocKind | None = None,
+        as_of: datetime | None = None,
     ) -> RetrievalResult:
         """Retrieve entities, relations and passages for ``question`` from ``scope`` (from
-        memories only or documents only, when ``kind`` says which).
+        memories only or documents only, when ``kind`` says which), as things stand now
+        or, with ``as_of``, as they stood then (:mod:`.timeline`).
 
         Raises :class:`~loregraph.errors.EmptyStoreError` when the scope has no documents
         and :class:`~loregraph.errors.InputError` when the question is blank.
@@ -176,6 +180,19 @@ class Retriever:
         got = await gather.gather(
             store, cfg, analysis, ready.index, found, expanded, trace, kind=kind
         )
+        watch = Stopwatch()
+        seen = await at_time(
+            store,
+            got.ranked,
+            got.documents,
+            expanded.entities,
+            expanded.relations,
+            found.seeds,
+            as_of,
+        )
+        got = gather.Gathered(seen.ranked, seen.ranked[: cfg.max_passages], seen.documents)
+        expanded.entities, expanded.relations = seen.entities, seen.relations
+        trace.record("time", watch.ms(), len(seen.ranked), history=seen.history, later=seen.later)
         relevance = gather.judge_relevance(analysis, found, got.ranked, self.min_coverage, trace)
         trace.record("total", total.ms(), len(got.passages), preset=cfg.name)
         gather.record_findings(trace, found.seeds, expanded, got)

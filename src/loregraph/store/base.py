@@ -47,8 +47,10 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The schema version this code writes. A store written by a newer version is refused."""
+
+DocKindArg = models.DocKind | None
 
 NOT_OPEN = "the store is not open: use `await store.open()` or `async with`"
 """The message of the :class:`~loregraph.errors.StoreError` a closed store raises."""
@@ -154,17 +156,11 @@ class Store(ChangeLog, KeyStore, Hops):
         ``kind``, only chunks of documents of that kind (memories or documents)."""
 
     async def search_chunks_vector(
-        self,
-        scope: str,
-        vector: models.Vector,
-        limit: int,
-        *,
-        kind: models.DocKind | None = None,
+        self, scope: str, vector: models.Vector, limit: int, *, kind: DocKindArg = None
     ) -> list[models.Scored]:
         """Chunk ids ranked by cosine similarity of their embedding; with ``kind``, only
         chunks of documents of that kind."""
-        search = VectorSearch("chunk", scope, vector, limit, document_kind=kind)
-        return await self._search_vector(search)
+        return await self._search_vector(VectorSearch("chunk", scope, vector, limit, None, kind))
 
     @abstractmethod
     async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
@@ -260,15 +256,18 @@ class Store(ChangeLog, KeyStore, Hops):
         types: Sequence[str] | None = None,
         at: datetime | None = None,
         limit: int | None = None,
+        history: bool = False,
     ) -> list[models.Relation]:
         """Relations of an entity (``out``, ``in`` or ``both``), heaviest first, with evidence.
 
         ``at`` keeps only relations valid at that world time
-        (``valid_at <= at < invalid_at``, open ends allowed).
+        (``valid_at <= at < invalid_at``, open ends allowed); ``history`` keeps every
+        relation, ended and retired ones too (``at`` is then ignored).
         """
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
-        query = RelationQuery(entity_id, direction, RelationFilter.of(types, at), limit)
+        filter_ = RelationFilter.of(types, at, history=history)
+        query = RelationQuery(entity_id, direction, filter_, limit)
         return await self._entity_relations(query)
 
     @abstractmethod
@@ -284,8 +283,12 @@ class Store(ChangeLog, KeyStore, Hops):
         """Relations by id, in order, with evidence."""
 
     @abstractmethod
-    async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
-        """Mark a relation as no longer true from ``invalid_at`` (world time).
+    async def invalidate_relation(
+        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
+    ) -> None:
+        """Mark a relation as no longer true from ``invalid_at`` (world time), and no longer
+        believed from now (``expired_at``); ``by`` is the id of the memory or document that
+        ended it (forgetting that one opens the relation again).
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown relation.
         """

@@ -13,7 +13,8 @@ relations are copied to the graph in one atomic statement:
 * removed entities = those the graph holds for the scope but the primary no longer does
   (compared over the scope's full id list from ``graph_arrays``, so the mirror is exact
   after deletes even for entities the document listed without mentioning);
-* a touched entity's edges are replaced by its live relations in the primary.
+* a touched entity's edges are replaced by its relations in the primary, ended ones too
+  (queries about the past follow them).
 
 If the graph write fails after the primary committed, the mirror is behind: call
 :meth:`MirroredStore.resync` (also what a new mirror of an existing store needs).
@@ -95,8 +96,10 @@ class MirroredStore(Store):
         await self._sync(doc.scope, document_id, before, set())
         return report
 
-    async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
-        await self.primary.invalidate_relation(relation_id, invalid_at)
+    async def invalidate_relation(
+        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
+    ) -> None:
+        await self.primary.invalidate_relation(relation_id, invalid_at, by=by)
         for relation in await self.primary.get_relations([relation_id]):
             ends = {relation.source_id, relation.target_id}
             await self._sync(relation.scope, None, _Snapshot(), ends)
@@ -152,7 +155,7 @@ class MirroredStore(Store):
         touched = (touched | (alive - mirrored)) & alive
         relations: dict[str, models.Relation] = {}
         for entity_id in sorted(touched):
-            for relation in await self.primary.entity_relations(entity_id):
+            for relation in await self.primary.entity_relations(entity_id, history=True):
                 relations[relation.id] = relation
         ends = touched | {r.source_id for r in relations.values()}
         ends |= {r.target_id for r in relations.values()}

@@ -37,33 +37,41 @@ def document_criteria(content_hash: str | None, source: str | None) -> dict[str,
 class RelationFilter:
     """Which relations a graph query follows.
 
-    Always only live relations (``expired_at`` unset); with ``types``, only those types;
-    with ``at``, only those valid at that world time (``valid_at <= at < invalid_at``, open
-    ends allowed); only those with ``weight >= min_weight`` when it is positive.
+    Without ``at``, only live relations (``expired_at`` unset: what the graph believes now);
+    with ``at``, the relations valid at that world time (``valid_at <= at < invalid_at``,
+    open ends allowed), ended ones included, so a question about the past sees what held
+    then (a relation retired without an end in world time, ``expired_at`` alone, never
+    held); with ``types``, only those types; only those with ``weight >= min_weight`` when
+    it is positive.
     """
 
     types: tuple[str, ...] | None = None
     at: datetime | None = None
     min_weight: float = 0.0
+    history: bool = False
+    """Every relation, whatever its time (``live`` and ``at`` not applied)."""
 
     def conditions(self) -> list[str]:
-        """The conditions this filter sets, by name, for a backend to spell: ``live``
-        always, then ``types``, ``at`` and ``min_weight`` when they restrict anything."""
-        names = ["live"]
+        """The conditions this filter sets, by name, for a backend to spell: ``live`` or
+        ``at``, then ``types`` and ``min_weight`` when they restrict anything."""
+        names = [] if self.history else ["live" if self.at is None else "at"]
         if self.types is not None:
             names.append("types")
-        if self.at is not None:
-            names.append("at")
         if self.min_weight > 0:
             names.append("min_weight")
         return names
 
     @classmethod
     def of(
-        cls, types: Sequence[str] | None, at: datetime | None = None, min_weight: float = 0.0
+        cls,
+        types: Sequence[str] | None,
+        at: datetime | None = None,
+        min_weight: float = 0.0,
+        *,
+        history: bool = False,
     ) -> RelationFilter:
         """A filter from a query's arguments."""
-        return cls(None if types is None else tuple(types), at, min_weight)
+        return cls(None if types is None else tuple(types), at, min_weight, history)
 
 
 @dataclass(frozen=True, slots=True)

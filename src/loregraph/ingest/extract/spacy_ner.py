@@ -3,7 +3,8 @@
 Entity mentions are spaCy's named-entity spans of the kept labels, cleaned (see
 :func:`~loregraph.text.names.clean_surface`; leading article and possessive removed,
 lower-case spans, numbers and single characters dropped) and extended backwards over an
-honorific the tagger left out ("Dr." + "Seward" → "Dr. Seward"). A span that is the object
+honorific the tagger left out ("Dr." + "Seward" → "Dr. Seward"); an acronym naming the
+kind of a common noun takes the noun in ("the API server"). A span that is the object
 of a locative preposition ("in Whitby", "at Galatz") carries a place hint (see
 :mod:`.assemble`). A capitalised title used
 as a noun after "the" ("the Count", "the Professor") is recorded as a *title reference*,
@@ -96,6 +97,19 @@ def _in_place_phrase(token: Any) -> bool:
     return token.dep_ == "pobj" and token.head.lower_ in _PLACE_PREPS
 
 
+def _with_kind_noun(doc: Any, start: int, end: int) -> int:
+    """The end of an entity span, taking in the common noun an acronym names the kind of:
+    "the API server", "an AWS account", "the SQL database" are one thing each, named by the
+    acronym and the noun together."""
+    if end >= len(doc) or end - start != 1:
+        return end
+    word, noun = doc[start], doc[end]
+    acronym = len(word.text) >= 2 and word.text.isupper() and word.text.isalpha()
+    if acronym and word.dep_ == "compound" and word.head.i == end and noun.tag_ in ("NN", "NNS"):
+        return end + 1 if noun.text.islower() else end
+    return end
+
+
 def _is_title_token(token: Any) -> bool:
     text = token.text
     return text[:1].isupper() and name_key(text) in names.TITLES
@@ -162,6 +176,7 @@ class _Piece:
                 start -= 1
             if start >= end:
                 continue
+            end = _with_kind_noun(doc, start, end)
             begin, stop = doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
             begin, stop = typing_rules.one_side_of_backticks(text, begin, stop)
             surface = names.clean_surface(text[begin:stop])

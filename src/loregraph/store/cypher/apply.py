@@ -76,6 +76,9 @@ def _deletions(plan: WritePlan) -> list[str]:
             "MATCH (k:LgContribution {document_id: $doc}) DELETE k",
             "MATCH (g:LgMerge {document_id: $doc}) DELETE g",
             "MATCH (d:LgDocument {id: $doc}) DELETE d",
+            # what the document ended holds again (its new version may end it anew)
+            "MATCH ()-[r:LG_REL {invalidated_by: $doc}]->() "
+            "SET r.invalid_at = null, r.expired_at = null, r.invalidated_by = null",
         ]
     if plan.dead_relations:
         stages += [
@@ -152,6 +155,12 @@ def _edges(plan: WritePlan) -> list[str]:
             "UNWIND $relation_weights AS x MATCH ()-[r:LG_REL {id: x.id}]->() "
             "SET r.weight = x.weight, r.confidence = x.confidence"
         )
+    if plan.invalidations:
+        stages.append(
+            "UNWIND $invalidations AS x MATCH ()-[r:LG_REL {id: x.id}]->() "
+            "SET r.invalid_at = x.invalid_at, r.expired_at = x.expired_at, "
+            "r.invalidated_by = x.by"
+        )
     if plan.evidence:
         stages.append("UNWIND $evidence AS x CREATE (v:LgEvidence) " + sets("v", EVIDENCE_PROPS))
     if plan.merges:
@@ -193,6 +202,7 @@ def _params(plan: WritePlan) -> dict[str, Any]:
         "relation_weights": plan.relation_weights,
         "evidence": plan.evidence,
         "merges": plan.merges,
+        "invalidations": plan.invalidations,
     }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from loregraph.models import GraphArrays, Relation, Subgraph
+from loregraph.models import GraphArrays, Relation, Subgraph, utcnow
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.expand import expand_once
 from loregraph.store.cypher.records import evidence_from_row, relation_from_row, relation_returning
@@ -28,7 +28,8 @@ _CONDITIONS = {
     "live": "r.expired_at IS NULL",
     "types": "r.type IN $types",
     "at": "(r.valid_at IS NULL OR r.valid_at <= $at) "
-    "AND (r.invalid_at IS NULL OR r.invalid_at > $at)",
+    "AND (r.invalid_at IS NULL OR r.invalid_at > $at) "
+    "AND (r.expired_at IS NULL OR r.invalid_at IS NOT NULL)",
     "min_weight": "r.weight >= $min_weight",
 }
 """How this store spells each condition of a :class:`RelationFilter` on relation ``r``."""
@@ -188,14 +189,18 @@ async def relations_page(
     return [(relation.id, relation) for relation in relations]
 
 
-async def invalidate_relation(conn: Connection, relation_id: str, invalid_at: datetime) -> bool:
-    """Set a relation's ``invalid_at`` and bump its scope's version; ``False``: unknown id."""
+async def invalidate_relation(
+    conn: Connection, relation_id: str, invalid_at: datetime, by: str | None
+) -> bool:
+    """End a relation (``invalid_at``, ``expired_at`` now, ``invalidated_by``) and bump its
+    scope's version; ``False``: unknown id."""
     rows = await conn.write(
-        "MATCH ()-[r:LG_REL {id: $id}]->() SET r.invalid_at = $at "
+        "MATCH ()-[r:LG_REL {id: $id}]->() "
+        "SET r.invalid_at = $at, r.expired_at = $now, r.invalidated_by = $by "
         "WITH r MATCH (meta:LgMeta) SET meta.seq = meta.seq + 1 "
         "MERGE (s:LgScope {scope: r.scope}) SET s.version = coalesce(s.version, 0) + 1 "
         "RETURN r.scope",
-        {"id": relation_id, "at": iso(invalid_at)},
+        {"id": relation_id, "at": iso(invalid_at), "now": iso(utcnow()), "by": by},
     )
     return bool(rows)
 

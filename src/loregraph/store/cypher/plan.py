@@ -60,6 +60,8 @@ class WritePlan:
     relation_weights: list[dict[str, Any]] = field(default_factory=list)
     evidence: list[dict[str, Any]] = field(default_factory=list)
     merges: list[dict[str, Any]] = field(default_factory=list)
+    invalidations: list[dict[str, Any]] = field(default_factory=list)
+    """``{id, invalid_at, expired_at, by}`` of the relations the document ends."""
     dims: dict[str, int] = field(default_factory=dict)
     """Vector dimension per label written (``LgEntity``, ``LgChunk``)."""
     report: DeleteReport = field(default_factory=lambda: DeleteReport(""))
@@ -101,6 +103,15 @@ async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
     ours = plan_bundle(bundle, stored, by_key)
     plan = WritePlan(doc.scope, doc.id, seq, replace=old is not None)
     plan.document = document_props(doc)
+    plan.invalidations = [
+        {
+            "id": rel.id,
+            "invalid_at": iso_or_none(rel.invalid_at),
+            "expired_at": iso_or_none(rel.expired_at),
+            "by": rel.invalidated_by,
+        }
+        for rel in bundle.invalidations
+    ]
     for chunk in bundle.chunks:
         vector = _vector(chunk.embedding)
         _dim(plan, "LgChunk", vector)

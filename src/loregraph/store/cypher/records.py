@@ -32,7 +32,8 @@ ENTITY_PROPS = (
 )
 """The entity node properties :func:`entity_props` gives (the embedding is set apart)."""
 RELATION_PROPS = (
-    "id type type_text scope fact weight confidence valid_at invalid_at created_at expired_at"
+    "id type type_text scope fact weight confidence valid_at invalid_at created_at expired_at "
+    "invalidated_by"
 )
 """The relation edge properties :func:`relation_props` gives (besides the end ids)."""
 
@@ -79,7 +80,7 @@ def relation_props(relation: Relation) -> dict[str, Any]:
         relation.id, relation.type, type_text(relation.type), relation.scope, relation.fact,
         float(relation.weight), float(relation.confidence), iso_or_none(relation.valid_at),
         iso_or_none(relation.invalid_at), iso(relation.created_at),
-        iso_or_none(relation.expired_at),
+        iso_or_none(relation.expired_at), relation.invalidated_by,
     )  # fmt: skip
     props = dict(zip(RELATION_PROPS.split(), values, strict=True))
     return props | {"source_id": relation.source_id, "target_id": relation.target_id}

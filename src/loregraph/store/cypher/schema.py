@@ -50,9 +50,10 @@ async def ensure_schema(conn: Connection, where: str) -> SchemaState:
     version = int(rows[0][0])
     check_schema_version(version)
     if version < SCHEMA_VERSION:
-        # versions 1 to 4 differ in the SQL stores' tables and text indexes; here, the key
-        # nodes' index is created below with the others, and version 4's decision and
-        # audit nodes when first written
+        # versions 1 to 5 differ in the SQL stores' tables, columns and text indexes; here,
+        # the key nodes' index is created below with the others, version 4's decision and
+        # audit nodes when first written, and a relation edge without ``invalidated_by``
+        # reads as one no document ended
         await conn.write(
             "MATCH (m:LgMeta {key: 'meta'}) SET m.schema_version = $version",
             {"version": SCHEMA_VERSION},

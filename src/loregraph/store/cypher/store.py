@@ -134,10 +134,12 @@ class CypherStore(Store):
             schema.dims.setdefault(label, dim)
         return True
 
-    async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
-        """Set ``invalid_at``; raises :class:`NotFoundError` for an unknown relation."""
+    async def invalidate_relation(
+        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
+    ) -> None:
+        """End a relation; raises :class:`NotFoundError` for an unknown relation."""
         async with self._lock:
-            if not await graph.invalidate_relation(self._conn(), relation_id, invalid_at):
+            if not await graph.invalidate_relation(self._conn(), relation_id, invalid_at, by):
                 raise NotFoundError(f"no relation with id {relation_id!r}")
 
     # ----------------------------------------------------------------- documents, chunks

@@ -31,7 +31,8 @@ _CONDITIONS = {
     "live": "r.expired_at IS NULL",
     "types": "r.type = ANY(%(types)s)",
     "at": "(r.valid_at IS NULL OR r.valid_at <= %(at)s) "
-    "AND (r.invalid_at IS NULL OR r.invalid_at > %(at)s)",
+    "AND (r.invalid_at IS NULL OR r.invalid_at > %(at)s) "
+    "AND (r.expired_at IS NULL OR r.invalid_at IS NOT NULL)",
     "min_weight": "r.weight >= %(min_weight)s",
 }
 """How this store spells each condition of a :class:`RelationFilter` on relation ``r``."""

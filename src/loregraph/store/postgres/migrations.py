@@ -25,6 +25,7 @@ from loregraph.store.postgres.schema import (
     VERSION_2,
     VERSION_3,
     VERSION_4,
+    VERSION_5,
     statements,
     vector_index_statements,
 )
@@ -69,11 +70,18 @@ async def _version_4(conn: Conn) -> None:
         await conn.execute(statement)
 
 
+async def _version_5(conn: Conn) -> None:
+    """Which memory or document ended a relation."""
+    for statement in statements(VERSION_5):
+        await conn.execute(statement)
+
+
 MIGRATIONS: dict[int, Migration] = {
     1: _version_1,
     2: _version_2,
     3: _version_3,
     4: _version_4,
+    5: _version_5,
 }
 """``MIGRATIONS[v]`` brings a schema from version ``v - 1`` to ``v`` (0: empty)."""
 

@@ -37,14 +37,15 @@ async def write_relations(
     rels = [groups[triple].relation for triple in ordered]
     cursor = await conn.execute(
         "INSERT INTO relations AS r (id, scope, source, target, type, fact, weight, confidence, "
-        "valid_at, invalid_at, created_at, expired_at) "
+        "valid_at, invalid_at, created_at, expired_at, invalidated_by) "
         "SELECT g.id, %(scope)s, g.source, g.target, g.type, g.fact, g.weight, g.confidence, "
-        "g.valid_at, g.invalid_at, g.created_at, g.expired_at "
+        "g.valid_at, g.invalid_at, g.created_at, g.expired_at, g.invalidated_by "
         "FROM unnest(%(ids)s::text[], %(sources)s::bigint[], %(targets)s::bigint[], "
         "%(types)s::text[], %(facts)s::text[], %(weights)s::float8[], %(confidences)s::float8[], "
         "%(valid)s::timestamptz[], %(invalid)s::timestamptz[], %(created)s::timestamptz[], "
-        "%(expired)s::timestamptz[]) WITH ORDINALITY AS g(id, source, target, type, fact, "
-        "weight, confidence, valid_at, invalid_at, created_at, expired_at, ord) ORDER BY g.ord "
+        "%(expired)s::timestamptz[], %(by)s::text[]) WITH ORDINALITY AS g(id, source, target, "
+        "type, fact, weight, confidence, valid_at, invalid_at, created_at, expired_at, "
+        "invalidated_by, ord) ORDER BY g.ord "
         "ON CONFLICT (source, type, target) DO UPDATE SET "
         "fact = CASE WHEN r.fact = '' THEN excluded.fact ELSE r.fact END, "
         "valid_at = least(r.valid_at, excluded.valid_at), "
@@ -64,6 +65,7 @@ async def write_relations(
             "invalid": [utc_or_none(rel.invalid_at) for rel in rels],
             "created": [utc(rel.created_at) for rel in rels],
             "expired": [utc_or_none(rel.expired_at) for rel in rels],
+            "by": [rel.invalidated_by for rel in rels],
         },
     )
     pks = {(source, kind, target): pk for pk, source, kind, target in await cursor.fetchall()}

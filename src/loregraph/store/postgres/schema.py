@@ -4,7 +4,9 @@ Version 1 is the first; version 2 adds ``chunks_substrings``, a pg_trgm index of
 whose text holds a script that word search serves badly (:mod:`loregraph.store.scripts`),
 for substring search in them; version 3 adds ``api_keys``, the HTTP server's keys (name,
 SHA-256 of the secret, roles by scope as JSON text, created and revoked times; in no scope);
-version 4 adds ``merge_decisions`` and ``audit_log``.
+version 4 adds ``merge_decisions`` and ``audit_log``;
+version 5 adds ``relations.invalidated_by``, the id of the memory or document that ended a
+relation (forgetting it opens the relation again).
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
 ``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
@@ -260,6 +262,12 @@ CREATE INDEX IF NOT EXISTS audit_log_scope ON audit_log (scope, pk)
 """
 """Version 4: remembered merge decisions and the audit log (text ids, no foreign keys: a
 decision outlives the rows it names)."""
+
+VERSION_5 = """
+ALTER TABLE relations ADD COLUMN invalidated_by text COLLATE "C";
+CREATE INDEX relations_invalidated_by ON relations (invalidated_by)
+    WHERE invalidated_by IS NOT NULL
+"""
 
 
 def statements(script: str) -> list[str]:

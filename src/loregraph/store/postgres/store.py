@@ -174,9 +174,11 @@ class PostgresStore(Store):
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.read(graph.get_relations, list(relation_ids))
 
-    async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
-        """Set ``invalid_at``; raises :class:`NotFoundError` for an unknown relation."""
-        if not await self._db.write(write.invalidate_relation, relation_id, invalid_at):
+    async def invalidate_relation(
+        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
+    ) -> None:
+        """End a relation; raises :class:`NotFoundError` for an unknown relation."""
+        if not await self._db.write(write.invalidate_relation, relation_id, invalid_at, by):
             raise NotFoundError(f"no relation with id {relation_id!r}")
 
     async def _expand(self, expansion: Expansion) -> models.Subgraph:

@@ -16,7 +16,7 @@ from loregraph.store.postgres.cleanup import bump_graph_version, detach_document
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.entities import resolve_entities, write_contributions
 from loregraph.store.postgres.relations import write_relations
-from loregraph.store.postgres.rows import CODEC, DOCUMENT_COLUMNS, utc
+from loregraph.store.postgres.rows import CODEC, DOCUMENT_COLUMNS, utc, utc_or_none
 from loregraph.store.postgres.vectors import vector_dim, vector_param
 
 
@@ -32,6 +32,8 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
     doc = bundle.document
     now = utcnow()
     old = await detach_document(conn, doc.id)
+    if old is not None:  # a new version (a first write opens nothing: see reopen_relations)
+        await reopen_relations(conn, doc.id)
     entities = set() if old is None else set(old.entities)
     relations = set() if old is None else set(old.relations)
     cursor = await conn.execute(
@@ -46,6 +48,7 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
     resolved = await resolve_entities(conn, bundle, now)
     entities |= await write_contributions(conn, resolved, doc_pk, chunks)
     relations |= await write_relations(conn, bundle, resolved, doc_pk, chunks)
+    await end_relations(conn, bundle)
     await conn.execute(
         "INSERT INTO merges (scope, entity, surface, rule, score, document, created_at) "
         "SELECT %s, entity, surface, rule, score, %s, created_at FROM unnest(%s::bigint[], "
@@ -106,6 +109,7 @@ async def delete_document(conn: Conn, document_id: str) -> tuple[DeleteReport, i
     old = await detach_document(conn, document_id)
     if old is None:
         return DeleteReport(document_id=document_id), None
+    await reopen_relations(conn, document_id)
     removed = await recompute(conn, old.entities, old.relations, utcnow())
     version = await bump_graph_version(conn, old.scope)
     report = DeleteReport(
@@ -119,11 +123,44 @@ async def delete_document(conn: Conn, document_id: str) -> tuple[DeleteReport, i
     return report, version
 
 
-async def invalidate_relation(conn: Conn, relation_id: str, invalid_at: datetime) -> bool:
-    """Set a relation's ``invalid_at``; ``False`` when there is no such relation."""
+async def reopen_relations(conn: Conn, document_id: str) -> None:
+    """Open again the relations the document ``document_id`` ended (it is being removed or
+    replaced: what it said no longer ends them). A document written for the first time
+    opens nothing: a copy writes a relation with the id of the later document that ended
+    it before that document."""
+    await conn.execute(
+        "UPDATE relations SET invalid_at = NULL, expired_at = NULL, invalidated_by = NULL "
+        "WHERE invalidated_by = %s",
+        (document_id,),
+    )
+
+
+async def end_relations(conn: Conn, bundle: DocumentBundle) -> None:
+    """Apply the bundle's invalidations (after its relations are written)."""
+    if not bundle.invalidations:
+        return
+    await conn.execute(
+        "UPDATE relations AS r SET invalid_at = t.invalid_at, expired_at = t.expired_at, "
+        "invalidated_by = t.by FROM unnest(%s::text[], %s::timestamptz[], "
+        "%s::timestamptz[], %s::text[]) AS t(id, invalid_at, expired_at, by) WHERE r.id = t.id",
+        (
+            [rel.id for rel in bundle.invalidations],
+            [utc_or_none(rel.invalid_at) for rel in bundle.invalidations],
+            [utc_or_none(rel.expired_at) for rel in bundle.invalidations],
+            [rel.invalidated_by for rel in bundle.invalidations],
+        ),
+    )
+
+
+async def invalidate_relation(
+    conn: Conn, relation_id: str, invalid_at: datetime, by: str | None
+) -> bool:
+    """End a relation (``invalid_at``, ``expired_at`` now, ``invalidated_by``); ``False``
+    when there is no such relation."""
     cursor = await conn.execute(
-        "UPDATE relations SET invalid_at = %s WHERE id = %s RETURNING scope",
-        (utc(invalid_at), relation_id),
+        "UPDATE relations SET invalid_at = %s, expired_at = %s, invalidated_by = %s "
+        "WHERE id = %s RETURNING scope",
+        (utc(invalid_at), utcnow(), by, relation_id),
     )
     row = await cursor.fetchone()
     if row is None:

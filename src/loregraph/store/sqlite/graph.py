@@ -34,7 +34,8 @@ _CONDITIONS = {
     "live": "r.expired_at IS NULL",
     "types": "r.type IN (SELECT value FROM json_each(:types))",
     "at": "(r.valid_at IS NULL OR r.valid_at <= :at) "
-    "AND (r.invalid_at IS NULL OR r.invalid_at > :at)",
+    "AND (r.invalid_at IS NULL OR r.invalid_at > :at) "
+    "AND (r.expired_at IS NULL OR r.invalid_at IS NOT NULL)",
     "min_weight": "r.weight >= :min_weight",
 }
 """How this store spells each condition of a :class:`RelationFilter` on relation ``r``."""

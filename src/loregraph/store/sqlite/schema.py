@@ -36,7 +36,9 @@ that the schema is unchanged.
 JSON, created and revoked times); it belongs to no scope.
 
 Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks);
-3 adds ``api_keys``; 4 adds ``merge_decisions`` and ``audit_log``.
+3 adds ``api_keys``; 4 adds ``merge_decisions`` and ``audit_log``; 5 adds
+``relations.invalidated_by``, the id of the memory or document that ended a relation
+(forgetting it opens the relation again).
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -97,6 +99,11 @@ CREATE INDEX IF NOT EXISTS audit_log_scope ON audit_log(scope, pk);
 """
 """Version 4: remembered merge decisions (never merge again / merged by hand) and the audit
 log. Text ids, no foreign keys: a decision outlives the rows it names."""
+INVALIDATED_INDEX = (
+    "CREATE INDEX relations_invalidated_by ON relations(invalidated_by) "
+    "WHERE invalidated_by IS NOT NULL;"
+)
+"""Finds the relations a memory or document ended, when it is forgotten."""
 
 TABLES = f"""
 CREATE TABLE meta (
@@ -209,10 +216,12 @@ CREATE TABLE relations (
     invalid_at TEXT,
     created_at TEXT NOT NULL,
     expired_at TEXT,
+    invalidated_by TEXT,
     UNIQUE (source, type, target)
 );
 CREATE INDEX relations_source ON relations(source, weight);
 CREATE INDEX relations_target ON relations(target, weight);
+{INVALIDATED_INDEX}
 
 CREATE TABLE relation_evidence (
     pk INTEGER PRIMARY KEY,
@@ -281,10 +290,20 @@ def _add_change_tables(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _add_invalidated_by(conn: sqlite3.Connection) -> None:
+    """Version 5: which memory or document ended a relation (a column already there is
+    kept)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(relations)")}
+    if "invalidated_by" not in columns:
+        conn.execute("ALTER TABLE relations ADD COLUMN invalidated_by TEXT")
+    conn.execute(INVALIDATED_INDEX.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+
+
 MIGRATIONS: dict[int, Migration] = {
     1: _add_trigram_index,
     2: _add_key_table,
     3: _add_change_tables,
+    4: _add_invalidated_by,
 }
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
 transaction :func:`ensure_schema` opens)."""

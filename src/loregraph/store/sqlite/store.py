@@ -81,15 +81,17 @@ class SqliteStore(Store):
         self._indexes.sync(outcome)
         return report
 
-    async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
-        """Set ``invalid_at``; raises :class:`NotFoundError` for an unknown relation."""
-        if not await self._db.run(self._invalidate_sync, relation_id, invalid_at):
+    async def invalidate_relation(
+        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
+    ) -> None:
+        """End a relation; raises :class:`NotFoundError` for an unknown relation."""
+        if not await self._db.run(self._invalidate_sync, relation_id, invalid_at, by):
             raise NotFoundError(f"no relation with id {relation_id!r}")
 
     def _invalidate_sync(
-        self, conn: sqlite3.Connection, relation_id: str, invalid_at: datetime
+        self, conn: sqlite3.Connection, relation_id: str, invalid_at: datetime, by: str | None
     ) -> bool:
-        outcome = write.invalidate_relation(conn, relation_id, invalid_at)
+        outcome = write.invalidate_relation(conn, relation_id, invalid_at, by)
         if outcome is not None:
             self._indexes.sync(outcome)
         return outcome is not None

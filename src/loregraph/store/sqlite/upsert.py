@@ -168,6 +168,7 @@ def write_relations(
             new_rows.append((
                 pk, rel.id, scope, key[0], key[2], rel.type, rel.fact, float(len(group.evidence)),
                 confidence, valid_at, invalid_at, iso(rel.created_at), expired_at,
+                rel.invalidated_by,
             ))  # fmt: skip
         evidence += [
             (pk, doc_pk, chunks[chunk_id] if chunk_id else None, sentence, start, end, confidence)
@@ -175,8 +176,8 @@ def write_relations(
         ]
     conn.executemany(
         "INSERT INTO relations(pk, id, scope, source, target, type, fact, weight, confidence, "
-        "valid_at, invalid_at, created_at, expired_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "valid_at, invalid_at, created_at, expired_at, invalidated_by) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         new_rows,
     )
     index_relations(conn, json_list(row[0] for row in new_rows))

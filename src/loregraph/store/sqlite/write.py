@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph.models import DeleteReport, DocumentBundle, utcnow
-from loregraph.store.rows import iso
+from loregraph.store.rows import iso, iso_or_none
 from loregraph.store.sqlite.cleanup import (
     Changes,
     bump_graph_version,
@@ -87,6 +87,7 @@ def delete_document(
         report = detach_document(conn, document_id, changes)
         if report is None:
             return DeleteReport(document_id=document_id), outcome
+        reopen_relations(conn, document_id)
         conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
         recompute(conn, changes, iso(utcnow()))
         for scope in changes.scopes:
@@ -104,7 +105,8 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     now = iso(utcnow())
     changes = Changes(scopes={doc.scope})
     outcome = Outcome(changes)
-    detach_document(conn, doc.id, changes)
+    if detach_document(conn, doc.id, changes) is not None:  # a new version: see below
+        reopen_relations(conn, doc.id)
     (doc_pk,) = conn.execute(
         f"INSERT INTO documents({DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 13)}) "
         f"ON CONFLICT(id) DO UPDATE SET {_DOC_UPDATE} RETURNING pk",
@@ -119,6 +121,7 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     changes.entities.difference_update(new_pks)
     groups = {(pks[s], kind, pks[t]): group for (s, kind, t), group in plan.relations.items()}
     changes.relations |= write_relations(conn, groups, doc.scope, doc_pk, chunks)
+    end_relations(conn, bundle)
     conn.executemany(
         "INSERT INTO merges(scope, entity, surface, rule, score, document, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -198,15 +201,40 @@ def _write_chunks(
     return pks
 
 
+def reopen_relations(conn: sqlite3.Connection, document_id: str) -> None:
+    """Open again the relations the document ``document_id`` ended (it is being removed or
+    replaced: what it said no longer ends them). A document written for the first time
+    opens nothing: a copy writes a relation with the id of the later document that ended
+    it before that document."""
+    conn.execute(
+        "UPDATE relations SET invalid_at = NULL, expired_at = NULL, invalidated_by = NULL "
+        "WHERE invalidated_by = ?",
+        (document_id,),
+    )
+
+
+def end_relations(conn: sqlite3.Connection, bundle: DocumentBundle) -> None:
+    """Apply the bundle's invalidations (after its relations are written)."""
+    conn.executemany(
+        "UPDATE relations SET invalid_at = ?, expired_at = ?, invalidated_by = ? WHERE id = ?",
+        [
+            (iso_or_none(rel.invalid_at), iso_or_none(rel.expired_at), rel.invalidated_by, rel.id)
+            for rel in bundle.invalidations
+        ],
+    )
+
+
 def invalidate_relation(
-    conn: sqlite3.Connection, relation_id: str, invalid_at: datetime
+    conn: sqlite3.Connection, relation_id: str, invalid_at: datetime, by: str | None
 ) -> Outcome | None:
-    """Set a relation's ``invalid_at``; ``None`` when there is no such relation."""
+    """End a relation (``invalid_at``, ``expired_at`` now, ``invalidated_by``); ``None``
+    when there is no such relation."""
     outcome = Outcome(Changes())
     with transaction(conn):
         rows = conn.execute(
-            "UPDATE relations SET invalid_at = ? WHERE id = ? RETURNING scope",
-            (iso(invalid_at), relation_id),
+            "UPDATE relations SET invalid_at = ?, expired_at = ?, invalidated_by = ? "
+            "WHERE id = ? RETURNING scope",
+            (iso(invalid_at), iso(utcnow()), by, relation_id),
         ).fetchall()
         if not rows:
             return None

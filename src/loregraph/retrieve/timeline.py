@@ -1,0 +1,180 @@
+"""Retrieval at a point in world time: what holds now, or what held at ``as_of``.
+
+After the passages are fused, :func:`at_time` applies the time the question is asked at:
+
+* with ``as_of``, a memory or document whose time (``valid_at``, else when it was stored)
+  is after ``as_of`` is not seen at all: its passages are left out;
+* a passage is **history** when, among the facts about the question's seed entities, it
+  states only facts that do not hold at the query time (ended before it, or not begun):
+  "The API server depends on Express." once a later memory replaced Express (a passage of
+  the memory that ended a fact, stating that end, is no history). History
+  passages are left out while other passages remain (the ``history`` query shows them);
+* the graph lines are the relations holding at that time: with ``as_of``, relations that
+  have ended since (which the expansion, following what holds now, did not take) are
+  added from the seeds' relations, and relations that began after ``as_of`` are left out;
+  a relation whose every piece of evidence is in a history passage goes with it, others
+  keep only their evidence from other passages;
+  the entities kept are the seeds and the ends of those relations, without descriptions
+  (a description may come from a later memory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from loregraph.models import ABOUT, CO_OCCURS, Relation, utcnow
+from loregraph.retrieve.result import (
+    Passage,
+    RankedDocument,
+    RankedEntity,
+    RankedRelation,
+    Seed,
+)
+from loregraph.store.base import Store
+
+SEEDS_CHECKED = 5
+"""How many of the best seeds' facts decide which passages are history."""
+_NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
+
+
+@dataclass(slots=True)
+class TimedView:
+    """The passages, documents and relations seen at the query time."""
+
+    ranked: list[Passage]
+    documents: list[RankedDocument]
+    entities: list[RankedEntity]
+    relations: list[RankedRelation]
+    history: int = 0
+    later: int = 0
+
+
+def holds(relation: Relation, when: datetime, now: bool) -> bool:
+    """Whether ``relation`` holds at world time ``when`` (``now``: the query is about the
+    present, so only what the graph still believes counts)."""
+    if now and relation.expired_at is not None:
+        return False
+    if relation.expired_at is not None and relation.invalid_at is None:
+        return False  # retired: the graph holds it never held
+    start = relation.valid_at or relation.created_at
+    return start <= when and (relation.invalid_at is None or when < relation.invalid_at)
+
+
+async def at_time(
+    store: Store,
+    ranked: list[Passage],
+    documents: list[RankedDocument],
+    entities: list[RankedEntity],
+    relations: list[RankedRelation],
+    seeds: Sequence[Seed],
+    as_of: datetime | None,
+) -> TimedView:
+    """The passages (best first), documents and relations seen at ``as_of`` (``None``:
+    now); see the module notes."""
+    when = as_of or utcnow()
+    later = await _later_documents(store, ranked, as_of) if as_of is not None else set()
+    seen = [p for p in ranked if p.document_id not in later]
+    facts = await _seed_facts(store, seeds)
+    holding = [r for r in facts if holds(r, when, as_of is None)]
+    current = {ev.chunk_id for r in holding for ev in r.evidence}
+    current |= _stating_ends(facts, {p.chunk_id: p.document_id for p in seen}, when)
+    stale = {ev.chunk_id for r in facts for ev in r.evidence} - current
+    kept = [p for p in seen if p.chunk_id not in stale]
+    if not kept:
+        kept = seen
+    chunks = {p.document_id for p in kept}
+    view = TimedView(
+        ranked=kept,
+        documents=[d for d in documents if d.document_id in chunks],
+        entities=entities,
+        relations=[_current_first(r, stale) for r in relations if not _only_in(r.relation, stale)],
+        history=len(seen) - len(kept),
+        later=len(ranked) - len(seen),
+    )
+    if as_of is not None:
+        view.relations = await _relations_at(store, view.relations, holding, when)
+        view.entities = _entities_at(entities, view.relations)
+    return view
+
+
+def _current_first(ranked: RankedRelation, stale: set[str]) -> RankedRelation:
+    """The relation without its evidence from history passages (nor a fact quoting it)."""
+    rel = ranked.relation
+    evidence = [ev for ev in rel.evidence if ev.chunk_id not in stale]
+    if len(evidence) == len(rel.evidence):
+        return ranked
+    fact = rel.fact
+    if evidence and fact in {ev.sentence for ev in rel.evidence if ev.chunk_id in stale}:
+        fact = evidence[0].sentence
+    return replace(ranked, relation=replace(rel, evidence=evidence, fact=fact))
+
+
+def _stating_ends(facts: Sequence[Relation], documents: dict[str, str], when: datetime) -> set[str]:
+    """The chunks that state the end of a fact (by then): its evidence in the memory or
+    document that ended it ("The API server no longer depends on Express")."""
+    return {
+        ev.chunk_id
+        for r in facts
+        if r.invalidated_by is not None and r.invalid_at is not None and r.invalid_at <= when
+        for ev in r.evidence
+        if documents.get(ev.chunk_id) == r.invalidated_by
+    }
+
+
+def _only_in(relation: Relation, chunks: set[str]) -> bool:
+    """Whether all of a relation's (loaded) evidence is in ``chunks``."""
+    found = [ev.chunk_id for ev in relation.evidence if ev.chunk_id]
+    return bool(found) and all(chunk in chunks for chunk in found)
+
+
+def _entities_at(
+    entities: list[RankedEntity], relations: list[RankedRelation]
+) -> list[RankedEntity]:
+    """The seeds and the ends of ``relations``, without their descriptions."""
+    ends = {r.relation.source_id for r in relations} | {r.relation.target_id for r in relations}
+    return [
+        replace(e, entity=replace(e.entity, description=""))
+        for e in entities
+        if e.is_seed or e.entity.id in ends
+    ]
+
+
+async def _later_documents(store: Store, ranked: Sequence[Passage], as_of: datetime) -> set[str]:
+    """The documents of ``ranked`` whose time is after ``as_of``."""
+    out: set[str] = set()
+    for document_id in dict.fromkeys(p.document_id for p in ranked):
+        document = await store.get_document(document_id)
+        if document is not None and (document.valid_at or document.created_at) > as_of:
+            out.add(document_id)
+    return out
+
+
+async def _seed_facts(store: Store, seeds: Sequence[Seed]) -> list[Relation]:
+    """The typed relations of the best seeds, whatever their time, with evidence."""
+    facts: dict[str, Relation] = {}
+    for seed in seeds[:SEEDS_CHECKED]:
+        found = await store.entity_relations(seed.entity.id, history=True)
+        facts.update((r.id, r) for r in found if r.type not in _NOT_FACTS)
+    return list(facts.values())
+
+
+async def _relations_at(
+    store: Store, relations: list[RankedRelation], holding: list[Relation], when: datetime
+) -> list[RankedRelation]:
+    """The ranked relations holding at ``when``, then the seeds' facts holding then that
+    the expansion did not follow (they have ended since)."""
+    kept = [r for r in relations if holds(r.relation, when, False)]
+    have = {r.relation.id for r in kept}
+    missing = [r for r in holding if r.id not in have]
+    if not missing:
+        return kept
+    ends = sorted({r.source_id for r in missing} | {r.target_id for r in missing})
+    names = {e.id: e.name for e in await store.get_entities(ends)}
+    score = min((r.score for r in kept), default=1.0)
+    kept += [
+        RankedRelation(r, names.get(r.source_id, r.source_id), names.get(r.target_id, ""), score)
+        for r in missing
+    ]
+    return kept

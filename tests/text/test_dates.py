@@ -1,0 +1,46 @@
+"""Dates read from text, relative to a memory's time, and times a user writes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from loregraph.text.dates import date_in, read_time
+
+BASE = datetime(2026, 2, 10, 15, 30, tzinfo=UTC)
+
+
+def day(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Alice moved to Berlin in March 2025.", day(2025, 3, 1)),
+        ("Last week the API server switched to Hono.", day(2026, 2, 3)),
+        ("Two days ago Bob joined Acme.", day(2026, 2, 8)),
+        ("Jonathan Harker met the Count on 5 May.", day(2025, 5, 5)),
+        ("On May 5, 2024 Bob joined Acme.", day(2024, 5, 5)),
+        ("Bob joined Acme on 2024-05-05.", day(2024, 5, 5)),
+        ("He has lived in Paris since 2019.", day(2019, 1, 1)),
+        ("Yesterday Carol left Acme.", day(2026, 2, 9)),
+        ("The API server depends on Express.", None),
+        ("May I go now?", None),
+        ("She works for Acme.", None),
+    ],
+)
+def test_the_first_date_a_sentence_gives(sentence: str, expected: datetime | None) -> None:
+    assert date_in(sentence, BASE) == expected
+
+
+def test_a_time_a_user_writes() -> None:
+    assert read_time("2026-01-15") == day(2026, 1, 15)
+    assert read_time("2026-01-15T09:30") == datetime(2026, 1, 15, 9, 30, tzinfo=UTC)
+    assert read_time("March 3, 2025", BASE) == day(2025, 3, 3)
+    found = read_time("yesterday", BASE)
+    assert found is not None and found.date() == day(2026, 2, 9).date()
+    assert read_time("yesterdayish", BASE) is None
+    assert read_time("2026-13-40") is None
+    assert read_time("  ") is None
