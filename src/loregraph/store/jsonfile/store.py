@@ -1,0 +1,179 @@
+"""The JSON memory file store: one human-readable JSON file, loaded whole at open and
+written whole, atomically, at close.
+
+Between the two it is an SQLite store in memory (:class:`SqliteStore` on ``:memory:``), so
+it answers every query and keeps every rule of the store contract exactly as SQLite does,
+including methods added to the contract later. Opening writes each document of the file
+into it as the bundle :meth:`Store.read_bundle` gave (the same path as ``loregraph copy``);
+closing reads every document back as a bundle and writes the file (layout:
+:mod:`.layout`; files on disk: :mod:`.files`). Closing writes only when something changed
+(or the file does not exist yet); a store opened ``read_only`` never writes.
+
+One process writes a memory file at a time: two commands writing the same file at once
+each write their own result, and the last one to close wins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from pathlib import Path
+
+from loregraph.errors import SchemaVersionError, StoreError
+from loregraph.store.jsonfile.fields import ShapeError
+from loregraph.store.jsonfile.files import (
+    MemoryFileError,
+    check_writable,
+    read_json,
+    read_vectors,
+    remove_other_sidecars,
+    write_atomically,
+    write_vectors,
+)
+from loregraph.store.jsonfile.handwritten import bundles_to_write
+from loregraph.store.jsonfile.layout import Contents, Extras, embedded, file_document
+from loregraph.store.jsonfile.parse import read_contents
+from loregraph.store.rows import iso
+from loregraph.store.sqlite import SqliteStore
+from loregraph.store.sqlite.cleanup import graph_version_key
+from loregraph.store.sqlite.db import MEMORY, transaction
+
+
+class JsonFileStore(SqliteStore):
+    """A store kept in one JSON file (``context.json``), created on the first write.
+
+    >>> store = JsonFileStore("context.json")  # doctest: +SKIP
+    >>> async with store: ...                  # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+        super().__init__(MEMORY)
+        self.file = Path(path).expanduser()
+        self.read_only = read_only
+        self._extras: dict[str, Extras] = {}
+        self._saved: int | None = None
+        """The connection's change count when the file was last loaded or written
+        (``None``: not open)."""
+
+    def __repr__(self) -> str:
+        return f"JsonFileStore({str(self.file)!r})"
+
+    async def open(self) -> None:
+        """Read the file (if there is one) into the store.
+
+        Raises :class:`~.files.MemoryFileError` (a :class:`StoreError`) for a file that is
+        not a memory file, naming the problem and where it is; the file is not changed.
+        """
+        if self._saved is not None:
+            return
+        contents = await asyncio.to_thread(self._read) if self.file.exists() else Contents()
+        if not self.file.exists() and self.read_only:
+            raise StoreError(f"no store file at {self.file}")
+        if not self.read_only:
+            check_writable(self.file)
+        await super().open()
+        try:
+            await self._load(contents)
+        except BaseException:
+            await super().close()
+            raise
+        self._extras = contents.extras
+        self._saved = await self._db.run(_changes)
+
+    def _read(self) -> Contents:
+        data = read_json(self.file)
+        try:
+            contents = read_contents(data)
+        except ShapeError as exc:
+            raise MemoryFileError(
+                self.file, f"it is not a memory file of the expected shape: {exc}"
+            ) from None
+        except SchemaVersionError as exc:
+            raise SchemaVersionError(
+                f"cannot open the JSON memory file {self.file}: {exc}"
+            ) from None
+        vectors = data.get("vectors") if isinstance(data, dict) else None
+        if isinstance(vectors, dict) and isinstance(vectors.get("file"), str):
+            chunks, entities = read_vectors(self.file, vectors["file"])
+            for bundle in contents.bundles:
+                for chunk in bundle.chunks:
+                    chunk.embedding = chunks.get(chunk.id)
+                for write in bundle.entities:
+                    write.entity.embedding = entities.get(write.entity.id)
+            for entity in contents.entities:
+                entity.embedding = entities.get(entity.id)
+        return contents
+
+    async def _load(self, contents: Contents) -> None:
+        for bundle in bundles_to_write(contents, self.file.name):
+            try:
+                await super().write_document(bundle)
+            except ValueError as exc:
+                raise MemoryFileError(
+                    self.file, f"document {bundle.document.id!r} cannot be loaded: {exc}"
+                ) from None
+        await self._db.run(_restore, contents)
+
+    async def close(self) -> None:
+        """Write the file if anything changed (unless read-only), then close (safe twice)."""
+        try:
+            if self._saved is not None and not self.read_only and await self._unsaved():
+                await self.save()
+        finally:
+            self._saved = None
+            await super().close()
+
+    async def _unsaved(self) -> bool:
+        """Whether the file is missing or the store changed since it was read or written."""
+        return not self.file.exists() or await self._db.run(_changes) != self._saved
+
+    async def save(self) -> None:
+        """Write the store's contents to the file now (atomically; see :mod:`.files`)."""
+        contents = await self.contents()
+        await asyncio.to_thread(self._write, contents)
+        self._saved = await self._db.run(_changes)
+
+    async def contents(self) -> Contents:
+        """Everything the store holds, as the file writes it."""
+        contents = Contents()
+        for scope in await self.scopes():
+            contents.graph_versions[scope] = await self.graph_version(scope)
+            contents.entities += [entity async for entity in self.iter_entities(scope)]
+            contents.relations += [relation async for relation in self.iter_relations(scope)]
+            for document in await self.list_documents(scope, limit=None):
+                bundle = await self.read_bundle(document.id)
+                if bundle is not None:
+                    contents.bundles.append(bundle)
+        held = {entity.id for entity in contents.entities}
+        held.update(relation.id for relation in contents.relations)
+        contents.extras = {key: value for key, value in self._extras.items() if key in held}
+        return contents
+
+    def _write(self, contents: Contents) -> None:
+        vectors = write_vectors(self.file, *embedded(contents))
+        document = file_document(contents, vectors)
+        data = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        write_atomically(self.file, data.encode("utf-8"))
+        remove_other_sidecars(self.file, vectors)
+
+
+def _restore(conn: sqlite3.Connection, contents: Contents) -> None:
+    """What writing the bundles does not carry over: when each entity was last updated
+    (the load would make it now) and each scope's graph version (the load counts its own
+    writes), so that a file read and written back is unchanged and a version never repeats."""
+    with transaction(conn):
+        conn.executemany(
+            "UPDATE entities SET updated_at = ? WHERE id = ?",
+            [(iso(entity.updated_at), entity.id) for entity in contents.entities],
+        )
+        conn.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
+            [(graph_version_key(s), v) for s, v in contents.graph_versions.items()],
+        )
+
+
+def _changes(conn: sqlite3.Connection) -> int:
+    """How many rows the connection has changed since it was opened."""
+    return conn.total_changes
