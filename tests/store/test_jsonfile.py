@@ -4,16 +4,21 @@ plus what is specific to one JSON file."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from loregraph.errors import StoreError
 from loregraph.models import DeleteReport, DocumentBundle
 from loregraph.store.jsonfile import JsonFileStore
+from loregraph.store.jsonfile.layout import Contents, embedded, file_document
 
-from .contract import StoreContract, StoreFactory
+from .builders import Book, unit
+from .contract import StoreContract, StoreFactory, shared_pair
 
 
 class ThroughTheFile(JsonFileStore):
@@ -55,3 +60,150 @@ async def store_factory(tmp_path: Path) -> AsyncIterator[StoreFactory]:
 
 class TestJsonFileContract(StoreContract):
     """The shared store contract against :class:`JsonFileStore`, through the file."""
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The file's JSON object."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def comparable(contents: Contents) -> tuple[object, ...]:
+    """Everything ``contents`` holds, vectors as lists, for comparing with ``==``."""
+    chunks, entities = embedded(contents)
+    vectors = [(i, [float(x) for x in v]) for i, v in [*chunks, *entities]]
+    return file_document(contents, None), vectors
+
+
+async def contents_of(path: Path) -> Contents:
+    """What a memory file holds, read by a store opened read-only."""
+    async with JsonFileStore(path, read_only=True) as store:
+        return await store.contents()
+
+
+async def test_the_file_is_readable_json_with_separate_sections(tmp_path: Path) -> None:
+    path = tmp_path / "context.json"
+    async with JsonFileStore(path) as store:
+        await shared_pair(store)
+    data = load(path)
+    assert (data["format"], data["version"]) == ("loregraph memory file", 1)
+    assert list(data) == [
+        "format", "version", "entities", "relationships", "documents", "vectors",
+        "graph_versions",
+    ]  # fmt: skip
+    alice = next(e for e in data["entities"] if e["name"] == "Alice Morgan")
+    assert (alice["type"], alice["description"], alice["tags"], alice["properties"]) == (
+        "person", "A ship captain who writes letters to her friends.", [], {},
+    )  # fmt: skip
+    met = next(r for r in data["relationships"] if r["type"] == "MET")
+    assert (met["source"], met["target"]) == ("Alice Morgan", "Bob Stone")
+    assert {d["title"] for d in data["documents"]} == {"Harbour logs", "Letters"}
+    assert "embedding" not in json.dumps(data)
+    sidecars = sorted(p.name for p in tmp_path.iterdir() if p.name != "context.json")
+    assert sidecars == [data["vectors"]["file"]]
+
+
+async def test_reopening_gives_back_the_same_store_and_leaves_the_file_alone(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "context.json"
+    async with JsonFileStore(path) as store:
+        ids = await shared_pair(store)
+        before = await store.contents()
+    written, stamp = path.read_bytes(), path.stat().st_mtime_ns
+    async with JsonFileStore(path) as store:
+        assert (await store.stats("default")).entities == 4
+        hits = await store.search_entities_vector("default", unit(3), 1)
+        assert hits[0].id == ids["city"]
+        after = await store.contents()
+    assert comparable(after) == comparable(before)
+    assert path.read_bytes() == written and path.stat().st_mtime_ns == stamp
+
+
+async def test_a_read_only_store_never_writes_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "context.json"
+    async with JsonFileStore(path) as store:
+        await shared_pair(store)
+    written = path.read_bytes()
+    async with JsonFileStore(path, read_only=True) as store:
+        await store.delete_document("doc-1")
+    assert path.read_bytes() == written
+    with pytest.raises(StoreError, match="no store file"):
+        await JsonFileStore(tmp_path / "missing.json", read_only=True).open()
+
+
+async def test_entries_written_by_hand_are_loaded_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "agent.json"
+    path.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "entities": [
+                    {
+                        "name": "Ada Lovelace",
+                        "type": "Person",
+                        "description": "Wrote the first published program.",
+                        "tags": ["maths"],
+                        "properties": {"born": 1815},
+                    },
+                    {"name": "Analytical Engine", "type": "Product"},
+                ],
+                "relationships": [
+                    {"source": "Ada Lovelace", "target": "analytical engine", "type": "WROTE_ABOUT"}
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    async with JsonFileStore(path) as store:
+        found = await store.find_entities_by_key("default", ["ada lovelace"])
+        ada = found["ada lovelace"]
+        assert ada.description == "Wrote the first published program."
+        [relation] = await store.entity_relations(ada.id)
+        assert relation.type == "WROTE_ABOUT"
+        hits = await store.search_entities_text("default", "published program", 5)
+        assert hits[0].id == ada.id
+        [document] = await store.list_documents("default")
+        assert document.title == "entries written by hand in agent.json"
+        book = Book("doc-1", title="Notes")
+        chunk = book.chunk("Ada Lovelace met Charles Babbage.")
+        book.entity("Charles Babbage", mentions=[(chunk, 1)])
+        await store.write_document(book.bundle())
+    data = load(path)
+    ada_record = next(e for e in data["entities"] if e["name"] == "Ada Lovelace")
+    assert (ada_record["tags"], ada_record["properties"]) == (["maths"], {"born": 1815})
+    assert len(data["documents"]) == 2
+    again = await contents_of(path)
+    assert {e.name for e in again.entities} == {
+        "Ada Lovelace", "Analytical Engine", "Charles Babbage",
+    }  # fmt: skip
+    async with JsonFileStore(path) as store:
+        await store.delete_document(document.id)
+    data = load(path)
+    assert [e["name"] for e in data["entities"]] == ["Charles Babbage"]
+    assert data["relationships"] == []
+
+
+async def test_a_new_sidecar_replaces_the_old_one(tmp_path: Path) -> None:
+    path = tmp_path / "context.json"
+    async with JsonFileStore(path) as store:
+        await shared_pair(store)
+    first = load(path)["vectors"]["file"]
+    async with JsonFileStore(path) as store:
+        await store.delete_document("doc-2")
+    second = load(path)["vectors"]["file"]
+    assert first != second
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["context.json", second]
+
+
+async def test_a_missing_sidecar_loses_only_the_vectors(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "context.json"
+    async with JsonFileStore(path) as store:
+        await shared_pair(store)
+    (tmp_path / load(path)["vectors"]["file"]).unlink()
+    async with JsonFileStore(path, read_only=True) as store:
+        assert (await store.stats("default")).entities == 4
+        assert await store.search_entities_vector("default", unit(3), 1) == []
+    assert "cannot be read" in caplog.text
