@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -125,3 +127,23 @@ def test_a_truncated_memory_file_is_refused_and_kept(tmp_path: Path) -> None:
         assert result.exit_code == 7, result.output
         assert f"cannot open the JSON memory file {db}: it is not valid JSON" in result.output
         assert db.read_bytes() == cut
+
+
+def test_concurrent_remembers_all_reach_the_file(tmp_path: Path) -> None:
+    db = tmp_path / "ctx.json"
+    texts = ["Alice Morgan lives in Berlin.", "Bob Stone works in Paris.", "Carol Reyes sails."]
+    command = [sys.executable, "-c", "from loregraph.cli.app import main; main()"]
+    workers = [
+        subprocess.Popen(
+            [*command, "--db", str(db), "remember", text],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        for text in texts
+    ]
+    for worker in workers:
+        output, _ = worker.communicate(timeout=300)
+        assert worker.returncode == 0, output.decode()
+    data = memory_file(db)
+    stored = [chunk["text"] for d in data["documents"] for chunk in d["chunks"]]
+    assert sorted(stored) == sorted(texts)

@@ -4,6 +4,7 @@ plus what is specific to one JSON file."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -99,8 +100,8 @@ async def test_the_file_is_readable_json_with_separate_sections(tmp_path: Path) 
     assert (met["source"], met["target"]) == ("Alice Morgan", "Bob Stone")
     assert {d["title"] for d in data["documents"]} == {"Harbour logs", "Letters"}
     assert "embedding" not in json.dumps(data)
-    sidecars = sorted(p.name for p in tmp_path.iterdir() if p.name != "context.json")
-    assert sidecars == [data["vectors"]["file"]]
+    beside = sorted(p.name for p in tmp_path.iterdir() if p.name != "context.json")
+    assert beside == [".context.json.lock", data["vectors"]["file"]]
 
 
 async def test_reopening_gives_back_the_same_store_and_leaves_the_file_alone(
@@ -193,7 +194,8 @@ async def test_a_new_sidecar_replaces_the_old_one(tmp_path: Path) -> None:
         await store.delete_document("doc-2")
     second = load(path)["vectors"]["file"]
     assert first != second
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["context.json", second]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [".context.json.lock", "context.json", second]
 
 
 async def test_a_missing_sidecar_loses_only_the_vectors(
@@ -207,3 +209,32 @@ async def test_a_missing_sidecar_loses_only_the_vectors(
         assert (await store.stats("default")).entities == 4
         assert await store.search_entities_vector("default", unit(3), 1) == []
     assert "cannot be read" in caplog.text
+
+
+async def test_a_second_writer_waits_for_the_first(tmp_path: Path) -> None:
+    path = tmp_path / "context.json"
+    async with JsonFileStore(path) as store:
+        book = Book("doc-0", title="Before")
+        book.entity("Dora Vale", mentions=[(book.chunk("Dora Vale arrived."), 1)])
+        await store.write_document(book.bundle())
+    first = JsonFileStore(path)
+    await first.open()
+    second = JsonFileStore(path)
+    try:
+        await shared_pair(first)
+        opening = asyncio.create_task(second.open())
+        await asyncio.sleep(0.3)
+        assert not opening.done()  # waiting for the first writer
+        async with JsonFileStore(path, read_only=True) as reader:  # readers do not wait
+            assert (await reader.stats("default")).documents == 1
+    finally:
+        await first.close()
+    await opening
+    try:
+        assert (await second.stats("default")).documents == 3  # with what the first wrote
+        stuck = JsonFileStore(path)
+        stuck._lock.wait = 0.2
+        with pytest.raises(StoreError, match="has been writing"):
+            await stuck.open()
+    finally:
+        await second.close()

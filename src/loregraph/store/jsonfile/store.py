@@ -9,8 +9,8 @@ closing reads every document back as a bundle and writes the file (layout:
 :mod:`.layout`; files on disk: :mod:`.files`). Closing writes only when something changed
 (or the file does not exist yet); a store opened ``read_only`` never writes.
 
-One process writes a memory file at a time: two commands writing the same file at once
-each write their own result, and the last one to close wins.
+One command writes a memory file at a time: a writer holds an exclusive lock from open to
+close, and a second writer waits for it, then reads what the first wrote (:mod:`.lock`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from loregraph.store.jsonfile.files import (
 )
 from loregraph.store.jsonfile.handwritten import bundles_to_write
 from loregraph.store.jsonfile.layout import Contents, Extras, embedded, file_document
+from loregraph.store.jsonfile.lock import WriterLock
 from loregraph.store.jsonfile.parse import read_contents
 from loregraph.store.rows import iso
 from loregraph.store.sqlite import SqliteStore
@@ -52,6 +53,7 @@ class JsonFileStore(SqliteStore):
         self.file = Path(path).expanduser()
         self.read_only = read_only
         self._extras: dict[str, Extras] = {}
+        self._lock = WriterLock(self.file)
         self._saved: int | None = None
         """The connection's change count when the file was last loaded or written
         (``None``: not open)."""
@@ -67,19 +69,16 @@ class JsonFileStore(SqliteStore):
         """
         if self._saved is not None:
             return
-        contents = await asyncio.to_thread(self._read) if self.file.exists() else Contents()
         if not self.file.exists() and self.read_only:
             raise StoreError(f"no store file at {self.file}")
         if not self.read_only:
             check_writable(self.file)
-        await super().open()
+            await asyncio.to_thread(self._lock.acquire)
         try:
-            await self._load(contents)
+            await self._load()
         except BaseException:
-            await super().close()
+            self._lock.release()
             raise
-        self._extras = contents.extras
-        self._saved = await self._db.run(_changes)
 
     def _read(self) -> Contents:
         data = read_json(self.file)
@@ -105,15 +104,23 @@ class JsonFileStore(SqliteStore):
                 entity.embedding = entities.get(entity.id)
         return contents
 
-    async def _load(self, contents: Contents) -> None:
-        for bundle in bundles_to_write(contents, self.file.name):
-            try:
-                await super().write_document(bundle)
-            except ValueError as exc:
-                raise MemoryFileError(
-                    self.file, f"document {bundle.document.id!r} cannot be loaded: {exc}"
-                ) from None
-        await self._db.run(_restore, contents)
+    async def _load(self) -> None:
+        contents = await asyncio.to_thread(self._read) if self.file.exists() else Contents()
+        await super().open()
+        try:
+            for bundle in bundles_to_write(contents, self.file.name):
+                try:
+                    await super().write_document(bundle)
+                except ValueError as exc:
+                    raise MemoryFileError(
+                        self.file, f"document {bundle.document.id!r} cannot be loaded: {exc}"
+                    ) from None
+            await self._db.run(_restore, contents)
+        except BaseException:
+            await super().close()
+            raise
+        self._extras = contents.extras
+        self._saved = await self._db.run(_changes)
 
     async def close(self) -> None:
         """Write the file if anything changed (unless read-only), then close (safe twice)."""
@@ -122,6 +129,7 @@ class JsonFileStore(SqliteStore):
                 await self.save()
         finally:
             self._saved = None
+            self._lock.release()
             await super().close()
 
     async def _unsaved(self) -> bool:
