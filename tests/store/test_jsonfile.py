@@ -238,3 +238,20 @@ async def test_a_second_writer_waits_for_the_first(tmp_path: Path) -> None:
             await stuck.open()
     finally:
         await second.close()
+
+
+async def test_editing_a_derived_description_is_reported(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "context.json"
+    async with JsonFileStore(path) as store:
+        await shared_pair(store)
+    async with JsonFileStore(path, read_only=True):
+        pass
+    assert "differ from what their documents give" not in caplog.text
+    data = load(path)
+    data["entities"][0]["description"] = "Edited by hand."
+    path.write_text(json.dumps(data), encoding="utf-8")
+    async with JsonFileStore(path, read_only=True):
+        pass
+    assert "the description or aliases of 1 entities" in caplog.text

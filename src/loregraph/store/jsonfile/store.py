@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -39,6 +40,8 @@ from loregraph.store.rows import iso
 from loregraph.store.sqlite import SqliteStore
 from loregraph.store.sqlite.cleanup import graph_version_key
 from loregraph.store.sqlite.db import MEMORY, transaction
+
+log = logging.getLogger(__name__)
 
 
 class JsonFileStore(SqliteStore):
@@ -116,11 +119,35 @@ class JsonFileStore(SqliteStore):
                         self.file, f"document {bundle.document.id!r} cannot be loaded: {exc}"
                     ) from None
             await self._db.run(_restore, contents)
+            await self._report_derived_edits(contents)
         except BaseException:
             await super().close()
             raise
         self._extras = contents.extras
         self._saved = await self._db.run(_changes)
+
+    async def _report_derived_edits(self, contents: Contents) -> None:
+        """Warn when the entities section gives a description or aliases other than those
+        the documents give: those are derived from the documents section, where each
+        document lists its own description and surface forms of each entity."""
+        stored = await self.get_entities([entity.id for entity in contents.entities])
+        given = {entity.id: entity for entity in contents.entities}
+        edited = [
+            entity.name
+            for entity in stored
+            if entity.description != given[entity.id].description
+            or sorted(entity.aliases) != sorted(given[entity.id].aliases)
+        ]
+        if edited:
+            log.warning(
+                "%s: the description or aliases of %d entities (first: %r) differ from what "
+                "their documents give, which is what the store keeps: edit an entity's "
+                "description and aliases in the documents section (each document's "
+                '"entities" list)',
+                self.file,
+                len(edited),
+                edited[0],
+            )
 
     async def close(self) -> None:
         """Write the file if anything changed (unless read-only), then close (safe twice)."""
