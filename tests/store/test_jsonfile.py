@@ -255,3 +255,26 @@ async def test_editing_a_derived_description_is_reported(
     async with JsonFileStore(path, read_only=True):
         pass
     assert "the description or aliases of 1 entities" in caplog.text
+
+
+async def test_names_types_facts_and_dates_edited_by_hand_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "context.json"
+    async with JsonFileStore(path) as store:
+        ids = await shared_pair(store)
+    data = load(path)
+    bob = next(e for e in data["entities"] if e["id"] == ids["bob"])
+    bob.update(name="Robert Stone", type="captain")
+    met = next(r for r in data["relationships"] if r["type"] == "MET")
+    met.update(target="Robert Stone", fact="They met in 1890.", valid_at="1890-05-01")
+    path.write_text(json.dumps(data), encoding="utf-8")
+    async with JsonFileStore(path) as store:
+        [robert] = await store.get_entities([ids["bob"]])
+        assert (robert.name, robert.type) == ("Robert Stone", "captain")
+        [relation] = await store.get_relations([met["id"]])
+        assert relation.fact == "They met in 1890."
+        assert relation.valid_at is not None and relation.valid_at.year == 1890
+        await store.delete_document("doc-2")  # a change: the file is written again
+    again = load(path)
+    assert next(e for e in again["entities"] if e["id"] == ids["bob"])["name"] == "Robert Stone"
+    kept = next(r for r in again["relationships"] if r["id"] == met["id"])
+    assert (kept["target"], kept["fact"]) == ("Robert Stone", "They met in 1890.")
