@@ -9,7 +9,8 @@ and ``delete`` can remove them like anything else.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from loregraph.errors import SchemaVersionError
 from loregraph.models import (
@@ -36,30 +37,39 @@ def read_contents(data: object) -> Contents:
     top = Fields(data, "")
     _check_version(top)
     contents = Contents()
-    by_id: dict[str, Entity] = {}
-    for item in top.items("entities"):
-        entity, extras = _entity(item)
-        if entity.id in by_id:
-            raise ShapeError(f"{item.where}.id: the entity id {entity.id!r} appears twice")
-        by_id[entity.id] = entity
-        contents.entities.append(entity)
-        if extras:
-            contents.extras[entity.id] = extras
+    by_id = _records(top.items("entities"), _entity, "entity", contents)
+    contents.entities = list(by_id.values())
     by_name = {(e.scope, name_key(e.name)): e.id for e in contents.entities}
-    relations: dict[str, Relation] = {}
-    for item in top.items("relationships"):
-        relation, extras = _relation(item, by_name)
-        if relation.id in relations:
-            raise ShapeError(f"{item.where}: the relationship {relation.id!r} appears twice")
-        relations[relation.id] = relation
-        contents.relations.append(relation)
-        if extras:
-            contents.extras[relation.id] = extras
+    relations = _records(
+        top.items("relationships"), lambda item: _relation(item, by_name), "relationship", contents
+    )
+    contents.relations = list(relations.values())
     for item in top.items("documents"):
         contents.bundles.append(_bundle(item, by_id, relations))
     versions = top.sub("graph_versions")
     contents.graph_versions = {scope: versions.integer(scope) for scope in versions.value}
     return contents
+
+
+Record = TypeVar("Record", Entity, Relation)
+
+
+def _records(
+    items: Iterator[Fields],
+    read: Callable[[Fields], tuple[Record, Extras]],
+    what: str,
+    contents: Contents,
+) -> dict[str, Record]:
+    """The records of a section by id (each id once), their extras put in ``contents``."""
+    found: dict[str, Record] = {}
+    for item in items:
+        record, extras = read(item)
+        if record.id in found:
+            raise ShapeError(f"{item.where}: the {what} id {record.id!r} appears twice")
+        found[record.id] = record
+        if extras:
+            contents.extras[record.id] = extras
+    return found
 
 
 def _check_version(top: Fields) -> None:
