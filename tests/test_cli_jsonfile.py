@@ -12,6 +12,7 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
+import loregraph
 from loregraph.cli.app import main
 from loregraph.store.jsonfile import JsonFileStore
 from loregraph.store.sqlite import SqliteStore
@@ -147,3 +148,13 @@ def test_concurrent_remembers_all_reach_the_file(tmp_path: Path) -> None:
     data = memory_file(db)
     stored = [chunk["text"] for d in data["documents"] for chunk in d["chunks"]]
     assert sorted(stored) == sorted(texts)
+
+
+def test_the_python_api_opens_a_memory_file(tmp_path: Path) -> None:
+    path = tmp_path / "agent.json"
+    with loregraph.open(str(path)) as graph:
+        memory = graph.remember("Erin Walsh maintains the billing service.", tags=["team"])
+    data = memory_file(path)
+    assert [d["id"] for d in data["documents"]] == [memory.id]
+    with loregraph.open(str(path)) as graph:
+        assert [m.id for m in graph.memories(tags=["team"])] == [memory.id]
