@@ -17,6 +17,7 @@ from loregraph.errors import StoreError
 from loregraph.models import DeleteReport, DocumentBundle
 from loregraph.store.jsonfile import JsonFileStore
 from loregraph.store.jsonfile.layout import Contents, embedded, file_document
+from loregraph.store.sqlite import SqliteStore
 
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
@@ -278,3 +279,37 @@ async def test_names_types_facts_and_dates_edited_by_hand_are_kept(tmp_path: Pat
     assert next(e for e in again["entities"] if e["id"] == ids["bob"])["name"] == "Robert Stone"
     kept = next(r for r in again["relationships"] if r["id"] == met["id"])
     assert (kept["target"], kept["fact"]) == ("Robert Stone", "They met in 1890.")
+
+
+CARRIED = {
+    # what document bundles carry (read_bundle / write_document)
+    "documents", "chunks", "chunk_vectors", "entities", "entity_vectors",
+    "entity_descriptions", "entity_aliases", "mentions", "relations", "relation_evidence",
+    "merges",
+    # restored after the load (graph versions) or written by the store itself
+    "meta",
+    # derived from the tables above by the writer
+    "chunks_fts", "entities_fts", "relations_fts", "chunks_trigram", "chunks_trigram_vocab",
+    # no longer read (the LLM response cache has its own file)
+    "llm_cache",
+}  # fmt: skip
+
+
+async def test_every_sqlite_table_is_carried_by_the_file(tmp_path: Path) -> None:
+    """The file holds what document bundles carry; a table added to the SQLite schema for a
+    new kind of record must be carried too (through ``read_bundle`` or the file's layout)
+    before it is added here, or that record would be lost at the end of every command."""
+    async with SqliteStore(tmp_path / "kg.db") as store:
+        rows: list[tuple[str, str]] = await store._db.run(
+            lambda conn: conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'table'"
+            ).fetchall()
+        )
+    virtual = [name for name, sql in rows if sql.startswith("CREATE VIRTUAL")]
+    tables = {
+        name
+        for name, _ in rows
+        if not name.startswith("sqlite_") and not name.startswith(tuple(f"{v}_" for v in virtual))
+    }
+    assert {"documents", "merges"} <= tables
+    assert tables - CARRIED == set(), "tables the JSON memory file does not carry"
