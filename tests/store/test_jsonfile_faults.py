@@ -128,8 +128,9 @@ async def test_a_write_that_fails_part_way_leaves_the_previous_file(
     await store.write_document(book.bundle())
     await store.delete_document("doc-1")
     monkeypatch.setattr(files_module.os, failing, failing_on_call)
-    with pytest.raises(OSError, match="simulated failure"):
+    with pytest.raises(StoreError, match="simulated failure") as caught:
         await store.close()
+    assert "the file was left as it was before this command" in str(caught.value)
     monkeypatch.undo()
     assert good.read_bytes() == before
     names = [p.name for p in good.parent.iterdir()]

@@ -31,10 +31,14 @@ The file is one JSON object, its sections in this order::
     }
 
 ``entities`` and ``relationships`` are the graph as a person or an agent reads it (a
-relationship names its two ends). ``documents`` holds what the graph was built from and what
-each document contributed (its chunks, its description and surface forms of each entity it
-lists, its mentions, its evidence, the merges it caused), which is what the store needs to
-delete exactly what one document supported. ``scope`` appears on a record only when it is
+relationship names its two ends), sorted by name. The lists inside a document keep the
+store's order, which is the order in which the entities and relations were first written;
+loading writes them in that order again, so a file written again after a small change
+differs only where it changed.
+``documents`` holds what the graph was built from and what each document contributed (its
+chunks, its description and surface forms of each entity it lists, its mentions, its
+evidence, the merges it caused), which is what the store needs to delete exactly what one
+document supported. ``scope`` appears on a record only when it is
 not the default scope. ``tags`` and ``properties`` are kept for the person or agent that
 writes them: the store does not use them and other backends have no place for them.
 Embeddings are kept in the sidecar file ``vectors`` names (see :mod:`.files`);
@@ -56,6 +60,7 @@ from loregraph.models import (
     Evidence,
     Merge,
     Relation,
+    name_key,
 )
 from loregraph.store.jsonfile.fields import moment_text
 
@@ -94,13 +99,22 @@ def file_document(contents: Contents, vectors: str | None) -> dict[str, Any]:
     """The JSON object of the file (``vectors``: the sidecar's file name, if any)."""
     names = {entity.id: entity.name for entity in contents.entities}
     extras = contents.extras
+    entities = sorted(contents.entities, key=lambda e: (e.scope, name_key(e.name), e.id))
+    relations = sorted(
+        contents.relations,
+        key=lambda r: (
+            r.scope,
+            names.get(r.source_id, ""),
+            r.type,
+            names.get(r.target_id, ""),
+            r.id,
+        ),
+    )
     return {
         "format": FORMAT,
         "version": VERSION,
-        "entities": [_entity(e, extras.get(e.id, Extras())) for e in contents.entities],
-        "relationships": [
-            _relationship(r, names, extras.get(r.id, Extras())) for r in contents.relations
-        ],
+        "entities": [_entity(e, extras.get(e.id, Extras())) for e in entities],
+        "relationships": [_relationship(r, names, extras.get(r.id, Extras())) for r in relations],
         "documents": [_document(bundle) for bundle in contents.bundles],
         "vectors": None if vectors is None else {"file": vectors},
         "graph_versions": dict(contents.graph_versions),
@@ -212,7 +226,8 @@ def _merge(merge: Merge) -> dict[str, Any]:
 
 
 def embedded(contents: Contents) -> tuple[Sequence[tuple[str, Any]], Sequence[tuple[str, Any]]]:
-    """The ``(id, embedding)`` pairs of the chunks and of the entities that have one."""
+    """The ``(id, embedding)`` pairs of the chunks and of the entities that have one, by id
+    (so that the same vectors always make the same sidecar)."""
     chunks = [
         (chunk.id, chunk.embedding)
         for bundle in contents.bundles
@@ -220,4 +235,4 @@ def embedded(contents: Contents) -> tuple[Sequence[tuple[str, Any]], Sequence[tu
         if chunk.embedding is not None
     ]
     entities = [(e.id, e.embedding) for e in contents.entities if e.embedding is not None]
-    return chunks, entities
+    return sorted(chunks, key=lambda pair: pair[0]), sorted(entities, key=lambda pair: pair[0])

@@ -21,7 +21,7 @@ import logging
 import sqlite3
 from pathlib import Path
 
-from loregraph.errors import SchemaVersionError, StoreError
+from loregraph.errors import SchemaVersionError, StoreError, StorePermissionError
 from loregraph.store.jsonfile.fields import ShapeError
 from loregraph.store.jsonfile.files import (
     MemoryFileError,
@@ -166,7 +166,15 @@ class JsonFileStore(SqliteStore):
     async def save(self) -> None:
         """Write the store's contents to the file now (atomically; see :mod:`.files`)."""
         contents = await self.contents()
-        await asyncio.to_thread(self._write, contents)
+        try:
+            await asyncio.to_thread(self._write, contents)
+        except PermissionError as exc:
+            raise StorePermissionError(f"cannot write the store {self.file}: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(
+                f"cannot write the JSON memory file {self.file}: {exc}; the file was left as "
+                "it was before this command"
+            ) from exc
         self._saved = await self._db.run(_changes)
 
     async def contents(self) -> Contents:
