@@ -7,9 +7,11 @@ import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 
 import loregraph
@@ -117,17 +119,29 @@ def test_copy_round_trip_keeps_every_field_of_every_scope(tmp_path: Path) -> Non
     asyncio.run(compare())
 
 
-def test_a_truncated_memory_file_is_refused_and_kept(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("damage", "code", "problem"),
+    [
+        (lambda whole: whole[: len(whole) * 2 // 3], 7, "it is not valid JSON"),
+        (lambda whole: b'{"entities": {}}', 7, "version: missing"),
+        (lambda whole: b'{"version": 1, "entities": {}}', 7, "entities: expected a list"),
+        (lambda whole: b'{"version": 99}', 3, "memory file version 99"),
+    ],
+    ids=["truncated", "no version", "wrong shape", "newer version"],
+)
+def test_a_damaged_memory_file_is_refused_and_kept(
+    tmp_path: Path, damage: Callable[[bytes], bytes], code: int, problem: str
+) -> None:
     db = tmp_path / "ctx.json"
     assert run(db, "remember", "Alice Morgan lives in Berlin.").exit_code == 0
-    whole = db.read_bytes()
-    db.write_bytes(whole[: len(whole) * 2 // 3])
-    cut = db.read_bytes()
+    db.write_bytes(damage(db.read_bytes()))
+    damaged = db.read_bytes()
     for args in (["remember", "Bob Stone lives in Paris."], ["ask", "Where?"], ["entities"]):
         result = run(db, *args)
-        assert result.exit_code == 7, result.output
-        assert f"cannot open the JSON memory file {db}: it is not valid JSON" in result.output
-        assert db.read_bytes() == cut
+        assert result.exit_code == code, result.output
+        assert f"cannot open the JSON memory file {db}: " in result.output
+        assert problem in result.output
+        assert db.read_bytes() == damaged
 
 
 def test_concurrent_remembers_all_reach_the_file(tmp_path: Path) -> None:
