@@ -151,3 +151,12 @@ async def test_an_unwritable_folder_is_reported_at_open(tmp_path: Path) -> None:
             await JsonFileStore(folder / "context.json").open()
     finally:
         folder.chmod(0o700)
+
+
+async def test_temporary_files_of_a_killed_write_go_at_the_next_write(good: Path) -> None:
+    left = good.parent / f".{good.name}.k1ll3d.tmp"
+    left.write_bytes(b'{"format": "loregraph memory fi')
+    async with JsonFileStore(good) as store:
+        await store.delete_document("doc-2")
+    assert not left.exists()
+    assert (good.parent / f".{good.name}.lock").exists()  # the lock file stays

@@ -10,7 +10,8 @@
   unreadable, in a NumPy ``.npz`` sidecar next to it named after a hash of its content,
   ``<file>.vectors.<hash>.npz``. The sidecar is written (atomically) before the JSON that
   names it, and older sidecars are removed only after the JSON is replaced, so the file
-  always names a sidecar that exists and matches it. A missing or unreadable sidecar loses
+  always names a sidecar that exists and matches it; temporary files left by a killed
+  write go at the next write. A missing or unreadable sidecar loses
   only the vectors (a warning is logged; vector search then finds what has one).
 """
 
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 VECTORS_INFIX = ".vectors."
 VECTORS_SUFFIX = ".npz"
 NEW_FILE_MODE = 0o644
+TEMPORARY_SUFFIX = ".tmp"
 
 
 class MemoryFileError(StoreError):
@@ -86,7 +88,9 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that it is never seen half written (see above)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else NEW_FILE_MODE
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX, dir=path.parent
+    )
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
@@ -162,11 +166,15 @@ def read_vectors(path: Path, name: str) -> tuple[dict[str, Vector], dict[str, Ve
         return {}, {}
 
 
-def remove_other_sidecars(path: Path, keep: str | None) -> None:
-    """Remove the sidecars of ``path`` other than ``keep`` (left by earlier writes)."""
-    prefix = f"{path.name}{VECTORS_INFIX}"
+def remove_leftovers(path: Path, keep: str | None) -> None:
+    """Remove the sidecars of ``path`` other than ``keep`` (left by earlier writes) and the
+    temporary files of writes that were killed; only the writer holding the lock calls it,
+    so no other write is under way."""
+    sidecar = f"{path.name}{VECTORS_INFIX}"
+    temporary = f".{path.name}."
     for entry in path.parent.iterdir():
         name = entry.name
-        if name.startswith(prefix) and name.endswith(VECTORS_SUFFIX) and name != keep:
+        stale = name.startswith(sidecar) and name.endswith(VECTORS_SUFFIX) and name != keep
+        if stale or (name.startswith(temporary) and name.endswith(TEMPORARY_SUFFIX)):
             with contextlib.suppress(OSError):
                 entry.unlink()

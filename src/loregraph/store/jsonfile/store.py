@@ -28,7 +28,7 @@ from loregraph.store.jsonfile.files import (
     check_writable,
     read_json,
     read_vectors,
-    remove_other_sidecars,
+    remove_leftovers,
     write_atomically,
     write_vectors,
 )
@@ -198,7 +198,7 @@ class JsonFileStore(SqliteStore):
         document = file_document(contents, vectors)
         data = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
         write_atomically(self.file, data.encode("utf-8"))
-        remove_other_sidecars(self.file, vectors)
+        remove_leftovers(self.file, vectors)
 
 
 def _restore(conn: sqlite3.Connection, contents: Contents) -> None:
