@@ -16,6 +16,7 @@ import pytest
 from loregraph.errors import StoreError
 from loregraph.models import DeleteReport, DocumentBundle
 from loregraph.store.jsonfile import JsonFileStore
+from loregraph.store.jsonfile import store as store_module
 from loregraph.store.jsonfile.layout import Contents, embedded, file_document
 from loregraph.store.sqlite import SqliteStore
 
@@ -218,7 +219,7 @@ async def test_a_second_writer_waits_for_the_first(tmp_path: Path) -> None:
         book = Book("doc-0", title="Before")
         book.entity("Dora Vale", mentions=[(book.chunk("Dora Vale arrived."), 1)])
         await store.write_document(book.bundle())
-    first = JsonFileStore(path)
+    first = JsonFileStore(path, autosave=False)
     await first.open()
     second = JsonFileStore(path)
     try:
@@ -227,7 +228,7 @@ async def test_a_second_writer_waits_for_the_first(tmp_path: Path) -> None:
         await asyncio.sleep(0.3)
         assert not opening.done()  # waiting for the first writer
         async with JsonFileStore(path, read_only=True) as reader:  # readers do not wait
-            assert (await reader.stats("default")).documents == 1
+            assert (await reader.stats("default")).documents == 1  # the file as it is
     finally:
         await first.close()
     await opening
@@ -313,3 +314,27 @@ async def test_every_sqlite_table_is_carried_by_the_file(tmp_path: Path) -> None
     }
     assert {"documents", "merges"} <= tables
     assert tables - CARRIED == set(), "tables the JSON memory file does not carry"
+
+
+async def test_a_change_is_written_as_soon_as_it_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "context.json"
+
+    async def on_disk() -> int:
+        async with JsonFileStore(path, read_only=True) as reader:
+            return (await reader.stats("default")).documents
+
+    store = JsonFileStore(path)
+    await store.open()
+    try:
+        book = Book("doc-0", title="First")
+        book.entity("Dora Vale", mentions=[(book.chunk("Dora Vale arrived."), 1)])
+        await store.write_document(book.bundle())
+        assert await on_disk() == 1  # before close: a process killed now keeps it
+        monkeypatch.setattr(store_module, "SAVE_SPACING", 1e9)  # the next write must wait
+        await shared_pair(store)
+        assert await on_disk() == 1
+    finally:
+        await store.close()
+    assert await on_disk() == 3

@@ -121,7 +121,7 @@ async def test_a_write_that_fails_part_way_leaves_the_previous_file(
             raise OSError(f"simulated failure in os.{failing}")
         return original(*args)
 
-    store = JsonFileStore(good)
+    store = JsonFileStore(good, autosave=False)
     await store.open()
     book = Book("doc-9", title="More")
     book.entity("Dora Vale", mentions=[(book.chunk("Dora Vale arrived."), 1)])
@@ -130,7 +130,7 @@ async def test_a_write_that_fails_part_way_leaves_the_previous_file(
     monkeypatch.setattr(files_module.os, failing, failing_on_call)
     with pytest.raises(StoreError, match="simulated failure") as caught:
         await store.close()
-    assert "the file was left as it was before this command" in str(caught.value)
+    assert "the file was left as it was before this write" in str(caught.value)
     monkeypatch.undo()
     assert good.read_bytes() == before
     names = [p.name for p in good.parent.iterdir()]
@@ -160,3 +160,25 @@ async def test_temporary_files_of_a_killed_write_go_at_the_next_write(good: Path
         await store.delete_document("doc-2")
     assert not left.exists()
     assert (good.parent / f".{good.name}.lock").exists()  # the lock file stays
+
+
+async def test_a_failed_automatic_write_is_logged_and_done_at_close(
+    good: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    before = good.read_bytes()
+
+    def broken(*args: object) -> None:
+        raise OSError("simulated full disk")
+
+    store = JsonFileStore(good)
+    await store.open()
+    try:
+        monkeypatch.setattr(files_module.os, "replace", broken)
+        await store.delete_document("doc-2")  # the change itself succeeds
+        assert "simulated full disk" in caplog.text
+        assert good.read_bytes() == before
+        monkeypatch.undo()
+    finally:
+        await store.close()
+    async with JsonFileStore(good, read_only=True) as reader:
+        assert [d.id for d in await reader.list_documents("default")] == ["doc-1"]

@@ -1,5 +1,5 @@
 """The JSON memory file store: one human-readable JSON file, loaded whole at open and
-written whole, atomically, at close.
+written whole, atomically, when it changed (see ``autosave``) and at close.
 
 Between the two it is an SQLite store in memory (:class:`SqliteStore` on ``:memory:``), so
 it answers every query and keeps every rule of the store contract exactly as SQLite does,
@@ -8,6 +8,13 @@ into it as the bundle :meth:`Store.read_bundle` gave (the same path as ``loregra
 closing reads every document back as a bundle and writes the file (layout:
 :mod:`.layout`; files on disk: :mod:`.files`). Closing writes only when something changed
 (or the file does not exist yet); a store opened ``read_only`` never writes.
+
+With ``autosave`` (the default) a change is also written as soon as it is made, unless the
+file was written less than :data:`SAVE_SPACING` times the last write's duration ago (then
+with the next change, or at close): a long-lived process (a server, an agent's MCP session)
+keeps what it changed even if it is killed, and a long ingest spends about a tenth of its
+time or less rewriting the file. A failed automatic write is logged and tried again with
+the next change; only the write at close raises.
 
 One command writes a memory file at a time: a writer holds an exclusive lock from open to
 close, and a second writer waits for it, then reads what the first wrote (:mod:`.lock`).
@@ -19,6 +26,7 @@ import asyncio
 import json
 import logging
 import sqlite3
+import time
 from pathlib import Path
 
 from loregraph.errors import SchemaVersionError, StoreError, StorePermissionError
@@ -36,12 +44,16 @@ from loregraph.store.jsonfile.handwritten import bundles_to_write
 from loregraph.store.jsonfile.layout import Contents, Extras, embedded, file_document
 from loregraph.store.jsonfile.lock import WriterLock
 from loregraph.store.jsonfile.parse import read_contents
+from loregraph.store.jsonfile.snapshot import CountingDatabase, read_everything
 from loregraph.store.rows import iso
 from loregraph.store.sqlite import SqliteStore
 from loregraph.store.sqlite.cleanup import graph_version_key
 from loregraph.store.sqlite.db import MEMORY, transaction
 
 log = logging.getLogger(__name__)
+
+SAVE_SPACING = 10.0
+"""An automatic write waits this many times the last write's duration after it."""
 
 
 class JsonFileStore(SqliteStore):
@@ -51,15 +63,18 @@ class JsonFileStore(SqliteStore):
     >>> async with store: ...                  # doctest: +SKIP
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False, autosave: bool = True) -> None:
         super().__init__(MEMORY)
+        self._db: CountingDatabase = CountingDatabase(self._changed)
         self.file = Path(path).expanduser()
         self.read_only = read_only
+        self.autosave = autosave
         self._extras: dict[str, Extras] = {}
         self._lock = WriterLock(self.file)
         self._saved: int | None = None
-        """The connection's change count when the file was last loaded or written
-        (``None``: not open)."""
+        """The change count when the file was last loaded or written (``None``: not open)."""
+        self._saving = False
+        self._last_save = (0.0, 0.0)  # when the last write ended, and how long it took
 
     def __repr__(self) -> str:
         return f"JsonFileStore({str(self.file)!r})"
@@ -124,7 +139,7 @@ class JsonFileStore(SqliteStore):
             await super().close()
             raise
         self._extras = contents.extras
-        self._saved = await self._db.run(_changes)
+        self._saved = self._db.changes
 
     async def _report_derived_edits(self, contents: Contents) -> None:
         """Warn when the entities section gives a description or aliases other than those
@@ -161,33 +176,43 @@ class JsonFileStore(SqliteStore):
 
     async def _unsaved(self) -> bool:
         """Whether the file is missing or the store changed since it was read or written."""
-        return not self.file.exists() or await self._db.run(_changes) != self._saved
+        return not self.file.exists() or self._db.changes != self._saved
+
+    async def _changed(self) -> None:
+        """After a call that changed rows: write the file now when ``autosave`` says so."""
+        if self._saved is None or self.read_only or not self.autosave or self._saving:
+            return
+        ended, took = self._last_save
+        if time.monotonic() - ended < SAVE_SPACING * took:
+            return
+        try:
+            await self.save()
+        except StoreError as exc:
+            log.warning("%s (tried again with the next change and at close)", exc)
 
     async def save(self) -> None:
         """Write the store's contents to the file now (atomically; see :mod:`.files`)."""
-        contents = await self.contents()
+        self._saving = True
+        started = time.monotonic()
         try:
+            contents = await self.contents()
             await asyncio.to_thread(self._write, contents)
         except PermissionError as exc:
             raise StorePermissionError(f"cannot write the store {self.file}: {exc}") from exc
         except OSError as exc:
             raise StoreError(
                 f"cannot write the JSON memory file {self.file}: {exc}; the file was left as "
-                "it was before this command"
+                "it was before this write"
             ) from exc
-        self._saved = await self._db.run(_changes)
+        finally:
+            self._saving = False
+            self._last_save = (time.monotonic(), time.monotonic() - started)
+        self._saved = self._db.changes
 
     async def contents(self) -> Contents:
-        """Everything the store holds, as the file writes it."""
-        contents = Contents()
-        for scope in await self.scopes():
-            contents.graph_versions[scope] = await self.graph_version(scope)
-            contents.entities += [entity async for entity in self.iter_entities(scope)]
-            contents.relations += [relation async for relation in self.iter_relations(scope)]
-            for document in await self.list_documents(scope, limit=None):
-                bundle = await self.read_bundle(document.id)
-                if bundle is not None:
-                    contents.bundles.append(bundle)
+        """Everything the store holds, as the file writes it (read in one call, so that no
+        write comes in between)."""
+        contents = await self._db.run(read_everything)
         held = {entity.id for entity in contents.entities}
         held.update(relation.id for relation in contents.relations)
         contents.extras = {key: value for key, value in self._extras.items() if key in held}
@@ -215,8 +240,3 @@ def _restore(conn: sqlite3.Connection, contents: Contents) -> None:
             "ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
             [(graph_version_key(s), v) for s, v in contents.graph_versions.items()],
         )
-
-
-def _changes(conn: sqlite3.Connection) -> int:
-    """How many rows the connection has changed since it was opened."""
-    return conn.total_changes
