@@ -16,7 +16,7 @@ import pytest
 from loregraph.errors import StoreError
 from loregraph.models import DeleteReport, DocumentBundle
 from loregraph.store.jsonfile import JsonFileStore
-from loregraph.store.jsonfile import store as store_module
+from loregraph.store.jsonfile import autosave as autosave_module
 from loregraph.store.jsonfile.layout import Contents, embedded, file_document
 from loregraph.store.sqlite import SqliteStore
 
@@ -332,9 +332,14 @@ async def test_a_change_is_written_as_soon_as_it_is_made(
         book.entity("Dora Vale", mentions=[(book.chunk("Dora Vale arrived."), 1)])
         await store.write_document(book.bundle())
         assert await on_disk() == 1  # before close: a process killed now keeps it
-        monkeypatch.setattr(store_module, "SAVE_SPACING", 1e9)  # the next write must wait
+        # right after a write, the next one waits for its timer
+        monkeypatch.setattr(autosave_module, "SAVE_SPACING", 2.0 / store._autosave._last[1])
         await shared_pair(store)
         assert await on_disk() == 1
+        for _ in range(200):  # then it comes, before close
+            if await on_disk() == 3:
+                break
+            await asyncio.sleep(0.05)
+        assert await on_disk() == 3
     finally:
         await store.close()
-    assert await on_disk() == 3

@@ -9,12 +9,9 @@ closing reads every document back as a bundle and writes the file (layout:
 :mod:`.layout`; files on disk: :mod:`.files`). Closing writes only when something changed
 (or the file does not exist yet); a store opened ``read_only`` never writes.
 
-With ``autosave`` (the default) a change is also written as soon as it is made, unless the
-file was written less than :data:`SAVE_SPACING` times the last write's duration ago (then
-with the next change, or at close): a long-lived process (a server, an agent's MCP session)
-keeps what it changed even if it is killed, and a long ingest spends about a tenth of its
-time or less rewriting the file. A failed automatic write is logged and tried again with
-the next change; only the write at close raises.
+With ``autosave`` (the default) a change is also written a moment after it is made
+(:mod:`.autosave`): a long-lived process (a server, an agent's MCP session) keeps what it
+changed even if it is killed.
 
 One command writes a memory file at a time: a writer holds an exclusive lock from open to
 close, and a second writer waits for it, then reads what the first wrote (:mod:`.lock`).
@@ -30,6 +27,7 @@ import time
 from pathlib import Path
 
 from loregraph.errors import SchemaVersionError, StoreError, StorePermissionError
+from loregraph.store.jsonfile.autosave import Autosave
 from loregraph.store.jsonfile.fields import ShapeError
 from loregraph.store.jsonfile.files import (
     MemoryFileError,
@@ -52,9 +50,6 @@ from loregraph.store.sqlite.db import MEMORY, transaction
 
 log = logging.getLogger(__name__)
 
-SAVE_SPACING = 10.0
-"""An automatic write waits this many times the last write's duration after it."""
-
 
 class JsonFileStore(SqliteStore):
     """A store kept in one JSON file (``context.json``), created on the first write.
@@ -73,8 +68,7 @@ class JsonFileStore(SqliteStore):
         self._lock = WriterLock(self.file)
         self._saved: int | None = None
         """The change count when the file was last loaded or written (``None``: not open)."""
-        self._saving = False
-        self._last_save = (0.0, 0.0)  # when the last write ended, and how long it took
+        self._autosave = Autosave(self.save, self._pending)
 
     def __repr__(self) -> str:
         return f"JsonFileStore({str(self.file)!r})"
@@ -167,6 +161,7 @@ class JsonFileStore(SqliteStore):
     async def close(self) -> None:
         """Write the file if anything changed (unless read-only), then close (safe twice)."""
         try:
+            await self._autosave.stop()
             if self._saved is not None and not self.read_only and await self._unsaved():
                 await self.save()
         finally:
@@ -178,21 +173,18 @@ class JsonFileStore(SqliteStore):
         """Whether the file is missing or the store changed since it was read or written."""
         return not self.file.exists() or self._db.changes != self._saved
 
+    def _pending(self) -> bool:
+        """Whether the store is open and changed since the file was read or written."""
+        return self._saved is not None and self._db.changes != self._saved
+
     async def _changed(self) -> None:
-        """After a call that changed rows: write the file now when ``autosave`` says so."""
-        if self._saved is None or self.read_only or not self.autosave or self._saving:
-            return
-        ended, took = self._last_save
-        if time.monotonic() - ended < SAVE_SPACING * took:
-            return
-        try:
-            await self.save()
-        except StoreError as exc:
-            log.warning("%s (tried again with the next change and at close)", exc)
+        """After a call that changed rows (see :class:`CountingDatabase`)."""
+        if self._saved is not None and self.autosave and not self.read_only:
+            await self._autosave.changed()
 
     async def save(self) -> None:
         """Write the store's contents to the file now (atomically; see :mod:`.files`)."""
-        self._saving = True
+        self._autosave.saving = True
         started = time.monotonic()
         try:
             contents = await self.contents()
@@ -205,8 +197,9 @@ class JsonFileStore(SqliteStore):
                 "it was before this write"
             ) from exc
         finally:
-            self._saving = False
-            self._last_save = (time.monotonic(), time.monotonic() - started)
+            self._autosave.saving = False
+            ended = time.monotonic()
+            self._autosave.wrote(ended, ended - started)
         self._saved = self._db.changes
 
     async def contents(self) -> Contents:
