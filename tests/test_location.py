@@ -18,6 +18,9 @@ from loregraph.location import SERVER_LLM_CACHE, Location
         ("SQLITE:///tmp/kg.db", "sqlite", "/tmp/kg.db"),
         (":memory:", "memory", ":memory:"),
         ("sqlite://:memory:", "memory", ":memory:"),
+        ("context.json", "json", "context.json"),
+        ("/tmp/Agent.JSON", "json", "/tmp/Agent.JSON"),
+        ("sqlite://kg.json", "sqlite", "kg.json"),
         ("postgresql://kg@localhost/graph", "postgresql", "postgresql://kg@localhost/graph"),
         (
             "postgres://kg@localhost/graph?schema=a",
@@ -32,10 +35,10 @@ from loregraph.location import SERVER_LLM_CACHE, Location
 def test_kinds(text: str, kind: str, target: str) -> None:
     where = Location.parse(text)
     assert (where.kind, where.target, str(where)) == (kind, target, text)
-    assert where.is_file == (kind == "sqlite")
+    assert where.is_file == (kind in ("sqlite", "json"))
     assert where.is_server == (kind in ("postgresql", "falkordb", "neo4j"))
     assert where.is_graph_database == (kind in ("falkordb", "neo4j"))
-    assert (where.file is not None) == (kind == "sqlite")
+    assert (where.file is not None) == (kind in ("sqlite", "json"))
 
 
 def test_a_path_is_always_a_file() -> None:

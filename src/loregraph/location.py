@@ -1,7 +1,8 @@
 """Where a store lives: one value parsed once from what the user wrote.
 
-A location is an SQLite file path (``kg.db``, ``sqlite://kg.db``), ``:memory:``, or a
-database URL (``postgresql://``, ``falkordb://``, ``neo4j://``, ``bolt://``...).
+A location is an SQLite file path (``kg.db``, ``sqlite://kg.db``), ``:memory:``, a JSON
+memory file (a path ending in ``.json``), or a database URL (``postgresql://``,
+``falkordb://``, ``neo4j://``, ``bolt://``...).
 :meth:`Location.parse` reads it and answers what callers ask: which kind of store it is,
 whether it is a file and whether that file exists, whether two locations name the same
 store, and where the LLM response cache for it goes.
@@ -10,6 +11,8 @@ store, and where the LLM response cache for it goes.
 'kg.db'
 >>> Location.parse("postgres://u@db/graph").kind
 'postgresql'
+>>> Location.parse("context.json").kind
+'json'
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Literal
 
 from loregraph.errors import ConfigError
 
-StoreKind = Literal["sqlite", "memory", "postgresql", "falkordb", "neo4j"]
+StoreKind = Literal["sqlite", "memory", "json", "postgresql", "falkordb", "neo4j"]
 
 MEMORY = ":memory:"
 SQLITE_PREFIX = "sqlite://"
@@ -29,6 +32,10 @@ FALKORDB_SCHEMES = ("falkordb",)
 NEO4J_SCHEMES = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
 GRAPH_KINDS = ("falkordb", "neo4j")
 """Kinds of graph database (Cypher stores, usable as a mirror)."""
+FILE_KINDS = ("sqlite", "json")
+"""Kinds of store kept in one file."""
+JSON_SUFFIX = ".json"
+"""A path ending in this (any case) is a JSON memory file."""
 
 LLM_CACHE_SUFFIX = ".llm-cache.sqlite"
 """An SQLite store's LLM response cache is the file with this suffix next to it."""
@@ -53,13 +60,16 @@ class Location:
     def parse(cls, location: str | Path | Location) -> Location:
         """Read a location; raises :class:`ConfigError` for an unknown URL scheme.
 
-        A :class:`~pathlib.Path` is always a file, even with ``://`` in it.
+        A :class:`~pathlib.Path` is always a file, even with ``://`` in it; a path ending in
+        ``.json`` is a JSON memory file, any other an SQLite file.
         """
         if isinstance(location, Location):
             return location
         text = str(location)
         scheme, sep, _ = text.partition("://")
         if isinstance(location, Path) or not sep:
+            if text.lower().endswith(JSON_SUFFIX):
+                return cls(text, "json", text)
             return cls(text, "memory" if text == MEMORY else "sqlite", text)
         scheme = scheme.lower()
         if scheme == "sqlite":
@@ -79,13 +89,14 @@ class Location:
 
     @property
     def is_file(self) -> bool:
-        """Whether the store is an SQLite file (not ``:memory:``, not a server)."""
-        return self.kind == "sqlite"
+        """Whether the store is one file: SQLite or a JSON memory file (not ``:memory:``,
+        not a server)."""
+        return self.kind in FILE_KINDS
 
     @property
     def is_server(self) -> bool:
         """Whether the store lives on a database server (PostgreSQL, FalkorDB, Neo4j)."""
-        return self.kind not in ("sqlite", "memory")
+        return self.kind not in ("sqlite", "memory", "json")
 
     @property
     def is_graph_database(self) -> bool:
@@ -94,7 +105,7 @@ class Location:
 
     @property
     def file(self) -> Path | None:
-        """The SQLite file (``~`` expanded), or ``None`` for memory and servers."""
+        """The store's file (``~`` expanded), or ``None`` for memory and servers."""
         return Path(self.target).expanduser() if self.is_file else None
 
     def exists(self) -> bool:
@@ -117,7 +128,7 @@ class Location:
         return self.key == Location.parse(other).key
 
     def llm_cache_path(self) -> Path | None:
-        """Where the LLM response cache goes: next to an SQLite file
+        """Where the LLM response cache goes: next to a store's file
         (``kg.db`` → ``kg.db.llm-cache.sqlite``), in the working directory for a server
         (:data:`SERVER_LLM_CACHE`), and nowhere on disk (``None``) for ``:memory:``."""
         if self.file is not None:

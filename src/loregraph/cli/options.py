@@ -91,8 +91,8 @@ store_options = _all(
         envvar="LOREGRAPH_DB",
         default=DEFAULT_DB,
         show_default=True,
-        help="Database: an SQLite file path, postgresql://..., falkordb://host:port/graph or "
-        "neo4j://... (env LOREGRAPH_DB).",
+        help="Database: an SQLite file path, a JSON memory file (a path ending in .json), "
+        "postgresql://..., falkordb://host:port/graph or neo4j://... (env LOREGRAPH_DB).",
     ),
     click.option(
         "--mirror",

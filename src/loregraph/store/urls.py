@@ -18,6 +18,7 @@ def store_for_url(
     """An unopened store for ``location`` (a string, a path or a parsed :class:`Location`).
 
     * a path, ``:memory:`` or ``sqlite://path``: :class:`~loregraph.store.sqlite.SqliteStore`;
+    * a path ending in ``.json``: :class:`~loregraph.store.jsonfile.JsonFileStore`;
     * ``postgresql://...`` or ``postgres://...`` (optionally ``?schema=name``):
       :class:`~loregraph.store.postgres.PostgresStore`;
     * ``falkordb://host:port/graph``, ``neo4j://``, ``neo4j+s://``, ``bolt://``
@@ -28,7 +29,8 @@ def store_for_url(
     (:class:`~loregraph.store.mirror.MirroredStore`).
 
     ``read_only`` opens an SQLite file for reading only (it must exist): for queries on a
-    store the user may not write. Server stores ignore it.
+    store the user may not write; a JSON memory file opened so is never written back.
+    Server stores ignore it.
 
     Raises :class:`ConfigError` for any other URL scheme (or a mirror that is not a Cypher
     URL, or a Cypher store mirrored into another) and :class:`DependencyError` when the
@@ -65,6 +67,10 @@ def _store(where: Location, read_only: bool) -> Store:
         from loregraph.store.sqlite import SqliteStore
 
         return SqliteStore(where.target, read_only=read_only)
+    if where.kind == "json":
+        from loregraph.store.jsonfile import JsonFileStore
+
+        return JsonFileStore(where.target, read_only=read_only)
     if where.kind == "postgresql":
         try:
             from loregraph.store.postgres import PostgresStore

@@ -1,0 +1,238 @@
+"""The JSON memory file's layout, and writing a store's contents in it.
+
+The file is one JSON object, its sections in this order::
+
+    {
+      "format": "loregraph memory file",
+      "version": 1,
+      "entities": [
+        {"id": "ent_…", "name": "API server", "type": "Product",
+         "description": "…", "aliases": ["api"], "tags": [], "properties": {},
+         "mentions": 2, "salience": 0.4, "confidence": 1.0,
+         "created_at": "2026-01-15T00:00:00+00:00", "updated_at": "…"}
+      ],
+      "relationships": [
+        {"id": "rel_…", "source": "API server", "target": "Hono", "type": "DEPENDS_ON",
+         "fact": "…", "properties": {}, "weight": 1.0, "confidence": 1.0,
+         "valid_at": "…", "invalid_at": null, "created_at": "…", "expired_at": null}
+      ],
+      "documents": [
+        {"id": "doc_…", "title": "…", "kind": "memory", …,
+         "chunks": [{"id": "…", "seq": 0, "start": 0, "end": 42, "text": "…"}],
+         "entities": [{"id": "ent_…", "description": "…", "aliases": ["…"]}],
+         "mentions": [{"entity": "ent_…", "chunk": "…", "surface": "…", "count": 1}],
+         "relations": [{"id": "rel_…", "confidence": 1.0,
+                        "evidence": [{"chunk": "…", "sentence": "…", "start": 0, "end": 42}]}],
+         "merges": [{"entity": "ent_…", "surface": "…", "rule": "…", "score": 1.0,
+                     "created_at": "…"}]}
+      ],
+      "vectors": {"file": "context.json.vectors.1a2b3c4d5e6f7a8b.npz"},
+      "graph_versions": {"default": 12}
+    }
+
+``entities`` and ``relationships`` are the graph as a person or an agent reads it (a
+relationship names its two ends), sorted by name. The lists inside a document keep the
+store's order, which is the order in which the entities and relations were first written;
+loading writes them in that order again, so a file written again after a small change
+differs only where it changed.
+``documents`` holds what the graph was built from and what each document contributed (its
+chunks, its description and surface forms of each entity it lists, its mentions, its
+evidence, the merges it caused), which is what the store needs to delete exactly what one
+document supported. ``scope`` appears on a record only when it is
+not the default scope. ``tags`` and ``properties`` are kept for the person or agent that
+writes them: the store does not use them and other backends have no place for them.
+Embeddings are kept in the sidecar file ``vectors`` names (see :mod:`.files`);
+``graph_versions`` are the store's change counters (for caches), kept so that they never
+repeat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from loregraph.models import (
+    DEFAULT_SCOPE,
+    Chunk,
+    DocumentBundle,
+    Entity,
+    Evidence,
+    Merge,
+    Relation,
+    name_key,
+)
+from loregraph.store.jsonfile.fields import moment_text
+
+FORMAT = "loregraph memory file"
+"""The value of the file's ``format`` member."""
+VERSION = 1
+"""The layout version this code writes; a file of a newer version is refused."""
+
+
+@dataclass(slots=True)
+class Extras:
+    """What a person or an agent keeps on an entity or relationship and the store does not
+    use: ``tags`` and free-form ``properties``, carried from one run to the next."""
+
+    tags: list[str] = field(default_factory=list)
+    properties: dict[str, Any] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.tags or self.properties)
+
+
+@dataclass(slots=True)
+class Contents:
+    """Everything a memory file holds, as models: entities and relations as stored (with
+    their embeddings), documents as the bundles that rebuild them (oldest first), and the
+    extras of entities and relations by id."""
+
+    entities: list[Entity] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    bundles: list[DocumentBundle] = field(default_factory=list)
+    extras: dict[str, Extras] = field(default_factory=dict)
+    graph_versions: dict[str, int] = field(default_factory=dict)
+
+
+def file_document(contents: Contents, vectors: str | None) -> dict[str, Any]:
+    """The JSON object of the file (``vectors``: the sidecar's file name, if any)."""
+    names = {entity.id: entity.name for entity in contents.entities}
+    extras = contents.extras
+    entities = sorted(contents.entities, key=lambda e: (e.scope, name_key(e.name), e.id))
+    relations = sorted(
+        contents.relations,
+        key=lambda r: (
+            r.scope,
+            names.get(r.source_id, ""),
+            r.type,
+            names.get(r.target_id, ""),
+            r.id,
+        ),
+    )
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "entities": [_entity(e, extras.get(e.id, Extras())) for e in entities],
+        "relationships": [_relationship(r, names, extras.get(r.id, Extras())) for r in relations],
+        "documents": [_document(bundle) for bundle in contents.bundles],
+        "vectors": None if vectors is None else {"file": vectors},
+        "graph_versions": dict(contents.graph_versions),
+    }
+
+
+def _scoped(record: dict[str, Any], scope: str) -> dict[str, Any]:
+    if scope != DEFAULT_SCOPE:
+        record["scope"] = scope
+    return record
+
+
+def _entity(entity: Entity, extras: Extras) -> dict[str, Any]:
+    record = {
+        "id": entity.id,
+        "name": entity.name,
+        "type": entity.type,
+        "description": entity.description,
+        "aliases": list(entity.aliases),
+        "tags": list(extras.tags),
+        "properties": dict(extras.properties),
+        "mentions": entity.mention_count,
+        "salience": entity.salience,
+        "confidence": entity.confidence,
+        "created_at": moment_text(entity.created_at),
+        "updated_at": moment_text(entity.updated_at),
+    }
+    return _scoped(record, entity.scope)
+
+
+def _relationship(relation: Relation, names: Mapping[str, str], extras: Extras) -> dict[str, Any]:
+    record = {
+        "id": relation.id,
+        "source": names.get(relation.source_id, relation.source_id),
+        "target": names.get(relation.target_id, relation.target_id),
+        "type": relation.type,
+        "fact": relation.fact,
+        "tags": list(extras.tags),
+        "properties": dict(extras.properties),
+        "weight": relation.weight,
+        "confidence": relation.confidence,
+        "valid_at": moment_text(relation.valid_at),
+        "invalid_at": moment_text(relation.invalid_at),
+        "created_at": moment_text(relation.created_at),
+        "expired_at": moment_text(relation.expired_at),
+    }
+    return _scoped(record, relation.scope)
+
+
+def _document(bundle: DocumentBundle) -> dict[str, Any]:
+    doc = bundle.document
+    record: dict[str, Any] = {
+        "id": doc.id,
+        "title": doc.title,
+        "kind": str(doc.kind),
+        "source": doc.source,
+        "content_hash": doc.content_hash,
+        "status": str(doc.status),
+        "visibility": doc.visibility,
+        "owner": doc.owner,
+        "char_count": doc.char_count,
+        "created_at": moment_text(doc.created_at),
+        "valid_at": moment_text(doc.valid_at),
+        "metadata": doc.metadata,
+        "chunks": [_chunk(chunk) for chunk in bundle.chunks],
+        "entities": [
+            {"id": w.entity.id, "description": w.description, "aliases": list(w.entity.aliases)}
+            for w in bundle.entities
+        ],
+        "mentions": [
+            {"entity": m.entity_id, "chunk": m.chunk_id, "surface": m.surface, "count": m.count}
+            for m in bundle.mentions
+        ],
+        "relations": [
+            {"id": r.id, "confidence": r.confidence, "evidence": _evidence(r.evidence)}
+            for r in bundle.relations
+        ],
+        "merges": [_merge(merge) for merge in bundle.merges],
+    }
+    return _scoped(record, doc.scope)
+
+
+def _chunk(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "id": chunk.id,
+        "seq": chunk.seq,
+        "start": chunk.start,
+        "end": chunk.end,
+        "token_count": chunk.token_count,
+        "text": chunk.text,
+    }
+
+
+def _evidence(pieces: Iterable[Evidence]) -> list[dict[str, Any]]:
+    return [
+        {"chunk": p.chunk_id or None, "sentence": p.sentence, "start": p.start, "end": p.end}
+        for p in pieces
+    ]
+
+
+def _merge(merge: Merge) -> dict[str, Any]:
+    return {
+        "entity": merge.entity_id,
+        "surface": merge.surface,
+        "rule": merge.rule,
+        "score": merge.score,
+        "created_at": moment_text(merge.created_at),
+    }
+
+
+def embedded(contents: Contents) -> tuple[Sequence[tuple[str, Any]], Sequence[tuple[str, Any]]]:
+    """The ``(id, embedding)`` pairs of the chunks and of the entities that have one, by id
+    (so that the same vectors always make the same sidecar)."""
+    chunks = [
+        (chunk.id, chunk.embedding)
+        for bundle in contents.bundles
+        for chunk in bundle.chunks
+        if chunk.embedding is not None
+    ]
+    entities = [(e.id, e.embedding) for e in contents.entities if e.embedding is not None]
+    return sorted(chunks, key=lambda pair: pair[0]), sorted(entities, key=lambda pair: pair[0])
