@@ -13,8 +13,8 @@ depends on X instead of Y", "moved to ..."). Each write is timed until it return
 until a BM25 search of the store finds the memory's passage (a made-up word each memory
 carries), which is what "searchable" means to an agent that asks next.
 
-Then, on the empty store, the graph queries that take ``as_of`` (``relations``,
-``neighbors``, ``path``) are timed with and without it, interleaved, on the same names.
+Then, on the empty store, the queries that take ``as_of`` (``relations``, ``neighbors``,
+``context``, ``path``) are timed with and without it, interleaved, on the same names.
 Path latency at 10k and 100k entities on every backend is in the backends section.
 """
 
@@ -123,6 +123,9 @@ async def _as_of(graph: Any, items: list[Fact], repeats: int) -> dict[str, Any]:
     calls: dict[str, Any] = {
         "relations": lambda name, at: graph.relations(name, as_of=at),
         "neighbors": lambda name, at: graph.neighbors(name, hops=2, as_of=at),
+        "context": lambda name, at: graph.context(
+            f"What does {name} depend on or work for?", as_of=at
+        ),
     }
     out: dict[str, Any] = {"names": len(known), "as_of": middle.isoformat()}
     for label, call in calls.items():
@@ -199,8 +202,9 @@ def run(options: RunOptions) -> dict[str, Any]:
             "facts": "generated (bench/memory.py, seed 5): dependencies and employers that "
             "change, dated 3 days apart; about 40% replace an earlier fact",
             "searchable": "Store.search_chunks_text(marker word, 5) finds the memory's chunk",
-            "as_of": "relations, neighbors (2 hops) and path (max 4 hops) per name or "
-            "pair, with and without as_of = the middle memory's time, interleaved",
+            "as_of": "relations, neighbors (2 hops), context (a question about the name) and "
+            "path (max 4 hops) per name or pair, with and without as_of = the middle "
+            "memory's time, interleaved",
             "query_repeats": repeats,
             "2wiki_store": source.path.name,
         },
@@ -230,7 +234,7 @@ def render_memory(result: dict[str, Any]) -> str:
             "| query | now p50 / p95 ms | as_of p50 / p95 ms | as_of / now (p50) |",
             "|---|---:|---:|---:|",
         ]
-        for label in ("relations", "neighbors", "path"):
+        for label in ("relations", "neighbors", "context", "path"):
             q = queries[label]
             lines.append(
                 f"| {label} | {q['now']['p50_ms']:.2f} / {q['now']['p95_ms']:.2f} | "

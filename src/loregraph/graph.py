@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
@@ -33,6 +33,7 @@ from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.ingest.types import SourceDocument
 from loregraph.location import Location
 from loregraph.models import DeleteReport, DocKind, Document, StoreStats
+from loregraph.observe import Observer, Observers, observed
 from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.result import RetrievalResult
@@ -64,6 +65,7 @@ class EngineOptions(TypedDict, total=False):
     extractor: Extractor | None
     llm: LLMClient | ChatModel | None
     usage: UsageTracker | None
+    observers: Sequence[Observer]
 
 
 class AsyncGraph(
@@ -93,6 +95,7 @@ class AsyncGraph(
             extractor=options.get("extractor"),
         )
         self._opened = False
+        self.observers = Observers(options.get("observers") or ())
 
     async def open(self) -> None:
         """Open the store (creating or migrating its schema)."""
@@ -220,7 +223,7 @@ class AsyncGraph(
         pipeline.contradict = self.parts.contradiction_check()
         usage = self.usage
         before = usage.stages() if usage is not None else {}
-        report = await pipeline.ingest(sources, scope=self._scope(scope))
+        report = await observed(self.observers, pipeline.ingest(sources, scope=self._scope(scope)))
         if usage is not None:
             report.llm = usage.since(before)
         return report
@@ -242,7 +245,9 @@ class AsyncGraph(
         await self.open()
         settings = named_preset(preset) if preset else self.settings.retrieval
         retriever = Retriever(self.store, self.embedder, settings, analyzer=self.parts.analyzer())
-        return await retriever.retrieve(question, self._scope(scope), as_of=at)
+        result = await retriever.retrieve(question, self._scope(scope), as_of=at)
+        self.observers.retrieved(result)
+        return result
 
     async def context(
         self,

@@ -140,7 +140,9 @@ def serve(
                     "no API keys yet: create one with `loregraph keys create NAME`", err=True
                 )
             extra = (_mcp(graph, config.auth, host),) if with_mcp else ()
-            app = create_app(graph, dataclasses.replace(config, mounts=(*config.mounts, *extra)))
+            mounts = (*config.mounts, *extra)
+            metrics = _metrics(graph)
+            app = create_app(graph, dataclasses.replace(config, mounts=mounts, metrics=metrics))
             level = "warning" if ctx.quiet else "info"
             server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=level))
             await server.serve()
@@ -148,6 +150,26 @@ def serve(
             await graph.close()
 
     run_async(main(), kept="documents ingested")
+
+
+def _metrics(graph: AsyncGraph) -> Any:
+    """Prometheus metrics the engine reports to (``None`` without ``prometheus-client``)."""
+    try:
+        from loregraph.observe.metrics import Metrics
+
+        metrics = Metrics(usage=lambda: _usage(graph), breaker=lambda: _breaker(graph))
+    except ImportError:
+        return None
+    graph.observers.observers.append(metrics)
+    return metrics
+
+
+def _usage(graph: AsyncGraph) -> dict[str, Any]:
+    return graph.usage.stages() if graph.usage is not None else {}
+
+
+def _breaker(graph: AsyncGraph) -> str | None:
+    return graph.llm.resilience.breaker.state if graph.llm is not None else None
 
 
 def _mcp(graph: AsyncGraph, auth: bool, host: str) -> Mount:

@@ -9,6 +9,6 @@ OpenTelemetry spans, each only when its library is installed. Observing costs no
 no observer is given.
 """
 
-from loregraph.observe.base import Observer, Observers, ingest_observed
+from loregraph.observe.base import Observer, Observers, observed
 
-__all__ = ["Observer", "Observers", "ingest_observed"]
+__all__ = ["Observer", "Observers", "observed"]

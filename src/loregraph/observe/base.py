@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Protocol, TypeVar, runtime_checkable
 
 from loregraph.ingest.report import IngestReport
@@ -51,11 +51,11 @@ class Observers:
                 log.exception("observer %r failed on an ingest", observer)
 
 
-async def ingest_observed(observers: Observers, work: Callable[[], Awaitable[R]]) -> R:
-    """Run an ingest and tell the observers about its report (when there are any)."""
+async def observed(observers: Observers, ingest: Awaitable[R]) -> R:
+    """Await an ingest and tell the observers about its report (when there are any)."""
     if not observers:
-        return await work()
+        return await ingest
     started = time.time_ns()
-    report = await work()
+    report = await ingest
     observers.ingested(report, started, time.time_ns())
     return report

@@ -72,6 +72,8 @@ class ServerConfig:
         limits: request limits (:class:`Limits`).
         cors_origins: origins allowed to call the API from a browser (none: CORS off).
         mounts: other applications served next to the API (see :class:`Mount`).
+        metrics: what ``GET /metrics`` serves (a :class:`~loregraph.observe.metrics.Metrics`
+            the engine reports to; ``None``: no metrics).
         ingest_roots: folders of the server's machine whose files and subfolders
             ``POST /ingest/paths`` may ingest (none: that endpoint is off).
         title: the API's title in its OpenAPI document.
@@ -81,5 +83,6 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     cors_origins: Sequence[str] = ()
     mounts: Sequence[Mount] = ()
+    metrics: Any | None = None
     ingest_roots: Sequence[Path] = ()
     title: str = "loregraph"

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from loregraph.server.routes import browse, ingest, memory, patterns, query, store
+from loregraph.server.routes import browse, ingest, memory, metrics, patterns, query, store
 
-ROUTERS = (query.router, browse.router, patterns.router, memory.router, ingest.router, store.router)
+ROUTERS = (
+    query.router,
+    browse.router,
+    patterns.router,
+    memory.router,
+    ingest.router,
+    store.router,
+    metrics.router,
+)
 
 __all__ = ["ROUTERS"]
