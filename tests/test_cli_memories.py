@@ -188,3 +188,25 @@ def test_a_date_that_is_no_date_is_reported_and_the_memory_kept(tmp_path: Path) 
     assert [m["at"] for m in stored] == ["2026-01-15T00:00:00+00:00", "2025-03-03T00:00:00+00:00"]
     yesterday = as_json(db, "remember", "Eve Stone went home.", "--at", "yesterday")
     assert parse_time(yesterday["at"]).date() < before.date()
+
+
+def test_questions_can_keep_to_memories_or_to_documents(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    memory = as_json(db, "remember", "Alice Smith moved to Berlin for the Halvorsen project.")
+    text = "Alice Smith leads the Halvorsen project. The Halvorsen project builds bridges."
+    assert run(db, "ingest", "-", stdin=text).exit_code == 0
+    question = "What is the Halvorsen project?"
+    both = {h["id"] for h in as_json(db, "search", question)}
+    memories = {h["id"] for h in as_json(db, "search", question, "--only", "memories")}
+    documents = {h["id"] for h in as_json(db, "search", question, "--only", "documents")}
+    assert memory["id"] in both and len(both) == 2
+    assert memories == {memory["id"]}
+    assert documents and memory["id"] not in documents
+    answer = as_json(db, "ask", question, "--only", "documents")
+    assert answer["citations"]
+    assert all(c["document_id"] != memory["id"] for c in answer["citations"])
+    context = run(db, "context", question, "--only", "memories")
+    assert context.exit_code == 0 and "moved to Berlin" in context.stdout
+    assert "builds bridges" not in context.stdout
+    wrong = run(db, "search", question, "--only", "notes")
+    assert wrong.exit_code == 2 and "notes" in wrong.output

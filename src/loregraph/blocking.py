@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Unpack, cast
 
+from loregraph.engine.questions import Only
 from loregraph.graph import AsyncGraph, EngineOptions, open_store
 from loregraph.store.base import Store
 from loregraph.streaming import BlockingStreamedAnswer
@@ -93,10 +94,10 @@ class Graph:
         preset: str | None = None,
         scope: str | None = None,
         as_of: datetime | None = None,
+        only: Only | None = None,
     ) -> BlockingStreamedAnswer:
-        return BlockingStreamedAnswer(
-            self, self.aio.ask_stream(question, preset=preset, scope=scope, as_of=as_of)
-        )
+        stream = self.aio.ask_stream(question, preset=preset, scope=scope, as_of=as_of, only=only)
+        return BlockingStreamedAnswer(self, stream)
 
     ask_stream.__doc__ = (AsyncGraph.ask_stream.__doc__ or "").replace(
         "async for piece in graph.ask_stream(q)", "for piece in graph.ask_stream(q)"

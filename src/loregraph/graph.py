@@ -10,18 +10,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
-from loregraph.answer.extractive import nothing_found
-from loregraph.answer.types import Answer
 from loregraph.embed.base import Embedder
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document
 from loregraph.engine.merges import MergeMethods
 from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.passages import PassageMethods
-from loregraph.engine.queries import GraphQueries, world_time
+from loregraph.engine.queries import GraphQueries
+from loregraph.engine.questions import ContextFormat, Only, QuestionMethods
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
-from loregraph.engine.views import EntityView, SearchHit, SearchKind, search_hits
+from loregraph.engine.views import EntityView, SearchHit
 from loregraph.errors import EmptyStoreError
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.pipeline import IngestPipeline
@@ -34,11 +33,7 @@ from loregraph.ingest.types import SourceDocument
 from loregraph.location import Location
 from loregraph.models import DeleteReport, DocKind, Document, StoreStats
 from loregraph.observe import Observer, Observers, observed
-from loregraph.retrieve.formats import format_context
-from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.result import RetrievalResult
-from loregraph.settings import Settings, check_budget, check_limit
-from loregraph.settings import preset as named_preset
+from loregraph.settings import Settings
 from loregraph.store.base import Store
 from loregraph.streaming import StreamedAnswer
 
@@ -46,8 +41,6 @@ if TYPE_CHECKING:
     from loregraph.llm.base import ChatModel
     from loregraph.llm.client import LLMClient
     from loregraph.llm.usage import UsageTracker
-
-ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 
 
 def open_store(location: str | Path | Location) -> Store:
@@ -69,7 +62,13 @@ class EngineOptions(TypedDict, total=False):
 
 
 class AsyncGraph(
-    MemoryMethods, MemorySearch, GraphQueries, KeyMethods, PassageMethods, MergeMethods
+    QuestionMethods,
+    MemoryMethods,
+    MemorySearch,
+    GraphQueries,
+    KeyMethods,
+    PassageMethods,
+    MergeMethods,
 ):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
@@ -229,67 +228,6 @@ class AsyncGraph(
         return report
 
     # ------------------------------------------------------------------ query
-    async def retrieve(
-        self,
-        question: str,
-        *,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-    ) -> RetrievalResult:
-        """Ranked entities, relations, passages and documents for a question, as things
-        stand now or, with ``as_of``, as they stood then: memories and documents of a later
-        time are not seen, and passages stating only facts that did not hold then are left
-        out. Raises :class:`~loregraph.errors.InputError` for an ``as_of`` in the future."""
-        at = None if as_of is None else world_time(as_of)
-        await self.open()
-        settings = named_preset(preset) if preset else self.settings.retrieval
-        retriever = Retriever(self.store, self.embedder, settings, analyzer=self.parts.analyzer())
-        result = await retriever.retrieve(question, self._scope(scope), as_of=at)
-        self.observers.retrieved(result)
-        return result
-
-    async def context(
-        self,
-        question: str,
-        *,
-        format: ContextFormat = "markdown",
-        preset: str | None = None,
-        budget: int | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-    ) -> str:
-        """A token-budgeted context for an LLM prompt, in the chosen format.
-
-        When nothing in the store is relevant to the question, the context says so (in the
-        chosen format) instead of listing unrelated passages.
-        """
-        check_budget(budget)
-        result = await self.retrieve(question, preset=preset, scope=scope, as_of=as_of)
-        if not result.relevant:
-            from loregraph.retrieve.nothing import nothing_relevant_context
-
-            return nothing_relevant_context(result, format)
-        return format_context(result, format, budget)
-
-    async def ask(
-        self,
-        question: str,
-        *,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-    ) -> Answer:
-        """Answer a question with citations. With no LLM configured the answer is extractive.
-
-        When nothing in the store is relevant to the question, the answer says so
-        (``Answer.found`` is ``False``) and no language model is asked.
-        """
-        result = await self.retrieve(question, preset=preset, scope=scope, as_of=as_of)
-        if not result.relevant:
-            return nothing_found(result)
-        return await self.parts.answerer().answer(result)
-
     def ask_stream(
         self,
         question: str,
@@ -297,6 +235,7 @@ class AsyncGraph(
         preset: str | None = None,
         scope: str | None = None,
         as_of: datetime | None = None,
+        only: Only | None = None,
     ) -> StreamedAnswer:
         """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``.
 
@@ -306,28 +245,9 @@ class AsyncGraph(
         """
         return StreamedAnswer(
             question,
-            lambda: self.retrieve(question, preset=preset, scope=scope, as_of=as_of),
+            lambda: self.retrieve(question, preset=preset, scope=scope, as_of=as_of, only=only),
             self.parts.answerer(),
         )
-
-    async def search(
-        self,
-        query: str,
-        *,
-        kind: SearchKind = "documents",
-        limit: int = 10,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-    ) -> list[SearchHit]:
-        """Ranked documents, entities or relations for a query.
-
-        Returns no hits when nothing in the store is relevant to the query (see
-        :attr:`~loregraph.retrieve.result.RetrievalResult.relevant`).
-        """
-        check_limit(limit)
-        result = await self.retrieve(query, preset=preset, scope=scope, as_of=as_of)
-        return search_hits(result, kind, limit) if result.relevant else []
 
     # ------------------------------------------------------------------ browse
     async def documents(self, *, scope: str | None = None) -> list[Document]:

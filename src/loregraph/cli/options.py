@@ -61,6 +61,15 @@ def scope_option(*, several: str | None = None) -> Callable[[F], F]:
     )
 
 
+only_option = click.option(
+    "--only",
+    type=click.Choice(["memories", "documents"]),
+    default=None,
+    help="Retrieve from memories only, or from documents only (default: both).",
+)
+"""``--only memories|documents`` (parameter ``only``): retrieval kept to one kind of source."""
+
+
 def limit_option(default: int, short: str, help: str) -> Callable[[F], F]:
     """``--limit``/``short``: how many results, at least 1."""
     return click.option(

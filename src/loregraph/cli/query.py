@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from loregraph.answer.types import Answer
-from loregraph.cli.options import format_option, json_option, limit_option
+from loregraph.cli.options import format_option, json_option, limit_option, only_option
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
+from loregraph.engine.questions import Only
 from loregraph.engine.views import SearchKind
 from loregraph.errors import InputError
 from loregraph.graph import AsyncGraph, ContextFormat
@@ -20,8 +21,9 @@ from loregraph.settings import MIN_BUDGET
 @click.command()
 @click.argument("question")
 @json_option("the answer and citations")
+@only_option
 @click.pass_obj
-def ask(ctx: Context, question: str, as_json: bool) -> None:
+def ask(ctx: Context, question: str, as_json: bool, only: Only | None) -> None:
     """Answer a question with citations (extractive when no LLM is configured).
 
     The answer is printed as it is written, then its sources are listed.
@@ -29,8 +31,8 @@ def ask(ctx: Context, question: str, as_json: bool) -> None:
 
     async def work(graph: AsyncGraph) -> Answer:
         if as_json:
-            return await graph.ask(question, as_of=ctx.as_of)
-        stream = graph.ask_stream(question, as_of=ctx.as_of)
+            return await graph.ask(question, as_of=ctx.as_of, only=only)
+        stream = graph.ask_stream(question, as_of=ctx.as_of, only=only)
         shown = False  # the question is shown once retrieval has worked
         async for piece in stream:
             if not shown:
@@ -55,12 +57,17 @@ def ask(ctx: Context, question: str, as_json: bool) -> None:
     default=None,
     help=f"Token budget (default 4000; at least {MIN_BUDGET}).",
 )
+@only_option
 @click.pass_obj
-def context(ctx: Context, question: str, fmt: ContextFormat, budget: int | None) -> None:
+def context(
+    ctx: Context, question: str, fmt: ContextFormat, budget: int | None, only: Only | None
+) -> None:
     """Print the graph-augmented context an LLM would receive for QUESTION."""
-    click.echo(
-        run_graph(ctx, lambda g: g.context(question, format=fmt, budget=budget, as_of=ctx.as_of))
+    text = run_graph(
+        ctx,
+        lambda g: g.context(question, format=fmt, budget=budget, as_of=ctx.as_of, only=only),
     )
+    click.echo(text)
 
 
 @click.command()
@@ -78,18 +85,27 @@ def context(ctx: Context, question: str, fmt: ContextFormat, budget: int | None)
     help='A JSONL file of {"id", "question"}: one JSON line of results each.',
 )
 @json_option("results")
+@only_option
 @click.pass_obj
 def search(
-    ctx: Context, query: str | None, kind: SearchKind, limit: int, batch: str | None, as_json: bool
+    ctx: Context,
+    query: str | None,
+    kind: SearchKind,
+    limit: int,
+    batch: str | None,
+    as_json: bool,
+    only: Only | None,
 ) -> None:
     """Ranked documents, entities or relations for QUERY."""
     if not query and not batch:
         raise click.UsageError("give a QUERY or --batch FILE")
     if batch:
-        _search_batch(ctx, Path(batch), kind, limit)
+        _search_batch(ctx, Path(batch), kind, limit, only)
         return
     assert query is not None
-    hits = run_graph(ctx, lambda g: g.search(query, kind=kind, limit=limit, as_of=ctx.as_of))
+    hits = run_graph(
+        ctx, lambda g: g.search(query, kind=kind, limit=limit, as_of=ctx.as_of, only=only)
+    )
     if as_json:
         echo_json([hit.to_dict() for hit in hits])
         return
@@ -99,7 +115,9 @@ def search(
         click.echo(f"{rank:>3}. {hit.score:8.4f}  {hit.title}  [{hit.id}]")
 
 
-def _search_batch(ctx: Context, path: Path, kind: SearchKind, limit: int) -> None:
+def _search_batch(
+    ctx: Context, path: Path, kind: SearchKind, limit: int, only: Only | None
+) -> None:
     """One JSON line per question of a JSONL file, in the file's order."""
     questions = []
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -113,7 +131,7 @@ def _search_batch(ctx: Context, path: Path, kind: SearchKind, limit: int) -> Non
 
     async def work(graph: AsyncGraph) -> None:
         for qid, question in questions:
-            hits = await graph.search(question, kind=kind, limit=limit, as_of=ctx.as_of)
+            hits = await graph.search(question, kind=kind, limit=limit, as_of=ctx.as_of, only=only)
             results = [hit.to_dict() for hit in hits]
             line = {"id": qid, "question": question, "results": results}
             click.echo(json.dumps(line, ensure_ascii=False))

@@ -4,7 +4,9 @@ The text and vector searches filter in the store (``kind=``), so they fill their
 the chosen kind. The graph's passage rankings (mentions, relation evidence, PageRank,
 pages) and the relations shown are kept to the chunks of that kind here: through the
 in-memory graph index, which knows each chunk's document and each document's kind, or, for
-chunks it does not know, by reading them and their documents from the store.
+chunks it does not know, by reading them and their documents from the store. The entities
+shown are those the kept relations join, and the start entities, without descriptions (a
+description may come from the other kind).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from loregraph.models import DocKind
 from loregraph.retrieve.graphindex import GraphIndex
-from loregraph.retrieve.result import RankedRelation
+from loregraph.retrieve.result import RankedEntity, RankedRelation
 from loregraph.store.base import Store
 
 
@@ -63,3 +65,15 @@ async def relations_of_kind(
         store, index, kind, (e.chunk_id for r in full for e in r.relation.evidence)
     )
     return [r for r in full if any(e.chunk_id in allowed for e in r.relation.evidence)]
+
+
+def entities_of_kind(
+    entities: Sequence[RankedEntity], relations: Sequence[RankedRelation]
+) -> list[RankedEntity]:
+    """The start entities and the ends of the kept ``relations``, without descriptions."""
+    ends = {r.relation.source_id for r in relations} | {r.relation.target_id for r in relations}
+    return [
+        dataclasses.replace(e, entity=dataclasses.replace(e.entity, description=""))
+        for e in entities
+        if e.hop == 0 or e.entity.id in ends
+    ]

@@ -27,7 +27,7 @@ from loregraph.retrieve import gather, stages
 from loregraph.retrieve.analyze import SpacyPipeline, analyze_query, check_question
 from loregraph.retrieve.expander import expander_for
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
-from loregraph.retrieve.kinds import relations_of_kind
+from loregraph.retrieve.kinds import entities_of_kind, relations_of_kind
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
 from loregraph.retrieve.terms import Focus
@@ -177,6 +177,7 @@ class Retriever:
             expanded.relations = await relations_of_kind(
                 store, ready.index, kind, expanded.relations
             )
+            expanded.entities = entities_of_kind(expanded.entities, expanded.relations)
         got = await gather.gather(
             store, cfg, analysis, ready.index, found, expanded, trace, kind=kind
         )
