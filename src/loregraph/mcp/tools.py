@@ -37,6 +37,10 @@ When = Annotated[
     str | None, Field(description="ISO date or time (2026-01-31, 2026-01-31T09:00+02:00).")
 ]
 Limit = Annotated[int, Field(ge=1, le=500, description="How many results at most.")]
+OnlyArg = Annotated[
+    Literal["memories", "documents"] | None,
+    Field(description="Look only in the agent's memories, or only in the documents."),
+]
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -109,8 +113,11 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         preset: Annotated[
             str | None, Field(description="Retrieval preset (default: the server's).")
         ] = None,
+        as_of: AsOf = None,
+        only: OnlyArg = None,
     ) -> Result:
-        return (await graph.ask(question, preset=preset)).to_dict()
+        answer = await graph.ask(question, preset=preset, as_of=as_of_time(as_of), only=only)
+        return answer.to_dict()
 
     @server.tool(
         annotations=READ,
@@ -127,8 +134,13 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         format: Annotated[
             Literal["markdown", "xml", "json"], Field(description="How it is written.")
         ] = "markdown",
+        as_of: AsOf = None,
+        only: OnlyArg = None,
     ) -> Result:
-        return {"context": await graph.context(question, format=format, budget=budget)}
+        text = await graph.context(
+            question, format=format, budget=budget, as_of=as_of_time(as_of), only=only
+        )
+        return {"context": text}
 
 
 def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:

@@ -52,6 +52,12 @@ class AskRequest(Body):
 
     question: str = Field(min_length=1, description="The question.")
     preset: Preset | None = Field(None, description="Retrieval preset (default: the server's).")
+    as_of: datetime | None = Field(
+        None, description="See the graph as it stood then (ISO 8601; not in the future)."
+    )
+    only: Literal["memories", "documents"] | None = Field(
+        None, description="Retrieve from memories only, or from documents only."
+    )
 
 
 class ContextRequest(AskRequest):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
@@ -30,7 +31,9 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {
 async def ask(body: AskRequest, caller: Reader, graph: Engine, config: Config) -> Any:
     """Answer a question with citations, streamed as server-sent events."""
     check_length(config, body.question, "question")
-    stream = graph.ask_stream(body.question, preset=body.preset, scope=caller.scope)
+    stream = graph.ask_stream(
+        body.question, preset=body.preset, scope=caller.scope, as_of=body.as_of, only=body.only
+    )
     events = answer_events(stream, caller.principal, config.limits.request_timeout)
     return EventSourceResponse(events, headers=STREAM_HEADERS, ping=15)
 
@@ -40,7 +43,9 @@ async def ask_json(body: AskRequest, caller: Reader, graph: Engine, config: Conf
     """Answer a question with citations, in one JSON response."""
     check_length(config, body.question, "question")
     with acting_as(caller.principal):
-        answer = await graph.ask(body.question, preset=body.preset, scope=caller.scope)
+        answer = await graph.ask(
+            body.question, preset=body.preset, scope=caller.scope, as_of=body.as_of, only=body.only
+        )
     return {**answer.to_dict(), "found": answer.found}
 
 
@@ -55,6 +60,8 @@ async def context(body: ContextRequest, caller: Reader, graph: Engine, config: C
             preset=body.preset,
             budget=body.budget,
             scope=caller.scope,
+            as_of=body.as_of,
+            only=body.only,
         )
     return {"question": body.question, "format": body.format, "context": text}
 
@@ -68,9 +75,13 @@ async def search(
     kind: Literal["documents", "entities", "relations"] = "documents",
     limit: Annotated[int, Query(ge=1, le=1000)] = 10,
     preset: Preset | None = None,
+    as_of: Annotated[datetime | None, Query(description="As the graph stood then.")] = None,
+    only: Literal["memories", "documents"] | None = None,
 ) -> Any:
     """Ranked documents, entities or relations for a query."""
     check_length(config, q, "query")
     with acting_as(caller.principal):
-        hits = await graph.search(q, kind=kind, limit=limit, preset=preset, scope=caller.scope)
+        hits = await graph.search(
+            q, kind=kind, limit=limit, preset=preset, scope=caller.scope, as_of=as_of, only=only
+        )
     return [hit.to_dict() for hit in hits]
