@@ -99,3 +99,17 @@ def test_forget_is_audited(db: Path) -> None:
         first["id"],
         principal(),
     )
+
+
+def test_delete_is_audited(db: Path, tmp_path: Path) -> None:
+    note = tmp_path / "note.md"
+    note.write_text("Ada Moreno works for Globex in Lisbon.\n", encoding="utf-8")
+    assert run(db, "ingest", str(note)).exit_code == 0
+    [document] = [d for d in as_json(db, "documents") if d["source"].endswith("note.md")]
+    assert run(db, "delete", document["id"]).exit_code == 0
+    [entry] = as_json(db, "audit")
+    assert (entry["action"], entry["subject"], entry["principal"]) == (
+        "delete",
+        document["id"],
+        principal(),
+    )

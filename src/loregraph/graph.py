@@ -35,6 +35,7 @@ from loregraph.models import DeleteReport, DocKind, Document, StoreStats
 from loregraph.observe import Observer, Observers, observed
 from loregraph.settings import Settings
 from loregraph.store.base import Store
+from loregraph.store.changes import AuditEntry
 from loregraph.streaming import StreamedAnswer
 
 if TYPE_CHECKING:
@@ -265,13 +266,18 @@ class AsyncGraph(
         await self.open()
         return {name: await self.store.stats(name) for name in sorted(await self.store.scopes())}
 
-    async def delete(self, ref: str, *, scope: str | None = None) -> DeleteReport:
+    async def delete(
+        self, ref: str, *, scope: str | None = None, principal: str = ""
+    ) -> DeleteReport:
         """Delete a document (by id, source path or exact title) and exactly what only it
-        supported."""
+        supported; recorded in the audit log under ``principal``."""
         await self.open()
-        doc = await find_document(self.store, self._scope(scope), ref)
+        scope = self._scope(scope)
+        doc = await find_document(self.store, scope, ref)
         rules = self.settings.extraction.functional_relations
-        return await delete_and_recheck(self.store, doc.id, rules)
+        report = await delete_and_recheck(self.store, doc.id, rules)
+        await self.store.add_audit(AuditEntry("delete", doc.id, doc.title, principal, scope))
+        return report
 
     async def export(
         self,

@@ -7,6 +7,7 @@ import sys
 import click
 from rich.console import Console
 
+from loregraph.cli.merges import principal
 from loregraph.cli.options import format_option, json_option, scope_option
 from loregraph.cli.runner import Context, echo_json, progress_for, run_async, run_graph, showing
 from loregraph.copy import CopyReport, copy_locations
@@ -19,7 +20,7 @@ from loregraph.models import DeleteReport
 @click.pass_obj
 def delete(ctx: Context, document: str, as_json: bool) -> None:
     """Delete a DOCUMENT (id, source path or title) and exactly what only it supported."""
-    report = run_graph(ctx, lambda g: g.delete(document), writes=True)
+    report = run_graph(ctx, lambda g: g.delete(document, principal=principal()), writes=True)
     if as_json:
         echo_json(report.to_dict())
         return

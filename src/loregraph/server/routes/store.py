@@ -26,7 +26,8 @@ async def delete(ref: str, caller: Writer, graph: Engine) -> Any:
     """Delete a document (id, source or exact title) and exactly what only it supported;
     404 for an unknown document."""
     with acting_as(caller.principal):
-        return (await graph.delete(ref, scope=caller.scope)).to_dict()
+        report = await graph.delete(ref, scope=caller.scope, principal=caller.principal.name)
+        return report.to_dict()
 
 
 @router.get(
