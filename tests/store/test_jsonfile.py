@@ -41,8 +41,10 @@ class ThroughTheFile(JsonFileStore):
         await self.round_trip()
         return report
 
-    async def invalidate_relation(self, relation_id: str, invalid_at: datetime) -> None:
-        await super().invalidate_relation(relation_id, invalid_at)
+    async def invalidate_relation(
+        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
+    ) -> None:
+        await super().invalidate_relation(relation_id, invalid_at, by=by)
         await self.round_trip()
 
 
@@ -89,10 +91,10 @@ async def test_the_file_is_readable_json_with_separate_sections(tmp_path: Path) 
     async with JsonFileStore(path) as store:
         await shared_pair(store)
     data = load(path)
-    assert (data["format"], data["version"]) == ("loregraph memory file", 1)
+    assert (data["format"], data["version"]) == ("loregraph memory file", 2)
     assert list(data) == [
-        "format", "version", "entities", "relationships", "documents", "vectors",
-        "graph_versions",
+        "format", "version", "entities", "relationships", "documents", "merge_decisions",
+        "audit_log", "api_keys", "vectors", "graph_versions",
     ]  # fmt: skip
     alice = next(e for e in data["entities"] if e["name"] == "Alice Morgan")
     assert (alice["type"], alice["description"], alice["tags"], alice["properties"]) == (
@@ -287,6 +289,8 @@ CARRIED = {
     "documents", "chunks", "chunk_vectors", "entities", "entity_vectors",
     "entity_descriptions", "entity_aliases", "mentions", "relations", "relation_evidence",
     "merges",
+    # the file's own sections for what belongs to no document
+    "merge_decisions", "audit_log", "api_keys",
     # restored after the load (graph versions) or written by the store itself
     "meta",
     # derived from the tables above by the writer

@@ -13,6 +13,7 @@ import pytest
 from loregraph.errors import SchemaVersionError, StoreError
 from loregraph.store.jsonfile import JsonFileStore
 from loregraph.store.jsonfile import files as files_module
+from loregraph.store.jsonfile.layout import VERSION
 
 from .builders import Book
 from .contract import shared_pair
@@ -66,6 +67,27 @@ BAD: dict[str, tuple[Any, str]] = {
         lambda p: edited(p, lambda d: first_chunk(d).update(id="elsewhere")),
         "cannot be loaded: a mention refers to chunk",
     ),
+    "a key with an unknown role": (
+        lambda _: (
+            b'{"version": 2, "api_keys": [{"name": "ci", "key_hash": "ab", '
+            b'"roles": {"default": "owner"}}]}'
+        ),
+        "api_keys[0].roles.default: unknown role 'owner'",
+    ),
+    "two keys of one name": (
+        lambda _: (
+            b'{"version": 2, "api_keys": [{"name": "ci", "key_hash": "ab"}, '
+            b'{"name": "ci", "key_hash": "cd"}]}'
+        ),
+        "api_keys[1]: a key of this name or hash appears twice",
+    ),
+    "a decision of an unknown kind": (
+        lambda _: (
+            b'{"version": 2, "merge_decisions": [{"kind": "maybe", "merge_id": "m", '
+            b'"entity": "e", "surface": "s"}]}'
+        ),
+        "merge_decisions[0].kind: a decision is split or join, not 'maybe'",
+    ),
     "a bad time": (
         lambda p: edited(p, lambda d: d["entities"][0].update(created_at="yesterday")),
         "entities[0].created_at: 'yesterday' is not an ISO 8601 time",
@@ -90,10 +112,10 @@ async def test_a_bad_file_is_refused_and_left_unchanged(good: Path, case: str) -
 
 
 async def test_a_newer_version_is_refused(good: Path) -> None:
-    content = edited(good, lambda d: d.update(version=2))
+    content = edited(good, lambda d: d.update(version=VERSION + 1))
     good.write_bytes(content)
     store = JsonFileStore(good)
-    with pytest.raises(SchemaVersionError, match="memory file version 2"):
+    with pytest.raises(SchemaVersionError, match=f"memory file version {VERSION + 1}"):
         await store.open()
     await store.close()
     assert good.read_bytes() == content

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import aware
+from loregraph.models import DEFAULT_SCOPE, aware
 
 
 class ShapeError(ValueError):
@@ -130,3 +130,11 @@ def _kind(value: object) -> str:
 def moment_text(moment: datetime | None) -> str | None:
     """A time as the file writes it (ISO 8601), or ``None``."""
     return None if moment is None else moment.isoformat()
+
+
+def scoped(record: dict[str, Any], scope: str) -> dict[str, Any]:
+    """``record`` with its ``scope``, which the file writes only when it is not the default
+    scope."""
+    if scope != DEFAULT_SCOPE:
+        record["scope"] = scope
+    return record

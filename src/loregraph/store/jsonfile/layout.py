@@ -4,7 +4,7 @@ The file is one JSON object, its sections in this order::
 
     {
       "format": "loregraph memory file",
-      "version": 1,
+      "version": 2,
       "entities": [
         {"id": "ent_…", "name": "API server", "type": "Product",
          "description": "…", "aliases": ["api"], "tags": [], "properties": {},
@@ -14,7 +14,8 @@ The file is one JSON object, its sections in this order::
       "relationships": [
         {"id": "rel_…", "source": "API server", "target": "Hono", "type": "DEPENDS_ON",
          "fact": "…", "properties": {}, "weight": 1.0, "confidence": 1.0,
-         "valid_at": "…", "invalid_at": null, "created_at": "…", "expired_at": null}
+         "valid_at": "…", "invalid_at": null, "created_at": "…", "expired_at": null,
+         "invalidated_by": null}
       ],
       "documents": [
         {"id": "doc_…", "title": "…", "kind": "memory", …,
@@ -26,6 +27,9 @@ The file is one JSON object, its sections in this order::
          "merges": [{"entity": "ent_…", "surface": "…", "rule": "…", "score": 1.0,
                      "created_at": "…"}]}
       ],
+      "merge_decisions": [{"kind": "join", "merge_id": "mrg_…", "entity": "ent_…", …}],
+      "audit_log": [{"at": "…", "principal": "ann", "action": "merge", …}],
+      "api_keys": [{"name": "ci", "key_hash": "…", "roles": {"default": "reader"}, …}],
       "vectors": {"file": "context.json.vectors.1a2b3c4d5e6f7a8b.npz"},
       "graph_versions": {"default": 12}
     }
@@ -38,9 +42,13 @@ differs only where it changed.
 ``documents`` holds what the graph was built from and what each document contributed (its
 chunks, its description and surface forms of each entity it lists, its mentions, its
 evidence, the merges it caused), which is what the store needs to delete exactly what one
-document supported. ``scope`` appears on a record only when it is
-not the default scope. ``tags`` and ``properties`` are kept for the person or agent that
-writes them: the store does not use them and other backends have no place for them.
+document supported. A relationship's ``invalid_at`` and ``expired_at`` say when it stopped
+holding and when the graph retired it, ``invalidated_by`` the memory or document that ended
+it (forgetting that one opens it again). ``merge_decisions``, ``audit_log`` and
+``api_keys`` hold what belongs to no document (shapes in :mod:`.records`). ``scope``
+appears on a record only when it is not the default scope. ``tags`` and ``properties`` are
+kept for the person or agent that writes them: the store does not use them and other
+backends have no place for them.
 Embeddings are kept in the sidecar file ``vectors`` names (see :mod:`.files`);
 ``graph_versions`` are the store's change counters (for caches), kept so that they never
 repeat.
@@ -52,8 +60,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from loregraph.access import ApiKey
 from loregraph.models import (
-    DEFAULT_SCOPE,
     Chunk,
     DocumentBundle,
     Entity,
@@ -62,12 +70,18 @@ from loregraph.models import (
     Relation,
     name_key,
 )
-from loregraph.store.jsonfile.fields import moment_text
+from loregraph.store.changes import AuditEntry, Decision
+from loregraph.store.jsonfile.fields import moment_text, scoped
+from loregraph.store.jsonfile.records import audit_record, decision_record, key_record
 
 FORMAT = "loregraph memory file"
 """The value of the file's ``format`` member."""
-VERSION = 1
-"""The layout version this code writes; a file of a newer version is refused."""
+VERSION = 2
+"""The layout version this code writes; a file of a newer version is refused (an older
+loregraph would drop the sections it does not know when it writes the file again).
+Version 1: entities, relationships, documents, vectors, graph versions; 2 adds the
+relationships' ``invalidated_by`` and the ``merge_decisions``, ``audit_log`` and
+``api_keys`` sections (a version 1 file reads as having none)."""
 
 
 @dataclass(slots=True)
@@ -85,14 +99,18 @@ class Extras:
 @dataclass(slots=True)
 class Contents:
     """Everything a memory file holds, as models: entities and relations as stored (with
-    their embeddings), documents as the bundles that rebuild them (oldest first), and the
-    extras of entities and relations by id."""
+    their embeddings), documents as the bundles that rebuild them (oldest first), the
+    extras of entities and relations by id, and what belongs to no document: merge
+    decisions, the audit log (oldest first) and API keys."""
 
     entities: list[Entity] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
     bundles: list[DocumentBundle] = field(default_factory=list)
     extras: dict[str, Extras] = field(default_factory=dict)
     graph_versions: dict[str, int] = field(default_factory=dict)
+    decisions: list[Decision] = field(default_factory=list)
+    audit: list[AuditEntry] = field(default_factory=list)
+    keys: list[ApiKey] = field(default_factory=list)
 
 
 def file_document(contents: Contents, vectors: str | None) -> dict[str, Any]:
@@ -116,15 +134,12 @@ def file_document(contents: Contents, vectors: str | None) -> dict[str, Any]:
         "entities": [_entity(e, extras.get(e.id, Extras())) for e in entities],
         "relationships": [_relationship(r, names, extras.get(r.id, Extras())) for r in relations],
         "documents": [_document(bundle) for bundle in contents.bundles],
+        "merge_decisions": [decision_record(d) for d in contents.decisions],
+        "audit_log": [audit_record(entry) for entry in contents.audit],
+        "api_keys": [key_record(key) for key in contents.keys],
         "vectors": None if vectors is None else {"file": vectors},
         "graph_versions": dict(contents.graph_versions),
     }
-
-
-def _scoped(record: dict[str, Any], scope: str) -> dict[str, Any]:
-    if scope != DEFAULT_SCOPE:
-        record["scope"] = scope
-    return record
 
 
 def _entity(entity: Entity, extras: Extras) -> dict[str, Any]:
@@ -142,7 +157,7 @@ def _entity(entity: Entity, extras: Extras) -> dict[str, Any]:
         "created_at": moment_text(entity.created_at),
         "updated_at": moment_text(entity.updated_at),
     }
-    return _scoped(record, entity.scope)
+    return scoped(record, entity.scope)
 
 
 def _relationship(relation: Relation, names: Mapping[str, str], extras: Extras) -> dict[str, Any]:
@@ -160,8 +175,9 @@ def _relationship(relation: Relation, names: Mapping[str, str], extras: Extras) 
         "invalid_at": moment_text(relation.invalid_at),
         "created_at": moment_text(relation.created_at),
         "expired_at": moment_text(relation.expired_at),
+        "invalidated_by": relation.invalidated_by,
     }
-    return _scoped(record, relation.scope)
+    return scoped(record, relation.scope)
 
 
 def _document(bundle: DocumentBundle) -> dict[str, Any]:
@@ -194,7 +210,7 @@ def _document(bundle: DocumentBundle) -> dict[str, Any]:
         ],
         "merges": [_merge(merge) for merge in bundle.merges],
     }
-    return _scoped(record, doc.scope)
+    return scoped(record, doc.scope)
 
 
 def _chunk(chunk: Chunk) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from loregraph.models import (
 )
 from loregraph.store.jsonfile.fields import Fields, ShapeError
 from loregraph.store.jsonfile.layout import FORMAT, VERSION, Contents, Extras
+from loregraph.store.jsonfile.records import read_audit, read_decisions, read_keys
 
 
 def read_contents(data: object) -> Contents:
@@ -48,6 +49,9 @@ def read_contents(data: object) -> Contents:
         contents.bundles.append(_bundle(item, by_id, relations))
     versions = top.sub("graph_versions")
     contents.graph_versions = {scope: versions.integer(scope) for scope in versions.value}
+    contents.decisions = read_decisions(top.items("merge_decisions"))
+    contents.audit = read_audit(top.items("audit_log"))
+    contents.keys = read_keys(top.items("api_keys"))
     return contents
 
 
@@ -130,6 +134,7 @@ def _relation(item: Fields, by_name: dict[tuple[str, str], str]) -> tuple[Relati
         valid_at=item.moment("valid_at"),
         invalid_at=item.moment("invalid_at"),
         expired_at=item.moment("expired_at"),
+        invalidated_by=item.optional_text("invalidated_by"),
     )
     relation.created_at = item.moment("created_at") or relation.created_at
     return relation, Extras(item.strings("tags"), item.mapping("properties"))

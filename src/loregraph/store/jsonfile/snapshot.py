@@ -12,11 +12,23 @@ import sqlite3
 from collections.abc import Awaitable, Callable
 from typing import Concatenate, ParamSpec, TypeVar
 
+from loregraph.store.apikeys import KEY_FIELDS, key_values
+from loregraph.store.changes import (
+    AUDIT_FIELDS,
+    DECISION_FIELDS,
+    audit_of,
+    audit_values,
+    decision_of,
+    decision_values,
+)
 from loregraph.store.jsonfile.layout import Contents
 from loregraph.store.queries import Page, PageKey
+from loregraph.store.rows import columns, iso
 from loregraph.store.sqlite import reads
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
+from loregraph.store.sqlite.keys import list_keys
+from loregraph.store.sqlite.rows import CODEC
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -27,8 +39,21 @@ BATCH = 1000
 
 def read_everything(conn: sqlite3.Connection) -> Contents:
     """Every scope's entities and relations (with embeddings and evidence), its documents as
-    the bundles that rebuild them (oldest first) and its graph version."""
+    the bundles that rebuild them (oldest first) and its graph version; every merge
+    decision, audit entry (oldest first) and API key."""
     contents = Contents()
+    contents.decisions = [
+        decision_of(row, CODEC)
+        for row in conn.execute(
+            f"SELECT {columns(DECISION_FIELDS)} FROM merge_decisions "
+            "ORDER BY scope, created_at, kind, merge_id"
+        )
+    ]
+    contents.audit = [
+        audit_of(row, CODEC)
+        for row in conn.execute(f"SELECT {columns(AUDIT_FIELDS)} FROM audit_log ORDER BY pk")
+    ]
+    contents.keys = list_keys(conn)
     for scope in reads.scopes(conn):
         contents.graph_versions[scope] = read_graph_version(conn, scope)
         contents.entities += _every(reads.entities_page, conn, scope)
@@ -38,6 +63,23 @@ def read_everything(conn: sqlite3.Connection) -> Contents:
             if bundle is not None:
                 contents.bundles.append(bundle)
     return contents
+
+
+def insert_records(conn: sqlite3.Connection, contents: Contents) -> None:
+    """Insert the merge decisions, audit entries and API keys of ``contents`` (the caller
+    holds the transaction; audit entries keep their order)."""
+
+    def insert(table: str, fields: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
+        marks = ", ".join("?" * len(fields))
+        conn.executemany(f"INSERT INTO {table}({columns(fields)}) VALUES ({marks})", rows)
+
+    insert(
+        "merge_decisions",
+        DECISION_FIELDS,
+        [decision_values(decision, CODEC) for decision in contents.decisions],
+    )
+    insert("audit_log", AUDIT_FIELDS, [audit_values(entry, CODEC) for entry in contents.audit])
+    insert("api_keys", KEY_FIELDS, [key_values(key, iso) for key in contents.keys])
 
 
 def _every(

@@ -42,7 +42,11 @@ from loregraph.store.jsonfile.handwritten import bundles_to_write
 from loregraph.store.jsonfile.layout import Contents, Extras, embedded, file_document
 from loregraph.store.jsonfile.lock import WriterLock
 from loregraph.store.jsonfile.parse import read_contents
-from loregraph.store.jsonfile.snapshot import CountingDatabase, read_everything
+from loregraph.store.jsonfile.snapshot import (
+    CountingDatabase,
+    insert_records,
+    read_everything,
+)
 from loregraph.store.rows import iso
 from loregraph.store.sqlite import SqliteStore
 from loregraph.store.sqlite.cleanup import graph_version_key
@@ -221,9 +225,11 @@ class JsonFileStore(SqliteStore):
 
 def _restore(conn: sqlite3.Connection, contents: Contents) -> None:
     """What writing the bundles does not carry over: when each entity was last updated
-    (the load would make it now) and each scope's graph version (the load counts its own
-    writes), so that a file read and written back is unchanged and a version never repeats."""
+    (the load would make it now), each scope's graph version (the load counts its own
+    writes), and what belongs to no document (merge decisions, audit log, API keys), so
+    that a file read and written back is unchanged and a version never repeats."""
     with transaction(conn):
+        insert_records(conn, contents)
         conn.executemany(
             "UPDATE entities SET updated_at = ? WHERE id = ?",
             [(iso(entity.updated_at), entity.id) for entity in contents.entities],
