@@ -116,7 +116,7 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         as_of: AsOf = None,
         only: OnlyArg = None,
     ) -> Result:
-        answer = await graph.ask(question, preset=preset, as_of=as_of_time(as_of), only=only)
+        answer = await graph.ask(question, preset=preset, as_of=as_time(as_of), only=only)
         return answer.to_dict()
 
     @server.tool(
@@ -138,7 +138,7 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         only: OnlyArg = None,
     ) -> Result:
         text = await graph.context(
-            question, format=format, budget=budget, as_of=as_of_time(as_of), only=only
+            question, format=format, budget=budget, as_of=as_time(as_of), only=only
         )
         return {"context": text}
 
@@ -172,7 +172,7 @@ def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
         limit: Limit = 100,
     ) -> Result:
         found = await graph.relations(
-            name, direction=direction, type=types, as_of=as_of_time(as_of), limit=limit
+            name, direction=direction, type=types, as_of=as_time(as_of), limit=limit
         )
         return found.to_dict()
 
@@ -188,7 +188,7 @@ def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
         as_of: AsOf = None,
         limit: Limit = 100,
     ) -> Result:
-        found = await graph.neighbors(name, hops=hops, as_of=as_of_time(as_of), limit=limit)
+        found = await graph.neighbors(name, hops=hops, as_of=as_time(as_of), limit=limit)
         return found.to_dict()
 
     @server.tool(
@@ -204,7 +204,7 @@ def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
         max_hops: Annotated[int, Field(ge=1, le=6, description="Longest chain.")] = 3,
         as_of: AsOf = None,
     ) -> Result:
-        paths = await graph.path(source, target, max_hops=max_hops, as_of=as_of_time(as_of))
+        paths = await graph.path(source, target, max_hops=max_hops, as_of=as_time(as_of))
         return {"paths": [p.to_dict() for p in paths]}
 
 
@@ -232,11 +232,6 @@ def add_memories_tool(server: MCPServer, graph: AsyncGraph) -> None:
             limit=limit,
         )
         return {"memories": [m.to_dict() for m in found]}
-
-
-def as_of_time(value: str | None) -> datetime | None:
-    """The ``as_of`` argument as a time."""
-    return as_time(value, "as_of")
 
 
 def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:

@@ -45,6 +45,7 @@ class GraphIndex:
     _ppr: PprGraph | None = field(default=None, repr=False)
     _mentioned: sparse.csr_matrix | None = field(default=None, repr=False)
     _chunk_index: dict[str, int] | None = field(default=None, repr=False)
+    _document_chunks: dict[str, list[str]] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, arrays: GraphArrays, version: int = -1) -> GraphIndex:
@@ -152,8 +153,7 @@ class GraphIndex:
         """Chunk id → ids of the entities mentioned in it (most mentioned first)."""
         if self._mentioned is None:
             self._mentioned = sparse.csr_matrix(self.mentions.T)
-            self._chunk_index = {c: i for i, c in enumerate(self.arrays.chunk_ids)}
-        assert self._chunk_index is not None
+        chunk_index = self.chunk_index
         ids = self.arrays.entity_ids
         indptr, indices, data = (
             self._mentioned.indptr,
@@ -162,7 +162,7 @@ class GraphIndex:
         )
         out: dict[str, list[str]] = {}
         for chunk_id in dict.fromkeys(chunk_ids):
-            idx = self._chunk_index.get(chunk_id)
+            idx = chunk_index.get(chunk_id)
             if idx is None:
                 continue
             lo, hi = indptr[idx], indptr[idx + 1]
@@ -186,33 +186,35 @@ class GraphIndex:
             )
         return out
 
-    def documents_mentioning(self, entity_ids: Sequence[str]) -> set[str]:
-        """The ids of the documents with a chunk mentioning any of the entities."""
+    @property
+    def chunk_index(self) -> dict[str, int]:
+        """Chunk id → its position in the arrays (built on first use)."""
         if self._chunk_index is None:
             self._chunk_index = {c: i for i, c in enumerate(self.arrays.chunk_ids)}
-        documents, index = self.arrays.chunk_document, self._chunk_index
+        return self._chunk_index
+
+    def documents_mentioning(self, entity_ids: Sequence[str]) -> set[str]:
+        """The ids of the documents with a chunk mentioning any of the entities."""
+        documents, index = self.arrays.chunk_document, self.chunk_index
         return {documents[index[chunk]] for _, chunk, _ in self.mentions_of(entity_ids)}
 
     def document_chunks(self, document_ids: Sequence[str]) -> dict[str, list[str]]:
         """Document id → the ids of its chunks the index knows, in stored order."""
-        wanted = set(document_ids)
-        out: dict[str, list[str]] = {d: [] for d in document_ids}
-        for chunk_id, document_id in zip(
-            self.arrays.chunk_ids, self.arrays.chunk_document, strict=True
-        ):
-            if document_id in wanted:
-                out[document_id].append(chunk_id)
-        return out
+        if self._document_chunks is None:
+            self._document_chunks = {}
+            for chunk_id, document_id in zip(
+                self.arrays.chunk_ids, self.arrays.chunk_document, strict=True
+            ):
+                self._document_chunks.setdefault(document_id, []).append(chunk_id)
+        return {d: list(self._document_chunks.get(d, [])) for d in document_ids}
 
     def chunk_kinds(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Chunk id → the kind of its document (``memory``, ``document``), for the chunks
         the index knows."""
-        if self._chunk_index is None:
-            self._chunk_index = {c: i for i, c in enumerate(self.arrays.chunk_ids)}
-        documents, kinds = self.arrays.chunk_document, self.document_kinds
+        documents, kinds, index = self.arrays.chunk_document, self.document_kinds, self.chunk_index
         out: dict[str, str] = {}
         for chunk_id in chunk_ids:
-            idx = self._chunk_index.get(chunk_id)
+            idx = index.get(chunk_id)
             if idx is not None and documents[idx] in kinds:
                 out[chunk_id] = kinds[documents[idx]]
         return out

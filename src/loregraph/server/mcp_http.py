@@ -14,10 +14,13 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from loregraph.access import LOCAL, Principal, Role, acting_as
+from starlette.requests import Request
+
+from loregraph.access import Principal, Role, acting_as
 from loregraph.graph import AsyncGraph
+from loregraph.server.auth import principal_of
 from loregraph.server.config import Mount
-from loregraph.server.problems import Problem, forbidden, unauthorized
+from loregraph.server.problems import Problem, forbidden
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -42,7 +45,7 @@ def mcp_mount(graph: AsyncGraph, *, auth: bool, host: str = "127.0.0.1") -> Moun
     )
     return Mount(
         PATH,
-        KeyGuard(inner, graph, auth=auth),
+        KeyGuard(inner, graph),
         name="mcp",
         lifespan=server.session_manager.run,
         route=True,
@@ -52,10 +55,9 @@ def mcp_mount(graph: AsyncGraph, *, auth: bool, host: str = "127.0.0.1") -> Moun
 class KeyGuard:
     """An ASGI wrapper letting through requests whose key may write the server's scope."""
 
-    def __init__(self, app: ASGIApp, graph: AsyncGraph, *, auth: bool) -> None:
+    def __init__(self, app: ASGIApp, graph: AsyncGraph) -> None:
         self.app = app
         self.graph = graph
-        self.auth = auth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -70,15 +72,9 @@ class KeyGuard:
             await self.app(scope, receive, send)
 
     async def _principal(self, scope: Scope) -> Principal:
-        if not self.auth:
-            return LOCAL
-        headers = dict(scope.get("headers") or [])
-        kind, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
-        if kind.lower() != "bearer" or not token.strip():
-            raise unauthorized("send an API key as 'Authorization: Bearer <key>'")
-        principal = await self.graph.principal_for_key(token.strip())
-        if principal is None:
-            raise unauthorized("this key is unknown or revoked")
+        """The request's principal as every API route finds it (:func:`principal_of`),
+        which must be allowed to write the server's scope."""
+        principal = await principal_of(Request(scope))
         chosen = self.graph.settings.scope
         if not principal.may(chosen, Role.WRITER):
             raise forbidden(f"key {principal.name!r} may not write to scope {chosen!r} (MCP)")
