@@ -1,0 +1,243 @@
+"""Request ids and request logs: an id on every response and problem, one JSON line per
+request, the id on the engine's own records while it serves the request, no key logged."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.types import Receive, Scope, Send
+
+from loregraph import AsyncGraph
+from loregraph.ingest.report import IngestReport
+from loregraph.retrieve.result import RetrievalResult
+from loregraph.server import ServerConfig, create_app
+from loregraph.server.logs import (
+    CLIENT_LEFT,
+    MAX_ID_CHARS,
+    RequestLog,
+    accept_id,
+    choose_format,
+    configure_logging,
+)
+
+from .conftest import Client, Keys, events, problem
+
+Lines = Callable[[], list[dict[str, Any]]]
+QUESTION = "Where did Count Dracula live?"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def log_text() -> Iterator[io.StringIO]:
+    """Every log record of the test, as ``loregraph serve --log-format json`` writes them."""
+    stream = io.StringIO()
+    root = logging.getLogger()
+    level = root.level
+    handler = configure_logging("json", "info", stream)
+    try:
+        yield stream
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+
+@pytest.fixture()
+def log_lines(log_text: io.StringIO) -> Lines:
+    """The JSON objects logged so far."""
+    return lambda: [json.loads(line) for line in log_text.getvalue().splitlines()]
+
+
+def requests_logged(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [line for line in lines if line["logger"] == "loregraph.http"]
+
+
+class Failing:
+    """An observer that fails: the engine logs the failure (and goes on)."""
+
+    def retrieved(self, result: RetrievalResult) -> None:
+        raise RuntimeError("observer down")
+
+    def ingested(self, report: IngestReport, started_ns: int, ended_ns: int) -> None:
+        raise RuntimeError("observer down")
+
+
+def test_a_client_id_is_kept_only_when_sane() -> None:
+    assert accept_id("abc-123_X.y:z") == "abc-123_X.y:z"
+    for bad in (None, "", "a b", "x" * (MAX_ID_CHARS + 1), "id\nforged: line", "é"):
+        made = accept_id(bad)
+        assert made != bad and len(made) == 32 and int(made, 16) >= 0
+    assert accept_id(None) != accept_id(None)
+    assert choose_format("auto", io.StringIO()) == "json"
+    assert choose_format("text") == "text"
+
+
+async def test_every_response_and_problem_carries_the_request_id(
+    client: Client, keys: Keys
+) -> None:
+    async with client(keys.reader) as http:
+        first = await http.get("/stats")
+        second = await http.get("/stats")
+        assert first.headers["x-request-id"] != second.headers["x-request-id"]
+        assert len(first.headers["x-request-id"]) == 32
+        kept = await http.get("/health", headers={"X-Request-ID": "trace-7"})
+        assert kept.headers["x-request-id"] == "trace-7"
+        forged = await http.get("/health", headers={"X-Request-ID": "x" * 500})
+        assert forged.headers["x-request-id"] != "x" * 500
+        denied = await http.post("/memories", json={"text": "a"}, headers={"X-Request-ID": "r-1"})
+        body = problem(denied, 403, "forbidden")
+        assert body["request_id"] == "r-1" == denied.headers["x-request-id"]
+    async with client() as http:
+        missing = await http.get("/stats")
+        body = problem(missing, 401, "unauthorized")
+        assert body["request_id"] == missing.headers["x-request-id"]
+        assert (await http.get("/nowhere")).json()["request_id"]
+
+
+async def test_an_unexpected_error_is_answered_with_the_request_id(
+    graph: AsyncGraph, log_lines: Lines, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(graph, "stats", broken)
+    app = create_app(graph, ServerConfig(auth=False))
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        response = await http.get("/stats", headers={"X-Request-ID": "boom-1"})
+    body = problem(response, 500, "internal-error")
+    assert body["request_id"] == "boom-1" == response.headers["x-request-id"]
+    lines = log_lines()
+    failure = next(line for line in lines if line["message"].startswith("unexpected error"))
+    assert failure["request_id"] == "boom-1" and "disk on fire" in failure["exception"]
+    (logged,) = requests_logged(lines)
+    assert logged["status"] == 500 and logged["request_id"] == "boom-1"
+
+
+async def test_one_json_line_per_request_without_keys_or_bodies(
+    client: Client, keys: Keys, log_lines: Lines, log_text: io.StringIO
+) -> None:
+    async with client(keys.reader) as http:
+        answered = await http.post("/ask/json", json={"question": QUESTION})
+        assert answered.status_code == 200
+        await http.get("/health", headers={"X-Request-ID": "probe"})
+    asked, health = requests_logged(log_lines())
+    assert asked["method"] == "POST" and asked["path"] == "/ask/json"
+    assert asked["status"] == 200 and asked["principal"] == "reader"
+    assert asked["request_id"] == answered.headers["x-request-id"]
+    assert isinstance(asked["duration_ms"], float) and asked["duration_ms"] >= 0
+    assert asked["level"] == "info" and asked["time"].endswith("+00:00")
+    assert health["request_id"] == "probe" and "principal" not in health
+    text = log_text.getvalue()
+    assert keys.reader not in text and keys.reader[:12] not in text
+    assert QUESTION not in text and "Carpathian" not in text
+
+
+async def test_engine_records_carry_the_request_id_and_streams_log_when_they_end(
+    client: Client, keys: Keys, graph: AsyncGraph, log_lines: Lines
+) -> None:
+    graph.observers.observers.append(Failing())
+    async with client(keys.reader) as http:
+        streamed = await http.post("/ask", json={"question": QUESTION})
+        assert [kind for kind, _ in events(streamed.text)][-1] == "answer"
+        plain = await http.post("/context", json={"question": QUESTION})
+    lines = log_lines()
+    engine = [line for line in lines if line["logger"] == "loregraph.observe"]
+    ids = [line["request_id"] for line in engine]
+    assert ids == [streamed.headers["x-request-id"], plain.headers["x-request-id"]]
+    assert "observer down" in engine[0]["exception"]
+    order = [(line["logger"], line["request_id"]) for line in lines if "request_id" in line]
+    stream_id = streamed.headers["x-request-id"]
+    # the stream's line comes when it ends: after what the engine logged while answering
+    assert order.index(("loregraph.observe", stream_id)) < order.index(
+        ("loregraph.http", stream_id)
+    )
+    logged = {line["path"]: line for line in requests_logged(lines)}
+    assert logged["/ask"]["status"] == 200 and logged["/ask"]["principal"] == "reader"
+    assert logged["/context"]["status"] == 200
+
+
+async def test_a_request_the_client_left_is_logged_as_499(log_lines: Lines) -> None:
+    async def abandoned(scope: Scope, receive: Receive, send: Send) -> None:
+        raise asyncio.CancelledError
+
+    scope = {"type": "http", "method": "GET", "path": "/slow", "headers": []}
+
+    async def nothing() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    async def ignore(message: Any) -> None:
+        return None
+
+    with pytest.raises(asyncio.CancelledError):
+        await RequestLog(abandoned)(scope, nothing, ignore)
+    (logged,) = requests_logged(log_lines())
+    assert logged["status"] == CLIENT_LEFT and logged["path"] == "/slow"
+
+
+def test_text_lines_carry_the_request_id() -> None:
+    stream = io.StringIO()
+    root = logging.getLogger()
+    level = root.level
+    handler = configure_logging("text", "info", stream)
+    try:
+        from loregraph.server.logs import bound
+
+        with bound("abc"):
+            logging.getLogger("loregraph.test").info("inside")
+        logging.getLogger("loregraph.test").info("outside")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    inside, outside = stream.getvalue().splitlines()
+    assert inside.endswith("INFO loregraph.test [abc] inside")
+    assert outside.endswith("INFO loregraph.test [-] outside")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.mark.slow
+def test_serve_writes_json_request_lines_on_stderr(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    command = [sys.executable, "-m", "loregraph.cli", "--db", str(tmp_path / "l.db"), "serve"]
+    options = ["--no-auth", "--no-mcp", "--port", str(port), "--log-format", "json"]
+    server = subprocess.Popen([*command, *options], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(600):
+            try:
+                httpx.get(url + "/health", timeout=1)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None
+                time.sleep(0.05)
+        response = httpx.get(url + "/stats", headers={"X-Request-ID": "cli-1"})
+        assert response.headers["x-request-id"] == "cli-1"
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=30)
+    lines = [json.loads(line) for line in err.splitlines()]
+    logged = [line for line in lines if line.get("request_id") == "cli-1"]
+    assert [(line["logger"], line["path"], line["status"]) for line in logged] == [
+        ("loregraph.http", "/stats", 200)
+    ]
+    assert logged[0]["principal"] == "local"
+    assert any(line["logger"].startswith("uvicorn") for line in lines)
