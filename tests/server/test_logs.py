@@ -169,6 +169,25 @@ async def test_engine_records_carry_the_request_id_and_streams_log_when_they_end
     assert logged["/context"]["status"] == 200
 
 
+async def test_an_ingest_job_logs_with_the_id_of_the_request_that_started_it(
+    client: Client, keys: Keys, graph: AsyncGraph, log_lines: Lines
+) -> None:
+    graph.observers.observers.append(Failing())
+    text = "Arthur Holmwood loved Lucy Westenra."
+    async with client(keys.writer) as http:
+        started = await http.post("/ingest", json={"text": text}, headers={"X-Request-ID": "job-1"})
+        assert started.status_code == 202
+        followed = await http.get(started.json()["events"], headers={"X-Request-ID": "follow"})
+        assert events(followed.text)[-1][0] == "done"
+    lines = log_lines()
+    (failure,) = [line for line in lines if line["logger"] == "loregraph.observe"]
+    assert failure["request_id"] == "job-1"
+    logged = {line["request_id"]: line for line in requests_logged(lines)}
+    assert logged["job-1"]["status"] == 202 and logged["job-1"]["principal"] == "writer"
+    assert logged["follow"]["status"] == 200 and logged["follow"]["path"].endswith("/events")
+    assert text not in json.dumps(lines)
+
+
 async def test_a_request_the_client_left_is_logged_as_499(log_lines: Lines) -> None:
     async def abandoned(scope: Scope, receive: Receive, send: Send) -> None:
         raise asyncio.CancelledError
