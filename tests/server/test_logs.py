@@ -7,13 +7,7 @@ import asyncio
 import io
 import json
 import logging
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -37,7 +31,6 @@ from .conftest import Client, Keys, events, problem
 
 Lines = Callable[[], list[dict[str, Any]]]
 QUESTION = "Where did Count Dracula live?"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()
@@ -223,40 +216,3 @@ def test_text_lines_carry_the_request_id() -> None:
     inside, outside = stream.getvalue().splitlines()
     assert inside.endswith("INFO loregraph.test [abc] inside")
     assert outside.endswith("INFO loregraph.test [-] outside")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@pytest.mark.slow
-def test_serve_writes_json_request_lines_on_stderr(tmp_path: Path) -> None:
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    command = [sys.executable, "-m", "loregraph.cli", "--db", str(tmp_path / "l.db"), "serve"]
-    options = ["--no-auth", "--no-mcp", "--port", str(port), "--log-format", "json"]
-    server = subprocess.Popen([*command, *options], env=env, stderr=subprocess.PIPE, text=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(600):
-            try:
-                httpx.get(url + "/health", timeout=1)
-                break
-            except httpx.TransportError:
-                assert server.poll() is None
-                time.sleep(0.05)
-        response = httpx.get(url + "/stats", headers={"X-Request-ID": "cli-1"})
-        assert response.headers["x-request-id"] == "cli-1"
-    finally:
-        server.terminate()
-        _, err = server.communicate(timeout=30)
-    lines = [json.loads(line) for line in err.splitlines()]
-    logged = [line for line in lines if line.get("request_id") == "cli-1"]
-    assert [(line["logger"], line["path"], line["status"]) for line in logged] == [
-        ("loregraph.http", "/stats", 200)
-    ]
-    assert logged[0]["principal"] == "local"
-    assert any(line["logger"].startswith("uvicorn") for line in lines)
