@@ -9,7 +9,7 @@ emitted while the request is served, the engine's included. When the request end
 streamed answer or job's events: when the stream ends) one line is logged on
 ``loregraph.http`` with the method, the path (never the query string), the status, the
 duration in milliseconds, the principal's name once a key was checked, and the id. A
-request the client left before any response is logged with status 499.
+request cancelled before any response (the client left) is logged with status 499.
 
 Nothing here logs a key, a request body or an answer. :func:`configure_logging` sends the
 process's log records to a stream as JSON lines (:class:`JsonFormatter`) or text.
@@ -36,7 +36,7 @@ MAX_ID_CHARS = 128
 SANE_ID = re.compile(rf"[A-Za-z0-9._:-]{{1,{MAX_ID_CHARS}}}")
 """What a client's request id may be: anything else is replaced by a new one."""
 CLIENT_LEFT = 499
-"""The status logged for a request the client left before any response was sent."""
+"""The status logged for a request cancelled before any response was sent."""
 
 LogFormat = Literal["json", "text"]
 
