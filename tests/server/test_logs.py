@@ -99,6 +99,22 @@ async def test_every_response_and_problem_carries_the_request_id(
         assert (await http.get("/nowhere")).json()["request_id"]
 
 
+async def test_a_browser_of_an_allowed_origin_may_send_and_read_the_id(client: Client) -> None:
+    origin = {"Origin": "https://app.example"}
+    preflight = {
+        **origin,
+        "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "x-request-id",
+    }
+    async with client(auth=False, cors_origins=["https://app.example"]) as http:
+        allowed = await http.options("/stats", headers=preflight)
+        assert allowed.status_code == 200
+        assert "x-request-id" in allowed.headers["access-control-allow-headers"].lower()
+        response = await http.get("/stats", headers={**origin, "X-Request-ID": "web-1"})
+    assert response.headers["x-request-id"] == "web-1"
+    assert "x-request-id" in response.headers["access-control-expose-headers"].lower()
+
+
 async def test_an_unexpected_error_is_answered_with_the_request_id(
     graph: AsyncGraph, log_lines: Lines, monkeypatch: pytest.MonkeyPatch
 ) -> None:

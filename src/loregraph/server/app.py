@@ -88,7 +88,8 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
             CORSMiddleware,
             allow_origins=list(config.cors_origins),
             allow_methods=["GET", "POST", "DELETE"],
-            allow_headers=["Authorization", "Content-Type"],
+            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+            expose_headers=["X-Request-ID"],
         )
     app.add_middleware(RequestLog)  # outermost: every response gets its id and log line
     return app
