@@ -60,25 +60,44 @@ def _free_port() -> int:
         return port
 
 
+class Serving:
+    """``loregraph [global] serve [options]`` on a free loopback port, started and
+    answering; ``stderr`` holds what it wrote once it is stopped."""
+
+    def __init__(self, db: Path, options: list[str], global_options: list[str]) -> None:
+        port = _free_port()
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        command = [sys.executable, "-m", "loregraph.cli", "--db", str(db), *global_options]
+        self.url = f"http://127.0.0.1:{port}"
+        self.server = subprocess.Popen(
+            [*command, "serve", "--port", str(port), *options],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.stderr = ""
+
+    def __enter__(self) -> Serving:
+        for _ in range(600):
+            try:
+                httpx.get(self.url + "/health", timeout=1)
+                return self
+            except httpx.TransportError:
+                assert self.server.poll() is None, self.server.communicate()[1]
+                time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.terminate()
+        self.stderr = self.server.communicate(timeout=30)[1]
+
+
 @pytest.mark.slow
 def test_serve_answers_with_a_key(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     secret = run(db, "keys", "create", "ci").stdout.strip()
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    command = [sys.executable, "-m", "loregraph.cli", "--db", str(db), "-q", "serve"]
-    server = subprocess.Popen(
-        [*command, "--port", str(port)], env=env, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(600):
-            try:
-                httpx.get(url + "/health", timeout=1)
-                break
-            except httpx.TransportError:
-                assert server.poll() is None, server.stderr.read() if server.stderr else ""
-                time.sleep(0.05)
+    with Serving(db, [], ["-q"]) as served:
+        url = served.url
         assert httpx.get(url + "/stats").status_code == 401
         headers = {"Authorization": f"Bearer {secret}"}
         stats = httpx.get(url + "/stats", headers=headers).json()
@@ -87,6 +106,18 @@ def test_serve_answers_with_a_key(tmp_path: Path) -> None:
         listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
         assert httpx.post(url + "/mcp", json=listing).status_code == 401
         assert httpx.get(url + "/").status_code == 200
-    finally:
-        server.terminate()
-        server.wait(30)
+
+
+@pytest.mark.slow
+def test_serve_writes_json_request_lines_on_stderr(tmp_path: Path) -> None:
+    options = ["--no-auth", "--no-mcp", "--log-format", "json"]
+    with Serving(tmp_path / "l.db", options, []) as served:
+        response = httpx.get(served.url + "/stats", headers={"X-Request-ID": "cli-1"})
+        assert response.headers["x-request-id"] == "cli-1"
+    lines = [json.loads(line) for line in served.stderr.splitlines()]
+    logged = [line for line in lines if line.get("request_id") == "cli-1"]
+    assert [(line["logger"], line["path"], line["status"]) for line in logged] == [
+        ("loregraph.http", "/stats", 200)
+    ]
+    assert logged[0]["principal"] == "local"
+    assert any(line["logger"].startswith("uvicorn") for line in lines)

@@ -96,9 +96,34 @@ MB = 1024 * 1024
     show_default=True,
     help="Serve the MCP tools for agents at /mcp (streamable HTTP; a key that may write).",
 )
+@click.option(
+    "--log-format",
+    envvar="LOREGRAPH_LOG_FORMAT",
+    type=click.Choice(["auto", "json", "text"]),
+    default="auto",
+    show_default=True,
+    help="Log lines on stderr: JSON, text, or auto (text on a terminal, else JSON); "
+    "one line per request with its id (env LOREGRAPH_LOG_FORMAT).",
+)
+@click.option(
+    "--log-level",
+    envvar="LOREGRAPH_LOG_LEVEL",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default=None,
+    help="Least severe records logged (default: info; warning with --quiet; "
+    "env LOREGRAPH_LOG_LEVEL).",
+)
 @click.pass_obj
 def serve(
-    ctx: Context, /, host: str, port: int, no_auth: bool, with_mcp: bool, **limits: Any
+    ctx: Context,
+    /,
+    host: str,
+    port: int,
+    no_auth: bool,
+    with_mcp: bool,
+    log_format: str,
+    log_level: str | None,
+    **limits: Any,
 ) -> None:
     """Serve the HTTP API: OpenAPI at /openapi.json, answers streamed as
     server-sent events, the graph explorer at /. Every request needs a key
@@ -109,6 +134,7 @@ def serve(
         from loregraph.explorer import explorer_mount
         from loregraph.server import Limits, ServerConfig, create_app
         from loregraph.server.auth import check_no_auth
+        from loregraph.server.logs import choose_format, configure_logging
     except ImportError:
         fail(SERVER_HINT, DependencyError.exit_code)
     try:
@@ -129,6 +155,8 @@ def serve(
     except LoregraphError as exc:
         fail_on(exc)
     settings = settings_for(ctx)
+    level = log_level or ("warning" if ctx.quiet else "info")
+    configure_logging(choose_format(log_format), level)
 
     async def main() -> None:
         store = store_for_url(ctx.location, mirror=ctx.mirror, read_only=False)
@@ -143,8 +171,13 @@ def serve(
             mounts = (*config.mounts, *extra)
             metrics = _metrics(graph)
             app = create_app(graph, dataclasses.replace(config, mounts=mounts, metrics=metrics))
-            level = "warning" if ctx.quiet else "info"
-            server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=level))
+            # uvicorn's records go to the handler above; each request is logged once, by
+            # the app (loregraph.http), so uvicorn's own access log is off
+            server = uvicorn.Server(
+                uvicorn.Config(
+                    app, host=host, port=port, log_level=level, log_config=None, access_log=False
+                )
+            )
             await server.serve()
         finally:
             await graph.close()
@@ -169,7 +202,9 @@ def _usage(graph: AsyncGraph) -> dict[str, Any]:
 
 
 def _breaker(graph: AsyncGraph) -> str | None:
-    return graph.llm.resilience.breaker.state if graph.llm is not None else None
+    from loregraph.observe.debug import circuit_state
+
+    return circuit_state(graph.llm)
 
 
 def _mcp(graph: AsyncGraph, auth: bool, host: str) -> Mount:

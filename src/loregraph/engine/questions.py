@@ -43,6 +43,19 @@ def only_kind(only: str | None) -> DocKind | None:
     return KINDS[only]
 
 
+def context_of(
+    result: RetrievalResult, format: ContextFormat = "markdown", budget: int | None = None
+) -> str:
+    """The context :meth:`QuestionMethods.context` gives for a retrieval ``result`` (one
+    saying nothing relevant was found when the result is not relevant)."""
+    check_budget(budget)
+    if not result.relevant:
+        from loregraph.retrieve.nothing import nothing_relevant_context
+
+        return nothing_relevant_context(result, format)
+    return format_context(result, format, budget)
+
+
 class QuestionMethods:
     """Questions asked of the graph: passages, entities and relations, a context, an answer,
     ranked hits."""
@@ -102,11 +115,7 @@ class QuestionMethods:
         """
         check_budget(budget)
         result = await self.retrieve(question, preset=preset, scope=scope, as_of=as_of, only=only)
-        if not result.relevant:
-            from loregraph.retrieve.nothing import nothing_relevant_context
-
-            return nothing_relevant_context(result, format)
-        return format_context(result, format, budget)
+        return context_of(result, format, budget)
 
     async def ask(
         self,

@@ -22,6 +22,7 @@ from loregraph.server import problems
 from loregraph.server.config import ServerConfig
 from loregraph.server.jobs import Jobs
 from loregraph.server.limits import BodyLimit, Timeout
+from loregraph.server.logs import RequestLog
 from loregraph.server.routes import ROUTERS
 
 STREAMING_SUFFIXES = ("/events",)
@@ -79,7 +80,7 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
             app.router.routes.append(Route(mount.path, mount.app, name=mount.name))
         else:
             app.mount(mount.path, mount.app, name=mount.name)
-    # middleware added last runs first: CORS, then the body limit, then the timeout
+    # middleware added last runs first: the request log, CORS, the body limit, the timeout
     app.add_middleware(Timeout, seconds=config.limits.request_timeout, streams=streams)
     app.add_middleware(BodyLimit, limit=config.limits.max_body_bytes)
     if config.cors_origins:
@@ -87,8 +88,10 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
             CORSMiddleware,
             allow_origins=list(config.cors_origins),
             allow_methods=["GET", "POST", "DELETE"],
-            allow_headers=["Authorization", "Content-Type"],
+            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+            expose_headers=["X-Request-ID"],
         )
+    app.add_middleware(RequestLog)  # outermost: every response gets its id and log line
     return app
 
 

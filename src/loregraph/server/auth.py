@@ -72,12 +72,13 @@ def bearer(request: Request) -> str:
 
 async def principal_of(request: Request) -> Principal:
     """The principal the request's key stands for (the local one without authentication)."""
-    if not request.app.state.auth:
-        return LOCAL
-    graph: AsyncGraph = request.app.state.graph
-    found = await graph.principal_for_key(bearer(request))
+    found: Principal | None = LOCAL
+    if request.app.state.auth:
+        graph: AsyncGraph = request.app.state.graph
+        found = await graph.principal_for_key(bearer(request))
     if found is None:
         raise unauthorized("this key is unknown or revoked")
+    request.state.principal = found.name  # for the request's log line
     return found
 
 

@@ -25,6 +25,7 @@ from loregraph.errors import (
     NotFoundError,
     StoreError,
 )
+from loregraph.server.logs import HEADER, bound, request_id
 
 MEDIA_TYPE = "application/problem+json"
 PREFIX = "urn:loregraph:problem:"
@@ -55,14 +56,17 @@ class Problem(Exception):
         self.extra = extra or {}
 
     def body(self) -> dict[str, Any]:
-        """The problem as JSON."""
-        return {
+        """The problem as JSON, with the id of the request it answers (when served)."""
+        body: dict[str, Any] = {
             "type": PREFIX + self.name,
             "title": self.title,
             "status": self.status,
             "detail": self.detail,
-            **self.extra,
         }
+        rid = request_id()
+        if rid is not None:
+            body["request_id"] = rid
+        return {**body, **self.extra}
 
     def response(self) -> JSONResponse:
         """The problem as a response."""
@@ -141,10 +145,17 @@ def install(app: FastAPI) -> None:
         return problem.response()
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return Problem(
-            500, "internal-error", "Internal server error", "an unexpected error; see the log"
-        ).response()
+        # answered outside the request log's middleware: its id is taken from the request
+        rid: str | None = getattr(request.state, "request_id", None)
+        with bound(rid):
+            log.exception("unexpected error on %s %s", request.method, request.url.path)
+            return Problem(
+                500,
+                "internal-error",
+                "Internal server error",
+                "an unexpected error; see the log",
+                headers={HEADER: rid} if rid else None,
+            ).response()
 
     app.add_exception_handler(Problem, on_problem)
     app.add_exception_handler(LoregraphError, on_engine)

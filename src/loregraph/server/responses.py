@@ -19,6 +19,69 @@ class Shape(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+class HowFound(Shape):
+    """A source with its score, the retrieval stage that produced it and the rankings or
+    finders that proposed it."""
+
+    rank: int
+    score: float
+    stage: str
+    found_by: list[str]
+
+
+class PassageSourceOut(HowFound):
+    """A passage retrieved (``found_by``: ``mentions``, ``bm25``, ``vector``, ``ppr``...)."""
+
+    chunk_id: str
+    document_id: str
+    document_title: str
+    section: str
+    seq: int
+
+
+class EntitySourceOut(HowFound):
+    """An entity retrieved (``found_by``: ``seed``, ``graph``, ``vector``, ``ppr``;
+    ``seed_found_by``: the finders of a seed, ``exact``, ``fuzzy``, ``bm25``, ``vector``)."""
+
+    id: str
+    name: str
+    type: str
+    hop: int | None
+    seed: bool
+    seed_found_by: list[str] | None = None
+
+
+class RelationSourceOut(HowFound):
+    """A relation retrieved (``found_by``: the expansion that reached it)."""
+
+    id: str
+    source: str
+    type: str
+    target: str
+
+
+class SourcesOut(Shape):
+    """What a retrieval found, each kind in ranked order."""
+
+    passages: list[PassageSourceOut]
+    entities: list[EntitySourceOut]
+    relations: list[RelationSourceOut]
+
+
+class DebugOut(Shape):
+    """How a question was answered (``debug=true``, administrators only): its intent,
+    the sources with their scores and rankings, each stage's milliseconds and figures,
+    and the LLM circuit breaker's state (``null`` without a model)."""
+
+    intent: str
+    preset: str
+    relevant: bool
+    analysis: dict[str, Any]
+    sources: SourcesOut
+    stages: dict[str, dict[str, Any]]
+    circuit: Literal["closed", "open", "half_open"] | None
+
+
 class AnswerOut(Shape):
     """An answer with its citations; ``llm``: whether a model wrote it."""
 
@@ -26,6 +89,7 @@ class AnswerOut(Shape):
     answer: str
     llm: bool
     citations: list[Citation]
+    debug: DebugOut | None = Field(None, description="Only with debug=true.")
 
 
 class ContextOut(Shape):
@@ -34,6 +98,7 @@ class ContextOut(Shape):
     question: str
     format: str
     context: str
+    debug: DebugOut | None = Field(None, description="Only with debug=true.")
 
 
 class SearchHitOut(Shape):

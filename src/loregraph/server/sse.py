@@ -2,7 +2,8 @@
 
 An answer streams as ``status`` (``retrieving``), ``sources`` (the passages retrieved,
 once known), ``delta`` events (pieces of text as they are written), then ``answer`` (the
-whole answer with its citations, as ``POST /ask/json`` gives it). A failure or the time
+whole answer with its citations, as ``POST /ask/json`` gives it), preceded with
+``debug=true`` by a ``debug`` event (the retrieval's debug report). A failure or the time
 limit ends the stream with an ``error`` event carrying a problem detail. A client that goes
 away stops the answer (the model's stream is closed).
 """
@@ -10,7 +11,7 @@ away stops the answer (the model's stream is closed).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -70,10 +71,14 @@ async def _next(stream: StreamedAnswer, principal: Principal, deadline: float) -
 
 
 async def answer_events(
-    stream: StreamedAnswer, principal: Principal, timeout: float
+    stream: StreamedAnswer,
+    principal: Principal,
+    timeout: float,
+    debug: Callable[[RetrievalResult], dict[str, Any]] | None = None,
 ) -> AsyncIterator[dict[str, str]]:
     """The events of an answer written by ``stream`` for ``principal``, within ``timeout``
-    seconds (no event is sent from inside the time limit's scope)."""
+    seconds (no event is sent from inside the time limit's scope); with ``debug``, a
+    ``debug`` event of its report on the retrieval comes just before the last event."""
     yield event("status", {"stage": "retrieving"})
     deadline = anyio.current_time() + timeout
     failure: Problem | None = None
@@ -102,6 +107,8 @@ async def answer_events(
             yield event("delta", {"text": piece})
     finally:
         await stream.aclose()
+    if debug is not None and stream.retrieval is not None:
+        yield event("debug", debug(stream.retrieval))
     if failure is not None:
         yield event("error", failure.body())
     elif stream.answer is not None:

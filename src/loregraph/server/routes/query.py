@@ -9,7 +9,9 @@ from fastapi import APIRouter, Query
 from sse_starlette import EventSourceResponse
 
 from loregraph.access import acting_as
+from loregraph.engine.questions import context_of
 from loregraph.server.auth import Reader
+from loregraph.server.debug import DebugParam, check_debug, debug_of
 from loregraph.server.requests import AskRequest, ContextRequest, Preset
 from loregraph.server.responses import AnswerOut, ContextOut, SearchHitOut
 from loregraph.server.sse import STREAM_HEADERS, answer_events
@@ -20,7 +22,8 @@ router = APIRouter(tags=["questions"])
 STREAM_DOC: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Server-sent events: `status`, `sources` (the passages retrieved), "
-        "`delta` (pieces of the answer's text), then `answer` (the answer with its "
+        "`delta` (pieces of the answer's text), with debug=true `debug` (the debug "
+        "report, as POST /ask/json returns it), then `answer` (the answer with its "
         "citations, as POST /ask/json returns it) or `error` (a problem detail).",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
@@ -28,42 +31,61 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/ask", response_class=EventSourceResponse, responses=STREAM_DOC)
-async def ask(body: AskRequest, caller: Reader, graph: Engine, config: Config) -> Any:
+async def ask(
+    body: AskRequest, caller: Reader, graph: Engine, config: Config, debug: DebugParam = False
+) -> Any:
     """Answer a question with citations, streamed as server-sent events."""
     check_length(config, body.question, "question")
+    report = check_debug(caller, debug)
     stream = graph.ask_stream(
         body.question, preset=body.preset, scope=caller.scope, as_of=body.as_of, only=body.only
     )
-    events = answer_events(stream, caller.principal, config.limits.request_timeout)
+    events = answer_events(
+        stream,
+        caller.principal,
+        config.limits.request_timeout,
+        debug=(lambda result: debug_of(graph, result)) if report else None,
+    )
     return EventSourceResponse(events, headers=STREAM_HEADERS, ping=15)
 
 
-@router.post("/ask/json", response_model=AnswerOut)
-async def ask_json(body: AskRequest, caller: Reader, graph: Engine, config: Config) -> Any:
+@router.post("/ask/json", response_model=AnswerOut, response_model_exclude_unset=True)
+async def ask_json(
+    body: AskRequest, caller: Reader, graph: Engine, config: Config, debug: DebugParam = False
+) -> Any:
     """Answer a question with citations, in one JSON response."""
     check_length(config, body.question, "question")
+    report = check_debug(caller, debug)
     with acting_as(caller.principal):
         answer = await graph.ask(
             body.question, preset=body.preset, scope=caller.scope, as_of=body.as_of, only=body.only
         )
-    return {**answer.to_dict(), "found": answer.found}
+    out = {**answer.to_dict(), "found": answer.found}
+    if report and answer.retrieval is not None:
+        out["debug"] = debug_of(graph, answer.retrieval)
+    return out
 
 
-@router.post("/context", response_model=ContextOut)
-async def context(body: ContextRequest, caller: Reader, graph: Engine, config: Config) -> Any:
+@router.post("/context", response_model=ContextOut, response_model_exclude_unset=True)
+async def context(
+    body: ContextRequest, caller: Reader, graph: Engine, config: Config, debug: DebugParam = False
+) -> Any:
     """The graph-augmented context an LLM would receive for the question."""
     check_length(config, body.question, "question")
+    report = check_debug(caller, debug)
     with acting_as(caller.principal):
-        text = await graph.context(
+        result = await graph.retrieve(
             body.question,
-            format=body.format,
             preset=body.preset,
-            budget=body.budget,
             scope=caller.scope,
             as_of=body.as_of,
             only=body.only,
         )
-    return {"question": body.question, "format": body.format, "context": text}
+    text = context_of(result, body.format, body.budget)
+    out: dict[str, Any] = {"question": body.question, "format": body.format, "context": text}
+    if report:
+        out["debug"] = debug_of(graph, result)
+    return out
 
 
 @router.get("/search", response_model=list[SearchHitOut])

@@ -1,0 +1,128 @@
+"""Why a question got the sources it got: the debug report of one retrieval.
+
+:func:`debug_report` reads a :class:`~loregraph.retrieve.result.RetrievalResult` and its
+per-query trace (:mod:`loregraph.retrieve.trace`) into plain JSON: the question's intent
+and what analysis found in it, each passage, entity and relation with its score and how it
+was found (the stage that produced it and the rankings or finders that proposed it), each
+stage's timing and figures, and the LLM circuit breaker's state. It is what the HTTP API's
+``debug=true`` returns to administrators; from Python::
+
+    result = await graph.retrieve("Where did Dracula live?")
+    report = debug_report(result, circuit=circuit_state(graph.llm))
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.trace import Finding
+
+if TYPE_CHECKING:
+    from loregraph.llm.client import LLMClient
+
+
+def circuit_state(llm: LLMClient | None) -> str | None:
+    """The circuit breaker's state of ``llm`` (``closed``, ``open`` or ``half_open``;
+    ``None`` without a language model)."""
+    return llm.resilience.breaker.state if llm is not None else None
+
+
+def debug_report(result: RetrievalResult, *, circuit: str | None = None) -> dict[str, Any]:
+    """The retrieval's intent, sources, stage timings and the circuit state, as JSON.
+
+    ``sources`` holds ``passages``, ``entities`` and ``relations`` in their ranked order,
+    each with its ``score``, the ``stage`` that produced it and ``found_by``: the rankings
+    that proposed it (passages: ``mentions``, ``bm25``, ``vector``, ``ppr``, ...; entities:
+    ``seed``, ``graph``, ``vector``, ``ppr``, and for a seed its finders in ``seed_found_by``:
+    ``exact``, ``fuzzy``, ``bm25``, ``vector``; relations: the expansion that reached
+    them, ``bfs`` or ``ppr``). ``stages`` is :attr:`RetrievalResult.debug` (milliseconds,
+    counts, each stage's figures, searches that failed under ``errors``).
+    """
+    analysis = result.analysis
+    return {
+        "intent": analysis.intent,
+        "preset": result.preset,
+        "relevant": result.relevant,
+        "analysis": {
+            "candidates": list(analysis.candidates),
+            "matched": dict(analysis.matched),
+            "keywords": list(analysis.keywords),
+            "used_spacy": analysis.used_spacy,
+        },
+        "sources": {
+            "passages": _passages(result),
+            "entities": _entities(result),
+            "relations": _relations(result),
+        },
+        "stages": result.debug,
+        "circuit": circuit,
+    }
+
+
+def _how(findings: dict[str, Finding], key: str, stage: str, found_by: list[str]) -> dict[str, Any]:
+    """The stage and rankings that found ``key``: the trace's finding, else the result's
+    own record of it."""
+    finding = findings.get(key)
+    if finding is None:
+        return {"stage": stage, "found_by": list(found_by)}
+    return {"stage": finding.stage, "found_by": list(finding.found_by)}
+
+
+def _passages(result: RetrievalResult) -> list[dict[str, Any]]:
+    found = result.trace.findings_of("passage")
+    return [
+        {
+            "rank": rank,
+            "chunk_id": p.chunk_id,
+            "document_id": p.document_id,
+            "document_title": p.document_title,
+            "section": p.section,
+            "seq": p.seq,
+            "score": round(p.score, 6),
+            **_how(found, p.chunk_id, "passages", p.found_by),
+        }
+        for rank, p in enumerate(result.passages, 1)
+    ]
+
+
+def _entities(result: RetrievalResult) -> list[dict[str, Any]]:
+    found = result.trace.findings_of("entity")
+    seeds = result.trace.findings_of("seed")
+    out: list[dict[str, Any]] = []
+    for rank, ranked in enumerate(result.entities, 1):
+        entity = ranked.entity
+        item: dict[str, Any] = {
+            "rank": rank,
+            "id": entity.id,
+            "name": entity.name,
+            "type": entity.type,
+            "score": round(ranked.score, 6),
+            "hop": ranked.hop,
+            "seed": ranked.is_seed,
+            **_how(found, entity.id, "expand", ranked.found_by),
+        }
+        seed = seeds.get(entity.id)
+        if seed is not None:
+            item["seed_found_by"] = list(seed.found_by)
+        out.append(item)
+    return out
+
+
+def _relations(result: RetrievalResult) -> list[dict[str, Any]]:
+    found = result.trace.findings_of("relation")
+    return [
+        {
+            "rank": rank,
+            "id": r.relation.id,
+            "source": r.source_name,
+            "type": r.relation.type,
+            "target": r.target_name,
+            "score": round(r.score, 6),
+            **_how(found, r.relation.id, "expand", []),
+        }
+        for rank, r in enumerate(result.relations, 1)
+    ]
+
+
+__all__ = ["circuit_state", "debug_report"]
