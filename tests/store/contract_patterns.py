@@ -177,6 +177,17 @@ class PatternContract(ContractBase):
             assert sorted(p.text() for p in found) == every_shortest_path(edges, start, end, hops)
             joined += bool(found)
         assert joined >= 5  # the pairs are not all unjoined
+        near, far = [n.id for n in nodes[:8]], [n.id for n in nodes[5:20]]
+        every = await store.relations_touching(near)
+        meeting = await store.relations_touching(near, reaching=far)
+        assert {r.id for r in meeting} == {
+            r.id
+            for r in every
+            if (r.source_id in near and r.target_id in far)
+            or (r.target_id in near and r.source_id in far)
+        }
+        assert meeting and len(meeting) < len(every)
+        assert await store.relations_touching(near, reaching=[]) == []
 
     async def test_patterns_at_a_world_time(self, store: Store) -> None:
         book = Book("jobs")

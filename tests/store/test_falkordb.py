@@ -24,6 +24,8 @@ from loregraph.store.cypher import CypherStore
 from loregraph.store.cypher import store as store_module
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.dialect import Dialect
+from loregraph.store.cypher.falkor import FalkorConnection
+from loregraph.store.cypher.literals import params_header
 from loregraph.store.cypher.plan import WritePlan
 
 from .builders import Book, unit
@@ -193,6 +195,40 @@ async def test_search_uses_the_database_indexes(store_factory: StoreFactory) -> 
         {"v": unit(3).tolist()},
     )
     assert len(plan) == 1
+
+
+async def test_reads_look_up_by_index_instead_of_joining_whole_labels(
+    store_factory: StoreFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every read of a common workload (writing, looking names up, a document's bundle,
+    paths, relations by id) is planned without a join over a whole label or all relations,
+    which FalkorDB makes when a pattern's property comes from an earlier MATCH without a
+    WITH, or when a relation looked up by id has labelled ends (1,000 times slower at 10k
+    entities)."""
+    store = await store_factory()
+    assert isinstance(store, CypherStore)
+    falkor = store.connection
+    assert isinstance(falkor, FalkorConnection)
+    seen: list[tuple[str, Any]] = []
+    read = falkor.read
+
+    async def recording(query: str, params: Any = None) -> Any:
+        seen.append((query, params))
+        return await read(query, params)
+
+    monkeypatch.setattr(falkor, "read", recording)
+    ids = await shared_pair(store)
+    await store.find_entities_by_key("default", ["alice morgan", "bob stone"])
+    relations = await store.relations_touching([ids["alice"]])
+    await store.get_relations([r.id for r in relations])
+    await store.read_bundle("doc-1")
+    slow = []
+    for query, params in seen:
+        plan = str(await falkor._require().explain(params_header(params) + query))
+        by_id = "r:LG_REL {id" in query
+        if "Value Hash Join" in plan or (by_id and "Edge By Index Scan" not in plan):
+            slow.append(f"{query}\n{plan}")
+    assert not slow, "\n\n".join(slow)
 
 
 async def test_embeddings_and_hostile_strings_round_trip_exactly(

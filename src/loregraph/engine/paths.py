@@ -3,7 +3,9 @@
 A bidirectional breadth-first search: the two ends grow a hop at a time, always the side
 whose frontier is smaller, and each hop is one :meth:`Store.relations_touching
 <loregraph.store.base.Store.relations_touching>` call for the whole frontier, which a graph
-database (or PostgreSQL) answers in one query. The search stops at the first hop where the
+database (or PostgreSQL) answers in one query. The last hop the length limit allows asks
+only for the relations that reach the other side, which on a large graph is most of the
+saving: that hop has the largest frontier. The search stops at the first hop where the
 sides meet: the entities both reached, with the least sum of distances, lie on the shortest
 paths, which are then enumerated from each side's back-links (every relation that reached
 an entity from one hop closer). The relations of the paths found are read back with their
@@ -109,11 +111,17 @@ class _Side:
         self.came_from[self.start] = []
         self.frontier = [self.start]
 
-    async def grow(self, store: Store, follow: _Follow) -> None:
-        """Reach the entities one hop beyond the frontier (one store call for all of it)."""
+    async def grow(
+        self, store: Store, follow: _Follow, reaching: Sequence[str] | None = None
+    ) -> None:
+        """Reach the entities one hop beyond the frontier (one store call for all of it);
+        with ``reaching``, only those among it (the last hop, where only the entities the
+        other side reached matter)."""
         frontier = set(self.frontier)
         reached: dict[str, list[tuple[str, Relation]]] = {}
-        relations = await store.relations_touching(self.frontier, types=follow.types, at=follow.at)
+        relations = await store.relations_touching(
+            self.frontier, types=follow.types, at=follow.at, reaching=reaching
+        )
         for relation in relations:
             ends = relation.source_id, relation.target_id
             for near, far in (ends, ends[::-1]):
@@ -177,8 +185,11 @@ async def _search(
     """Grow the sides a hop at a time until they meet (the middle entities) or
     ``max_hops`` is spent (``[]``)."""
     while ahead.depth + behind.depth < max_hops and ahead.frontier and behind.frontier:
-        side = ahead if len(ahead.frontier) <= len(behind.frontier) else behind
-        await side.grow(store, follow)
+        side, other = (
+            (ahead, behind) if len(ahead.frontier) <= len(behind.frontier) else (behind, ahead)
+        )
+        last = ahead.depth + behind.depth + 1 == max_hops
+        await side.grow(store, follow, list(other.distance) if last else None)
         middle = _middle(ahead, behind)
         if middle:
             return middle

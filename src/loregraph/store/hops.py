@@ -29,12 +29,15 @@ class Hops:
         *,
         types: Sequence[str] | None = None,
         at: datetime | None = None,
+        reaching: Sequence[str] | None = None,
     ) -> list[Relation]:
         """The relations with either end among ``entity_ids`` (filtered as
         :meth:`entity_relations`), each once: one hop of a search from many entities at
-        once. Each has at least its id, ends, type and weight; a backend may leave out its
-        fact, times and evidence (read them with ``get_relations``). A backend answers it
-        in one query where it can; this default asks for each entity's relations."""
+        once. With ``reaching``, only those whose other end is among ``reaching`` (the last
+        hop of a search only needs the relations that meet the other side). Each has at
+        least its id, ends, type and weight; a backend may leave out its fact, times and
+        evidence (read them with ``get_relations``). A backend answers it in one query
+        where it can; this default asks for each entity's relations."""
         live = RelationFilter.of(types, at)
         found: dict[str, Relation] = {}
         for entity_id in dict.fromkeys(entity_ids):
@@ -42,4 +45,19 @@ class Hops:
                 RelationQuery(entity_id, "both", live, None)
             ):
                 found.setdefault(relation.id, relation)
-        return list(found.values())
+        if reaching is None:
+            return list(found.values())
+        return reaching_only(list(found.values()), entity_ids, reaching)
+
+
+def reaching_only(
+    relations: Sequence[Relation], entity_ids: Sequence[str], reaching: Sequence[str]
+) -> list[Relation]:
+    """The relations that join one of ``entity_ids`` to one of ``reaching``."""
+    near, far = set(entity_ids), set(reaching)
+    return [
+        r
+        for r in relations
+        if (r.source_id in near and r.target_id in far)
+        or (r.target_id in near and r.source_id in far)
+    ]

@@ -287,9 +287,12 @@ class MirroredStore(Store):
         *,
         types: Sequence[str] | None = None,
         at: datetime | None = None,
+        reaching: Sequence[str] | None = None,
     ) -> list[models.Relation]:
         """A hop of a path search, answered by the graph database."""
-        return await self.graph.relations_touching(entity_ids, types=types, at=at)
+        return await self.graph.relations_touching(
+            entity_ids, types=types, at=at, reaching=reaching
+        )
 
     # ----------------------------------------------------------------- API keys (primary)
     async def add_api_key(self, key: ApiKey) -> None:

@@ -39,7 +39,7 @@ async def read_bundle(conn: Connection, document_id: str) -> DocumentBundle | No
     ]
     entities = []
     for row in await conn.read(
-        "MATCH (k:LgContribution {document_id: $id}) WHERE k.listed = 1 "
+        "MATCH (k:LgContribution {document_id: $id}) WHERE k.listed = 1 WITH k "
         f"MATCH (e:LgEntity {{id: k.entity_id}}) RETURN k.description, k.aliases, "
         f"{ENTITY_RETURN}, e.embedding ORDER BY e.id",
         params,
@@ -62,8 +62,10 @@ async def read_bundle(conn: Connection, document_id: str) -> DocumentBundle | No
             float(row[3]),
         )
         for row in await conn.read(
-            "MATCH (v:LgEvidence {document_id: $id}) "
-            "MATCH (a:LgEntity)-[r:LG_REL {id: v.relation_id}]->(b:LgEntity) "
+            # WITH, and ends without labels: otherwise FalkorDB joins every relation with
+            # the evidence instead of looking each one up in the relations' id index
+            "MATCH (v:LgEvidence {document_id: $id}) WITH v "
+            "MATCH (a)-[r:LG_REL {id: v.relation_id}]->(b) "
             "RETURN v.sentence, v.char_start, v.char_end, v.confidence, v.chunk_id, "
             f"{REL_RETURN} ORDER BY v.ord",
             params,

@@ -22,6 +22,9 @@ from loregraph.store.queries import Expansion, Page, PageKey, RelationFilter, Re
 from loregraph.store.rows import in_order, iso, iso_or_none
 
 REL_RETURN = relation_returning()
+RELATIONS_BY_ID = f"UNWIND $ids AS i MATCH (a)-[r:LG_REL {{id: i}}]->(b) RETURN {REL_RETURN}"
+"""Relations by id. The ends have no labels: with them FalkorDB scans the entities instead
+of using the relations' id index (about 1,000 times slower at 10k entities)."""
 
 
 _CONDITIONS = {
@@ -63,11 +66,7 @@ async def attach_evidence(conn: Connection, relations: list[Relation]) -> list[R
 
 async def get_relations(conn: Connection, relation_ids: Sequence[str]) -> list[Relation]:
     """Relations by id in the order asked (missing skipped), with evidence."""
-    rows = await conn.read(
-        f"UNWIND $ids AS i MATCH (a:LgEntity)-[r:LG_REL {{id: i}}]->(b:LgEntity) "
-        f"RETURN {REL_RETURN}",
-        {"ids": list(dict.fromkeys(relation_ids))},
-    )
+    rows = await conn.read(RELATIONS_BY_ID, {"ids": list(dict.fromkeys(relation_ids))})
     found = {row[0]: relation_from_row(row) for row in rows}
     return await attach_evidence(conn, in_order(found, relation_ids))
 
@@ -92,21 +91,27 @@ async def entity_relations(conn: Connection, query: RelationQuery) -> list[Relat
 
 
 async def relations_touching(
-    conn: Connection, entity_ids: Sequence[str], live: RelationFilter
+    conn: Connection, entity_ids: Sequence[str], live: RelationFilter, reaching: list[str] | None
 ) -> list[Relation]:
-    """Relations with either end among ``entity_ids`` (filtered), each once, with their
-    ends, type and weight only (a hop of a path search reads no more)."""
-    if not entity_ids:
+    """Relations with either end among ``entity_ids`` (filtered; with ``reaching``, only
+    those whose other end is among it), each once, with their ends, type and weight only
+    (a hop of a path search reads no more)."""
+    if not entity_ids or reaching == []:
         return []
     where, params = filters(live)
     ids = list(dict.fromkeys(entity_ids))
+    out, back = "", ""
+    if reaching is not None:
+        # only the relations that meet the other side: far fewer rows to send and read
+        out, back = " AND b.id IN $far", " AND a.id IN $far"
+        params = {**params, "far": list(dict.fromkeys(reaching))}
     fields = "r.id, a.id, b.id, r.type, r.weight"
     rows = await conn.read(
         # each pattern starts from the node matched by id (see .expand on the planner)
         "UNWIND $ids AS i MATCH (a:LgEntity {id: i})-[r:LG_REL]->(b:LgEntity) "
-        f"WHERE true{where} RETURN {fields} "
+        f"WHERE true{where}{out} RETURN {fields} "
         "UNION UNWIND $ids AS i MATCH (b:LgEntity {id: i})<-[r:LG_REL]-(a:LgEntity) "
-        f"WHERE true{where} RETURN {fields}",
+        f"WHERE true{where}{back} RETURN {fields}",
         {"ids": ids, **params},
     )
     found = {row[0]: Relation(row[0], row[1], row[2], row[3], weight=float(row[4])) for row in rows}

@@ -98,7 +98,7 @@ async def find_entities_by_key(
 ) -> dict[str, Entity]:
     """Exact lookup of name keys: canonical names first, then aliases (most mentioned wins)."""
     rows = await conn.read(
-        "UNWIND $keys AS k MATCH (n:LgKey {key: k}) WHERE n.scope = $scope "
+        "UNWIND $keys AS k MATCH (n:LgKey {key: k}) WHERE n.scope = $scope WITH k, n "
         f"MATCH (e:LgEntity {{id: n.entity_id}}) RETURN k, n.canonical, {ENTITY_RETURN} "
         "ORDER BY n.canonical DESC, e.mention_count DESC, e.id",
         {"keys": list(dict.fromkeys(keys)), "scope": scope},

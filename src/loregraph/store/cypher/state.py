@@ -109,6 +109,7 @@ async def stored_by_key(conn: Connection, scope: str, keys: list[str]) -> dict[s
     """``{name key: entity id}`` for stored entities of ``scope`` with those canonical keys."""
     rows = await conn.read(
         "UNWIND $keys AS k MATCH (n:LgKey {key: k}) WHERE n.scope = $scope AND n.canonical = 1 "
+        "WITH k, n "
         "MATCH (e:LgEntity {id: n.entity_id}) RETURN k, e.id",
         {"keys": keys, "scope": scope},
     )

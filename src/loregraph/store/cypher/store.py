@@ -217,10 +217,12 @@ class CypherStore(Store):
         *,
         types: Sequence[str] | None = None,
         at: datetime | None = None,
+        reaching: Sequence[str] | None = None,
     ) -> list[models.Relation]:
         """One query for every entity's relations (a hop of a path search)."""
         live = RelationFilter.of(types, at)
-        return await graph.relations_touching(self._conn(), list(entity_ids), live)
+        far = None if reaching is None else list(reaching)
+        return await graph.relations_touching(self._conn(), list(entity_ids), live, far)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await graph.get_relations(self._conn(), list(relation_ids))

@@ -88,18 +88,26 @@ async def _among(conn: Conn, entities: Sequence[int], live: RelationFilter) -> l
 
 
 async def relations_touching(
-    conn: Conn, entity_ids: Sequence[str], live: RelationFilter
+    conn: Conn, entity_ids: Sequence[str], live: RelationFilter, reaching: list[str] | None
 ) -> list[Relation]:
-    """Relations with either end among ``entity_ids`` (filtered), each once, with their
-    ends, type and weight only (a hop of a path search reads no more)."""
+    """Relations with either end among ``entity_ids`` (filtered; with ``reaching``, only
+    those whose other end is among it), each once, with their ends, type and weight only
+    (a hop of a path search reads no more)."""
     where, params = _filters(live)
+    far = ""
+    if reaching is not None:
+        far = (
+            " WHERE (s.id = ANY(%(ids)s) AND t.id = ANY(%(far)s))"
+            " OR (t.id = ANY(%(ids)s) AND s.id = ANY(%(far)s))"
+        )
+        params = {**params, "far": reaching}
     cursor = await conn.execute(
         "WITH wanted AS (SELECT pk FROM entities WHERE id = ANY(%(ids)s)), "
         f"hop AS (SELECT r.* FROM relations AS r JOIN wanted ON r.source = wanted.pk"
         f" WHERE true{where} UNION SELECT r.* FROM relations AS r JOIN wanted"
         f" ON r.target = wanted.pk WHERE true{where}) "
         "SELECT hop.id, s.id, t.id, hop.type, hop.weight FROM hop "
-        "JOIN entities AS s ON s.pk = hop.source JOIN entities AS t ON t.pk = hop.target "
+        f"JOIN entities AS s ON s.pk = hop.source JOIN entities AS t ON t.pk = hop.target{far} "
         "ORDER BY hop.weight DESC, hop.id",
         {**params, "ids": list(entity_ids)},
     )

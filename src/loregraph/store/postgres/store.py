@@ -166,10 +166,12 @@ class PostgresStore(Store):
         *,
         types: Sequence[str] | None = None,
         at: datetime | None = None,
+        reaching: Sequence[str] | None = None,
     ) -> list[models.Relation]:
         """One query for every entity's relations (a hop of a path search)."""
         live = RelationFilter.of(types, at)
-        return await self._db.read(graph.relations_touching, list(entity_ids), live)
+        far = None if reaching is None else list(reaching)
+        return await self._db.read(graph.relations_touching, list(entity_ids), live, far)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.read(graph.get_relations, list(relation_ids))
