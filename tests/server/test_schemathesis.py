@@ -20,7 +20,8 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
-from schemathesis.checks import not_a_server_error
+from schemathesis.checks import CheckContext, not_a_server_error
+from schemathesis.core.failures import AcceptedNegativeData
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,
@@ -62,8 +63,9 @@ def _document() -> dict[str, Any]:
     return create_app(graph, ServerConfig(metrics=Metrics())).openapi()
 
 
+DOCUMENT = _document()
 OPERATIONS = sorted(
-    (method.upper(), path) for path, item in _document()["paths"].items() for method in item
+    (method.upper(), path) for path, item in DOCUMENT["paths"].items() for method in item
 )
 CASES = [
     (mode, method, path)
@@ -71,6 +73,36 @@ CASES = [
     for method, path in OPERATIONS
     if mode is GenerationMode.POSITIVE or (method, path) not in UNBREAKABLE
 ]
+
+
+def _takes_a_list(method: str, path: str, name: str) -> bool:
+    """Whether the query parameter ``name`` of the operation is a list (repeatable)."""
+    for parameter in DOCUMENT["paths"][path][method.lower()].get("parameters", []):
+        if parameter["name"] == name and parameter["in"] == "query":
+            schema = parameter["schema"]
+            return any(s.get("type") == "array" for s in [schema, *schema.get("anyOf", [])])
+    return False
+
+
+def invalid_requests_refused(ctx: CheckContext, response: Any, case: Any) -> bool | None:
+    """schemathesis's ``negative_data_rejection``, less one case it cannot judge: a single
+    value given for a list in the query string (``?type=false``) is a one-item list of text
+    on the wire, valid whatever "wrong type" was generated for it (whether it shows depends
+    on what earlier examples stored)."""
+    try:
+        return negative_data_rejection(ctx, response, case)
+    except AcceptedNegativeData:
+        mutations = getattr(case.meta.phase.data, "mutations", ())
+        method, path = case.operation.method.upper(), case.operation.path
+        if mutations and all(
+            m.parameter_location.name == "QUERY"
+            and m.parameter is not None
+            and _takes_a_list(method, path, m.parameter)
+            and not isinstance((case.query or {}).get(m.parameter), list | dict)
+            for m in mutations
+        ):
+            return None
+        raise
 
 
 class Running:
@@ -110,7 +142,7 @@ def test_no_generated_request_gets_a_server_error(
     operation = running.schema[path][method]
     checks = [not_a_server_error, status_code_conformance]
     if (method, path) not in MULTIPART:
-        checks.append(negative_data_rejection)
+        checks.append(invalid_requests_refused)
     if (method, path) not in STREAMS:
         checks += [content_type_conformance, response_schema_conformance]
     headers = {"Authorization": f"Bearer {running.key}"}

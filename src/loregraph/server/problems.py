@@ -104,6 +104,7 @@ def forbidden(detail: str) -> Problem:
 
 def _status_name(status: int) -> tuple[str, str]:
     names = {
+        400: ("bad-request", "Bad request"),
         404: ("not-found", "Not found"),
         405: ("method-not-allowed", "Method not allowed"),
         413: ("body-too-large", "Request body too large"),
