@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 
 from bench.common import ROOT, TMP_DIR, RunOptions, fmt_cell, log, percentile
-from bench.load_clients import LOCKED, QUESTIONS, drive, summarise
+from bench.load_clients import LOCKED, QUESTIONS, client, drive, summarise
 
 SECONDS = {"quick": 15.0, "full": 60.0}
 CLIENTS = 50
@@ -112,6 +112,11 @@ def _warm(base_url: str, key: str) -> None:
         http.get("/search", params={"q": "castle"}).raise_for_status()
 
 
+async def _drive(base_url: str, key: str, seconds: float) -> tuple[Any, float]:
+    async with client(base_url, key, CLIENTS) as http:
+        return await drive(http, CLIENTS, seconds, _documents(INGEST_DOCUMENTS))
+
+
 def _log_errors(log_file: Path) -> dict[str, Any]:
     lines = log_file.read_text(encoding="utf-8", errors="replace").splitlines()
     bad = [line for line in lines if any(mark in line for mark in LOG_ERRORS)]
@@ -137,8 +142,7 @@ def measure(backend: str, url: str, seconds: float) -> dict[str, Any]:
         _warm(base_url, key)
         load_before = os.getloadavg()
         log(f"load: {backend}: {CLIENTS} clients + 1 ingester for {seconds:g} s")
-        documents = _documents(INGEST_DOCUMENTS)
-        tally, wall = asyncio.run(drive(base_url, key, CLIENTS, seconds, documents))
+        tally, wall = asyncio.run(_drive(base_url, key, seconds))
         load_after = os.getloadavg()
     finally:
         _stop(server)

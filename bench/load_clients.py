@@ -136,27 +136,33 @@ async def _wait_for_job(http: httpx.AsyncClient, tally: Tally, job_id: str) -> s
     return "running"
 
 
-async def drive(
-    base_url: str, key: str, clients: int, seconds: float, documents: Sequence[str]
-) -> tuple[Tally, float]:
-    """Run ``clients`` readers and one ingester for ``seconds``; the tally and the wall time
-    until the last request ended."""
-    headers = {"Authorization": f"Bearer {key}"}
+def client(base_url: str, key: str, clients: int) -> httpx.AsyncClient:
+    """An HTTP client with a connection for each of ``clients`` readers (and a few more)."""
     limits = httpx.Limits(max_connections=clients + 4, max_keepalive_connections=clients + 4)
-    async with httpx.AsyncClient(
-        base_url=base_url, headers=headers, limits=limits, timeout=REQUEST_TIMEOUT
-    ) as http:
-        listed = await http.get("/entities", params={"limit": 40})
-        listed.raise_for_status()
-        names = [e["name"] for e in listed.json()] or ["Count Dracula"]
-        tally = Tally()
-        started = time.perf_counter()
-        until = started + seconds
-        await asyncio.gather(
-            ingester(http, tally, documents, until),
-            *(reader(http, tally, names, until, seed) for seed in range(clients)),
-        )
-        return tally, time.perf_counter() - started
+    return httpx.AsyncClient(
+        base_url=base_url,
+        headers={"Authorization": f"Bearer {key}"},
+        limits=limits,
+        timeout=REQUEST_TIMEOUT,
+    )
+
+
+async def drive(
+    http: httpx.AsyncClient, clients: int, seconds: float, documents: Sequence[str]
+) -> tuple[Tally, float]:
+    """Run ``clients`` readers and one ingester over ``http`` for ``seconds``; the tally and
+    the wall time until the last request ended."""
+    listed = await http.get("/entities", params={"limit": 40})
+    listed.raise_for_status()
+    names = [e["name"] for e in listed.json()] or ["Count Dracula"]
+    tally = Tally()
+    started = time.perf_counter()
+    until = started + seconds
+    await asyncio.gather(
+        ingester(http, tally, documents, until),
+        *(reader(http, tally, names, until, seed) for seed in range(clients)),
+    )
+    return tally, time.perf_counter() - started
 
 
 def summarise(tally: Tally, wall: float) -> dict[str, Any]:
