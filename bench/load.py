@@ -31,12 +31,12 @@ from typing import Any
 
 import httpx
 
+from bench.backends import EXCERPT
 from bench.common import ROOT, TMP_DIR, RunOptions, fmt_cell, log, percentile
 from bench.load_clients import LOCKED, QUESTIONS, client, drive, summarise
 
 SECONDS = {"quick": 15.0, "full": 60.0}
 CLIENTS = 50
-EXCERPT = ROOT / "tests" / "fixtures" / "dracula_excerpt.txt"
 INGEST_DOCUMENTS = 40
 ENDPOINTS = ("ask", "search", "entity", "ingest", "job")
 LOG_ERRORS = ("Traceback", "ERROR", LOCKED)

@@ -17,18 +17,11 @@ from typing import Any
 
 import httpx
 
+from bench.backends import CONTEXT_QUESTIONS
 from bench.common import percentile
 
-QUESTIONS = (
-    "Who is Jonathan Harker?",
-    "Where does Harker travel to meet the Count?",
-    "What does the Count look like?",
-    "What happened at the castle at night?",
-    "Who wrote the letters?",
-    "What did the innkeeper's wife give Harker?",
-    "Why did the old lady give Harker a crucifix?",
-    "What did Harker eat at Bistritz?",
-)
+QUESTIONS = CONTEXT_QUESTIONS
+"""The questions asked: those of the backends section's context latency."""
 QUERIES = ("Count Dracula castle", "Bistritz hotel", "crucifix", "wolves", "Borgo Pass", "letter")
 LOCKED = "database is locked"
 REQUEST_TIMEOUT = 120.0
