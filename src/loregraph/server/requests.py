@@ -23,16 +23,18 @@ ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 def _not_a_number(value: Any) -> Any:
     """Refuse a number for a time: pydantic would read ``0`` or ``"1.5"`` as seconds since
     1970, where the API documents ISO 8601 text."""
-    if isinstance(value, bool | int | float):
-        raise ValueError("a time is ISO 8601 text (2025-06-01T12:00:00Z), not a number")
-    if isinstance(value, str | bytes):
-        text = value.decode() if isinstance(value, bytes) else value
-        try:
-            float(text)
-        except ValueError:
-            return value
+    text = value.decode() if isinstance(value, bytes) else value
+    if isinstance(text, bool | int | float) or (isinstance(text, str) and _numeric(text)):
         raise ValueError("a time is ISO 8601 text (2025-06-01T12:00:00Z), not a number")
     return value
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 Moment = Annotated[datetime, BeforeValidator(_not_a_number)]
