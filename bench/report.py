@@ -28,6 +28,7 @@ SECTIONS = (
     "scale",
     "peers",
     "backends",
+    "load",
     "realmodel",
     "harness",
 )
@@ -467,6 +468,13 @@ def render_backends(result: Mapping[str, Any]) -> str:
     return render(dict(result))
 
 
+def render_load(result: Mapping[str, Any]) -> str:
+    """The HTTP API under load (rendered by :mod:`bench.load`)."""
+    from bench.load import render_load as render
+
+    return render(dict(result))
+
+
 def render_realmodel(result: Mapping[str, Any]) -> str:
     """The LLM path against a real local model (rendered by :mod:`bench.realmodel`)."""
     from bench.realmodel import render_realmodel as render
@@ -491,6 +499,7 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "scale": render_scale,
     "peers": render_peers,
     "backends": render_backends,
+    "load": render_load,
     "realmodel": render_realmodel,
     "harness": render_harness,
 }

@@ -69,6 +69,10 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import scale
 
         return scale.run
+    if name == "load":
+        from bench import load
+
+        return load.run
     if name == "realmodel":
         from bench import realmodel
 

@@ -62,6 +62,26 @@ async def test_openapi_lists_every_endpoint_with_typed_models(client: Client) ->
     }
 
 
+async def test_errors_are_described_as_the_problem_details_they_are(client: Client) -> None:
+    async with client() as http:
+        document = (await http.get("/openapi.json")).json()
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+    assert document["components"]["schemas"]["Problem"]["required"] == [
+        "type",
+        "title",
+        "status",
+        "detail",
+    ]
+    for item in document["paths"].values():
+        for operation in item.values():
+            responses = operation["responses"]
+            assert "422" not in responses
+            for status in ("4XX", "5XX"):
+                content = responses[status]["content"]
+                assert list(content) == ["application/problem+json"]
+                assert content["application/problem+json"]["schema"]["$ref"].endswith("/Problem")
+
+
 async def test_cors_is_off_unless_origins_are_given(client: Client) -> None:
     preflight = {
         "Origin": "https://app.example",

@@ -18,6 +18,7 @@ from loregraph.settings import MIN_BUDGET, PRESETS
 from loregraph.streaming import StreamedAnswer
 
 from .conftest import Client, Keys, events, problem
+from .unchanged import snapshot
 
 QUESTION = "Where did Count Dracula live?"
 
@@ -129,7 +130,7 @@ async def test_a_client_that_goes_away_stops_the_answer(
         return StreamedAnswer(question, lambda: retrieve, endless)  # type: ignore[arg-type]
 
     monkeypatch.setattr(graph, "ask_stream", ask_stream)
-    before = await graph.stats()
+    before = await snapshot(graph)
     app = create_app(graph, ServerConfig(auth=False))
     body = json.dumps({"question": QUESTION}).encode()
     gone, asked, sent = asyncio.Event(), [False], []
@@ -154,4 +155,4 @@ async def test_a_client_that_goes_away_stops_the_answer(
     }  # fmt: skip
     await asyncio.wait_for(app(scope, receive, send), 10)
     assert gone.is_set() and endless.closed
-    assert await graph.stats() == before
+    assert await snapshot(graph) == before

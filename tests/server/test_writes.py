@@ -14,6 +14,7 @@ from loregraph import AsyncGraph
 from loregraph.server import Limits
 
 from .conftest import Client, Keys, events, problem
+from .unchanged import snapshot
 
 
 async def test_remember_list_and_forget(client: Client, keys: Keys) -> None:
@@ -122,7 +123,7 @@ async def test_uploads_missing_or_mixed_are_refused(client: Client, keys: Keys) 
 async def test_an_oversized_body_is_413_and_nothing_is_stored(
     client: Client, keys: Keys, graph: AsyncGraph
 ) -> None:
-    before = await graph.stats()
+    before = await snapshot(graph)
     text = "Lucy Westenra walked in Whitby. " * 100
     async with client(keys.writer, limits=Limits(max_body_bytes=1000)) as http:
         problem(await http.post("/memories", json={"text": text}), 413, "body-too-large")
@@ -137,9 +138,10 @@ async def test_an_oversized_body_is_413_and_nothing_is_stored(
             "/memories", content=chunks(), headers={"Content-Type": "application/json"}
         )
         problem(streamed, 413, "body-too-large")
+        assert await snapshot(graph) == before
         small = await http.post("/memories", json={"text": "Lucy Westenra slept."})
         assert small.status_code == 201
-    assert (await graph.stats()).documents == before.documents + 1
+    assert (await graph.stats()).documents == before["stats"]["documents"] + 1
 
 
 async def test_one_job_too_many_is_429(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -68,6 +69,7 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
     problems.install(app)
     for router in ROUTERS:
         app.include_router(router)
+    _describe_errors(app)
 
     @app.get("/health", tags=["server"])
     async def health() -> dict[str, str]:
@@ -93,6 +95,18 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
         )
     app.add_middleware(RequestLog)  # outermost: every response gets its id and log line
     return app
+
+
+def _describe_errors(app: FastAPI) -> None:
+    """Make the OpenAPI document describe errors as problem details (as they are sent)."""
+    framework_document = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = problems.describe_problems(framework_document())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _version() -> str:

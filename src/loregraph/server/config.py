@@ -28,19 +28,24 @@ class Limits:
         request_timeout: seconds a request may take (a streamed answer included); slower
             gets 504, or an ``error`` event once the stream has begun.
         max_ingest_jobs: ingest jobs running at once; one more gets 429.
+        send_timeout: seconds an event stream waits for a client that stops reading (its
+            connection's buffers full) before the server ends the stream, so a stalled
+            reader does not keep an answer or a job's stream open for ever.
     """
 
     max_body_bytes: int = 10 * MB
     max_question_chars: int = 2_000
     request_timeout: float = 120.0
     max_ingest_jobs: int = 2
+    send_timeout: float = 30.0
 
     def __post_init__(self) -> None:
         for name in ("max_body_bytes", "max_question_chars", "max_ingest_jobs"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
-        if not self.request_timeout > 0:
-            raise ConfigError(f"request_timeout must be positive, not {self.request_timeout}")
+        for name in ("request_timeout", "send_timeout"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{name} must be positive, not {getattr(self, name)}")
 
 
 @dataclass(frozen=True, slots=True)

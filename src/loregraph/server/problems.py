@@ -108,11 +108,62 @@ def forbidden(detail: str) -> Problem:
 
 def _status_name(status: int) -> tuple[str, str]:
     names = {
+        400: ("bad-request", "Bad request"),
         404: ("not-found", "Not found"),
         405: ("method-not-allowed", "Method not allowed"),
         413: ("body-too-large", "Request body too large"),
     }
     return names.get(status, ("http-error", "HTTP error"))
+
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "title": "Problem",
+    "description": "An error as an RFC 9457 problem detail.",
+    "type": "object",
+    "required": ["type", "title", "status", "detail"],
+    "properties": {
+        "type": {"type": "string", "description": "urn:loregraph:problem:<name>"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "errors": {
+            "type": "array",
+            "description": "What was invalid in the request (invalid-request only).",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "loc": {"type": "array", "items": {"type": ["string", "integer"]}},
+                    "msg": {"type": "string"},
+                    "type": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+"""The JSON schema of a problem detail, as the OpenAPI document gives it."""
+
+ERROR_RESPONSES = {
+    "4XX": "The request was refused (a problem detail naming why).",
+    "5XX": "The server or its store failed (a problem detail).",
+}
+
+
+def describe_problems(document: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI ``document`` with every operation's errors described as they are sent:
+    problem details (``application/problem+json``) for any 4xx or 5xx status, in place of
+    the framework's own validation error (changed in place; returned)."""
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for unused in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(unused, None)
+    schemas["Problem"] = PROBLEM_SCHEMA
+    content = {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            responses = operation.setdefault("responses", {})
+            responses.pop("422", None)
+            for status, description in ERROR_RESPONSES.items():
+                responses[status] = {"description": description, "content": content}
+    return document
 
 
 def install(app: FastAPI) -> None:

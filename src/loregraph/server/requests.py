@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from loregraph.ingest.textio import has_surrogates
 from loregraph.settings import MIN_BUDGET
@@ -18,6 +18,27 @@ from loregraph.settings import MIN_BUDGET
 Preset = Literal["global", "hybrid", "local", "passages", "ppr"]
 """A retrieval preset's name (a test keeps this list equal to the engine's presets)."""
 ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
+
+
+def _not_a_number(value: Any) -> Any:
+    """Refuse a number for a time: pydantic would read ``0`` or ``"1.5"`` as seconds since
+    1970, where the API documents ISO 8601 text."""
+    text = value.decode() if isinstance(value, bytes) else value
+    if isinstance(text, bool | int | float) or (isinstance(text, str) and _numeric(text)):
+        raise ValueError("a time is ISO 8601 text (2025-06-01T12:00:00Z), not a number")
+    return value
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+Moment = Annotated[datetime, BeforeValidator(_not_a_number)]
+"""A point in time as the API takes it: ISO 8601 text (no zone: UTC), never a number."""
 
 
 class Body(BaseModel):
@@ -52,7 +73,7 @@ class AskRequest(Body):
 
     question: str = Field(min_length=1, description="The question.")
     preset: Preset | None = Field(None, description="Retrieval preset (default: the server's).")
-    as_of: datetime | None = Field(
+    as_of: Moment | None = Field(
         None, description="See the graph as it stood then (ISO 8601; not in the future)."
     )
     only: Literal["memories", "documents"] | None = Field(
@@ -73,7 +94,7 @@ class RememberRequest(Body):
     """A memory to store."""
 
     text: str = Field(min_length=1, description="What to remember.")
-    at: datetime | None = Field(
+    at: Moment | None = Field(
         None, description="When it happened (ISO 8601; default now; without a zone: UTC)."
     )
     tags: list[str] = Field(default_factory=list, max_length=100)

@@ -5,16 +5,22 @@ once known), ``delta`` events (pieces of text as they are written), then ``answe
 whole answer with its citations, as ``POST /ask/json`` gives it), preceded with
 ``debug=true`` by a ``debug`` event (the retrieval's debug report). A failure or the time
 limit ends the stream with an ``error`` event carrying a problem detail. A client that goes
-away stops the answer (the model's stream is closed).
+away stops the answer (the model's stream is closed); so does a client that stops reading:
+a send that waits longer than the server's ``send_timeout`` ends the stream
+(:func:`event_stream`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
+from sse_starlette import EventSourceResponse
+from sse_starlette.sse import SendTimeoutError
+from starlette.types import Receive, Scope, Send
 
 from loregraph.access import Principal, acting_as
 from loregraph.errors import LoregraphError
@@ -25,6 +31,33 @@ from loregraph.streaming import StreamedAnswer
 
 STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 """Headers of every event stream (no caching, no buffering by a proxy)."""
+PING_SECONDS = 15
+"""A comment line is sent this often when no event is, so idle streams stay open."""
+
+log = logging.getLogger("loregraph.server")
+
+
+class EventStream(EventSourceResponse):
+    """Server-sent events that give up on a client that stops reading: when one send waits
+    longer than ``send_timeout`` (the connection's buffers are full), the events' generator
+    is closed (an answer stops being written) and the connection is dropped."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except* SendTimeoutError:
+            log.warning(
+                "%s %s: the client read nothing for %g s; its event stream was ended",
+                scope.get("method"),
+                scope.get("path"),
+                self.send_timeout,
+            )
+
+
+def event_stream(events: AsyncIterator[dict[str, str]], send_timeout: float) -> EventStream:
+    """The response sending ``events``, giving up on a reader stalled for ``send_timeout``
+    seconds."""
+    return EventStream(events, headers=STREAM_HEADERS, ping=PING_SECONDS, send_timeout=send_timeout)
 
 
 def event(kind: str, data: dict[str, Any]) -> dict[str, str]:

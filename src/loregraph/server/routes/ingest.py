@@ -11,7 +11,6 @@ from typing import Annotated, Any
 
 import anyio
 from fastapi import APIRouter, File, Form, UploadFile
-from sse_starlette import EventSourceResponse
 
 from loregraph.access import Principal, Role
 from loregraph.errors import InputError
@@ -22,7 +21,7 @@ from loregraph.server.jobs import Job
 from loregraph.server.problems import Problem
 from loregraph.server.requests import IngestPathsRequest, IngestTextRequest
 from loregraph.server.responses import JobOut
-from loregraph.server.sse import STREAM_HEADERS, job_events
+from loregraph.server.sse import EventStream, event_stream, job_events
 from loregraph.server.state import Config, Engine, JobList
 from loregraph.server.uploads import BODY, allowed_paths, text_document, upload_documents
 
@@ -105,8 +104,8 @@ async def job_status(job_id: str, principal: Anyone, jobs: JobList) -> Any:
     return _job(jobs, principal, job_id).to_dict()
 
 
-@router.get("/jobs/{job_id}/events", response_class=EventSourceResponse, responses=EVENTS_DOC)
-async def job_progress(job_id: str, principal: Anyone, jobs: JobList) -> Any:
+@router.get("/jobs/{job_id}/events", response_class=EventStream, responses=EVENTS_DOC)
+async def job_progress(job_id: str, principal: Anyone, jobs: JobList, config: Config) -> Any:
     """An ingest job's progress as server-sent events, from its start to its end."""
     job = _job(jobs, principal, job_id)
-    return EventSourceResponse(job_events(job), headers=STREAM_HEADERS, ping=15)
+    return event_stream(job_events(job), config.limits.send_timeout)

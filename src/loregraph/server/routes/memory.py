@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -11,7 +10,7 @@ from fastapi import APIRouter, Query
 from loregraph.access import acting_as
 from loregraph.models import DeleteReport
 from loregraph.server.auth import Reader, Writer
-from loregraph.server.requests import RememberRequest
+from loregraph.server.requests import Moment, RememberRequest
 from loregraph.server.responses import MemoryOut
 from loregraph.server.state import Engine
 
@@ -39,8 +38,8 @@ async def memories(
     graph: Engine,
     tag: Annotated[list[str] | None, Query(description="Only memories with every tag.")] = None,
     source: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    since: Moment | None = None,
+    until: Moment | None = None,
     about: Annotated[str | None, Query(description="Only those mentioning this entity.")] = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 50,
 ) -> Any:

@@ -3,7 +3,6 @@ and ``/path``; each takes ``as_of`` (relations true at that time; default now)."
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
@@ -13,6 +12,7 @@ from loregraph.access import acting_as
 from loregraph.engine.patterns import MAX_HOPS
 from loregraph.export import subgraph_text
 from loregraph.server.auth import Reader
+from loregraph.server.requests import Moment
 from loregraph.server.responses import EntityRelationsOut, NeighbourhoodOut, PathOut
 from loregraph.server.routes.browse import Name
 from loregraph.server.state import Engine
@@ -20,7 +20,7 @@ from loregraph.server.state import Engine
 router = APIRouter(tags=["graph"])
 
 AsOf = Annotated[
-    datetime | None,
+    Moment | None,
     Query(description="Only relations true at this time (ISO 8601; default now; no zone: UTC)."),
 ]
 Types = Annotated[list[str] | None, Query(description="Only relations of these types.")]

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from sse_starlette import EventSourceResponse
 
 from loregraph.access import acting_as
 from loregraph.engine.questions import context_of
 from loregraph.server.auth import Reader
 from loregraph.server.debug import DebugParam, check_debug, debug_of
-from loregraph.server.requests import AskRequest, ContextRequest, Preset
+from loregraph.server.requests import AskRequest, ContextRequest, Moment, Preset
 from loregraph.server.responses import AnswerOut, ContextOut, SearchHitOut
-from loregraph.server.sse import STREAM_HEADERS, answer_events
+from loregraph.server.sse import EventStream, answer_events, event_stream
 from loregraph.server.state import Config, Engine, check_length
 
 router = APIRouter(tags=["questions"])
@@ -30,7 +28,7 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.post("/ask", response_class=EventSourceResponse, responses=STREAM_DOC)
+@router.post("/ask", response_class=EventStream, responses=STREAM_DOC)
 async def ask(
     body: AskRequest, caller: Reader, graph: Engine, config: Config, debug: DebugParam = False
 ) -> Any:
@@ -46,7 +44,7 @@ async def ask(
         config.limits.request_timeout,
         debug=(lambda result: debug_of(graph, result)) if report else None,
     )
-    return EventSourceResponse(events, headers=STREAM_HEADERS, ping=15)
+    return event_stream(events, config.limits.send_timeout)
 
 
 @router.post("/ask/json", response_model=AnswerOut, response_model_exclude_unset=True)
@@ -97,7 +95,7 @@ async def search(
     kind: Literal["documents", "entities", "relations"] = "documents",
     limit: Annotated[int, Query(ge=1, le=1000)] = 10,
     preset: Preset | None = None,
-    as_of: Annotated[datetime | None, Query(description="As the graph stood then.")] = None,
+    as_of: Annotated[Moment | None, Query(description="As the graph stood then.")] = None,
     only: Literal["memories", "documents"] | None = None,
 ) -> Any:
     """Ranked documents, entities or relations for a query."""
