@@ -76,6 +76,13 @@ MB = 1024 * 1024
     help="Seconds a request (or a streamed answer) may take.",
 )
 @click.option(
+    "--send-timeout",
+    type=click.FloatRange(min=0.001),
+    default=30.0,
+    show_default=True,
+    help="Seconds an event stream waits for a client that stopped reading, then ends.",
+)
+@click.option(
     "--max-ingest-jobs",
     type=click.IntRange(min=1),
     default=2,
@@ -148,6 +155,7 @@ def serve(
                 max_body_bytes=int(limits["max_body_mb"] * MB),
                 max_question_chars=limits["max_question_chars"],
                 request_timeout=limits["timeout"],
+                send_timeout=limits["send_timeout"],
                 max_ingest_jobs=limits["max_ingest_jobs"],
             ),
             mounts=(explorer_mount(),),
