@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from loregraph.engine.lookup import find_entity
 from loregraph.engine.merge_views import MergeView, list_merge_views
-from loregraph.errors import InputError, NotFoundError
+from loregraph.errors import AlreadyDoneError, InputError, NotFoundError
 from loregraph.ingest.decisions import MANUAL, SAME_KEY_RULES
 from loregraph.ingest.pipeline import IngestPipeline
 from loregraph.ingest.redo import reprocess
@@ -70,9 +70,10 @@ class MergeMethods:
         """Undo a merge (by the id :meth:`merges` lists): what it joined becomes an entity of
         its own again, and no later ingest merges it back. Returns the merge undone.
 
-        Raises :class:`~loregraph.errors.NotFoundError` for an unknown or already undone
-        merge and :class:`~loregraph.errors.InputError` for a merge of names with one name
-        key (one entity by construction: rename it instead).
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown merge (its subclass
+        :class:`~loregraph.errors.AlreadyDoneError` for one already undone) and
+        :class:`~loregraph.errors.InputError` for a merge of names with one name key (one
+        entity by construction: rename it instead).
         """
         await self.open()
         scope = self._scope(scope)
@@ -81,7 +82,7 @@ class MergeMethods:
         if view is None:
             raise NotFoundError(f"no merge {merge_id!r} in scope {scope!r}")
         if view.undone:
-            raise NotFoundError(f"merge {merge_id!r} was already undone")
+            raise AlreadyDoneError(f"merge {merge_id!r} was already undone")
         if view.rule in SAME_KEY_RULES:
             raise InputError(
                 f"{view.surface!r} and {view.entity!r} are one name (rule {view.rule!r}) and "
