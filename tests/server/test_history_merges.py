@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from loregraph import AsyncGraph
-from loregraph.server import Limits
+from loregraph.server import Limits, ServerConfig, create_app
 
 from .conftest import Client, Keys, problem
 
@@ -254,6 +254,35 @@ async def test_a_change_outlives_a_request_that_times_out(
         ).json()
         assert listed["undone"]
     assert [(e.action, e.principal) for e in await graph.audit()] == [("unmerge", "writer")]
+
+
+async def test_the_server_waits_for_a_running_change_before_it_stops(
+    keys: Keys, graph: AsyncGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await _ingest(graph, NAVY, "navy")
+    [merged] = await graph.merges(entity="Grace Hopper")
+    release = asyncio.Event()
+    unmerge: Callable[..., Awaitable[Any]] = graph.unmerge
+
+    async def held(*args: Any, **kwargs: Any) -> Any:
+        await release.wait()
+        return await unmerge(*args, **kwargs)
+
+    monkeypatch.setattr(graph, "unmerge", held)
+    app = create_app(graph, ServerConfig(limits=Limits(request_timeout=0.2)))
+    transport = httpx.ASGITransport(app=app)
+    headers = {"Authorization": f"Bearer {keys.writer}"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://t", headers=headers) as http:
+        running = app.router.lifespan_context(app)
+        await running.__aenter__()
+        problem(await http.post(f"/merges/{merged.id}/undo"), 504, "timeout")
+        stopping = asyncio.ensure_future(running.__aexit__(None, None, None))
+        for _ in range(50):
+            await asyncio.sleep(0)
+        assert not stopping.done()  # still waiting for the change
+        release.set()
+        await stopping
+    assert [m.undone for m in await graph.merges(entity="Grace Hopper", undone=True)] == [True]
 
 
 async def test_forget_over_http_is_audited_under_the_key(
