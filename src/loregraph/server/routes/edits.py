@@ -11,14 +11,16 @@ short, and the server waits for running changes before it stops.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, FastAPI, Path, Request
 
 from loregraph.access import acting_as
-from loregraph.server.auth import Writer
+from loregraph.engine.merge_views import MergeView
+from loregraph.models import Entity
+from loregraph.server.auth import Caller, Writer
 from loregraph.server.requests import MergeRequest, RenameRequest, RetypeRequest
 from loregraph.server.responses import EntityOut, MergeOut
 from loregraph.server.state import Engine
@@ -59,16 +61,26 @@ async def to_the_end(request: Request, change: Coroutine[Any, Any, T]) -> T:
     return await asyncio.shield(task)
 
 
+async def _change(
+    request: Request,
+    caller: Caller,
+    make: Callable[[str, str], Coroutine[Any, Any, MergeView | Entity]],
+) -> dict[str, Any]:
+    """The change ``make(principal, scope)`` made for the caller, to its end, as JSON."""
+    with acting_as(caller.principal):
+        done = await to_the_end(request, make(caller.principal.name, caller.scope))
+    return done.to_dict()
+
+
 @router.post("/merges/{merge_id}/undo", response_model=MergeOut)
 async def undo(merge_id: MergeId, request: Request, caller: Writer, graph: Engine) -> Any:
     """Undo a merge (an id of ``GET /merges``): what it joined becomes an entity of its own
     again, with its aliases, mentions, relations and evidence, and later ingests do not
     merge it back. 404 for an unknown merge, 409 for one already undone, 422 for names the
     ingest takes for one (rename the entity instead)."""
-    with acting_as(caller.principal):
-        change = graph.unmerge(merge_id, principal=caller.principal.name, scope=caller.scope)
-        view = await to_the_end(request, change)
-    return view.to_dict()
+    return await _change(
+        request, caller, lambda who, scope: graph.unmerge(merge_id, principal=who, scope=scope)
+    )
 
 
 @router.post("/merge", response_model=MergeOut)
@@ -76,33 +88,30 @@ async def merge(body: MergeRequest, request: Request, caller: Writer, graph: Eng
     """Merge the entity ``other`` into the entity ``name`` by hand (rule ``manual``; undo it
     with ``POST /merges/{id}/undo``). 404 for an unknown name, 422 when both are one
     entity."""
-    with acting_as(caller.principal):
-        change = graph.merge(
-            body.name, body.other, principal=caller.principal.name, scope=caller.scope
-        )
-        view = await to_the_end(request, change)
-    return view.to_dict()
+    return await _change(
+        request,
+        caller,
+        lambda who, scope: graph.merge(body.name, body.other, principal=who, scope=scope),
+    )
 
 
 @router.post("/rename", response_model=EntityOut)
 async def rename(body: RenameRequest, request: Request, caller: Writer, graph: Engine) -> Any:
     """Give an entity a new name (its id, mentions and relations stay). 404 for an unknown
     name, 422 when another entity has the new name (merge them instead)."""
-    with acting_as(caller.principal):
-        change = graph.rename(
-            body.name, body.new_name, principal=caller.principal.name, scope=caller.scope
-        )
-        entity = await to_the_end(request, change)
-    return entity.to_dict()
+    return await _change(
+        request,
+        caller,
+        lambda who, scope: graph.rename(body.name, body.new_name, principal=who, scope=scope),
+    )
 
 
 @router.post("/retype", response_model=EntityOut)
 async def retype(body: RetypeRequest, request: Request, caller: Writer, graph: Engine) -> Any:
     """Give an entity another type (normalised as extracted types are). 404 for an unknown
     name."""
-    with acting_as(caller.principal):
-        change = graph.retype(
-            body.name, body.type, principal=caller.principal.name, scope=caller.scope
-        )
-        entity = await to_the_end(request, change)
-    return entity.to_dict()
+    return await _change(
+        request,
+        caller,
+        lambda who, scope: graph.retype(body.name, body.type, principal=who, scope=scope),
+    )
