@@ -13,6 +13,7 @@ audit log with its time and principal.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from loregraph.engine.lookup import find_entity
@@ -68,7 +69,8 @@ class MergeMethods:
         self, merge_id: str, *, principal: str = "", scope: str | None = None
     ) -> MergeView:
         """Undo a merge (by the id :meth:`merges` lists): what it joined becomes an entity of
-        its own again, and no later ingest merges it back. Returns the merge undone.
+        its own again, and no later ingest merges it back. Returns the merge, marked undone
+        by ``principal``.
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown merge (its subclass
         :class:`~loregraph.errors.AlreadyDoneError` for one already undone) and
@@ -94,7 +96,7 @@ class MergeMethods:
             await self._undo_merge(scope, view, principal)
         detail = f"{view.surface} out of {view.entity} (rule {view.rule})"
         await self._audit(scope, "unmerge", merge_id, detail, principal)
-        return view
+        return dataclasses.replace(view, undone=True, principal=principal)
 
     async def merge(
         self, name: str, other: str, *, principal: str = "", scope: str | None = None
