@@ -5,9 +5,9 @@ import { ApiError, get, type Entity, type EntityRelations, type Link, type Merge
 import { colourOf } from "./colours";
 import { byId, el } from "./dom";
 
-/** Where the merge history of an entity is read: ``GET MERGES_PATH?entity=NAME`` answering
- * a list of merges (the engine's merge listing). A server without it answers 404 and the
- * panel says the history is not available. */
+/** Where the merge history of an entity is read: ``GET MERGES_PATH?entity=NAME&undone=true``
+ * answering its merges, undone ones included (the engine's merge listing). A server without
+ * it answers 404 and the panel says the history is not available. */
 export const MERGES_PATH = "/merges";
 
 export class EntityPanel {
@@ -102,7 +102,7 @@ export class EntityPanel {
     const missing = [el("span", { class: "muted" }, "Not available from this server.")];
     try {
       if (this.noMerges) return this.showMerges(missing, token);
-      const merges = await get<MergeRecord[]>(MERGES_PATH, { entity: name });
+      const merges = await get<MergeRecord[]>(MERGES_PATH, { entity: name, undone: true });
       content = merges.length
         ? merges.map((m) =>
             el(

@@ -39,9 +39,9 @@ class Role(IntEnum):
     READER = 1
     """Search, ask, browse and export."""
     WRITER = 2
-    """And ingest, remember, forget and delete."""
+    """And ingest, remember, forget and delete; merge, unmerge, rename and retype."""
     ADMIN = 3
-    """And what is kept for administrators (debug metadata, key management)."""
+    """And what is kept for administrators (debug metadata, the audit log, key management)."""
 
     @classmethod
     def parse(cls, name: str) -> Role:

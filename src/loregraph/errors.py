@@ -40,6 +40,11 @@ class NotFoundError(LoregraphError, exit_code=5):
     """A named document or entity does not exist."""
 
 
+class AlreadyDoneError(NotFoundError):
+    """A change that was already made (a merge already undone): nothing is left to do, and
+    nothing is changed. The CLI exits as for a missing name; the HTTP API answers 409."""
+
+
 class ConfigError(LoregraphError, exit_code=2):
     """Settings that do not make sense (an unknown preset, a negative size, ...)."""
 

@@ -53,6 +53,9 @@ FIRST_MEMORY = "2025-03-01"
 
 OTHER_SCOPE = "navy"
 OTHER_MEMORY = "Grace Hopper joined the United States Navy in Washington."
+OTHER_MERGED = "Admiral Grace Hopper wrote the first compiler at Harvard."
+"""A later memory of the other scope, whose "Admiral Grace Hopper" ingest merges into Grace
+Hopper (the merge the entity panel lists)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,8 @@ def _serving(db: Path, *options: str) -> Iterator[str]:
 
 @pytest.fixture(scope="package")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The store, ingested with the CLI (offline): a document, dated memories, another scope."""
+    """The store, ingested with the CLI (offline): a document, dated memories, another scope
+    (with a merge)."""
     folder = tmp_path_factory.mktemp("explorer")
     db = folder / "explorer.db"
     (folder / "notes.txt").write_text(NOTES, encoding="utf-8")
@@ -115,6 +119,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _cli(db, "ingest", str(folder / "notes.txt"), env=_env())
     _cli(db, "remember", str(folder / "memories.jsonl"), env=_env())
     _cli(db, "--scope", OTHER_SCOPE, "remember", OTHER_MEMORY, env=_env())
+    _cli(db, "--scope", OTHER_SCOPE, "remember", OTHER_MERGED, env=_env())
     return db
 
 

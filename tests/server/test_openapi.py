@@ -24,6 +24,13 @@ ENDPOINTS = {
     ("get", "/relations"),
     ("get", "/neighbors"),
     ("get", "/path"),
+    ("get", "/history"),
+    ("get", "/merges"),
+    ("post", "/merges/{merge_id}/undo"),
+    ("post", "/merge"),
+    ("post", "/rename"),
+    ("post", "/retype"),
+    ("get", "/audit"),
     ("post", "/memories"),
     ("get", "/memories"),
     ("delete", "/memories/{memory_id}"),
@@ -48,6 +55,11 @@ async def test_openapi_lists_every_endpoint_with_typed_models(client: Client) ->
     assert listed >= ENDPOINTS
     schemas = document["components"]["schemas"]
     assert {"AskRequest", "AnswerOut", "Citation", "EntityViewOut", "JobOut"} <= set(schemas)
+    assert {"HistoryOut", "MergeOut", "AuditEntryOut", "MergeRequest", "RetypeRequest"} <= set(
+        schemas
+    )
+    undo = document["paths"]["/merges/{merge_id}/undo"]["post"]["responses"]["200"]
+    assert undo["content"]["application/json"]["schema"]["$ref"].endswith("/MergeOut")
     answer = document["paths"]["/ask/json"]["post"]["responses"]["200"]
     assert answer["content"]["application/json"]["schema"]["$ref"].endswith("/AnswerOut")
     stream = document["paths"]["/ask"]["post"]["responses"]["200"]["content"]

@@ -13,11 +13,12 @@ audit log with its time and principal.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from loregraph.engine.lookup import find_entity
 from loregraph.engine.merge_views import MergeView, list_merge_views
-from loregraph.errors import InputError, NotFoundError
+from loregraph.errors import AlreadyDoneError, InputError, NotFoundError
 from loregraph.ingest.decisions import MANUAL, SAME_KEY_RULES
 from loregraph.ingest.pipeline import IngestPipeline
 from loregraph.ingest.redo import reprocess
@@ -68,11 +69,13 @@ class MergeMethods:
         self, merge_id: str, *, principal: str = "", scope: str | None = None
     ) -> MergeView:
         """Undo a merge (by the id :meth:`merges` lists): what it joined becomes an entity of
-        its own again, and no later ingest merges it back. Returns the merge undone.
+        its own again, and no later ingest merges it back. Returns the merge, marked undone
+        by ``principal``.
 
-        Raises :class:`~loregraph.errors.NotFoundError` for an unknown or already undone
-        merge and :class:`~loregraph.errors.InputError` for a merge of names with one name
-        key (one entity by construction: rename it instead).
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown merge (its subclass
+        :class:`~loregraph.errors.AlreadyDoneError` for one already undone) and
+        :class:`~loregraph.errors.InputError` for a merge of names with one name key (one
+        entity by construction: rename it instead).
         """
         await self.open()
         scope = self._scope(scope)
@@ -81,7 +84,7 @@ class MergeMethods:
         if view is None:
             raise NotFoundError(f"no merge {merge_id!r} in scope {scope!r}")
         if view.undone:
-            raise NotFoundError(f"merge {merge_id!r} was already undone")
+            raise AlreadyDoneError(f"merge {merge_id!r} was already undone")
         if view.rule in SAME_KEY_RULES:
             raise InputError(
                 f"{view.surface!r} and {view.entity!r} are one name (rule {view.rule!r}) and "
@@ -93,7 +96,7 @@ class MergeMethods:
             await self._undo_merge(scope, view, principal)
         detail = f"{view.surface} out of {view.entity} (rule {view.rule})"
         await self._audit(scope, "unmerge", merge_id, detail, principal)
-        return view
+        return dataclasses.replace(view, undone=True, principal=principal)
 
     async def merge(
         self, name: str, other: str, *, principal: str = "", scope: str | None = None

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from loregraph.errors import (
+    AlreadyDoneError,
     ConfigError,
     DependencyError,
     EmptyStoreError,
@@ -76,6 +77,7 @@ class Problem(Exception):
 
 
 STATUS_OF: tuple[tuple[type[LoregraphError], int, str, str], ...] = (
+    (AlreadyDoneError, 409, "already-done", "Already done"),
     (NotFoundError, 404, "not-found", "Not found"),
     (EmptyStoreError, 404, "empty-scope", "Nothing stored in this scope"),
     (InputError, 422, "invalid-input", "Invalid input"),

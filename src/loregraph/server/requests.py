@@ -102,6 +102,36 @@ class RememberRequest(Body):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class MergeRequest(Body):
+    """Two entities to join by hand: ``other`` is merged into ``name``."""
+
+    name: str = Field(min_length=1, max_length=500, description="The entity that stays.")
+    other: str = Field(
+        min_length=1,
+        max_length=500,
+        description="The entity merged into it (its names stay as aliases).",
+    )
+
+
+class RenameRequest(Body):
+    """An entity and its new name (its id, mentions and relations stay)."""
+
+    name: str = Field(min_length=1, max_length=500, description="The entity's name or alias.")
+    new_name: str = Field(min_length=1, max_length=500, description="Its new name.")
+
+
+class RetypeRequest(Body):
+    """An entity and its new type."""
+
+    name: str = Field(min_length=1, max_length=500, description="The entity's name or alias.")
+    type: str = Field(
+        min_length=1,
+        max_length=100,
+        description="Its type: Person, Organization, Location, "
+        "... (normalised as extracted types are).",
+    )
+
+
 class IngestTextRequest(Body):
     """A document given as text in the body."""
 

@@ -209,6 +209,70 @@ class PathOut(Shape):
     steps: list[StepOut]
 
 
+class EndingOut(Shape):
+    """The memory or document that ended a fact: its time and the sentence of the new fact."""
+
+    id: str
+    title: str
+    kind: str
+    at: datetime | None
+    sentence: str
+
+
+class FactOut(Shape):
+    """One fact of a timeline: when it held in the world (``valid_at`` to ``invalid_at``),
+    when the graph learnt it and stopped believing it (``created_at``, ``expired_at``)."""
+
+    source: str
+    type: str
+    target: str
+    current: bool
+    valid_at: datetime | None
+    invalid_at: datetime | None
+    created_at: datetime | None
+    expired_at: datetime | None
+    evidence: list[str]
+    invalidated_by: EndingOut | None
+
+
+class HistoryOut(Shape):
+    """The facts about an entity (with ``other`` only, when given) in the order they
+    started, current and ended."""
+
+    entity: str
+    other: str | None
+    facts: list[FactOut]
+
+
+class MergeOut(Shape):
+    """A merge: the name ``surface`` joined the entity ``entity`` by ``rule`` with ``score``,
+    caused by ``document`` (its title; empty for a merge by hand) at ``at``. ``id`` is what
+    ``POST /merges/{id}/undo`` takes."""
+
+    id: str
+    surface: str
+    entity: str
+    entity_id: str
+    rule: str
+    score: float
+    document_id: str | None
+    document: str
+    at: datetime
+    principal: str = Field(description="Who made a merge by hand or undid it (else empty).")
+    undone: bool
+
+
+class AuditEntryOut(Shape):
+    """One change to the graph: ``action`` on ``subject``, by ``principal`` at ``at``."""
+
+    at: datetime
+    principal: str
+    action: str
+    subject: str
+    detail: str
+    scope: str
+
+
 class MemoryOut(Shape):
     """A stored memory."""
 

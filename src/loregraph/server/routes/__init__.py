@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from loregraph.server.routes import browse, ingest, memory, metrics, patterns, query, store
+from loregraph.server.routes import (
+    browse,
+    edits,
+    history,
+    ingest,
+    memory,
+    metrics,
+    patterns,
+    query,
+    store,
+)
 
 ROUTERS = (
     query.router,
     browse.router,
     patterns.router,
+    history.router,
+    edits.router,
     memory.router,
     ingest.router,
     store.router,

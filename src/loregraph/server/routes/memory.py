@@ -57,4 +57,5 @@ async def memories(
 async def forget(memory_id: str, caller: Writer, graph: Engine) -> Any:
     """Forget a memory and exactly what only it supported; 404 for an unknown id."""
     with acting_as(caller.principal):
-        return (await graph.forget(memory_id, scope=caller.scope)).to_dict()
+        forgot = await graph.forget(memory_id, principal=caller.principal.name, scope=caller.scope)
+        return forgot.to_dict()
