@@ -339,15 +339,20 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         await conn.execute(f"DROP TABLE {schema}.api_keys")
         await conn.execute(f"DROP TABLE {schema}.merge_decisions, {schema}.audit_log")
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN invalidated_by")
+        await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN statement")
+        await conn.execute(
+            f"ALTER TABLE {schema}.relations "
+            "ADD CONSTRAINT relations_triple UNIQUE (source, type, target)"
+        )
         await conn.execute(f"DELETE FROM {schema}.schema_migrations WHERE version >= 2")
     finally:
         await conn.close()
     async with PostgresStore(pg_server.url, schema=schema) as store:
-        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 5
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 6
         assert [h.id for h in await store.search_chunks_text("default", "首都", 5)] == [chunk.id]
         assert await store.list_api_keys() == []
         assert await store.list_decisions("default") == []
-    assert await _versions(pg_server.url, schema) == [1, 2, 3, 4, 5]
+    assert await _versions(pg_server.url, schema) == [1, 2, 3, 4, 5, 6]
     conn = await raw(pg_server.url)
     try:
         cursor = await conn.execute(

@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from loregraph.ingest.statements import triple
 from loregraph.models import (
     ABOUT,
     CO_OCCURS,
@@ -127,14 +128,20 @@ def retired(relation: Relation) -> bool:
 
 def timeline(group: Iterable[Relation]) -> dict[str, tuple[datetime, str] | None]:
     """For a group of one source's relations of one functional type: each relation's end
-    under the functional rule, ``(time, id of the relation that ends it)``, or ``None``
-    while it is the latest. The next relation in world time ends it; ties hold together;
-    relations without a time are left out (see the module notes)."""
+        under the functional rule, ``(time, id of the relation that ends it)``, or ``None``
+        while it is the latest. The next relation in world time ends it; ties hold together;
+        relations without a time are left out (see the module notes); of statements of one fact at
+    one time (:mod:`.statements`), the first by id holds and ends the others at once."""
     dated = [r for r in group if r.valid_at is not None and not retired(r)]
     members = sorted(dated, key=lambda r: (started(r), r.id))
     out: dict[str, tuple[datetime, str] | None] = {}
+    first: dict[tuple[tuple[str, str, str], datetime], str] = {}
     for i, rel in enumerate(members):
         start = started(rel)
+        same = first.setdefault((triple(rel), start), rel.id)
+        if same != rel.id:  # one fact stated twice at one time: the first statement holds
+            out[rel.id] = (start, same)
+            continue
         later = next((r for r in members[i + 1 :] if started(r) > start), None)
         out[rel.id] = None if later is None else (started(later), later.id)
     return out

@@ -277,7 +277,7 @@ async def _relations(
 ) -> None:
     """Fill the plan's relation, weight and evidence parts."""
     groups = ours.relations
-    stored = await state.relations_by_triple(conn, list(groups))
+    stored = await state.relations_by_key(conn, list(groups))
     touched = sorted(set(old.relations) | {found.id for found in stored.values()})
     others = await state.other_evidence(conn, touched, plan.document_id)
     kept: set[str] = set()
@@ -303,7 +303,7 @@ async def _relations(
                 }
             )
         else:
-            source, _, target = key
+            source, _, target, _ = key
             written = replace(rel, source_id=source, target_id=target, scope=plan.scope)
             written.weight, written.confidence = weight, best
             plan.new_relations.append(relation_props(written))

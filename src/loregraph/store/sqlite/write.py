@@ -119,7 +119,9 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     changes.entities.update(pks[plan.final[m.entity_id]] for m in bundle.mentions)
     new_pks = [pks[entity_id] for entity_id in plan.new]
     changes.entities.difference_update(new_pks)
-    groups = {(pks[s], kind, pks[t]): group for (s, kind, t), group in plan.relations.items()}
+    groups = {
+        (pks[s], kind, pks[t], said): group for (s, kind, t, said), group in plan.relations.items()
+    }
     changes.relations |= write_relations(conn, groups, doc.scope, doc_pk, chunks)
     end_relations(conn, bundle)
     conn.executemany(
