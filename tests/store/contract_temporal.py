@@ -103,6 +103,27 @@ class TemporalContract(ContractBase):
         facts = (await graph.history("API server", type="DEPENDS_ON")).facts
         assert [(f.target, f.current) for f in facts] == [("Express", True)]
 
+    async def test_a_fact_said_again_is_one_current_fact(self, store: Store) -> None:
+        graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
+        near = "Alice Moreau lives in Lisbon, near the river."
+        first = await graph.remember(near, at=JAN)
+        again = await graph.remember("Alice Moreau lives in Lisbon.", at=FEB)
+        twice = await graph.remember("Alice Moreau lives in Lisbon.", at=FEB)
+        assert await lives_in(graph, "Alice Moreau", None) == ["Lisbon"]
+        assert await lives_in(graph, "Alice Moreau", MID) == ["Lisbon"]
+        facts = (await graph.history("Alice Moreau", type="LIVES_IN")).facts
+        assert [(f.target, f.relation.valid_at, f.current) for f in facts] == [
+            ("Lisbon", JAN, True)
+        ]
+        cited = await cited_homes(graph, "Alice Moreau", None)
+        assert cited == sorted(["Alice Moreau lives in Lisbon.", near])
+        for memory in (again, first):
+            await graph.forget(memory.id)
+            assert await lives_in(graph, "Alice Moreau", None) == ["Lisbon"]
+        assert await lives_in(graph, "Alice Moreau", MID) == []
+        await graph.forget(twice.id)
+        assert await lives_in(graph, "Alice Moreau", None) == []
+
     @pytest.mark.parametrize("seed", [12, 2026])
     async def test_a_random_memory_sequence_matches_the_model(
         self, store: Store, seed: int

@@ -16,30 +16,30 @@ from loregraph.models import Relation
 
 
 def chains(relations: Iterable[Relation]) -> list[list[Relation]]:
-    """``relations`` (in the order given) grouped into runs of one fact: a statement ended
-    by a restatement of its fact (the relation of the same fact stated by the document that
-    ended it) continues into it. Each run is in time order; runs are in the order of their
-    first relation."""
+    """``relations`` grouped into runs of one fact: a statement ended by a restatement of
+    its fact (the relation of the same fact stated by the document that ended it) belongs
+    to that one's run. Each run is in time order, the statement that ends it (or holds
+    still) last; runs are in the order their first relation was given in."""
     ordered = list(relations)
     by_id = {rel.id: rel for rel in ordered}
-    nexts: dict[str, Relation] = {}
+    nexts: dict[str, str] = {}
     for rel in ordered:
-        if rel.invalidated_by is None:
-            continue
-        source, kind, target = (rel.source_id, rel.type, rel.target_id)
-        after = by_id.get(Relation.make_id(rel.scope, source, kind, target, rel.invalidated_by))
-        if after is not None and after.id != rel.id:
-            nexts[rel.id] = after
-    followed = {rel.id for rel in nexts.values()}
-    runs: list[list[Relation]] = []
+        if rel.invalidated_by is not None:
+            said = Relation.make_id(
+                rel.scope, rel.source_id, rel.type, rel.target_id, rel.invalidated_by
+            )
+            if said in by_id and said != rel.id:
+                nexts[rel.id] = said
+    runs: dict[str, list[Relation]] = {}
     for rel in ordered:
-        if rel.id in followed:
-            continue
-        run = [rel]
-        while run[-1].id in nexts and len(run) <= len(ordered):
-            run.append(nexts[run[-1].id])
-        runs.append(run)
-    return runs
+        last, steps = rel.id, 0
+        while last in nexts and steps <= len(ordered):
+            last, steps = nexts[last], steps + 1
+        runs.setdefault(last, []).append(rel)
+    return [
+        sorted(run, key=lambda r: (r.valid_at or r.created_at, r.id == last, r.id))
+        for last, run in runs.items()
+    ]
 
 
 def joined(run: Sequence[Relation]) -> Relation:
