@@ -10,6 +10,7 @@ import pytest
 from loregraph import AsyncGraph
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import NotFoundError
+from loregraph.ingest import supersede
 from loregraph.store.base import Store
 
 from .scenarios import ContractBase
@@ -124,6 +125,26 @@ class TemporalContract(ContractBase):
         await graph.forget(twice.id)
         assert await lives_in(graph, "Alice Moreau", None) == []
 
+    async def test_a_forget_that_fails_changes_nothing(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
+        await graph.remember(EXPRESS, at=JAN)
+        hono = await graph.remember(HONO, at=FEB)
+        await graph.remember(BACK, at=MAR)
+        before = await relation_rows(store)
+
+        def broken(group: object) -> None:
+            raise RuntimeError("the recompute failed")
+
+        monkeypatch.setattr(supersede, "timeline", broken)
+        with pytest.raises(RuntimeError):
+            await graph.forget(hono.id)
+        assert await relation_rows(store) == before
+        assert await store.get_document(hono.id) is not None
+        monkeypatch.undo()
+        await forgotten_hono(graph, hono.id)
+
     @pytest.mark.parametrize("seed", [12, 2026])
     async def test_a_random_memory_sequence_matches_the_model(
         self, store: Store, seed: int
@@ -185,3 +206,52 @@ async def relation_rows(store: Store) -> list[tuple[object, ...]]:
         async for r in store.iter_relations("default")
     ]
     return sorted(rows, key=lambda row: str(row[0]))
+
+
+async def targets_now(graph: AsyncGraph) -> dict[str, tuple[object, object]]:
+    """The API server's current dependencies, with when each began and ends."""
+    found = await graph.relations("API server", type="DEPENDS_ON")
+    return {
+        link.other_name: (link.relation.valid_at, link.relation.invalid_at) for link in found.links
+    }
+
+
+async def forget_fails_inside_the_delete(
+    store: Store, monkeypatch: pytest.MonkeyPatch, backend: object
+) -> None:
+    """Forget the memory that replaced Express by Hono, after which the first Express
+    statement runs on into the one that brought Express back (an end the delete must
+    write), while ``backend.end_relations`` (the backend's module applying a delete's ends)
+    fails: the delete's transaction, which has already deleted the memory and opened what
+    it ended, rolls back."""
+    graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
+    await graph.remember(EXPRESS, at=JAN)
+    hono = await graph.remember(HONO, at=FEB)
+    await graph.remember(BACK, at=MAR)
+    before = await relation_rows(store)
+    plain = backend.end_relations  # type: ignore[attr-defined]
+    calls: list[int] = []
+
+    def broken(*args: object) -> object:
+        ends = args[1]
+        calls.append(len(ends))  # type: ignore[arg-type]
+        if ends:
+            raise RuntimeError("the end of a relation could not be written")
+        return plain(*args)
+
+    monkeypatch.setattr(backend, "end_relations", broken)
+    with pytest.raises(RuntimeError):
+        await graph.forget(hono.id)
+    assert calls and calls[-1] > 0
+    assert await relation_rows(store) == before
+    assert await store.get_document(hono.id) is not None
+    monkeypatch.undo()
+    await forgotten_hono(graph, hono.id)
+
+
+async def forgotten_hono(graph: AsyncGraph, hono: str) -> None:
+    """Forget the Hono memory: Express holds from January on, one span in the history."""
+    await graph.forget(hono)
+    assert await targets_now(graph) == {"Express": (MAR, None)}
+    facts = (await graph.history("API server", type="DEPENDS_ON")).facts
+    assert [(f.target, f.relation.valid_at, f.current) for f in facts] == [("Express", JAN, True)]

@@ -26,10 +26,12 @@ from loregraph.models import CO_OCCURS, Entity, name_key
 from loregraph.store.base import SCHEMA_VERSION
 from loregraph.store.postgres import PostgresStore
 from loregraph.store.postgres import migrations as migrations_module
+from loregraph.store.postgres import write as write_module
 from loregraph.store.postgres.connection import Conn
 
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
+from .contract_temporal import forget_fails_inside_the_delete
 from .engine_scripts import engine_finds_words_of_every_script
 from .pg_server import PgServer, start_server
 from .pg_workers import SHARED, shared_book, survivors, write_documents
@@ -361,3 +363,10 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         assert await cursor.fetchone() == (True,)
     finally:
         await conn.close()
+
+
+async def test_a_forget_failing_inside_the_delete_rolls_back(
+    pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with PostgresStore(pg_server.url, schema=new_schema()) as store:
+        await forget_fails_inside_the_delete(store, monkeypatch, write_module)

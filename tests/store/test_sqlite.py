@@ -14,9 +14,11 @@ from loregraph.models import Entity
 from loregraph.store.base import SCHEMA_VERSION
 from loregraph.store.sqlite import SqliteStore
 from loregraph.store.sqlite import migrations as migrations_module
+from loregraph.store.sqlite import write as write_module
 
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, day, shared_pair, star
+from .contract_temporal import forget_fails_inside_the_delete
 
 FTS_TABLES = ("chunks_fts", "entities_fts", "relations_fts", "chunks_trigram")
 
@@ -361,3 +363,10 @@ async def test_version_5_relations_get_a_statement_key(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     conn.close()
+
+
+async def test_a_forget_failing_inside_the_delete_rolls_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with SqliteStore(tmp_path / "graph.db") as store:
+        await forget_fails_inside_the_delete(store, monkeypatch, write_module)
