@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from loregraph.access import ApiKey, Role
 from loregraph.cli.app import main
 from loregraph.store.sqlite import SqliteStore
 from store.builders import Book
@@ -64,6 +65,50 @@ def test_copy_refuses_a_destination_with_other_documents_unless_merging(
     merged = CliRunner().invoke(main, ["copy", str(source), str(dest), "--merge"])
     assert merged.exit_code == 0, merged.output
     assert "copied 6 documents" in merged.output and "  default: 5 documents" in merged.output
+
+
+def keys_of(path: Path) -> list[tuple[str, str, bool]]:
+    async def read() -> list[tuple[str, str, bool]]:
+        async with SqliteStore(path) as store:
+            return [(k.name, k.key_hash, k.active) for k in await store.list_api_keys()]
+
+    return asyncio.run(read())
+
+
+def test_copy_carries_decisions_and_audit_and_keys_only_when_asked(
+    source: Path, tmp_path: Path
+) -> None:
+    dest = tmp_path / "copy.db"
+    plain = CliRunner().invoke(main, ["copy", str(source), str(dest)])
+    assert plain.exit_code == 0, plain.output
+    assert "carried 2 merge decisions and 3 audit entries" in plain.output
+    assert "API keys" not in plain.output and keys_of(dest) == []
+    keyed = CliRunner().invoke(main, ["copy", str(source), str(dest), "--with-keys", "--json"])
+    assert keyed.exit_code == 0, keyed.output
+    report = json.loads(keyed.output)
+    assert (report["keys"], report["copied"], report["matches"]) == (2, 0, True)
+    assert [(s["decisions"], s["audit"]) for s in report["scopes"]] == [(0, 0), (0, 0)]
+    assert keys_of(dest) == keys_of(source) == [("ci", "a" * 64, True), ("old", "b" * 64, False)]
+
+
+def test_copy_refuses_a_key_name_held_with_another_hash(source: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "keyed.db"
+
+    async def other_key() -> None:
+        async with SqliteStore(dest) as store:
+            await store.add_api_key(ApiKey("ci", "c" * 64, {"default": Role.ADMIN}))
+
+    asyncio.run(other_key())
+    refused = CliRunner().invoke(main, ["copy", str(source), str(dest), "--with-keys"])
+    assert refused.exit_code == 8
+    assert "another API key named 'ci'" in refused.output
+    assert keys_of(dest) == [("ci", "c" * 64, True)]
+
+    async def scopes() -> list[str]:
+        async with SqliteStore(dest) as store:
+            return await store.scopes()
+
+    assert asyncio.run(scopes()) == []  # refused before any document was written
 
 
 @pytest.mark.parametrize(

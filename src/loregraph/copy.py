@@ -19,6 +19,10 @@ Rules:
   entities with the same name become one entity, as they do on ingestion. The destination
   then answers from both.
 
+With the documents go each scope's merge decisions and audit log, and, only when asked
+(``keys=True``, ``--with-keys``: they are credentials), the API keys, as hashes
+(:mod:`loregraph.engine.carry`).
+
 Not copied: the LLM response cache (the contract has no way to list it; it only saves LLM
 calls) and the graph version counters; entity ``updated_at`` becomes the copy's time.
 """
@@ -32,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loregraph.engine.carry import Carried, carry_keys, carry_records
 from loregraph.errors import (
     ConfigError,
     EmptyStoreError,
@@ -68,6 +73,8 @@ class ScopeCopy:
     """Source documents the destination already held (same content hash)."""
     source: StoreStats = field(default_factory=StoreStats)
     dest: StoreStats = field(default_factory=StoreStats)
+    records: Carried = field(default_factory=Carried)
+    """The merge decisions and audit entries carried, and how many each store holds."""
 
     @property
     def differences(self) -> list[str]:
@@ -81,6 +88,9 @@ class ScopeCopy:
         for name in ("entity_types", "relation_types"):
             if getattr(self.source, name) != getattr(self.dest, name):
                 found.append(f"{name.replace('_', ' ')} differ")
+        for name, (ours, theirs) in (self.records.held or {}).items():
+            if ours != theirs:
+                found.append(f"{name}: {ours} in the source, {theirs} in the destination")
         return found
 
 
@@ -91,6 +101,8 @@ class CopyReport:
     scopes: list[ScopeCopy] = field(default_factory=list)
     merge: bool = False
     seconds: float = 0.0
+    keys: int | None = None
+    """API keys added or revoked (``None``: keys were not copied)."""
 
     @property
     def copied(self) -> int:
@@ -119,8 +131,14 @@ class CopyReport:
                 f"  {s.scope}: {d.documents} documents, {d.chunks} chunks, {d.entities} "
                 f"entities, {d.relations} relations, {d.mentions} mentions"
             )
+            lines.append(
+                f"    carried {s.records.decisions} merge decisions and {s.records.audit} "
+                "audit entries"
+            )
             if s.differences and not self.merge:
                 lines.append("    differs from the source: " + "; ".join(s.differences))
+        if self.keys is not None:
+            lines.append(f"API keys: {self.keys} added or revoked (their hashes; no secret)")
         if not self.merge:
             lines.append(
                 "the destination matches the source"
@@ -137,12 +155,15 @@ class CopyReport:
             "merge": self.merge,
             "matches": self.matches,
             "seconds": round(self.seconds, 3),
+            "keys": self.keys,
             "scopes": [
                 {
                     "scope": s.scope,
                     "documents": s.documents,
                     "copied": s.copied,
                     "skipped": s.skipped,
+                    "decisions": s.records.decisions,
+                    "audit": s.records.audit,
                     "dest": {name: getattr(s.dest, name) for name in _COMPARED},
                     "differences": s.differences,
                 }
@@ -165,14 +186,17 @@ async def copy_store(
     merge: bool = False,
     progress: Progress | None = None,
     batch: int = 16,
+    keys: bool = False,
 ) -> CopyReport:
-    """Copy ``scopes`` (default: every scope) of the opened ``source`` into ``dest``.
+    """Copy ``scopes`` (default: every scope) of the opened ``source`` into ``dest``, with
+    their merge decisions and audit log, and the API keys (hashes) when ``keys``.
 
     ``batch`` is how many documents are read ahead of the writer. Raises
     :class:`CopyConflictError` (before writing anything) when a destination scope holds
     documents the source does not and ``merge`` is false, :class:`NotFoundError` for a
-    scope the source does not hold, and :class:`StoreError` when the source's backend
-    cannot read documents back (:meth:`Store.read_bundle`).
+    scope the source does not hold, :class:`StoreError` when the source's backend cannot
+    read documents back (:meth:`Store.read_bundle`), and
+    :class:`~loregraph.engine.carry.KeyConflictError` for a key name both hold.
     """
     if source is dest:
         raise ValueError("the source and the destination are the same store")
@@ -192,10 +216,13 @@ async def copy_store(
         raise StoreError(f"cannot copy from this store: {exc}") from exc
     plans = [await _plan(source, dest, scope, merge) for scope in wanted]
     report = CopyReport(merge=merge)
+    if keys:
+        report.keys = await carry_keys(source, dest)
     progress.start(STAGE, sum(len(plan.todo) for plan in plans))
     try:
         for plan in plans:
             await _copy_documents(source, dest, plan, merge, progress, max(1, batch))
+            plan.scope.records = await carry_records(source, dest, plan.scope.scope)
             plan.scope.source = await source.stats(plan.scope.scope)
             plan.scope.dest = await dest.stats(plan.scope.scope)
             report.scopes.append(plan.scope)
@@ -300,8 +327,10 @@ async def copy_locations(
     scopes: Sequence[str] | None = None,
     merge: bool = False,
     progress: Progress | None = None,
+    keys: bool = False,
 ) -> CopyReport:
-    """Open the stores at two locations (paths, URLs or parsed), copy, and close them.
+    """Open the stores at two locations (paths, URLs or parsed), copy (API keys too when
+    ``keys``), and close them.
 
     Raises :class:`EmptyStoreError` when there is no store at a ``source`` path or it holds
     no documents, :class:`~loregraph.errors.ConfigError` for an unknown URL scheme or when
@@ -321,5 +350,5 @@ async def copy_locations(
             raise EmptyStoreError(f"the source store {source} holds no documents")
         async with dest_store:
             return await copy_store(
-                source_store, dest_store, scopes=scopes, merge=merge, progress=progress
+                source_store, dest_store, scopes=scopes, merge=merge, progress=progress, keys=keys
             )

@@ -59,8 +59,7 @@ _SPACES = re.compile(r"\s+")
 
 @lru_cache(maxsize=131_072)
 def name_key(name: str) -> str:
-    """Normalise an entity name for exact matching (memoised: ingest asks for the same
-    names many times).
+    """Normalise an entity name for exact matching (memoised: ingest asks for it often).
 
     Case-folded, accents removed, punctuation dropped, whitespace collapsed, a leading
     English article removed: ``"The Demeter"`` and ``"demeter"`` give the same key.
@@ -210,8 +209,8 @@ class Relation:
     accumulated strength (evidence count offline), recomputed when a document is deleted.
     ``valid_at`` / ``invalid_at``: world time (when the fact held); ``created_at`` /
     ``expired_at``: system time (when the graph learnt and retired it). ``invalidated_by``:
-    the memory or document that ended it (forgetting that one opens it again).
-    """
+    the memory or document that ended it (forgetting that one opens it again). ``statement``:
+    the one it is the statement of (``ingest/statements.py``), else empty."""
 
     id: str
     source_id: str
@@ -227,11 +226,12 @@ class Relation:
     expired_at: datetime | None = None
     evidence: list[Evidence] = field(default_factory=list)
     invalidated_by: str | None = None
+    statement: str = ""
 
     @staticmethod
-    def make_id(scope: str, source_id: str, rel_type: str, target_id: str) -> str:
-        """Relations are unique per (scope, source, type, target)."""
-        return stable_id("rel", scope, source_id, rel_type, target_id)
+    def make_id(scope: str, source_id: str, rel_type: str, target_id: str, *said: str) -> str:
+        """Unique per (scope, source, type, target), and per statement when ``said``."""
+        return stable_id("rel", scope, source_id, rel_type, target_id, *said)
 
     def to_dict(
         self, names: Mapping[str, str] | None = None, *, evidence: int = EVIDENCE_SHOWN

@@ -14,11 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from loregraph.access import ApiKey, Role
 from loregraph.copy import copy_store
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.graph import AsyncGraph
 from loregraph.models import DocStatus
 from loregraph.store.base import Store
+from loregraph.store.changes import JOIN, SPLIT, AuditEntry, Decision
 from loregraph.store.sqlite import SqliteStore
 
 from .builders import Book, unit
@@ -74,6 +76,25 @@ async def rich_store(store: Store) -> None:
         finn = other.entity("Finn Lowe", "place", mentions=[(part, i + 1)], surface=f"Finn {i}")
         other.relate(eve, "VISITS", finn, chunk=part, confidence=0.5 + i / 4)
         await store.write_document(other.bundle())
+    await add_records(store, ids)
+
+
+async def add_records(store: Store, ids: dict[str, str]) -> None:
+    """What belongs to no document: merge decisions and audit entries in both scopes, and
+    two API keys (one revoked)."""
+    await store.add_decision(
+        Decision(SPLIT, "mrg_1", ids["alice"], "Captain Morgan", principal="ann", created_at=day(3))
+    )
+    await store.add_decision(
+        Decision(JOIN, "mrg_2", ids["bob"], "B. Stone", rule="manual", score=0.8, created_at=day(4))
+    )
+    await store.add_decision(Decision(SPLIT, "mrg_3", "ent_x", "Finn 0", scope="other"))
+    for n, action in enumerate(("merge", "unmerge", "rename")):
+        entry = AuditEntry(action, f"subject {n}", f"detail {n}", "ann", at=day(10 + n))
+        await store.add_audit(entry)
+    await store.add_audit(AuditEntry("forget", "other-0", scope="other", at=day(20)))
+    await store.add_api_key(ApiKey("ci", "a" * 64, {"default": Role.READER}, day(1)))
+    await store.add_api_key(ApiKey("old", "b" * 64, {"other": Role.ADMIN}, day(1), day(5)))
 
 
 async def snapshot(store: Store, scope: str, *, chunk_vectors: bool = True) -> dict[str, Any]:
@@ -110,7 +131,15 @@ async def snapshot(store: Store, scope: str, *, chunk_vectors: bool = True) -> d
         for m in await store.list_merges(scope)
     )
     stats = await store.stats(scope)
+    decisions = sorted(
+        (d.kind, d.merge_id, d.entity_id, d.surface, d.rule, d.score, d.document_id,
+         d.principal, d.created_at)
+        for d in await store.list_decisions(scope)
+    )  # fmt: skip
+    audit = [entry.to_dict() for entry in await store.list_audit(scope)]
     return {
+        "decisions": decisions,
+        "audit": audit,
         "documents": [
             (d.id, d.title, d.source, d.content_hash, d.kind, d.visibility, d.owner, d.metadata,
              d.status, d.char_count, d.created_at, d.valid_at)
@@ -219,7 +248,12 @@ class CopyContract(ContractBase):
             expected = await snapshot(sqlite_store, scope, chunk_vectors=vectors)
             assert await snapshot(store, scope, chunk_vectors=vectors) == expected
         assert await store.scopes() == ["default", "other"]
-        assert (await copy_store(sqlite_store, store)).skipped == 6
+        assert await store.list_api_keys() == []  # credentials only when asked for
+        again = await copy_store(sqlite_store, store, keys=True)
+        assert again.skipped == 6 and again.keys == 2
+        assert [(s.records.decisions, s.records.audit) for s in again.scopes] == [(0, 0), (0, 0)]
+        assert await store.list_api_keys() == await sqlite_store.list_api_keys()
+        assert (await copy_store(sqlite_store, store, keys=True)).keys == 0
 
     async def test_copy_within_the_backend_and_to_sqlite_is_identical(
         self, store: Store, sqlite_store: Store, store_factory: StoreFactory
@@ -227,9 +261,16 @@ class CopyContract(ContractBase):
         await require_read_bundle(store)
         await rich_store(store)
         dest = await store_factory()
-        report = await copy_store(store, dest)
+        report = await copy_store(store, dest, keys=True)
         assert report.matches and (report.copied, report.skipped) == (6, 0)
-        assert (await copy_store(store, sqlite_store)).matches
+        assert [(s.records.decisions, s.records.audit) for s in report.scopes] == [(2, 3), (1, 1)]
+        assert (await copy_store(store, sqlite_store, keys=True)).matches
+        keys = await store.list_api_keys()
+        assert await dest.list_api_keys() == keys == await sqlite_store.list_api_keys()
+        assert [(k.name, k.key_hash, k.active) for k in keys] == [
+            ("ci", "a" * 64, True),
+            ("old", "b" * 64, False),
+        ]
         for scope in ("default", "other"):
             expected = await snapshot(store, scope)
             assert await snapshot(dest, scope) == expected

@@ -1,9 +1,8 @@
 """A seeded random sequence of memories about where people live (remembered at random
 dates, in random order, some forgotten), and a plain Python model of what should hold.
 
-Every fact names a city no other fact names: the store keeps one relation per (source,
-type, target), with one interval, so a target that returns after being replaced is not
-what this sequence tests.
+About a third of the facts name a city the person was already said to live in (a target
+that comes back after being replaced, or a restatement); the others name a new city.
 """
 
 from __future__ import annotations
@@ -114,22 +113,39 @@ class Model:
 
 
 def sequence(seed: int, steps: int = 50) -> list[Step]:
-    """``steps`` steps: mostly remembering (a new city, a date of 2025 no other fact has),
-    sometimes forgetting a memory still held."""
+    """``steps`` steps: mostly remembering (a date of 2025 no other fact has; a city the
+    person was said to live in before, a third of the time, else a new one), sometimes
+    forgetting a memory still held."""
     rng = random.Random(seed)
     days = rng.sample(range(365), steps)
     cities = iter(CITIES)
     out: list[Step] = []
     held: list[int] = []
+    named: dict[str, list[str]] = {person: [] for person in PEOPLE}
     for index in range(steps):
         if held and rng.random() < 0.25:
             gone = held.pop(rng.randrange(len(held)))
             out.append(Step(forget=gone))
             continue
         person = rng.choice(PEOPLE)
-        out.append(Step(fact=Fact(person, next(cities), START + timedelta(days=days[index]))))
+        before = named[person]
+        city = rng.choice(before) if before and rng.random() < 0.35 else next(cities)
+        before.append(city)
+        out.append(Step(fact=Fact(person, city, START + timedelta(days=days[index]))))
         held.append(index)
     return out
+
+
+def returns(steps: list[Step]) -> int:
+    """How many facts name a city their person was said to live in before."""
+    seen: set[tuple[str, str]] = set()
+    count = 0
+    for step in steps:
+        if step.fact is not None:
+            key = (step.fact.person, step.fact.city)
+            count += key in seen
+            seen.add(key)
+    return count
 
 
 def probe_times(seed: int, count: int = 8) -> list[datetime]:

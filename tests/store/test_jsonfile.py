@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from loregraph.errors import StoreError
-from loregraph.models import DeleteReport, DocumentBundle
+from loregraph.models import DeleteReport, DocumentBundle, Relation
 from loregraph.store.jsonfile import JsonFileStore
 from loregraph.store.jsonfile import autosave as autosave_module
 from loregraph.store.jsonfile.layout import Contents, embedded, file_document
@@ -36,8 +36,10 @@ class ThroughTheFile(JsonFileStore):
         await super().write_document(bundle)
         await self.round_trip()
 
-    async def delete_document(self, document_id: str) -> DeleteReport:
-        report = await super().delete_document(document_id)
+    async def delete_document(
+        self, document_id: str, *, ends: Sequence[Relation] = ()
+    ) -> DeleteReport:
+        report = await super().delete_document(document_id, ends=ends)
         await self.round_trip()
         return report
 
@@ -91,7 +93,7 @@ async def test_the_file_is_readable_json_with_separate_sections(tmp_path: Path) 
     async with JsonFileStore(path) as store:
         await shared_pair(store)
     data = load(path)
-    assert (data["format"], data["version"]) == ("loregraph memory file", 2)
+    assert (data["format"], data["version"]) == ("loregraph memory file", 3)
     assert list(data) == [
         "format", "version", "entities", "relationships", "documents", "merge_decisions",
         "audit_log", "api_keys", "vectors", "graph_versions",

@@ -31,7 +31,7 @@ def test_new_id_with_a_stored_name_key_is_written_onto_the_stored_entity() -> No
     assert (plan.updated, plan.new) == ([alice_id], [bob.id])
     assert plan.mention_totals() == {alice_id: 2, bob.id: 1}
     assert plan.aliases == {alice_id: {"ali": "Ali"}}
-    assert list(plan.relations) == [(alice_id, "MET", bob.id)]
+    assert list(plan.relations) == [(alice_id, "MET", bob.id, "")]
 
 
 def test_stored_keys_are_known_without_a_key_lookup() -> None:

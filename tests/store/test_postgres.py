@@ -10,6 +10,7 @@ import random
 import signal
 import threading
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
 from pathlib import Path
 from types import FrameType
 
@@ -21,19 +22,28 @@ pytest.importorskip("pgserver")
 
 import psycopg
 
+from loregraph.copy import copy_store
 from loregraph.errors import ConfigError, SchemaVersionError, StoreError
 from loregraph.models import CO_OCCURS, Entity, name_key
-from loregraph.store.base import SCHEMA_VERSION
+from loregraph.store.base import SCHEMA_VERSION, Store
+from loregraph.store.cypher import CypherStore
+from loregraph.store.jsonfile import JsonFileStore
 from loregraph.store.postgres import PostgresStore
 from loregraph.store.postgres import migrations as migrations_module
+from loregraph.store.postgres import write as write_module
 from loregraph.store.postgres.connection import Conn
+from loregraph.store.sqlite import SqliteStore
 
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
+from .contract_copy import rich_store, snapshot
+from .contract_temporal import forget_fails_inside_the_delete
 from .engine_scripts import engine_finds_words_of_every_script
+from .falkor_server import FalkorServer
 from .pg_server import PgServer, start_server
 from .pg_workers import SHARED, shared_book, survivors, write_documents
 from .scenarios import derived_state
+from .test_falkordb import falkor_server  # noqa: F401 - fixture
 
 _schemas = itertools.count()
 
@@ -339,15 +349,20 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         await conn.execute(f"DROP TABLE {schema}.api_keys")
         await conn.execute(f"DROP TABLE {schema}.merge_decisions, {schema}.audit_log")
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN invalidated_by")
+        await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN statement")
+        await conn.execute(
+            f"ALTER TABLE {schema}.relations "
+            "ADD CONSTRAINT relations_triple UNIQUE (source, type, target)"
+        )
         await conn.execute(f"DELETE FROM {schema}.schema_migrations WHERE version >= 2")
     finally:
         await conn.close()
     async with PostgresStore(pg_server.url, schema=schema) as store:
-        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 5
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 6
         assert [h.id for h in await store.search_chunks_text("default", "首都", 5)] == [chunk.id]
         assert await store.list_api_keys() == []
         assert await store.list_decisions("default") == []
-    assert await _versions(pg_server.url, schema) == [1, 2, 3, 4, 5]
+    assert await _versions(pg_server.url, schema) == [1, 2, 3, 4, 5, 6]
     conn = await raw(pg_server.url)
     try:
         cursor = await conn.execute(
@@ -356,3 +371,47 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         assert await cursor.fetchone() == (True,)
     finally:
         await conn.close()
+
+
+async def test_a_forget_failing_inside_the_delete_rolls_back(
+    pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with PostgresStore(pg_server.url, schema=new_schema()) as store:
+        await forget_fails_inside_the_delete(store, monkeypatch, write_module)
+
+
+async def held(store: Store) -> list[object]:
+    return [await snapshot(store, scope) for scope in ("default", "other")] + [
+        await store.list_api_keys()
+    ]
+
+
+async def test_a_copy_round_trip_through_every_backend_keeps_everything(
+    pg_server: PgServer,
+    falkor_server: FalkorServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """SQLite -> PostgreSQL -> FalkorDB -> the JSON memory file -> SQLite, with API keys:
+    every store on the way holds what the first one holds (documents and what they built,
+    merge decisions, audit log, keys), the file read back too."""
+    pg, falkor = pg_server, falkor_server
+    chain: list[Store] = [
+        SqliteStore(tmp_path / "first.db"),
+        PostgresStore(pg.url, schema="chain"),
+        CypherStore(falkor.url("chain")),
+        JsonFileStore(tmp_path / "context.json"),
+        SqliteStore(tmp_path / "last.db"),
+    ]
+    async with AsyncExitStack() as stack:
+        for store in chain:
+            await stack.enter_async_context(store)
+        await rich_store(chain[0])
+        expected = await held(chain[0])
+        for source, dest in itertools.pairwise(chain):
+            report = await copy_store(source, dest, keys=True)
+            assert report.matches and report.copied == 6 and report.keys == 2
+            assert await held(dest) == expected, type(dest).__name__
+            if isinstance(dest, JsonFileStore):  # the file, read back
+                await dest.close()
+                await dest.open()
+                assert await held(dest) == expected

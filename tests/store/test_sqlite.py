@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,12 @@ from loregraph.errors import LoregraphError, SchemaVersionError, StoreError
 from loregraph.models import Entity
 from loregraph.store.base import SCHEMA_VERSION
 from loregraph.store.sqlite import SqliteStore
-from loregraph.store.sqlite import schema as schema_module
+from loregraph.store.sqlite import migrations as migrations_module
+from loregraph.store.sqlite import write as write_module
 
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, day, shared_pair, star
+from .contract_temporal import forget_fails_inside_the_delete
 
 FTS_TABLES = ("chunks_fts", "entities_fts", "relations_fts", "chunks_trigram")
 
@@ -98,7 +101,7 @@ async def test_older_schema_is_migrated(tmp_path: Path, monkeypatch: pytest.Monk
         calls.append(1)
         conn.execute("INSERT INTO meta(key, value) VALUES ('migrated', 1)")
 
-    monkeypatch.setitem(schema_module.MIGRATIONS, SCHEMA_VERSION - 1, migrate)
+    monkeypatch.setitem(migrations_module.MIGRATIONS, SCHEMA_VERSION - 1, migrate)
     async with SqliteStore(path) as store:
         assert (await store.stats("default")).schema_version == SCHEMA_VERSION
     conn = raw(path)
@@ -298,3 +301,72 @@ async def test_a_version_2_store_gains_the_key_table(tmp_path: Path) -> None:
     async with SqliteStore(path) as store:
         assert (await store.stats("default")).schema_version == SCHEMA_VERSION
         assert await store.list_api_keys() == []
+
+
+VERSION_5_RELATIONS = """
+CREATE TABLE relations_v5 (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    source INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
+    target INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    fact TEXT NOT NULL DEFAULT '',
+    weight REAL NOT NULL DEFAULT 0,
+    confidence REAL NOT NULL DEFAULT 1,
+    valid_at TEXT,
+    invalid_at TEXT,
+    created_at TEXT NOT NULL,
+    expired_at TEXT,
+    invalidated_by TEXT,
+    UNIQUE (source, type, target)
+)"""
+
+
+async def test_version_5_relations_get_a_statement_key(tmp_path: Path) -> None:
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path) as store:
+        ids = await shared_pair(store)
+        before = [r async for r in store.iter_relations("default")]
+    conn = raw(path)  # the relations table as version 5 made it, same rows and pks
+    conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute(VERSION_5_RELATIONS)
+    conn.execute(
+        "INSERT INTO relations_v5 SELECT pk, id, scope, source, target, type, fact, weight, "
+        "confidence, valid_at, invalid_at, created_at, expired_at, invalidated_by "
+        "FROM relations"
+    )
+    conn.execute("DROP TABLE relations")
+    conn.execute("ALTER TABLE relations_v5 RENAME TO relations")
+    conn.execute("UPDATE meta SET value = 5 WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    async with SqliteStore(path) as store:
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 6
+        assert [r async for r in store.iter_relations("default")] == before
+        stated = Book("doc-3")
+        chunk = stated.chunk("Alice Morgan met Bob Stone again.", unit(5))
+        alice = stated.entity("Alice Morgan", mentions=[(chunk, 1)])
+        bob = stated.entity("Bob Stone", mentions=[(chunk, 1)])
+        rel = stated.relate(alice, "MET", bob, chunk=chunk)
+        bundle = stated.bundle()
+        bundle.relations = [
+            replace(r, id=f"{r.id}-said", statement="doc-3") if r.id == rel.id else r
+            for r in bundle.relations
+        ]
+        await store.write_document(bundle)
+        met = await store.entity_relations(ids["alice"], types=["MET"])
+        assert sorted(r.statement for r in met) == ["", "doc-3"]
+        await store.delete_document("doc-1")
+        assert [len(r.evidence) for r in await store.get_relations([ids["met"]])] == [1]
+    conn = raw(path)
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    conn.close()
+
+
+async def test_a_forget_failing_inside_the_delete_rolls_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with SqliteStore(tmp_path / "graph.db") as store:
+        await forget_fails_inside_the_delete(store, monkeypatch, write_module)

@@ -59,12 +59,25 @@ def export(ctx: Context, path: str, fmt: str | None) -> None:
 @click.argument("dest")
 @scope_option(several="Copy only this scope (repeat for several; default: every scope).")
 @click.option("--merge", is_flag=True, help="Add to a DEST that already holds other documents.")
+@click.option(
+    "--with-keys",
+    "keys",
+    is_flag=True,
+    help="Copy the HTTP server's API keys too (their hashes: they are credentials).",
+)
 @json_option("the report")
 @click.pass_obj
 def copy_command(
-    ctx: Context, source: str, dest: str, scopes: tuple[str, ...], merge: bool, as_json: bool
+    ctx: Context,
+    source: str,
+    dest: str,
+    scopes: tuple[str, ...],
+    merge: bool,
+    keys: bool,
+    as_json: bool,
 ) -> None:
-    """Copy a whole store from SOURCE to DEST (file paths or database URLs).
+    """Copy a whole store from SOURCE to DEST (file paths or database URLs): documents,
+    merge decisions and the audit log; API keys only with --with-keys.
 
     Documents DEST already holds are skipped, so an interrupted copy resumes. A DEST that
     holds documents SOURCE does not is refused unless --merge is given.
@@ -74,7 +87,7 @@ def copy_command(
     async def work() -> CopyReport:
         with showing(bars):
             return await copy_locations(
-                source, dest, scopes=scopes or None, merge=merge, progress=bars
+                source, dest, scopes=scopes or None, merge=merge, progress=bars, keys=keys
             )
 
     report = run_async(work(), kept="copied documents")

@@ -3,7 +3,8 @@ current and ended, with when each held and what ended it.
 
 Facts are the typed relations (co-occurrence and ``ABOUT`` links state none). An ended fact
 names the memory or document that ended it (``Relation.invalidated_by``); the timeline shows
-that one's time and the sentence of it that states the new fact.
+that one's time and the sentence of it that states the new fact. Statements of one fact
+that follow each other (a restatement, ``retrieve/runs.py``) show as one span.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from loregraph.engine.paths import evidence_sentence
 from loregraph.models import ABOUT, CO_OCCURS, Document, Entity, Relation
+from loregraph.retrieve.runs import chains, joined
 from loregraph.store.base import Store
 
 _NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
@@ -105,7 +107,7 @@ async def relation_history(
     names = {e.id: e.name for e in await store.get_entities(ends)}
     facts.sort(key=lambda r: (r.valid_at or r.created_at, r.created_at, r.id))
     history = History(entity, other)
-    for rel in facts:
+    for rel in (joined(run) for run in chains(facts)):
         fact = Fact(rel, names.get(rel.source_id, rel.source_id), names.get(rel.target_id, ""))
         if rel.invalidated_by is not None:
             fact.ending = await _ending(store, rel, rel.invalidated_by)

@@ -33,6 +33,7 @@ from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocum
 from loregraph.ingest.resolve import Resolver, cluster_candidates
 from loregraph.ingest.sections import with_sections
 from loregraph.ingest.select import Selection, select_entities
+from loregraph.ingest.statements import own_statements
 from loregraph.ingest.supersede import Contradict, supersede
 from loregraph.ingest.tally import count_bundle, describe_failure, timed_iter, timer
 from loregraph.ingest.types import (
@@ -237,6 +238,7 @@ class IngestPipeline:
                     pending, result, chunk_vectors, scope, report
                 )
                 with timer(report, "write"):
+                    own_statements(bundle, self.settings.extraction.functional_relations)
                     known = await self.store.get_relations([r.id for r in bundle.relations])
                     await supersede(self.store, bundle, self.settings.extraction, self.contradict)
                     await self.store.write_document(bundle)

@@ -19,8 +19,9 @@ An ended relation gets ``invalid_at`` (world time: when it stopped holding), ``e
 (system time: when the graph stopped believing it) and ``invalidated_by``, the memory or
 document of the relation that ended it. The ends a write makes travel in its bundle
 (``DocumentBundle.invalidations``), written in the same transaction as the document; a
-store that removes a document opens the relations it ended, in the delete's transaction,
-and :func:`delete_and_recheck` then recomputes the groups it touched.
+store that removes a document opens the relations it ended, and :func:`delete_and_recheck`
+plans what the groups it touched end without it and has the store apply that in the
+delete's transaction too: a failure anywhere leaves the store as it was.
 
 A relation's time is its ``valid_at`` (the time of its memory or document, or a date its
 sentence gives); for the negation rule and the model's check, a relation without one
@@ -34,6 +35,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from loregraph.ingest.statements import triple
 from loregraph.models import (
     ABOUT,
     CO_OCCURS,
@@ -127,14 +129,20 @@ def retired(relation: Relation) -> bool:
 
 def timeline(group: Iterable[Relation]) -> dict[str, tuple[datetime, str] | None]:
     """For a group of one source's relations of one functional type: each relation's end
-    under the functional rule, ``(time, id of the relation that ends it)``, or ``None``
-    while it is the latest. The next relation in world time ends it; ties hold together;
-    relations without a time are left out (see the module notes)."""
+        under the functional rule, ``(time, id of the relation that ends it)``, or ``None``
+        while it is the latest. The next relation in world time ends it; ties hold together;
+        relations without a time are left out (see the module notes); of statements of one fact at
+    one time (:mod:`.statements`), the first by id holds and ends the others at once."""
     dated = [r for r in group if r.valid_at is not None and not retired(r)]
     members = sorted(dated, key=lambda r: (started(r), r.id))
     out: dict[str, tuple[datetime, str] | None] = {}
+    first: dict[tuple[tuple[str, str, str], datetime], str] = {}
     for i, rel in enumerate(members):
         start = started(rel)
+        same = first.setdefault((triple(rel), start), rel.id)
+        if same != rel.id:  # one fact stated twice at one time: the first statement holds
+            out[rel.id] = (start, same)
+            continue
         later = next((r for r in members[i + 1 :] if started(r) > start), None)
         out[rel.id] = None if later is None else (started(later), later.id)
     return out
@@ -298,9 +306,12 @@ async def _target_names(store: Store, members: dict[str, Relation]) -> dict[str,
     return {e.id: e.name for e in found}
 
 
-async def _document_of(store: Store, relation: Relation) -> str | None:
-    """The memory or document a stored relation was first read from."""
-    chunk_ids = [ev.chunk_id for ev in relation.evidence if ev.chunk_id]
+async def _document_of(store: Store, relation: Relation, gone: Collection[str] = ()) -> str | None:
+    """The memory or document a stored relation was first read from (of its evidence not
+    in the chunks ``gone``); a statement's own document."""
+    if relation.statement:
+        return relation.statement
+    chunk_ids = [ev.chunk_id for ev in relation.evidence if ev.chunk_id and ev.chunk_id not in gone]
     chunks = await store.get_chunks(chunk_ids[:1])
     return chunks[0].document_id if chunks else None
 
@@ -308,19 +319,34 @@ async def _document_of(store: Store, relation: Relation) -> str | None:
 async def delete_and_recheck(
     store: Store, document_id: str, functional: Collection[str]
 ) -> DeleteReport:
-    """Delete a document (the store opens what it ended), then recompute the functional
-    groups its relations belonged to: a fact it ended may now be ended by another."""
+    """Delete a document and, in the same transaction, end what the functional groups its
+    relations belonged to end once it is gone: the store opens what the document ended,
+    and a fact it ended may now be ended by another (:func:`ends_without`)."""
     bundle = await store.read_bundle(document_id)
-    report = await store.delete_document(document_id)
-    if bundle is None:
-        return report
+    ends = [] if bundle is None else await ends_without(store, bundle, functional)
+    return await store.delete_document(document_id, ends=ends)
+
+
+async def ends_without(
+    store: Store, bundle: DocumentBundle, functional: Collection[str]
+) -> list[Relation]:
+    """The ends the functional rule gives the groups of ``bundle``'s relations once its
+    document is deleted (planned before the delete: a relation goes when all its evidence
+    is the document's, and what the document ended opens), as relations carrying them."""
+    doc = bundle.document.id
+    gone = {chunk.id for chunk in bundle.chunks}
+    support = {rel.id: len(rel.evidence) for rel in bundle.relations}
+    now = utcnow()
+    ends: list[Relation] = []
     groups = {(r.source_id, r.type) for r in bundle.relations if r.type in functional}
     for source, kind in sorted(groups):
         stored = await store.entity_relations(source, direction="out", types=[kind], history=True)
-        members = {r.id: r for r in stored}
+        members = {r.id: _reopened(r, doc) for r in stored if r.weight > support.get(r.id, 0)}
         for rel_id, end in timeline(members.values()).items():
             if end is None or not earlier(members[rel_id].invalid_at, end[0]):
                 continue
-            document = await _document_of(store, members[end[1]])
-            await store.invalidate_relation(rel_id, end[0], by=document)
-    return report
+            by = await _document_of(store, members[end[1]], gone)
+            ended = replace(members[rel_id], evidence=[], invalid_at=end[0], expired_at=now)
+            ended.invalidated_by = by
+            ends.append(ended)
+    return ends

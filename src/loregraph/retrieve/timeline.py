@@ -15,7 +15,9 @@ After the passages are fused, :func:`at_time` applies the time the question is a
   a relation whose every piece of evidence is in a history passage goes with it, others
   keep only their evidence from other passages;
   the entities kept are the seeds and the ends of those relations, without descriptions
-  (a description may come from a later memory).
+  (a description may come from a later memory);
+* a statement that a restatement of its fact took over from (``runs.py``) is not history
+  while the fact holds.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from loregraph.retrieve.result import (
     RankedRelation,
     Seed,
 )
+from loregraph.retrieve.runs import chains
 from loregraph.store.base import Store
 
 SEEDS_CHECKED = 5
@@ -79,6 +82,7 @@ async def at_time(
     facts = await _seed_facts(store, seeds)
     holding = [r for r in facts if holds(r, when, as_of is None)]
     current = {ev.chunk_id for r in holding for ev in r.evidence}
+    current |= _restated(facts, holding, when)
     current |= _stating_ends(facts, {p.chunk_id: p.document_id for p in seen}, when)
     stale = {ev.chunk_id for r in facts for ev in r.evidence} - current
     kept = [p for p in seen if p.chunk_id not in stale]
@@ -109,6 +113,20 @@ def _current_first(ranked: RankedRelation, stale: set[str]) -> RankedRelation:
     if evidence and fact in {ev.sentence for ev in rel.evidence if ev.chunk_id in stale}:
         fact = evidence[0].sentence
     return replace(ranked, relation=replace(rel, evidence=evidence, fact=fact))
+
+
+def _restated(facts: Sequence[Relation], holding: Sequence[Relation], when: datetime) -> set[str]:
+    """The chunks of earlier statements of a fact that still holds through a restatement
+    of it (``runs.py``): "Alice lives in Lisbon." said twice is current in both."""
+    held = {r.id for r in holding}
+    return {
+        ev.chunk_id
+        for run in chains(facts)
+        if len(run) > 1 and any(r.id in held for r in run)
+        for r in run
+        if (r.valid_at or r.created_at) <= when
+        for ev in r.evidence
+    }
 
 
 def _stating_ends(facts: Sequence[Relation], documents: dict[str, str], when: datetime) -> set[str]:

@@ -47,7 +47,7 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The schema version this code writes. A store written by a newer version is refused."""
 
 DocKindArg = models.DocKind | None
@@ -134,14 +134,14 @@ class Store(ChangeLog, KeyStore, Hops):
         """The documents of a scope, oldest first."""
 
     @abstractmethod
-    async def delete_document(self, document_id: str) -> models.DeleteReport:
-        """Delete a document and exactly what only it supported, in one transaction.
-
-        Its chunks, mentions and relation evidence go; relations left with no evidence and
-        entities left with no mention go; remaining entities and relations have their
-        counts, aliases, descriptions and weights recomputed. An unknown id gives an
-        all-zero report and changes nothing.
-        """
+    async def delete_document(
+        self, document_id: str, *, ends: Sequence[models.Relation] = ()
+    ) -> models.DeleteReport:
+        """Delete a document and exactly what only it supported, in one transaction: its
+        chunks, mentions and relation evidence, relations left with no evidence, entities
+        left with no mention; remaining ones get their counts, aliases, descriptions and
+        weights recomputed, the relations it ended open again, then ``ends`` (as a bundle's
+        invalidations) end theirs. An unknown id gives an all-zero report, changes nothing."""
 
     # ----------------------------------------------------------------- chunks
     @abstractmethod

@@ -87,13 +87,16 @@ class MirroredStore(Store):
         listed = {w.entity.id for w in bundle.entities}
         await self._sync(doc.scope, doc.id, before, listed)
 
-    async def delete_document(self, document_id: str) -> models.DeleteReport:
+    async def delete_document(
+        self, document_id: str, *, ends: Sequence[models.Relation] = ()
+    ) -> models.DeleteReport:
         doc = await self.primary.get_document(document_id)
         if doc is None:
-            return await self.primary.delete_document(document_id)
+            return await self.primary.delete_document(document_id, ends=ends)
         before = await self._snapshot(doc.scope, document_id)
-        report = await self.primary.delete_document(document_id)
-        await self._sync(doc.scope, document_id, before, set())
+        report = await self.primary.delete_document(document_id, ends=ends)
+        touched = {end for rel in ends for end in (rel.source_id, rel.target_id) if end}
+        await self._sync(doc.scope, document_id, before, touched)
         return report
 
     async def invalidate_relation(

@@ -98,7 +98,7 @@ class PlannedEntity:
 
 @dataclass(slots=True)
 class RelationGroup:
-    """The bundle's relations with one (source, type, target), merged."""
+    """The bundle's relations with one (source, type, target, statement), merged."""
 
     relation: Relation
     """The first of them (id, fact and temporal fields of a new relation)."""
@@ -122,8 +122,9 @@ class BundlePlan:
     """Final id -> {alias key: first surface} this document used (canonical key excluded)."""
     mentions: dict[tuple[str, str, str], int] = field(default_factory=dict)
     """(final id, chunk id, surface) -> count."""
-    relations: dict[tuple[str, str, str], RelationGroup] = field(default_factory=dict)
-    """(final source id, type, final target id) -> the bundle's relations, merged."""
+    relations: dict[tuple[str, str, str, str], RelationGroup] = field(default_factory=dict)
+    """(final source id, type, final target id, statement) -> the bundle's relations,
+    merged."""
 
     @property
     def new(self) -> list[str]:
@@ -255,8 +256,9 @@ def _contributions(plan: BundlePlan, bundle: DocumentBundle) -> None:
         row = (final, mention.chunk_id, mention.surface)
         plan.mentions[row] = plan.mentions.get(row, 0) + mention.count
     for relation in bundle.relations:
-        triple = (plan.final[relation.source_id], relation.type, plan.final[relation.target_id])
-        group = plan.relations.setdefault(triple, RelationGroup(relation))
+        source, target = plan.final[relation.source_id], plan.final[relation.target_id]
+        key = (source, relation.type, target, relation.statement)
+        group = plan.relations.setdefault(key, RelationGroup(relation))
         group.confidence = max(group.confidence, relation.confidence)
         for ev in relation.evidence or [Evidence("")]:
             group.evidence[(ev.chunk_id, ev.sentence, ev.start, ev.end)] = None

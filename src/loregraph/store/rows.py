@@ -39,7 +39,7 @@ ENTITY_FIELDS = (
 )  # fmt: skip
 RELATION_FIELDS = (
     "id", "source_id", "target_id", "type", "scope", "fact", "weight", "confidence", "valid_at",
-    "invalid_at", "created_at", "expired_at", "invalidated_by",
+    "invalid_at", "created_at", "expired_at", "invalidated_by", "statement",
 )  # fmt: skip
 MERGE_FIELDS = ("entity_id", "surface", "rule", "score", "scope", "document_id", "created_at")
 
@@ -145,7 +145,7 @@ class Codec:
             fact=row[5], weight=float(row[6]), confidence=float(row[7]),
             valid_at=self.read_time_or_none(row[8]), invalid_at=self.read_time_or_none(row[9]),
             created_at=self.read_time(row[10]), expired_at=self.read_time_or_none(row[11]),
-            invalidated_by=row[12],
+            invalidated_by=row[12], statement=row[13] or "",
         )  # fmt: skip
 
     def merge(self, row: Row) -> Merge:

@@ -16,13 +16,14 @@ sequence since the reads (see :mod:`.apply`).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from loregraph.models import DeleteReport, DocumentBundle, Entity, Vector, utcnow
+from loregraph.models import DeleteReport, DocumentBundle, Entity, Relation, Vector, utcnow
 from loregraph.store.cypher import state
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import document_props, entity_props, relation_props
@@ -69,13 +70,17 @@ class WritePlan:
     """Ids of entities created or recomputed (for the caller's name index)."""
 
 
-async def plan_delete(conn: Connection, document_id: str) -> WritePlan | None:
-    """The plan deleting ``document_id`` (``None``: there is no such document)."""
+async def plan_delete(
+    conn: Connection, document_id: str, ends: Sequence[Relation] = ()
+) -> WritePlan | None:
+    """The plan deleting ``document_id``, then ending ``ends`` (as a bundle's
+    invalidations); ``None``: there is no such document."""
     seq = await state.meta_seq(conn)
     old = await state.old_document(conn, document_id)
     if old is None:
         return None
     plan = WritePlan(old.scope, document_id, seq, replace=True)
+    plan.invalidations = invalidation_rows(ends)
     await _recompute(conn, plan, old, BundlePlan())
     report = plan.report
     report.document_id = document_id
@@ -84,6 +89,19 @@ async def plan_delete(conn: Connection, document_id: str) -> WritePlan | None:
     report.relations_removed = len(plan.dead_relations)
     report.relations_weakened = len(old.relations - set(plan.dead_relations))
     return plan
+
+
+def invalidation_rows(ends: Sequence[Relation]) -> list[dict[str, Any]]:
+    """``{id, invalid_at, expired_at, by}`` of relations to end."""
+    return [
+        {
+            "id": rel.id,
+            "invalid_at": iso_or_none(rel.invalid_at),
+            "expired_at": iso_or_none(rel.expired_at),
+            "by": rel.invalidated_by,
+        }
+        for rel in ends
+    ]
 
 
 async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
@@ -103,15 +121,7 @@ async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
     ours = plan_bundle(bundle, stored, by_key)
     plan = WritePlan(doc.scope, doc.id, seq, replace=old is not None)
     plan.document = document_props(doc)
-    plan.invalidations = [
-        {
-            "id": rel.id,
-            "invalid_at": iso_or_none(rel.invalid_at),
-            "expired_at": iso_or_none(rel.expired_at),
-            "by": rel.invalidated_by,
-        }
-        for rel in bundle.invalidations
-    ]
+    plan.invalidations = invalidation_rows(bundle.invalidations)
     for chunk in bundle.chunks:
         vector = _vector(chunk.embedding)
         _dim(plan, "LgChunk", vector)
@@ -277,7 +287,7 @@ async def _relations(
 ) -> None:
     """Fill the plan's relation, weight and evidence parts."""
     groups = ours.relations
-    stored = await state.relations_by_triple(conn, list(groups))
+    stored = await state.relations_by_key(conn, list(groups))
     touched = sorted(set(old.relations) | {found.id for found in stored.values()})
     others = await state.other_evidence(conn, touched, plan.document_id)
     kept: set[str] = set()
@@ -303,7 +313,7 @@ async def _relations(
                 }
             )
         else:
-            source, _, target = key
+            source, _, target, _ = key
             written = replace(rel, source_id=source, target_id=target, scope=plan.scope)
             written.weight, written.confidence = weight, best
             plan.new_relations.append(relation_props(written))

@@ -33,7 +33,7 @@ ENTITY_PROPS = (
 """The entity node properties :func:`entity_props` gives (the embedding is set apart)."""
 RELATION_PROPS = (
     "id type type_text scope fact weight confidence valid_at invalid_at created_at expired_at "
-    "invalidated_by"
+    "invalidated_by statement"
 )
 """The relation edge properties :func:`relation_props` gives (besides the end ids)."""
 
@@ -80,7 +80,7 @@ def relation_props(relation: Relation) -> dict[str, Any]:
         relation.id, relation.type, type_text(relation.type), relation.scope, relation.fact,
         float(relation.weight), float(relation.confidence), iso_or_none(relation.valid_at),
         iso_or_none(relation.invalid_at), iso(relation.created_at),
-        iso_or_none(relation.expired_at), relation.invalidated_by,
+        iso_or_none(relation.expired_at), relation.invalidated_by, relation.statement,
     )  # fmt: skip
     props = dict(zip(RELATION_PROPS.split(), values, strict=True))
     return props | {"source_id": relation.source_id, "target_id": relation.target_id}

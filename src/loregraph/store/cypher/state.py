@@ -154,17 +154,18 @@ async def entity_states(
     return states
 
 
-async def relations_by_triple(
-    conn: Connection, triples: list[tuple[str, str, str]]
-) -> dict[tuple[str, str, str], RelationState]:
-    """Stored relations by (source id, type, target id)."""
+async def relations_by_key(
+    conn: Connection, keys: list[tuple[str, str, str, str]]
+) -> dict[tuple[str, str, str, str], RelationState]:
+    """Stored relations by (source id, type, target id, statement); an edge written before
+    relations had a statement has none (empty)."""
     rows = await conn.read(
-        "UNWIND $triples AS t MATCH (a:LgEntity {id: t[0]})-[r:LG_REL]->(b:LgEntity {id: t[2]}) "
-        "WHERE r.type = t[1] "
-        "RETURN t[0], t[1], t[2], r.id, r.fact, r.valid_at, r.invalid_at, r.expired_at",
-        {"triples": [list(t) for t in triples]},
+        "UNWIND $keys AS t MATCH (a:LgEntity {id: t[0]})-[r:LG_REL]->(b:LgEntity {id: t[2]}) "
+        "WHERE r.type = t[1] AND coalesce(r.statement, '') = t[3] "
+        "RETURN t[0], t[1], t[2], t[3], r.id, r.fact, r.valid_at, r.invalid_at, r.expired_at",
+        {"keys": [list(t) for t in keys]},
     )
-    return {(row[0], row[1], row[2]): RelationState(*row[3:]) for row in rows}
+    return {(row[0], row[1], row[2], row[3]): RelationState(*row[4:]) for row in rows}
 
 
 async def other_evidence(

@@ -109,12 +109,14 @@ class CypherStore(Store):
                     return
         raise StoreError(f"could not write document {bundle.document.id}: too many conflicts")
 
-    async def delete_document(self, document_id: str) -> models.DeleteReport:
+    async def delete_document(
+        self, document_id: str, *, ends: Sequence[models.Relation] = ()
+    ) -> models.DeleteReport:
         """Delete a document (an unknown id gives an all-zero report)."""
         conn = self._conn()
         async with self._lock:
             for _ in range(WRITE_ATTEMPTS):
-                plan = await plan_delete(conn, document_id)
+                plan = await plan_delete(conn, document_id, ends)
                 if plan is None:
                     return models.DeleteReport(document_id=document_id)
                 if await self._apply(conn, plan):

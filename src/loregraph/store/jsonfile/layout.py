@@ -4,7 +4,7 @@ The file is one JSON object, its sections in this order::
 
     {
       "format": "loregraph memory file",
-      "version": 2,
+      "version": 3,
       "entities": [
         {"id": "ent_…", "name": "API server", "type": "Product",
          "description": "…", "aliases": ["api"], "tags": [], "properties": {},
@@ -44,7 +44,9 @@ chunks, its description and surface forms of each entity it lists, its mentions,
 evidence, the merges it caused), which is what the store needs to delete exactly what one
 document supported. A relationship's ``invalid_at`` and ``expired_at`` say when it stopped
 holding and when the graph retired it, ``invalidated_by`` the memory or document that ended
-it (forgetting that one opens it again). ``merge_decisions``, ``audit_log`` and
+it (forgetting that one opens it again), ``statement`` (only when set) the memory or
+document whose statement it is (a dated fact of a functional type is one relationship per
+statement, so that one that stops holding can hold again). ``merge_decisions``, ``audit_log`` and
 ``api_keys`` hold what belongs to no document (shapes in :mod:`.records`). ``scope``
 appears on a record only when it is not the default scope. ``tags`` and ``properties`` are
 kept for the person or agent that writes them: the store does not use them and other
@@ -76,12 +78,13 @@ from loregraph.store.jsonfile.records import audit_record, decision_record, key_
 
 FORMAT = "loregraph memory file"
 """The value of the file's ``format`` member."""
-VERSION = 2
+VERSION = 3
 """The layout version this code writes; a file of a newer version is refused (an older
 loregraph would drop the sections it does not know when it writes the file again).
 Version 1: entities, relationships, documents, vectors, graph versions; 2 adds the
 relationships' ``invalidated_by`` and the ``merge_decisions``, ``audit_log`` and
-``api_keys`` sections (a version 1 file reads as having none)."""
+``api_keys`` sections (a version 1 file reads as having none); 3 adds the relationships'
+``statement`` (written when not empty)."""
 
 
 @dataclass(slots=True)
@@ -177,6 +180,8 @@ def _relationship(relation: Relation, names: Mapping[str, str], extras: Extras) 
         "expired_at": moment_text(relation.expired_at),
         "invalidated_by": relation.invalidated_by,
     }
+    if relation.statement:
+        record["statement"] = relation.statement
     return scoped(record, relation.scope)
 
 

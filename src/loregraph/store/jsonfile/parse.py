@@ -122,8 +122,11 @@ def _relation(item: Fields, by_name: dict[tuple[str, str], str]) -> tuple[Relati
                 "(a relationship names its two ends as the entities section names them)"
             )
         ends.append(found)
+    statement = item.text("statement", "")
     relation = Relation(
-        id=item.text("id", Relation.make_id(scope, ends[0], rel_type, ends[1])),
+        id=item.text(
+            "id", Relation.make_id(scope, ends[0], rel_type, ends[1], *filter(None, [statement]))
+        ),
         source_id=ends[0],
         target_id=ends[1],
         type=rel_type,
@@ -135,6 +138,7 @@ def _relation(item: Fields, by_name: dict[tuple[str, str], str]) -> tuple[Relati
         invalid_at=item.moment("invalid_at"),
         expired_at=item.moment("expired_at"),
         invalidated_by=item.optional_text("invalidated_by"),
+        statement=statement,
     )
     relation.created_at = item.moment("created_at") or relation.created_at
     return relation, Extras(item.strings("tags"), item.mapping("properties"))

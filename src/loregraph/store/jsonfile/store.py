@@ -192,6 +192,7 @@ class JsonFileStore(SqliteStore):
         started = time.monotonic()
         try:
             contents = await self.contents()
+            seen = self._db.changes  # a write landing while the file is written is unsaved
             await asyncio.to_thread(self._write, contents)
         except PermissionError as exc:
             raise StorePermissionError(f"cannot write the store {self.file}: {exc}") from exc
@@ -204,7 +205,7 @@ class JsonFileStore(SqliteStore):
             self._autosave.saving = False
             ended = time.monotonic()
             self._autosave.wrote(ended, ended - started)
-        self._saved = self._db.changes
+        self._saved = seen
 
     async def contents(self) -> Contents:
         """Everything the store holds, as the file writes it (read in one call, so that no

@@ -26,6 +26,7 @@ from loregraph.store.postgres.schema import (
     VERSION_3,
     VERSION_4,
     VERSION_5,
+    VERSION_6,
     statements,
     vector_index_statements,
 )
@@ -76,12 +77,19 @@ async def _version_5(conn: Conn) -> None:
         await conn.execute(statement)
 
 
+async def _version_6(conn: Conn) -> None:
+    """A dated fact of a functional type is one relation per statement."""
+    for statement in statements(VERSION_6):
+        await conn.execute(statement)
+
+
 MIGRATIONS: dict[int, Migration] = {
     1: _version_1,
     2: _version_2,
     3: _version_3,
     4: _version_4,
     5: _version_5,
+    6: _version_6,
 }
 """``MIGRATIONS[v]`` brings a schema from version ``v - 1`` to ``v`` (0: empty)."""
 

@@ -1,7 +1,7 @@
 """Upserting a bundle's relations and their evidence (inside the write transaction).
 
-Relations are unique per ``(source, type, target)``. The bundle's relations, grouped by that
-triple by the plan (:mod:`loregraph.store.planning`), are upserted in triple order. What a
+Relations are unique per ``(source, type, target, statement)``. The bundle's relations,
+grouped by that key by the plan (:mod:`loregraph.store.planning`), are upserted in key order. What a
 write adds to a stored relation: it keeps its id and fact (filled in when empty);
 ``valid_at`` becomes the earliest known, ``invalid_at``/``expired_at`` take the bundle's
 value when it gives one; ``weight`` (= evidence count) and ``confidence`` (= max over
@@ -28,8 +28,8 @@ async def write_relations(
 ) -> set[int]:
     """Upsert the relations and insert their evidence; returns the relation pks."""
     groups = {
-        (resolved.pks[source], kind, resolved.pks[target]): group
-        for (source, kind, target), group in resolved.plan.relations.items()
+        (resolved.pks[source], kind, resolved.pks[target], said): group
+        for (source, kind, target, said), group in resolved.plan.relations.items()
     }
     if not groups:
         return set()
@@ -37,21 +37,21 @@ async def write_relations(
     rels = [groups[triple].relation for triple in ordered]
     cursor = await conn.execute(
         "INSERT INTO relations AS r (id, scope, source, target, type, fact, weight, confidence, "
-        "valid_at, invalid_at, created_at, expired_at, invalidated_by) "
+        "valid_at, invalid_at, created_at, expired_at, invalidated_by, statement) "
         "SELECT g.id, %(scope)s, g.source, g.target, g.type, g.fact, g.weight, g.confidence, "
-        "g.valid_at, g.invalid_at, g.created_at, g.expired_at, g.invalidated_by "
+        "g.valid_at, g.invalid_at, g.created_at, g.expired_at, g.invalidated_by, g.statement "
         "FROM unnest(%(ids)s::text[], %(sources)s::bigint[], %(targets)s::bigint[], "
         "%(types)s::text[], %(facts)s::text[], %(weights)s::float8[], %(confidences)s::float8[], "
         "%(valid)s::timestamptz[], %(invalid)s::timestamptz[], %(created)s::timestamptz[], "
-        "%(expired)s::timestamptz[], %(by)s::text[]) WITH ORDINALITY AS g(id, source, target, "
-        "type, fact, weight, confidence, valid_at, invalid_at, created_at, expired_at, "
-        "invalidated_by, ord) ORDER BY g.ord "
-        "ON CONFLICT (source, type, target) DO UPDATE SET "
+        "%(expired)s::timestamptz[], %(by)s::text[], %(said)s::text[]) WITH ORDINALITY AS "
+        "g(id, source, target, type, fact, weight, confidence, valid_at, invalid_at, "
+        "created_at, expired_at, invalidated_by, statement, ord) ORDER BY g.ord "
+        "ON CONFLICT (source, type, target, statement) DO UPDATE SET "
         "fact = CASE WHEN r.fact = '' THEN excluded.fact ELSE r.fact END, "
         "valid_at = least(r.valid_at, excluded.valid_at), "
         "invalid_at = coalesce(excluded.invalid_at, r.invalid_at), "
         "expired_at = coalesce(excluded.expired_at, r.expired_at) "
-        "RETURNING r.pk, r.source, r.type, r.target",
+        "RETURNING r.pk, r.source, r.type, r.target, r.statement",
         {
             "scope": bundle.document.scope,
             "ids": [rel.id for rel in rels],
@@ -66,9 +66,11 @@ async def write_relations(
             "created": [utc(rel.created_at) for rel in rels],
             "expired": [utc_or_none(rel.expired_at) for rel in rels],
             "by": [rel.invalidated_by for rel in rels],
+            "said": [key[3] for key in ordered],
         },
     )
-    pks = {(source, kind, target): pk for pk, source, kind, target in await cursor.fetchall()}
+    rows_back = await cursor.fetchall()
+    pks = {(source, kind, target, said): pk for pk, source, kind, target, said in rows_back}
     rows: list[tuple[int, int | None, str, int, int, float]] = []
     for triple in ordered:
         group = groups[triple]

@@ -6,7 +6,9 @@ for substring search in them; version 3 adds ``api_keys``, the HTTP server's key
 SHA-256 of the secret, roles by scope as JSON text, created and revoked times; in no scope);
 version 4 adds ``merge_decisions`` and ``audit_log``;
 version 5 adds ``relations.invalidated_by``, the id of the memory or document that ended a
-relation (forgetting it opens the relation again).
+relation (forgetting it opens the relation again); version 6 adds ``relations.statement``
+(the memory or document whose statement a dated fact of a functional type is: one relation
+per statement; empty for the others) to the relation's unique key.
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
 ``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
@@ -14,7 +16,8 @@ Layout. Documents, chunks, entities and relations have a text ``id`` (the model'
 
 * ``entities`` is unique per ``(scope, name_key)``: concurrent writers that create the same
   entity meet on that key (``INSERT ... ON CONFLICT``), never in a duplicate row;
-* ``relations`` is unique per ``(source, type, target)`` (which implies the scope);
+* ``relations`` is unique per ``(source, type, target, statement)`` (which implies the
+  scope);
 * per-document contributions, so that deleting a document removes exactly what it added:
   ``entity_descriptions``, ``entity_aliases``, ``mentions`` (per chunk) and
   ``relation_evidence`` (``chunk`` NULL when a document asserted a relation without one);
@@ -268,6 +271,13 @@ ALTER TABLE relations ADD COLUMN invalidated_by text COLLATE "C";
 CREATE INDEX relations_invalidated_by ON relations (invalidated_by)
     WHERE invalidated_by IS NOT NULL
 """
+
+VERSION_6 = """
+ALTER TABLE relations ADD COLUMN statement text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE relations DROP CONSTRAINT relations_triple;
+ALTER TABLE relations ADD CONSTRAINT relations_statement UNIQUE (source, type, target, statement)
+"""
+"""Version 6: a dated fact of a functional type is one relation per statement."""
 
 
 def statements(script: str) -> list[str]:

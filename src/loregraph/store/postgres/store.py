@@ -112,9 +112,11 @@ class PostgresStore(Store):
     ) -> list[models.Document]:
         return await self._db.read(reads.list_documents, scope, limit, offset)
 
-    async def delete_document(self, document_id: str) -> models.DeleteReport:
+    async def delete_document(
+        self, document_id: str, *, ends: Sequence[models.Relation] = ()
+    ) -> models.DeleteReport:
         """Delete a document (an unknown id gives an all-zero report)."""
-        report, _ = await self._db.write(write.delete_document, document_id)
+        report, _ = await self._db.write(write.delete_document, document_id, list(ends))
         return report
 
     # ----------------------------------------------------------------- chunks

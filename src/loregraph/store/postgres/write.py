@@ -9,9 +9,10 @@ every touched entity and relation, then bumps the scope's graph version. The cal
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
-from loregraph.models import DeleteReport, DocumentBundle, utcnow
+from loregraph.models import DeleteReport, DocumentBundle, Relation, utcnow
 from loregraph.store.postgres.cleanup import bump_graph_version, detach_document, recompute
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.entities import resolve_entities, write_contributions
@@ -48,7 +49,7 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
     resolved = await resolve_entities(conn, bundle, now)
     entities |= await write_contributions(conn, resolved, doc_pk, chunks)
     relations |= await write_relations(conn, bundle, resolved, doc_pk, chunks)
-    await end_relations(conn, bundle)
+    await end_relations(conn, bundle.invalidations)
     await conn.execute(
         "INSERT INTO merges (scope, entity, surface, rule, score, document, created_at) "
         "SELECT %s, entity, surface, rule, score, %s, created_at FROM unnest(%s::bigint[], "
@@ -101,8 +102,11 @@ async def _write_chunks(conn: Conn, bundle: DocumentBundle, doc_pk: int) -> dict
     return {chunk_id: pk for chunk_id, pk in await cursor.fetchall()}
 
 
-async def delete_document(conn: Conn, document_id: str) -> tuple[DeleteReport, int | None]:
-    """Delete a document and exactly what only it supported.
+async def delete_document(
+    conn: Conn, document_id: str, ends: Sequence[Relation] = ()
+) -> tuple[DeleteReport, int | None]:
+    """Delete a document and exactly what only it supported; then apply ``ends``
+    (relations ended, as a bundle's invalidations).
 
     Returns the report and the scope's new graph version (``None``: no such document).
     """
@@ -111,6 +115,7 @@ async def delete_document(conn: Conn, document_id: str) -> tuple[DeleteReport, i
         return DeleteReport(document_id=document_id), None
     await reopen_relations(conn, document_id)
     removed = await recompute(conn, old.entities, old.relations, utcnow())
+    await end_relations(conn, ends)
     version = await bump_graph_version(conn, old.scope)
     report = DeleteReport(
         document_id=document_id,
@@ -135,19 +140,19 @@ async def reopen_relations(conn: Conn, document_id: str) -> None:
     )
 
 
-async def end_relations(conn: Conn, bundle: DocumentBundle) -> None:
-    """Apply the bundle's invalidations (after its relations are written)."""
-    if not bundle.invalidations:
+async def end_relations(conn: Conn, ends: Sequence[Relation]) -> None:
+    """Apply invalidations: a bundle's (after its relations are written), or a delete's."""
+    if not ends:
         return
     await conn.execute(
         "UPDATE relations AS r SET invalid_at = t.invalid_at, expired_at = t.expired_at, "
         "invalidated_by = t.by FROM unnest(%s::text[], %s::timestamptz[], "
         "%s::timestamptz[], %s::text[]) AS t(id, invalid_at, expired_at, by) WHERE r.id = t.id",
         (
-            [rel.id for rel in bundle.invalidations],
-            [utc_or_none(rel.invalid_at) for rel in bundle.invalidations],
-            [utc_or_none(rel.expired_at) for rel in bundle.invalidations],
-            [rel.invalidated_by for rel in bundle.invalidations],
+            [rel.id for rel in ends],
+            [utc_or_none(rel.invalid_at) for rel in ends],
+            [utc_or_none(rel.expired_at) for rel in ends],
+            [rel.invalidated_by for rel in ends],
         ),
     )
 

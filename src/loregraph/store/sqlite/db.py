@@ -18,7 +18,8 @@ from typing import Concatenate, ParamSpec, TypeVar
 
 from loregraph.errors import StoreError, StorePermissionError
 from loregraph.store.base import NOT_OPEN, SCHEMA_VERSION, check_schema_version
-from loregraph.store.sqlite.schema import ensure_schema, read_version
+from loregraph.store.sqlite.migrations import ensure_schema
+from loregraph.store.sqlite.schema import read_version
 
 P = ParamSpec("P")
 T = TypeVar("T")

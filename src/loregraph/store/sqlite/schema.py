@@ -1,4 +1,4 @@
-"""The SQLite schema: tables, full-text indexes, versioning and migrations.
+"""The SQLite schema: tables, full-text indexes and versions (migrations: :mod:`.migrations`).
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and an
 integer ``pk`` (a rowid alias, stable across VACUUM). Every other table refers to them by
@@ -17,9 +17,10 @@ of at random places (text ids are hashes), which keeps large writes fast.
   empty), ``entity_aliases`` (surface forms a document used), ``mentions`` (per chunk),
   ``relation_evidence`` (``chunk`` is NULL when a document asserted a relation without a
   supporting chunk);
-* ``relations``: unique per (source, type, target), which is unique per scope since both
-  ends belong to the relation's scope; ``merges``, ``llm_cache``, ``meta`` (schema version,
-  per-scope graph versions);
+* ``relations``: unique per (source, type, target, statement), which is unique per scope
+  since both ends belong to the relation's scope (``statement``: the memory or document a
+  dated fact of a functional type was stated by, one relation per statement; else empty);
+  ``merges``, ``llm_cache``, ``meta`` (schema version, per-scope graph versions);
 * FTS5: ``chunks_fts`` (contentless: chunk text + document title), ``entities_fts`` (name,
   aliases, description) and ``relations_fts`` (fact, type), the last two external-content
   tables; ``chunks_trigram`` (contentless, trigram tokenizer: substring search for chunks
@@ -38,7 +39,9 @@ JSON, created and revoked times); it belongs to no scope.
 Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks);
 3 adds ``api_keys``; 4 adds ``merge_decisions`` and ``audit_log``; 5 adds
 ``relations.invalidated_by``, the id of the memory or document that ended a relation
-(forgetting it opens the relation again).
+(forgetting it opens the relation again); 6 adds ``relations.statement`` (the table is
+rebuilt, since SQLite cannot change a UNIQUE constraint; foreign keys are off while
+:func:`ensure_schema` migrates, as SQLite's procedure for this asks).
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -48,11 +51,8 @@ WITHOUT ROWID tables list their primary-key columns first and in key order: SQLi
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 
 from loregraph.errors import StoreError
-from loregraph.store.base import SCHEMA_VERSION, check_schema_version
-from loregraph.store.sqlite.fts import index_all_trigrams
 
 # Porter stemming: "proposed" finds "proposals", "travelled" finds "travels".
 _TEXT = "tokenize='porter unicode61 remove_diacritics 2'"
@@ -104,6 +104,30 @@ INVALIDATED_INDEX = (
     "WHERE invalidated_by IS NOT NULL;"
 )
 """Finds the relations a memory or document ended, when it is forgotten."""
+
+RELATIONS_TABLE = f"""
+CREATE TABLE relations (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    source INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
+    target INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    fact TEXT NOT NULL DEFAULT '',
+    weight REAL NOT NULL DEFAULT 0,
+    confidence REAL NOT NULL DEFAULT 1,
+    valid_at TEXT,
+    invalid_at TEXT,
+    created_at TEXT NOT NULL,
+    expired_at TEXT,
+    invalidated_by TEXT,
+    statement TEXT NOT NULL DEFAULT '',
+    UNIQUE (source, type, target, statement)
+);
+CREATE INDEX relations_source ON relations(source, weight);
+CREATE INDEX relations_target ON relations(target, weight);
+{INVALIDATED_INDEX}"""
+"""The relations table and its indexes (also what version 6 rebuilds it as)."""
 
 TABLES = f"""
 CREATE TABLE meta (
@@ -202,26 +226,7 @@ CREATE TABLE mentions (
 ) WITHOUT ROWID;
 CREATE INDEX mentions_chunk ON mentions(chunk);
 
-CREATE TABLE relations (
-    pk INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    scope TEXT NOT NULL,
-    source INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
-    target INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
-    type TEXT NOT NULL,
-    fact TEXT NOT NULL DEFAULT '',
-    weight REAL NOT NULL DEFAULT 0,
-    confidence REAL NOT NULL DEFAULT 1,
-    valid_at TEXT,
-    invalid_at TEXT,
-    created_at TEXT NOT NULL,
-    expired_at TEXT,
-    invalidated_by TEXT,
-    UNIQUE (source, type, target)
-);
-CREATE INDEX relations_source ON relations(source, weight);
-CREATE INDEX relations_target ON relations(target, weight);
-{INVALIDATED_INDEX}
+{RELATIONS_TABLE}
 
 CREATE TABLE relation_evidence (
     pk INTEGER PRIMARY KEY,
@@ -268,46 +273,6 @@ CREATE VIRTUAL TABLE relations_fts USING fts5(
 {KEY_TABLES}
 {CHANGE_TABLES}"""
 
-Migration = Callable[[sqlite3.Connection], None]
-
-
-def _add_trigram_index(conn: sqlite3.Connection) -> None:
-    """Version 2: the substring index of chunks, filled from the stored chunks."""
-    for statement in _statements(TRIGRAM_TABLES):
-        conn.execute(statement)
-    index_all_trigrams(conn)
-
-
-def _add_key_table(conn: sqlite3.Connection) -> None:
-    """Version 3: the HTTP server's API keys."""
-    for statement in _statements(KEY_TABLES):
-        conn.execute(statement)
-
-
-def _add_change_tables(conn: sqlite3.Connection) -> None:
-    """Version 4: merge decisions and the audit log (empty)."""
-    for statement in _statements(CHANGE_TABLES):
-        conn.execute(statement)
-
-
-def _add_invalidated_by(conn: sqlite3.Connection) -> None:
-    """Version 5: which memory or document ended a relation (a column already there is
-    kept)."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(relations)")}
-    if "invalidated_by" not in columns:
-        conn.execute("ALTER TABLE relations ADD COLUMN invalidated_by TEXT")
-    conn.execute(INVALIDATED_INDEX.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
-
-
-MIGRATIONS: dict[int, Migration] = {
-    1: _add_trigram_index,
-    2: _add_key_table,
-    3: _add_change_tables,
-    4: _add_invalidated_by,
-}
-"""``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
-transaction :func:`ensure_schema` opens)."""
-
 
 def read_version(conn: sqlite3.Connection) -> int | None:
     """The recorded schema version, ``None`` for an empty database.
@@ -328,39 +293,7 @@ def read_version(conn: sqlite3.Connection) -> int | None:
     return int(row[0])
 
 
-def ensure_schema(conn: sqlite3.Connection) -> int:
-    """Create the schema in an empty database or migrate an older one; return the version.
-
-    Raises :class:`~loregraph.errors.SchemaVersionError` when the store was written by a newer
-    loregraph.
-    """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        version = read_version(conn)
-        if version is None:
-            for statement in _statements(TABLES):
-                conn.execute(statement)
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
-            )
-            version = SCHEMA_VERSION
-        else:
-            check_schema_version(version)
-        while version < SCHEMA_VERSION:
-            migrate = MIGRATIONS.get(version)
-            if migrate is None:
-                raise StoreError(f"no migration from schema version {version}; store too old")
-            migrate(conn)
-            version += 1
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    return version
-
-
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
     """Split a DDL script into complete statements (trigger bodies contain semicolons)."""
     statements: list[str] = []
     current = ""

@@ -71,13 +71,17 @@ class SqliteStore(Store):
         vectors, names = self._indexes.holds_vectors(scope), self._indexes.holds_names(scope)
         self._indexes.sync(write.write_bundle(conn, bundle, vectors=vectors, names=names))
 
-    async def delete_document(self, document_id: str) -> models.DeleteReport:
+    async def delete_document(
+        self, document_id: str, *, ends: Sequence[models.Relation] = ()
+    ) -> models.DeleteReport:
         """Delete a document (an unknown id gives an all-zero report)."""
-        return await self._db.run(self._delete_sync, document_id)
+        return await self._db.run(self._delete_sync, document_id, list(ends))
 
-    def _delete_sync(self, conn: sqlite3.Connection, document_id: str) -> models.DeleteReport:
+    def _delete_sync(
+        self, conn: sqlite3.Connection, document_id: str, ends: list[models.Relation]
+    ) -> models.DeleteReport:
         names = self._indexes.holds_names()
-        report, outcome = write.delete_document(conn, document_id, names=names)
+        report, outcome = write.delete_document(conn, document_id, names=names, ends=ends)
         self._indexes.sync(outcome)
         return report
 

@@ -141,13 +141,13 @@ def _write_contributions(
 
 def write_relations(
     conn: sqlite3.Connection,
-    groups: dict[tuple[int, str, int], RelationGroup],
+    groups: dict[tuple[int, str, int, str], RelationGroup],
     scope: str,
     doc_pk: int,
     chunks: dict[str, int],
 ) -> set[int]:
-    """Upsert the relations (by source pk, type, target pk) and add their evidence; returns
-    the pks of the stored relations among them."""
+    """Upsert the relations (by source pk, type, target pk, statement) and add their
+    evidence; returns the pks of the stored relations among them."""
     if not groups:
         return set()
     stored = _stored_relations(conn, list(groups))
@@ -168,7 +168,7 @@ def write_relations(
             new_rows.append((
                 pk, rel.id, scope, key[0], key[2], rel.type, rel.fact, float(len(group.evidence)),
                 confidence, valid_at, invalid_at, iso(rel.created_at), expired_at,
-                rel.invalidated_by,
+                rel.invalidated_by, key[3],
             ))  # fmt: skip
         evidence += [
             (pk, doc_pk, chunks[chunk_id] if chunk_id else None, sentence, start, end, confidence)
@@ -176,8 +176,8 @@ def write_relations(
         ]
     conn.executemany(
         "INSERT INTO relations(pk, id, scope, source, target, type, fact, weight, confidence, "
-        "valid_at, invalid_at, created_at, expired_at, invalidated_by) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "valid_at, invalid_at, created_at, expired_at, invalidated_by, statement) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         new_rows,
     )
     index_relations(conn, json_list(row[0] for row in new_rows))
@@ -199,17 +199,19 @@ def write_relations(
 
 
 def _stored_relations(
-    conn: sqlite3.Connection, triples: list[tuple[int, str, int]]
-) -> dict[tuple[int, str, int], int]:
-    """``{(source pk, type, target pk): pk}`` of the stored relations among ``triples``."""
+    conn: sqlite3.Connection, keys: list[tuple[int, str, int, str]]
+) -> dict[tuple[int, str, int, str], int]:
+    """``{(source pk, type, target pk, statement): pk}`` of the stored relations among
+    ``keys``."""
     rows = conn.execute(
-        "SELECT r.pk, r.source, r.type, r.target FROM json_each(?) AS j CROSS JOIN "
-        "relations AS r ON r.source = json_extract(j.value, '$[0]') "
+        "SELECT r.pk, r.source, r.type, r.target, r.statement FROM json_each(?) AS j "
+        "CROSS JOIN relations AS r ON r.source = json_extract(j.value, '$[0]') "
         "AND r.type = json_extract(j.value, '$[1]') "
-        "AND r.target = json_extract(j.value, '$[2]')",
-        (json.dumps([list(key) for key in triples], ensure_ascii=False),),
+        "AND r.target = json_extract(j.value, '$[2]') "
+        "AND r.statement = json_extract(j.value, '$[3]')",
+        (json.dumps([list(key) for key in keys], ensure_ascii=False),),
     )
-    return {(source, kind, target): pk for pk, source, kind, target in rows}
+    return {(source, kind, target, said): pk for pk, source, kind, target, said in rows}
 
 
 def _fill_facts(conn: sqlite3.Connection, facts: dict[int, str]) -> None:

@@ -9,10 +9,11 @@ graph version, all in one ``BEGIN IMMEDIATE`` transaction.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from loregraph.models import DeleteReport, DocumentBundle, utcnow
+from loregraph.models import DeleteReport, DocumentBundle, Relation, utcnow
 from loregraph.store.rows import iso, iso_or_none
 from loregraph.store.sqlite.cleanup import (
     Changes,
@@ -75,9 +76,10 @@ def write_bundle(
 
 
 def delete_document(
-    conn: sqlite3.Connection, document_id: str, *, names: bool
+    conn: sqlite3.Connection, document_id: str, *, names: bool, ends: Sequence[Relation] = ()
 ) -> tuple[DeleteReport, Outcome]:
-    """Delete a document and exactly what only it supported, atomically.
+    """Delete a document and exactly what only it supported, atomically; then apply
+    ``ends`` (relations ended, as a bundle's invalidations).
 
     ``names`` asks for the recomputed entities' keys (for the store's name index).
     """
@@ -90,6 +92,7 @@ def delete_document(
         reopen_relations(conn, document_id)
         conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
         recompute(conn, changes, iso(utcnow()))
+        end_relations(conn, ends)
         for scope in changes.scopes:
             outcome.versions[scope] = bump_graph_version(conn, scope)
         if names:
@@ -119,9 +122,11 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     changes.entities.update(pks[plan.final[m.entity_id]] for m in bundle.mentions)
     new_pks = [pks[entity_id] for entity_id in plan.new]
     changes.entities.difference_update(new_pks)
-    groups = {(pks[s], kind, pks[t]): group for (s, kind, t), group in plan.relations.items()}
+    groups = {
+        (pks[s], kind, pks[t], said): group for (s, kind, t, said), group in plan.relations.items()
+    }
     changes.relations |= write_relations(conn, groups, doc.scope, doc_pk, chunks)
-    end_relations(conn, bundle)
+    end_relations(conn, bundle.invalidations)
     conn.executemany(
         "INSERT INTO merges(scope, entity, surface, rule, score, document, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -213,13 +218,13 @@ def reopen_relations(conn: sqlite3.Connection, document_id: str) -> None:
     )
 
 
-def end_relations(conn: sqlite3.Connection, bundle: DocumentBundle) -> None:
-    """Apply the bundle's invalidations (after its relations are written)."""
+def end_relations(conn: sqlite3.Connection, ends: Sequence[Relation]) -> None:
+    """Apply invalidations: a bundle's (after its relations are written), or a delete's."""
     conn.executemany(
         "UPDATE relations SET invalid_at = ?, expired_at = ?, invalidated_by = ? WHERE id = ?",
         [
             (iso_or_none(rel.invalid_at), iso_or_none(rel.expired_at), rel.invalidated_by, rel.id)
-            for rel in bundle.invalidations
+            for rel in ends
         ],
     )
 

@@ -1,0 +1,128 @@
+"""Creating the SQLite schema in an empty database, and migrating an older one.
+
+``MIGRATIONS[v]`` upgrades a store from version ``v`` to ``v + 1``; the versions are listed
+in :mod:`.schema`. Foreign-key checks are off while :func:`ensure_schema` runs, since a
+migration may rebuild a table others refer to (SQLite's procedure for changing a table).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from loregraph.errors import StoreError
+from loregraph.store.base import SCHEMA_VERSION, check_schema_version
+from loregraph.store.sqlite.fts import index_all_trigrams
+from loregraph.store.sqlite.schema import (
+    CHANGE_TABLES,
+    INVALIDATED_INDEX,
+    KEY_TABLES,
+    RELATIONS_TABLE,
+    TABLES,
+    TRIGRAM_TABLES,
+    read_version,
+    statements,
+)
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _add_trigram_index(conn: sqlite3.Connection) -> None:
+    """Version 2: the substring index of chunks, filled from the stored chunks."""
+    for statement in statements(TRIGRAM_TABLES):
+        conn.execute(statement)
+    index_all_trigrams(conn)
+
+
+def _add_key_table(conn: sqlite3.Connection) -> None:
+    """Version 3: the HTTP server's API keys."""
+    for statement in statements(KEY_TABLES):
+        conn.execute(statement)
+
+
+def _add_change_tables(conn: sqlite3.Connection) -> None:
+    """Version 4: merge decisions and the audit log (empty)."""
+    for statement in statements(CHANGE_TABLES):
+        conn.execute(statement)
+
+
+def _add_invalidated_by(conn: sqlite3.Connection) -> None:
+    """Version 5: which memory or document ended a relation (a column already there is
+    kept)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(relations)")}
+    if "invalidated_by" not in columns:
+        conn.execute("ALTER TABLE relations ADD COLUMN invalidated_by TEXT")
+    conn.execute(INVALIDATED_INDEX.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+
+
+_RELATION_COLUMNS = (
+    "pk, id, scope, source, target, type, fact, weight, confidence, valid_at, invalid_at, "
+    "created_at, expired_at, invalidated_by"
+)
+
+
+def _add_statement(conn: sqlite3.Connection) -> None:
+    """Version 6: ``relations.statement``, part of the relation's unique key. The table is
+    rebuilt (a new one filled, the old one dropped, the new one renamed) with the same pks,
+    so evidence rows and the full-text index still point at their relations."""
+    table, *indexes = statements(RELATIONS_TABLE)
+    conn.execute(table.replace("CREATE TABLE relations (", "CREATE TABLE relations_v6 (", 1))
+    conn.execute(
+        f"INSERT INTO relations_v6({_RELATION_COLUMNS}) SELECT {_RELATION_COLUMNS} FROM relations"
+    )
+    conn.execute("DROP TABLE relations")
+    conn.execute("ALTER TABLE relations_v6 RENAME TO relations")
+    for statement in indexes:
+        conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {
+    1: _add_trigram_index,
+    2: _add_key_table,
+    3: _add_change_tables,
+    4: _add_invalidated_by,
+    5: _add_statement,
+}
+"""``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
+transaction :func:`ensure_schema` opens)."""
+
+
+def ensure_schema(conn: sqlite3.Connection) -> int:
+    """Create the schema in an empty database or migrate an older one; return the version.
+
+    Raises :class:`~loregraph.errors.SchemaVersionError` when the store was written by a newer
+    loregraph.
+    """
+    checks = conn.execute("PRAGMA foreign_keys").fetchone()[0]
+    conn.execute("PRAGMA foreign_keys = OFF")  # a migration may rebuild a referenced table
+    try:
+        return _create_or_migrate(conn)
+    finally:
+        conn.execute(f"PRAGMA foreign_keys = {'ON' if checks else 'OFF'}")
+
+
+def _create_or_migrate(conn: sqlite3.Connection) -> int:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = read_version(conn)
+        if version is None:
+            for statement in statements(TABLES):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+            )
+            version = SCHEMA_VERSION
+        else:
+            check_schema_version(version)
+        while version < SCHEMA_VERSION:
+            migrate = MIGRATIONS.get(version)
+            if migrate is None:
+                raise StoreError(f"no migration from schema version {version}; store too old")
+            migrate(conn)
+            version += 1
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return version
