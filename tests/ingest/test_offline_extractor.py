@@ -226,6 +226,19 @@ def test_verb_relations_with_prepositions_and_passives(short: dict[str, Extracti
     assert ("Van Helsing", "MEETS", "Seward") in found
 
 
+def test_what_is_set_aside_is_no_target(extractor: OfflineExtractor) -> None:
+    """"instead of Y" / "rather than Y": Y is what the sentence sets aside, not a target of
+    the verb (no DEPENDS_OF or MOVES_THAN relation)."""
+    texts = {
+        "Deps": "The API server now depends on Express instead of Hono.",
+        "Move": "Mina Harker moved to Exeter rather than London.",
+    }
+    deps, move = extractor.extract_many([item(t, x) for t, x in texts.items()])
+    assert ("API server", "DEPENDS_ON", "Express") in typed(deps)
+    assert not {r for r in typed(deps) if r[2] == "Hono"}
+    assert not {r for r in typed(move) if r[2] == "London"}
+
+
 def test_a_title_never_mentioned_still_gets_one_occurrence(
     short: dict[str, ExtractionResult],
 ) -> None:

@@ -59,6 +59,8 @@ _PREPOSITION_WORDS = (
 _PREPOSITIONS = frozenset(_PREPOSITION_WORDS.split())
 """English prepositions: a preposition the parser found must be one of these ("og" in a
 Norwegian name is not)."""
+_SET_ASIDE = frozenset({"instead", "rather"})
+"""Words before a preposition whose object is set aside, not related ("instead of")."""
 _NAMING = frozenset({"know", "call", "name", "nickname", "dub", "rename", "term", "refer", "style"})
 """Verbs that, in the passive ("X, also known as Y", "X is called Y"), give a second name of
 the same thing: no relation between two entities."""
@@ -140,10 +142,20 @@ def _is_passive(verb: Any) -> bool:
     return any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
 
 
+def _is_prep(token: Any, allowed: frozenset[str] = _PREPOSITIONS) -> bool:
+    """An English preposition that relates its object to its head: not one that names what
+    is set aside ("depends on X instead of Y", "rather than Y": Y is no target)."""
+    if token.dep_ != "prep" or token.lower_ not in allowed:
+        return False
+    before = token.doc[token.i - 1].lower_ if token.i > 0 else ""
+    set_aside = any(c.dep_ == "advmod" and c.lower_ in _SET_ASIDE for c in token.children)
+    return not set_aside and before not in _SET_ASIDE
+
+
 def _preps(verb: Any) -> Iterator[Any]:
     """The verb's prepositional children that are English prepositions."""
     for child in verb.children:
-        if child.dep_ == "prep" and child.lower_ in _PREPOSITIONS:
+        if _is_prep(child):
             yield child
 
 
@@ -188,7 +200,7 @@ def sentence_relations(sent: Any, owner: Owner, lemma: Lemma) -> list[Triple]:
                 _noun_relations(token, head, "IS", owner, lemma, emit)
         elif mine is not None:
             for child in token.children:
-                if child.dep_ == "prep" and child.lower_ in NOUN_PREPS:
+                if _is_prep(child, NOUN_PREPS):
                     for obj in _prep_objects(child):
                         emit(mine, child.lower_.upper(), owner(obj))
     return list(out)
@@ -225,7 +237,7 @@ def _verb_relations(
             for obj in _conjuncts(child):
                 for subject in subjects:
                     emit(subject, base, owner(obj))
-        elif child.dep_ == "prep" and child.lower_ in _PREPOSITIONS:
+        elif _is_prep(child):
             kind = relation_type(base, child.lower_)
             for obj in _prep_objects(child):
                 for subject in subjects:
@@ -255,7 +267,7 @@ def _noun_relations(
     if not word:
         return
     for child in noun.children:
-        if child.dep_ == "prep" and child.lower_ in _PREPOSITIONS:
+        if _is_prep(child):
             kind = relation_type(copula, word, child.lower_)
             for obj in _prep_objects(child):
                 emit(subject, kind, owner(obj))
