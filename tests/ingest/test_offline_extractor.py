@@ -227,7 +227,7 @@ def test_verb_relations_with_prepositions_and_passives(short: dict[str, Extracti
 
 
 def test_what_is_set_aside_is_no_target(extractor: OfflineExtractor) -> None:
-    """"instead of Y" / "rather than Y": Y is what the sentence sets aside, not a target of
+    """ "instead of Y" / "rather than Y": Y is what the sentence sets aside, not a target of
     the verb (no DEPENDS_OF or MOVES_THAN relation)."""
     texts = {
         "Deps": "The API server now depends on Express instead of Hono.",
