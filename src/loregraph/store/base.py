@@ -47,7 +47,7 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The schema version this code writes. A store written by a newer version is refused."""
 
 DocKindArg = models.DocKind | None
