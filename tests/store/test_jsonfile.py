@@ -93,7 +93,7 @@ async def test_the_file_is_readable_json_with_separate_sections(tmp_path: Path) 
     async with JsonFileStore(path) as store:
         await shared_pair(store)
     data = load(path)
-    assert (data["format"], data["version"]) == ("loregraph memory file", 3)
+    assert (data["format"], data["version"]) == ("loregraph memory file", 4)
     assert list(data) == [
         "format", "version", "entities", "relationships", "documents", "merge_decisions",
         "audit_log", "api_keys", "vectors", "graph_versions",
