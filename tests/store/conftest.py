@@ -15,6 +15,7 @@ pytest.register_assert_rewrite(
             "contract_documents",
             "contract_graph",
             "contract_memories",
+            "contract_scores",
             "contract_search",
         )
     )

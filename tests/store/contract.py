@@ -12,8 +12,8 @@ the docstrings of :class:`~loregraph.store.base.Store`, they pin down:
 * a bundle entity with a new id but an existing name key is written onto the existing
   entity; aliases never repeat the canonical name's key;
 * after any sequence of writes and deletes, every derived value (mention counts, aliases,
-  descriptions, relation weights and confidences) equals what a store built from the
-  remaining documents alone holds.
+  descriptions, entity salience and confidence, relation weights and confidences) equals
+  what a store built from the remaining documents alone holds.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from .contract_keys import KeyContract
 from .contract_memories import MemoryContract
 from .contract_merges import EngineMergeContract, MergeContract
 from .contract_patterns import PatternContract
+from .contract_scores import ScoreContract
 from .contract_search import SearchContract
 from .contract_temporal import TemporalContract
 from .scenarios import StoreFactory, day, shared_pair, star
@@ -39,6 +40,7 @@ class StoreContract(
     MemoryContract,
     TemporalContract,
     KeyContract,
+    ScoreContract,
     MergeContract,
     EngineMergeContract,
 ):

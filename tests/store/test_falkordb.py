@@ -31,6 +31,7 @@ from loregraph.store.cypher.plan import WritePlan
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
 from .contract_copy import CopyContract
+from .contract_scores import listing, scores, two_listings
 from .falkor_server import FalkorServer, free_port, start_server
 from .scenarios import derived_state, document_chunks, random_book
 
@@ -162,6 +163,22 @@ async def test_newer_schema_is_refused_and_foreign_graphs_are_not_stores(
     await other.connection.close()
     with pytest.raises(StoreError, match="not a loregraph store"):
         await CypherStore(foreign).open()
+
+
+async def test_contributions_without_scores_keep_the_entitys(
+    falkor_server: FalkorServer,
+) -> None:
+    """A contribution written before version 7 has no salience or confidence: an entity
+    keeps its stored values while one of them remains."""
+    async with CypherStore(falkor_server.url(new_graph())) as store:
+        await two_listings(store, high_first=True)
+        await store.connection.write(
+            "MATCH (k:LgContribution) SET k.salience = null, k.confidence = null"
+        )
+        await store.delete_document("doc-high")
+        assert await scores(store) == (5.0, 0.9)
+        await store.write_document(listing("doc-low", 2.0, 0.4, with_mention=True).bundle())
+        assert await scores(store) == (2.0, 0.4)
 
 
 async def test_unreachable_server_and_closed_store_are_store_errors() -> None:

@@ -22,6 +22,7 @@ from loregraph.store.sqlite import SqliteStore
 
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
+from .contract_scores import scores, two_listings
 
 
 class ThroughTheFile(JsonFileStore):
@@ -93,7 +94,7 @@ async def test_the_file_is_readable_json_with_separate_sections(tmp_path: Path) 
     async with JsonFileStore(path) as store:
         await shared_pair(store)
     data = load(path)
-    assert (data["format"], data["version"]) == ("loregraph memory file", 3)
+    assert (data["format"], data["version"]) == ("loregraph memory file", 4)
     assert list(data) == [
         "format", "version", "entities", "relationships", "documents", "merge_decisions",
         "audit_log", "api_keys", "vectors", "graph_versions",
@@ -349,3 +350,25 @@ async def test_a_change_is_written_as_soon_as_it_is_made(
         assert await on_disk() == 3
     finally:
         await store.close()
+
+
+async def test_a_version_3_file_lists_entities_with_the_entitys_scores(tmp_path: Path) -> None:
+    """Before layout 4 a document's entities had no salience or confidence of their own:
+    they read as the entity's, so no value is lost (nor lowered by a delete)."""
+    path = tmp_path / "old.json"
+    async with JsonFileStore(path) as store:
+        await two_listings(store, high_first=True)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    listed = [entry for doc in data["documents"] for entry in doc["entities"]]
+    assert sorted((e["salience"], e["confidence"]) for e in listed) == [(2.0, 0.4), (5.0, 0.9)]
+    for entry in listed:
+        del entry["salience"], entry["confidence"]
+    data["version"] = 3
+    path.write_text(json.dumps(data), encoding="utf-8")
+    async with JsonFileStore(path) as store:
+        assert await scores(store) == (5.0, 0.9)
+        bundle = await store.read_bundle("doc-low")
+        assert bundle is not None and bundle.entities[0].entity.salience == 5.0
+        await store.delete_document("doc-high")
+        assert await scores(store) == (5.0, 0.9)
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 4

@@ -37,6 +37,7 @@ from loregraph.store.sqlite import SqliteStore
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
 from .contract_copy import rich_store, snapshot
+from .contract_scores import listing, scores, two_listings
 from .contract_temporal import forget_fails_inside_the_delete
 from .engine_scripts import engine_finds_words_of_every_script
 from .falkor_server import FalkorServer
@@ -351,6 +352,9 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN invalidated_by")
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN statement")
         await conn.execute(
+            f"ALTER TABLE {schema}.entity_descriptions DROP COLUMN salience, DROP COLUMN confidence"
+        )
+        await conn.execute(
             f"ALTER TABLE {schema}.relations "
             "ADD CONSTRAINT relations_triple UNIQUE (source, type, target)"
         )
@@ -358,11 +362,11 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
     finally:
         await conn.close()
     async with PostgresStore(pg_server.url, schema=schema) as store:
-        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 6
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 7
         assert [h.id for h in await store.search_chunks_text("default", "首都", 5)] == [chunk.id]
         assert await store.list_api_keys() == []
         assert await store.list_decisions("default") == []
-    assert await _versions(pg_server.url, schema) == [1, 2, 3, 4, 5, 6]
+    assert await _versions(pg_server.url, schema) == [1, 2, 3, 4, 5, 6, 7]
     conn = await raw(pg_server.url)
     try:
         cursor = await conn.execute(
@@ -371,6 +375,28 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         assert await cursor.fetchone() == (True,)
     finally:
         await conn.close()
+
+
+async def test_version_6_listings_keep_the_entitys_scores(pg_server: PgServer) -> None:
+    """Listings written before migration 7 have no salience or confidence of their own: an
+    entity keeps its stored values while one of them remains."""
+    schema = new_schema()
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        await two_listings(store, high_first=True)
+    conn = await raw(pg_server.url)
+    try:
+        await conn.execute(
+            f"ALTER TABLE {schema}.entity_descriptions DROP COLUMN salience, DROP COLUMN confidence"
+        )
+        await conn.execute(f"DELETE FROM {schema}.schema_migrations WHERE version >= 7")
+    finally:
+        await conn.close()
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        assert (await store.stats("default")).schema_version == 7
+        await store.delete_document("doc-high")
+        assert await scores(store) == (5.0, 0.9)
+        await store.write_document(listing("doc-low", 2.0, 0.4, with_mention=True).bundle())
+        assert await scores(store) == (2.0, 0.4)
 
 
 async def test_a_forget_failing_inside_the_delete_rolls_back(

@@ -18,6 +18,7 @@ from loregraph.store.sqlite import write as write_module
 
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, day, shared_pair, star
+from .contract_scores import listing, scores, two_listings
 from .contract_temporal import forget_fails_inside_the_delete
 
 FTS_TABLES = ("chunks_fts", "entities_fts", "relations_fts", "chunks_trigram")
@@ -338,11 +339,13 @@ async def test_version_5_relations_get_a_statement_key(tmp_path: Path) -> None:
     )
     conn.execute("DROP TABLE relations")
     conn.execute("ALTER TABLE relations_v5 RENAME TO relations")
+    conn.execute("ALTER TABLE entity_descriptions DROP COLUMN salience")
+    conn.execute("ALTER TABLE entity_descriptions DROP COLUMN confidence")
     conn.execute("UPDATE meta SET value = 5 WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
     async with SqliteStore(path) as store:
-        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 6
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 7
         assert [r async for r in store.iter_relations("default")] == before
         stated = Book("doc-3")
         chunk = stated.chunk("Alice Morgan met Bob Stone again.", unit(5))
@@ -363,6 +366,30 @@ async def test_version_5_relations_get_a_statement_key(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     conn.close()
+
+
+async def test_version_6_listings_keep_the_entitys_scores(tmp_path: Path) -> None:
+    """Listings written before version 7 have no salience or confidence of their own: an
+    entity keeps its stored values while one of them remains, and follows its listings
+    again once they are all of version 7."""
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path) as store:
+        await two_listings(store, high_first=True)
+    conn = raw(path)
+    conn.execute("ALTER TABLE entity_descriptions DROP COLUMN salience")
+    conn.execute("ALTER TABLE entity_descriptions DROP COLUMN confidence")
+    conn.execute("UPDATE meta SET value = 6 WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    async with SqliteStore(path) as store:
+        assert (await store.stats("default")).schema_version == 7
+        bundle = await store.read_bundle("doc-low")
+        assert bundle is not None  # unknown: the entity's values stand in
+        assert (bundle.entities[0].entity.salience, bundle.entities[0].salience) == (5.0, 5.0)
+        await store.delete_document("doc-high")
+        assert await scores(store) == (5.0, 0.9)
+        await store.write_document(listing("doc-low", 2.0, 0.4, with_mention=True).bundle())
+        assert await scores(store) == (2.0, 0.4)
 
 
 async def test_a_forget_failing_inside_the_delete_rolls_back(

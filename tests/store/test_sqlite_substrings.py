@@ -80,13 +80,15 @@ async def test_version_1_store_gets_the_index_when_opened(tmp_path: Path) -> Non
     conn.execute("DROP TABLE audit_log")
     conn.execute("DROP INDEX relations_invalidated_by")
     conn.execute("ALTER TABLE relations DROP COLUMN invalidated_by")
+    conn.execute("ALTER TABLE entity_descriptions DROP COLUMN salience")
+    conn.execute("ALTER TABLE entity_descriptions DROP COLUMN confidence")
     conn.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
     conn.close()
 
     reopened = SqliteStore(db)
     await reopened.open()
     try:
-        assert (await reopened.stats("default")).schema_version == SCHEMA_VERSION == 6
+        assert (await reopened.stats("default")).schema_version == SCHEMA_VERSION == 7
         assert [hit.id for hit in await reopened.search_chunks_text("default", "首都", 5)] == [zh]
         assert indexed_chunks(db) == 1
         await reopened.delete_document("zh")  # rows the migration indexed unindex cleanly
@@ -97,7 +99,7 @@ async def test_version_1_store_gets_the_index_when_opened(tmp_path: Path) -> Non
     try:
         conn.execute("INSERT INTO chunks_trigram(chunks_trigram) VALUES ('integrity-check')")
         assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            6,
+            7,
         )
     finally:
         conn.close()

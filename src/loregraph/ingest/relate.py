@@ -158,8 +158,10 @@ def _lookup(
 
 def as_written(entity: Entity, cand: CandidateEntity) -> Entity:
     """The entity as this document lists it: with the names this document calls it by as
-    aliases, not those other documents gave a stored entity (so that replacing or deleting
-    the document takes exactly its own aliases away)."""
+    aliases and this document's salience and confidence, not those other documents gave a
+    stored entity (so that replacing or deleting the document takes exactly its own
+    contribution away)."""
     own = name_key(entity.name)
     names = {cand.name, *(o.surface for o in cand.occurrences)}
-    return replace(entity, aliases=sorted(n for n in names if name_key(n) != own))
+    aliases = sorted(n for n in names if name_key(n) != own)
+    return replace(entity, aliases=aliases, salience=cand.salience, confidence=cand.confidence)

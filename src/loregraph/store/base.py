@@ -47,7 +47,7 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The schema version this code writes. A store written by a newer version is refused."""
 
 DocKindArg = models.DocKind | None
@@ -351,10 +351,10 @@ class Store(ChangeLog, KeyStore, Hops):
         * ``document``: as stored (status, metadata, ``created_at``, ``valid_at``);
         * ``chunks``: in order, with their embeddings;
         * ``entities``: one :class:`~loregraph.models.EntityWrite` per entity the document
-          lists; its ``entity`` is the stored one (id, name, type, salience, confidence,
-          embedding, ``created_at``) except that ``aliases`` are the surface forms this
-          document contributed and ``description`` is this document's description, which is
-          also the write's ``description``;
+          lists; its ``entity`` is the stored one (id, name, type, embedding, ``created_at``)
+          with this document's ``aliases`` (surface forms), ``description`` (also the
+          write's), ``salience`` (also the write's) and ``confidence`` (the stored ones when
+          the store does not know this document's: written before schema version 7);
         * ``mentions``: per chunk, with surface form and count;
         * ``relations``: those this document supports, as stored (fact and temporal fields),
           with ``evidence`` = this document's evidence (``chunk_id`` empty for support

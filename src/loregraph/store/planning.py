@@ -28,12 +28,16 @@ non-empty description any of its documents gave (:func:`best_description`), its 
 one surface (the smallest) per distinct alias key its documents used, sorted
 (:func:`alias_list`), its ``mention_count`` the sum of its mention counts; a relation's
 ``weight`` is its number of evidence rows (a relation asserted without evidence contributes
-one chunk-less row) and its ``confidence`` the highest among them.
+one chunk-less row) and its ``confidence`` the highest among them. An entity's ``salience``
+and ``confidence`` are kept per document that lists it (the document's own values: the
+highest of its writes); when a document's contributions go, they become the highest over the
+remaining documents (:func:`contributed_max`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from loregraph.models import (
@@ -270,6 +274,16 @@ def best_description(descriptions: list[str]) -> str:
     if not candidates:
         return ""
     return min(candidates, key=lambda text: (-len(text), text))
+
+
+def contributed_max(current: float, values: Iterable[float | None]) -> float:
+    """An entity's salience or confidence from its listing documents' ``values``: the
+    highest; ``current`` (the stored value, kept) when there is none or one is unknown
+    (``None``: written before stores kept them per document)."""
+    known = list(values)
+    if not known or any(value is None for value in known):
+        return current
+    return max(value for value in known if value is not None)
 
 
 def alias_list(key: str, aliases: dict[str, str]) -> tuple[list[str], list[str]]:

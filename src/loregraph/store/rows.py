@@ -203,8 +203,20 @@ def subgraph(hops: dict[K, int], entities: dict[K, Entity], relations: list[Rela
     )
 
 
-def listed_entity(entity: Entity, description: str, aliases: list[str]) -> EntityWrite:
+def listed_entity(
+    entity: Entity,
+    description: str,
+    aliases: list[str],
+    salience: float | None = None,
+    confidence: float | None = None,
+) -> EntityWrite:
     """How a document lists an entity in its bundle: the stored entity with the document's
-    own description and aliases (see :meth:`Store.read_bundle`)."""
+    own description, aliases, salience and confidence (see :meth:`Store.read_bundle`); a
+    salience or confidence the store does not know per document (``None``) stays the
+    entity's."""
     entity.description, entity.aliases = description, aliases
+    if salience is not None:
+        entity.salience = float(salience)
+    if confidence is not None:
+        entity.confidence = float(confidence)
     return EntityWrite(entity, description, entity.salience)

@@ -37,7 +37,7 @@ ENTITY_UPDATE_PROPS = (
 )
 RELATION_UPDATE_PROPS = "weight confidence fact valid_at invalid_at expired_at"
 EVIDENCE_PROPS = "relation_id document_id chunk_id sentence char_start char_end confidence ord"
-CONTRIBUTION_PROPS = "entity_id document_id listed description aliases"
+CONTRIBUTION_PROPS = "entity_id document_id listed description aliases salience confidence"
 MERGE_PROPS = "scope entity_id surface rule score document_id created_at ord"
 KEY_PROPS = "entity_id scope key canonical"
 

@@ -40,13 +40,14 @@ async def read_bundle(conn: Connection, document_id: str) -> DocumentBundle | No
     entities = []
     for row in await conn.read(
         "MATCH (k:LgContribution {document_id: $id}) WHERE k.listed = 1 WITH k "
-        f"MATCH (e:LgEntity {{id: k.entity_id}}) RETURN k.description, k.aliases, "
-        f"{ENTITY_RETURN}, e.embedding ORDER BY e.id",
+        "MATCH (e:LgEntity {id: k.entity_id}) RETURN k.description, k.aliases, k.salience, "
+        f"k.confidence, {ENTITY_RETURN}, e.embedding ORDER BY e.id",
         params,
     ):
         aliases: dict[str, str] = json.loads(row[1])
-        entity = entity_from_row(row[2:], row[2 + len(ENTITY_FIELDS)])
-        entities.append(listed_entity(entity, row[0], [aliases[key] for key in sorted(aliases)]))
+        entity = entity_from_row(row[4:], row[4 + len(ENTITY_FIELDS)])
+        surfaces = [aliases[key] for key in sorted(aliases)]
+        entities.append(listed_entity(entity, row[0], surfaces, row[2], row[3]))
     mentions = [
         Mention(row[0], row[1], row[2], int(row[3]))
         for row in await conn.read(

@@ -9,12 +9,12 @@ The graph model (labels and relationship types are constants, never taken from d
 
 * ``(:LgDocument)``, ``(:LgChunk)``, ``(:LgEntity)``, ``(:LgKey)`` (an entity's name and
   alias keys, for exact lookup), ``(:LgContribution)`` (what one document said about one
-  entity: description, aliases), ``(:LgEvidence)``, ``(:LgMerge)``, ``(:LgCache)`` (no
-  longer written; its index and the relations' full-text index stay, so that the graph
-  schema is unchanged), ``(:LgScope)`` (graph version per scope), ``(:LgApiKey)`` (the
-  HTTP server's keys, in no scope), ``(:LgDecision)`` and ``(:LgAudit)`` (merge decisions and
-  the audit log, :mod:`.changes`) and one ``(:LgMeta)`` (schema version, write sequence,
-  audit counter);
+  entity: description, aliases, salience, confidence), ``(:LgEvidence)``, ``(:LgMerge)``,
+  ``(:LgCache)`` (no longer written; its index and the relations' full-text index stay, so
+  that the graph schema is unchanged), ``(:LgScope)`` (graph version per scope),
+  ``(:LgApiKey)`` (the HTTP server's keys, in no scope), ``(:LgDecision)`` and
+  ``(:LgAudit)`` (merge decisions and the audit log, :mod:`.changes`) and one ``(:LgMeta)``
+  (schema version, write sequence, audit counter);
 * ``(:LgChunk)-[:LG_MENTIONS {surface, count}]->(:LgEntity)``;
 * ``(:LgEntity)-[:LG_REL {id, type, ...}]->(:LgEntity)``: the relation *type* is a property
   of one generic relationship type, so no relation type from data ever reaches the query

@@ -29,8 +29,10 @@ from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import document_props, entity_props, relation_props
 from loregraph.store.planning import (
     BundlePlan,
+    PlannedEntity,
     alias_list,
     best_description,
+    contributed_max,
     plan_bundle,
     referenced_ids,
     unknown_keys,
@@ -215,6 +217,8 @@ async def _recompute(
                 "document_id": plan.document_id,
                 "listed": 1 if listing is not None else 0,
                 "description": "" if listing is None else listing.description(),
+                "salience": None if listing is None else listing.salience,
+                "confidence": None if listing is None else listing.confidence,
                 "aliases": json.dumps(ours.aliases.get(entity_id, {}), ensure_ascii=False),
             }
         )
@@ -257,14 +261,30 @@ async def _update_entities(
             "updated_at": now,
             "embedding": None,
         }
+        update["salience"], update["confidence"] = _scores(found, item)
         if item is not None:
             update["type"] = found.type or item.type
-            update["salience"] = max(found.salience, item.salience)
-            update["confidence"] = max(found.confidence, item.confidence)
             update["embedding"] = _vector(item.embedding)
             _dim(plan, "LgEntity", update["embedding"])
         plan.entity_updates.append(update)
     return dead
+
+
+def _scores(found: state.EntityState, item: PlannedEntity | None) -> tuple[float, float]:
+    """A stored entity's salience and confidence from the other documents' contributions
+    and this document's (``item``: it lists the entity); see
+    :func:`~loregraph.store.planning.contributed_max`."""
+    if item is None:
+        return (
+            contributed_max(found.salience, found.saliences),
+            contributed_max(found.confidence, found.confidences),
+        )
+    return (
+        contributed_max(max(found.salience, item.salience), [*found.saliences, item.salience]),
+        contributed_max(
+            max(found.confidence, item.confidence), [*found.confidences, item.confidence]
+        ),
+    )
 
 
 def _keys(plan: WritePlan, entity_id: str, key: str, aliases: dict[str, str]) -> list[str]:

@@ -38,6 +38,10 @@ class EntityState:
     mention_rows: int = 0
     listed: bool = False
     descriptions: list[str] = field(default_factory=list)
+    saliences: list[float | None] = field(default_factory=list)
+    """The listing documents' own saliences (``None``: unknown, written before they were
+    kept per document)."""
+    confidences: list[float | None] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)
     """{alias key: smallest surface} over the other documents."""
 
@@ -137,9 +141,9 @@ async def entity_states(
         if entity_id in states:
             states[entity_id].mention_sum = int(total)
             states[entity_id].mention_rows = int(count)
-    for entity_id, listed, description, aliases in await conn.read(
+    for entity_id, listed, description, aliases, salience, confidence in await conn.read(
         "UNWIND $ids AS i MATCH (k:LgContribution {entity_id: i}) WHERE k.document_id <> $doc "
-        "RETURN i, k.listed, k.description, k.aliases",
+        "RETURN i, k.listed, k.description, k.aliases, k.salience, k.confidence",
         params,
     ):
         state = states.get(entity_id)
@@ -148,6 +152,8 @@ async def entity_states(
         if listed:
             state.listed = True
             state.descriptions.append(description)
+            state.saliences.append(None if salience is None else float(salience))
+            state.confidences.append(None if confidence is None else float(confidence))
         for key, surface in json.loads(aliases).items():
             if key not in state.aliases or surface < state.aliases[key]:
                 state.aliases[key] = surface

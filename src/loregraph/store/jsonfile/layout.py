@@ -4,7 +4,7 @@ The file is one JSON object, its sections in this order::
 
     {
       "format": "loregraph memory file",
-      "version": 3,
+      "version": 4,
       "entities": [
         {"id": "ent_…", "name": "API server", "type": "Product",
          "description": "…", "aliases": ["api"], "tags": [], "properties": {},
@@ -20,7 +20,8 @@ The file is one JSON object, its sections in this order::
       "documents": [
         {"id": "doc_…", "title": "…", "kind": "memory", …,
          "chunks": [{"id": "…", "seq": 0, "start": 0, "end": 42, "text": "…"}],
-         "entities": [{"id": "ent_…", "description": "…", "aliases": ["…"]}],
+         "entities": [{"id": "ent_…", "description": "…", "aliases": ["…"],
+                       "salience": 0.4, "confidence": 1.0}],
          "mentions": [{"entity": "ent_…", "chunk": "…", "surface": "…", "count": 1}],
          "relations": [{"id": "rel_…", "confidence": 1.0,
                         "evidence": [{"chunk": "…", "sentence": "…", "start": 0, "end": 42}]}],
@@ -40,9 +41,10 @@ store's order, which is the order in which the entities and relations were first
 loading writes them in that order again, so a file written again after a small change
 differs only where it changed.
 ``documents`` holds what the graph was built from and what each document contributed (its
-chunks, its description and surface forms of each entity it lists, its mentions, its
-evidence, the merges it caused), which is what the store needs to delete exactly what one
-document supported. A relationship's ``invalid_at`` and ``expired_at`` say when it stopped
+chunks, its description, surface forms, salience and confidence of each entity it lists, its
+mentions, its evidence, the merges it caused), which is what the store needs to delete
+exactly what one document supported (an entity's ``salience`` and ``confidence`` are the
+highest its documents give). A relationship's ``invalid_at`` and ``expired_at`` say when it stopped
 holding and when the graph retired it, ``invalidated_by`` the memory or document that ended
 it (forgetting that one opens it again), ``statement`` (only when set) the memory or
 document whose statement it is (a dated fact of a functional type is one relationship per
@@ -78,13 +80,14 @@ from loregraph.store.jsonfile.records import audit_record, decision_record, key_
 
 FORMAT = "loregraph memory file"
 """The value of the file's ``format`` member."""
-VERSION = 3
+VERSION = 4
 """The layout version this code writes; a file of a newer version is refused (an older
 loregraph would drop the sections it does not know when it writes the file again).
 Version 1: entities, relationships, documents, vectors, graph versions; 2 adds the
 relationships' ``invalidated_by`` and the ``merge_decisions``, ``audit_log`` and
 ``api_keys`` sections (a version 1 file reads as having none); 3 adds the relationships'
-``statement`` (written when not empty)."""
+``statement`` (written when not empty); 4 adds a document's own ``salience`` and
+``confidence`` of each entity it lists (an older file's read as the entity's)."""
 
 
 @dataclass(slots=True)
@@ -202,7 +205,13 @@ def _document(bundle: DocumentBundle) -> dict[str, Any]:
         "metadata": doc.metadata,
         "chunks": [_chunk(chunk) for chunk in bundle.chunks],
         "entities": [
-            {"id": w.entity.id, "description": w.description, "aliases": list(w.entity.aliases)}
+            {
+                "id": w.entity.id,
+                "description": w.description,
+                "aliases": list(w.entity.aliases),
+                "salience": w.entity.salience,
+                "confidence": w.entity.confidence,
+            }
             for w in bundle.entities
         ],
         "mentions": [

@@ -162,10 +162,13 @@ def _bundle(
     ]
     listed = []
     for entry in item.items("entities"):
+        known = _known(entities, entry, "id")
         entity = dataclasses.replace(
-            _known(entities, entry, "id"),
+            known,
             description=entry.text("description", ""),
             aliases=entry.strings("aliases"),
+            salience=entry.number("salience", known.salience),
+            confidence=entry.number("confidence", known.confidence),
         )
         listed.append(EntityWrite(entity, entity.description, entity.salience))
     mentions = [

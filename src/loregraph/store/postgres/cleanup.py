@@ -8,6 +8,8 @@ entity and relation:
 * entity ``aliases`` = one surface (the smallest) per distinct alias key its documents used,
   never the canonical name's key, sorted; ``entity_keys`` follows;
 * entity ``description`` = the longest non-empty description any of its documents gave;
+* entity ``salience`` and ``confidence`` = the highest its listing documents gave (kept as
+  they are when none lists it or one's values are unknown, NULL: written before version 7);
 * an entity is *supported* while it has a mention or a document that lists it; an
   unsupported entity is removed with its relations;
 * relation ``weight`` = its number of evidence rows; ``confidence`` = their highest
@@ -124,9 +126,13 @@ UPDATE entities AS e SET
     search = setweight(to_tsvector('english', e.name), 'A')
         || setweight(to_tsvector('english', array_to_string(c.aliases, ' ')), 'B')
         || setweight(to_tsvector('english', c.description), 'C'),
+    salience = c.salience,
+    confidence = c.confidence,
     updated_at = %(now)s
 FROM (
     SELECT x.pk,
+        coalesce(s.salience, x.salience) AS salience,
+        coalesce(s.confidence, x.confidence) AS confidence,
         coalesce((SELECT sum(m.count) FROM mentions AS m WHERE m.entity = x.pk), 0)
             AS mention_count,
         coalesce((SELECT d.description FROM entity_descriptions AS d
@@ -136,11 +142,15 @@ FROM (
             SELECT alias_key AS key, min(alias) AS surface FROM entity_aliases
             WHERE entity = x.pk AND alias_key <> x.name_key GROUP BY alias_key) AS a),
             '{}') AS aliases
-    FROM entities AS x WHERE x.pk = ANY(%(pks)s)
+    FROM entities AS x CROSS JOIN LATERAL (
+        SELECT CASE WHEN count(*) = count(d.salience) THEN max(d.salience) END AS salience,
+            CASE WHEN count(*) = count(d.confidence) THEN max(d.confidence) END AS confidence
+        FROM entity_descriptions AS d WHERE d.entity = x.pk) AS s
+    WHERE x.pk = ANY(%(pks)s)
 ) AS c
 WHERE e.pk = c.pk
-    AND (e.mention_count, e.description, e.aliases)
-        IS DISTINCT FROM (c.mention_count, c.description, c.aliases)
+    AND (e.mention_count, e.description, e.aliases, e.salience, e.confidence)
+        IS DISTINCT FROM (c.mention_count, c.description, c.aliases, c.salience, c.confidence)
 """
 
 _REFRESH_KEYS = """

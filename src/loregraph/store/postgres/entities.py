@@ -146,10 +146,16 @@ async def _upsert(
 async def write_contributions(
     conn: Conn, resolved: Resolved, doc_pk: int, chunks: dict[str, int]
 ) -> set[int]:
-    """Insert this document's descriptions, aliases and mentions; returns the entity pks."""
+    """Insert this document's descriptions (with its salience and confidence), aliases and
+    mentions; returns the entity pks."""
     plan, pks = resolved.plan, resolved.pks
     descriptions = [
-        (pks[entity_id], item.description(created=entity_id in resolved.created))
+        (
+            pks[entity_id],
+            item.description(created=entity_id in resolved.created),
+            float(item.salience),
+            float(item.confidence),
+        )
         for entity_id, item in plan.listed.items()
     ]
     alias_rows = [
@@ -162,10 +168,11 @@ async def write_contributions(
         for (entity_id, chunk_id, surface), count in plan.mentions.items()
     ]
     await conn.execute(
-        "INSERT INTO entity_descriptions (entity, document, description) "
-        "SELECT entity, %s, description FROM unnest(%s::bigint[], %s::text[]) "
-        "AS t(entity, description)",
-        (doc_pk, [pk for pk, _ in descriptions], [text for _, text in descriptions]),
+        "INSERT INTO entity_descriptions (entity, document, description, salience, confidence) "
+        "SELECT entity, %s, description, salience, confidence FROM "
+        "unnest(%s::bigint[], %s::text[], %s::float8[], %s::float8[]) "
+        "AS t(entity, description, salience, confidence)",
+        (doc_pk, *_columns(descriptions, 4)),
     )
     await conn.execute(
         "INSERT INTO entity_aliases (entity, alias_key, document, alias) "
@@ -178,7 +185,7 @@ async def write_contributions(
         "unnest(%s::bigint[], %s::bigint[], %s::text[], %s::integer[])",
         _columns(mention_rows, 4),
     )
-    touched = {pk for pk, _ in descriptions}
+    touched = {row[0] for row in descriptions}
     touched.update(row[0] for row in mention_rows)
     return touched
 

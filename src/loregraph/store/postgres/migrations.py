@@ -27,6 +27,7 @@ from loregraph.store.postgres.schema import (
     VERSION_4,
     VERSION_5,
     VERSION_6,
+    VERSION_7,
     statements,
     vector_index_statements,
 )
@@ -83,6 +84,12 @@ async def _version_6(conn: Conn) -> None:
         await conn.execute(statement)
 
 
+async def _version_7(conn: Conn) -> None:
+    """Each listing document's own salience and confidence of an entity."""
+    for statement in statements(VERSION_7):
+        await conn.execute(statement)
+
+
 MIGRATIONS: dict[int, Migration] = {
     1: _version_1,
     2: _version_2,
@@ -90,6 +97,7 @@ MIGRATIONS: dict[int, Migration] = {
     4: _version_4,
     5: _version_5,
     6: _version_6,
+    7: _version_7,
 }
 """``MIGRATIONS[v]`` brings a schema from version ``v - 1`` to ``v`` (0: empty)."""
 

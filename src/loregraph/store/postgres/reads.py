@@ -199,10 +199,13 @@ async def read_bundle(conn: Conn, document_id: str) -> DocumentBundle | None:
     ):
         aliases.setdefault(entity_id, []).append(alias)
     entities = [
-        listed_entity(CODEC.entity(row[2:], row[1]), row[0], aliases.get(row[2], []))
+        listed_entity(
+            CODEC.entity(row[4:], row[3]), row[0], aliases.get(row[4], []), row[1], row[2]
+        )
         for row in await fetch(
             conn,
-            f"SELECT d.description, e.embedding::text, {ENTITY_COLUMNS} "
+            "SELECT d.description, d.salience, d.confidence, e.embedding::text, "
+            f"{ENTITY_COLUMNS} "
             "FROM entity_descriptions AS d JOIN entities AS e ON e.pk = d.entity "
             "WHERE d.document = %s ORDER BY e.pk",
             (doc_pk,),

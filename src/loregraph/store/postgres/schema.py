@@ -279,6 +279,13 @@ ALTER TABLE relations ADD CONSTRAINT relations_statement UNIQUE (source, type, t
 """
 """Version 6: a dated fact of a functional type is one relation per statement."""
 
+VERSION_7 = """
+ALTER TABLE entity_descriptions ADD COLUMN salience double precision;
+ALTER TABLE entity_descriptions ADD COLUMN confidence double precision
+"""
+"""Version 7: each listing document's own salience and confidence of an entity (NULL in the
+rows already there: unknown, so the entity keeps its stored values)."""
+
 
 def statements(script: str) -> list[str]:
     """The statements of a DDL script (none of ours has a semicolon inside a statement)."""

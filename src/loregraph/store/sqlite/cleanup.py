@@ -10,6 +10,8 @@ Derived values, recomputed for every touched entity and relation:
   canonical name's key); ``search_keys`` follows;
 * entity ``description`` = the longest non-empty description any of its documents gave
   (empty when none did);
+* entity ``salience`` and ``confidence`` = the highest its listing documents gave (kept as
+  they are when none lists it or one's values are unknown, NULL: written before version 7);
 * an entity is *supported* while it has a mention or a document that lists it
   (``entity_descriptions``); an unsupported entity is removed with its relations;
 * relation ``weight`` = its number of evidence rows (a document that asserts a relation
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 
 from loregraph.models import DeleteReport
 from loregraph.store.names import key_lines
-from loregraph.store.planning import alias_list, best_description
+from loregraph.store.planning import alias_list, best_description, contributed_max
 from loregraph.store.sqlite.fts import (
     index_entities,
     unindex_chunks,
@@ -225,6 +227,30 @@ def _recompute_entities(conn: sqlite3.Connection, changes: Changes, now: str) ->
         index_entities(conn, changed)
     changes.removed_relations |= delete_entities(conn, set(dead))
     changes.removed_entities.extend(dead.values())
+    _recompute_scores(conn, pks, now)
+
+
+def _recompute_scores(conn: sqlite3.Connection, pks: str, now: str) -> None:
+    """Salience and confidence of the entities ``pks`` (a JSON list) from their listing
+    documents (see :func:`~loregraph.store.planning.contributed_max`)."""
+    scores: dict[int, tuple[list[float | None], list[float | None]]] = defaultdict(lambda: ([], []))
+    for entity, salience, confidence in conn.execute(
+        f"SELECT entity, salience, confidence FROM entity_descriptions WHERE entity IN {IN_JSON}",
+        (pks,),
+    ):
+        scores[entity][0].append(salience)
+        scores[entity][1].append(confidence)
+    updates: list[tuple[float, float, str, int]] = []
+    for pk, salience, confidence in conn.execute(
+        f"SELECT pk, salience, confidence FROM entities WHERE pk IN {IN_JSON}", (pks,)
+    ).fetchall():
+        saliences, confidences = scores.get(pk, ([], []))
+        found = (contributed_max(salience, saliences), contributed_max(confidence, confidences))
+        if found != (salience, confidence):
+            updates.append((*found, now, pk))
+    conn.executemany(
+        "UPDATE entities SET salience = ?, confidence = ?, updated_at = ? WHERE pk = ?", updates
+    )
 
 
 def bump_graph_version(conn: sqlite3.Connection, scope: str) -> int:

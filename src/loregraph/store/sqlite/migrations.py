@@ -76,12 +76,22 @@ def _add_statement(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _add_contribution_scores(conn: sqlite3.Connection) -> None:
+    """Version 7: each listing document's own salience and confidence of an entity (NULL,
+    unknown, in the rows already there; columns already there are kept)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(entity_descriptions)")}
+    for column in ("salience", "confidence"):
+        if column not in columns:
+            conn.execute(f"ALTER TABLE entity_descriptions ADD COLUMN {column} REAL")
+
+
 MIGRATIONS: dict[int, Migration] = {
     1: _add_trigram_index,
     2: _add_key_table,
     3: _add_change_tables,
     4: _add_invalidated_by,
     5: _add_statement,
+    6: _add_contribution_scores,
 }
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
 transaction :func:`ensure_schema` opens)."""

@@ -224,9 +224,12 @@ def _read_bundle(conn: sqlite3.Connection, document_id: str) -> DocumentBundle |
     ):
         aliases.setdefault(entity_id, []).append(alias)
     entities = [
-        listed_entity(CODEC.entity(row[2:], row[1]), row[0], aliases.get(row[2], []))
+        listed_entity(
+            CODEC.entity(row[4:], row[3]), row[0], aliases.get(row[4], []), row[1], row[2]
+        )
         for row in conn.execute(
-            f"SELECT d.description, v.embedding, {_E_COLUMNS} FROM entity_descriptions AS d "
+            "SELECT d.description, d.salience, d.confidence, v.embedding, "
+            f"{_E_COLUMNS} FROM entity_descriptions AS d "
             "JOIN entities AS e ON e.pk = d.entity LEFT JOIN entity_vectors AS v "
             "ON v.entity = e.pk WHERE d.document = ? ORDER BY e.pk",
             (doc_pk,),

@@ -41,7 +41,9 @@ Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored 
 ``relations.invalidated_by``, the id of the memory or document that ended a relation
 (forgetting it opens the relation again); 6 adds ``relations.statement`` (the table is
 rebuilt, since SQLite cannot change a UNIQUE constraint; foreign keys are off while
-:func:`ensure_schema` migrates, as SQLite's procedure for this asks).
+:func:`ensure_schema` migrates, as SQLite's procedure for this asks); 7 adds
+``entity_descriptions.salience`` and ``confidence``, the document's own values (NULL in rows
+written before: unknown, so the entity keeps its stored values).
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -203,6 +205,8 @@ CREATE TABLE entity_descriptions (
     entity INTEGER NOT NULL REFERENCES entities(pk) ON DELETE CASCADE,
     document INTEGER NOT NULL REFERENCES documents(pk) ON DELETE CASCADE,
     description TEXT NOT NULL DEFAULT '',
+    salience REAL,
+    confidence REAL,
     PRIMARY KEY (entity, document)
 ) WITHOUT ROWID;
 CREATE INDEX entity_descriptions_document ON entity_descriptions(document);

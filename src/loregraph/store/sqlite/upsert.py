@@ -117,10 +117,15 @@ def _write_contributions(
     doc_pk: int,
     chunks: dict[str, int],
 ) -> None:
-    """The document's descriptions, aliases and mentions of its entities."""
+    """The document's descriptions (with its salience and confidence), aliases and mentions
+    of its entities."""
     conn.executemany(
-        "INSERT INTO entity_descriptions(entity, document, description) VALUES (?, ?, ?)",
-        [(pks[entity_id], doc_pk, item.description()) for entity_id, item in plan.listed.items()],
+        "INSERT INTO entity_descriptions(entity, document, description, salience, confidence) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [
+            (pks[entity_id], doc_pk, item.description(), item.salience, item.confidence)
+            for entity_id, item in plan.listed.items()
+        ],
     )
     conn.executemany(
         "INSERT INTO entity_aliases(entity, alias_key, document, alias) VALUES (?, ?, ?, ?)",
