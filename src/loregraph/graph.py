@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -95,6 +96,7 @@ class AsyncGraph(
             extractor=options.get("extractor"),
         )
         self._opened = False
+        self.corrections = asyncio.Lock()
         self.observers = Observers(options.get("observers") or ())
 
     async def open(self) -> None:

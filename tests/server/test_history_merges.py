@@ -83,6 +83,18 @@ async def test_history_is_the_timeline_of_facts(client: Client, keys: Keys) -> N
         assert "Zebulon Quartermaine" in missing["detail"]
 
 
+async def test_two_undos_of_one_merge_at_once_undo_it_once(
+    client: Client, keys: Keys, graph: AsyncGraph
+) -> None:
+    await _ingest(graph, NAVY, "navy")
+    [merged] = await graph.merges(entity="Grace Hopper")
+    async with client(keys.writer) as http:
+        answers = await asyncio.gather(*(http.post(f"/merges/{merged.id}/undo") for _ in range(2)))
+        assert sorted(a.status_code for a in answers) == [200, 409], [a.text for a in answers]
+    assert [e.action for e in await graph.audit()] == ["unmerge"]
+    assert (await graph.entity("Admiral Grace Hopper")).entity.name == "Admiral Grace Hopper"
+
+
 async def test_undo_splits_what_an_ingest_merged(
     client: Client, keys: Keys, graph: AsyncGraph
 ) -> None:

@@ -13,6 +13,7 @@ audit log with its time and principal.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,9 @@ class MergeMethods:
     store: Store
     settings: Settings
     parts: Parts
+    corrections: asyncio.Lock
+    """Held by a hand merge or an undo: one at a time in this process, so that two undos of
+    one merge cannot both find it not yet undone."""
 
     if TYPE_CHECKING:
 
@@ -79,23 +83,24 @@ class MergeMethods:
         """
         await self.open()
         scope = self._scope(scope)
-        views = {v.id: v for v in await list_merge_views(self.store, scope, None, True)}
-        view = views.get(merge_id)
-        if view is None:
-            raise NotFoundError(f"no merge {merge_id!r} in scope {scope!r}")
-        if view.undone:
-            raise AlreadyDoneError(f"merge {merge_id!r} was already undone")
-        if view.rule in SAME_KEY_RULES:
-            raise InputError(
-                f"{view.surface!r} and {view.entity!r} are one name (rule {view.rule!r}) and "
-                "cannot be told apart: rename the entity instead"
-            )
-        if view.rule == MANUAL:
-            await self._undo_join(scope, view, principal)
-        else:
-            await self._undo_merge(scope, view, principal)
-        detail = f"{view.surface} out of {view.entity} (rule {view.rule})"
-        await self._audit(scope, "unmerge", merge_id, detail, principal)
+        async with self.corrections:  # one undo at a time: the check below stays true
+            views = {v.id: v for v in await list_merge_views(self.store, scope, None, True)}
+            view = views.get(merge_id)
+            if view is None:
+                raise NotFoundError(f"no merge {merge_id!r} in scope {scope!r}")
+            if view.undone:
+                raise AlreadyDoneError(f"merge {merge_id!r} was already undone")
+            if view.rule in SAME_KEY_RULES:
+                raise InputError(
+                    f"{view.surface!r} and {view.entity!r} are one name (rule {view.rule!r}) "
+                    "and cannot be told apart: rename the entity instead"
+                )
+            if view.rule == MANUAL:
+                await self._undo_join(scope, view, principal)
+            else:
+                await self._undo_merge(scope, view, principal)
+            detail = f"{view.surface} out of {view.entity} (rule {view.rule})"
+            await self._audit(scope, "unmerge", merge_id, detail, principal)
         return dataclasses.replace(view, undone=True, principal=principal)
 
     async def merge(
@@ -105,16 +110,18 @@ class MergeMethods:
         ``manual``; undo it with :meth:`unmerge`). Returns the merge."""
         await self.open()
         scope = self._scope(scope)
-        kept = await find_entity(self.store, scope, name)
-        gone = await find_entity(self.store, scope, other)
-        if kept.id == gone.id:
-            raise InputError(f"{name!r} and {other!r} are already one entity ({kept.name!r})")
-        if Entity.make_id(scope, gone.name) != gone.id:
-            raise InputError(f"{gone.name!r} was renamed: rename it back before merging it")
-        merge_id = Merge(kept.id, gone.name, MANUAL, scope=scope).id
-        decision = Decision(JOIN, merge_id, kept.id, gone.name, scope, principal=principal)
-        await self._decide(decision, await self._documents_of(scope, gone.id))
-        await self._audit(scope, "merge", merge_id, f"{gone.name} into {kept.name}", principal)
+        async with self.corrections:
+            kept = await find_entity(self.store, scope, name)
+            gone = await find_entity(self.store, scope, other)
+            if kept.id == gone.id:
+                raise InputError(f"{name!r} and {other!r} are already one entity ({kept.name!r})")
+            if Entity.make_id(scope, gone.name) != gone.id:
+                raise InputError(f"{gone.name!r} was renamed: rename it back before merging it")
+            merge_id = Merge(kept.id, gone.name, MANUAL, scope=scope).id
+            decision = Decision(JOIN, merge_id, kept.id, gone.name, scope, principal=principal)
+            await self._decide(decision, await self._documents_of(scope, gone.id))
+            detail = f"{gone.name} into {kept.name}"
+            await self._audit(scope, "merge", merge_id, detail, principal)
         return MergeView(
             merge_id, gone.name, kept.name, kept.id, MANUAL, 1.0, None, "",
             decision.created_at, principal,
