@@ -92,6 +92,8 @@ class QuestionMethods:
         kind = only_kind(only)
         await self.open()
         settings = named_preset(preset) if preset else self.settings.retrieval
+        if not self.settings.graph_augmentation:
+            settings = settings.without_graph()
         retriever = Retriever(self.store, self.embedder, settings, analyzer=self.parts.analyzer())
         result = await retriever.retrieve(question, self._scope(scope), as_of=at, kind=kind)
         self.observers.retrieved(result)

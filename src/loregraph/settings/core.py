@@ -132,6 +132,22 @@ class RetrievalSettings:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
+    def without_graph(self) -> RetrievalSettings:
+        """These settings with the graph layer off: passages found by their words and their
+        meaning only (no entities, relations, expansion, mentions or entity pages); the
+        budget and fusion stay."""
+        return self.replace(
+            use_exact=False,
+            use_fuzzy=False,
+            use_bm25_entities=False,
+            use_vector_entities=False,
+            expansion="none",
+            passages_by_mentions=False,
+            passages_by_bm25=True,
+            passages_by_vector=True,
+            entity_pages=False,
+        )
+
 
 PRESETS: dict[str, RetrievalSettings] = {
     # entity-centred: seeds and their 2-hop neighbourhood, passages that mention them
@@ -176,7 +192,9 @@ class Settings:
     """All settings of one engine instance.
 
     ``llm`` selects a language model (:class:`~loregraph.settings.LLMSettings`); its
-    default, provider ``none``, keeps everything offline.
+    default, provider ``none``, keeps everything offline. ``graph_augmentation=False``
+    switches the graph layer off for every question, whatever the preset
+    (:meth:`RetrievalSettings.without_graph`).
     """
 
     scope: str = "default"
@@ -185,6 +203,7 @@ class Settings:
     resolution: ResolutionSettings = field(default_factory=ResolutionSettings)
     retrieval: RetrievalSettings = field(default_factory=lambda: PRESETS[DEFAULT_PRESET])
     llm: LLMSettings = field(default_factory=LLMSettings)
+    graph_augmentation: bool = True
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed."""
@@ -209,4 +228,5 @@ class Settings:
             extraction=dataclasses.replace(base.extraction, **values.get("extraction", {})),
             retrieval=retrieval.replace(**values.get("retrieval", {})),
             llm=LLMSettings(**{**values.get("llm", {}), **(llm or {})}),
+            graph_augmentation=top.get("graph_augmentation", True),
         )

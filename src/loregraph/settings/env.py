@@ -80,6 +80,7 @@ def _llm(field: str, read: Callable[[str], Any] = str) -> Variable:
 VARIABLES: tuple[Variable, ...] = (
     Variable("", "scope", "LOREGRAPH_SCOPE"),
     Variable("", "preset", "LOREGRAPH_PRESET"),
+    Variable("", "graph_augmentation", "LOREGRAPH_GRAPH_AUGMENTATION", read=_flag),
     Variable("chunk", "size", "LOREGRAPH_CHUNK_SIZE", "KG_CHUNK_SIZE", int),
     Variable("chunk", "overlap", "LOREGRAPH_CHUNK_OVERLAP", "KG_CHUNK_OVERLAP", int),
     Variable("chunk", "mega_batch_chars", "LOREGRAPH_MEGA_BATCH_CHARS", "KG_MEGA_BATCH_CHARS", int),
