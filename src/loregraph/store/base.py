@@ -33,6 +33,7 @@ from loregraph.errors import SchemaVersionError
 from loregraph.store.changes import ChangeLog
 from loregraph.store.hops import Hops
 from loregraph.store.keystore import KeyStore
+from loregraph.store.provenance import Provenance
 from loregraph.store.queries import (
     DIRECTIONS,
     ENTITY_ORDERS,
@@ -66,7 +67,7 @@ def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
         )
 
 
-class Store(ChangeLog, KeyStore, Hops):
+class Store(ChangeLog, KeyStore, Provenance, Hops):
     """A knowledge-graph store. Open with ``await store.open()`` or ``async with``."""
 
     # ----------------------------------------------------------------- lifecycle

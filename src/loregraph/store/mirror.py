@@ -30,6 +30,7 @@ from loregraph import models
 from loregraph.access import ApiKey
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry, Decision
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
 from loregraph.store.cypher.sync import apply_sync, graph_entity_ids
@@ -265,6 +266,14 @@ class MirroredStore(Store):
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self.primary.read_bundle(document_id)
+
+    async def entity_sources(self, entity_ids: Sequence[str]) -> dict[str, list[EntitySource]]:
+        return await self.primary.entity_sources(entity_ids)
+
+    async def relation_sources(
+        self, relation_ids: Sequence[str]
+    ) -> dict[str, list[RelationSource]]:
+        return await self.primary.relation_sources(relation_ids)
 
     async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await self.primary._entities_page(scope, after, batch)

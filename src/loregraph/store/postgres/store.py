@@ -22,7 +22,8 @@ from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, Store
 from loregraph.store.changes import AuditEntry, Decision
-from loregraph.store.postgres import changes, graph, keys, reads, search, write
+from loregraph.store.postgres import changes, graph, keys, provenance, reads, search, write
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.postgres.cleanup import read_graph_version
 from loregraph.store.postgres.connection import (
     DEFAULT_SCHEMA,
@@ -225,6 +226,14 @@ class PostgresStore(Store):
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self._db.snapshot(reads.read_bundle, document_id)
+
+    async def entity_sources(self, entity_ids: Sequence[str]) -> dict[str, list[EntitySource]]:
+        return await self._db.snapshot(provenance.entity_sources, list(entity_ids))
+
+    async def relation_sources(
+        self, relation_ids: Sequence[str]
+    ) -> dict[str, list[RelationSource]]:
+        return await self._db.snapshot(provenance.relation_sources, list(relation_ids))
 
     async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await self._db.read(reads.entities_page, scope, after, batch)
