@@ -36,6 +36,7 @@ from loregraph.models import DeleteReport, DocKind, Document, StoreStats
 from loregraph.observe import Observer, Observers, observed
 from loregraph.settings import Settings
 from loregraph.store.base import Store
+from loregraph.store.visible import VisibleStore
 from loregraph.store.changes import AuditEntry
 from loregraph.streaming import StreamedAnswer
 
@@ -85,7 +86,7 @@ class AsyncGraph(
     """
 
     def __init__(self, store: Store, **options: Unpack[EngineOptions]) -> None:
-        self.store = store
+        self.store = VisibleStore.over(store)
         self.settings = options.get("settings") or Settings()
         self.parts = Parts(
             self.settings,

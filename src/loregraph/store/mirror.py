@@ -30,10 +30,10 @@ from loregraph import models
 from loregraph.access import ApiKey
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry, Decision
-from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
 from loregraph.store.cypher.sync import apply_sync, graph_entity_ids
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Expansion,

@@ -24,12 +24,18 @@ async def entity_sources(
     params = {"ids": list(entity_ids)}
     listings: list[ListingRow] = []
     aliases: list[AliasRow] = []
-    for entity_id, document_id, listed, description, alias_json, salience, confidence in (
-        await conn.read(
-            "UNWIND $ids AS i MATCH (k:LgContribution {entity_id: i}) RETURN k.entity_id, "
-            "k.document_id, k.listed, k.description, k.aliases, k.salience, k.confidence",
-            params,
-        )
+    for (
+        entity_id,
+        document_id,
+        listed,
+        description,
+        alias_json,
+        salience,
+        confidence,
+    ) in await conn.read(
+        "UNWIND $ids AS i MATCH (k:LgContribution {entity_id: i}) RETURN k.entity_id, "
+        "k.document_id, k.listed, k.description, k.aliases, k.salience, k.confidence",
+        params,
     ):
         if listed == 1:
             listings.append((entity_id, document_id, description or "", salience, confidence))

@@ -20,7 +20,6 @@ from loregraph.models import name_key
 from loregraph.store.base import NOT_OPEN, Store
 from loregraph.store.changes import AuditEntry, Decision
 from loregraph.store.cypher import changes, graph, keys, provenance, reads, search
-from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
 from loregraph.store.cypher.bundle import read_bundle
@@ -31,6 +30,7 @@ from loregraph.store.cypher.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 from loregraph.store.names import NameIndex
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Expansion,

@@ -23,7 +23,6 @@ from loregraph.errors import NotFoundError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, Store
 from loregraph.store.changes import AuditEntry, Decision
 from loregraph.store.postgres import changes, graph, keys, provenance, reads, search, write
-from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.postgres.cleanup import read_graph_version
 from loregraph.store.postgres.connection import (
     DEFAULT_SCHEMA,
@@ -33,6 +32,7 @@ from loregraph.store.postgres.connection import (
     split_url,
 )
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Expansion,

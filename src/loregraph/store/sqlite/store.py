@@ -24,6 +24,7 @@ from loregraph.errors import NotFoundError
 from loregraph.models import name_key
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry, Decision
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Expansion,
@@ -32,7 +33,6 @@ from loregraph.store.queries import (
     RelationQuery,
     VectorSearch,
 )
-from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.sqlite import changes, graph, keys, provenance, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
