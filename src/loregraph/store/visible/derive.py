@@ -39,7 +39,7 @@ def visible_entity(
     for source in seen:
         for surface, count in source.surfaces:
             surfaces[surface] += count
-    name = _visible_name(entity.name, surfaces)
+    name = _visible_name(entity.name, surfaces, seen)
     aliases: dict[str, str] = {}
     for source in seen:
         for key, surface in source.aliases:
@@ -57,10 +57,16 @@ def visible_entity(
     )
 
 
-def _visible_name(name: str, surfaces: Counter[str]) -> str:
-    if not surfaces or name_key(name) in {name_key(surface) for surface in surfaces}:
+def _visible_name(name: str, surfaces: Counter[str], seen: Sequence[EntitySource]) -> str:
+    """The stored name when a readable document used it (or used no other name), else the
+    readable name used most (mentions first, then the names the documents listed it by)."""
+    candidates = Counter(surfaces)
+    for source in seen:
+        for _, surface in source.aliases:
+            candidates.setdefault(surface, 0)
+    if not candidates or name_key(name) in {name_key(c) for c in candidates}:
         return name
-    return min(surfaces, key=lambda surface: (-surfaces[surface], -len(surface), surface))
+    return min(candidates, key=lambda c: (-candidates[c], -len(c), c))
 
 
 def visible_relation(

@@ -19,7 +19,7 @@ from typing import Any
 from loregraph import models
 from loregraph.store.base import Store
 from loregraph.store.queries import EntityListing, Expansion, Page, PageKey, RelationQuery
-from loregraph.store.visible import filters, snapshot
+from loregraph.store.visible import filters, matches, snapshot
 from loregraph.store.visible.derive import admits, visible_merge
 from loregraph.store.visible.expand import expand_visible
 from loregraph.store.visible.passthrough import Passthrough
@@ -135,28 +135,46 @@ class VisibleStore(Passthrough):
         found = await self.inner.find_entities_by_key(scope, keys)
         if await self.readers.readable(scope) is None:
             return found
-        shown = {
-            e.id: e for e in await filters.entities(self.inner, self.readers, list(found.values()))
+        seen = await filters.entities(self.inner, self.readers, list(found.values()))
+        shown = {e.id: e for e in seen}
+        return {
+            key: shown[e.id]
+            for key, e in found.items()
+            if e.id in shown and key in matches.names_of(shown[e.id])
         }
-        return {key: shown[e.id] for key, e in found.items() if e.id in shown}
+
+    async def _shown(self, ids: list[str]) -> dict[str, models.Entity]:
+        return {e.id: e for e in await self.get_entities(ids)}
 
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
     ) -> list[models.Scored]:
-        async def search(n: int) -> list[models.Scored]:
-            return await self.inner.search_entities_fuzzy(scope, name, n, entity_type=entity_type)
-
         if await self.readers.readable(scope) is None:
-            return await search(limit)
-        return await filters.ranked(search, self._entity_keep(scope), limit)
+            return await self.inner.search_entities_fuzzy(
+                scope, name, limit, entity_type=entity_type
+            )
+
+        async def search(n: int) -> list[models.Scored]:
+            hits = await self.inner.search_entities_fuzzy(scope, name, n, entity_type=entity_type)
+            return matches.rescored_by_name(name, hits, await self._shown([h.id for h in hits]))
+
+        async def keep(ids: list[str]) -> set[str]:
+            return set(ids)
+
+        return await filters.ranked(search, keep, limit)
 
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
+        if await self.readers.readable(scope) is None:
+            return await self.inner.search_entities_text(scope, query, limit)
+
         async def search(n: int) -> list[models.Scored]:
             return await self.inner.search_entities_text(scope, query, n)
 
-        if await self.readers.readable(scope) is None:
-            return await search(limit)
-        return await filters.ranked(search, self._entity_keep(scope), limit)
+        async def keep(ids: list[str]) -> set[str]:
+            shown = await self._shown(ids)
+            return {i for i, e in shown.items() if matches.matches_text(query, e)}
+
+        return await filters.ranked(search, keep, limit)
 
     async def search_entities_fuzzy_many(
         self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
