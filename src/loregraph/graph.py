@@ -36,8 +36,8 @@ from loregraph.models import DeleteReport, DocKind, Document, StoreStats
 from loregraph.observe import Observer, Observers, observed
 from loregraph.settings import Settings
 from loregraph.store.base import Store
-from loregraph.store.visible import VisibleStore
 from loregraph.store.changes import AuditEntry
+from loregraph.store.visible import VisibleStore
 from loregraph.streaming import StreamedAnswer
 
 if TYPE_CHECKING:

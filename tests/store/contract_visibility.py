@@ -15,25 +15,20 @@ import random
 from collections import Counter
 from collections.abc import Awaitable, Callable
 
-import pytest
-
 from loregraph.access import acting_as
-from loregraph.models import Relation, name_key
 from loregraph.store.base import Store
 from loregraph.store.visible import VisibleStore
 
 from .scenarios import ContractBase
+from .visibility_checks import CHECKS, Case
 from .visibility_world import (
-    PEOPLE,
     SCOPES,
-    WORDS,
     Link,
     World,
     make_world,
     random_reader,
     reference_store,
 )
-from .visibility_checks import CHECKS, Case
 
 CASES_PER_WORLD = 2000
 
@@ -101,6 +96,3 @@ class VisibilityContract(ContractBase):
                     f"reads {sorted(readable)}: {error}"
                 ) from error
         return kind
-
-
-__all__ = ["PEOPLE", "WORDS", "Relation", "VisibilityContract", "name_key", "pytest"]

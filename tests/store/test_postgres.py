@@ -92,6 +92,9 @@ async def store_factory(pg_server: PgServer) -> AsyncIterator[StoreFactory]:
 class TestPostgresContract(StoreContract):
     """The shared store contract against :class:`PostgresStore`."""
 
+    visibility_default_cases = 1_000
+    """A server round trip per read: the full 10,000 run in ``make bench`` (visibility)."""
+
 
 async def raw(url: str) -> Conn:
     """A plain autocommit connection, to inspect or tamper with a store."""

@@ -33,7 +33,12 @@ class Case:
 
     def entity_ids(self) -> list[str]:
         return sorted(
-            {w.entity.id for b in self.world.bundles for w in b.entities if b.document.scope == self.scope}
+            {
+                w.entity.id
+                for b in self.world.bundles
+                for w in b.entities
+                if b.document.scope == self.scope
+            }
         )
 
 
@@ -57,7 +62,15 @@ def same_relations(shown: list[Relation], ref: list[Relation]) -> None:
 
     def summary(r: Relation) -> tuple[object, ...]:
         evidence = sorted((e.chunk_id, e.sentence, e.start, e.end) for e in r.evidence)
-        return (r.id, r.source_id, r.target_id, r.type, r.weight, round(r.confidence, 6), tuple(evidence))
+        return (
+            r.id,
+            r.source_id,
+            r.target_id,
+            r.type,
+            r.weight,
+            round(r.confidence, 6),
+            tuple(evidence),
+        )
 
     assert sorted(map(summary, shown)) == sorted(map(summary, ref))
 
@@ -89,7 +102,8 @@ async def relations(case: Case) -> None:
     ref = await case.reference.entity_relations(entity_id, direction=direction)
     same_relations(shown, ref)
     touching = await case.view.relations_touching([entity_id])
-    assert {r.id for r in touching} == {r.id for r in ref if direction == "both"} or direction != "both"
+    want = await case.reference.relations_touching([entity_id])
+    assert {r.id for r in touching} == {r.id for r in want}
 
 
 async def chunk_search(case: Case) -> None:
@@ -102,10 +116,12 @@ async def chunk_search(case: Case) -> None:
     vector = blend(case.rng.randrange(8), case.rng.randrange(8), 0.6)
     shown = await case.view.search_chunks_vector(case.scope, vector, limit)
     ref = await case.reference.search_chunks_vector(case.scope, vector, limit)
-    assert [round(h.score, 5) for h in shown] == [round(h.score, 5) for h in ref]
+    assert [h.score for h in shown] == pytest.approx([h.score for h in ref], abs=1e-4)
     assert {hit.id for hit in shown} <= _readable_chunks(case)
     found = await case.view.get_chunks([c.id for b in case.world.bundles for c in b.chunks])
-    assert {c.id for c in found} == {c.id for b in case.world.bundles if b.document.id in case.readable for c in b.chunks}
+    assert {c.id for c in found} == {
+        c.id for b in case.world.bundles if b.document.id in case.readable for c in b.chunks
+    }
 
 
 def _readable_chunks(case: Case) -> set[str]:
@@ -137,10 +153,16 @@ async def listing(case: Case) -> None:
     for entity in shown:
         same_entity(entity, ref[entity.id])
     if order == "mentions":
-        assert [e.mention_count for e in shown] == sorted((e.mention_count for e in shown), reverse=True)
+        assert [e.mention_count for e in shown] == sorted(
+            (e.mention_count for e in shown), reverse=True
+        )
     got, want = await case.view.stats(case.scope), await case.reference.stats(case.scope)
     assert (got.documents, got.chunks, got.entities, got.relations, got.mentions) == (
-        want.documents, want.chunks, want.entities, want.relations, want.mentions
+        want.documents,
+        want.chunks,
+        want.entities,
+        want.relations,
+        want.mentions,
     )
     assert got.relation_types == want.relation_types and got.entity_types == want.entity_types
 
@@ -158,7 +180,10 @@ async def export(case: Case) -> None:
 
 
 async def graph(case: Case) -> None:
-    shown, ref = await case.view.graph_arrays(case.scope), await case.reference.graph_arrays(case.scope)
+    shown, ref = (
+        await case.view.graph_arrays(case.scope),
+        await case.reference.graph_arrays(case.scope),
+    )
     assert set(shown.entity_ids) == set(ref.entity_ids)
     assert set(shown.chunk_ids) == set(ref.chunk_ids)
 

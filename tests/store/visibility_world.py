@@ -150,7 +150,10 @@ def _fresh(bundle: DocumentBundle) -> DocumentBundle:
     return DocumentBundle(
         replace(bundle.document),
         [replace(c) for c in bundle.chunks],
-        [replace(w, entity=replace(w.entity, aliases=list(w.entity.aliases))) for w in bundle.entities],
+        [
+            replace(w, entity=replace(w.entity, aliases=list(w.entity.aliases)))
+            for w in bundle.entities
+        ],
         [replace(m) for m in bundle.mentions],
         [replace(r, evidence=list(r.evidence)) for r in bundle.relations],
     )
