@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from .contract_copy import CopyContract
 from .contract_documents import DocumentContract
+from .contract_grants import GrantContract
 from .contract_graph import GraphContract
 from .contract_keys import KeyContract
 from .contract_memories import MemoryContract
@@ -40,6 +41,7 @@ class StoreContract(
     MemoryContract,
     TemporalContract,
     KeyContract,
+    GrantContract,
     ScoreContract,
     MergeContract,
     EngineMergeContract,
