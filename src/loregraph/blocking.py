@@ -137,6 +137,13 @@ class Graph:
     rename = _blocking(AsyncGraph.rename)
     retype = _blocking(AsyncGraph.retype)
     audit = _blocking(AsyncGraph.audit)
+    grant = _blocking(AsyncGraph.grant)
+    revoke_grant = _blocking(AsyncGraph.revoke_grant)
+    grants = _blocking(AsyncGraph.grants)
+    principal_named = _blocking(AsyncGraph.principal_named)
+    link = _blocking(AsyncGraph.link)
+    unlink = _blocking(AsyncGraph.unlink)
+    links = _blocking(AsyncGraph.links)
 
 
 def open(

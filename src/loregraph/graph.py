@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
 from loregraph.embed.base import Embedder
+from loregraph.engine.grants import GrantMethods
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document
 from loregraph.engine.merges import MergeMethods
@@ -69,6 +70,7 @@ class AsyncGraph(
     MemorySearch,
     GraphQueries,
     KeyMethods,
+    GrantMethods,
     PassageMethods,
     MergeMethods,
 ):

@@ -350,6 +350,7 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         await conn.execute(f"DROP INDEX {schema}.chunks_substrings")
         await conn.execute(f"DROP TABLE {schema}.api_keys")
         await conn.execute(f"DROP TABLE {schema}.merge_decisions, {schema}.audit_log")
+        await conn.execute(f"DROP TABLE {schema}.grants, {schema}.scope_links")
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN invalidated_by")
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN statement")
         await conn.execute(
@@ -367,7 +368,8 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         assert [h.id for h in await store.search_chunks_text("default", "首都", 5)] == [chunk.id]
         assert await store.list_api_keys() == []
         assert await store.list_decisions("default") == []
-    assert await _versions(pg_server.url, schema) == [1, 2, 3, 4, 5, 6, 7]
+        assert await store.list_grants() == [] and await store.scope_links() == []
+    assert await _versions(pg_server.url, schema) == list(range(1, SCHEMA_VERSION + 1))
     conn = await raw(pg_server.url)
     try:
         cursor = await conn.execute(
@@ -429,7 +431,9 @@ async def test_a_forget_failing_inside_the_delete_rolls_back(
 
 async def held(store: Store) -> list[object]:
     return [await snapshot(store, scope) for scope in ("default", "other")] + [
-        await store.list_api_keys()
+        await store.list_api_keys(),
+        await store.list_grants(),
+        await store.scope_links(),
     ]
 
 
@@ -456,7 +460,7 @@ async def test_a_copy_round_trip_through_every_backend_keeps_everything(
         expected = await held(chain[0])
         for source, dest in itertools.pairwise(chain):
             report = await copy_store(source, dest, keys=True)
-            assert report.matches and report.copied == 6 and report.keys == 2
+            assert report.matches and report.copied == 6 and report.keys == 3
             assert await held(dest) == expected, type(dest).__name__
             if isinstance(dest, JsonFileStore):  # the file, read back
                 await dest.close()
