@@ -8,6 +8,7 @@ written twice.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
@@ -68,7 +69,8 @@ class Graph:
         self._runner = asyncio.Runner()
 
     def _run(self, coro: Coroutine[Any, Any, R]) -> R:
-        return self._runner.run(coro)
+        # the caller's context (``access.acting_as``) reaches the coroutine
+        return self._runner.run(coro, context=contextvars.copy_context())
 
     def __enter__(self) -> Graph:
         return self

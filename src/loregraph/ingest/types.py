@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import DocKind, Entity, Merge
+from loregraph.models import DocKind, Document, Entity, Merge
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +54,17 @@ class SourceDocument:
     cluster_rules: ClusterRules = field(default_factory=lambda: ClusterRules())
     """Joins the clustering of this document's names must not make (set by the pipeline
     from the merge rules switched off and the splits people made)."""
+    visibility: str | None = None
+    """Who may read it (``public``, ``private``, ``personal``); ``None``: the document's
+    it replaces, else ``public``."""
+    owner: str | None = None
+    """The principal it belongs to (read with ``visibility`` when that is given)."""
+
+    def keeps_access(self, stored: Document) -> bool:
+        """Whether ``stored`` (this document as stored) keeps the visibility and owner asked
+        for: always when none is asked for."""
+        wanted = (self.visibility, self.owner)
+        return self.visibility is None or wanted == (stored.visibility, stored.owner)
 
     @property
     def entity_title(self) -> str:
