@@ -116,6 +116,10 @@ def test_documents_keep_the_visibility_and_owner_they_are_ingested_with(
     graph.ingest(note, scope="family")  # changed text: the stored visibility stays
     [diary] = [d for d in graph.documents(scope="family") if d.title == "diary"]
     assert diary.visibility == "private" and diary.to_dict()["visibility"] == "private"
+    graph.ingest(note, scope="family", owner="bob")  # a new owner; the visibility stays
+    [diary] = [d for d in graph.documents(scope="family") if d.title == "diary"]
+    assert (diary.visibility, diary.owner) == ("private", "bob")
+    assert graph.ingest(note, scope="family", owner="bob").skipped == 1
 
 
 def test_a_personal_document_needs_an_owner(graph: loregraph.Graph) -> None:

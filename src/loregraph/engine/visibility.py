@@ -28,11 +28,8 @@ class Access:
         """``source`` with this visibility and owner (unchanged when none is given)."""
         if self.visibility is None and self.owner is None:
             return source
-        return dataclasses.replace(
-            source,
-            visibility=self.visibility or source.visibility or Visibility.PUBLIC.value,
-            owner=self.owner,
-        )
+        visibility = self.visibility if self.visibility is not None else source.visibility
+        return dataclasses.replace(source, visibility=visibility, owner=self.owner)
 
 
 def document_access(visibility: str | None, owner: str | None) -> Access:

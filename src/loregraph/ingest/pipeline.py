@@ -201,8 +201,8 @@ class IngestPipeline:
         # an earlier input of this run with the same identity is replaced too (its write
         # may not have happened yet: it can be in the same batch)
         previous = doc_id in self._planned or await self.store.get_document(doc_id)
-        if source.visibility is None and isinstance(previous, Document):
-            source.visibility, source.owner = previous.visibility, previous.owner
+        if isinstance(previous, Document):
+            source.inherit_access(previous)
         self._planned.add(doc_id)
         with timer(report, "chunk"):
             chunks = list(chunk_text(source.text, self.settings.chunk, sections))

@@ -58,13 +58,23 @@ class SourceDocument:
     """Who may read it (``public``, ``private``, ``personal``); ``None``: the document's
     it replaces, else ``public``."""
     owner: str | None = None
-    """The principal it belongs to (read with ``visibility`` when that is given)."""
+    """The principal it belongs to (``None`` with no ``visibility``: the document's it
+    replaces)."""
 
     def keeps_access(self, stored: Document) -> bool:
-        """Whether ``stored`` (this document as stored) keeps the visibility and owner asked
-        for: always when none is asked for."""
-        wanted = (self.visibility, self.owner)
-        return self.visibility is None or wanted == (stored.visibility, stored.owner)
+        """Whether ``stored`` (this document as stored) has the visibility and owner asked
+        for (always when none is asked for)."""
+        if self.visibility is None and self.owner is None:
+            return True
+        wanted = (self.visibility or stored.visibility, self.owner)
+        return wanted == (stored.visibility, stored.owner)
+
+    def inherit_access(self, stored: Document) -> None:
+        """Take what is not asked for from ``stored``, the document this one replaces: its
+        visibility, and its owner too when no visibility is asked for."""
+        if self.visibility is None:
+            self.visibility = stored.visibility
+            self.owner = self.owner if self.owner is not None else stored.owner
 
     @property
     def entity_title(self) -> str:
