@@ -13,6 +13,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from loregraph import AsyncGraph
+from loregraph.access import Principal, Role, acting_as
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.mcp import build_server
 from loregraph.store.sqlite import SqliteStore
@@ -61,6 +62,24 @@ async def test_tools_are_described_for_an_agent(graph: AsyncGraph) -> None:
     assert "as_of" in tools["path"].input_schema["properties"]
     assert tools["search"].annotations is not None and tools["search"].annotations.read_only_hint
     assert tools["forget"].annotations is not None and tools["forget"].annotations.destructive_hint
+
+
+async def test_remember_takes_a_visibility_and_an_owner(graph: AsyncGraph) -> None:
+    async with Client(build_server(graph)) as client:
+        args = {"text": "Ada keeps the ledger keys.", "visibility": "private", "owner": "ada"}
+        memory = structured(await client.call_tool("remember", args))
+        assert (memory["visibility"], memory["owner"]) == ("private", "ada")
+        nobody = await client.call_tool("remember", {"text": "Ada hums.", "visibility": "personal"})
+        assert nobody.is_error and "needs an owner" in str(nobody.content)
+        with acting_as(Principal("kenji", {"*": Role.WRITER})):
+            mine = structured(
+                await client.call_tool(
+                    "remember", {"text": "Kenji hums.", "visibility": "personal"}
+                )
+            )
+        assert (mine["visibility"], mine["owner"]) == ("personal", "kenji")
+        bad = await client.call_tool("remember", {"text": "x", "visibility": "secret"})
+        assert bad.is_error
 
 
 async def test_remember_search_ask_and_forget(graph: AsyncGraph) -> None:

@@ -8,6 +8,7 @@ written twice.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
@@ -68,7 +69,8 @@ class Graph:
         self._runner = asyncio.Runner()
 
     def _run(self, coro: Coroutine[Any, Any, R]) -> R:
-        return self._runner.run(coro)
+        # the caller's context (``access.acting_as``) reaches the coroutine
+        return self._runner.run(coro, context=contextvars.copy_context())
 
     def __enter__(self) -> Graph:
         return self
@@ -137,6 +139,13 @@ class Graph:
     rename = _blocking(AsyncGraph.rename)
     retype = _blocking(AsyncGraph.retype)
     audit = _blocking(AsyncGraph.audit)
+    grant = _blocking(AsyncGraph.grant)
+    revoke_grant = _blocking(AsyncGraph.revoke_grant)
+    grants = _blocking(AsyncGraph.grants)
+    principal_named = _blocking(AsyncGraph.principal_named)
+    link = _blocking(AsyncGraph.link)
+    unlink = _blocking(AsyncGraph.unlink)
+    links = _blocking(AsyncGraph.links)
 
 
 def open(

@@ -19,9 +19,9 @@ Rules:
   entities with the same name become one entity, as they do on ingestion. The destination
   then answers from both.
 
-With the documents go each scope's merge decisions and audit log, and, only when asked
-(``keys=True``, ``--with-keys``: they are credentials), the API keys, as hashes
-(:mod:`loregraph.engine.carry`).
+With the documents go each scope's merge decisions, audit log, grants and links, and, only
+when asked (``keys=True``, ``--with-keys``: they are credentials), the API keys, as hashes,
+and the grants for every scope (:mod:`loregraph.engine.carry`).
 
 Not copied: the LLM response cache (the contract has no way to list it; it only saves LLM
 calls) and the graph version counters; entity ``updated_at`` becomes the copy's time.
@@ -138,7 +138,10 @@ class CopyReport:
             if s.differences and not self.merge:
                 lines.append("    differs from the source: " + "; ".join(s.differences))
         if self.keys is not None:
-            lines.append(f"API keys: {self.keys} added or revoked (their hashes; no secret)")
+            lines.append(
+                f"API keys and grants for every scope: {self.keys} added or revoked "
+                "(key hashes; no secret)"
+            )
         if not self.merge:
             lines.append(
                 "the destination matches the source"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
 from loregraph.embed.base import Embedder
+from loregraph.engine.grants import GrantMethods
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document
 from loregraph.engine.merges import MergeMethods
@@ -22,6 +23,7 @@ from loregraph.engine.questions import ContextFormat, Only, QuestionMethods
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
 from loregraph.engine.views import EntityView, SearchHit
+from loregraph.engine.visibility import document_access, with_access
 from loregraph.errors import EmptyStoreError
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.pipeline import IngestPipeline
@@ -70,6 +72,7 @@ class AsyncGraph(
     MemorySearch,
     GraphQueries,
     KeyMethods,
+    GrantMethods,
     PassageMethods,
     MergeMethods,
 ):
@@ -147,6 +150,8 @@ class AsyncGraph(
         stdin_title: str | None = None,
         scope: str | None = None,
         progress: Progress | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Ingest files, directories, JSON/JSONL record files or stdin (``"-"``).
 
@@ -156,7 +161,10 @@ class AsyncGraph(
         titled ``stdin_title`` (else by its first line). Unchanged documents are skipped,
         changed ones replaced, each committed on its own as soon as it is done. A file given
         directly that cannot be read raises :class:`~loregraph.errors.InputError` first.
+        ``visibility`` (public, private, personal) and ``owner`` apply to every document
+        (see :meth:`ingest_documents`).
         """
+        document_access(visibility, owner)  # a bad one fails before anything is read
         log = ReadLog()
         sources = iter_sources(
             [str(p) for p in paths],
@@ -170,19 +178,31 @@ class AsyncGraph(
         first = next(sources, None)
         ahead = [first] if first is not None else []
         report = await self.ingest_documents(
-            itertools.chain(ahead, sources), scope=scope, progress=progress
+            itertools.chain(ahead, sources),
+            scope=scope,
+            progress=progress,
+            visibility=visibility,
+            owner=owner,
         )
         report.skipped_inputs = list(log.skipped)
         return report
 
     async def ingest_records(
-        self, path: str | Path, *, scope: str | None = None, progress: Progress | None = None
+        self,
+        path: str | Path,
+        *,
+        scope: str | None = None,
+        progress: Progress | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Ingest a JSON array or JSONL file of ``{"title", "text", "id"?, ...}`` records."""
         await self.open()
         log = ReadLog()
         records = read_records(Path(path), log=log)
-        report = await self.ingest_documents(records, scope=scope, progress=progress)
+        report = await self.ingest_documents(
+            records, scope=scope, progress=progress, visibility=visibility, owner=owner
+        )
         report.skipped_inputs = list(log.skipped)
         return report
 
@@ -195,6 +215,8 @@ class AsyncGraph(
         kind: DocKind = DocKind.DOCUMENT,
         metadata: dict[str, Any] | None = None,
         scope: str | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Ingest one text (a document, or an agent memory with ``kind=DocKind.MEMORY``)."""
         doc = SourceDocument(
@@ -204,7 +226,7 @@ class AsyncGraph(
             metadata=metadata or {},
             kind=kind,
         )
-        return await self.ingest_documents([doc], scope=scope)
+        return await self.ingest_documents([doc], scope=scope, visibility=visibility, owner=owner)
 
     async def ingest_documents(
         self,
@@ -212,12 +234,20 @@ class AsyncGraph(
         *,
         scope: str | None = None,
         progress: Progress | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Ingest already-read documents.
 
-        With an LLM, the report's ``llm`` field holds the calls, cache hits, repairs,
-        retries, drops and tokens of this run, per stage.
+        ``visibility`` (``public``, ``private`` or ``personal``) and ``owner`` (a
+        principal's name) are given to every document (default: the visibility of the
+        document it replaces, else public); a personal document without an owner belongs to
+        the principal the engine acts for, and raises
+        :class:`~loregraph.errors.InputError` when none acts. With an LLM, the report's
+        ``llm`` field holds the calls, cache hits, repairs, retries, drops and tokens of
+        this run, per stage.
         """
+        sources = with_access(sources, document_access(visibility, owner))
         await self.open()
         pipeline = IngestPipeline(
             self.store, self.extractor, self.embedder, self.settings, progress=progress

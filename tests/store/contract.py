@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from .contract_copy import CopyContract
 from .contract_documents import DocumentContract
+from .contract_grants import GrantContract
 from .contract_graph import GraphContract
 from .contract_keys import KeyContract
 from .contract_memories import MemoryContract
@@ -43,6 +44,7 @@ class StoreContract(
     MemoryContract,
     TemporalContract,
     KeyContract,
+    GrantContract,
     ScoreContract,
     MergeContract,
     EngineMergeContract,

@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from loregraph.access import Principal, Role
+from loregraph.access import Principal, Role, ScopeLink
 from loregraph.models import DocumentBundle, Entity, name_key
 from loregraph.store.sqlite import SqliteStore
 from loregraph.store.visible.rules import readable_documents
@@ -32,16 +32,6 @@ PRINCIPALS = ("ann", "bob", "cy", "dee")
 ROLES = (None, Role.READER, Role.WRITER, Role.ADMIN)
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
-    """A scope link as the rules read it."""
-
-    scope: str
-    linked: str
-    share: str
-    documents: tuple[str, ...] = ()
-
-
 @dataclass
 class World:
     """The bundles of a world, oldest first, and what a reader may read of them."""
@@ -54,7 +44,7 @@ class World:
     def documents(self, scope: str) -> list[str]:
         return [b.document.id for b in self.bundles if b.document.scope == scope]
 
-    def readable(self, principal: Principal, links: Sequence[Link]) -> frozenset[str]:
+    def readable(self, principal: Principal, links: Sequence[ScopeLink]) -> frozenset[str]:
         """Every readable document id, over both scopes."""
         found: set[str] = set()
         for scope in SCOPES:
@@ -122,16 +112,16 @@ def _document(rng: random.Random, scope: str, i: int, order: int) -> DocumentBun
     return bundle
 
 
-def random_reader(rng: random.Random, world: World) -> tuple[Principal, list[Link]]:
+def random_reader(rng: random.Random, world: World) -> tuple[Principal, list[ScopeLink]]:
     """A principal with a random role per scope, and random links between the scopes."""
     roles = {scope: role for scope in SCOPES if (role := rng.choice(ROLES)) is not None}
-    links: list[Link] = []
+    links: list[ScopeLink] = []
     for scope, other in ((SCOPES[0], SCOPES[1]), (SCOPES[1], SCOPES[0])):
         pick = rng.random()
         if pick < 0.25:
-            links.append(Link(scope, other, "all"))
+            links.append(ScopeLink(scope, other, "all"))
         elif pick < 0.5:
-            links.append(Link(scope, other, "selective", rng.choice(world.shared[other])))
+            links.append(ScopeLink(scope, other, "selective", rng.choice(world.shared[other])))
     return Principal(rng.choice(PRINCIPALS), roles), links
 
 

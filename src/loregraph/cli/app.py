@@ -17,6 +17,7 @@ from loregraph.cli import (
     admin,
     agents,
     browse,
+    grants,
     history,
     ingest,
     keys,
@@ -30,6 +31,7 @@ from loregraph.cli.options import (
     as_of_option,
     llm_options,
     llm_overrides,
+    principal_option,
     scope_option,
     store_options,
 )
@@ -53,6 +55,7 @@ AS_OF_COMMANDS = ("ask", "context", "search", "entity", "relations", "neighbors"
     help="Retrieval preset (default hybrid).",
 )
 @as_of_option
+@principal_option
 @llm_options
 @click.option(
     "--quiet",
@@ -71,6 +74,7 @@ def main(
     scope: str | None,
     preset: str | None,
     as_of: datetime | None,
+    principal: str | None,
     quiet: bool,
     **llm: Any,
 ) -> None:
@@ -91,6 +95,12 @@ def main(
             f"{click_ctx.invoked_subcommand}",
             InputError.exit_code,
         )
+    if principal and click_ctx.invoked_subcommand == "serve":
+        fail(
+            "--principal does not apply to serve: each request acts for its API key's "
+            "principal (loregraph keys create, loregraph grant)",
+            InputError.exit_code,
+        )
     click_ctx.obj = Context(
         db=db,
         scope=scope,
@@ -99,6 +109,7 @@ def main(
         mirror=mirror,
         quiet=quiet,
         as_of=as_of,
+        principal=principal.strip() if principal else None,
     )
 
 
@@ -114,5 +125,6 @@ for _command in (
     *agents.COMMANDS,
     *serve.COMMANDS,
     *keys.COMMANDS,
+    *grants.COMMANDS,
 ):
     main.add_command(_command)

@@ -94,6 +94,34 @@ def format_option(choices: Sequence[str], default: str | None, help: str) -> Cal
     )
 
 
+visibility_options = _all(
+    click.option(
+        "--visibility",
+        type=click.Choice(["public", "private", "personal"]),
+        default=None,
+        help="Who may read it: public (anyone who reads the scope), private (its writers) or "
+        "personal (only --owner). Default public; a document ingested again keeps its own.",
+    ),
+    click.option(
+        "--owner",
+        default=None,
+        metavar="NAME",
+        help="The principal it belongs to (a personal one's default: --principal).",
+    ),
+)
+"""``--visibility`` and ``--owner`` (parameters ``visibility``, ``owner``): who may read
+what is written."""
+
+principal_option = click.option(
+    "--principal",
+    envvar="LOREGRAPH_PRINCIPAL",
+    default=None,
+    metavar="NAME",
+    help="Run the command as this principal, with the roles granted to it (loregraph "
+    "grant) (env LOREGRAPH_PRINCIPAL; default: the store's operator, who sees all).",
+)
+"""``--principal NAME``: the principal every engine call of the command acts for."""
+
 store_options = _all(
     click.option(
         "--db",

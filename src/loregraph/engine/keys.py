@@ -8,7 +8,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from loregraph.access import ApiKey, Principal, Role, check_key_name, hash_key, new_key
+from loregraph.access import (
+    ApiKey,
+    Principal,
+    Role,
+    check_key_name,
+    hash_key,
+    merged_roles,
+    new_key,
+)
+from loregraph.engine.grants import granted_roles
 from loregraph.errors import InputError, NotFoundError
 from loregraph.models import utcnow
 from loregraph.store.base import Store
@@ -62,9 +71,12 @@ class KeyMethods:
         return found[0]
 
     async def principal_for_key(self, secret: str) -> Principal | None:
-        """The principal a presented key stands for; ``None`` for an unknown or revoked key."""
+        """The principal a presented key stands for, with the key's roles and those granted
+        to its name (the higher of the two in a scope); ``None`` for an unknown or revoked
+        key."""
         await self.open()
         key = await self.store.api_key_by_hash(hash_key(secret))
         if key is None or not key.active:
             return None
-        return key.principal()
+        granted = granted_roles(await self.store.list_grants(key.name))
+        return Principal(key.name, merged_roles(key.roles, granted))

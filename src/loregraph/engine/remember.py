@@ -66,13 +66,26 @@ class MemoryMethods:
         tags: Sequence[str] = (),
         metadata: Mapping[str, Any] | None = None,
         scope: str | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> Memory:
         """Remember ``text``: what happened ``at`` (default now; a naive time is UTC), from
-        ``source``, with ``tags`` and ``metadata``. Returns the stored memory.
+        ``source``, with ``tags`` and ``metadata``; readable as ``visibility`` says
+        (public, private or personal; default public), owned by ``owner`` (a personal
+        memory's default: the principal the engine acts for). Returns the stored memory.
 
-        Raises :class:`~loregraph.errors.InputError` for an empty text or a bad tag.
+        Raises :class:`~loregraph.errors.InputError` for an empty text, a bad tag, an
+        unknown visibility or a personal memory nobody owns.
         """
-        new = NewMemory(text, at=at, source=source, tags=tags, metadata=metadata)
+        new = NewMemory(
+            text,
+            at=at,
+            source=source,
+            tags=tags,
+            metadata=metadata,
+            visibility=visibility,
+            owner=owner,
+        )
         return (await self.remember_many([new], scope=scope))[0]
 
     async def remember_many(

@@ -195,12 +195,14 @@ class IngestPipeline:
             same = await self.store.find_document(
                 scope, content_hash=digest, source=source.former_source
             )
-        if same is not None and same.status == DocStatus.DONE:
+        if same is not None and same.status == DocStatus.DONE and source.keeps_access(same):
             report.skipped += 1
             return None
         # an earlier input of this run with the same identity is replaced too (its write
         # may not have happened yet: it can be in the same batch)
         previous = doc_id in self._planned or await self.store.get_document(doc_id)
+        if isinstance(previous, Document):
+            source.inherit_access(previous)
         self._planned.add(doc_id)
         with timer(report, "chunk"):
             chunks = list(chunk_text(source.text, self.settings.chunk, sections))
@@ -369,6 +371,8 @@ class IngestPipeline:
             scope=scope,
             source=source.source,
             kind=source.kind,
+            visibility=source.visibility or "public",
+            owner=source.owner,
             valid_at=source.valid_at,
             metadata=dict(source.metadata),
             status=DocStatus.DONE,

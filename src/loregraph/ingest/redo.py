@@ -70,6 +70,8 @@ def _pending(bundle: DocumentBundle) -> Pending:
         metadata=dict(doc.metadata),
         kind=doc.kind,
         valid_at=doc.valid_at,
+        visibility=doc.visibility,
+        owner=doc.owner,
     )
     chunks = [TextChunk(c.seq, c.start, c.end, c.text, c.token_count) for c in bundle.chunks]
     return Pending(source, doc.id, doc.content_hash, True, chunks, doc.created_at)

@@ -255,8 +255,26 @@ def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
         source: Annotated[
             str | None, Field(description="Where it comes from (a user, a chat...).")
         ] = None,
+        visibility: Annotated[
+            Literal["public", "private", "personal"] | None,
+            Field(
+                description="Who may read it: public (default), private (the scope's "
+                "writers) or personal (only its owner)."
+            ),
+        ] = None,
+        owner: Annotated[
+            str | None,
+            Field(description="Whose it is (a personal memory's default: the caller)."),
+        ] = None,
     ) -> Result:
-        memory = await graph.remember(text, at=as_time(at, "at"), tags=tags or (), source=source)
+        memory = await graph.remember(
+            text,
+            at=as_time(at, "at"),
+            tags=tags or (),
+            source=source,
+            visibility=visibility,
+            owner=owner,
+        )
         return memory.to_dict()
 
     @server.tool(

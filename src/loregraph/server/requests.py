@@ -55,6 +55,26 @@ class Body(BaseModel):
         return self
 
 
+VisibilityName = Literal["public", "private", "personal"]
+"""Who may read a document or memory."""
+
+
+class Readers(Body):
+    """Who may read what a request writes: ``visibility`` and ``owner``."""
+
+    visibility: VisibilityName | None = Field(
+        None,
+        description="public (anyone who reads the scope), private (its writers) or personal "
+        "(only its owner). Default public; a document sent again keeps its own.",
+    )
+    owner: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="The principal it belongs to (a personal one's default: the key's).",
+    )
+
+
 def _strings(value: Any) -> Iterator[str]:
     """Every string in ``value`` (keys of mappings included)."""
     if isinstance(value, str):
@@ -90,7 +110,7 @@ class ContextRequest(AskRequest):
     )
 
 
-class RememberRequest(Body):
+class RememberRequest(Readers):
     """A memory to store."""
 
     text: str = Field(min_length=1, description="What to remember.")
@@ -132,7 +152,7 @@ class RetypeRequest(Body):
     )
 
 
-class IngestTextRequest(Body):
+class IngestTextRequest(Readers):
     """A document given as text in the body."""
 
     text: str = Field(min_length=1, description="The document's text (plain or Markdown).")
@@ -146,7 +166,7 @@ class IngestTextRequest(Body):
     )
 
 
-class IngestPathsRequest(Body):
+class IngestPathsRequest(Readers):
     """Files or folders on the server's machine, inside the folders it allows."""
 
     paths: list[str] = Field(min_length=1, max_length=100, description="Paths to ingest.")

@@ -284,6 +284,8 @@ class MemoryOut(Shape):
     metadata: dict[str, Any]
     scope: str
     created_at: datetime
+    visibility: str = "public"
+    owner: str | None = None
 
 
 class DocumentOut(Shape):
@@ -294,6 +296,8 @@ class DocumentOut(Shape):
     source: str
     chars: int
     status: str
+    visibility: str = "public"
+    owner: str | None = None
 
 
 class FailureOut(Shape):

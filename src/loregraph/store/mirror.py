@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph import models
-from loregraph.access import ApiKey
+from loregraph.access import ApiKey, Grant, ScopeLink
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry, Decision
 from loregraph.store.cypher import graph as cypher_graph
@@ -318,3 +318,22 @@ class MirroredStore(Store):
 
     async def revoke_api_key(self, name: str, at: datetime) -> bool:
         return await self.primary.revoke_api_key(name, at)
+
+    # ----------------------------------------------------------------- grants and links (primary)
+    async def add_grant(self, grant: Grant) -> None:
+        await self.primary.add_grant(grant)
+
+    async def remove_grant(self, principal: str, scope: str) -> bool:
+        return await self.primary.remove_grant(principal, scope)
+
+    async def list_grants(self, principal: str | None = None) -> list[Grant]:
+        return await self.primary.list_grants(principal)
+
+    async def add_scope_link(self, link: ScopeLink) -> None:
+        await self.primary.add_scope_link(link)
+
+    async def remove_scope_link(self, scope: str, linked: str) -> bool:
+        return await self.primary.remove_scope_link(scope, linked)
+
+    async def scope_links(self, scope: str | None = None) -> list[ScopeLink]:
+        return await self.primary.scope_links(scope)

@@ -26,6 +26,7 @@ from loregraph.store.cypher.bundle import read_bundle
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import ENTITY
 from loregraph.store.cypher.falkor import FalkorConnection
+from loregraph.store.cypher.grants import CypherGrants
 from loregraph.store.cypher.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
@@ -52,7 +53,7 @@ def connect(target: CypherTarget) -> Connection:
     return Neo4jConnection(target)
 
 
-class CypherStore(Store):
+class CypherStore(CypherGrants, Store):
     """A store in a FalkorDB graph or a Neo4j database, chosen by the URL's scheme.
 
     >>> store = CypherStore("falkordb://localhost:6379/kg")  # doctest: +SKIP

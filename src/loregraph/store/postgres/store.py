@@ -31,6 +31,7 @@ from loregraph.store.postgres.connection import (
     redact,
     split_url,
 )
+from loregraph.store.postgres.grants import PostgresGrants
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
@@ -47,7 +48,7 @@ ANALYZE_AFTER_ROWS = 2_000
 """Entities and chunks written by this store object between two ``ANALYZE`` runs."""
 
 
-class PostgresStore(Store):
+class PostgresStore(PostgresGrants, Store):
     """A store in one schema of a PostgreSQL database (pgvector, pg_trgm and btree_gist).
 
     ``url`` is a libpq URL (``postgresql://user:pass@host:5432/db``); ``?schema=name`` in it,

@@ -36,10 +36,11 @@ from loregraph.store.queries import (
 from loregraph.store.sqlite import changes, graph, keys, provenance, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
+from loregraph.store.sqlite.grants import SqliteGrants
 from loregraph.store.sqlite.indexes import ENTITY, MemoryIndexes
 
 
-class SqliteStore(Store):
+class SqliteStore(SqliteGrants, Store):
     """A store in one SQLite file (or ``":memory:"``), created on first open.
 
     >>> store = SqliteStore("graph.db")  # doctest: +SKIP

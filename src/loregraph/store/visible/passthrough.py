@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from loregraph import models
-from loregraph.access import ApiKey
+from loregraph.access import ApiKey, Grant, ScopeLink
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry, Decision
 from loregraph.store.provenance import EntitySource, RelationSource
@@ -89,3 +89,22 @@ class Passthrough(Store):
 
     async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
         return await self.inner.list_audit(scope, limit)
+
+    # ----------------------------------------------------------------- grants, links
+    async def add_grant(self, grant: Grant) -> None:
+        await self.inner.add_grant(grant)
+
+    async def remove_grant(self, principal: str, scope: str) -> bool:
+        return await self.inner.remove_grant(principal, scope)
+
+    async def list_grants(self, principal: str | None = None) -> list[Grant]:
+        return await self.inner.list_grants(principal)
+
+    async def add_scope_link(self, link: ScopeLink) -> None:
+        await self.inner.add_scope_link(link)
+
+    async def remove_scope_link(self, scope: str, linked: str) -> bool:
+        return await self.inner.remove_scope_link(scope, linked)
+
+    async def scope_links(self, scope: str | None = None) -> list[ScopeLink]:
+        return await self.inner.scope_links(scope)

@@ -6,8 +6,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from loregraph.access import LOCAL, Principal, current_principal
-from loregraph.store.visible.rules import Link, readable_documents
+from loregraph.access import LOCAL, Principal, ScopeLink, current_principal
+from loregraph.store.visible.rules import readable_documents
 
 if TYPE_CHECKING:
     from loregraph.store.base import Store
@@ -33,10 +33,9 @@ class Readers:
         self._store = store
         self._cache: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Readable]] = OrderedDict()
 
-    async def links(self) -> Sequence[Link]:
+    async def links(self) -> Sequence[ScopeLink]:
         """Every scope link the store holds."""
-        reader = getattr(self._store, "scope_links", None)
-        return [] if reader is None else list(await reader())
+        return await self._store.scope_links()
 
     def everything(self) -> bool:
         """Whether the acting principal sees everything (no principal acts)."""
@@ -67,5 +66,5 @@ class Readers:
         return {scope: await self.readable(scope) for scope in dict.fromkeys(scopes)}
 
 
-def _link_key(link: Link) -> tuple[str, str, str, tuple[str, ...]]:
+def _link_key(link: ScopeLink) -> tuple[str, str, str, tuple[str, ...]]:
     return (link.scope, link.linked, link.share, tuple(link.documents))

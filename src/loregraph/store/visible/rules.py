@@ -12,34 +12,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Protocol
+from collections.abc import Iterable
 
-from loregraph.access import Principal, Role
+from loregraph.access import SHARE_ALL, Principal, Role, ScopeLink
 from loregraph.models import Document
 
 SHARED = frozenset({"public", "private"})
 """Visibilities a writer, or a link sharing ``all``, reads."""
 
 
-class Link(Protocol):
-    """A link between scopes: questions in ``scope`` also read documents of ``linked``."""
-
-    @property
-    def scope(self) -> str: ...
-
-    @property
-    def linked(self) -> str: ...
-
-    @property
-    def share(self) -> str: ...
-
-    @property
-    def documents(self) -> Sequence[str]: ...
-
-
 def readable_documents(
-    principal: Principal, scope: str, documents: Iterable[Document], links: Iterable[Link]
+    principal: Principal, scope: str, documents: Iterable[Document], links: Iterable[ScopeLink]
 ) -> frozenset[str]:
     """The ids of ``documents`` (those of ``scope``) that ``principal`` may read, given every
     link into ``scope``."""
@@ -49,8 +32,8 @@ def readable_documents(
         for link in links
         if link.linked == scope and link.scope != scope and principal.role_in(link.scope)
     ]
-    shared_all = any(link.share == "all" for link in shares)
-    listed = {doc_id for link in shares if link.share != "all" for doc_id in link.documents}
+    shared_all = any(link.share == SHARE_ALL for link in shares)
+    listed = {doc_id for link in shares if link.share != SHARE_ALL for doc_id in link.documents}
     readable: set[str] = set()
     for doc in documents:
         visibility = str(doc.visibility)
