@@ -10,6 +10,7 @@ first, into an empty in-memory SQLite store.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -60,10 +61,32 @@ def make_world(rng: random.Random, documents: int = 10) -> World:
         for i in range(documents):
             world.bundles.append(_document(rng, scope, i, len(world.bundles)))
         docs = world.documents(scope)
+        _end_some_facts(rng, [b for b in world.bundles if b.document.scope == scope])
         world.shared[scope] = [
             tuple(sorted(rng.sample(docs, rng.randint(1, len(docs))))) for _ in range(3)
         ]
     return world
+
+
+def _end_some_facts(rng: random.Random, bundles: list[DocumentBundle]) -> None:
+    """Let some documents end a fact only one earlier document states (a fact stated again
+    later would be open in a reader's graph that lacks the earlier document)."""
+    said = Counter(r.id for b in bundles for r in b.relations)
+    for n, bundle in enumerate(bundles):
+        earlier = [r for b in bundles[:n] for r in b.relations if said[r.id] == 1]
+        if earlier and rng.random() < 0.3:
+            ended = rng.choice(earlier)
+            when = bundle.document.created_at
+            bundle.invalidations.append(
+                replace(
+                    ended,
+                    invalid_at=when,
+                    expired_at=when,
+                    invalidated_by=bundle.document.id,
+                    evidence=[],
+                )
+            )
+            said[ended.id] += 1  # ended once
 
 
 def _document(rng: random.Random, scope: str, i: int, order: int) -> DocumentBundle:
@@ -146,6 +169,7 @@ def _fresh(bundle: DocumentBundle) -> DocumentBundle:
         ],
         [replace(m) for m in bundle.mentions],
         [replace(r, evidence=list(r.evidence)) for r in bundle.relations],
+        invalidations=[replace(r) for r in bundle.invalidations],
     )
 
 

@@ -18,7 +18,14 @@ from typing import Any
 
 from loregraph import models
 from loregraph.store.base import Store
-from loregraph.store.queries import EntityListing, Expansion, Page, PageKey, RelationQuery
+from loregraph.store.queries import (
+    EntityListing,
+    Expansion,
+    Page,
+    PageKey,
+    RelationFilter,
+    RelationQuery,
+)
 from loregraph.store.visible import filters, matches, snapshot
 from loregraph.store.visible.derive import admits, visible_merge
 from loregraph.store.visible.expand import expand_visible
@@ -234,8 +241,17 @@ class VisibleStore(Passthrough):
         return kept[: query.limit] if query.limit is not None else kept
 
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
-        found = await self.inner.relations_among(entity_ids)
-        return await filters.relations(self.inner, self.readers, found)
+        if acting() is None:
+            return await self.inner.relations_among(entity_ids)
+        # each entity's relations as the principal sees them: a relation an unreadable
+        # document ended is live for it, and the store's own query would leave it out
+        wanted, found = set(entity_ids), dict[str, models.Relation]()
+        for entity_id in dict.fromkeys(entity_ids):
+            live = RelationQuery(entity_id, "both", RelationFilter(), None)
+            for relation in await self._entity_relations(live):
+                if {relation.source_id, relation.target_id} <= wanted:
+                    found.setdefault(relation.id, replace(relation, evidence=[]))
+        return sorted(found.values(), key=lambda r: -r.weight)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         found = await self.inner.get_relations(relation_ids)
