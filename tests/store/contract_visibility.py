@@ -65,7 +65,7 @@ class VisibilityContract(ContractBase):
             try:
                 for number, (principal, links) in enumerate(readers):
                     if number == 0 or links != readers[number - 1][1]:
-                        await _store_links(store, links)
+                        await _store_links(view, links)
                     readable = world.readable(principal, links)
                     if readable not in references:
                         references[readable] = await reference_store(world, readable)

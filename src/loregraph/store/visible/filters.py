@@ -88,9 +88,12 @@ async def chunks(store: Store, readers: Readers, found: Sequence[Chunk]) -> list
         return list(found)
     reads: dict[str, bool] = {}
     for document_id in dict.fromkeys(chunk.document_id for chunk in found):
-        doc = await store.get_document(document_id)
-        readable = None if doc is None else await readers.readable(doc.scope)
-        reads[document_id] = doc is not None and (readable is None or doc.id in readable)
+        scope = readers.scope_of(document_id)
+        if scope is None:
+            doc = await store.get_document(document_id)
+            scope = None if doc is None else doc.scope
+        readable = None if scope is None else await readers.readable(scope)
+        reads[document_id] = scope is not None and (readable is None or document_id in readable)
     return [chunk for chunk in found if reads[chunk.document_id]]
 
 

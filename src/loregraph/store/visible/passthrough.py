@@ -36,23 +36,38 @@ class Passthrough(Store):
     async def close(self) -> None:
         await self.inner.close()
 
+    def changed(self) -> None:
+        """Called after every write through this store (a subclass drops what it cached)."""
+
     async def write_document(self, bundle: models.DocumentBundle) -> None:
-        await self.inner.write_document(bundle)
+        try:
+            await self.inner.write_document(bundle)
+        finally:
+            self.changed()
 
     async def delete_document(
         self, document_id: str, *, ends: Sequence[models.Relation] = ()
     ) -> models.DeleteReport:
-        return await self.inner.delete_document(document_id, ends=ends)
+        try:
+            return await self.inner.delete_document(document_id, ends=ends)
+        finally:
+            self.changed()
 
     async def invalidate_relation(
         self, relation_id: str, invalid_at: datetime, *, by: str | None = None
     ) -> None:
-        await self.inner.invalidate_relation(relation_id, invalid_at, by=by)
+        try:
+            await self.inner.invalidate_relation(relation_id, invalid_at, by=by)
+        finally:
+            self.changed()
 
     async def update_entity(
         self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
     ) -> models.Entity:
-        return await self.inner.update_entity(entity_id, name=name, entity_type=entity_type)
+        try:
+            return await self.inner.update_entity(entity_id, name=name, entity_type=entity_type)
+        finally:
+            self.changed()
 
     async def entity_sources(self, entity_ids: Sequence[str]) -> dict[str, list[EntitySource]]:
         return await self.inner.entity_sources(entity_ids)
@@ -101,10 +116,16 @@ class Passthrough(Store):
         return await self.inner.list_grants(principal)
 
     async def add_scope_link(self, link: ScopeLink) -> None:
-        await self.inner.add_scope_link(link)
+        try:
+            await self.inner.add_scope_link(link)
+        finally:
+            self.changed()
 
     async def remove_scope_link(self, scope: str, linked: str) -> bool:
-        return await self.inner.remove_scope_link(scope, linked)
+        try:
+            return await self.inner.remove_scope_link(scope, linked)
+        finally:
+            self.changed()
 
     async def scope_links(self, scope: str | None = None) -> list[ScopeLink]:
         return await self.inner.scope_links(scope)

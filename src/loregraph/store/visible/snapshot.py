@@ -27,6 +27,21 @@ class VisibleGraph:
     readable: frozenset[str]
     entities: dict[str, Entity] = field(default_factory=dict)
     relations: list[Relation] = field(default_factory=list)
+    _by_entity: dict[str, list[Relation]] | None = None
+
+    def touching(self, entity_id: str, direction: str = "both") -> list[Relation]:
+        """The relations of one entity (``out``, ``in`` or ``both``), with evidence."""
+        if self._by_entity is None:
+            self._by_entity = {}
+            for relation in self.relations:
+                for end in dict.fromkeys((relation.source_id, relation.target_id)):
+                    self._by_entity.setdefault(end, []).append(relation)
+        mine = self._by_entity.get(entity_id, [])
+        if direction == "out":
+            return [r for r in mine if r.source_id == entity_id]
+        if direction == "in":
+            return [r for r in mine if r.target_id == entity_id]
+        return list(mine)
 
 
 async def visible_graph(store: Store, scope: str, readable: frozenset[str]) -> VisibleGraph:

@@ -42,7 +42,12 @@ class VisibleStore(Passthrough):
     def __init__(self, inner: Store) -> None:
         super().__init__(inner)
         self.readers = Readers(inner)
-        self._graphs: dict[tuple[str, frozenset[str]], tuple[int, snapshot.VisibleGraph]] = {}
+        self._graphs: dict[
+            tuple[str, frozenset[str]], tuple[int | None, snapshot.VisibleGraph]
+        ] = {}
+
+    def changed(self) -> None:
+        self.readers.forget()
 
     @classmethod
     def over(cls, store: Store) -> Store:
@@ -228,14 +233,21 @@ class VisibleStore(Passthrough):
 
     # ----------------------------------------------------------------- relations
     async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
-        found = await self.inner._entity_relations(query)
         entity = await self.inner.get_entities([query.entity_id])
-        if not entity or await self.readers.readable(entity[0].scope) is None:
-            return found
-        every = replace(query, filter=replace(query.filter, history=True), limit=None)
-        shown = await filters.relations(
-            self.inner, self.readers, await self.inner._entity_relations(every)
-        )
+        readable = await self.readers.readable(entity[0].scope) if entity else None
+        if readable is None:
+            return await self.inner._entity_relations(query)
+        graph = self._built(entity[0].scope, readable)
+        if graph is not None:  # copies: callers may change what they get
+            shown = [
+                replace(r, evidence=list(r.evidence))
+                for r in graph.touching(query.entity_id, query.direction)
+            ]
+        else:
+            every = replace(query, filter=replace(query.filter, history=True), limit=None)
+            shown = await filters.relations(
+                self.inner, self.readers, await self.inner._entity_relations(every)
+            )
         kept = [r for r in shown if admits(query.filter, r)]
         kept.sort(key=lambda r: -r.weight)
         return kept[: query.limit] if query.limit is not None else kept
@@ -320,16 +332,24 @@ class VisibleStore(Passthrough):
         )
 
     async def _graph(self, scope: str) -> snapshot.VisibleGraph | None:
+        """The scope as the principal sees it, built when it is not (``None``: nothing to
+        filter)."""
         readable = await self.readers.readable(scope)
         if readable is None:
             return None
-        version = await self.inner.graph_version(scope)
-        key = (scope, readable)
-        cached = self._graphs.get(key)
-        if cached is not None and cached[0] == version:
-            return cached[1]
+        graph = self._built(scope, readable)
+        if graph is not None:
+            return graph
+        version = self.readers.version(scope)
         graph = await snapshot.visible_graph(self.inner, scope, readable)
         if len(self._graphs) >= SNAPSHOTS:
             self._graphs.pop(next(iter(self._graphs)))
-        self._graphs[key] = (version, graph)
+        self._graphs[(scope, readable)] = (version, graph)
         return graph
+
+    def _built(self, scope: str, readable: frozenset[str]) -> snapshot.VisibleGraph | None:
+        """The principal's view of the scope if it is built and current."""
+        cached = self._graphs.get((scope, readable))
+        if cached is None or cached[0] != self.readers.version(scope):
+            return None
+        return cached[1]
