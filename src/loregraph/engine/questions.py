@@ -19,6 +19,7 @@ from loregraph.errors import InputError
 from loregraph.models import DocKind
 from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
+from loregraph.retrieve.resilience import GraphStatus
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.settings import Settings, check_budget, check_limit
 from loregraph.settings import preset as named_preset
@@ -73,6 +74,11 @@ class QuestionMethods:
 
         @property
         def embedder(self) -> Embedder: ...
+
+    def graph_status(self) -> GraphStatus:
+        """The graph layer's circuit breaker state (``closed``, ``open``: questions are
+        answered from passages alone, ``half_open``) and its caches' hits and misses."""
+        return self.parts.guard.status()
 
     async def retrieve(
         self,

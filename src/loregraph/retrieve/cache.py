@@ -84,11 +84,13 @@ class BoundedCache(Generic[K, V]):
         return CacheStats(self.hits, self.misses, len(self._items))
 
 
-ExpansionKey = tuple[str, tuple[str, ...], int, int, int]
+ExpansionKey = tuple[str, str, tuple[str, ...], int, int, int]
 
 
 class NeighbourhoodCache(BoundedCache[ExpansionKey, Expansion]):
-    """Expansions by (scope, seeds, depth, per node, cap), five minutes by default."""
+    """Expansions by (viewer, scope, seeds, depth, per node, cap), five minutes by default.
+    The viewer (who asks: see :func:`loregraph.retrieve.resilience.viewer`) is part of the
+    key, since what a principal sees of the graph is its own."""
 
 
 @dataclass(slots=True)
@@ -100,13 +102,21 @@ class CachedExpander:
     cache: NeighbourhoodCache
     store: Store
     scope: str
+    viewer: str = ""
 
     async def expand(
         self, seed_ids: Sequence[str], *, depth: int, per_node: int, max_entities: int
     ) -> Expansion:
         """The cached expansion, or the inner expander's (then cached)."""
         version = await self.store.graph_version(self.scope)
-        key: ExpansionKey = (self.scope, tuple(seed_ids), depth, per_node, max_entities)
+        key: ExpansionKey = (
+            self.viewer,
+            self.scope,
+            tuple(seed_ids),
+            depth,
+            per_node,
+            max_entities,
+        )
         hit, cached = self.cache.get(key, version)
         if hit and cached is not None:
             return cached
@@ -120,9 +130,9 @@ class CachedExpander:
 Names = dict[str, Entity | None]
 
 
-class ConversationNames(BoundedCache[tuple[str, str], Names]):
-    """Per (conversation, scope): each name key looked up and the entity it resolved to
-    (``None``: none). At most ``entries`` conversations, ``per_conversation`` keys each."""
+class ConversationNames(BoundedCache[tuple[str, str, str], Names]):
+    """Per (viewer, conversation, scope): each name key looked up and the entity it resolved
+    to (``None``: none). At most ``entries`` conversations, ``per_conversation`` keys each."""
 
     def __init__(self, entries: int, per_conversation: int, *, clock: Clock = time.monotonic):
         super().__init__(entries, None, clock=clock)
@@ -130,13 +140,14 @@ class ConversationNames(BoundedCache[tuple[str, str], Names]):
         self.name_hits = 0
         self.name_misses = 0
 
-    def names(self, conversation: str, scope: str, version: int) -> Names:
+    def names(self, viewer: str, conversation: str, scope: str, version: int) -> Names:
         """The conversation's names at ``version`` (a fresh, kept table after a write)."""
-        hit, names = self.get((conversation, scope), version)
+        key = (viewer, conversation, scope)
+        hit, names = self.get(key, version)
         if hit and names is not None:
             return names
         fresh: Names = {}
-        self.put((conversation, scope), version, fresh)
+        self.put(key, version, fresh)
         return fresh
 
     def remember(self, names: Names, found: dict[str, Entity], keys: Sequence[str]) -> None:

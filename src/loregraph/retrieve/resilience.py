@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from loregraph.access import current_principal
 from loregraph.breaker import CircuitBreaker, CircuitOpenError
 from loregraph.embed.base import Embedder
 from loregraph.retrieve.analyze import (
@@ -75,6 +76,16 @@ def seeds_alone(analysis: QueryAnalysis, found: Found) -> Expanded:
     matched = set(analysis.matched.values()) | set(found.lists.fuzzy)
     entities = seeds_only(found.seeds, matched_ids=matched, vector_ids=set(found.lists.vector))
     return Expanded(entities, [])
+
+
+def viewer() -> str:
+    """Who is asking, as a cache key: the acting principal's name and roles (``""`` for the
+    store's own user). Cached graph views are kept per viewer."""
+    principal = current_principal()
+    if principal is None:
+        return ""
+    roles = ",".join(f"{scope}={int(role)}" for scope, role in sorted(principal.roles.items()))
+    return f"{principal.name}|{roles}"
 
 
 def bare_analysis(question: str) -> QueryAnalysis:
@@ -242,14 +253,15 @@ class GuardedRun:
         if self.guard is None or self.conversation is None:
             return store
         cache, scope = self.guard.names, self.scope
-        names = cache.names(self.conversation, scope, await store.graph_version(scope))
+        version = await store.graph_version(scope)
+        names = cache.names(viewer(), self.conversation, scope, version)
         return NamesStore.wrap(store, names, cache)
 
     def expander(self, expander: Expander | None, store: Store, scope: str) -> Expander | None:
         """``expander`` behind the neighbourhood cache (none without a guard)."""
         if expander is None or self.guard is None:
             return expander
-        return CachedExpander(expander, self.guard.neighbourhoods, store, scope)
+        return CachedExpander(expander, self.guard.neighbourhoods, store, scope, viewer())
 
     def end(self, cancelled: bool = False) -> None:
         """Tell the breaker how the question's graph calls went."""
