@@ -23,8 +23,8 @@ class ResilienceSettings:
     ``breaker_failures`` (3) questions in a row whose graph calls failed open the breaker;
     ``breaker_reset_s`` (30) seconds later one question tries the graph again. While it is
     open questions are answered from passages found by their words and meaning only.
-    ``neighbourhood_ttl_s`` (300) and ``neighbourhood_entries`` bound the cache of
-    expansions; ``conversation_names`` bounds the names remembered per conversation and
+    ``neighbourhood_ttl_s`` (300; 0: none kept) and ``neighbourhood_entries`` bound the
+    cache of expansions; ``conversation_names`` bounds the names remembered per conversation and
     ``conversations`` the conversations remembered.
     """
 
@@ -45,6 +45,8 @@ class ResilienceSettings:
                 raise ConfigError(f"{name} must be 0 (no limit) or more, got {getattr(self, name)}")
         if self.breaker_failures < 1:
             raise ConfigError(f"breaker_failures must be at least 1, got {self.breaker_failures}")
+        if self.breaker_reset_s < 0 or self.neighbourhood_ttl_s < 0:
+            raise ConfigError("the breaker's reset time and the neighbourhood TTL must be 0 or more")
         for name in ("neighbourhood_entries", "conversation_names", "conversations"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must be 0 (no cache) or more, got {getattr(self, name)}")
