@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+
 from store.falkor_server import FalkorServer, start_server
 from test_cli_serve import ROOT, Serving
 

@@ -46,7 +46,7 @@ class ResilienceSettings:
         if self.breaker_failures < 1:
             raise ConfigError(f"breaker_failures must be at least 1, got {self.breaker_failures}")
         if self.breaker_reset_s < 0 or self.neighbourhood_ttl_s < 0:
-            raise ConfigError("the breaker's reset time and the neighbourhood TTL must be 0 or more")
+            raise ConfigError("the breaker reset and the neighbourhood TTL must be 0 or more")
         for name in ("neighbourhood_entries", "conversation_names", "conversations"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must be 0 (no cache) or more, got {getattr(self, name)}")
