@@ -41,6 +41,7 @@ class GraphStore:
         self.mode = "work"
         self.expansions = 0
         self.hang = asyncio.Event()  # never set: a hanging call waits until cancelled
+        self.entered = asyncio.Event()  # set when an expansion starts
 
     @property
     def native_graph(self) -> bool:
@@ -48,6 +49,7 @@ class GraphStore:
 
     async def expand(self, scope: str, seed_ids: Sequence[str], **options: int) -> Subgraph:
         self.expansions += 1
+        self.entered.set()
         if self.mode == "fail":
             raise StoreError("FalkorDB error: Connection refused")
         if self.mode == "hang":
@@ -125,6 +127,29 @@ async def test_the_breaker_opens_after_three_failures_then_half_opens(
     trial = await ask.retrieve(QUESTION, "default")
     assert guard.breaker.state == "closed" and graph.expansions == 6
     assert trial.relations and "graph layer" not in trial.debug
+
+
+async def test_a_cancelled_trial_lets_the_next_question_try(
+    store: Store, embedder: HashingEmbedder
+) -> None:
+    graph = GraphStore(store)
+    clock = Clock()
+    guard = GraphGuard(limits(), clock=clock)
+    for _ in range(3):
+        guard.breaker.record_failure("down")
+    clock.now += 30.0
+    assert guard.breaker.state == "half_open"
+    graph.mode = "hang"
+    ask = retriever(graph, embedder, guard)
+    trial = asyncio.create_task(ask.retrieve(QUESTION, "default"))
+    await graph.entered.wait()
+    trial.cancel()  # e.g. the client went away
+    with pytest.raises(asyncio.CancelledError):
+        await trial
+    graph.mode = "work"
+    result = await ask.retrieve(QUESTION, "default")  # the next question is the trial
+    assert "graph layer" not in result.debug and result.relations
+    assert guard.breaker.state == "closed"
 
 
 async def test_without_a_guard_a_graph_failure_is_raised(

@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -125,7 +124,7 @@ class GraphGuard:
             s.neighbourhood_entries, s.neighbourhood_ttl_s, clock=clock
         )
         self.names = ConversationNames(s.conversations, s.conversation_names, clock=clock)
-        self._warm: weakref.WeakSet[Embedder] = weakref.WeakSet()
+        self._warm: set[int] = set()  # ids of the embedders run (an engine keeps its own)
 
     def status(self) -> GraphStatus:
         """The circuit state (``closed``, ``open``, ``half_open``) and the cache counts."""
@@ -139,10 +138,10 @@ class GraphGuard:
     async def warm(self, embedder: Embedder | None) -> None:
         """Run ``embedder`` once, unlimited, if this guard has not seen it run (loading its
         model is not a slow embedding)."""
-        if embedder is None or embedder in self._warm:
+        if embedder is None or id(embedder) in self._warm:
             return
         await asyncio.to_thread(embedder.embed, ["warm-up"])
-        self._warm.add(embedder)
+        self._warm.add(id(embedder))
 
 
 async def begin(
