@@ -97,8 +97,16 @@ class Graph:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
+        conversation: str | None = None,
     ) -> BlockingStreamedAnswer:
-        stream = self.aio.ask_stream(question, preset=preset, scope=scope, as_of=as_of, only=only)
+        stream = self.aio.ask_stream(
+            question,
+            preset=preset,
+            scope=scope,
+            as_of=as_of,
+            only=only,
+            conversation=conversation,
+        )
         return BlockingStreamedAnswer(self, stream)
 
     ask_stream.__doc__ = (AsyncGraph.ask_stream.__doc__ or "").replace(

@@ -270,6 +270,7 @@ class AsyncGraph(
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
+        conversation: str | None = None,
     ) -> StreamedAnswer:
         """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``.
 
@@ -279,7 +280,14 @@ class AsyncGraph(
         """
         return StreamedAnswer(
             question,
-            lambda: self.retrieve(question, preset=preset, scope=scope, as_of=as_of, only=only),
+            lambda: self.retrieve(
+                question,
+                preset=preset,
+                scope=scope,
+                as_of=as_of,
+                only=only,
+                conversation=conversation,
+            ),
             self.parts.answerer(),
         )
 

@@ -23,6 +23,7 @@ from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.resolve import Confirm
 from loregraph.ingest.supersede import Contradict
 from loregraph.retrieve.pipeline import Analyzer
+from loregraph.retrieve.resilience import GraphGuard
 from loregraph.settings import Settings
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class Parts:
         self._owns_client = False
         self._owns_model = False
         self._prompts: PromptLibrary | None = None
+        self._guard: GraphGuard | None = None
 
     # ------------------------------------------------------------------ the model
     @property
@@ -168,6 +170,14 @@ class Parts:
                     fallback=offline,
                 )
         return self._extractor
+
+    @property
+    def guard(self) -> GraphGuard:
+        """The graph layer's time limits, circuit breaker and caches (one per engine, from
+        ``settings.resilience``)."""
+        if self._guard is None:
+            self._guard = GraphGuard(self.settings.resilience)
+        return self._guard
 
     def analyzer(self) -> Analyzer | None:
         """The model's query analysis (which falls back to the offline rules), or ``None``

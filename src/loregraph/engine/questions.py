@@ -19,6 +19,7 @@ from loregraph.errors import InputError
 from loregraph.models import DocKind
 from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
+from loregraph.retrieve.resilience import GraphStatus
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.settings import Settings, check_budget, check_limit
 from loregraph.settings import preset as named_preset
@@ -74,6 +75,11 @@ class QuestionMethods:
         @property
         def embedder(self) -> Embedder: ...
 
+    def graph_status(self) -> GraphStatus:
+        """The graph layer's circuit breaker state (``closed``, ``open``: questions are
+        answered from passages alone, ``half_open``) and its caches' hits and misses."""
+        return self.parts.guard.status()
+
     async def retrieve(
         self,
         question: str,
@@ -82,11 +88,14 @@ class QuestionMethods:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
+        conversation: str | None = None,
     ) -> RetrievalResult:
         """Ranked entities, relations, passages and documents for a question, as things
         stand now or, with ``as_of``, as they stood then: memories and documents of a later
         time are not seen, and passages stating only facts that did not hold then are left
-        out; with ``only``, from memories or from documents alone. Raises
+        out; with ``only``, from memories or from documents alone. ``conversation`` names
+        the conversation a question belongs to: the names its questions resolved are
+        remembered for the next (until the graph changes). Raises
         :class:`~loregraph.errors.InputError` for an ``as_of`` in the future."""
         at = None if as_of is None else world_time(as_of)
         kind = only_kind(only)
@@ -94,8 +103,16 @@ class QuestionMethods:
         settings = named_preset(preset) if preset else self.settings.retrieval
         if not self.settings.graph_augmentation:
             settings = settings.without_graph()
-        retriever = Retriever(self.store, self.embedder, settings, analyzer=self.parts.analyzer())
-        result = await retriever.retrieve(question, self._scope(scope), as_of=at, kind=kind)
+        retriever = Retriever(
+            self.store,
+            self.embedder,
+            settings,
+            analyzer=self.parts.analyzer(),
+            guard=self.parts.guard,
+        )
+        result = await retriever.retrieve(
+            question, self._scope(scope), as_of=at, kind=kind, conversation=conversation
+        )
         self.observers.retrieved(result)
         return result
 
@@ -109,6 +126,7 @@ class QuestionMethods:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
+        conversation: str | None = None,
     ) -> str:
         """A token-budgeted context for an LLM prompt, in the chosen format.
 
@@ -116,7 +134,9 @@ class QuestionMethods:
         chosen format) instead of listing unrelated passages.
         """
         check_budget(budget)
-        result = await self.retrieve(question, preset=preset, scope=scope, as_of=as_of, only=only)
+        result = await self.retrieve(
+            question, preset=preset, scope=scope, as_of=as_of, only=only, conversation=conversation
+        )
         return context_of(result, format, budget)
 
     async def ask(
@@ -127,13 +147,16 @@ class QuestionMethods:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
+        conversation: str | None = None,
     ) -> Answer:
         """Answer a question with citations. With no LLM configured the answer is extractive.
 
         When nothing in the store is relevant to the question, the answer says so
         (``Answer.found`` is ``False``) and no language model is asked.
         """
-        result = await self.retrieve(question, preset=preset, scope=scope, as_of=as_of, only=only)
+        result = await self.retrieve(
+            question, preset=preset, scope=scope, as_of=as_of, only=only, conversation=conversation
+        )
         if not result.relevant:
             return nothing_found(result)
         return await self.parts.answerer().answer(result)

@@ -99,6 +99,12 @@ class AskRequest(Body):
     only: Literal["memories", "documents"] | None = Field(
         None, description="Retrieve from memories only, or from documents only."
     )
+    conversation: str | None = Field(
+        None,
+        max_length=200,
+        description="The conversation the question belongs to: the names its questions "
+        "resolved are remembered for the next ones (until the graph changes).",
+    )
 
 
 class ContextRequest(AskRequest):

@@ -104,6 +104,13 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         "retrieval", "max_graph_depth", "LOREGRAPH_MAX_GRAPH_DEPTH", "KG_MAX_GRAPH_DEPTH", int
     ),
+    Variable("resilience", "analysis_ms", "LOREGRAPH_ANALYSIS_TIMEOUT_MS", read=int),
+    Variable("resilience", "traversal_ms", "LOREGRAPH_TRAVERSAL_TIMEOUT_MS", read=int),
+    Variable("resilience", "embedding_ms", "LOREGRAPH_EMBEDDING_TIMEOUT_MS", read=int),
+    Variable("resilience", "pipeline_ms", "LOREGRAPH_PIPELINE_TIMEOUT_MS", read=int),
+    Variable("resilience", "breaker_failures", "LOREGRAPH_GRAPH_BREAKER_FAILURES", read=int),
+    Variable("resilience", "breaker_reset_s", "LOREGRAPH_GRAPH_BREAKER_RESET", read=float),
+    Variable("resilience", "neighbourhood_ttl_s", "LOREGRAPH_NEIGHBOURHOOD_TTL", read=float),
     _llm("provider", _lower),
     _llm("model"),
     _llm("base_url"),
