@@ -255,9 +255,24 @@ class VisibleStore(Passthrough):
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         if acting() is None:
             return await self.inner.relations_among(entity_ids)
+        scopes = {e.scope for e in await self.inner.get_entities(entity_ids)}
+        readable = await self.readers.per_scope(sorted(scopes))
+        if all(ids is None for ids in readable.values()):
+            return await self.inner.relations_among(entity_ids)
+        wanted = set(entity_ids)
+        [(scope, ids)] = readable.items() if len(readable) == 1 else [("", None)]
+        graph = self._built(scope, ids) if ids is not None else None
+        if graph is not None:
+            among = {
+                r.id: replace(r, evidence=[])
+                for entity_id in wanted
+                for r in graph.touching(entity_id)
+                if {r.source_id, r.target_id} <= wanted and admits(RelationFilter(), r)
+            }
+            return sorted(among.values(), key=lambda r: -r.weight)
         # each entity's relations as the principal sees them: a relation an unreadable
         # document ended is live for it, and the store's own query would leave it out
-        wanted, found = set(entity_ids), dict[str, models.Relation]()
+        found: dict[str, models.Relation] = {}
         for entity_id in dict.fromkeys(entity_ids):
             live = RelationQuery(entity_id, "both", RelationFilter(), None)
             for relation in await self._entity_relations(live):
