@@ -131,6 +131,8 @@ def test_ingest_and_remember_take_a_visibility_and_an_owner(db: Path, tmp_path: 
     docs = {d["title"]: (d["visibility"], d["owner"]) for d in
             as_json(db, "--scope", "family", "documents")}  # fmt: skip
     assert docs == {"orchard": ("public", None), "diary": ("personal", "ann")}
+    listed = ok(db, "--scope", "family", "documents").output
+    assert "diary  (" in listed and listed.rstrip().endswith("[personal: ann]")
     memory = as_json(db, "remember", "Ann likes plums.", "--visibility", "private")
     assert (memory["visibility"], memory["owner"]) == ("private", None)
     out = failed(db, "remember", "Ann likes pears.", "--visibility", "personal")

@@ -98,9 +98,8 @@ async def test_version_1_store_gets_the_index_when_opened(tmp_path: Path) -> Non
     conn = raw(db)
     try:
         conn.execute("INSERT INTO chunks_trigram(chunks_trigram) VALUES ('integrity-check')")
-        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            7,
-        )
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == (SCHEMA_VERSION,)
     finally:
         conn.close()
 
