@@ -20,7 +20,7 @@ from loregraph import Graph
 from loregraph.access import acting_as
 from loregraph.cli.app import main
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.errors import NotFoundError
+from loregraph.errors import NotAllowedError, NotFoundError
 
 PUBLIC = (
     "Ada Lovelace lived in London. Ada Lovelace worked with Charles Babbage on the "
@@ -138,3 +138,28 @@ def test_export_and_the_command_line_see_what_the_principal_reads(
         text = json.dumps([e.to_dict() for e in g.entities(scope="family", limit=None)])
         _never(text, name)
         assert "Ada Lovelace" in text
+
+
+def test_writing_needs_a_role_that_allows_it(store: Path, tmp_path: Path) -> None:
+    copied = tmp_path / "writes.db"
+    copied.write_bytes(store.read_bytes())
+    with loregraph.open(copied, embedder=HashingEmbedder(dim=64)) as g:
+        for name, allowed in (("bob", False), ("cy", True)):
+            with acting_as(g.principal_named(name)):
+                attempts = (
+                    lambda: g.ingest_text("Ada Lovelace met Faraday.", title="x", scope="family"),
+                    lambda: g.remember("Ada liked music.", scope="family"),
+                    lambda: g.delete("London", scope="family"),
+                )
+                for attempt in attempts:
+                    if allowed:
+                        attempt()
+                    else:
+                        with pytest.raises(NotAllowedError, match="bob"):
+                            attempt()
+                with pytest.raises(NotAllowedError, match="admin"):
+                    g.grant("eve", "viewer", "family")
+                with pytest.raises(NotAllowedError, match="admin"):
+                    g.link("family", "friends", "all")
+        with acting_as(g.principal_named("ann")), pytest.raises(NotAllowedError):
+            g.remember("Bob's secret.", scope="family", visibility="personal", owner="bob")

@@ -137,9 +137,17 @@ def test_ingest_and_remember_take_a_visibility_and_an_owner(db: Path, tmp_path: 
     assert (memory["visibility"], memory["owner"]) == ("private", None)
     out = failed(db, "remember", "Ann likes pears.", "--visibility", "personal")
     assert "personal document needs an owner" in out
-    mine = as_json(db, "--principal", "ann", "remember", "Ann likes figs.", "--visibility",
-                   "personal")  # fmt: skip
+    refused = failed(
+        db, "--principal", "ann", "--scope", "family", "remember", "Ann likes figs.", code=9
+    )
+    assert "may not ingest in scope 'family'" in refused  # no role there yet
+    ok(db, "grant", "ann", "editor", "--scope", "family")
+    mine = as_json(db, "--principal", "ann", "--scope", "family", "remember", "Ann likes figs.",
+                   "--visibility", "personal")  # fmt: skip
     assert (mine["visibility"], mine["owner"]) == ("personal", "ann")
+    theirs = failed(db, "--principal", "ann", "--scope", "family", "remember", "Bob likes figs.",
+                    "--visibility", "personal", "--owner", "bob", code=9)  # fmt: skip
+    assert "may not write documents owned by 'bob'" in theirs
     assert "'secret' is not one of" in failed(db, "ingest", str(diary), "--visibility", "secret")
 
 

@@ -22,7 +22,7 @@ from datetime import datetime
 from enum import IntEnum, StrEnum
 from typing import Any
 
-from loregraph.errors import InputError
+from loregraph.errors import InputError, NotAllowedError
 from loregraph.models import utcnow
 
 KEY_PREFIX = "lg_"
@@ -257,6 +257,21 @@ def current_principal() -> Principal | None:
     return _acting.get()
 
 
+def require(scope: str, needed: Role, doing: str) -> None:
+    """Raise :class:`NotAllowedError` when a principal acts and lacks ``needed`` in
+    ``scope`` (``doing``: what it tried, for the message). The store's operator (no
+    principal, or :data:`LOCAL`) may do anything."""
+    principal = current_principal()
+    if principal is None or principal == LOCAL or principal.may(scope, needed):
+        return
+    had = principal.role_in(scope)
+    raise NotAllowedError(
+        f"principal {principal.name!r} may not {doing} in scope {scope!r}: that needs the "
+        f"{needed} role, and it has {had if had is not None else 'none'} there "
+        "(loregraph grant NAME ROLE --scope S)"
+    )
+
+
 __all__ = [
     "ALL_SCOPES",
     "LOCAL",
@@ -275,4 +290,5 @@ __all__ = [
     "hash_key",
     "merged_roles",
     "new_key",
+    "require",
 ]

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
+from loregraph.access import Role, require
 from loregraph.embed.base import Embedder
 from loregraph.engine.grants import GrantMethods
 from loregraph.engine.keys import KeyMethods
@@ -23,7 +24,7 @@ from loregraph.engine.questions import ContextFormat, Only, QuestionMethods
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
 from loregraph.engine.views import EntityView, SearchHit
-from loregraph.engine.visibility import document_access, with_access
+from loregraph.engine.visibility import check_owner, document_access, with_access
 from loregraph.errors import EmptyStoreError
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.pipeline import IngestPipeline
@@ -247,7 +248,11 @@ class AsyncGraph(
         ``llm`` field holds the calls, cache hits, repairs, retries, drops and tokens of
         this run, per stage.
         """
-        sources = with_access(sources, document_access(visibility, owner))
+        where = self._scope(scope)
+        require(where, Role.WRITER, "ingest")
+        access = document_access(visibility, owner)
+        check_owner(access.owner, where)
+        sources = with_access(sources, access, where)
         await self.open()
         pipeline = IngestPipeline(
             self.store, self.extractor, self.embedder, self.settings, progress=progress
@@ -314,6 +319,7 @@ class AsyncGraph(
         supported; recorded in the audit log under ``principal``."""
         await self.open()
         scope = self._scope(scope)
+        require(scope, Role.WRITER, "delete documents")
         doc = await find_document(self.store, scope, ref)
         rules = self.settings.extraction.functional_relations
         report = await delete_and_recheck(self.store, doc.id, rules)

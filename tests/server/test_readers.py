@@ -25,11 +25,13 @@ async def test_a_memory_keeps_its_visibility_and_a_personal_one_its_key(
                                                   "visibility": "personal"})  # fmt: skip
         assert mine.status_code == 201
         assert (mine.json()["visibility"], mine.json()["owner"]) == ("personal", "writer")
-        theirs = await http.post(
-            "/memories", json={"text": "Lucy wrote to Mina.", "visibility": "private",
-                               "owner": "lucy"},
-        )  # fmt: skip
+        body = {"text": "Lucy wrote to Mina.", "visibility": "private", "owner": "lucy"}
+        refused = await http.post("/memories", json=body)  # someone else's: admins only
+        assert refused.status_code == 403 and "owned by 'lucy'" in refused.json()["detail"]
+    async with client(keys.admin) as http:
+        theirs = await http.post("/memories", json=body)
         assert (theirs.json()["visibility"], theirs.json()["owner"]) == ("private", "lucy")
+    async with client(keys.writer) as http:
         listed = {m["text"]: m["visibility"] for m in (await http.get("/memories")).json()}
         assert listed["Mina hid the diary."] == "personal"
         problem(
@@ -50,11 +52,16 @@ async def test_ingested_documents_keep_their_visibility(
         assert events((await http.get(started.json()["events"])).text)[-1][0] == "done"
         files = {"files": ("ledger.txt", b"Renfield fed the flies in the asylum.", "text/plain")}
         form = {"visibility": "private", "owner": "seward"}
+        refused = await http.post("/ingest/upload", files=files, data=form)
+        assert refused.status_code == 403, refused.text  # someone else's: administrators only
+        assert "may not write documents owned by 'seward'" in refused.json()["detail"]
+        docs = {d["title"]: d for d in (await http.get("/documents")).json()}
+        assert (docs["Journal"]["visibility"], docs["Journal"]["owner"]) == ("personal", "writer")
+    async with client(keys.admin) as http:
         uploaded = await http.post("/ingest/upload", files=files, data=form)
         assert uploaded.status_code == 202, uploaded.text
         assert events((await http.get(uploaded.json()["events"])).text)[-1][0] == "done"
-        docs = {d["title"]: d for d in (await http.get("/documents")).json()}
-        assert (docs["Journal"]["visibility"], docs["Journal"]["owner"]) == ("personal", "writer")
+    async with client(keys.writer) as http:
         problem(
             await http.post("/ingest", json={**body, "visibility": "hidden"}),
             422,

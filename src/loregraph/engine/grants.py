@@ -23,6 +23,7 @@ from loregraph.access import (
     Role,
     ScopeLink,
     current_principal,
+    require,
 )
 from loregraph.engine.lookup import find_document
 from loregraph.errors import InputError, NotFoundError
@@ -92,6 +93,7 @@ class GrantMethods:
         name = check_principal_name(name)
         await self.open()
         where = await known_scope(self.store, self._scope(scope), every=True)
+        require(where, Role.ADMIN, "grant roles")
         made = Grant(name, where, chosen)
         await self.store.add_grant(made)
         await self.store.add_audit(AuditEntry("grant", name, str(chosen), actor(principal), where))
@@ -105,6 +107,7 @@ class GrantMethods:
         had none there."""
         await self.open()
         where = self._scope(scope)
+        require(where, Role.ADMIN, "revoke roles")
         held = [g for g in await self.store.list_grants(name) if g.scope == where]
         if not held or not await self.store.remove_grant(name, where):
             raise NotFoundError(f"{name!r} has no role in scope {where!r}")
@@ -145,6 +148,7 @@ class GrantMethods:
         await self.open()
         await known_scope(self.store, scope)
         await known_scope(self.store, linked)
+        require(linked, Role.ADMIN, f"share its documents with scope {scope!r}")
         ids = [(await find_document(self.store, linked, ref)).id for ref in documents]
         made = ScopeLink(scope, linked, share, tuple(ids))
         await self.store.add_scope_link(made)
@@ -157,6 +161,7 @@ class GrantMethods:
         """Remove the link from ``scope`` to ``linked``; returns it. Raises
         :class:`~loregraph.errors.NotFoundError` when there is none."""
         await self.open()
+        require(linked, Role.ADMIN, f"stop sharing with scope {scope!r}")
         held = [link for link in await self.store.scope_links(scope) if link.linked == linked]
         if not held or not await self.store.remove_scope_link(scope, linked):
             raise NotFoundError(f"scope {scope!r} is not linked to {linked!r}")

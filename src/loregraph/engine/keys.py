@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from loregraph.access import (
+    ALL_SCOPES,
     ApiKey,
     Principal,
     Role,
@@ -16,6 +17,7 @@ from loregraph.access import (
     hash_key,
     merged_roles,
     new_key,
+    require,
 )
 from loregraph.engine.grants import granted_roles
 from loregraph.errors import InputError, NotFoundError
@@ -48,6 +50,8 @@ class KeyMethods:
         """
         if not roles:
             raise InputError("a key needs at least one scope")
+        for scope in roles:
+            require(scope, Role.ADMIN, "create keys")
         await self.open()
         secret = new_key()
         key = ApiKey(check_key_name(name), hash_key(secret), roles=dict(roles))
@@ -64,6 +68,7 @@ class KeyMethods:
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown name.
         """
+        require(ALL_SCOPES, Role.ADMIN, "revoke keys")
         await self.open()
         if not await self.store.revoke_api_key(name, utcnow()):
             raise NotFoundError(f"no key called {name!r}")

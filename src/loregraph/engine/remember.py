@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from loregraph.access import Role, require
 from loregraph.engine.memories import (
     Memory,
     MemoryFilter,
@@ -157,6 +158,7 @@ class MemoryMethods:
         """
         await self.open()
         scope = self._scope(scope)
+        require(scope, Role.WRITER, "forget memories")
         document = await self.store.get_document(memory_id)
         if document is None or document.scope != scope:
             raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")

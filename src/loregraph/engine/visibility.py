@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator
 
-from loregraph.access import Visibility, current_principal
+from loregraph.access import LOCAL, Role, Visibility, current_principal, require
 from loregraph.errors import InputError
 from loregraph.ingest.types import SourceDocument
 
@@ -53,7 +53,22 @@ def document_access(visibility: str | None, owner: str | None) -> Access:
     return Access(chosen.value, owner)
 
 
-def with_access(sources: Iterable[SourceDocument], access: Access) -> Iterator[SourceDocument]:
-    """``sources`` with ``access`` applied, read as they come."""
+def check_owner(owner: str | None, scope: str) -> None:
+    """Raise :class:`~loregraph.errors.NotAllowedError` when a principal acts, ``owner`` is
+    another principal and the acting one does not administer ``scope``: only an
+    administrator writes what belongs to someone else."""
+    acting = current_principal()
+    if owner is None or acting is None or acting == LOCAL or owner == acting.name:
+        return
+    require(scope, Role.ADMIN, f"write documents owned by {owner!r}")
+
+
+def with_access(
+    sources: Iterable[SourceDocument], access: Access, scope: str
+) -> Iterator[SourceDocument]:
+    """``sources`` with ``access`` applied, read as they come, each owner checked
+    (:func:`check_owner`)."""
     for source in sources:
-        yield access.apply(source)
+        chosen = access.apply(source)
+        check_owner(chosen.owner, scope)
+        yield chosen

@@ -13,7 +13,7 @@ import anyio
 from fastapi import APIRouter, File, Form, UploadFile
 
 from loregraph.access import Principal, Role, acting_as
-from loregraph.engine.visibility import Access, document_access
+from loregraph.engine.visibility import Access, check_owner, document_access
 from loregraph.errors import InputError
 from loregraph.ingest.progress import Progress
 from loregraph.ingest.report import IngestReport
@@ -110,7 +110,9 @@ def _readers(caller: Caller, visibility: str | None, owner: str | None) -> Acces
     """The checked visibility and owner of the documents ``caller`` sends (422 for a bad
     one; a personal document's default owner: the caller's principal)."""
     with acting_as(caller.principal):
-        return document_access(visibility, owner)
+        access = document_access(visibility, owner)
+        check_owner(access.owner, caller.scope)  # 403: someone else's, and not an admin
+        return access
 
 
 def _job(jobs: JobList, principal: Principal, job_id: str) -> Job:
