@@ -28,6 +28,7 @@ from loregraph.retrieve.analyze import SpacyPipeline, analyze_query, check_quest
 from loregraph.retrieve.expander import expander_for
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.retrieve.kinds import entities_of_kind, relations_of_kind
+from loregraph.retrieve.lens import PersonaLens
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
 from loregraph.retrieve.terms import Focus
@@ -67,7 +68,8 @@ class Retriever:
     process-wide cache of in-memory graph indexes. ``analyzer`` replaces the offline query
     analysis (e.g. with an LLM analyzer that falls back to it). ``min_coverage`` is the
     relevance threshold (:mod:`loregraph.retrieve.relevance`; 0 treats every non-empty
-    result as relevant).
+    result as relevant). ``lens`` asks through a persona, with conversation turns
+    (:mod:`loregraph.retrieve.lens`).
     """
 
     def __init__(
@@ -80,10 +82,14 @@ class Retriever:
         graph_cache: GraphCache | None = None,
         analyzer: Analyzer | None = None,
         min_coverage: float = MIN_COVERAGE,
+        lens: PersonaLens | None = None,
     ) -> None:
         self.store = store
         self.min_coverage = min_coverage
         self.analyzer: Analyzer = analyzer or analyze_query
+        self.lens = lens
+        if lens is not None:
+            self.analyzer = lens.analyzer(self.analyzer)
         self.embedder = embedder
         self.settings = settings or PRESETS["hybrid"]
         self.nlp = nlp
@@ -181,6 +187,10 @@ class Retriever:
         got = await gather.gather(
             store, cfg, analysis, ready.index, found, expanded, trace, kind=kind
         )
+        if self.lens is not None:
+            got = await self.lens.apply(
+                store, scope, cfg, ready.vector, ready.index, found, got, trace
+            )
         watch = Stopwatch()
         seen = await at_time(
             store,
@@ -212,4 +222,5 @@ class Retriever:
             relevant=relevance.relevant,
             reserve=got.ranked[len(got.passages) :],
             focus=Focus.of(found.terms, found.counts, question),
+            persona=self.lens.report if self.lens is not None else None,
         )

@@ -1,0 +1,250 @@
+"""Retrieval through a persona: route the question, traverse, merge and rank.
+
+A :class:`PersonaLens` is given to the :class:`~loregraph.retrieve.pipeline.Retriever`.
+Its analyser (:class:`~.routing.Routing`) resolves references from the conversation turns
+and routes the question; after the passages are gathered, :meth:`PersonaLens.apply` runs
+the intent's traversal (:mod:`.traversal`), reads the linked scopes (when the persona
+includes them) and ranks every passage by its **combined score**:
+
+* a passage found by the question's words or meaning (the primary results) scores its
+  embedding similarity (a passage found by words only: its fused score, scaled so that the
+  best fused passage scores like the best embedding hit);
+* a passage found by the graph scores its graph relevance (:func:`~.traversal.graph_relevance`);
+* a passage found by both scores ``max(both) + 0.15``.
+
+Graph-found passages outside the time range (the period the question names for a temporal
+question, else the persona's ``temporal_range``) are left out. Without a persona the lens
+only resolves references: the retrieval is otherwise the preset's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from loregraph.models import Document, Vector
+from loregraph.retrieve.categories import category_of
+from loregraph.retrieve.fuse import Fused
+from loregraph.retrieve.gather import Gathered
+from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
+from loregraph.retrieve.intents import IntentRoute, question_period
+from loregraph.retrieve.passages import load_documents, load_passages, rank_documents
+from loregraph.retrieve.personas import Persona
+from loregraph.retrieve.provenance import PassageSource, PersonaReport
+from loregraph.retrieve.result import Passage
+from loregraph.retrieve.routing import BaseAnalyzer, IntentRouter, Routing
+from loregraph.retrieve.stages import Found
+from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
+from loregraph.retrieve.traversal import GraphHit, Traversal, linked_hits, scope_subject, traverse
+from loregraph.settings import RetrievalSettings
+from loregraph.store.base import Store
+
+BOTH_BONUS = 0.15
+"""Added to the better score of a passage found both by embedding and by the graph."""
+
+RECENT_YEARS = 10
+"""``recent``: the last this many years before the newest dated graph-found passage."""
+
+MAP_RELATIONS = 12
+"""At most this many relations are offered to the relationship map."""
+
+Years = tuple[int, int]
+
+
+def combined_score(embedding: float | None, graph: float | None) -> float:
+    """The design's combined score: one source's score, or ``max(both) + 0.15``."""
+    if embedding is None:
+        return graph or 0.0
+    if graph is None:
+        return embedding
+    return max(embedding, graph) + BOTH_BONUS
+
+
+def passage_years(passage: Passage, document: Document | None) -> Years | None:
+    """The years a passage names, else its document's world time, else ``None``."""
+    named = question_period(passage.text)
+    if named is not None:
+        return named
+    when = document.valid_at if document is not None else None
+    return (when.year, when.year) if when is not None else None
+
+
+def in_range(years: Years | None, span: Years | None) -> bool:
+    """Whether a passage's years meet the range (undated passages always do)."""
+    if span is None or years is None:
+        return True
+    return years[0] <= span[1] and years[1] >= span[0]
+
+
+class PersonaLens:
+    """A persona, the conversation's last turns and the scopes linked to the question's.
+
+    ``router`` is the model's intent analysis (``None``: the rules); ``linked_scopes`` are
+    the scopes whose documents the question may also read (the caller decides which).
+    """
+
+    def __init__(
+        self,
+        persona: Persona | None,
+        *,
+        history: Sequence[str] = (),
+        linked_scopes: Sequence[str] = (),
+        router: IntentRouter | None = None,
+        graph_cache: GraphCache | None = None,
+    ) -> None:
+        self.persona = persona
+        self.history = tuple(history)
+        self.linked_scopes = tuple(linked_scopes)
+        self.router = router
+        self.graph_cache = graph_cache or SHARED_CACHE
+        self.routing: Routing | None = None
+        self.report: PersonaReport | None = None
+
+    def analyzer(self, base: BaseAnalyzer | None) -> Routing:
+        """The retriever's analyser, wrapped (see :class:`~.routing.Routing`)."""
+        router = self.router if self.persona is not None else None
+        self.routing = Routing(base, self.history, router)
+        return self.routing
+
+    async def apply(
+        self,
+        store: Store,
+        scope: str,
+        cfg: RetrievalSettings,
+        vector: Vector | None,
+        index: GraphIndex | None,
+        found: Found,
+        got: Gathered,
+        trace: RetrievalTrace,
+    ) -> Gathered:
+        """The gathered passages re-ranked through the persona (unchanged without one)."""
+        persona = self.persona
+        if persona is None:
+            return got
+        watch = Stopwatch()
+        route = (self.routing.route if self.routing else None) or IntentRoute()
+        if index is None:
+            index, _ = await self.graph_cache.get(store, scope)
+        subject = await scope_subject(store, scope)
+        walked = await traverse(store, scope, index, route, persona, subject)
+        hits = dict(walked.hits)
+        linked = self.linked_scopes if persona.include_cross_legacy else ()
+        for hit in await linked_hits(store, linked, vector, route, persona.max_graph_results):
+            if hit.chunk_id not in hits or hit.score > hits[hit.chunk_id].score:
+                hits[hit.chunk_id] = hit
+        span = await self._span(store, route, persona, subject)
+        ranked, sources = await _merge(store, scope, got.ranked, found, hits, span, persona)
+        self.report = PersonaReport(
+            persona=persona.name,
+            system_prompt=persona.system_prompt,
+            route=route,
+            relationship_map=relationship_lines(walked),
+            sources=sources,
+            linked_scopes=list(linked),
+        )
+        graph_only = sum(1 for s in sources.values() if s.category == "graph")
+        trace.record(
+            "persona",
+            watch.ms(),
+            graph_only,
+            persona=persona.name,
+            intent=route.intent,
+            intent_source=route.source,
+            reached=len(walked.reached),
+            hits=len(hits),
+            linked=len(linked),
+            span=list(span) if span else None,
+        )
+        return Gathered(ranked, ranked[: cfg.max_passages], rank_documents(ranked, cfg.rrf_k))
+
+    async def _span(
+        self, store: Store, route: IntentRoute, persona: Persona, subject: object
+    ) -> Years | None:
+        if route.intent == "temporal" and route.period is not None:
+            return route.period
+        wanted = persona.temporal_range
+        if wanted.kind == "years":
+            return (wanted.first or 0, wanted.last or 9999)
+        if wanted.kind == "career" and subject is not None:
+            relations = await store.entity_relations(getattr(subject, "id", ""))
+            years = [
+                t.year
+                for r in relations
+                if category_of(r.type) == "colleague"
+                for t in (r.valid_at, r.invalid_at)
+                if t is not None
+            ]
+            return (min(years), max(years)) if years else None
+        return None
+
+
+def _primary_scores(ranked: Sequence[Passage], found: Found) -> dict[str, float]:
+    """Each primary passage's embedding similarity (words only: its scaled fused score)."""
+    vectors = found.vector_scores
+    top_vector = max(vectors.values(), default=1.0)
+    top_fused = max((p.score for p in ranked), default=0.0) or 1.0
+    return {p.chunk_id: vectors.get(p.chunk_id, top_vector * p.score / top_fused) for p in ranked}
+
+
+async def _merge(
+    store: Store,
+    scope: str,
+    ranked: Sequence[Passage],
+    found: Found,
+    hits: dict[str, GraphHit],
+    span: Years | None,
+    persona: Persona,
+) -> tuple[list[Passage], dict[str, PassageSource]]:
+    """Primary and graph passages with their combined scores, best first, and sources."""
+    primary = _primary_scores(ranked, found)
+    extra_ids = sorted((c for c in hits if c not in primary), key=lambda c: (-hits[c].score, c))
+    extra = await load_passages(store, [Fused(c, hits[c].score, {"graph": 1}) for c in extra_ids])
+    documents = await load_documents(
+        store, list(dict.fromkeys(p.document_id for p in [*ranked, *extra]))
+    )
+    kept_extra = [
+        p for p in extra if in_range(passage_years(p, documents.get(p.document_id)), span)
+    ]
+    in_time = {
+        p.chunk_id for p in ranked if in_range(passage_years(p, documents.get(p.document_id)), span)
+    }
+    out: list[Passage] = []
+    sources: dict[str, PassageSource] = {}
+    for passage in ranked:
+        hit = hits.get(passage.chunk_id) if passage.chunk_id in in_time else None
+        emb = primary[passage.chunk_id]
+        matched = [
+            "embedding similarity" if passage.chunk_id in found.vector_scores else "text search"
+        ]
+        if hit is not None:
+            matched.append(hit.how)
+        found_by = [*passage.found_by, "graph"] if hit is not None else passage.found_by
+        score = combined_score(emb, hit.score if hit else None)
+        out.append(dataclasses.replace(passage, score=score, found_by=found_by))
+        sources[passage.chunk_id] = PassageSource(
+            "primary", matched, scope, None, emb, hit.score if hit else None
+        )
+    for passage in kept_extra[: persona.max_graph_results]:
+        hit = hits[passage.chunk_id]
+        how = "linked" if hit.shared_via else "graph"
+        out.append(dataclasses.replace(passage, score=hit.score, found_by=[how]))
+        sources[passage.chunk_id] = PassageSource(
+            "graph", [hit.how], hit.scope, hit.shared_via, None, hit.score
+        )
+    out.sort(key=lambda p: -p.score)
+    return out, sources
+
+
+def relationship_lines(walked: Traversal) -> list[str]:
+    """The relations the traversal crossed as lines, typed ones first."""
+    names = {i: r.entity.name for i, r in walked.reached.items()}
+    lines: list[str] = []
+    relations = sorted(walked.relations, key=lambda r: (category_of(r.type) == "other", -r.weight))
+    for relation in relations[:MAP_RELATIONS]:
+        source = names.get(relation.source_id, relation.source_id)
+        target = names.get(relation.target_id, relation.target_id)
+        text = (
+            relation.fact.strip() or f"{source} {relation.type.replace('_', ' ').lower()} {target}"
+        )
+        lines.append(f"{text} ({category_of(relation.type)})")
+    return list(dict.fromkeys(lines))
