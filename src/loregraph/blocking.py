@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Unpack, cast
@@ -95,8 +95,20 @@ class Graph:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
+        persona: str | None = None,
+        history: Sequence[str] = (),
+        linked_scopes: Sequence[str] = (),
     ) -> BlockingStreamedAnswer:
-        stream = self.aio.ask_stream(question, preset=preset, scope=scope, as_of=as_of, only=only)
+        stream = self.aio.ask_stream(
+            question,
+            preset=preset,
+            scope=scope,
+            as_of=as_of,
+            only=only,
+            persona=persona,
+            history=history,
+            linked_scopes=linked_scopes,
+        )
         return BlockingStreamedAnswer(self, stream)
 
     ask_stream.__doc__ = (AsyncGraph.ask_stream.__doc__ or "").replace(
@@ -111,6 +123,7 @@ class Graph:
     retrieve = _blocking(AsyncGraph.retrieve)
     context = _blocking(AsyncGraph.context)
     ask = _blocking(AsyncGraph.ask)
+    personas = _blocking(AsyncGraph.personas)
     search = _blocking(AsyncGraph.search)
     entities = _blocking(AsyncGraph.entities)
     find_entity = _blocking(AsyncGraph.find_entity)

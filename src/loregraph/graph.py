@@ -239,16 +239,29 @@ class AsyncGraph(
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
+        persona: str | None = None,
+        history: Sequence[str] = (),
+        linked_scopes: Sequence[str] = (),
     ) -> StreamedAnswer:
         """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``.
 
         The pieces joined are the answer's text (with an LLM: the model's reply, then its
         ``Sources``); ``.answer`` holds the :class:`Answer` with citations once the stream
         is exhausted. With no LLM configured the extractive answer comes as one piece.
+        ``persona``, ``history`` and ``linked_scopes`` are those of :meth:`retrieve`.
         """
         return StreamedAnswer(
             question,
-            lambda: self.retrieve(question, preset=preset, scope=scope, as_of=as_of, only=only),
+            lambda: self.retrieve(
+                question,
+                preset=preset,
+                scope=scope,
+                as_of=as_of,
+                only=only,
+                persona=persona,
+                history=history,
+                linked_scopes=linked_scopes,
+            ),
             self.parts.answerer(),
         )
 

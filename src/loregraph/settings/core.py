@@ -194,7 +194,8 @@ class Settings:
     ``llm`` selects a language model (:class:`~loregraph.settings.LLMSettings`); its
     default, provider ``none``, keeps everything offline. ``graph_augmentation=False``
     switches the graph layer off for every question, whatever the preset
-    (:meth:`RetrievalSettings.without_graph`).
+    (:meth:`RetrievalSettings.without_graph`). ``personas_dir`` is a directory of persona
+    files (``*.yaml``) added to the packaged personas.
     """
 
     scope: str = "default"
@@ -204,6 +205,7 @@ class Settings:
     retrieval: RetrievalSettings = field(default_factory=lambda: PRESETS[DEFAULT_PRESET])
     llm: LLMSettings = field(default_factory=LLMSettings)
     graph_augmentation: bool = True
+    personas_dir: str | None = None
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed."""
@@ -229,4 +231,5 @@ class Settings:
             retrieval=retrieval.replace(**values.get("retrieval", {})),
             llm=LLMSettings(**{**values.get("llm", {}), **(llm or {})}),
             graph_augmentation=top.get("graph_augmentation", True),
+            personas_dir=top.get("personas_dir"),
         )
