@@ -40,6 +40,8 @@ INTENT_NAMES: tuple[PersonaIntent, ...] = (
     "cross_legacy",
 )
 ENTITY_CATEGORIES = ("people", "places", "time_periods", "events", "objects")
+OTHER_ENTITIES = "other"
+"""Where a route keeps the question's entities of no category (concepts, titles)."""
 TYPE_CATEGORY: Mapping[str, str] = {
     PERSON: "people",
     LOCATION: "places",
@@ -120,7 +122,7 @@ class IntentRoute:
 
     def names(self, *categories: str) -> list[str]:
         """The entity names of these categories (all when none is given)."""
-        wanted = categories or ENTITY_CATEGORIES
+        wanted = categories or (*ENTITY_CATEGORIES, OTHER_ENTITIES)
         return [n for c in wanted for n in self.entities.get(c, [])]
 
     def ids(self, *categories: str) -> list[str]:
@@ -153,11 +155,12 @@ def question_period(text: str) -> tuple[int, int] | None:
 
 
 def categorise(entities: Sequence[Entity]) -> dict[str, list[str]]:
-    """Entity names by category (types without one are left out)."""
+    """Entity names by category; entities of a type with none (a concept, a title) under
+    ``other``."""
     out: dict[str, list[str]] = {}
     for entity in entities:
-        category = TYPE_CATEGORY.get(entity.type)
-        if category is not None and entity.name not in out.get(category, []):
+        category = TYPE_CATEGORY.get(entity.type, OTHER_ENTITIES)
+        if entity.name not in out.get(category, []):
             out.setdefault(category, []).append(entity.name)
     return out
 

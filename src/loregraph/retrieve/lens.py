@@ -22,8 +22,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from loregraph.models import Document, Vector
-from loregraph.retrieve.categories import category_of
+from loregraph.models import ABOUT, CO_OCCURS, Document, Relation, Vector
+from loregraph.retrieve.categories import OTHER, category_of
 from loregraph.retrieve.fuse import Fused
 from loregraph.retrieve.gather import Gathered
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
@@ -236,15 +236,26 @@ async def _merge(
 
 
 def relationship_lines(walked: Traversal) -> list[str]:
-    """The relations the traversal crossed as lines, typed ones first."""
+    """The typed relations the traversal crossed as lines (``Rose Albright marries Walter
+    Albright (family)``), those of a relationship category first; co-occurrences and a
+    title's ``ABOUT`` links are not relationships and are left out."""
     names = {i: r.entity.name for i, r in walked.reached.items()}
+    relations = [r for r in walked.relations if r.type not in (CO_OCCURS, ABOUT)]
+    relations.sort(key=lambda r: (category_of(r.type) == OTHER, -r.weight))
     lines: list[str] = []
-    relations = sorted(walked.relations, key=lambda r: (category_of(r.type) == "other", -r.weight))
     for relation in relations[:MAP_RELATIONS]:
-        source = names.get(relation.source_id, relation.source_id)
-        target = names.get(relation.target_id, relation.target_id)
-        text = (
-            relation.fact.strip() or f"{source} {relation.type.replace('_', ' ').lower()} {target}"
-        )
-        lines.append(f"{text} ({category_of(relation.type)})")
+        source = names.get(relation.source_id)
+        target = names.get(relation.target_id)
+        if source is None or target is None:
+            continue
+        verb = relation.type.replace("_", " ").lower()
+        category = category_of(relation.type)
+        lines.append(f"{source} {verb} {target}{_years(relation)} ({category})")
     return list(dict.fromkeys(lines))
+
+
+def _years(relation: Relation) -> str:
+    start, end = relation.valid_at, relation.invalid_at
+    if start is None and end is None:
+        return ""
+    return f" ({start.year if start else ''}–{end.year if end else ''})"

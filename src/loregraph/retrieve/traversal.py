@@ -11,7 +11,8 @@ with ``hop_factor`` 1.0 for one hop (and for the start entity itself) and 0.6 fo
 the persona's weight of the relationship category (:mod:`.categories`) of the weakest
 relation on the way. By intent:
 
-* ``relational``: people reached from the people named (else the scope's subject);
+* ``relational``: people reached from the people named (else the scope's subject), and
+  the evidence of the relations between the people named (one hop each);
 * ``temporal``: events, places, times and people around the entities named (else the
   subject), with the time entities of the period asked about; the passages are kept to that
   period by the caller;
@@ -65,7 +66,7 @@ _STARTS: Mapping[str, tuple[str, ...]] = {
     "relational": ("people",),
     "temporal": ("people", "places", "events", "objects"),
     "spatial": ("places",),
-    "entity_focused": ("events", "objects", "places", "people"),
+    "entity_focused": ("events", "objects", "other", "places", "people"),
     "general": ("people",),
     "cross_legacy": (),
 }
@@ -149,6 +150,8 @@ async def walk(
         relations = await store.relations_touching(frontier)
         best: dict[str, Reach] = {}
         for relation in relations:
+            if hop == 1 and relation.source_id in reached and relation.target_id in reached:
+                crossed.append(relation)  # between two start entities
             for near, far in (
                 (relation.source_id, relation.target_id),
                 (relation.target_id, relation.source_id),
@@ -239,6 +242,15 @@ async def traverse(
         relation = by_id.get(reach.relation.id) if reach.relation is not None else None
         for item in relation.evidence if relation is not None else ():
             out.add(GraphHit(item.chunk_id, reach.score, _how(route.intent, reach), scope))
+    for relation in evidence:
+        start = reached.get(relation.source_id)
+        end = reached.get(relation.target_id)
+        if start is None or end is None or start.hop or end.hop:
+            continue
+        weight = persona.weight(category_of(relation.type))
+        link = Reach(end.entity, 1, weight, start.from_question and end.from_question, relation)
+        for item in relation.evidence:
+            out.add(GraphHit(item.chunk_id, link.score, _how(route.intent, link), scope))
     return out
 
 
