@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar,
 
 from loregraph.engine.questions import Only
 from loregraph.graph import AsyncGraph, EngineOptions, open_store
+from loregraph.retrieve.personas import Persona
 from loregraph.store.base import Store
 from loregraph.streaming import BlockingStreamedAnswer
 
@@ -95,7 +96,7 @@ class Graph:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
-        persona: str | None = None,
+        persona: str | Persona | None = None,
         history: Sequence[str] = (),
         linked_scopes: Sequence[str] = (),
     ) -> BlockingStreamedAnswer:

@@ -34,6 +34,7 @@ from loregraph.ingest.types import SourceDocument
 from loregraph.location import Location
 from loregraph.models import DeleteReport, DocKind, Document, StoreStats
 from loregraph.observe import Observer, Observers, observed
+from loregraph.retrieve.personas import Persona
 from loregraph.settings import Settings
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
@@ -239,7 +240,7 @@ class AsyncGraph(
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
-        persona: str | None = None,
+        persona: str | Persona | None = None,
         history: Sequence[str] = (),
         linked_scopes: Sequence[str] = (),
     ) -> StreamedAnswer:

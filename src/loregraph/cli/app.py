@@ -23,6 +23,7 @@ from loregraph.cli import (
     memory,
     merges,
     patterns,
+    personas,
     query,
     serve,
 )
@@ -106,6 +107,7 @@ for _command in (
     *ingest.COMMANDS,
     *memory.COMMANDS,
     *query.COMMANDS,
+    *personas.COMMANDS,
     *browse.COMMANDS,
     *patterns.COMMANDS,
     *merges.COMMANDS,

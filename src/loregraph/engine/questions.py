@@ -95,11 +95,11 @@ class QuestionMethods:
         return [p for _, p in sorted(self.persona_library().all().items())]
 
     def _lens(
-        self, persona: str | None, history: Sequence[str], linked_scopes: Sequence[str]
+        self, persona: str | Persona | None, history: Sequence[str], linked_scopes: Sequence[str]
     ) -> PersonaLens | None:
         if persona is None and not history:
             return None
-        chosen = self.persona_library().get(persona) if persona is not None else None
+        chosen = self.persona_library().get(persona) if isinstance(persona, str) else persona
         return PersonaLens(
             chosen,
             history=history,
@@ -115,7 +115,7 @@ class QuestionMethods:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
-        persona: str | None = None,
+        persona: str | Persona | None = None,
         history: Sequence[str] = (),
         linked_scopes: Sequence[str] = (),
     ) -> RetrievalResult:
@@ -125,7 +125,7 @@ class QuestionMethods:
         out; with ``only``, from memories or from documents alone. Raises
         :class:`~loregraph.errors.InputError` for an ``as_of`` in the future.
 
-        ``persona`` (a persona's name or the path of its file) asks through it: the
+        ``persona`` (a persona's name, or a :class:`Persona`) asks through it: the
         question's intent routes a graph traversal shaped by the persona, and passages rank
         by the combined score (:mod:`loregraph.retrieve.lens`). ``history`` holds the last
         conversation turns (oldest first): "her" or "that place" in the question stands for
@@ -155,7 +155,7 @@ class QuestionMethods:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
-        persona: str | None = None,
+        persona: str | Persona | None = None,
         history: Sequence[str] = (),
         linked_scopes: Sequence[str] = (),
     ) -> str:
@@ -187,7 +187,7 @@ class QuestionMethods:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
-        persona: str | None = None,
+        persona: str | Persona | None = None,
         history: Sequence[str] = (),
         linked_scopes: Sequence[str] = (),
     ) -> Answer:

@@ -7,8 +7,8 @@ are kept, whether linked scopes are read, and the time range its stories come fr
 (``full``, ``recent``, ``career`` or years such as ``1970-1985``). The biographer, friend,
 colleague and family personas ship with the package; a :class:`PersonaLibrary` adds the
 ``*.yaml`` files of a directory (a file named like a packaged persona replaces it), and a
-persona can also be named by the path of its file. A file that cannot be used raises
-:class:`~loregraph.errors.ConfigError` naming the file and the field.
+persona read from any file (:func:`read_persona`) can be passed as it is. A file that
+cannot be used raises :class:`~loregraph.errors.ConfigError` naming the file and the field.
 
 The file format::
 
@@ -261,13 +261,11 @@ class PersonaLibrary:
         return self._personas
 
     def get(self, name: str) -> Persona:
-        """A persona by name, or by the path of a YAML file.
+        """A persona by name (never a path: a name from a request reads no file).
 
         Raises :class:`~loregraph.errors.InputError` for an unknown name.
         """
         personas = self.all()
         if name in personas:
             return personas[name]
-        if name.endswith((".yaml", ".yml")) or "/" in name:
-            return read_persona(name)
         raise InputError(f"unknown persona {name!r}; choose one of {', '.join(sorted(personas))}")

@@ -79,6 +79,19 @@ class AskRequest(Body):
     only: Literal["memories", "documents"] | None = Field(
         None, description="Retrieve from memories only, or from documents only."
     )
+    persona: str | None = Field(
+        None,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+        description="Ask through a persona (biographer, friend, colleague, family, or one "
+        "of the server's persona directory).",
+    )
+    history: list[Annotated[str, Field(max_length=10_000)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description="The conversation's earlier turns, oldest first: 'her' or 'that place' "
+        "in the question stands for what they named last.",
+    )
 
 
 class ContextRequest(AskRequest):

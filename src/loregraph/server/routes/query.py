@@ -36,7 +36,13 @@ async def ask(
     check_length(config, body.question, "question")
     report = check_debug(caller, debug)
     stream = graph.ask_stream(
-        body.question, preset=body.preset, scope=caller.scope, as_of=body.as_of, only=body.only
+        body.question,
+        preset=body.preset,
+        scope=caller.scope,
+        as_of=body.as_of,
+        only=body.only,
+        persona=body.persona,
+        history=body.history,
     )
     events = answer_events(
         stream,
@@ -56,7 +62,13 @@ async def ask_json(
     report = check_debug(caller, debug)
     with acting_as(caller.principal):
         answer = await graph.ask(
-            body.question, preset=body.preset, scope=caller.scope, as_of=body.as_of, only=body.only
+            body.question,
+            preset=body.preset,
+            scope=caller.scope,
+            as_of=body.as_of,
+            only=body.only,
+            persona=body.persona,
+            history=body.history,
         )
     out = {**answer.to_dict(), "found": answer.found}
     if report and answer.retrieval is not None:
@@ -78,6 +90,8 @@ async def context(
             scope=caller.scope,
             as_of=body.as_of,
             only=body.only,
+            persona=body.persona,
+            history=body.history,
         )
     text = context_of(result, body.format, body.budget)
     out: dict[str, Any] = {"question": body.question, "format": body.format, "context": text}
