@@ -71,7 +71,12 @@ _WORD_DECADES = {
     "twenties": 1920, "thirties": 1930, "forties": 1940, "fifties": 1950,
     "sixties": 1960, "seventies": 1970, "eighties": 1980, "nineties": 1990,
 }  # fmt: skip
-_WORD_DECADE = re.compile(r"\bthe (" + "|".join(_WORD_DECADES) + r")\b", re.IGNORECASE)
+_WORD_DECADE = re.compile(
+    r"(?<!her )(?<!his )(?<!their )(?<!my )(?<!our )(?<!your )\b("
+    + "|".join(_WORD_DECADES)
+    + r")\b",
+    re.IGNORECASE,
+)  # "the sixties", not "her twenties" (an age)
 _TIME_WORDS = re.compile(
     r"\b(when|during|childhood|youth|early years|later years|years|decade|era|period|"
     r"century|before|after|growing up|as a (?:child|boy|girl|young)|retire(?:d|ment)?)\b",
