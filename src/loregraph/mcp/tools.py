@@ -93,6 +93,12 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
     :func:`add_memories_tool`."""
     add_graph_tools(server, graph)
     add_memories_tool(server, graph)
+    add_search_tool(server, graph)
+    add_question_tools(server, graph)
+
+
+def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
+    """``search``."""
 
     @server.tool(
         annotations=READ,
@@ -115,6 +121,10 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
             return {"hits": [h.to_dict() for h in hits]}
         found = await graph.search(query, kind=what, limit=limit)
         return {"hits": [h.to_dict() for h in found]}
+
+
+def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
+    """``ask`` and ``context`` (each through a persona, with conversation turns)."""
 
     @server.tool(
         annotations=READ,
