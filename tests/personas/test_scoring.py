@@ -204,3 +204,20 @@ async def test_the_time_range_keeps_graph_passages_of_its_years(
     )
     assert everything.persona is not None
     assert everything.persona.sources[ids["work"]].graph_score is not None
+
+
+async def test_with_the_graph_layer_off_no_graph_is_walked(built: Built, tmp_path: Path) -> None:
+    _store, ids = built
+    settings = Settings(scope=SCOPE, graph_augmentation=False)
+    graph = AsyncGraph(SqliteStore(tmp_path / "built.db"), embedder=EMBED, settings=settings)
+    try:
+        result = await graph.retrieve(
+            "Who was Ann Avery married to?", persona="family", linked_scopes=[LINKED]
+        )
+    finally:
+        await graph.close()
+    assert result.persona is not None and result.persona.relationship_map == []
+    own = [s for s in result.persona.sources.values() if not s.shared_via]
+    assert own and all(s.graph_score is None for s in own)
+    assert result.persona.sources[ids["linked"]].shared_via == LINKED  # still read by meaning
+    assert result.debug["persona"]["graph"] is False

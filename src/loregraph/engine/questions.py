@@ -105,6 +105,7 @@ class QuestionMethods:
             history=history,
             linked_scopes=linked_scopes,
             router=self.parts.intent_router(),
+            graph=self.settings.graph_augmentation,
         )
 
     async def retrieve(

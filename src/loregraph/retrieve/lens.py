@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from loregraph.models import ABOUT, CO_OCCURS, Document, Relation, Vector
+from loregraph.models import ABOUT, CO_OCCURS, DocKind, Document, Relation, Vector
 from loregraph.retrieve.categories import OTHER, category_of
 from loregraph.retrieve.fuse import Fused
 from loregraph.retrieve.gather import Gathered
@@ -81,6 +81,8 @@ class PersonaLens:
 
     ``router`` is the model's intent analysis (``None``: the rules); ``linked_scopes`` are
     the scopes whose documents the question may also read (the caller decides which).
+    ``graph=False`` (the graph layer switched off) walks no graph: the passages keep their
+    embedding scores, the linked scopes are still searched by meaning.
     """
 
     def __init__(
@@ -91,8 +93,10 @@ class PersonaLens:
         linked_scopes: Sequence[str] = (),
         router: IntentRouter | None = None,
         graph_cache: GraphCache | None = None,
+        graph: bool = True,
     ) -> None:
         self.persona = persona
+        self.graph = graph
         self.history = tuple(history)
         self.linked_scopes = tuple(linked_scopes)
         self.router = router
@@ -116,24 +120,28 @@ class PersonaLens:
         found: Found,
         got: Gathered,
         trace: RetrievalTrace,
+        kind: DocKind | None = None,
     ) -> Gathered:
-        """The gathered passages re-ranked through the persona (unchanged without one)."""
+        """The gathered passages re-ranked through the persona (unchanged without one);
+        with ``kind``, graph-found passages of documents of that kind only."""
         persona = self.persona
         if persona is None:
             return got
         watch = Stopwatch()
         route = (self.routing.route if self.routing else None) or IntentRoute()
-        if index is None:
-            index, _ = await self.graph_cache.get(store, scope)
         subject = await scope_subject(store, scope)
-        walked = await traverse(store, scope, index, route, persona, subject)
+        walked = Traversal()
+        if self.graph:
+            if index is None:
+                index, _ = await self.graph_cache.get(store, scope)
+            walked = await traverse(store, scope, index, route, persona, subject)
         hits = dict(walked.hits)
         linked = self.linked_scopes if persona.include_cross_legacy else ()
         for hit in await linked_hits(store, linked, vector, route, persona.max_graph_results):
             if hit.chunk_id not in hits or hit.score > hits[hit.chunk_id].score:
                 hits[hit.chunk_id] = hit
         span = await self._span(store, route, persona, subject)
-        ranked, sources = await _merge(store, scope, got.ranked, found, hits, span, persona)
+        ranked, sources = await _merge(store, scope, got.ranked, found, hits, span, persona, kind)
         self.report = PersonaReport(
             persona=persona.name,
             system_prompt=persona.system_prompt,
@@ -153,6 +161,7 @@ class PersonaLens:
             reached=len(walked.reached),
             hits=len(hits),
             linked=len(linked),
+            graph=self.graph,
             span=list(span) if span else None,
         )
         return Gathered(ranked, ranked[: cfg.max_passages], rank_documents(ranked, cfg.rrf_k))
@@ -194,6 +203,7 @@ async def _merge(
     hits: dict[str, GraphHit],
     span: Years | None,
     persona: Persona,
+    kind: DocKind | None = None,
 ) -> tuple[list[Passage], dict[str, PassageSource]]:
     """Primary and graph passages with their combined scores, best first, and sources."""
     primary = _primary_scores(ranked, found)
@@ -203,7 +213,10 @@ async def _merge(
         store, list(dict.fromkeys(p.document_id for p in [*ranked, *extra]))
     )
     kept_extra = [
-        p for p in extra if in_range(passage_years(p, documents.get(p.document_id)), span)
+        p
+        for p in extra
+        if in_range(passage_years(p, documents.get(p.document_id)), span)
+        and (kind is None or _kind(documents.get(p.document_id)) == kind)
     ]
     in_time = {
         p.chunk_id for p in ranked if in_range(passage_years(p, documents.get(p.document_id)), span)
@@ -233,6 +246,10 @@ async def _merge(
         )
     out.sort(key=lambda p: -p.score)
     return out, sources
+
+
+def _kind(document: Document | None) -> DocKind | None:
+    return document.kind if document is not None else None
 
 
 def relationship_lines(walked: Traversal) -> list[str]:

@@ -189,7 +189,7 @@ class Retriever:
         )
         if self.lens is not None:
             got = await self.lens.apply(
-                store, scope, cfg, ready.vector, ready.index, found, got, trace
+                store, scope, cfg, ready.vector, ready.index, found, got, trace, kind
             )
         watch = Stopwatch()
         seen = await at_time(
