@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from loregraph.embed.hashing import HashingEmbedder
 from loregraph.models import Vector
 from loregraph.retrieve.graphindex import GraphCache
 from loregraph.retrieve.intents import IntentRoute
-from loregraph.retrieve.lens import combined_score
+from loregraph.retrieve.lens import combined_score, recent_span
 from loregraph.retrieve.personas import Persona, PersonaLibrary, TemporalRange
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.retrieve.traversal import Traversal, graph_relevance, hop_factor, traverse
@@ -61,7 +62,14 @@ async def build(store: SqliteStore) -> dict[str, str]:
     dee = book.entity("Dee Dunn", "Person", mentions=[(chunks["friends"], 1), (chunks["dee"], 2)])
     lake = book.entity("Pine Lake", "Location", mentions=[(chunks["lake"], 1)])
     book.relate(ann, "MARRIED_TO", ben, chunk=chunks["wedding"])
-    book.relate(cal, "WORKS_WITH", ann, chunk=chunks["work"])
+    book.relate(
+        cal,
+        "WORKS_WITH",
+        ann,
+        chunk=chunks["work"],
+        valid_at=datetime(1970, 1, 1, tzinfo=UTC),
+        invalid_at=datetime(1975, 1, 1, tzinfo=UTC),
+    )
     book.relate(ben, "FRIENDS_WITH", dee, chunk=chunks["friends"])
     book.relate(ann, "LIVES_IN", lake, chunk=chunks["lake"])
     await store.write_document(book.bundle())
@@ -173,10 +181,10 @@ async def test_combined_scores_and_linked_scopes(built: Built, tmp_path: Path) -
         if s.embedding_score is not None and s.graph_score is not None
     ]
     assert both
-    for chunk_id, source in report.sources.items():
-        score = by_id[chunk_id].score
+    for chunk_id, passage in by_id.items():
+        source = report.sources[chunk_id]
         expected = combined_score(source.embedding_score, source.graph_score)
-        assert score == pytest.approx(expected)
+        assert passage.score == pytest.approx(expected)
     scores = [p.score for p in [*result.passages, *result.reserve]]
     assert scores == sorted(scores, reverse=True)
     linked = report.sources[ids["linked"]]
@@ -221,3 +229,27 @@ async def test_with_the_graph_layer_off_no_graph_is_walked(built: Built, tmp_pat
     assert own and all(s.graph_score is None for s in own)
     assert result.persona.sources[ids["linked"]].shared_via == LINKED  # still read by meaning
     assert result.debug["persona"]["graph"] is False
+
+
+async def test_recent_keeps_the_last_ten_years_of_the_dated_passages(
+    built: Built, tmp_path: Path
+) -> None:
+    _store, ids = built
+    result = await _asked(tmp_path / "built.db", "friend", "Tell me about Ann Avery", [])
+    assert result.persona is not None and result.persona.route.intent == "general"
+    sources = result.persona.sources
+    assert sources[ids["lake"]].graph_score is not None  # 1985: the newest year
+    assert ids["work"] not in sources or sources[ids["work"]].graph_score is None  # 1972
+    assert result.debug["persona"]["span"] == "recent"
+    assert recent_span([(1972, 1972), None, (1980, 1989)]) == (1979, 1989)
+    assert recent_span([None]) is None
+
+
+async def test_career_keeps_the_years_of_the_subjects_work(built: Built, tmp_path: Path) -> None:
+    _store, ids = built
+    result = await _asked(tmp_path / "built.db", "colleague", "Tell me about Ann Avery", [])
+    assert result.persona is not None
+    assert result.debug["persona"]["span"] == [1970, 1975]
+    sources = result.persona.sources
+    assert sources[ids["work"]].graph_score is not None  # 1972
+    assert ids["lake"] not in sources or sources[ids["lake"]].graph_score is None  # 1985

@@ -20,7 +20,7 @@ only resolves references: the retrieval is otherwise the preset's.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from loregraph.models import ABOUT, CO_OCCURS, DocKind, Document, Relation, Vector
 from loregraph.retrieve.categories import OTHER, category_of
@@ -67,6 +67,16 @@ def passage_years(passage: Passage, document: Document | None) -> Years | None:
         return named
     when = document.valid_at if document is not None else None
     return (when.year, when.year) if when is not None else None
+
+
+RECENT: Years = (-1, -1)
+"""Stands for ``recent`` until the passages' years are known (:func:`recent_span`)."""
+
+
+def recent_span(years: Iterable[Years | None]) -> Years | None:
+    """The last :data:`RECENT_YEARS` years up to the newest of ``years`` (``None``: none)."""
+    newest = max((y[1] for y in years if y is not None), default=None)
+    return None if newest is None else (newest - RECENT_YEARS, newest)
 
 
 def in_range(years: Years | None, span: Years | None) -> bool:
@@ -162,7 +172,7 @@ class PersonaLens:
             hits=len(hits),
             linked=len(linked),
             graph=self.graph,
-            span=list(span) if span else None,
+            span=str(persona.temporal_range) if span == RECENT else list(span or ()),
         )
         return Gathered(ranked, ranked[: cfg.max_passages], rank_documents(ranked, cfg.rrf_k))
 
@@ -174,6 +184,8 @@ class PersonaLens:
         wanted = persona.temporal_range
         if wanted.kind == "years":
             return (wanted.first or 0, wanted.last or 9999)
+        if wanted.kind == "recent":
+            return RECENT
         if wanted.kind == "career" and subject is not None:
             relations = await store.entity_relations(getattr(subject, "id", ""))
             years = [
@@ -212,15 +224,16 @@ async def _merge(
     documents = await load_documents(
         store, list(dict.fromkeys(p.document_id for p in [*ranked, *extra]))
     )
+    years = {p.chunk_id: passage_years(p, documents.get(p.document_id)) for p in [*ranked, *extra]}
+    if span == RECENT:
+        span = recent_span(years.values())
     kept_extra = [
         p
         for p in extra
-        if in_range(passage_years(p, documents.get(p.document_id)), span)
+        if in_range(years[p.chunk_id], span)
         and (kind is None or _kind(documents.get(p.document_id)) == kind)
     ]
-    in_time = {
-        p.chunk_id for p in ranked if in_range(passage_years(p, documents.get(p.document_id)), span)
-    }
+    in_time = {p.chunk_id for p in ranked if in_range(years[p.chunk_id], span)}
     out: list[Passage] = []
     sources: dict[str, PassageSource] = {}
     for passage in ranked:
