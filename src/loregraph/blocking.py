@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from datetime import datetime
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Unpack, cast
 
-from loregraph.engine.questions import Only
+from loregraph.engine.questions import Asking
 from loregraph.graph import AsyncGraph, EngineOptions, open_store
-from loregraph.retrieve.personas import Persona
 from loregraph.store.base import Store
 from loregraph.streaming import BlockingStreamedAnswer
 
@@ -88,29 +86,8 @@ class Graph:
     llm: _CoreAttribute[LLMClient | None] = _CoreAttribute()
     usage: _CoreAttribute[UsageTracker | None] = _CoreAttribute()
 
-    def ask_stream(
-        self,
-        question: str,
-        *,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-        only: Only | None = None,
-        persona: str | Persona | None = None,
-        history: Sequence[str] = (),
-        linked_scopes: Sequence[str] = (),
-    ) -> BlockingStreamedAnswer:
-        stream = self.aio.ask_stream(
-            question,
-            preset=preset,
-            scope=scope,
-            as_of=as_of,
-            only=only,
-            persona=persona,
-            history=history,
-            linked_scopes=linked_scopes,
-        )
-        return BlockingStreamedAnswer(self, stream)
+    def ask_stream(self, question: str, **asking: Unpack[Asking]) -> BlockingStreamedAnswer:
+        return BlockingStreamedAnswer(self, self.aio.ask_stream(question, **asking))
 
     ask_stream.__doc__ = (AsyncGraph.ask_stream.__doc__ or "").replace(
         "async for piece in graph.ask_stream(q)", "for piece in graph.ask_stream(q)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 
 from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
@@ -62,6 +62,19 @@ def context_of(
     if result.persona is not None and format in PERSONA_FORMATS:
         return persona_context(result, format, budget)[1]
     return format_context(result, format, budget)
+
+
+class Asking(TypedDict, total=False):
+    """The options of a question (those of :meth:`QuestionMethods.retrieve`), passed on by
+    ``context``, ``ask`` and ``ask_stream``."""
+
+    preset: str | None
+    scope: str | None
+    as_of: datetime | None
+    only: Only | None
+    persona: str | Persona | None
+    history: Sequence[str]
+    linked_scopes: Sequence[str]
 
 
 class QuestionMethods:
@@ -151,63 +164,31 @@ class QuestionMethods:
         question: str,
         *,
         format: ContextFormat = "markdown",
-        preset: str | None = None,
         budget: int | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-        only: Only | None = None,
-        persona: str | Persona | None = None,
-        history: Sequence[str] = (),
-        linked_scopes: Sequence[str] = (),
+        **asking: Unpack[Asking],
     ) -> str:
-        """A token-budgeted context for an LLM prompt, in the chosen format.
+        """A token-budgeted context for an LLM prompt, in the chosen format; ``asking``
+        holds the options of :meth:`retrieve` (preset, scope, as_of, only, persona,
+        history, linked_scopes).
 
         When nothing in the store is relevant to the question, the context says so (in the
-        chosen format) instead of listing unrelated passages. With a ``persona`` (see
-        :meth:`retrieve`), the markdown and JSON contexts are budgeted by category
+        chosen format) instead of listing unrelated passages. With a ``persona``, the
+        markdown and JSON contexts are budgeted by category
         (:mod:`loregraph.retrieve.category_budget`).
         """
         check_budget(budget)
-        result = await self.retrieve(
-            question,
-            preset=preset,
-            scope=scope,
-            as_of=as_of,
-            only=only,
-            persona=persona,
-            history=history,
-            linked_scopes=linked_scopes,
-        )
+        result = await self.retrieve(question, **asking)
         return context_of(result, format, budget)
 
-    async def ask(
-        self,
-        question: str,
-        *,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-        only: Only | None = None,
-        persona: str | Persona | None = None,
-        history: Sequence[str] = (),
-        linked_scopes: Sequence[str] = (),
-    ) -> Answer:
-        """Answer a question with citations. With no LLM configured the answer is extractive.
+    async def ask(self, question: str, **asking: Unpack[Asking]) -> Answer:
+        """Answer a question with citations. With no LLM configured the answer is extractive;
+        ``asking`` holds the options of :meth:`retrieve`.
 
         When nothing in the store is relevant to the question, the answer says so
-        (``Answer.found`` is ``False``) and no language model is asked. With a ``persona``
-        (see :meth:`retrieve`), a model answers under the persona's system prompt.
+        (``Answer.found`` is ``False``) and no language model is asked. With a ``persona``,
+        a model answers under the persona's system prompt.
         """
-        result = await self.retrieve(
-            question,
-            preset=preset,
-            scope=scope,
-            as_of=as_of,
-            only=only,
-            persona=persona,
-            history=history,
-            linked_scopes=linked_scopes,
-        )
+        result = await self.retrieve(question, **asking)
         if not result.relevant:
             return nothing_found(result)
         return await self.parts.answerer().answer(result)
