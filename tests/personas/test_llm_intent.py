@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,8 +20,13 @@ from loregraph.embed.hashing import HashingEmbedder
 from loregraph.llm.client import LLMClient
 from loregraph.llm.openai_client import OpenAIChat
 from loregraph.llm.resilience import Resilience, RetryPolicy
+from loregraph.models import Scored
+from loregraph.retrieve.intents import IntentRoute
+from loregraph.retrieve.lens import PersonaLens
 from loregraph.retrieve.llm_intent import LLMIntentAnalyzer
 from loregraph.retrieve.personas import PersonaLibrary
+from loregraph.retrieve.pipeline import Retriever
+from loregraph.store.base import Store
 from loregraph.store.sqlite import SqliteStore
 
 from .family_corpus import ROSE
@@ -140,3 +147,42 @@ async def test_an_answer_through_a_persona(family_db: Path, tmp_path: Path) -> N
     assert "## Known connections" in prompt.last_user
     assert "Jim Kowalski is brother of Rose Albright (family)" in prompt.last_user
     assert "Uncle Jim" in answer.citations[0].document_title
+
+
+class GatedRouter:
+    """A model route that answers only once the passages have been searched by meaning."""
+
+    def __init__(self) -> None:
+        self.searched = asyncio.Event()
+
+    async def route(
+        self, question: str, history: Sequence[str], store: Store, scope: str
+    ) -> IntentRoute:
+        await self.searched.wait()
+        return IntentRoute(intent="spatial", source="llm", confidence=0.9)
+
+
+class WatchedStore(SqliteStore):
+    """Tells the router when the vector search of passages has run."""
+
+    router: GatedRouter
+
+    async def search_chunks_vector(self, *args: Any, **kwargs: Any) -> list[Scored]:
+        found = await super().search_chunks_vector(*args, **kwargs)
+        self.router.searched.set()
+        return found
+
+
+async def test_the_models_route_runs_while_passages_are_searched(family_db: Path) -> None:
+    store = WatchedStore(family_db)
+    store.router = GatedRouter()
+    await store.open()
+    try:
+        lens = PersonaLens(PersonaLibrary().get("family"), router=store.router)
+        retriever = Retriever(store, HashingEmbedder(dim=64), lens=lens)
+        # the route waits for the vector search: awaited first, this would never end
+        result = await asyncio.wait_for(retriever.retrieve("Where did they swim?", ROSE), 60)
+    finally:
+        await store.close()
+    assert result.persona is not None and result.persona.route.intent == "spatial"
+    assert result.persona.route.source == "llm"

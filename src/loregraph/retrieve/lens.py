@@ -138,7 +138,7 @@ class PersonaLens:
         if persona is None:
             return got
         watch = Stopwatch()
-        route = (self.routing.route if self.routing else None) or IntentRoute()
+        route = await self.routing.settle() if self.routing is not None else IntentRoute()
         subject = await scope_subject(store, scope)
         walked = Traversal()
         if self.graph:

@@ -49,13 +49,14 @@ async def turn_entities(history: Sequence[str], store: Store, scope: str) -> lis
     return [[entities[i] for i in turn if i in entities] for turn in ids]
 
 
-async def _no_route() -> None:
-    return None
-
-
 class Routing:
-    """An analyser that also resolves references from ``history`` and routes the question
-    (``route`` holds the last route; see the module docstring)."""
+    """An analyser that also resolves references from ``history`` and routes the question.
+
+    The model's route (when a ``router`` is given) is asked for when the analysis starts
+    and awaited only by :meth:`settle`, after the passages are searched: it runs while the
+    question is embedded and searched. Without a model, ``route`` is set by the rules as
+    soon as the analysis ends.
+    """
 
     def __init__(
         self,
@@ -67,19 +68,20 @@ class Routing:
         self.history = tuple(history)
         self.router = router
         self.route: IntentRoute | None = None
+        self._pending: asyncio.Future[IntentRoute] | None = None
+        self._references: dict[str, Entity] = {}
 
     async def __call__(
         self, question: str, store: Store, scope: str, *, nlp: Any | None = None
     ) -> QueryAnalysis:
-        """The base analysis, with the question's references resolved; sets ``route``."""
-        routed = (
-            self.router.route(question, self.history, store, scope)
-            if self.router is not None
-            else _no_route()
-        )
-        analysis, model_route, turns = await asyncio.gather(
+        """The base analysis, with the question's references resolved."""
+        if self.router is not None:
+            self._pending = asyncio.ensure_future(
+                self.router.route(question, self.history, store, scope)
+            )
+            self._pending.add_done_callback(_retrieved)
+        analysis, turns = await asyncio.gather(
             self.base(question, store, scope, nlp=nlp),
-            routed,
             turn_entities(self.history, store, scope),
         )
         ids = list(dict.fromkeys(analysis.matched.values()))
@@ -89,13 +91,28 @@ class Routing:
             if entity.name not in analysis.matched:
                 analysis.candidates.append(entity.name)
                 analysis.matched[entity.name] = entity.id
-        entities = [*named, *references.values()]
-        route = model_route or rule_route(question, entities)
-        if model_route is not None and model_route.source == "llm":
-            _add_entities(route, references.values())
-        route.references = {w: e.name for w, e in references.items()}
-        self.route = route
+        self._references = references
+        if self._pending is None:
+            self.route = rule_route(question, [*named, *references.values()])
+            self.route.references = {w: e.name for w, e in references.items()}
         return analysis
+
+    async def settle(self) -> IntentRoute:
+        """The question's route: the model's once it has answered, else the rules'."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            route = await pending
+            if route.source == "llm":
+                _add_entities(route, self._references.values())
+            route.references = {w: e.name for w, e in self._references.items()}
+            self.route = route
+        return self.route or IntentRoute()
+
+
+def _retrieved(future: asyncio.Future[IntentRoute]) -> None:
+    """Mark a failure as seen when the route is never awaited (the retrieval failed first)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _add_entities(route: IntentRoute, entities: Sequence[Entity] | Any) -> None:
