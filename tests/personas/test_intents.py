@@ -37,6 +37,7 @@ WATCH = _entity("pocket watch", "Product")
         ("Who were Rose Albright's friends?", [ROSE_E], "relational"),
         ("What was Dad's life like in the 1970s?", [], "temporal"),
         ("What happened in 1985?", [], "temporal"),
+        ("What did Rose Albright do between 1968 and 1970?", [ROSE_E], "temporal"),
         ("What did she do during the war years?", [], "temporal"),
         ("What are some stories about the lake house?", [], "spatial"),
         ("What happened at Lake Winnecook?", [LAKE], "spatial"),

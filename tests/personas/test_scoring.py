@@ -187,11 +187,16 @@ async def test_combined_scores_and_linked_scopes(built: Built, tmp_path: Path) -
         assert passage.score == pytest.approx(expected)
     scores = [p.score for p in [*result.passages, *result.reserve]]
     assert scores == sorted(scores, reverse=True)
-    linked = report.sources[ids["linked"]]
+    assert ids["linked"] not in report.sources  # only a cross_legacy question reads links
+    others = "What do others remember about Ann Avery?"
+    shared = await _asked(path, "family", others, [LINKED])
+    assert shared.persona is not None and shared.persona.route.intent == "cross_legacy"
+    linked = shared.persona.sources[ids["linked"]]
     assert linked.category == "graph" and linked.shared_via == LINKED
+    assert linked.graph_score is not None and linked.graph_score > 0.2  # names Ann: + 0.2
     assert "shared via: cole" in linked.marker()
-    assert report.linked_scopes == [LINKED]
-    closed = await _asked(path, "colleague", "Who was Ann Avery married to?", [LINKED])
+    assert shared.persona.linked_scopes == [LINKED]
+    closed = await _asked(path, "colleague", others, [LINKED])
     assert closed.persona is not None and ids["linked"] not in closed.persona.sources
     assert closed.persona.linked_scopes == []
 
@@ -220,7 +225,7 @@ async def test_with_the_graph_layer_off_no_graph_is_walked(built: Built, tmp_pat
     graph = AsyncGraph(SqliteStore(tmp_path / "built.db"), embedder=EMBED, settings=settings)
     try:
         result = await graph.retrieve(
-            "Who was Ann Avery married to?", persona="family", linked_scopes=[LINKED]
+            "What do others remember about Ann Avery?", persona="family", linked_scopes=[LINKED]
         )
     finally:
         await graph.close()

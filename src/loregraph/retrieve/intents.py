@@ -5,12 +5,12 @@ Intents: ``relational`` (relationships between people), ``temporal`` (a time per
 sequence), ``spatial`` (a place), ``entity_focused`` (a specific thing or event),
 ``general`` (open-ended) and ``cross_legacy`` (what others remember, other collections).
 :func:`rule_route` decides offline, in this order: words asking for others' memories →
-cross_legacy; words of a relationship, or two people named → relational; a time period
-named → temporal; a person named with a word of a relationship category ("Dad", "her
-friend") → relational; time words → temporal; a place named or place words → spatial; an
-event or thing named or event words → entity_focused; else general. The question's
-entities are sorted into categories (people, places, time periods, events, objects) by
-their entity type.
+cross_legacy; words of a relationship ("relationship", "get along"), or two people named
+→ relational; a time period named → temporal; a person named with a word of a
+relationship category ("Dad", "her friend") → relational; time words → temporal; a place
+named or place words → spatial; an event or thing named or event words → entity_focused;
+else general. The question's entities are sorted into categories (people, places, time
+periods, events, objects) by their entity type.
 
 :func:`resolve_references` reads the last turns (oldest first) for the entities they name:
 a personal pronoun of the question stands for the person named last, "there" or "that
@@ -61,7 +61,7 @@ _CROSS = re.compile(
     re.IGNORECASE,
 )
 _RELATIONAL = re.compile(
-    r"\b(relationships?|relations? with|between|get along|got along|each other|"
+    r"\b(relationships?|relations? with|get along|got along|each other|"
     r"how did (?:they|the two) meet|feel about|friendship|marriage)\b",
     re.IGNORECASE,
 )
@@ -124,6 +124,8 @@ class IntentRoute:
     source: str = "rules"
     reason: str | None = None
     references: dict[str, str] = field(default_factory=dict)
+    relation_words: list[str] = field(default_factory=list)
+    """Words of the question naming a relationship ("mother", "friends")."""
 
     def names(self, *categories: str) -> list[str]:
         """The entity names of these categories (all when none is given)."""
@@ -175,6 +177,14 @@ def _relation_words() -> frozenset[str]:
     return frozenset(w for c in PEOPLE_CATEGORIES for w in words[c])
 
 
+def relation_words(question: str) -> list[str]:
+    """The question's words that name a relationship between people (the relation-type
+    words of :mod:`.categories`' people categories), in order."""
+    listed = _relation_words()
+    found = (w.strip("'’").casefold() for w in re.findall(r"[\w'’]+", question))
+    return list(dict.fromkeys(w for w in found if w in listed))
+
+
 def rule_intent(question: str, entities: Mapping[str, Sequence[str]]) -> PersonaIntent:
     """The intent by the rules of the module docstring."""
     if _CROSS.search(question):
@@ -205,6 +215,7 @@ def rule_route(question: str, entities: Sequence[Entity]) -> IntentRoute:
         entities=by_category,
         entity_ids=ids,
         period=question_period(question),
+        relation_words=relation_words(question),
     )
 
 

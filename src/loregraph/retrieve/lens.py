@@ -3,12 +3,13 @@
 A :class:`PersonaLens` is given to the :class:`~loregraph.retrieve.pipeline.Retriever`.
 Its analyser (:class:`~.routing.Routing`) resolves references from the conversation turns
 and routes the question; after the passages are gathered, :meth:`PersonaLens.apply` runs
-the intent's traversal (:mod:`.traversal`), reads the linked scopes (when the persona
-includes them) and ranks every passage by its **combined score**:
+the intent's traversal (:mod:`.traversal`), reads the linked scopes (for a cross_legacy
+question, when the persona includes them) and ranks every passage by its **combined score**:
 
 * a passage found by the question's words or meaning (the primary results) scores its
-  embedding similarity (a passage found by words only: its fused score, scaled so that the
-  best fused passage scores like the best embedding hit);
+  fused score (words and meaning together) on the embedding similarity scale: scaled so
+  that the best passage scores the best similarity the vector search found (so the
+  primary results keep the preset's order);
 * a passage found by the graph scores its graph relevance (:func:`~.traversal.graph_relevance`);
 * a passage found by both scores ``max(both) + 0.15``.
 
@@ -79,10 +80,13 @@ def recent_span(years: Iterable[Years | None]) -> Years | None:
     return None if newest is None else (newest - RECENT_YEARS, newest)
 
 
-def in_range(years: Years | None, span: Years | None) -> bool:
-    """Whether a passage's years meet the range (undated passages always do)."""
-    if span is None or years is None:
+def in_range(years: Years | None, span: Years | None, strict: bool = False) -> bool:
+    """Whether a passage's years meet the range (undated passages do unless ``strict``:
+    a question naming a period wants passages of that period)."""
+    if span is None:
         return True
+    if years is None:
+        return not strict
     return years[0] <= span[1] and years[1] >= span[0]
 
 
@@ -146,12 +150,16 @@ class PersonaLens:
                 index, _ = await self.graph_cache.get(store, scope)
             walked = await traverse(store, scope, index, route, persona, subject)
         hits = dict(walked.hits)
-        linked = self.linked_scopes if persona.include_cross_legacy else ()
+        reads_linked = persona.include_cross_legacy and route.intent == "cross_legacy"
+        linked = self.linked_scopes if reads_linked else ()
         for hit in await linked_hits(store, linked, vector, route, persona.max_graph_results):
             if hit.chunk_id not in hits or hit.score > hits[hit.chunk_id].score:
                 hits[hit.chunk_id] = hit
         span = await self._span(store, route, persona, subject)
-        ranked, sources = await _merge(store, scope, got.ranked, found, hits, span, persona, kind)
+        strict = route.intent == "temporal" and route.period is not None
+        ranked, sources = await _merge(
+            store, scope, got.ranked, found, hits, (span, strict), persona, kind
+        )
         self.report = PersonaReport(
             persona=persona.name,
             system_prompt=persona.system_prompt,
@@ -200,11 +208,12 @@ class PersonaLens:
 
 
 def _primary_scores(ranked: Sequence[Passage], found: Found) -> dict[str, float]:
-    """Each primary passage's embedding similarity (words only: its scaled fused score)."""
-    vectors = found.vector_scores
-    top_vector = max(vectors.values(), default=1.0)
+    """Each primary passage's score on the embedding similarity scale: its fused score
+    (words and meaning together) scaled so that the best passage scores the best
+    similarity the vector search found. The primary results keep the preset's order."""
+    top_vector = max(found.vector_scores.values(), default=1.0)
     top_fused = max((p.score for p in ranked), default=0.0) or 1.0
-    return {p.chunk_id: vectors.get(p.chunk_id, top_vector * p.score / top_fused) for p in ranked}
+    return {p.chunk_id: top_vector * p.score / top_fused for p in ranked}
 
 
 async def _merge(
@@ -213,11 +222,13 @@ async def _merge(
     ranked: Sequence[Passage],
     found: Found,
     hits: dict[str, GraphHit],
-    span: Years | None,
+    time: tuple[Years | None, bool],
     persona: Persona,
     kind: DocKind | None = None,
 ) -> tuple[list[Passage], dict[str, PassageSource]]:
-    """Primary and graph passages with their combined scores, best first, and sources."""
+    """Primary and graph passages with their combined scores, best first, and sources;
+    ``time`` is the range graph-found passages must meet and whether undated ones fail."""
+    span, strict = time
     primary = _primary_scores(ranked, found)
     extra_ids = sorted((c for c in hits if c not in primary), key=lambda c: (-hits[c].score, c))
     extra = await load_passages(store, [Fused(c, hits[c].score, {"graph": 1}) for c in extra_ids])
@@ -230,10 +241,10 @@ async def _merge(
     kept_extra = [
         p
         for p in extra
-        if in_range(years[p.chunk_id], span)
+        if in_range(years[p.chunk_id], span, strict)
         and (kind is None or _kind(documents.get(p.document_id)) == kind)
     ]
-    in_time = {p.chunk_id for p in ranked if in_range(years[p.chunk_id], span)}
+    in_time = {p.chunk_id for p in ranked if in_range(years[p.chunk_id], span, strict)}
     out: list[Passage] = []
     sources: dict[str, PassageSource] = {}
     for passage in ranked:

@@ -28,6 +28,7 @@ from loregraph.retrieve.intents import (
     IntentRoute,
     PersonaIntent,
     question_period,
+    relation_words,
 )
 from loregraph.store.base import Store
 
@@ -129,6 +130,7 @@ class LLMIntentAnalyzer(LLMStage):
             period=question_period(f"{question} {periods}"),
             confidence=reply.confidence,
             source="llm",
+            relation_words=relation_words(question),
         )
 
     async def _ask(self, question: str, history: Sequence[str]) -> _Reply | str:

@@ -2,8 +2,7 @@
 
 Every traversal walks the graph from start entities, at most ``persona.max_hops`` hops (one
 store call per hop), keeping at each hop the ``max_graph_results`` best entities of the
-types its intent wants; the passages mentioning a reached entity (and the evidence of the
-relation that reached it) are the graph's hits. A hit scores the **graph relevance**::
+types its intent wants. A hit (a passage the graph found) scores the **graph relevance**::
 
     hop_factor(hop) × relationship_weight + 0.2 when the walk started at a question entity
 
@@ -11,20 +10,24 @@ with ``hop_factor`` 1.0 for one hop (and for the start entity itself) and 0.6 fo
 the persona's weight of the relationship category (:mod:`.categories`) of the weakest
 relation on the way. By intent:
 
-* ``relational``: people reached from the people named (else the scope's subject), and
-  the evidence of the relations between the people named (one hop each);
-* ``temporal``: events, places, times and people around the entities named (else the
-  subject), with the time entities of the period asked about; the passages are kept to that
-  period by the caller;
-* ``spatial``: the stories at the places named (the places themselves and who or what is
-  linked to them);
-* ``entity_focused``: the stories about the events or things named, and their neighbours;
-* ``general``: the one-hop neighbourhood of the subject (the person named, else the scope's
-  most mentioned person);
+* ``relational``: from the person named (else the scope's subject), the people reached
+  (the first hop only along relations whose type has a relationship word of the question,
+  "mother" → ``IS_MOTHER_OF``, when some has): their passages and the evidence of the
+  relations crossed. With two or more people named, only what joins them: the evidence of
+  the relations between them and the passages naming two of them;
+* ``temporal``: the passages of the entities named (else of the subject) and of the events,
+  places, times and people around them, with the time entities of the period asked about;
+  the caller keeps them to that period;
+* ``spatial``: the stories at the places named and the evidence of what is linked to them;
+* ``entity_focused``: the stories about the events or things named, and the evidence of
+  their relations;
+* ``general``: the one-hop neighbourhood of the subject (the person named, whose own
+  stories count too, else the scope's most mentioned person);
 * ``cross_legacy``: no walk here: the linked scopes are searched (:func:`linked_hits`).
 
-The scope's *subject* is its most mentioned person: the person a collection of stories is
-about.
+A start entity gives up to ``max_graph_results`` of its passages, a reached one
+:data:`PASSAGES_PER_ENTITY` (most mentions first). The scope's *subject* is its most
+mentioned person: the person a collection of stories is about.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from loregraph.models import Entity, Relation, Vector
-from loregraph.retrieve.categories import category_of
+from loregraph.retrieve.categories import OTHER, category_of
 from loregraph.retrieve.graphindex import GraphIndex
 from loregraph.retrieve.intents import IntentRoute, question_period
 from loregraph.retrieve.personas import Persona
@@ -132,15 +135,25 @@ async def scope_subject(store: Store, scope: str) -> Entity | None:
     return people[0] if people else None
 
 
+def naming(relations: Sequence[Relation], words: Sequence[str]) -> list[Relation]:
+    """The relations whose type has one of ``words`` ("mother" → ``IS_MOTHER_OF``); all of
+    them when none has (or no word is given)."""
+    wanted = set(words)
+    named = [r for r in relations if wanted & set(r.type.casefold().split("_"))]
+    return named or list(relations)
+
+
 async def walk(
     store: Store,
     starts: Sequence[Reach],
     persona: Persona,
     wanted: frozenset[str] | None,
     hops: int,
+    words: Sequence[str] = (),
 ) -> tuple[dict[str, Reach], list[Relation]]:
     """Breadth-first from ``starts``: the entities reached (best reach each, the starts
-    included) and the relations crossed."""
+    included) and the relations crossed. The first hop follows only the relations whose
+    type has one of ``words`` when some have (:func:`naming`)."""
     reached = {r.entity.id: r for r in starts}
     frontier = list(reached)
     crossed: list[Relation] = []
@@ -148,6 +161,8 @@ async def walk(
         if not frontier:
             break
         relations = await store.relations_touching(frontier)
+        if hop == 1:
+            relations = naming(relations, words)
         best: dict[str, Reach] = {}
         for relation in relations:
             if hop == 1 and relation.source_id in reached and relation.target_id in reached:
@@ -224,34 +239,97 @@ async def traverse(
     if wanted is not None and not wanted:
         return out
     starts = await _starts(store, scope, route, subject)
-    hops = 1 if route.intent == "general" else persona.max_hops
-    reached, crossed = await walk(store, starts, persona, wanted, hops)
+    people = [s for s in starts if s.from_question and s.entity.type == PERSON]
+    pair = route.intent == "relational" and len(people) >= 2
+    hops = 1 if route.intent == "general" or pair else persona.max_hops
+    words = route.relation_words if route.intent == "relational" else ()
+    reached, crossed = await walk(store, starts, persona, wanted, hops, words)
     out.reached, out.relations = reached, crossed
-    direct = route.intent not in ("general", "relational")
-    shown = [r for r in reached.values() if r.hop > 0 or (direct and r.from_question)]
-    rows = index.mentions_of([r.entity.id for r in shown])
-    per_entity: dict[str, list[tuple[int, str]]] = {}
-    for entity_id, chunk_id, count in rows:
-        per_entity.setdefault(entity_id, []).append((-count, chunk_id))
-    for reach in shown:
-        for _, chunk_id in sorted(per_entity.get(reach.entity.id, []))[:PASSAGES_PER_ENTITY]:
-            out.add(GraphHit(chunk_id, reach.score, _how(route.intent, reach), scope))
+    own = [r for r in reached.values() if r.hop == 0 and _reads_own(route.intent, r)]
+    _mention_hits(out, index, own, persona.max_graph_results, route.intent, scope)
+    if not pair and route.intent in NEIGHBOUR_STORIES:
+        near = [r for r in reached.values() if r.hop > 0]
+        _mention_hits(out, index, near, PASSAGES_PER_ENTITY, route.intent, scope)
     evidence = await store.get_relations([r.id for r in crossed])
     by_id = {r.id: r for r in evidence}
-    for reach in shown:
-        relation = by_id.get(reach.relation.id) if reach.relation is not None else None
-        for item in relation.evidence if relation is not None else ():
-            out.add(GraphHit(item.chunk_id, reach.score, _how(route.intent, reach), scope))
+    if not pair:
+        for reach in reached.values():
+            relation = by_id.get(reach.relation.id) if reach.relation is not None else None
+            for item in relation.evidence if relation is not None else ():
+                out.add(GraphHit(item.chunk_id, reach.score, _how(route.intent, reach), scope))
     for relation in evidence:
-        start = reached.get(relation.source_id)
-        end = reached.get(relation.target_id)
+        start, end = reached.get(relation.source_id), reached.get(relation.target_id)
         if start is None or end is None or start.hop or end.hop:
             continue
         weight = persona.weight(category_of(relation.type))
         link = Reach(end.entity, 1, weight, start.from_question and end.from_question, relation)
         for item in relation.evidence:
             out.add(GraphHit(item.chunk_id, link.score, _how(route.intent, link), scope))
+    if pair:
+        _together(out, index, people, persona, route.intent, scope)
     return out
+
+
+NEIGHBOUR_STORIES = frozenset(("relational", "temporal", "general"))
+"""The intents whose hits include the stories of the entities reached (the others read
+the stories of what the question names, and the evidence of its relations)."""
+
+
+def _reads_own(intent: str, reach: Reach) -> bool:
+    """Whether the stories of a start entity are hits: a temporal question reads the
+    subject's stories of the period; a place, a thing or a person named is read itself."""
+    if intent == "temporal":
+        return True
+    return intent != "relational" and reach.from_question
+
+
+def _mention_hits(
+    out: Traversal,
+    index: GraphIndex,
+    reaches: Sequence[Reach],
+    per_entity: int,
+    intent: str,
+    scope: str,
+) -> None:
+    """The passages mentioning each entity (most mentions first) as hits."""
+    chunks: dict[str, list[tuple[int, str]]] = {}
+    for entity_id, chunk_id, count in index.mentions_of([r.entity.id for r in reaches]):
+        chunks.setdefault(entity_id, []).append((-count, chunk_id))
+    for reach in reaches:
+        for _, chunk_id in sorted(chunks.get(reach.entity.id, []))[:per_entity]:
+            out.add(GraphHit(chunk_id, reach.score, _how(intent, reach), scope))
+
+
+def _together(
+    out: Traversal,
+    index: GraphIndex,
+    people: Sequence[Reach],
+    persona: Persona,
+    intent: str,
+    scope: str,
+) -> None:
+    """The passages naming two or more of the people a question names, scored as one hop
+    by their strongest relation (the persona's ``other`` weight when they have none)."""
+    ids = {p.entity.id for p in people}
+    named: dict[str, set[str]] = {}
+    for entity_id, chunk_id, _ in index.mentions_of(list(ids)):
+        named.setdefault(chunk_id, set()).add(entity_id)
+    weights = [
+        persona.weight(category_of(r.type))
+        for r in out.relations
+        if r.source_id in ids and r.target_id in ids
+    ]
+    weight = max(weights, default=persona.weight(OTHER))
+    names = " and ".join(p.entity.name for p in people[:2])
+    for chunk_id, who in named.items():
+        if len(who) >= 2:
+            hit = GraphHit(
+                chunk_id,
+                graph_relevance(1, weight, True),
+                f"{intent} traversal ({names} together)",
+                scope,
+            )
+            out.add(hit)
 
 
 async def linked_hits(
