@@ -258,3 +258,27 @@ async def test_career_keeps_the_years_of_the_subjects_work(built: Built, tmp_pat
     sources = result.persona.sources
     assert sources[ids["work"]].graph_score is not None  # 1972
     assert ids["lake"] not in sources or sources[ids["lake"]].graph_score is None  # 1985
+
+
+async def test_relation_words_choose_the_first_hop(built: Built) -> None:
+    store, ids = built
+    ann = (await store.find_entities_by_key(SCOPE, ["ann avery"]))["ann avery"]
+    route = IntentRoute(
+        "relational", {"people": ["Ann Avery"]}, {"Ann Avery": ann.id}, relation_words=["works"]
+    )
+    walked = await _traverse(store, route, persona("biographer"))
+    assert {r.entity.name for r in walked.reached.values() if r.hop == 1} == {"Cal Cole"}
+    assert ids["work"] in walked.hits and ids["wedding"] not in walked.hits
+    route.relation_words = ["cousin"]  # no relation of Ann's says it: every one is followed
+    walked = await _traverse(store, route, persona("biographer"))
+    assert {"Ben Avery", "Cal Cole"} <= {r.entity.name for r in walked.reached.values()}
+
+
+async def test_two_people_named_read_what_joins_them(built: Built) -> None:
+    store, ids = built
+    found = await store.find_entities_by_key(SCOPE, ["ann avery", "ben avery"])
+    people = {"Ann Avery": found["ann avery"].id, "Ben Avery": found["ben avery"].id}
+    route = IntentRoute("relational", {"people": list(people)}, people)
+    walked = await _traverse(store, route, persona("family"))
+    assert set(walked.hits) == {ids["wedding"]}  # not Ben's friends, not Ann's work
+    assert walked.hits[ids["wedding"]].score == pytest.approx(1.2)
