@@ -11,11 +11,10 @@ import asyncio
 import contextvars
 import functools
 from collections.abc import Awaitable, Callable, Coroutine
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Unpack, cast
 
-from loregraph.engine.questions import Only
+from loregraph.engine.questions import Asking
 from loregraph.graph import AsyncGraph, EngineOptions, open_store
 from loregraph.store.base import Store
 from loregraph.streaming import BlockingStreamedAnswer
@@ -89,25 +88,8 @@ class Graph:
     llm: _CoreAttribute[LLMClient | None] = _CoreAttribute()
     usage: _CoreAttribute[UsageTracker | None] = _CoreAttribute()
 
-    def ask_stream(
-        self,
-        question: str,
-        *,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-        only: Only | None = None,
-        conversation: str | None = None,
-    ) -> BlockingStreamedAnswer:
-        stream = self.aio.ask_stream(
-            question,
-            preset=preset,
-            scope=scope,
-            as_of=as_of,
-            only=only,
-            conversation=conversation,
-        )
-        return BlockingStreamedAnswer(self, stream)
+    def ask_stream(self, question: str, **asking: Unpack[Asking]) -> BlockingStreamedAnswer:
+        return BlockingStreamedAnswer(self, self.aio.ask_stream(question, **asking))
 
     ask_stream.__doc__ = (AsyncGraph.ask_stream.__doc__ or "").replace(
         "async for piece in graph.ask_stream(q)", "for piece in graph.ask_stream(q)"
@@ -121,6 +103,7 @@ class Graph:
     retrieve = _blocking(AsyncGraph.retrieve)
     context = _blocking(AsyncGraph.context)
     ask = _blocking(AsyncGraph.ask)
+    personas = _blocking(AsyncGraph.personas)
     search = _blocking(AsyncGraph.search)
     entities = _blocking(AsyncGraph.entities)
     find_entity = _blocking(AsyncGraph.find_entity)

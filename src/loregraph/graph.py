@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
@@ -20,7 +19,7 @@ from loregraph.engine.merges import MergeMethods
 from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.passages import PassageMethods
 from loregraph.engine.queries import GraphQueries
-from loregraph.engine.questions import ContextFormat, Only, QuestionMethods
+from loregraph.engine.questions import Asking, ContextFormat, QuestionMethods
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
 from loregraph.engine.views import EntityView, SearchHit
@@ -267,33 +266,16 @@ class AsyncGraph(
         return report
 
     # ------------------------------------------------------------------ query
-    def ask_stream(
-        self,
-        question: str,
-        *,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-        only: Only | None = None,
-        conversation: str | None = None,
-    ) -> StreamedAnswer:
-        """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``.
+    def ask_stream(self, question: str, **asking: Unpack[Asking]) -> StreamedAnswer:
+        """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``;
+        ``asking`` holds the options of :meth:`retrieve`.
 
         The pieces joined are the answer's text (with an LLM: the model's reply, then its
         ``Sources``); ``.answer`` holds the :class:`Answer` with citations once the stream
         is exhausted. With no LLM configured the extractive answer comes as one piece.
         """
         return StreamedAnswer(
-            question,
-            lambda: self.retrieve(
-                question,
-                preset=preset,
-                scope=scope,
-                as_of=as_of,
-                only=only,
-                conversation=conversation,
-            ),
-            self.parts.answerer(),
+            question, lambda: self.retrieve(question, **asking), self.parts.answerer()
         )
 
     # ------------------------------------------------------------------ browse

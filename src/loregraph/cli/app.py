@@ -24,6 +24,7 @@ from loregraph.cli import (
     memory,
     merges,
     patterns,
+    personas,
     query,
     serve,
 )
@@ -117,6 +118,7 @@ for _command in (
     *ingest.COMMANDS,
     *memory.COMMANDS,
     *query.COMMANDS,
+    *personas.COMMANDS,
     *browse.COMMANDS,
     *patterns.COMMANDS,
     *merges.COMMANDS,

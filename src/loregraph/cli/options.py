@@ -70,6 +70,25 @@ only_option = click.option(
 """``--only memories|documents`` (parameter ``only``): retrieval kept to one kind of source."""
 
 
+persona_options = _all(
+    click.option(
+        "--persona",
+        default=None,
+        metavar="NAME",
+        help="Ask through a persona (see `loregraph personas`), or a persona file's path.",
+    ),
+    click.option(
+        "--turn",
+        "turns",
+        multiple=True,
+        metavar="TEXT",
+        help="An earlier turn of the conversation, oldest first (repeat): 'her' or 'that "
+        "place' in the question stands for what they named last.",
+    ),
+)
+"""``--persona NAME`` and ``--turn TEXT`` (repeatable; parameter ``turns``)."""
+
+
 def limit_option(default: int, short: str, help: str) -> Callable[[F], F]:
     """``--limit``/``short``: how many results, at least 1."""
     return click.option(

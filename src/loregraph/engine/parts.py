@@ -24,6 +24,7 @@ from loregraph.ingest.resolve import Confirm
 from loregraph.ingest.supersede import Contradict
 from loregraph.retrieve.pipeline import Analyzer
 from loregraph.retrieve.resilience import GraphGuard
+from loregraph.retrieve.routing import IntentRouter
 from loregraph.settings import Settings
 
 if TYPE_CHECKING:
@@ -185,6 +186,23 @@ class Parts:
         if "analyzer" not in self._stages:
             self._stages["analyzer"] = self._build_analyzer()
         return cast("Analyzer | None", self._stages["analyzer"])
+
+    def intent_router(self) -> IntentRouter | None:
+        """The model's persona intent analysis (when a model analyses questions), or
+        ``None`` (the rules); built once."""
+        if "intent" not in self._stages:
+            router = None
+            if self.llm is not None and self.settings.llm.query_analysis:
+                from loregraph.retrieve.llm_intent import LLMIntentAnalyzer
+
+                router = LLMIntentAnalyzer(
+                    self.llm,
+                    prompts=self.prompts,
+                    timeout=self.settings.llm.query_timeout,
+                    structured=self._structured,
+                )
+            self._stages["intent"] = router
+        return cast("IntentRouter | None", self._stages["intent"])
 
     def answerer(self) -> Answerer:
         """A model writing cited answers, else the extractive answerer; built once."""

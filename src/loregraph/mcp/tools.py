@@ -42,6 +42,21 @@ OnlyArg = Annotated[
     Field(description="Look only in the agent's memories, or only in the documents."),
 ]
 
+PersonaArg = Annotated[
+    str | None,
+    Field(
+        description="Ask through a persona: biographer, friend, colleague, family (or one "
+        "of the server's persona directory); omit for none."
+    ),
+]
+HistoryArg = Annotated[
+    list[str] | None,
+    Field(
+        description="The conversation's earlier turns, oldest first, so that 'her' or "
+        "'that place' in the question can be resolved."
+    ),
+]
+
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
@@ -78,6 +93,12 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
     :func:`add_memories_tool`."""
     add_graph_tools(server, graph)
     add_memories_tool(server, graph)
+    add_search_tool(server, graph)
+    add_question_tools(server, graph)
+
+
+def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
+    """``search``."""
 
     @server.tool(
         annotations=READ,
@@ -101,6 +122,10 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         found = await graph.search(query, kind=what, limit=limit)
         return {"hits": [h.to_dict() for h in found]}
 
+
+def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
+    """``ask`` and ``context`` (each through a persona, with conversation turns)."""
+
     @server.tool(
         annotations=READ,
         description="Answer a question from the documents and memories, with numbered "
@@ -115,8 +140,17 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         ] = None,
         as_of: AsOf = None,
         only: OnlyArg = None,
+        persona: PersonaArg = None,
+        history: HistoryArg = None,
     ) -> Result:
-        answer = await graph.ask(question, preset=preset, as_of=as_time(as_of), only=only)
+        answer = await graph.ask(
+            question,
+            preset=preset,
+            as_of=as_time(as_of),
+            only=only,
+            persona=persona,
+            history=history or (),
+        )
         return answer.to_dict()
 
     @server.tool(
@@ -136,9 +170,17 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         ] = "markdown",
         as_of: AsOf = None,
         only: OnlyArg = None,
+        persona: PersonaArg = None,
+        history: HistoryArg = None,
     ) -> Result:
         text = await graph.context(
-            question, format=format, budget=budget, as_of=as_time(as_of), only=only
+            question,
+            format=format,
+            budget=budget,
+            as_of=as_time(as_of),
+            only=only,
+            persona=persona,
+            history=history or (),
         )
         return {"context": text}
 

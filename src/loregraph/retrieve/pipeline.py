@@ -34,6 +34,7 @@ from loregraph.retrieve.deadline import within_limit
 from loregraph.retrieve.expander import expander_for
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.retrieve.kinds import entities_of_kind, relations_of_kind
+from loregraph.retrieve.lens import PersonaLens
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.resilience import GraphGuard, GuardedRun, begin, seeds_alone
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
@@ -76,6 +77,8 @@ class Retriever:
     relevance threshold (:mod:`loregraph.retrieve.relevance`; 0 treats every non-empty
     result as relevant). ``guard`` (the engine's) sets time limits, the graph circuit
     breaker and the graph caches; without one every stage runs unlimited.
+    ``lens`` asks through a persona, with conversation turns
+    (:mod:`loregraph.retrieve.lens`).
     """
 
     def __init__(
@@ -89,11 +92,15 @@ class Retriever:
         analyzer: Analyzer | None = None,
         min_coverage: float = MIN_COVERAGE,
         guard: GraphGuard | None = None,
+        lens: PersonaLens | None = None,
     ) -> None:
         self.guard = guard
         self.store = store
         self.min_coverage = min_coverage
         self.analyzer: Analyzer = analyzer or analyze_query
+        self.lens = lens
+        if lens is not None:
+            self.analyzer = lens.analyzer(self.analyzer)
         self.embedder = embedder
         self.settings = settings or PRESETS["hybrid"]
         self.nlp = nlp
@@ -218,6 +225,10 @@ class Retriever:
         got = await gather.gather(
             store, cfg, analysis, ready.index, found, expanded, trace, kind=kind
         )
+        if self.lens is not None:
+            got = await self.lens.apply(
+                store, scope, cfg, ready.vector, ready.index, found, got, trace, kind
+            )
         watch = Stopwatch()
         seen = await at_time(
             store,
@@ -249,4 +260,5 @@ class Retriever:
             relevant=relevance.relevant,
             reserve=got.ranked[len(got.passages) :],
             focus=Focus.of(found.terms, found.counts, question),
+            persona=self.lens.report if self.lens is not None else None,
         )

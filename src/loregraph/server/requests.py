@@ -105,6 +105,19 @@ class AskRequest(Body):
         description="The conversation the question belongs to: the names its questions "
         "resolved are remembered for the next ones (until the graph changes).",
     )
+    persona: str | None = Field(
+        None,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+        description="Ask through a persona (biographer, friend, colleague, family, or one "
+        "of the server's persona directory).",
+    )
+    history: list[Annotated[str, Field(max_length=10_000)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description="The conversation's earlier turns, oldest first: 'her' or 'that place' "
+        "in the question stands for what they named last.",
+    )
 
 
 class ContextRequest(AskRequest):

@@ -196,7 +196,8 @@ class Settings:
     default, provider ``none``, keeps everything offline. ``graph_augmentation=False``
     switches the graph layer off for every question, whatever the preset
     (:meth:`RetrievalSettings.without_graph`); ``resilience`` sets how it degrades
-    (stage time limits, the graph circuit breaker, its caches).
+    (stage time limits, the graph circuit breaker, its caches). ``personas_dir`` is a
+    directory of persona files (``*.yaml``) added to the packaged personas.
     """
 
     scope: str = "default"
@@ -207,6 +208,7 @@ class Settings:
     llm: LLMSettings = field(default_factory=LLMSettings)
     graph_augmentation: bool = True
     resilience: ResilienceSettings = field(default_factory=ResilienceSettings)
+    personas_dir: str | None = None
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed."""
@@ -233,4 +235,5 @@ class Settings:
             llm=LLMSettings(**{**values.get("llm", {}), **(llm or {})}),
             graph_augmentation=top.get("graph_augmentation", True),
             resilience=ResilienceSettings(**values.get("resilience", {})),
+            personas_dir=top.get("personas_dir"),
         )

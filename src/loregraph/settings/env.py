@@ -81,6 +81,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("", "scope", "LOREGRAPH_SCOPE"),
     Variable("", "preset", "LOREGRAPH_PRESET"),
     Variable("", "graph_augmentation", "LOREGRAPH_GRAPH_AUGMENTATION", read=_flag),
+    Variable("", "personas_dir", "LOREGRAPH_PERSONAS_DIR"),
     Variable("chunk", "size", "LOREGRAPH_CHUNK_SIZE", "KG_CHUNK_SIZE", int),
     Variable("chunk", "overlap", "LOREGRAPH_CHUNK_OVERLAP", "KG_CHUNK_OVERLAP", int),
     Variable("chunk", "mega_batch_chars", "LOREGRAPH_MEGA_BATCH_CHARS", "KG_MEGA_BATCH_CHARS", int),
