@@ -126,6 +126,7 @@ def _document(rng: random.Random, scope: str, i: int, order: int) -> DocumentBun
             b,
             chunk=chunk,
             sentence=f"{a.name} and {b.name} in {book.doc_id}",
+            fact=f"{a.name} and {b.name} in {book.doc_id}",
             confidence=round(0.4 + rng.random() / 2, 3),
             evidence=rng.randint(1, 2),
         )

@@ -11,8 +11,9 @@ only an unreadable document gave never shows.
 
 A relation is visible when a readable document supports it. Its evidence is the readable
 evidence, its weight the number of readable evidence rows, its confidence the highest among
-them. An end set by an unreadable document (``invalidated_by``) does not show: to the reader
-the relation is still open.
+them; its fact (the sentence that first stated it) is a readable evidence sentence. An end
+set by an unreadable document (``invalidated_by``) does not show: to the reader the relation
+is still open.
 """
 
 from __future__ import annotations
@@ -85,8 +86,11 @@ def visible_relation(
         if relation.evidence
         else []
     )
+    sentences = [source.evidence.sentence for source in seen if source.evidence.sentence]
+    fact = relation.fact if relation.fact in sentences else (sentences[0] if sentences else "")
     shown = replace(
         relation,
+        fact=fact if relation.fact else relation.fact,
         weight=float(len(seen)),
         confidence=max(source.confidence for source in seen),
         evidence=evidence,
