@@ -137,6 +137,8 @@ class Graph:
     rename = _blocking(AsyncGraph.rename)
     retype = _blocking(AsyncGraph.retype)
     audit = _blocking(AsyncGraph.audit)
+    backfill = _blocking(AsyncGraph.backfill)
+    suggest = _blocking(AsyncGraph.suggest)
 
 
 def open(

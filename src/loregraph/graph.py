@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
 from loregraph.embed.base import Embedder
+from loregraph.engine.backfill import BackfillMethods
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document
 from loregraph.engine.merges import MergeMethods
@@ -21,6 +22,7 @@ from loregraph.engine.queries import GraphQueries
 from loregraph.engine.questions import ContextFormat, Only, QuestionMethods
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
+from loregraph.engine.suggest import SuggestMethods
 from loregraph.engine.views import EntityView, SearchHit
 from loregraph.errors import EmptyStoreError
 from loregraph.ingest.extract.base import Extractor
@@ -71,6 +73,8 @@ class AsyncGraph(
     KeyMethods,
     PassageMethods,
     MergeMethods,
+    BackfillMethods,
+    SuggestMethods,
 ):
     """The loregraph engine (async). Pass backends and providers in as objects.
 

@@ -65,6 +65,9 @@ share one NLP and embedding pass, while a long document is processed, and commit
 own, so that a killed ingest keeps every document finished before the kill."""
 EMBED_STEP = 256
 """Texts per embedder call when embedding a batch (progress is reported after each call)."""
+EXTRACTED_BY = "extracted_by"
+"""The document metadata key naming the extractor that made its graph (its ``name``):
+``loregraph backfill`` processes again the documents another extractor made."""
 
 
 @dataclass(slots=True)
@@ -377,6 +380,7 @@ class IngestPipeline:
         )
         if source.external_id is not None:
             document.metadata.setdefault("id", source.external_id)
+        document.metadata[EXTRACTED_BY] = self.extractor.name
         chunks = [
             Chunk(
                 id=cid,
