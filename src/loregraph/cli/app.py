@@ -16,6 +16,7 @@ import click
 from loregraph.cli import (
     admin,
     agents,
+    backfill,
     browse,
     history,
     ingest,
@@ -25,6 +26,7 @@ from loregraph.cli import (
     patterns,
     query,
     serve,
+    suggest,
 )
 from loregraph.cli.options import (
     as_of_option,
@@ -114,5 +116,7 @@ for _command in (
     *agents.COMMANDS,
     *serve.COMMANDS,
     *keys.COMMANDS,
+    *backfill.COMMANDS,
+    *suggest.COMMANDS,
 ):
     main.add_command(_command)
