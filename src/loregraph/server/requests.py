@@ -155,5 +155,9 @@ class IngestPathsRequest(Body):
 class BackfillRequest(Body):
     """A backfill of the key's scope (both fields optional)."""
 
-    rate: float | None = Field(None, gt=0, description="At most this many documents per second.")
-    limit: int | None = Field(None, ge=1, description="At most this many documents in this run.")
+    rate: float | None = Field(
+        None, gt=0, strict=True, description="At most this many documents per second."
+    )
+    limit: int | None = Field(
+        None, ge=1, strict=True, description="At most this many documents in this run."
+    )
