@@ -3,6 +3,7 @@ resumable, rate-limited, one document's failure reported and the others done."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -263,3 +264,22 @@ def test_the_blocking_facade_backfills(path: Path) -> None:
     with loregraph.open(path, embedder=HashingEmbedder(dim=64), extractor=Renamed("x")) as g:
         report = g.backfill(limit=1)
         assert report.processed == 1 and report.to_dict()["remaining"] == 4
+
+
+@pytest.mark.skipif(
+    "visibility" not in {f.name for f in dataclasses.fields(SourceDocument)},
+    reason="documents are ingested without visibility or owner yet (being added)",
+)
+async def test_visibility_and_owner_survive_a_backfill(path: Path) -> None:
+    graph = _graph(path, Renamed("new"))
+    try:
+        doc = next(d for d in await graph.documents() if d.title == "Letters")
+        bundle = await graph.store.read_bundle(doc.id)
+        assert bundle is not None
+        bundle.document.visibility, bundle.document.owner = "personal", "mina"
+        await graph.store.write_document(bundle)
+        assert (await graph.backfill()).processed == 5
+        again = await graph.store.get_document(doc.id)
+        assert again is not None and (again.visibility, again.owner) == ("personal", "mina")
+    finally:
+        await graph.close()
