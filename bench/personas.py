@@ -78,7 +78,9 @@ class Features:
     """What the engine under test takes (found by its signatures), and what is left out."""
 
     persona: bool
-    visibility: bool
+    visibility: str
+    """How stories get their visibility and owner: ``keyword`` (of ``ingest_documents``),
+    ``field`` (of ``SourceDocument``), or ``""`` (they cannot: ingested public)."""
     link: bool
     roles: bool
     notes: list[str] = field(default_factory=list)
@@ -86,9 +88,12 @@ class Features:
     @classmethod
     def of_engine(cls) -> Features:
         """Look at the installed engine."""
+        import dataclasses
+
         from loregraph import AsyncGraph
         from loregraph.access import Role
         from loregraph.errors import InputError
+        from loregraph.ingest.types import SourceDocument
 
         def takes(method: Callable[..., Any], name: str) -> bool:
             return name in inspect.signature(method).parameters
@@ -98,9 +103,13 @@ class Features:
             roles = True
         except InputError:
             roles = False
+        fields = {f.name for f in dataclasses.fields(SourceDocument)}
+        visibility = "field" if {"visibility", "owner"} <= fields else ""
+        if takes(AsyncGraph.ingest_documents, "visibility"):
+            visibility = "keyword"
         found = cls(
             persona=takes(AsyncGraph.context, "persona"),
-            visibility=takes(AsyncGraph.ingest_documents, "visibility"),
+            visibility=visibility,
             link=hasattr(AsyncGraph, "link"),
             roles=roles,
         )
@@ -116,6 +125,7 @@ class Features:
 async def build(db: Path, corpus: dict[str, Any], features: Features, **engine: Any) -> None:
     """Ingest the corpus into a fresh SQLite store at ``db`` (``engine``: options of
     :class:`~loregraph.AsyncGraph`, e.g. an embedder), with links when the engine has them."""
+    import dataclasses
     from datetime import UTC, datetime
 
     from loregraph import AsyncGraph
@@ -134,9 +144,13 @@ async def build(db: Path, corpus: dict[str, Any], features: Features, **engine: 
             source = SourceDocument(
                 story["title"], story["text"], story["id"], metadata=meta, valid_at=when
             )
+            if features.visibility == "field":
+                marks = {"visibility": story["visibility"], "owner": story["owner"]}
+                source = dataclasses.replace(source, **marks)
             groups[(story["scope"], story["visibility"], story["owner"])].append(source)
         for (scope, visibility, owner), sources in groups.items():
-            extra = {"visibility": visibility, "owner": owner} if features.visibility else {}
+            keyword = features.visibility == "keyword"
+            extra = {"visibility": visibility, "owner": owner} if keyword else {}
             report = await graph.ingest_documents(sources, scope=scope, **extra)
             if not report.ok:
                 raise RuntimeError(f"ingest failed: {report.failed}")

@@ -209,7 +209,9 @@ class Jobs:
             problem = (
                 problem_of(exc)
                 if isinstance(exc, LoregraphError)
-                else Problem(500, "internal-error", "Ingest failed", f"{type(exc).__name__}")
+                else Problem(
+                    500, "internal-error", f"{job.kind.title()} failed", type(exc).__name__
+                )
             )
             job.status, job.error, job.finished_at = "failed", problem.detail, utcnow()
             job.emit("failed", problem.body())
