@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from loregraph.errors import InputError, LoregraphError
+from loregraph.ingest.extract.base import identity
 from loregraph.ingest.pipeline import EXTRACTED_BY, IngestPipeline
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.redo import pending_of
@@ -157,10 +158,10 @@ class Run:
 async def backfill(pipeline: IngestPipeline, scope: str, run: Run) -> BackfillReport:
     """Process again the documents of ``scope`` that ``pipeline``'s extractor did not make,
     oldest first; see the module's documentation."""
-    identity = pipeline.extractor.name
+    current = identity(pipeline.extractor)
     documents = await pipeline.store.list_documents(scope)
-    todo = [d for d in documents if d.metadata.get(EXTRACTED_BY) != identity]
-    report = BackfillReport(identity, scope, len(documents), len(documents) - len(todo))
+    todo = [d for d in documents if d.metadata.get(EXTRACTED_BY) != current]
+    report = BackfillReport(current, scope, len(documents), len(documents) - len(todo))
     if run.limit is not None:
         report.remaining = max(len(todo) - run.limit, 0)
         todo = todo[: run.limit]
