@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from loregraph import AsyncGraph
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.engine.suggest import reason_for
 from loregraph.errors import InputError, NotFoundError
+from loregraph.ingest.types import SourceDocument
 from loregraph.store.sqlite import SqliteStore
 
 TEXTS = {
@@ -67,8 +69,32 @@ async def test_limit_unknown_documents_and_nothing_shared(graph: AsyncGraph) -> 
         await graph.suggest("Cliffs", limit=0)
 
 
+async def test_a_shared_year_adds_to_a_shared_entity(tmp_path: Path) -> None:
+    stories = [
+        ("Flood", "Walter Marsh cut his hand in the flood.", 1962),
+        ("Stitches", "Walter Marsh had his hand stitched by lantern light.", 1962),
+        ("Store", "Walter Marsh opened the store on a Monday.", 1956),
+        ("Storm", "The river rose over the bridge in the storm.", 1962),
+    ]
+    graph = AsyncGraph(SqliteStore(tmp_path / "y.db"), embedder=HashingEmbedder(dim=64))
+    try:
+        await graph.ingest_documents(
+            SourceDocument(t, text, t, valid_at=datetime(y, 4, 9, tzinfo=UTC))
+            for t, text, y in stories
+        )
+        found = await graph.suggest("Flood")
+        assert [s.title for s in found] == ["Stitches", "Store"]  # a year alone: nothing
+        stitches, store = found
+        assert stitches.period == "1962" and store.period is None
+        assert stitches.reason.endswith(", in 1962") and stitches.score > store.score
+        assert stitches.to_dict()["period"] == "1962"
+    finally:
+        await graph.close()
+
+
 def test_reasons_name_the_weightiest_entities() -> None:
     assert reason_for(["Whitby"]) == "also about Whitby"
     assert reason_for(["Mina Harker", "Whitby"]) == "also about Mina Harker and Whitby"
     assert reason_for(["A", "B", "C"]) == "also about A, B and C"
     assert reason_for(["A", "B", "C", "D", "E"]) == "also about A, B, C and 2 more"
+    assert reason_for(["Walter Marsh"], "1962") == "also about Walter Marsh, in 1962"

@@ -6,8 +6,11 @@ same people, places, periods and other things, each with the entities they share
 short reason ("also about Mina Harker and Whitby"). A shared entity counts by how rare it
 is, its inverse document frequency ``log((N + 1) / df)`` over the ``N`` documents of the
 scope (``df``: the documents that mention it): two stories meeting at a lake house only
-they mention are closer than two that both name the family everyone names. Documents rank
-by the summed weight of what they share, then by how many entities they share.
+they mention are closer than two that both name the family everyone names. A document that
+shares an entity and tells of the same year (both documents' ``valid_at``) shares a period
+too, weighed the same way by how many documents tell of that year ("also about Walter
+Marsh, in 1962"); a year alone connects nothing. Documents rank by the summed weight of
+what they share, then by how many entities they share.
 
 The graph is read from the retrieval's in-memory index (one per scope, rebuilt when the
 graph changes), so a suggestion costs no graph query beyond the entities' names.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +59,8 @@ class Suggestion:
     score: float
     shared: tuple[SharedEntity, ...]
     reason: str
+    period: str | None = None
+    """The year both documents tell of, when they do."""
 
     def to_dict(self) -> dict[str, Any]:
         """The suggestion as JSON."""
@@ -64,12 +70,14 @@ class Suggestion:
             "kind": self.kind,
             "score": self.score,
             "shared": [e.to_dict() for e in self.shared],
+            "period": self.period,
             "reason": self.reason,
         }
 
 
-def reason_for(names: list[str]) -> str:
-    """ "also about A, B and C" (the first :data:`REASON_NAMES` names; the rest counted)."""
+def reason_for(names: list[str], period: str | None = None) -> str:
+    """The reason in words: "also about A, B and C" (the first :data:`REASON_NAMES` names;
+    the rest counted), and ", in 1962" with a shared period."""
     shown = names[:REASON_NAMES]
     more = len(names) - len(shown)
     if more:
@@ -78,7 +86,18 @@ def reason_for(names: list[str]) -> str:
         listed = ", ".join(shown[:-1]) + " and " + shown[-1]
     else:
         listed = shown[0] if shown else ""
-    return f"also about {listed}"
+    return f"also about {listed}" + (f", in {period}" if period else "")
+
+
+def shared_periods(documents: Sequence[Document], document: Document) -> dict[str, float]:
+    """Other document id → the weight of the year it tells of with ``document`` (by how
+    many of ``documents`` tell of that year)."""
+    if document.valid_at is None:
+        return {}
+    year = document.valid_at.year
+    same = {d.id for d in documents if d.valid_at is not None and d.valid_at.year == year}
+    weight = math.log((len(documents) + 1) / max(len(same), 1))
+    return {d: weight for d in same if d != document.id}
 
 
 def _documents_of(index: GraphIndex, entity_ids: list[str]) -> dict[str, set[str]]:
@@ -110,13 +129,18 @@ async def suggest_for(
 ) -> list[Suggestion]:
     """At most ``limit`` documents connected to ``document`` (see the module)."""
     index, _ = await cache.get(store, document.scope)
-    ranked = rank_connections(index, document.id)[:limit]
+    ranked = rank_connections(index, document.id)
+    listed = await store.list_documents(document.scope) if ranked else []
+    documents = {d.id: d for d in listed}
+    periods = shared_periods(listed, document)
+    ranked.sort(key=lambda kv: (-sum(kv[1].values()) - periods.get(kv[0], 0.0), -len(kv[1])))
+    ranked = ranked[:limit]
     wanted = sorted({e for _, weights in ranked for e in weights})
     entities = {e.id: e for e in await store.get_entities(wanted)} if wanted else {}
-    titles = {d.id: d for d in await store.list_documents(document.scope)} if ranked else {}
+    year = str(document.valid_at.year) if document.valid_at is not None else None
     out: list[Suggestion] = []
     for doc_id, weights in ranked:
-        other = titles.get(doc_id)
+        other = documents.get(doc_id)
         found = [
             SharedEntity(e, entities[e].name, entities[e].type, round(w, 4))
             for e, w in weights.items()
@@ -125,9 +149,11 @@ async def suggest_for(
         if other is None or not found:
             continue
         found.sort(key=lambda s: (-s.weight, s.name))
-        score = round(sum(s.weight for s in found), 4)
-        reason = reason_for([s.name for s in found])
-        out.append(Suggestion(doc_id, other.title, str(other.kind), score, tuple(found), reason))
+        period = year if doc_id in periods else None
+        score = round(sum(s.weight for s in found) + periods.get(doc_id, 0.0), 4)
+        reason = reason_for([s.name for s in found], period)
+        kind = str(other.kind)
+        out.append(Suggestion(doc_id, other.title, kind, score, tuple(found), reason, period))
     return out
 
 

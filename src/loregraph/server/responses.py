@@ -367,4 +367,5 @@ class SuggestionOut(Shape):
     kind: str
     score: float
     shared: list[SharedEntityOut]
+    period: str | None = Field(None, description="The year both documents tell of, if any.")
     reason: str = Field(description='In words: "also about Mina Harker and Whitby".')
