@@ -29,6 +29,7 @@ TOOLS = {
     "relations",
     "remember",
     "search",
+    "suggest",
 }
 REPORT = (
     "Ada Moreno works for Globex in Lisbon. Globex builds the Harbor ledger. "
@@ -125,6 +126,18 @@ async def test_graph_tools_and_entity_resources(graph: AsyncGraph) -> None:
         assert "loregraph://entities" in {str(r.uri) for r in listed.resources}
         read = await client.read_resource("loregraph://entity/Globex")
         assert '"Globex"' in read.contents[0].text
+
+
+async def test_suggest_offers_the_documents_sharing_people_and_places(graph: AsyncGraph) -> None:
+    await graph.ingest_text("Kenji Sato flew home from Lisbon.", title="Flight")
+    await graph.ingest_text("The ferry crossed the bay at dawn.", title="Ferry")
+    async with Client(build_server(graph)) as client:
+        found = structured(await client.call_tool("suggest", {"document": "Harbor report"}))
+        [flight] = found["suggestions"]
+        assert flight["title"] == "Flight" and flight["reason"].startswith("also about ")
+        assert {"Kenji Sato", "Lisbon"} <= {e["name"] for e in flight["shared"]}
+        unknown = await client.call_tool("suggest", {"document": "Nowhere"})
+        assert unknown.is_error and "no document 'Nowhere'" in unknown.content[0].text
 
 
 async def test_errors_are_messages_an_agent_can_act_on(graph: AsyncGraph) -> None:

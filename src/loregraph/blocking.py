@@ -137,6 +137,8 @@ class Graph:
     link = _blocking(AsyncGraph.link)
     unlink = _blocking(AsyncGraph.unlink)
     links = _blocking(AsyncGraph.links)
+    backfill = _blocking(AsyncGraph.backfill)
+    suggest = _blocking(AsyncGraph.suggest)
 
 
 def open(

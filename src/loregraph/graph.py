@@ -12,6 +12,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
 from loregraph.access import Role, require
 from loregraph.embed.base import Embedder
+from loregraph.engine.backfill import BackfillMethods
 from loregraph.engine.grants import GrantMethods
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document
@@ -22,6 +23,7 @@ from loregraph.engine.queries import GraphQueries
 from loregraph.engine.questions import Asking, ContextFormat, QuestionMethods
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
+from loregraph.engine.suggest import SuggestMethods
 from loregraph.engine.views import EntityView, SearchHit
 from loregraph.engine.visibility import check_owner, document_access, with_access
 from loregraph.errors import EmptyStoreError
@@ -75,6 +77,8 @@ class AsyncGraph(
     GrantMethods,
     PassageMethods,
     MergeMethods,
+    BackfillMethods,
+    SuggestMethods,
 ):
     """The loregraph engine (async). Pass backends and providers in as objects.
 

@@ -16,6 +16,7 @@ import click
 from loregraph.cli import (
     admin,
     agents,
+    backfill,
     browse,
     grants,
     history,
@@ -27,6 +28,7 @@ from loregraph.cli import (
     personas,
     query,
     serve,
+    suggest,
 )
 from loregraph.cli.options import (
     as_of_option,
@@ -128,5 +130,7 @@ for _command in (
     *serve.COMMANDS,
     *keys.COMMANDS,
     *grants.COMMANDS,
+    *backfill.COMMANDS,
+    *suggest.COMMANDS,
 ):
     main.add_command(_command)

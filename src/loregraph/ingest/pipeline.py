@@ -26,7 +26,7 @@ from loregraph.ingest.boilerplate import set_aside
 from loregraph.ingest.chunker import chunk_text
 from loregraph.ingest.cluster import Record
 from loregraph.ingest.decisions import MergeRules, Pins
-from loregraph.ingest.extract.base import Extractor
+from loregraph.ingest.extract.base import Extractor, identity
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.relate import as_written, build_mentions, build_relations, surface_index
 from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocument
@@ -65,6 +65,9 @@ share one NLP and embedding pass, while a long document is processed, and commit
 own, so that a killed ingest keeps every document finished before the kill."""
 EMBED_STEP = 256
 """Texts per embedder call when embedding a batch (progress is reported after each call)."""
+EXTRACTED_BY = "extracted_by"
+"""The document metadata key naming the extractor that made its graph (its identity):
+``loregraph backfill`` processes again the documents another extractor made."""
 
 
 @dataclass(slots=True)
@@ -381,6 +384,7 @@ class IngestPipeline:
         )
         if source.external_id is not None:
             document.metadata.setdefault("id", source.external_id)
+        document.metadata[EXTRACTED_BY] = identity(self.extractor)
         chunks = [
             Chunk(
                 id=cid,

@@ -186,7 +186,7 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
 
 
 def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
-    """``entity``, ``relations``, ``neighbors`` and ``path``."""
+    """``entity``, ``relations``, ``neighbors``, ``path`` and ``suggest``."""
 
     @server.tool(
         annotations=READ,
@@ -248,6 +248,21 @@ def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
     ) -> Result:
         paths = await graph.path(source, target, max_hops=max_hops, as_of=as_time(as_of))
         return {"paths": [p.to_dict() for p in paths]}
+
+    @server.tool(
+        annotations=READ,
+        description="Connections nobody asked about: the other documents and memories "
+        "about the same people, places and periods as a document, best first, each with "
+        "the entities they share (rarer ones weigh more) and a reason such as 'also about "
+        "Mina Harker and Whitby'. Use it to offer a related story.",
+    )
+    @reported
+    async def suggest(
+        document: Annotated[str, Field(description="The document: its id, source or exact title.")],
+        limit: Annotated[int, Field(ge=1, le=100, description="How many at most.")] = 5,
+    ) -> Result:
+        found = await graph.suggest(document, limit=limit)
+        return {"suggestions": [s.to_dict() for s in found]}
 
 
 def add_memories_tool(server: MCPServer, graph: AsyncGraph) -> None:

@@ -189,3 +189,14 @@ class IngestPathsRequest(Readers):
     """Files or folders on the server's machine, inside the folders it allows."""
 
     paths: list[str] = Field(min_length=1, max_length=100, description="Paths to ingest.")
+
+
+class BackfillRequest(Body):
+    """A backfill of the key's scope (both fields optional)."""
+
+    rate: float | None = Field(
+        None, gt=0, strict=True, description="At most this many documents per second."
+    )
+    limit: int | None = Field(
+        None, ge=1, strict=True, description="At most this many documents in this run."
+    )

@@ -1,6 +1,7 @@
 """Ingest as background jobs: ``POST /ingest`` (text in JSON), ``POST /ingest/upload``
-(files), ``POST /ingest/paths`` (the server's own files), ``GET /jobs/{id}`` and
-``GET /jobs/{id}/events`` (progress, server-sent)."""
+(files), ``POST /ingest/paths`` (the server's own files), ``POST /backfill`` (the stored
+documents extracted again), ``GET /jobs/{id}`` and ``GET /jobs/{id}/events`` (progress,
+server-sent)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,15 @@ from loregraph.access import Principal, Role, acting_as
 from loregraph.engine.visibility import Access, check_owner, document_access
 from loregraph.errors import InputError
 from loregraph.ingest.progress import Progress
-from loregraph.ingest.report import IngestReport
 from loregraph.server.auth import Anyone, Caller, Writer
-from loregraph.server.jobs import Job
+from loregraph.server.jobs import Job, JobReport
 from loregraph.server.problems import Problem
-from loregraph.server.requests import IngestPathsRequest, IngestTextRequest, VisibilityName
+from loregraph.server.requests import (
+    BackfillRequest,
+    IngestPathsRequest,
+    IngestTextRequest,
+    VisibilityName,
+)
 from loregraph.server.responses import JobOut
 from loregraph.server.sse import EventStream, event_stream, job_events
 from loregraph.server.state import Config, Engine, JobList
@@ -94,7 +99,7 @@ async def ingest_paths(
     paths = allowed_paths(body.paths, config.ingest_roots)
     readers = _readers(caller, body.visibility, body.owner)
 
-    def work(progress: Progress) -> Awaitable[IngestReport]:
+    def work(progress: Progress) -> Awaitable[JobReport]:
         return graph.ingest(
             *paths,
             scope=caller.scope,
@@ -113,6 +118,19 @@ def _readers(caller: Caller, visibility: str | None, owner: str | None) -> Acces
         access = document_access(visibility, owner)
         check_owner(access.owner, caller.scope)  # 403: someone else's, and not an admin
         return access
+
+
+@router.post("/backfill", response_model=JobOut, status_code=202)
+async def backfill(body: BackfillRequest, caller: Writer, jobs: JobList, graph: Engine) -> Any:
+    """Extract the scope's stored documents again with the server's current extractor, as
+    ``loregraph backfill`` does (those it already made are skipped); returns the job."""
+
+    def work(progress: Progress) -> Awaitable[JobReport]:
+        return graph.backfill(
+            scope=caller.scope, rate=body.rate, limit=body.limit, progress=progress
+        )
+
+    return jobs.start_work(caller.principal, caller.scope, work, None, "backfill").to_dict()
 
 
 def _job(jobs: JobList, principal: Principal, job_id: str) -> Job:
