@@ -30,6 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from loregraph.access import Role, require
 from loregraph.errors import InputError, LoregraphError
 from loregraph.ingest.extract.base import identity
 from loregraph.ingest.pipeline import EXTRACTED_BY, IngestPipeline
@@ -242,6 +243,7 @@ class BackfillMethods:
         if limit is not None and limit < 1:
             raise InputError(f"the limit must be at least 1, not {limit}")
         pace = Pace(rate, clock)
+        require(self._scope(scope), Role.WRITER, "backfill")
         await self.open()
         sink = progress or NullProgress()
         pipeline = IngestPipeline(
