@@ -15,21 +15,15 @@ A story is in a context when one of its sentences is. Reported per intent and pe
 the share of questions whose expected stories are all in the context, the share of expected
 stories found, and the stories that should not have been there (``absent``).
 
-The engine features it needs are being added: without the ``persona`` keyword the section
-is skipped with a message; without visibility, owners, links or the persona roles, the
-stories are ingested public, unlinked, and the questions needing them are left out (the
-result says which).
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import re
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -73,59 +67,10 @@ def stories_in(context: str, corpus: Mapping[str, list[str]]) -> set[str]:
     return {story for story, said in corpus.items() if any(s in text for s in said)}
 
 
-@dataclass(slots=True)
-class Features:
-    """What the engine under test takes (found by its signatures), and what is left out."""
-
-    persona: bool
-    visibility: str
-    """How stories get their visibility and owner: ``keyword`` (of ``ingest_documents``),
-    ``field`` (of ``SourceDocument``), or ``""`` (they cannot: ingested public)."""
-    link: bool
-    roles: bool
-    notes: list[str] = field(default_factory=list)
-
-    @classmethod
-    def of_engine(cls) -> Features:
-        """Look at the installed engine."""
-        import dataclasses
-
-        from loregraph import AsyncGraph
-        from loregraph.access import Role
-        from loregraph.errors import InputError
-        from loregraph.ingest.types import SourceDocument
-
-        def takes(method: Callable[..., Any], name: str) -> bool:
-            return name in inspect.signature(method).parameters
-
-        try:
-            Role.parse("admirer")
-            roles = True
-        except InputError:
-            roles = False
-        fields = {f.name for f in dataclasses.fields(SourceDocument)}
-        visibility = "field" if {"visibility", "owner"} <= fields else ""
-        if takes(AsyncGraph.ingest_documents, "visibility"):
-            visibility = "keyword"
-        found = cls(
-            persona=takes(AsyncGraph.context, "persona"),
-            visibility=visibility,
-            link=hasattr(AsyncGraph, "link"),
-            roles=roles,
-        )
-        if not found.visibility:
-            found.notes.append("no visibility/owner at ingest: every story ingested public")
-        if not found.link:
-            found.notes.append("no scope links: cross_legacy questions see one scope only")
-        if not found.roles:
-            found.notes.append("no persona roles: questions asked as a principal left out")
-        return found
-
-
-async def build(db: Path, corpus: dict[str, Any], features: Features, **engine: Any) -> None:
+async def build(db: Path, corpus: dict[str, Any], **engine: Any) -> None:
     """Ingest the corpus into a fresh SQLite store at ``db`` (``engine``: options of
-    :class:`~loregraph.AsyncGraph`, e.g. an embedder), with links when the engine has them."""
-    import dataclasses
+    :class:`~loregraph.AsyncGraph`, e.g. an embedder), each story with its visibility and
+    owner, and link the scopes."""
     from datetime import UTC, datetime
 
     from loregraph import AsyncGraph
@@ -144,31 +89,18 @@ async def build(db: Path, corpus: dict[str, Any], features: Features, **engine: 
             source = SourceDocument(
                 story["title"], story["text"], story["id"], metadata=meta, valid_at=when
             )
-            if features.visibility == "field":
-                marks = {"visibility": story["visibility"], "owner": story["owner"]}
-                source = dataclasses.replace(source, **marks)
             groups[(story["scope"], story["visibility"], story["owner"])].append(source)
         for (scope, visibility, owner), sources in groups.items():
-            keyword = features.visibility == "keyword"
-            extra = {"visibility": visibility, "owner": owner} if keyword else {}
-            report = await graph.ingest_documents(sources, scope=scope, **extra)
+            report = await graph.ingest_documents(
+                sources, scope=scope, visibility=visibility, owner=owner
+            )
             if not report.ok:
                 raise RuntimeError(f"ingest failed: {report.failed}")
-        if features.link:
-            for link in corpus["links"]:
-                ids = [document_id(link["linked"], d) for d in link["documents"]]
-                await graph.link(  # type: ignore[attr-defined]
-                    link["scope"], link["linked"], share=link["share"], documents=ids
-                )
+        for link in corpus["links"]:
+            ids = [document_id(link["linked"], d) for d in link["documents"]]
+            await graph.link(link["scope"], link["linked"], share=link["share"], documents=ids)
     finally:
         await graph.close()
-
-
-def askable(question: dict[str, Any], features: Features) -> bool:
-    """Whether the engine has what the question needs."""
-    if question.get("asked_by") and not (features.roles and features.visibility):
-        return False
-    return not (question["intent"] == "cross_legacy" and not features.link)
 
 
 async def ask_all(
@@ -224,14 +156,16 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def asker(graph: Any, features: Features) -> Ask:
+def asker(graph: Any) -> Ask:
     """Ask through ``graph`` (an ``AsyncGraph``), as the question's principal if any."""
     from loregraph.access import Principal, Role, acting_as
 
     async def ask(question: dict[str, Any], persona: str | None) -> str:
-        keywords: dict[str, Any] = {"scope": question["scope"], "budget": BUDGET}
-        if features.persona:
-            keywords["persona"] = persona
+        keywords: dict[str, Any] = {
+            "scope": question["scope"],
+            "budget": BUDGET,
+            "persona": persona,
+        }
         who = question.get("asked_by")
         if not who:
             return str(await graph.context(question["question"], **keywords))
@@ -243,43 +177,31 @@ def asker(graph: Any, features: Features) -> Ask:
 
 
 async def measure(db: Path, options: RunOptions, **engine: Any) -> dict[str, Any]:
-    """Build the store and ask every askable question with the graph layer on and off."""
+    """Build the store and ask every question with the graph layer on and off."""
     from loregraph import AsyncGraph, Settings
     from loregraph.store.sqlite import SqliteStore
 
-    corpus, questions = load(CORPUS_FILE), load(QUESTIONS_FILE)["questions"]
-    features = Features.of_engine()
-    for note in features.notes:
-        log(f"personas: {note}")
-    await build(db, corpus, features, **engine)
+    corpus, chosen = load(CORPUS_FILE), load(QUESTIONS_FILE)["questions"]
+    await build(db, corpus, **engine)
     said = {story["id"]: sentences(story["text"]) for story in corpus["documents"]}
-    chosen = [q for q in questions if askable(q, features)]
-    figures: dict[str, Any] = {"questions": len(chosen), "left_out": len(questions) - len(chosen)}
+    figures: dict[str, Any] = {"questions": len(chosen)}
     for label, settings in (
         ("graph", Settings()),
         ("no_graph", Settings(graph_augmentation=False)),
     ):
         graph = AsyncGraph(SqliteStore(db), settings=settings, **engine)
         try:
-            rows = await ask_all(chosen, said, asker(graph, features))
+            rows = await ask_all(chosen, said, asker(graph))
         finally:
             await graph.close()
         figures[label] = summarise(rows)
         log(f"personas: {label}: {figures[label]['all']}")
-    figures["notes"] = features.notes
     return figures
 
 
 def run(options: RunOptions) -> dict[str, Any]:
     """The section's entry (``python -m bench.run --only personas``)."""
     config = {"corpus": str(CORPUS_FILE.relative_to(ROOT)), "mode": options.mode}
-    if not Features.of_engine().persona:
-        reason = (
-            "skipped: AsyncGraph.context has no persona keyword yet (personas are being "
-            "added); nothing was measured"
-        )
-        log(f"personas: {reason}")
-        return {"figures": {"skipped": reason}, "config": config}
     TMP_DIR.mkdir(parents=True, exist_ok=True)
     figures = asyncio.run(measure(TMP_DIR / "personas.db", options))
     return {"figures": figures, "config": config}
@@ -288,8 +210,6 @@ def run(options: RunOptions) -> dict[str, Any]:
 def render_personas(result: dict[str, Any]) -> str:
     """The section's tables for BENCHMARKS.md."""
     figures = result.get("figures", {})
-    if "skipped" in figures:
-        return f"_{figures['skipped']}_"
     on, off = figures["graph"], figures["no_graph"]
     rows: list[list[Any]] = []
     for group in ("intents", "personas"):
@@ -301,6 +221,5 @@ def render_personas(result: dict[str, Any]) -> str:
                  on["all"]["stories"], off["all"]["stories"]])  # fmt: skip
     header = ["intent / persona", "asked", "complete % (graph)", "complete % (off)",
               "stories % (graph)", "stories % (off)"]  # fmt: skip
-    notes = "".join(f"\n- {n}" for n in figures.get("notes", []))
     leaks = len(on["leaks"]) + len(off["leaks"])
-    return table(header, rows) + f"\n\nStories that should have been absent: {leaks}.{notes}\n"
+    return table(header, rows) + f"\n\nStories that should have been absent: {leaks}.\n"

@@ -1,5 +1,5 @@
 """The persona benchmark's data (complete and consistent) and its bookkeeping, run end to
-end on a small store (without personas, which the engine may not take yet)."""
+end on a small store."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ from pathlib import Path
 from bench.personas import (
     CORPUS_FILE,
     QUESTIONS_FILE,
-    Features,
     ask_all,
-    askable,
     asker,
     build,
     load,
@@ -75,27 +73,23 @@ def test_summaries_and_the_table() -> None:
     assert figures["all"] == {"asked": 2, "complete": 50.0, "stories": 66.7}
     assert figures["intents"]["spatial"]["complete"] == 0.0
     assert figures["leaks"] == ["q2/friend: m12"]
-    text = render_personas({"figures": {"graph": figures, "no_graph": figures, "notes": []}})
+    text = render_personas({"figures": {"graph": figures, "no_graph": figures}})
     assert "| spatial | 1 | 0.0 | 0.0 | 50.0 | 50.0 |" in text and "absent: 2" in text
-    assert "skipped" in render_personas({"figures": {"skipped": "skipped: no persona"}})
 
 
 def test_the_corpus_is_ingested_and_asked(tmp_path: Path) -> None:
     corpus, questions = load(CORPUS_FILE), load(QUESTIONS_FILE)["questions"]
-    features = Features.of_engine()
-    features.persona = False  # asked without personas: what this test checks is the rest
     db = tmp_path / "personas.db"
     embedder = HashingEmbedder(dim=64)
 
     async def go() -> list[dict[str, object]]:
-        await build(db, corpus, features, embedder=embedder)
+        await build(db, corpus, embedder=embedder)
         graph = AsyncGraph(SqliteStore(db), embedder=embedder)
         try:
             counts = {s: (await graph.stats(scope=s)).documents for s in corpus["scopes"]}
             assert counts == Counter(d["scope"] for d in corpus["documents"])
             said = {d["id"]: sentences(d["text"]) for d in corpus["documents"]}
-            chosen = [q for q in questions if askable(q, features)][:6]
-            return await ask_all(chosen, said, asker(graph, features))
+            return await ask_all(questions[:6], said, asker(graph))
         finally:
             await graph.close()
 
