@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import loregraph
 from loregraph import Graph
-from loregraph.access import acting_as
+from loregraph.access import Principal, Role, acting_as
 from loregraph.cli.app import main
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import NotAllowedError, NotFoundError
@@ -163,3 +163,9 @@ def test_writing_needs_a_role_that_allows_it(store: Path, tmp_path: Path) -> Non
                     g.link("family", "friends", "all")
         with acting_as(g.principal_named("ann")), pytest.raises(NotAllowedError):
             g.remember("Bob's secret.", scope="family", visibility="personal", owner="bob")
+        with acting_as(Principal("keeper", {"family": Role.ADMIN})):
+            given = g.remember(
+                "Bob hides keys.", scope="family", visibility="personal", owner="bob"
+            )
+            assert (given.visibility, given.owner) == ("personal", "bob")  # written, shown back
+            assert "Bob hides keys." not in [m.text for m in g.memories(scope="family")]

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from loregraph.access import Role, require
+from loregraph.access import LOCAL, Role, acting_as, require
+from loregraph.engine.visibility import check_owner
 from loregraph.engine.memories import (
     Memory,
     MemoryFilter,
@@ -99,15 +100,20 @@ class MemoryMethods:
         documents = [memory_document(new) for new in memories]
         if not documents:
             return []
-        report = await self.ingest_documents(documents, scope=scope)
+        where = self._scope(scope)
+        require(where, Role.WRITER, "remember")
+        for document in documents:  # before any is written
+            check_owner(document.owner, where)
+        report = await self.ingest_documents(documents, scope=where)
         if report.failed:
             reasons = "; ".join(f"{f.source}: {f.error}" for f in report.failed)
             raise LoregraphError(
                 f"{len(report.failed)} of {len(documents)} memories could not be stored "
                 f"(the others are): {reasons}"
             )
-        stored = [await self.store.get_document(i) for i in report.document_ids]
-        return await read_memories(self.store, [d for d in stored if d is not None])
+        with acting_as(LOCAL):  # what was just written, even someone else's (an admin's)
+            stored = [await self.store.get_document(i) for i in report.document_ids]
+            return await read_memories(self.store, [d for d in stored if d is not None])
 
     async def memories(
         self,
