@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from typing import Any
 
 import click
@@ -11,7 +10,7 @@ from rich.console import Console
 
 from loregraph.cli.options import json_option
 from loregraph.cli.progress import RichProgress
-from loregraph.cli.runner import Context, echo_json, progress_for, run_graph, showing
+from loregraph.cli.runner import Context, echo_report, progress_for, run_graph, showing
 from loregraph.graph import AsyncGraph
 
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:/\s*(s|sec|second|min|minute|h|hour))?\s*$")
@@ -70,12 +69,7 @@ def backfill(ctx: Context, rate: float | None, limit: int | None, as_json: bool)
             return await graph.backfill(rate=rate, limit=limit, progress=progress)
 
     report = run_graph(ctx, work, writes=True)
-    if as_json:
-        echo_json(report.to_dict())
-    else:
-        click.echo(report.summary())
-    if not report.ok:
-        sys.exit(1)
+    echo_report(report, as_json)
 
 
 COMMANDS = (backfill,)

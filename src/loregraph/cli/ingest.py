@@ -13,7 +13,7 @@ from loregraph.cli.options import json_option, visibility_options
 from loregraph.cli.progress import RichProgress
 from loregraph.cli.runner import (
     Context,
-    echo_json,
+    echo_report,
     progress_for,
     run_graph,
     settings_for,
@@ -100,12 +100,7 @@ def ingest(
             )
 
     report = run_graph(ctx, work, must_exist=False, settings=settings, writes=True)
-    if as_json:
-        echo_json(report.to_dict())
-    else:
-        click.echo(report.summary())
-    if not report.ok:
-        sys.exit(1)
+    echo_report(report, as_json)
 
 
 COMMANDS = (ingest,)

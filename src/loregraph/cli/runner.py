@@ -161,3 +161,14 @@ def showing(
 def echo_json(payload: Any) -> None:
     """Print ``payload`` as indented JSON (anything JSON lacks, such as a time, as text)."""
     click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+
+
+def echo_report(report: Any, as_json: bool) -> None:
+    """Print a run's report (its ``to_dict()`` as JSON, or its ``summary()``) and exit 1
+    when it did not all succeed (``report.ok`` false)."""
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        click.echo(report.summary())
+    if not report.ok:
+        sys.exit(1)

@@ -8,7 +8,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from loregraph.access import LOCAL, Role, acting_as, require
-from loregraph.engine.visibility import check_owner
 from loregraph.engine.memories import (
     Memory,
     MemoryFilter,
@@ -18,6 +17,7 @@ from loregraph.engine.memories import (
     memory_of,
     read_memories,
 )
+from loregraph.engine.visibility import check_owner
 from loregraph.errors import LoregraphError, NotFoundError
 from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.models import DeleteReport, Document
