@@ -140,7 +140,7 @@ def test_ingest_and_remember_take_a_visibility_and_an_owner(db: Path, tmp_path: 
     refused = failed(
         db, "--principal", "ann", "--scope", "family", "remember", "Ann likes figs.", code=9
     )
-    assert "may not ingest in scope 'family'" in refused  # no role there yet
+    assert "may not remember in scope 'family'" in refused  # no role there yet
     ok(db, "grant", "ann", "editor", "--scope", "family")
     mine = as_json(db, "--principal", "ann", "--scope", "family", "remember", "Ann likes figs.",
                    "--visibility", "personal")  # fmt: skip

@@ -66,8 +66,7 @@ own, so that a killed ingest keeps every document finished before the kill."""
 EMBED_STEP = 256
 """Texts per embedder call when embedding a batch (progress is reported after each call)."""
 EXTRACTED_BY = "extracted_by"
-"""The document metadata key naming the extractor that made its graph (its identity):
-``loregraph backfill`` processes again the documents another extractor made."""
+"""Metadata key: the extractor that made a document's graph (``loregraph backfill``)."""
 
 
 @dataclass(slots=True)
@@ -201,8 +200,7 @@ class IngestPipeline:
         if same is not None and same.status == DocStatus.DONE and source.keeps_access(same):
             report.skipped += 1
             return None
-        # an earlier input of this run with the same identity is replaced too (its write
-        # may not have happened yet: it can be in the same batch)
+        # an earlier input of this run with this identity is replaced too (maybe unwritten)
         previous = doc_id in self._planned or await self.store.get_document(doc_id)
         if isinstance(previous, Document):
             source.inherit_access(previous)
