@@ -14,7 +14,11 @@ by ``make test``); this section runs them with larger counts and records the fig
   generated inputs per target and failures;
 * **concurrency**: 4 writer and 8 reader processes on one SQLite file and on one PostgreSQL
   schema (60 s in full mode, 20 s in quick mode; default MiniLM embedder): documents and
-  read operations per second, read latency, errors, missing documents, duplicate entities.
+  read operations per second, read latency, errors, missing documents, duplicate entities;
+* **visibility**: the store contract's visibility property test (random principals, roles,
+  scope links and reads, each compared with the graph the readable documents build alone) on
+  every backend with 10,000 cases each in full mode (``make test`` runs 10,000 on SQLite and
+  1,000 on the servers), 1,000 in quick mode.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ CRASH = {
     "full": {"kills": 20, "records": 140, "files": 12},
 }
 CONCURRENCY_SECONDS = {"quick": 20.0, "full": 60.0}
+VISIBILITY_CASES = {"quick": 1_000, "full": 10_000}
+VISIBILITY_BACKENDS = ("sqlite", "postgres", "falkordb", "mirror", "jsonfile")
 
 
 def _harness() -> Any:
@@ -73,10 +79,12 @@ def run(options: RunOptions) -> dict[str, Any]:
     finally:
         server.stop()
     figures["fuzz"] = _fuzz(options, work)
+    figures["visibility"] = [_visibility(options, backend) for backend in VISIBILITY_BACKENDS]
     config = {
         "crash": CRASH[mode],
         "concurrency_seconds": CONCURRENCY_SECONDS[mode],
         "fuzz_profile": "bench" if mode == "full" else "ci",
+        "visibility_cases": VISIBILITY_CASES[mode],
     }
     return {"figures": figures, "config": config}
 
@@ -157,6 +165,27 @@ def _fuzz(options: RunOptions, work: Path) -> dict[str, Any]:
         "summary": summary,
         "failures": failures[:20],
         "seconds": round(seconds, 1),
+    }
+
+
+def _visibility(options: RunOptions, backend: str) -> dict[str, Any]:
+    cases = VISIBILITY_CASES[options.mode]
+    env = os.environ | {"LOREGRAPH_VISIBILITY_CASES": str(cases)}
+    command = [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider"]
+    command += [str(TESTS / "store" / f"test_{backend}.py"), "-k", "readable_documents_build"]
+    log(f"harness: visibility {backend}: {cases:,} cases")
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    ran = [line for line in done.stdout.splitlines() if line.lstrip(".F").startswith("visibility:")]
+    failures = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    log(f"harness: visibility {backend}: exit {done.returncode}; {' '.join(ran)[:300]}")
+    return {
+        "backend": backend,
+        "cases": cases,
+        "exit_code": done.returncode,
+        "ran": [line.lstrip(".F") for line in ran],
+        "failures": failures[:5],
+        "seconds": round(time.perf_counter() - started, 1),
     }
 
 
@@ -249,4 +278,9 @@ def render_harness(result: dict[str, Any]) -> str:
                 ]
             )
         )
+    lines += ["", "**Visibility** (principals see the graph their readable documents build):", ""]
+    lines += ["| backend | cases | passed | wall s |", "|---|---:|---|---:|"]
+    for v in figures.get("visibility", []):
+        passed = "yes" if v["exit_code"] == 0 else "; ".join(v["failures"]) or "no"
+        lines.append(_row([v["backend"], v["cases"], passed, v["seconds"]]))
     return "\n".join(lines)

@@ -31,6 +31,7 @@ SECTIONS = (
     "load",
     "realmodel",
     "harness",
+    "personas",
 )
 
 
@@ -489,6 +490,13 @@ def render_harness(result: Mapping[str, Any]) -> str:
     return render(dict(result))
 
 
+def render_personas(result: Mapping[str, Any]) -> str:
+    """The persona and intent benchmark (rendered by :mod:`bench.personas`)."""
+    from bench.personas import render_personas as render
+
+    return render(dict(result))
+
+
 RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "retrieval": render_retrieval,
     "abstain": render_abstain,
@@ -502,6 +510,7 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "load": render_load,
     "realmodel": render_realmodel,
     "harness": render_harness,
+    "personas": render_personas,
 }
 
 

@@ -81,6 +81,10 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import harness
 
         return harness.run
+    if name == "personas":
+        from bench import personas
+
+        return personas.run
     raise ValueError(f"unknown section {name!r}; known: {', '.join(SECTIONS)}")
 
 

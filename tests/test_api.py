@@ -84,6 +84,13 @@ GRAPH_METHODS = {
     "search_memories",
     "stats",
     "unmerge",
+    "grant",
+    "revoke_grant",
+    "grants",
+    "principal_named",
+    "link",
+    "unlink",
+    "links",
 }
 
 

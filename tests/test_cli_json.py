@@ -70,7 +70,8 @@ def test_entities_and_entity(store: Path) -> None:
 
 def test_documents_stats_scopes(store: Path) -> None:
     docs = as_json(store, "documents")
-    assert [set(d) for d in docs] == [{"id", "title", "source", "chars", "status"}] * 2
+    fields = {"id", "title", "source", "chars", "status", "visibility", "owner"}
+    assert [set(d) for d in docs] == [fields] * 2
     assert {d["status"] for d in docs} == {"done"}
     stats = as_json(store, "stats")
     assert set(stats) == STATS_KEYS and stats["documents"] == 2

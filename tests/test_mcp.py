@@ -13,6 +13,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from loregraph import AsyncGraph
+from loregraph.access import Principal, Role, acting_as
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.mcp import build_server
 from loregraph.store.sqlite import SqliteStore
@@ -28,6 +29,7 @@ TOOLS = {
     "relations",
     "remember",
     "search",
+    "suggest",
 }
 REPORT = (
     "Ada Moreno works for Globex in Lisbon. Globex builds the Harbor ledger. "
@@ -61,6 +63,24 @@ async def test_tools_are_described_for_an_agent(graph: AsyncGraph) -> None:
     assert "as_of" in tools["path"].input_schema["properties"]
     assert tools["search"].annotations is not None and tools["search"].annotations.read_only_hint
     assert tools["forget"].annotations is not None and tools["forget"].annotations.destructive_hint
+
+
+async def test_remember_takes_a_visibility_and_an_owner(graph: AsyncGraph) -> None:
+    async with Client(build_server(graph)) as client:
+        args = {"text": "Ada keeps the ledger keys.", "visibility": "private", "owner": "ada"}
+        memory = structured(await client.call_tool("remember", args))
+        assert (memory["visibility"], memory["owner"]) == ("private", "ada")
+        nobody = await client.call_tool("remember", {"text": "Ada hums.", "visibility": "personal"})
+        assert nobody.is_error and "needs an owner" in str(nobody.content)
+        with acting_as(Principal("kenji", {"*": Role.WRITER})):
+            mine = structured(
+                await client.call_tool(
+                    "remember", {"text": "Kenji hums.", "visibility": "personal"}
+                )
+            )
+        assert (mine["visibility"], mine["owner"]) == ("personal", "kenji")
+        bad = await client.call_tool("remember", {"text": "x", "visibility": "secret"})
+        assert bad.is_error
 
 
 async def test_remember_search_ask_and_forget(graph: AsyncGraph) -> None:
@@ -106,6 +126,18 @@ async def test_graph_tools_and_entity_resources(graph: AsyncGraph) -> None:
         assert "loregraph://entities" in {str(r.uri) for r in listed.resources}
         read = await client.read_resource("loregraph://entity/Globex")
         assert '"Globex"' in read.contents[0].text
+
+
+async def test_suggest_offers_the_documents_sharing_people_and_places(graph: AsyncGraph) -> None:
+    await graph.ingest_text("Kenji Sato flew home from Lisbon.", title="Flight")
+    await graph.ingest_text("The ferry crossed the bay at dawn.", title="Ferry")
+    async with Client(build_server(graph)) as client:
+        found = structured(await client.call_tool("suggest", {"document": "Harbor report"}))
+        [flight] = found["suggestions"]
+        assert flight["title"] == "Flight" and flight["reason"].startswith("also about ")
+        assert {"Kenji Sato", "Lisbon"} <= {e["name"] for e in flight["shared"]}
+        unknown = await client.call_tool("suggest", {"document": "Nowhere"})
+        assert unknown.is_error and "no document 'Nowhere'" in unknown.content[0].text
 
 
 async def test_errors_are_messages_an_agent_can_act_on(graph: AsyncGraph) -> None:

@@ -37,6 +37,8 @@ def test_entity_and_document() -> None:
         "source": "/n.txt",
         "chars": 12,
         "status": "done",
+        "visibility": "public",
+        "owner": None,
     }
 
 

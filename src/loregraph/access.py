@@ -19,10 +19,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
-from loregraph.errors import InputError
+from loregraph.errors import InputError, NotAllowedError
 from loregraph.models import utcnow
 
 KEY_PREFIX = "lg_"
@@ -34,7 +34,11 @@ ALL_SCOPES = "*"
 
 
 class Role(IntEnum):
-    """What a principal may do in a scope; each role may do what the ones below it may."""
+    """What a principal may do in a scope; each role may do what the ones below it may.
+
+    The roles of the persona design are other names of these: ``viewer`` and ``admirer``
+    read, ``editor`` and ``advocate`` write, ``creator`` owns (:meth:`parse` takes them).
+    """
 
     READER = 1
     """Search, ask, browse and export."""
@@ -42,18 +46,115 @@ class Role(IntEnum):
     """And ingest, remember, forget and delete; merge, unmerge, rename and retype."""
     ADMIN = 3
     """And what is kept for administrators (debug metadata, the audit log, key management)."""
+    OWNER = 4
+    """And everything else: the scope is theirs."""
 
     @classmethod
     def parse(cls, name: str) -> Role:
-        """The role called ``name`` (``reader``, ``writer`` or ``admin``)."""
-        try:
-            return cls[name.strip().upper()]
-        except KeyError:
+        """The role called ``name``: ``reader`` (or ``viewer``, ``admirer``), ``writer``
+        (``editor``, ``advocate``), ``admin`` or ``owner`` (``creator``)."""
+        cleaned = name.strip().lower() if isinstance(name, str) else ""
+        found = ROLE_ALIASES.get(cleaned)
+        if found is None and cleaned.upper() in cls.__members__:
+            found = cls[cleaned.upper()]
+        if found is None:
             known = ", ".join(r.name.lower() for r in cls)
-            raise InputError(f"unknown role {name!r}; known roles: {known}") from None
+            aliases = ", ".join(f"{alias} ({role})" for alias, role in ROLE_ALIASES.items())
+            raise InputError(f"unknown role {name!r}; known roles: {known} (also: {aliases})")
+        return found
 
     def __str__(self) -> str:
         return self.name.lower()
+
+
+ROLE_ALIASES: dict[str, Role] = {
+    "viewer": Role.READER,
+    "admirer": Role.READER,
+    "editor": Role.WRITER,
+    "advocate": Role.WRITER,
+    "creator": Role.OWNER,
+}
+"""Other names of the roles (those of the persona design), for :meth:`Role.parse`."""
+
+
+class Visibility(StrEnum):
+    """Who may read a document or memory: anyone who reads its scope (``public``), its
+    writers (``private``), or only its ``owner`` (``personal``)."""
+
+    PUBLIC = "public"
+    PRIVATE = "private"
+    PERSONAL = "personal"
+
+    @classmethod
+    def parse(cls, value: str) -> Visibility:
+        """The visibility called ``value``; :class:`InputError` naming the allowed ones."""
+        cleaned = value.strip().lower() if isinstance(value, str) else ""
+        try:
+            return cls(cleaned)
+        except ValueError:
+            allowed = ", ".join(v.value for v in cls)
+            raise InputError(f"unknown visibility {value!r}; allowed: {allowed}") from None
+
+
+SHARE_ALL = "all"
+"""A link that shares every public and private document of the linked scope."""
+SHARE_SELECTIVE = "selective"
+"""A link that shares only the documents it lists."""
+SHARES = (SHARE_ALL, SHARE_SELECTIVE)
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeLink:
+    """Questions asked in ``scope`` also read ``linked``'s documents: its public and private
+    ones (``share="all"``), or only the ``documents`` listed (``share="selective"``)."""
+
+    scope: str
+    linked: str
+    share: str = SHARE_ALL
+    documents: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.share not in SHARES:
+            raise InputError(f"unknown share {self.share!r}; allowed: {', '.join(SHARES)}")
+        if self.scope == self.linked:
+            raise InputError(f"scope {self.scope!r} cannot be linked to itself")
+        documents = tuple(dict.fromkeys(self.documents))
+        object.__setattr__(self, "documents", documents)
+        if self.share == SHARE_SELECTIVE and not documents:
+            raise InputError("a selective link needs the documents it shares")
+        if self.share == SHARE_ALL and documents:
+            raise InputError("a link sharing all documents lists none: use share selective")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The link as JSON."""
+        return {
+            "scope": self.scope,
+            "linked": self.linked,
+            "share": self.share,
+            "documents": list(self.documents),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """A stored role: ``principal`` (a name) has ``role`` in ``scope`` (``*``: every scope)."""
+
+    principal: str
+    scope: str
+    role: Role
+
+    def to_dict(self) -> dict[str, Any]:
+        """The grant as JSON."""
+        return {"principal": self.principal, "scope": self.scope, "role": str(self.role)}
+
+
+def merged_roles(*roles: Mapping[str, Role]) -> dict[str, Role]:
+    """Roles by scope from several sources: the highest one given for each scope."""
+    merged: dict[str, Role] = {}
+    for mapping in roles:
+        for scope, role in mapping.items():
+            merged[scope] = max(role, merged.get(scope, role))
+    return merged
 
 
 def hash_key(key: str) -> str:
@@ -156,14 +257,38 @@ def current_principal() -> Principal | None:
     return _acting.get()
 
 
+def require(scope: str, needed: Role, doing: str) -> None:
+    """Raise :class:`NotAllowedError` when a principal acts and lacks ``needed`` in
+    ``scope`` (``doing``: what it tried, for the message). The store's operator (no
+    principal, or :data:`LOCAL`) may do anything."""
+    principal = current_principal()
+    if principal is None or principal == LOCAL or principal.may(scope, needed):
+        return
+    had = principal.role_in(scope)
+    raise NotAllowedError(
+        f"principal {principal.name!r} may not {doing} in scope {scope!r}: that needs the "
+        f"{needed} role, and it has {had if had is not None else 'none'} there "
+        "(loregraph grant NAME ROLE --scope S)"
+    )
+
+
 __all__ = [
     "ALL_SCOPES",
     "LOCAL",
+    "ROLE_ALIASES",
+    "SHARES",
+    "SHARE_ALL",
+    "SHARE_SELECTIVE",
     "ApiKey",
+    "Grant",
     "Principal",
     "Role",
+    "ScopeLink",
+    "Visibility",
     "acting_as",
     "current_principal",
     "hash_key",
+    "merged_roles",
     "new_key",
+    "require",
 ]

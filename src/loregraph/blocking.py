@@ -8,13 +8,13 @@ written twice.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Awaitable, Callable, Coroutine
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Unpack, cast
 
-from loregraph.engine.questions import Only
+from loregraph.engine.questions import Asking
 from loregraph.graph import AsyncGraph, EngineOptions, open_store
 from loregraph.store.base import Store
 from loregraph.streaming import BlockingStreamedAnswer
@@ -68,7 +68,8 @@ class Graph:
         self._runner = asyncio.Runner()
 
     def _run(self, coro: Coroutine[Any, Any, R]) -> R:
-        return self._runner.run(coro)
+        # the caller's context (``access.acting_as``) reaches the coroutine
+        return self._runner.run(coro, context=contextvars.copy_context())
 
     def __enter__(self) -> Graph:
         return self
@@ -87,17 +88,8 @@ class Graph:
     llm: _CoreAttribute[LLMClient | None] = _CoreAttribute()
     usage: _CoreAttribute[UsageTracker | None] = _CoreAttribute()
 
-    def ask_stream(
-        self,
-        question: str,
-        *,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-        only: Only | None = None,
-    ) -> BlockingStreamedAnswer:
-        stream = self.aio.ask_stream(question, preset=preset, scope=scope, as_of=as_of, only=only)
-        return BlockingStreamedAnswer(self, stream)
+    def ask_stream(self, question: str, **asking: Unpack[Asking]) -> BlockingStreamedAnswer:
+        return BlockingStreamedAnswer(self, self.aio.ask_stream(question, **asking))
 
     ask_stream.__doc__ = (AsyncGraph.ask_stream.__doc__ or "").replace(
         "async for piece in graph.ask_stream(q)", "for piece in graph.ask_stream(q)"
@@ -111,6 +103,7 @@ class Graph:
     retrieve = _blocking(AsyncGraph.retrieve)
     context = _blocking(AsyncGraph.context)
     ask = _blocking(AsyncGraph.ask)
+    personas = _blocking(AsyncGraph.personas)
     search = _blocking(AsyncGraph.search)
     entities = _blocking(AsyncGraph.entities)
     find_entity = _blocking(AsyncGraph.find_entity)
@@ -137,6 +130,15 @@ class Graph:
     rename = _blocking(AsyncGraph.rename)
     retype = _blocking(AsyncGraph.retype)
     audit = _blocking(AsyncGraph.audit)
+    grant = _blocking(AsyncGraph.grant)
+    revoke_grant = _blocking(AsyncGraph.revoke_grant)
+    grants = _blocking(AsyncGraph.grants)
+    principal_named = _blocking(AsyncGraph.principal_named)
+    link = _blocking(AsyncGraph.link)
+    unlink = _blocking(AsyncGraph.unlink)
+    links = _blocking(AsyncGraph.links)
+    backfill = _blocking(AsyncGraph.backfill)
+    suggest = _blocking(AsyncGraph.suggest)
 
 
 def open(

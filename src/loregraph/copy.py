@@ -19,9 +19,9 @@ Rules:
   entities with the same name become one entity, as they do on ingestion. The destination
   then answers from both.
 
-With the documents go each scope's merge decisions and audit log, and, only when asked
-(``keys=True``, ``--with-keys``: they are credentials), the API keys, as hashes
-(:mod:`loregraph.engine.carry`).
+With the documents go each scope's merge decisions, audit log, grants and links, and, only
+when asked (``keys=True``, ``--with-keys``: they are credentials), the API keys, as hashes,
+and the grants for every scope (:mod:`loregraph.engine.carry`).
 
 Not copied: the LLM response cache (the contract has no way to list it; it only saves LLM
 calls) and the graph version counters; entity ``updated_at`` becomes the copy's time.
@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loregraph.access import Principal, acting_as
 from loregraph.engine.carry import Carried, carry_keys, carry_records
+from loregraph.engine.grants import granted_roles
 from loregraph.errors import (
     ConfigError,
     EmptyStoreError,
@@ -48,6 +50,7 @@ from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.location import Location
 from loregraph.models import Document, DocumentBundle, EntityWrite, StoreStats
 from loregraph.store.base import Store
+from loregraph.store.visible import VisibleStore
 
 STAGE = "copy"
 """The progress stage name the copy reports under."""
@@ -138,7 +141,10 @@ class CopyReport:
             if s.differences and not self.merge:
                 lines.append("    differs from the source: " + "; ".join(s.differences))
         if self.keys is not None:
-            lines.append(f"API keys: {self.keys} added or revoked (their hashes; no secret)")
+            lines.append(
+                f"API keys and grants for every scope: {self.keys} added or revoked "
+                "(key hashes; no secret)"
+            )
         if not self.merge:
             lines.append(
                 "the destination matches the source"
@@ -187,9 +193,11 @@ async def copy_store(
     progress: Progress | None = None,
     batch: int = 16,
     keys: bool = False,
+    records: bool = True,
 ) -> CopyReport:
     """Copy ``scopes`` (default: every scope) of the opened ``source`` into ``dest``, with
-    their merge decisions and audit log, and the API keys (hashes) when ``keys``.
+    their merge decisions and audit log (unless not ``records``), and the API keys (hashes)
+    when ``keys``.
 
     ``batch`` is how many documents are read ahead of the writer. Raises
     :class:`CopyConflictError` (before writing anything) when a destination scope holds
@@ -222,7 +230,8 @@ async def copy_store(
     try:
         for plan in plans:
             await _copy_documents(source, dest, plan, merge, progress, max(1, batch))
-            plan.scope.records = await carry_records(source, dest, plan.scope.scope)
+            if records:
+                plan.scope.records = await carry_records(source, dest, plan.scope.scope)
             plan.scope.source = await source.stats(plan.scope.scope)
             plan.scope.dest = await dest.stats(plan.scope.scope)
             report.scopes.append(plan.scope)
@@ -328,9 +337,14 @@ async def copy_locations(
     merge: bool = False,
     progress: Progress | None = None,
     keys: bool = False,
+    as_principal: str | None = None,
 ) -> CopyReport:
     """Open the stores at two locations (paths, URLs or parsed), copy (API keys too when
     ``keys``), and close them.
+
+    With ``as_principal``, only what that principal sees is copied (its grants in the
+    source decide): the graph built from the documents it may read, without merge
+    decisions, audit log, keys, grants or links.
 
     Raises :class:`EmptyStoreError` when there is no store at a ``source`` path or it holds
     no documents, :class:`~loregraph.errors.ConfigError` for an unknown URL scheme or when
@@ -349,6 +363,24 @@ async def copy_locations(
         if not await source_store.scopes():
             raise EmptyStoreError(f"the source store {source} holds no documents")
         async with dest_store:
-            return await copy_store(
-                source_store, dest_store, scopes=scopes, merge=merge, progress=progress, keys=keys
-            )
+            if as_principal is None:
+                return await copy_store(
+                    source_store,
+                    dest_store,
+                    scopes=scopes,
+                    merge=merge,
+                    progress=progress,
+                    keys=keys,
+                )
+            if keys:
+                raise ConfigError("--with-keys does not go with --as: keys are not a view")
+            roles = granted_roles(await source_store.list_grants(as_principal))
+            with acting_as(Principal(as_principal, roles)):
+                return await copy_store(
+                    VisibleStore(source_store),
+                    dest_store,
+                    scopes=scopes,
+                    merge=merge,
+                    progress=progress,
+                    records=False,
+                )

@@ -45,6 +45,11 @@ class AlreadyDoneError(NotFoundError):
     nothing is changed. The CLI exits as for a missing name; the HTTP API answers 409."""
 
 
+class NotAllowedError(LoregraphError, exit_code=9):
+    """The principal a call acts for lacks the role it needs in the scope (the HTTP API
+    answers 403)."""
+
+
 class ConfigError(LoregraphError, exit_code=2):
     """Settings that do not make sense (an unknown preset, a negative size, ...)."""
 

@@ -7,21 +7,25 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
+from loregraph.access import Role, require
 from loregraph.embed.base import Embedder
+from loregraph.engine.backfill import BackfillMethods
+from loregraph.engine.grants import GrantMethods
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document
 from loregraph.engine.merges import MergeMethods
 from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.passages import PassageMethods
 from loregraph.engine.queries import GraphQueries
-from loregraph.engine.questions import ContextFormat, Only, QuestionMethods
+from loregraph.engine.questions import Asking, ContextFormat, QuestionMethods
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
+from loregraph.engine.suggest import SuggestMethods
 from loregraph.engine.views import EntityView, SearchHit
+from loregraph.engine.visibility import check_owner, document_access, with_access
 from loregraph.errors import EmptyStoreError
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.pipeline import IngestPipeline
@@ -37,6 +41,7 @@ from loregraph.observe import Observer, Observers, observed
 from loregraph.settings import Settings
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
+from loregraph.store.visible import VisibleStore
 from loregraph.streaming import StreamedAnswer
 
 if TYPE_CHECKING:
@@ -69,8 +74,11 @@ class AsyncGraph(
     MemorySearch,
     GraphQueries,
     KeyMethods,
+    GrantMethods,
     PassageMethods,
     MergeMethods,
+    BackfillMethods,
+    SuggestMethods,
 ):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
@@ -85,7 +93,7 @@ class AsyncGraph(
     """
 
     def __init__(self, store: Store, **options: Unpack[EngineOptions]) -> None:
-        self.store = store
+        self.store = VisibleStore.over(store)
         self.settings = options.get("settings") or Settings()
         self.parts = Parts(
             self.settings,
@@ -146,6 +154,8 @@ class AsyncGraph(
         stdin_title: str | None = None,
         scope: str | None = None,
         progress: Progress | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Ingest files, directories, JSON/JSONL record files or stdin (``"-"``).
 
@@ -155,7 +165,10 @@ class AsyncGraph(
         titled ``stdin_title`` (else by its first line). Unchanged documents are skipped,
         changed ones replaced, each committed on its own as soon as it is done. A file given
         directly that cannot be read raises :class:`~loregraph.errors.InputError` first.
+        ``visibility`` (public, private, personal) and ``owner`` apply to every document
+        (see :meth:`ingest_documents`).
         """
+        document_access(visibility, owner)  # a bad one fails before anything is read
         log = ReadLog()
         sources = iter_sources(
             [str(p) for p in paths],
@@ -169,19 +182,31 @@ class AsyncGraph(
         first = next(sources, None)
         ahead = [first] if first is not None else []
         report = await self.ingest_documents(
-            itertools.chain(ahead, sources), scope=scope, progress=progress
+            itertools.chain(ahead, sources),
+            scope=scope,
+            progress=progress,
+            visibility=visibility,
+            owner=owner,
         )
         report.skipped_inputs = list(log.skipped)
         return report
 
     async def ingest_records(
-        self, path: str | Path, *, scope: str | None = None, progress: Progress | None = None
+        self,
+        path: str | Path,
+        *,
+        scope: str | None = None,
+        progress: Progress | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Ingest a JSON array or JSONL file of ``{"title", "text", "id"?, ...}`` records."""
         await self.open()
         log = ReadLog()
         records = read_records(Path(path), log=log)
-        report = await self.ingest_documents(records, scope=scope, progress=progress)
+        report = await self.ingest_documents(
+            records, scope=scope, progress=progress, visibility=visibility, owner=owner
+        )
         report.skipped_inputs = list(log.skipped)
         return report
 
@@ -194,6 +219,8 @@ class AsyncGraph(
         kind: DocKind = DocKind.DOCUMENT,
         metadata: dict[str, Any] | None = None,
         scope: str | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Ingest one text (a document, or an agent memory with ``kind=DocKind.MEMORY``)."""
         doc = SourceDocument(
@@ -203,7 +230,7 @@ class AsyncGraph(
             metadata=metadata or {},
             kind=kind,
         )
-        return await self.ingest_documents([doc], scope=scope)
+        return await self.ingest_documents([doc], scope=scope, visibility=visibility, owner=owner)
 
     async def ingest_documents(
         self,
@@ -211,12 +238,24 @@ class AsyncGraph(
         *,
         scope: str | None = None,
         progress: Progress | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Ingest already-read documents.
 
-        With an LLM, the report's ``llm`` field holds the calls, cache hits, repairs,
-        retries, drops and tokens of this run, per stage.
+        ``visibility`` (``public``, ``private`` or ``personal``) and ``owner`` (a
+        principal's name) are given to every document (default: the visibility of the
+        document it replaces, else public); a personal document without an owner belongs to
+        the principal the engine acts for, and raises
+        :class:`~loregraph.errors.InputError` when none acts. With an LLM, the report's
+        ``llm`` field holds the calls, cache hits, repairs, retries, drops and tokens of
+        this run, per stage.
         """
+        where = self._scope(scope)
+        require(where, Role.WRITER, "ingest")
+        access = document_access(visibility, owner)
+        check_owner(access.owner, where)
+        sources = with_access(sources, access, where)
         await self.open()
         pipeline = IngestPipeline(
             self.store, self.extractor, self.embedder, self.settings, progress=progress
@@ -231,25 +270,16 @@ class AsyncGraph(
         return report
 
     # ------------------------------------------------------------------ query
-    def ask_stream(
-        self,
-        question: str,
-        *,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-        only: Only | None = None,
-    ) -> StreamedAnswer:
-        """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``.
+    def ask_stream(self, question: str, **asking: Unpack[Asking]) -> StreamedAnswer:
+        """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``;
+        ``asking`` holds the options of :meth:`retrieve`.
 
         The pieces joined are the answer's text (with an LLM: the model's reply, then its
         ``Sources``); ``.answer`` holds the :class:`Answer` with citations once the stream
         is exhausted. With no LLM configured the extractive answer comes as one piece.
         """
         return StreamedAnswer(
-            question,
-            lambda: self.retrieve(question, preset=preset, scope=scope, as_of=as_of, only=only),
-            self.parts.answerer(),
+            question, lambda: self.retrieve(question, **asking), self.parts.answerer()
         )
 
     # ------------------------------------------------------------------ browse
@@ -275,6 +305,7 @@ class AsyncGraph(
         supported; recorded in the audit log under ``principal``."""
         await self.open()
         scope = self._scope(scope)
+        require(scope, Role.WRITER, "delete documents")
         doc = await find_document(self.store, scope, ref)
         rules = self.settings.extraction.functional_relations
         report = await delete_and_recheck(self.store, doc.id, rules)

@@ -110,14 +110,14 @@ class Document:
     valid_at: datetime | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The document as JSON: id, title, source, characters and status."""
+        """The document as JSON: id, title, source, characters, status, visibility, owner."""
         return {
             "id": self.id,
             "title": self.title,
             "source": self.source,
             "chars": self.char_count,
             "status": str(self.status),
-        }
+        } | {"visibility": self.visibility, "owner": self.owner}
 
 
 @dataclass(slots=True)

@@ -49,6 +49,7 @@ def test_every_packaged_prompt_renders() -> None:
         "glean": {"kind": "entities"},
         "correct_json": {"error": "e", "schema": "{}"},
         "query_analysis": {"question": "q", "intents": "- a", "first_intent": "a"},
+        "intent_analysis": {"question": "q", "history": "- h"},
         "answer": {"question": "q", "context": "c"},
         "merge_confirm": {
             "a_name": "A",

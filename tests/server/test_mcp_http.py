@@ -48,6 +48,11 @@ async def agent_session(served: Served, key: str) -> list[str]:
             names = sorted(t.name for t in (await client.list_tools()).tools)
             memory = await client.call_tool("remember", {"text": "Mina Murray wrote to Lucy."})
             assert not memory.is_error and isinstance(memory.structured_content, dict)
+            mine = await client.call_tool(
+                "remember", {"text": "Mina hid a letter.", "visibility": "personal"}
+            )
+            assert isinstance(mine.structured_content, dict)  # the key's principal owns it
+            assert mine.structured_content["owner"] == "agent"
             hits = await client.call_tool("search", {"query": "Mina Lucy", "what": "memories"})
             assert not hits.is_error and isinstance(hits.structured_content, dict)
             found = hits.structured_content["hits"]

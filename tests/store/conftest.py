@@ -17,6 +17,9 @@ pytest.register_assert_rewrite(
             "contract_memories",
             "contract_scores",
             "contract_search",
+            "contract_visibility",
+            "visibility_checks",
+            "visibility_world",
         )
     )
 )

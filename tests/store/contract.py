@@ -13,13 +13,16 @@ the docstrings of :class:`~loregraph.store.base.Store`, they pin down:
   entity; aliases never repeat the canonical name's key;
 * after any sequence of writes and deletes, every derived value (mention counts, aliases,
   descriptions, entity salience and confidence, relation weights and confidences) equals
-  what a store built from the remaining documents alone holds.
+  what a store built from the remaining documents alone holds;
+* a principal sees exactly the graph built from the documents it may read (random cases,
+  ``visibility_default_cases`` of them, ``LOREGRAPH_VISIBILITY_CASES`` to change it).
 """
 
 from __future__ import annotations
 
 from .contract_copy import CopyContract
 from .contract_documents import DocumentContract
+from .contract_grants import GrantContract
 from .contract_graph import GraphContract
 from .contract_keys import KeyContract
 from .contract_memories import MemoryContract
@@ -28,6 +31,7 @@ from .contract_patterns import PatternContract
 from .contract_scores import ScoreContract
 from .contract_search import SearchContract
 from .contract_temporal import TemporalContract
+from .contract_visibility import VisibilityContract
 from .scenarios import StoreFactory, day, shared_pair, star
 
 
@@ -40,9 +44,11 @@ class StoreContract(
     MemoryContract,
     TemporalContract,
     KeyContract,
+    GrantContract,
     ScoreContract,
     MergeContract,
     EngineMergeContract,
+    VisibilityContract,
 ):
     """Every contract test; a backend's test module subclasses this."""
 

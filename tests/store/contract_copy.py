@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from loregraph.access import ApiKey, Role
+from loregraph.access import ApiKey, Grant, Role, ScopeLink
 from loregraph.copy import copy_store
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.graph import AsyncGraph
@@ -95,6 +95,10 @@ async def add_records(store: Store, ids: dict[str, str]) -> None:
     await store.add_audit(AuditEntry("forget", "other-0", scope="other", at=day(20)))
     await store.add_api_key(ApiKey("ci", "a" * 64, {"default": Role.READER}, day(1)))
     await store.add_api_key(ApiKey("old", "b" * 64, {"other": Role.ADMIN}, day(1), day(5)))
+    await store.add_grant(Grant("ann", "default", Role.OWNER))
+    await store.add_grant(Grant("bob", "other", Role.READER))
+    await store.add_grant(Grant("ops", "*", Role.ADMIN))
+    await store.add_scope_link(ScopeLink("default", "other", "selective", ("doc-3",)))
 
 
 async def snapshot(store: Store, scope: str, *, chunk_vectors: bool = True) -> dict[str, Any]:
@@ -249,8 +253,14 @@ class CopyContract(ContractBase):
             assert await snapshot(store, scope, chunk_vectors=vectors) == expected
         assert await store.scopes() == ["default", "other"]
         assert await store.list_api_keys() == []  # credentials only when asked for
+        assert await store.list_grants() == [  # those for every scope go with the keys
+            Grant("ann", "default", Role.OWNER), Grant("bob", "other", Role.READER)
+        ]  # fmt: skip
+        assert await store.scope_links() == await sqlite_store.scope_links()
+        assert [(s.records.grants, s.records.links) for s in report.scopes] == [(1, 1), (1, 0)]
         again = await copy_store(sqlite_store, store, keys=True)
-        assert again.skipped == 6 and again.keys == 2
+        assert again.skipped == 6 and again.keys == 3
+        assert await store.list_grants() == await sqlite_store.list_grants()
         assert [(s.records.decisions, s.records.audit) for s in again.scopes] == [(0, 0), (0, 0)]
         assert await store.list_api_keys() == await sqlite_store.list_api_keys()
         assert (await copy_store(sqlite_store, store, keys=True)).keys == 0
@@ -265,6 +275,8 @@ class CopyContract(ContractBase):
         assert report.matches and (report.copied, report.skipped) == (6, 0)
         assert [(s.records.decisions, s.records.audit) for s in report.scopes] == [(2, 3), (1, 1)]
         assert (await copy_store(store, sqlite_store, keys=True)).matches
+        assert await dest.list_grants() == await store.list_grants()
+        assert await dest.scope_links() == await store.scope_links()
         keys = await store.list_api_keys()
         assert await dest.list_api_keys() == keys == await sqlite_store.list_api_keys()
         assert [(k.name, k.key_hash, k.active) for k in keys] == [

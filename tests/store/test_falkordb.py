@@ -81,6 +81,9 @@ async def store_factory(falkor_server: FalkorServer) -> AsyncIterator[StoreFacto
 class TestFalkorContract(StoreContract):
     """Every contract test against FalkorDB."""
 
+    visibility_default_cases = 1_000
+    """A server round trip per read: the full 10,000 run in ``make bench`` (visibility)."""
+
 
 class TestFalkorCopy(CopyContract):
     """Reading bundles back and copying to and from FalkorDB."""

@@ -78,6 +78,7 @@ async def test_hostile_types_and_names_are_stored_verbatim(store_factory: StoreF
     assert {row[0] for row in labels} <= {
         "LgMeta", "LgScope", "LgDocument", "LgChunk", "LgEntity", "LgKey",
         "LgContribution", "LgEvidence", "LgMerge", "LgCache", "LgApiKey", "LgDecision", "LgAudit",
+        "LgGrant", "LgScopeLink",
     }  # fmt: skip
     kinds = await store.connection.read(
         "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType"

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
+from loregraph.access import Grant, ScopeLink
 from loregraph.errors import StoreError
 from loregraph.models import DeleteReport, DocumentBundle, Relation
 from loregraph.store.jsonfile import JsonFileStore
 from loregraph.store.jsonfile import autosave as autosave_module
-from loregraph.store.jsonfile.layout import Contents, embedded, file_document
+from loregraph.store.jsonfile.layout import VERSION, Contents, embedded, file_document
 from loregraph.store.sqlite import SqliteStore
 
 from .builders import Book, unit
@@ -50,6 +51,24 @@ class ThroughTheFile(JsonFileStore):
         await super().invalidate_relation(relation_id, invalid_at, by=by)
         await self.round_trip()
 
+    async def add_grant(self, grant: Grant) -> None:
+        await super().add_grant(grant)
+        await self.round_trip()
+
+    async def remove_grant(self, principal: str, scope: str) -> bool:
+        removed = await super().remove_grant(principal, scope)
+        await self.round_trip()
+        return removed
+
+    async def add_scope_link(self, link: ScopeLink) -> None:
+        await super().add_scope_link(link)
+        await self.round_trip()
+
+    async def remove_scope_link(self, scope: str, linked: str) -> bool:
+        removed = await super().remove_scope_link(scope, linked)
+        await self.round_trip()
+        return removed
+
 
 @pytest.fixture
 async def store_factory(tmp_path: Path) -> AsyncIterator[StoreFactory]:
@@ -68,6 +87,9 @@ async def store_factory(tmp_path: Path) -> AsyncIterator[StoreFactory]:
 
 class TestJsonFileContract(StoreContract):
     """The shared store contract against :class:`JsonFileStore`, through the file."""
+
+    visibility_default_cases = 1_000
+    """The SQLite store runs the full 10,000; this one is SQLite in memory."""
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -94,10 +116,10 @@ async def test_the_file_is_readable_json_with_separate_sections(tmp_path: Path) 
     async with JsonFileStore(path) as store:
         await shared_pair(store)
     data = load(path)
-    assert (data["format"], data["version"]) == ("loregraph memory file", 4)
+    assert (data["format"], data["version"]) == ("loregraph memory file", VERSION)
     assert list(data) == [
         "format", "version", "entities", "relationships", "documents", "merge_decisions",
-        "audit_log", "api_keys", "vectors", "graph_versions",
+        "audit_log", "api_keys", "grants", "scope_links", "vectors", "graph_versions",
     ]  # fmt: skip
     alice = next(e for e in data["entities"] if e["name"] == "Alice Morgan")
     assert (alice["type"], alice["description"], alice["tags"], alice["properties"]) == (
@@ -293,7 +315,7 @@ CARRIED = {
     "entity_descriptions", "entity_aliases", "mentions", "relations", "relation_evidence",
     "merges",
     # the file's own sections for what belongs to no document
-    "merge_decisions", "audit_log", "api_keys",
+    "merge_decisions", "audit_log", "api_keys", "grants", "scope_links",
     # restored after the load (graph versions) or written by the store itself
     "meta",
     # derived from the tables above by the writer
@@ -371,4 +393,4 @@ async def test_a_version_3_file_lists_entities_with_the_entitys_scores(tmp_path:
         assert bundle is not None and bundle.entities[0].entity.salience == 5.0
         await store.delete_document("doc-high")
         assert await scores(store) == (5.0, 0.9)
-    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 4
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == VERSION

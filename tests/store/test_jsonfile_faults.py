@@ -70,9 +70,9 @@ BAD: dict[str, tuple[Any, str]] = {
     "a key with an unknown role": (
         lambda _: (
             b'{"version": 2, "api_keys": [{"name": "ci", "key_hash": "ab", '
-            b'"roles": {"default": "owner"}}]}'
+            b'"roles": {"default": "boss"}}]}'
         ),
-        "api_keys[0].roles.default: unknown role 'owner'",
+        "api_keys[0].roles.default: unknown role 'boss'",
     ),
     "two keys of one name": (
         lambda _: (

@@ -8,7 +8,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from loregraph.access import ApiKey, Role
+import pytest
+
+from loregraph.access import ApiKey, Grant, Role, ScopeLink
+from loregraph.errors import StoreError
 from loregraph.models import Relation
 from loregraph.store.changes import JOIN, SPLIT, AuditEntry, Decision
 from loregraph.store.jsonfile import JsonFileStore
@@ -46,6 +49,9 @@ async def fill(store: JsonFileStore) -> dict[str, str]:
         ApiKey("ops", "hash-ops", {"default": Role.ADMIN, "other": Role.WRITER})
     )
     await store.revoke_api_key("ci", WHEN)
+    await store.add_grant(Grant("ann", "default", Role.OWNER))
+    await store.add_grant(Grant("bob", "*", Role.READER))
+    await store.add_scope_link(ScopeLink("default", "other", "selective", ("doc-9",)))
     ids["ended"] = ended.id
     return ids
 
@@ -58,6 +64,8 @@ async def records(store: JsonFileStore) -> tuple[object, ...]:
         await store.list_audit("default"),
         await store.list_audit("other"),
         await store.list_api_keys(),
+        await store.list_grants(),
+        await store.scope_links(),
     )
 
 
@@ -75,6 +83,13 @@ async def test_decisions_audit_keys_and_endings_survive_the_file(tmp_path: Path)
     assert [(k["name"], k["roles"]) for k in data["api_keys"]] == [
         ("ci", {"default": "reader"}), ("ops", {"default": "admin", "other": "writer"}),
     ]  # fmt: skip
+    assert data["grants"] == [
+        {"principal": "ann", "scope": "default", "role": "owner"},
+        {"principal": "bob", "scope": "*", "role": "reader"},
+    ]
+    assert data["scope_links"] == [
+        {"scope": "default", "linked": "other", "share": "selective", "documents": ["doc-9"]}
+    ]
     ended = next(r for r in data["relationships"] if r["id"] == ids["ended"])
     assert (ended["invalid_at"], ended["invalidated_by"]) == (WHEN.isoformat(), "doc-ender")
     written = path.read_bytes()
@@ -98,7 +113,7 @@ async def test_a_file_of_the_first_layout_still_opens(tmp_path: Path) -> None:
         await shared_pair(store)
         entities = await store.stats("default")
     data = load(path)
-    for section in ("merge_decisions", "audit_log", "api_keys"):
+    for section in ("merge_decisions", "audit_log", "api_keys", "grants", "scope_links"):
         del data[section]
     for relationship in data["relationships"]:
         del relationship["invalidated_by"]
@@ -107,7 +122,30 @@ async def test_a_file_of_the_first_layout_still_opens(tmp_path: Path) -> None:
     async with JsonFileStore(path) as store:
         assert (await store.stats("default")).entities == entities.entities
         assert await store.list_api_keys() == []
+        assert await store.list_grants() == [] and await store.scope_links() == []
         await store.add_audit(AuditEntry("rename", "Bob"))
     rewritten = load(path)
     assert rewritten["version"] == VERSION
     assert [e["subject"] for e in rewritten["audit_log"]] == ["Bob"]
+
+
+async def test_grants_and_links_of_a_file_edited_by_hand_are_checked(tmp_path: Path) -> None:
+    path = tmp_path / "context.json"
+    async with JsonFileStore(path) as store:
+        await shared_pair(store)
+    data = load(path)
+    bad = {
+        "grants": [{"principal": "ann", "scope": "default", "role": "boss"}],
+        "scope_links": [{"scope": "default", "linked": "other", "share": "selective"}],
+    }
+    for section, records_given in bad.items():
+        edited = {**data, section: records_given}
+        path.write_text(json.dumps(edited), encoding="utf-8")
+        with pytest.raises(StoreError, match=f"{section}\\[0\\]"):
+            async with JsonFileStore(path):
+                pass
+    twice = [{"principal": "ann", "scope": "default", "role": "viewer"}] * 2
+    path.write_text(json.dumps({**data, "grants": twice}), encoding="utf-8")
+    with pytest.raises(StoreError, match="two roles"):
+        async with JsonFileStore(path):
+            pass

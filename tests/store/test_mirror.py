@@ -49,6 +49,9 @@ async def store_factory(
 class TestMirrorContract(StoreContract):
     """Every contract test against SQLite mirrored into FalkorDB."""
 
+    visibility_default_cases = 1_000
+    """A server round trip per read: the full 10,000 run in ``make bench`` (visibility)."""
+
 
 async def mirrored_graph(store: MirroredStore, scope: str = "default") -> tuple[object, ...]:
     """The graph database's entities and relations, as comparable tuples."""

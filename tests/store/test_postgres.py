@@ -22,6 +22,7 @@ pytest.importorskip("pgserver")
 
 import psycopg
 
+from loregraph.access import Grant, Role, ScopeLink
 from loregraph.copy import copy_store
 from loregraph.errors import ConfigError, SchemaVersionError, StoreError
 from loregraph.models import CO_OCCURS, Entity, name_key
@@ -91,6 +92,9 @@ async def store_factory(pg_server: PgServer) -> AsyncIterator[StoreFactory]:
 
 class TestPostgresContract(StoreContract):
     """The shared store contract against :class:`PostgresStore`."""
+
+    visibility_default_cases = 1_000
+    """A server round trip per read: the full 10,000 run in ``make bench`` (visibility)."""
 
 
 async def raw(url: str) -> Conn:
@@ -349,6 +353,7 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         await conn.execute(f"DROP INDEX {schema}.chunks_substrings")
         await conn.execute(f"DROP TABLE {schema}.api_keys")
         await conn.execute(f"DROP TABLE {schema}.merge_decisions, {schema}.audit_log")
+        await conn.execute(f"DROP TABLE {schema}.grants, {schema}.scope_links")
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN invalidated_by")
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN statement")
         await conn.execute(
@@ -362,11 +367,12 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
     finally:
         await conn.close()
     async with PostgresStore(pg_server.url, schema=schema) as store:
-        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 7
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION
         assert [h.id for h in await store.search_chunks_text("default", "首都", 5)] == [chunk.id]
         assert await store.list_api_keys() == []
         assert await store.list_decisions("default") == []
-    assert await _versions(pg_server.url, schema) == [1, 2, 3, 4, 5, 6, 7]
+        assert await store.list_grants() == [] and await store.scope_links() == []
+    assert await _versions(pg_server.url, schema) == list(range(1, SCHEMA_VERSION + 1))
     conn = await raw(pg_server.url)
     try:
         cursor = await conn.execute(
@@ -392,11 +398,31 @@ async def test_version_6_listings_keep_the_entitys_scores(pg_server: PgServer) -
     finally:
         await conn.close()
     async with PostgresStore(pg_server.url, schema=schema) as store:
-        assert (await store.stats("default")).schema_version == 7
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION
         await store.delete_document("doc-high")
         assert await scores(store) == (5.0, 0.9)
         await store.write_document(listing("doc-low", 2.0, 0.4, with_mention=True).bundle())
         assert await scores(store) == (2.0, 0.4)
+
+
+async def test_a_version_7_store_gets_grants_and_links(pg_server: PgServer) -> None:
+    """Migration 8 adds the grant and scope link tables to a store of version 7."""
+    schema = new_schema()
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        await shared_pair(store)
+    conn = await raw(pg_server.url)
+    try:
+        await conn.execute(f"DROP TABLE {schema}.grants, {schema}.scope_links")
+        await conn.execute(f"DELETE FROM {schema}.schema_migrations WHERE version >= 8")
+    finally:
+        await conn.close()
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        assert (await store.stats("default")).schema_version == 8
+        assert (await store.stats("default")).documents == 2
+        await store.add_grant(Grant("ann", "default", Role.READER))
+        await store.add_scope_link(ScopeLink("default", "other", "selective", ("doc-1",)))
+        assert await store.list_grants() == [Grant("ann", "default", Role.READER)]
+        assert await store.scope_links() == [ScopeLink("default", "other", "selective", ("doc-1",))]
 
 
 async def test_a_forget_failing_inside_the_delete_rolls_back(
@@ -408,7 +434,9 @@ async def test_a_forget_failing_inside_the_delete_rolls_back(
 
 async def held(store: Store) -> list[object]:
     return [await snapshot(store, scope) for scope in ("default", "other")] + [
-        await store.list_api_keys()
+        await store.list_api_keys(),
+        await store.list_grants(),
+        await store.scope_links(),
     ]
 
 
@@ -435,7 +463,7 @@ async def test_a_copy_round_trip_through_every_backend_keeps_everything(
         expected = await held(chain[0])
         for source, dest in itertools.pairwise(chain):
             report = await copy_store(source, dest, keys=True)
-            assert report.matches and report.copied == 6 and report.keys == 2
+            assert report.matches and report.copied == 6 and report.keys == 3
             assert await held(dest) == expected, type(dest).__name__
             if isinstance(dest, JsonFileStore):  # the file, read back
                 await dest.close()

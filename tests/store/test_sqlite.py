@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from loregraph.access import Grant, Role, ScopeLink
 from loregraph.errors import LoregraphError, SchemaVersionError, StoreError
 from loregraph.models import Entity
 from loregraph.store.base import SCHEMA_VERSION
@@ -345,7 +346,7 @@ async def test_version_5_relations_get_a_statement_key(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     async with SqliteStore(path) as store:
-        assert (await store.stats("default")).schema_version == SCHEMA_VERSION == 7
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION
         assert [r async for r in store.iter_relations("default")] == before
         stated = Book("doc-3")
         chunk = stated.chunk("Alice Morgan met Bob Stone again.", unit(5))
@@ -382,7 +383,7 @@ async def test_version_6_listings_keep_the_entitys_scores(tmp_path: Path) -> Non
     conn.commit()
     conn.close()
     async with SqliteStore(path) as store:
-        assert (await store.stats("default")).schema_version == 7
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION
         bundle = await store.read_bundle("doc-low")
         assert bundle is not None  # unknown: the entity's values stand in
         assert (bundle.entities[0].entity.salience, bundle.entities[0].salience) == (5.0, 5.0)
@@ -390,6 +391,30 @@ async def test_version_6_listings_keep_the_entitys_scores(tmp_path: Path) -> Non
         assert await scores(store) == (5.0, 0.9)
         await store.write_document(listing("doc-low", 2.0, 0.4, with_mention=True).bundle())
         assert await scores(store) == (2.0, 0.4)
+
+
+async def test_a_version_7_store_gets_grants_and_links(tmp_path: Path) -> None:
+    """Version 8 adds the grant and scope link tables to a store of version 7, which keeps
+    its documents."""
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path) as store:
+        await shared_pair(store)
+    conn = raw(path)
+    conn.execute("DROP TABLE grants")
+    conn.execute("DROP TABLE scope_links")
+    conn.execute("UPDATE meta SET value = 7 WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    async with SqliteStore(path) as store:
+        assert (await store.stats("default")).schema_version == 8
+        assert (await store.stats("default")).documents == 2
+        assert await store.list_grants() == [] and await store.scope_links() == []
+        await store.add_grant(Grant("ann", "default", Role.READER))
+        await store.add_scope_link(ScopeLink("default", "other", "all"))
+    async with SqliteStore(path) as store:
+        assert await store.list_grants() == [Grant("ann", "default", Role.READER)]
+        assert await store.scope_links() == [ScopeLink("default", "other", "all")]
+    check_integrity(path)
 
 
 async def test_a_forget_failing_inside_the_delete_rolls_back(

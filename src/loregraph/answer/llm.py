@@ -28,12 +28,13 @@ from loregraph.answer.base import PieceStream
 from loregraph.answer.extractive import NO_LLM, extractive_answer, nothing_found
 from loregraph.answer.guard import Cleaned, clean_reply, valid_citations
 from loregraph.answer.types import Answer, Citation
-from loregraph.llm.base import Completion
+from loregraph.llm.base import Completion, Message
 from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError
 from loregraph.llm.prompts import PromptLibrary
 from loregraph.llm.stage import LLMStage
 from loregraph.retrieve.budget import fit_budget
+from loregraph.retrieve.category_budget import persona_context
 from loregraph.retrieve.formats import renderer_for
 from loregraph.retrieve.result import Passage, RetrievalResult
 
@@ -152,9 +153,9 @@ class AnswerStream(PieceStream):
             self.answer = Answer(result.question, NOTHING_FOUND, [], llm=False, retrieval=result)
             yield NOTHING_FOUND
             return
-        view, context = fit_budget(result, renderer_for(a.context_format), result.token_budget)
+        shown, context = _context(result, a.context_format)
         originals = {p.chunk_id: p for p in result.passages}
-        passages = [originals.get(p.chunk_id, p) for p in view.passages]
+        passages = [originals.get(p.chunk_id, p) for p in shown]
         run = _Reply(len(passages))
         async for piece in self._model_reply(context, run):
             yield piece
@@ -194,6 +195,8 @@ class AnswerStream(PieceStream):
         """Stream the model's reply through the guards, within the time limit."""
         a = self.answerer
         messages = a.prompts.messages("answer", question=self.result.question, context=context)
+        if self.result.persona is not None:
+            messages = with_persona(messages, self.result.persona.system_prompt)
 
         def ended(completion: Completion) -> None:
             run.finish = completion.finish_reason
@@ -298,6 +301,22 @@ class _Reply:
         if self.finish in ("length", "max_tokens"):
             return "tokens", f"(The answer was cut off at the {answerer.max_tokens}-token limit.)"
         return "", ""
+
+
+def _context(result: RetrievalResult, context_format: str) -> tuple[list[Passage], str]:
+    """The passages shown and the context: by category for a persona's question."""
+    if result.persona is not None:
+        return persona_context(result, "markdown", result.token_budget)
+    view, context = fit_budget(result, renderer_for(context_format), result.token_budget)
+    return view.passages, context
+
+
+def with_persona(messages: list[Message], system_prompt: str) -> list[Message]:
+    """The messages with the persona's system prompt before the answer's rules."""
+    if messages and messages[0].role == "system":
+        first = messages[0]
+        return [Message("system", f"{system_prompt}\n\n{first.content}"), *messages[1:]]
+    return [Message("system", system_prompt), *messages]
 
 
 def _fallback(result: RetrievalResult, problem: str) -> Answer:

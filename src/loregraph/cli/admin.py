@@ -65,6 +65,13 @@ def export(ctx: Context, path: str, fmt: str | None) -> None:
     is_flag=True,
     help="Copy the HTTP server's API keys too (their hashes: they are credentials).",
 )
+@click.option(
+    "--as",
+    "as_principal",
+    metavar="NAME",
+    help="Copy only what principal NAME may read (its grants in SOURCE): the graph its "
+    "readable documents build, without merge decisions, audit log, keys, grants or links.",
+)
 @json_option("the report")
 @click.pass_obj
 def copy_command(
@@ -74,6 +81,7 @@ def copy_command(
     scopes: tuple[str, ...],
     merge: bool,
     keys: bool,
+    as_principal: str | None,
     as_json: bool,
 ) -> None:
     """Copy a whole store from SOURCE to DEST (file paths or database URLs): documents,
@@ -87,7 +95,13 @@ def copy_command(
     async def work() -> CopyReport:
         with showing(bars):
             return await copy_locations(
-                source, dest, scopes=scopes or None, merge=merge, progress=bars, keys=keys
+                source,
+                dest,
+                scopes=scopes or None,
+                merge=merge,
+                progress=bars,
+                keys=keys,
+                as_principal=as_principal,
             )
 
     report = run_async(work(), kept="copied documents")

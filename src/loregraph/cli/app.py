@@ -16,20 +16,25 @@ import click
 from loregraph.cli import (
     admin,
     agents,
+    backfill,
     browse,
+    grants,
     history,
     ingest,
     keys,
     memory,
     merges,
     patterns,
+    personas,
     query,
     serve,
+    suggest,
 )
 from loregraph.cli.options import (
     as_of_option,
     llm_options,
     llm_overrides,
+    principal_option,
     scope_option,
     store_options,
 )
@@ -53,6 +58,7 @@ AS_OF_COMMANDS = ("ask", "context", "search", "entity", "relations", "neighbors"
     help="Retrieval preset (default hybrid).",
 )
 @as_of_option
+@principal_option
 @llm_options
 @click.option(
     "--quiet",
@@ -71,6 +77,7 @@ def main(
     scope: str | None,
     preset: str | None,
     as_of: datetime | None,
+    principal: str | None,
     quiet: bool,
     **llm: Any,
 ) -> None:
@@ -91,6 +98,12 @@ def main(
             f"{click_ctx.invoked_subcommand}",
             InputError.exit_code,
         )
+    if principal and click_ctx.invoked_subcommand == "serve":
+        fail(
+            "--principal does not apply to serve: each request acts for its API key's "
+            "principal (loregraph keys create, loregraph grant)",
+            InputError.exit_code,
+        )
     click_ctx.obj = Context(
         db=db,
         scope=scope,
@@ -99,6 +112,7 @@ def main(
         mirror=mirror,
         quiet=quiet,
         as_of=as_of,
+        principal=principal.strip() if principal else None,
     )
 
 
@@ -106,6 +120,7 @@ for _command in (
     *ingest.COMMANDS,
     *memory.COMMANDS,
     *query.COMMANDS,
+    *personas.COMMANDS,
     *browse.COMMANDS,
     *patterns.COMMANDS,
     *merges.COMMANDS,
@@ -114,5 +129,8 @@ for _command in (
     *agents.COMMANDS,
     *serve.COMMANDS,
     *keys.COMMANDS,
+    *grants.COMMANDS,
+    *backfill.COMMANDS,
+    *suggest.COMMANDS,
 ):
     main.add_command(_command)

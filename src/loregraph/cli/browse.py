@@ -149,7 +149,8 @@ def documents(ctx: Context, as_json: bool) -> None:
         echo_json([d.to_dict() for d in docs])
         return
     for d in docs:
-        click.echo(f"{d.id}  {d.char_count:>9} chars  {d.title}  ({d.source})")
+        readers = "" if d.visibility == "public" else f"  [{d.visibility}: {d.owner or '-'}]"
+        click.echo(f"{d.id}  {d.char_count:>9} chars  {d.title}  ({d.source}){readers}")
 
 
 COMMANDS = (entities, entity, stats, scopes, documents)

@@ -9,11 +9,11 @@ from typing import Any
 import click
 from rich.console import Console
 
-from loregraph.cli.options import json_option
+from loregraph.cli.options import json_option, visibility_options
 from loregraph.cli.progress import RichProgress
 from loregraph.cli.runner import (
     Context,
-    echo_json,
+    echo_report,
     progress_for,
     run_graph,
     settings_for,
@@ -51,6 +51,7 @@ from loregraph.graph import AsyncGraph
 @click.option(
     "--title", default=None, help="Title of the document read from stdin (default: its first line)."
 )
+@visibility_options
 @json_option("the report")
 @click.pass_obj
 def ingest(
@@ -61,6 +62,8 @@ def ingest(
     chunk_unit: str | None,
     doc_id: str | None,
     title: str | None,
+    visibility: str | None,
+    owner: str | None,
     as_json: bool,
 ) -> None:
     """Ingest files, folders, JSON/JSONL records, or - for stdin.
@@ -69,6 +72,8 @@ def ingest(
     files with loregraph[docs] installed; every file skipped is listed with the reason.
     Unchanged documents are skipped, changed ones replaced (the report names them); each
     document is committed when it is done, so an interrupted run keeps them and resumes.
+    --visibility and --owner say who may read them (an unchanged document given another
+    visibility is processed again).
     """
     for path in paths:
         if path != "-" and not Path(path).exists():
@@ -85,16 +90,17 @@ def ingest(
         with showing(progress):
             stdin = sys.stdin if "-" in paths else None
             return await graph.ingest(
-                *paths, stdin=stdin, stdin_id=doc_id, stdin_title=title, progress=progress
+                *paths,
+                stdin=stdin,
+                stdin_id=doc_id,
+                stdin_title=title,
+                progress=progress,
+                visibility=visibility,
+                owner=owner,
             )
 
     report = run_graph(ctx, work, must_exist=False, settings=settings, writes=True)
-    if as_json:
-        echo_json(report.to_dict())
-    else:
-        click.echo(report.summary())
-    if not report.ok:
-        sys.exit(1)
+    echo_report(report, as_json)
 
 
 COMMANDS = (ingest,)

@@ -33,7 +33,8 @@ def keys() -> None:
     default="reader",
     show_default=True,
     help="What the key may do in its scopes: reader (search, ask, browse, export), writer "
-    "(also ingest, remember, forget, delete) or admin.",
+    "(also ingest, remember, forget, delete), admin or owner; `loregraph grant` adds roles "
+    "to a key's name.",
 )
 @json_option("the key")
 @click.pass_obj

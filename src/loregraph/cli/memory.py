@@ -3,6 +3,7 @@ filter, or those that mention an entity) and ``forget``."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -15,7 +16,7 @@ import click
 from loregraph.cli.admin import deleted_line
 from loregraph.cli.dates import TimeParam, memory_time
 from loregraph.cli.merges import principal
-from loregraph.cli.options import json_option, limit_option
+from loregraph.cli.options import json_option, limit_option, visibility_options
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
 from loregraph.engine.memories import Memory, NewMemory
@@ -90,6 +91,7 @@ def _line(memory: Memory) -> str:
 )
 @click.option("--tag", "tags", multiple=True, help="A tag (repeat for several).")
 @click.option("--source", default=None, help="Where the memory comes from (an agent, a chat...).")
+@visibility_options
 @json_option("the stored memory")
 @click.pass_obj
 def remember(
@@ -98,13 +100,16 @@ def remember(
     at_text: str | None,
     tags: tuple[str, ...],
     source: str | None,
+    visibility: str | None,
+    owner: str | None,
     as_json: bool,
 ) -> None:
     """Remember TEXT (- reads it from stdin; a FILE.jsonl holds one memory a line).
 
     A line of the file is a JSON object with "text" and optionally "at", "tags", "source"
     and "metadata"; --at and --source apply to lines without them, --tag to every line.
-    A memory is searchable as soon as this returns.
+    A memory is searchable as soon as this returns. --visibility and --owner apply to
+    every memory given.
     """
     at = memory_time(at_text)
     defaults = NewMemory("", at=at, source=source, tags=tags)
@@ -115,6 +120,7 @@ def remember(
         if not body.strip():
             fail("a memory needs a non-empty text", InputError.exit_code)
         memories = [NewMemory(body, at=at, source=source, tags=tags)]
+    memories = [dataclasses.replace(m, visibility=visibility, owner=owner) for m in memories]
     stored = run_graph(ctx, lambda g: g.remember_many(memories), must_exist=False, writes=True)
     if as_json:
         one = len(stored) == 1 and not _is_records_file(text)

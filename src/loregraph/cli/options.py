@@ -70,6 +70,25 @@ only_option = click.option(
 """``--only memories|documents`` (parameter ``only``): retrieval kept to one kind of source."""
 
 
+persona_options = _all(
+    click.option(
+        "--persona",
+        default=None,
+        metavar="NAME",
+        help="Ask through a persona (see `loregraph personas`), or a persona file's path.",
+    ),
+    click.option(
+        "--turn",
+        "turns",
+        multiple=True,
+        metavar="TEXT",
+        help="An earlier turn of the conversation, oldest first (repeat): 'her' or 'that "
+        "place' in the question stands for what they named last.",
+    ),
+)
+"""``--persona NAME`` and ``--turn TEXT`` (repeatable; parameter ``turns``)."""
+
+
 def limit_option(default: int, short: str, help: str) -> Callable[[F], F]:
     """``--limit``/``short``: how many results, at least 1."""
     return click.option(
@@ -93,6 +112,34 @@ def format_option(choices: Sequence[str], default: str | None, help: str) -> Cal
         help=help,
     )
 
+
+visibility_options = _all(
+    click.option(
+        "--visibility",
+        type=click.Choice(["public", "private", "personal"]),
+        default=None,
+        help="Who may read it: public (anyone who reads the scope), private (its writers) or "
+        "personal (only --owner). Default public; a document ingested again keeps its own.",
+    ),
+    click.option(
+        "--owner",
+        default=None,
+        metavar="NAME",
+        help="The principal it belongs to (a personal one's default: --principal).",
+    ),
+)
+"""``--visibility`` and ``--owner`` (parameters ``visibility``, ``owner``): who may read
+what is written."""
+
+principal_option = click.option(
+    "--principal",
+    envvar="LOREGRAPH_PRINCIPAL",
+    default=None,
+    metavar="NAME",
+    help="Run the command as this principal, with the roles granted to it (loregraph "
+    "grant) (env LOREGRAPH_PRINCIPAL; default: the store's operator, who sees all).",
+)
+"""``--principal NAME``: the principal every engine call of the command acts for."""
 
 store_options = _all(
     click.option(

@@ -8,31 +8,58 @@ from pathlib import Path
 import click
 
 from loregraph.answer.types import Answer
-from loregraph.cli.options import format_option, json_option, limit_option, only_option
+from loregraph.cli.options import (
+    format_option,
+    json_option,
+    limit_option,
+    only_option,
+    persona_options,
+)
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
 from loregraph.engine.questions import Only
 from loregraph.engine.views import SearchKind
 from loregraph.errors import InputError
 from loregraph.graph import AsyncGraph, ContextFormat
+from loregraph.retrieve.personas import Persona, read_persona
 from loregraph.settings import MIN_BUDGET
+
+
+def persona_named(persona: str | None) -> str | Persona | None:
+    """``--persona``: a persona's name, or the path of a persona file (read here)."""
+    if persona is not None and persona.endswith((".yaml", ".yml")):
+        return read_persona(persona)
+    return persona
 
 
 @click.command()
 @click.argument("question")
 @json_option("the answer and citations")
 @only_option
+@persona_options
 @click.pass_obj
-def ask(ctx: Context, question: str, as_json: bool, only: Only | None) -> None:
+def ask(
+    ctx: Context,
+    question: str,
+    as_json: bool,
+    only: Only | None,
+    persona: str | None,
+    turns: tuple[str, ...],
+) -> None:
     """Answer a question with citations (extractive when no LLM is configured).
 
     The answer is printed as it is written, then its sources are listed.
     """
 
     async def work(graph: AsyncGraph) -> Answer:
+        chosen = persona_named(persona)
         if as_json:
-            return await graph.ask(question, as_of=ctx.as_of, only=only)
-        stream = graph.ask_stream(question, as_of=ctx.as_of, only=only)
+            return await graph.ask(
+                question, as_of=ctx.as_of, only=only, persona=chosen, history=turns
+            )
+        stream = graph.ask_stream(
+            question, as_of=ctx.as_of, only=only, persona=chosen, history=turns
+        )
         shown = False  # the question is shown once retrieval has worked
         async for piece in stream:
             if not shown:
@@ -58,14 +85,30 @@ def ask(ctx: Context, question: str, as_json: bool, only: Only | None) -> None:
     help=f"Token budget (default 4000; at least {MIN_BUDGET}).",
 )
 @only_option
+@persona_options
 @click.pass_obj
 def context(
-    ctx: Context, question: str, fmt: ContextFormat, budget: int | None, only: Only | None
+    ctx: Context,
+    question: str,
+    fmt: ContextFormat,
+    budget: int | None,
+    only: Only | None,
+    persona: str | None,
+    turns: tuple[str, ...],
 ) -> None:
-    """Print the graph-augmented context an LLM would receive for QUESTION."""
+    """Print the graph-augmented context an LLM would receive for QUESTION (with
+    --persona: by category, with how each passage was found)."""
     text = run_graph(
         ctx,
-        lambda g: g.context(question, format=fmt, budget=budget, as_of=ctx.as_of, only=only),
+        lambda g: g.context(
+            question,
+            format=fmt,
+            budget=budget,
+            as_of=ctx.as_of,
+            only=only,
+            persona=persona_named(persona),
+            history=turns,
+        ),
     )
     click.echo(text)
 

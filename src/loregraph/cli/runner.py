@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
+from loregraph.access import Principal, acting_as
 from loregraph.cli.progress import PLAIN_INTERVAL, PlainProgress, RichProgress
 from loregraph.cli.support import fail_on
 from loregraph.errors import EmptyStoreError, LoregraphError
@@ -40,6 +41,8 @@ class Context:
     quiet: bool = False
     as_of: datetime | None = None
     """``--as-of``: the world time queries see (``None``: now)."""
+    principal: str | None = None
+    """``--principal``: the principal the engine acts for (``None``: the operator)."""
 
     @functools.cached_property
     def location(self) -> Location:
@@ -110,11 +113,28 @@ def run_graph(
         try:
             if must_exist:
                 await graph.open()  # an ingest opens it once its input has been read
-            return await work(graph)
+            if ctx.principal is None:
+                return await work(graph)
+            with acting_as(await acting_principal(graph, ctx, where.exists())):
+                return await work(graph)
         finally:
             await graph.close()
 
     return run_async(main(), kept="completed documents")
+
+
+async def acting_principal(graph: AsyncGraph, ctx: Context, stored: bool) -> Principal:
+    """The principal ``--principal`` names, with its grants (none in a store not yet
+    made); says so on stderr when it has no role anywhere."""
+    name = ctx.principal or ""
+    principal = await graph.principal_named(name) if stored else Principal(name, {})
+    if not principal.roles and not ctx.quiet:
+        click.echo(
+            f"note: principal {name!r} has no role in any scope "
+            f"(give one with `loregraph grant {name} ROLE --scope SCOPE`)",
+            err=True,
+        )
+    return principal
 
 
 def progress_for(console: Console, off: bool) -> RichProgress | PlainProgress | None:
@@ -141,3 +161,14 @@ def showing(
 def echo_json(payload: Any) -> None:
     """Print ``payload`` as indented JSON (anything JSON lacks, such as a time, as text)."""
     click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+
+
+def echo_report(report: Any, as_json: bool) -> None:
+    """Print a run's report (its ``to_dict()`` as JSON, or its ``summary()``) and exit 1
+    when it did not all succeed (``report.ok`` false)."""
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        click.echo(report.summary())
+    if not report.ok:
+        sys.exit(1)

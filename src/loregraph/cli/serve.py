@@ -198,7 +198,9 @@ def _metrics(graph: AsyncGraph) -> Any:
     try:
         from loregraph.observe.metrics import Metrics
 
-        metrics = Metrics(usage=lambda: _usage(graph), breaker=lambda: _breaker(graph))
+        metrics = Metrics(
+            usage=lambda: _usage(graph), breaker=lambda: _breaker(graph), graph=graph.graph_status
+        )
     except ImportError:
         return None
     graph.observers.observers.append(metrics)

@@ -1,4 +1,5 @@
-"""What a copy carries besides documents: merge decisions, the audit log and API keys.
+"""What a copy carries besides documents: merge decisions, the audit log, grants, scope
+links and API keys.
 
 Documents go through their bundles (:mod:`loregraph.copy`); these records belong to no
 document, so each is read from the source and added to the destination through the store
@@ -11,17 +12,22 @@ again:
   destination holds (same scope, kind and merge id) is replaced by the source's;
 * **audit entries** (per scope): appended oldest first, except those the destination
   already holds (same time, principal, action, subject and detail);
+* **grants** of the scope and **links** from it (to any scope, with the ids of the
+  documents they share): added; one the destination holds for the same principal, or the
+  same pair of scopes, is replaced by the source's;
 * **API keys** (no scope), only when asked for (``--with-keys``): they are credentials.
   Only their hashes exist anywhere (never the secret), and that is what is copied. A key
   the destination holds under the same name and hash is kept, and revoked if the source's
   is; one under the same name with another hash is refused (:class:`KeyConflictError`),
-  since one of the two would stop opening what it opens.
+  since one of the two would stop opening what it opens. Grants for every scope (``*``) go
+  with the keys: like a key, they open every scope of the destination.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from loregraph.access import ALL_SCOPES
 from loregraph.errors import LoregraphError
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
@@ -39,8 +45,11 @@ class Carried:
 
     decisions: int = 0
     audit: int = 0
+    grants: int = 0
+    links: int = 0
     held: dict[str, tuple[int, int]] | None = None
-    """``{"merge decisions" | "audit entries": (in the source, in the destination)}``."""
+    """``{"merge decisions" | "audit entries" | "grants" | "scope links": (in the source, in
+    the destination)}``."""
 
 
 async def carry_records(source: Store, dest: Store, scope: str) -> Carried:
@@ -59,11 +68,36 @@ async def carry_records(source: Store, dest: Store, scope: str) -> Carried:
             await dest.add_audit(entry)
             held.add(_same(entry))
             carried.audit += 1
+    carried.grants = await _carry_grants(source, dest, scope)
+    links = await source.scope_links(scope)
+    theirs_links = set(await dest.scope_links(scope))
+    for link in links:
+        if link not in theirs_links:
+            await dest.add_scope_link(link)
+            carried.links += 1
     carried.held = {
         "merge decisions": (len(decisions), len(await dest.list_decisions(scope))),
         "audit entries": (len(audit), len(await dest.list_audit(scope))),
+        "grants": (await _grants_in(source, scope), await _grants_in(dest, scope)),
+        "scope links": (len(links), len(await dest.scope_links(scope))),
     }
     return carried
+
+
+async def _grants_in(store: Store, scope: str) -> int:
+    return sum(1 for grant in await store.list_grants() if grant.scope == scope)
+
+
+async def _carry_grants(source: Store, dest: Store, scope: str) -> int:
+    """Add the source's grants in ``scope`` the destination lacks (or holds with another
+    role); returns how many."""
+    theirs = set(await dest.list_grants())
+    changed = 0
+    for grant in await source.list_grants():
+        if grant.scope == scope and grant not in theirs:
+            await dest.add_grant(grant)
+            changed += 1
+    return changed
 
 
 def _same(entry: AuditEntry) -> tuple[object, ...]:
@@ -73,7 +107,8 @@ def _same(entry: AuditEntry) -> tuple[object, ...]:
 
 async def carry_keys(source: Store, dest: Store) -> int:
     """Add the source's API keys (their hashes) the destination lacks; revoke those the
-    source revoked. Returns how many keys were added or revoked. Raises
+    source revoked; add its grants for every scope. Returns how many keys and grants were
+    added or revoked. Raises
     :class:`KeyConflictError`, before adding any, for a name both hold with other hashes."""
     theirs = {key.name: key for key in await dest.list_api_keys()}
     ours = await source.list_api_keys()
@@ -93,4 +128,4 @@ async def carry_keys(source: Store, dest: Store) -> int:
         elif key.revoked_at is not None and held.revoked_at is None:
             await dest.revoke_api_key(key.name, key.revoked_at)
             changed += 1
-    return changed
+    return changed + await _carry_grants(source, dest, ALL_SCOPES)

@@ -8,7 +8,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from loregraph.access import ApiKey, Principal, Role, check_key_name, hash_key, new_key
+from loregraph.access import (
+    ALL_SCOPES,
+    ApiKey,
+    Principal,
+    Role,
+    check_key_name,
+    hash_key,
+    merged_roles,
+    new_key,
+    require,
+)
+from loregraph.engine.grants import granted_roles
 from loregraph.errors import InputError, NotFoundError
 from loregraph.models import utcnow
 from loregraph.store.base import Store
@@ -39,6 +50,8 @@ class KeyMethods:
         """
         if not roles:
             raise InputError("a key needs at least one scope")
+        for scope in roles:
+            require(scope, Role.ADMIN, "create keys")
         await self.open()
         secret = new_key()
         key = ApiKey(check_key_name(name), hash_key(secret), roles=dict(roles))
@@ -55,6 +68,7 @@ class KeyMethods:
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown name.
         """
+        require(ALL_SCOPES, Role.ADMIN, "revoke keys")
         await self.open()
         if not await self.store.revoke_api_key(name, utcnow()):
             raise NotFoundError(f"no key called {name!r}")
@@ -62,9 +76,12 @@ class KeyMethods:
         return found[0]
 
     async def principal_for_key(self, secret: str) -> Principal | None:
-        """The principal a presented key stands for; ``None`` for an unknown or revoked key."""
+        """The principal a presented key stands for, with the key's roles and those granted
+        to its name (the higher of the two in a scope); ``None`` for an unknown or revoked
+        key."""
         await self.open()
         key = await self.store.api_key_by_hash(hash_key(secret))
         if key is None or not key.active:
             return None
-        return key.principal()
+        granted = granted_roles(await self.store.list_grants(key.name))
+        return Principal(key.name, merged_roles(key.roles, granted))

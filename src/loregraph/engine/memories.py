@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from loregraph.engine.visibility import document_access
 from loregraph.errors import InputError
 from loregraph.ingest.pipeline import chunk_id
 from loregraph.ingest.types import SourceDocument
@@ -41,6 +42,8 @@ class Memory:
     metadata: dict[str, Any] = field(default_factory=dict)
     scope: str = ""
     created_at: datetime = field(default_factory=utcnow)
+    visibility: str = "public"
+    owner: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The memory as JSON (times in ISO 8601)."""
@@ -53,6 +56,8 @@ class Memory:
             "metadata": dict(self.metadata),
             "scope": self.scope,
             "created_at": self.created_at.isoformat(),
+            "visibility": self.visibility,
+            "owner": self.owner,
         }
 
 
@@ -88,22 +93,26 @@ class MemoryFilter:
 @dataclass(frozen=True, slots=True)
 class NewMemory:
     """A memory to remember: its text, when it happened (``at``; default: now), where it
-    came from (``source``), its ``tags`` and any ``metadata``."""
+    came from (``source``), its ``tags`` and any ``metadata``; who may read it
+    (``visibility``, default public) and whose it is (``owner``)."""
 
     text: str
     at: datetime | None = None
     source: str | None = None
     tags: Sequence[str] = ()
     metadata: Mapping[str, Any] | None = None
+    visibility: str | None = None
+    owner: str | None = None
 
 
 def memory_document(new: NewMemory) -> SourceDocument:
     """The document a memory is stored as (see the module docstring); the text is kept
     without the blank space around it.
 
-    Raises :class:`~loregraph.errors.InputError` for an empty text or a tag that is not a
-    non-empty string.
+    Raises :class:`~loregraph.errors.InputError` for an empty text, a tag that is not a
+    non-empty string, an unknown visibility or a personal memory nobody owns.
     """
+    access = document_access(new.visibility, new.owner)
     if not isinstance(new.text, str) or not new.text.strip():
         raise InputError("a memory needs a non-empty text")
     text, tags = new.text.strip(), new.tags
@@ -122,6 +131,8 @@ def memory_document(new: NewMemory) -> SourceDocument:
         metadata=metadata,
         kind=DocKind.MEMORY,
         valid_at=aware(new.at) or utcnow(),
+        visibility=access.visibility,
+        owner=access.owner,
     )
 
 
@@ -142,6 +153,8 @@ def memory_of(document: Document, text: str) -> Memory:
         metadata=dict(meta.get("metadata") or {}),
         scope=document.scope,
         created_at=document.created_at,
+        visibility=document.visibility,
+        owner=document.owner,
     )
 
 

@@ -17,6 +17,7 @@ import asyncio
 import dataclasses
 from typing import TYPE_CHECKING
 
+from loregraph.access import Role, require
 from loregraph.engine.lookup import find_entity
 from loregraph.engine.merge_views import MergeView, list_merge_views
 from loregraph.errors import AlreadyDoneError, InputError, NotFoundError
@@ -83,6 +84,7 @@ class MergeMethods:
         """
         await self.open()
         scope = self._scope(scope)
+        require(scope, Role.WRITER, "undo merges")
         async with self.corrections:  # one undo at a time: the check below stays true
             views = {v.id: v for v in await list_merge_views(self.store, scope, None, True)}
             view = views.get(merge_id)
@@ -110,6 +112,7 @@ class MergeMethods:
         ``manual``; undo it with :meth:`unmerge`). Returns the merge."""
         await self.open()
         scope = self._scope(scope)
+        require(scope, Role.WRITER, "merge entities")
         async with self.corrections:
             kept = await find_entity(self.store, scope, name)
             gone = await find_entity(self.store, scope, other)
@@ -136,6 +139,7 @@ class MergeMethods:
         (merge them instead)."""
         await self.open()
         scope = self._scope(scope)
+        require(scope, Role.WRITER, "rename entities")
         entity = await find_entity(self.store, scope, name)
         taken = (await self.store.find_entities_by_key(scope, [name_key(new_name)])).get(
             name_key(new_name)
@@ -153,6 +157,7 @@ class MergeMethods:
         """Give the entity called ``name`` another type (normalised like extracted types)."""
         await self.open()
         scope = self._scope(scope)
+        require(scope, Role.WRITER, "retype entities")
         entity = await find_entity(self.store, scope, name)
         kind = normalize_type(entity_type)
         retyped = await self.store.update_entity(entity.id, entity_type=kind)
@@ -165,6 +170,7 @@ class MergeMethods:
         """The scope's audit log (merges, unmerges, renames, retypes, forgotten memories),
         newest first."""
         await self.open()
+        require(self._scope(scope), Role.ADMIN, "read the audit log")
         return await self.store.list_audit(self._scope(scope), limit)
 
     # ------------------------------------------------------------------ helpers

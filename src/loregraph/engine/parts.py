@@ -23,6 +23,8 @@ from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.resolve import Confirm
 from loregraph.ingest.supersede import Contradict
 from loregraph.retrieve.pipeline import Analyzer
+from loregraph.retrieve.resilience import GraphGuard
+from loregraph.retrieve.routing import IntentRouter
 from loregraph.settings import Settings
 
 if TYPE_CHECKING:
@@ -74,6 +76,7 @@ class Parts:
         self._owns_client = False
         self._owns_model = False
         self._prompts: PromptLibrary | None = None
+        self._guard: GraphGuard | None = None
 
     # ------------------------------------------------------------------ the model
     @property
@@ -169,12 +172,37 @@ class Parts:
                 )
         return self._extractor
 
+    @property
+    def guard(self) -> GraphGuard:
+        """The graph layer's time limits, circuit breaker and caches (one per engine, from
+        ``settings.resilience``)."""
+        if self._guard is None:
+            self._guard = GraphGuard(self.settings.resilience)
+        return self._guard
+
     def analyzer(self) -> Analyzer | None:
         """The model's query analysis (which falls back to the offline rules), or ``None``
         for the offline rules alone; built once."""
         if "analyzer" not in self._stages:
             self._stages["analyzer"] = self._build_analyzer()
         return cast("Analyzer | None", self._stages["analyzer"])
+
+    def intent_router(self) -> IntentRouter | None:
+        """The model's persona intent analysis (when a model analyses questions), or
+        ``None`` (the rules); built once."""
+        if "intent" not in self._stages:
+            router = None
+            if self.llm is not None and self.settings.llm.query_analysis:
+                from loregraph.retrieve.llm_intent import LLMIntentAnalyzer
+
+                router = LLMIntentAnalyzer(
+                    self.llm,
+                    prompts=self.prompts,
+                    timeout=self.settings.llm.query_timeout,
+                    structured=self._structured,
+                )
+            self._stages["intent"] = router
+        return cast("IntentRouter | None", self._stages["intent"])
 
     def answerer(self) -> Answerer:
         """A model writing cited answers, else the extractive answerer; built once."""

@@ -8,8 +8,9 @@ one kind of source), and tells the engine's observers about the retrieval.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 
 from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
@@ -17,8 +18,12 @@ from loregraph.engine.queries import world_time
 from loregraph.engine.views import SearchHit, SearchKind, search_hits
 from loregraph.errors import InputError
 from loregraph.models import DocKind
+from loregraph.retrieve.category_budget import persona_context
 from loregraph.retrieve.formats import format_context
+from loregraph.retrieve.lens import PersonaLens
+from loregraph.retrieve.personas import Persona, PersonaLibrary
 from loregraph.retrieve.pipeline import Retriever
+from loregraph.retrieve.resilience import GraphStatus
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.settings import Settings, check_budget, check_limit
 from loregraph.settings import preset as named_preset
@@ -31,6 +36,8 @@ if TYPE_CHECKING:
 
 ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 Only = Literal["memories", "documents"]
+PERSONA_FORMATS = ("markdown", "json")
+"""The formats of a persona's context by category (the others keep their own layout)."""
 KINDS: dict[str, DocKind] = {"memories": DocKind.MEMORY, "documents": DocKind.DOCUMENT}
 
 
@@ -53,7 +60,23 @@ def context_of(
         from loregraph.retrieve.nothing import nothing_relevant_context
 
         return nothing_relevant_context(result, format)
+    if result.persona is not None and format in PERSONA_FORMATS:
+        return persona_context(result, format, budget)[1]
     return format_context(result, format, budget)
+
+
+class Asking(TypedDict, total=False):
+    """The options of a question (those of :meth:`QuestionMethods.retrieve`), passed on by
+    ``context``, ``ask`` and ``ask_stream``."""
+
+    preset: str | None
+    scope: str | None
+    as_of: datetime | None
+    only: Only | None
+    persona: str | Persona | None
+    history: Sequence[str]
+    linked_scopes: Sequence[str]
+    conversation: str | None
 
 
 class QuestionMethods:
@@ -74,6 +97,37 @@ class QuestionMethods:
         @property
         def embedder(self) -> Embedder: ...
 
+    def graph_status(self) -> GraphStatus:
+        """The graph layer's circuit breaker state (``closed``, ``open``: questions are
+        answered from passages alone, ``half_open``) and its caches' hits and misses."""
+        return self.parts.guard.status()
+
+    _persona_library: PersonaLibrary | None = None
+
+    def persona_library(self) -> PersonaLibrary:
+        """The packaged personas and those of ``settings.personas_dir``."""
+        if self._persona_library is None:
+            self._persona_library = PersonaLibrary(self.settings.personas_dir)
+        return self._persona_library
+
+    async def personas(self) -> list[Persona]:
+        """Every persona a question can be asked through, by name."""
+        return [p for _, p in sorted(self.persona_library().all().items())]
+
+    def _lens(
+        self, persona: str | Persona | None, history: Sequence[str], linked_scopes: Sequence[str]
+    ) -> PersonaLens | None:
+        if persona is None and not history:
+            return None
+        chosen = self.persona_library().get(persona) if isinstance(persona, str) else persona
+        return PersonaLens(
+            chosen,
+            history=history,
+            linked_scopes=linked_scopes,
+            router=self.parts.intent_router(),
+            graph=self.settings.graph_augmentation,
+        )
+
     async def retrieve(
         self,
         question: str,
@@ -82,20 +136,49 @@ class QuestionMethods:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
+        conversation: str | None = None,
+        persona: str | Persona | None = None,
+        history: Sequence[str] = (),
+        linked_scopes: Sequence[str] = (),
     ) -> RetrievalResult:
         """Ranked entities, relations, passages and documents for a question, as things
         stand now or, with ``as_of``, as they stood then: memories and documents of a later
         time are not seen, and passages stating only facts that did not hold then are left
         out; with ``only``, from memories or from documents alone. Raises
-        :class:`~loregraph.errors.InputError` for an ``as_of`` in the future."""
+        :class:`~loregraph.errors.InputError` for an ``as_of`` in the future.
+
+        ``persona`` (a persona's name, or a :class:`Persona`) asks through it: the
+        question's intent routes a graph traversal shaped by the persona, and passages rank
+        by the combined score (:mod:`loregraph.retrieve.lens`). ``history`` holds the last
+        conversation turns (oldest first): "her" or "that place" in the question stands for
+        the entity they named last. ``linked_scopes`` are scopes the persona may also read
+        (default: those linked to ``scope``, each read as far as its link shares).
+        ``conversation`` names the conversation a question belongs to: the names its
+        questions resolved are remembered for the next (until the graph changes).
+        """
         at = None if as_of is None else world_time(as_of)
         kind = only_kind(only)
         await self.open()
         settings = named_preset(preset) if preset else self.settings.retrieval
         if not self.settings.graph_augmentation:
             settings = settings.without_graph()
-        retriever = Retriever(self.store, self.embedder, settings, analyzer=self.parts.analyzer())
-        result = await retriever.retrieve(question, self._scope(scope), as_of=at, kind=kind)
+        if (persona is not None or history) and not linked_scopes:
+            # the scopes linked to this one: read only as far as their links share
+            linked_scopes = [
+                link.linked for link in await self.store.scope_links(self._scope(scope))
+            ]
+        lens = self._lens(persona, history, linked_scopes)
+        retriever = Retriever(
+            self.store,
+            self.embedder,
+            settings,
+            analyzer=self.parts.analyzer(),
+            guard=self.parts.guard,
+            lens=lens,
+        )
+        result = await retriever.retrieve(
+            question, self._scope(scope), as_of=at, kind=kind, conversation=conversation
+        )
         self.observers.retrieved(result)
         return result
 
@@ -104,36 +187,31 @@ class QuestionMethods:
         question: str,
         *,
         format: ContextFormat = "markdown",
-        preset: str | None = None,
         budget: int | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-        only: Only | None = None,
+        **asking: Unpack[Asking],
     ) -> str:
-        """A token-budgeted context for an LLM prompt, in the chosen format.
+        """A token-budgeted context for an LLM prompt, in the chosen format; ``asking``
+        holds the options of :meth:`retrieve` (preset, scope, as_of, only, persona,
+        history, linked_scopes).
 
         When nothing in the store is relevant to the question, the context says so (in the
-        chosen format) instead of listing unrelated passages.
+        chosen format) instead of listing unrelated passages. With a ``persona``, the
+        markdown and JSON contexts are budgeted by category
+        (:mod:`loregraph.retrieve.category_budget`).
         """
         check_budget(budget)
-        result = await self.retrieve(question, preset=preset, scope=scope, as_of=as_of, only=only)
+        result = await self.retrieve(question, **asking)
         return context_of(result, format, budget)
 
-    async def ask(
-        self,
-        question: str,
-        *,
-        preset: str | None = None,
-        scope: str | None = None,
-        as_of: datetime | None = None,
-        only: Only | None = None,
-    ) -> Answer:
-        """Answer a question with citations. With no LLM configured the answer is extractive.
+    async def ask(self, question: str, **asking: Unpack[Asking]) -> Answer:
+        """Answer a question with citations. With no LLM configured the answer is extractive;
+        ``asking`` holds the options of :meth:`retrieve`.
 
         When nothing in the store is relevant to the question, the answer says so
-        (``Answer.found`` is ``False``) and no language model is asked.
+        (``Answer.found`` is ``False``) and no language model is asked. With a ``persona``,
+        a model answers under the persona's system prompt.
         """
-        result = await self.retrieve(question, preset=preset, scope=scope, as_of=as_of, only=only)
+        result = await self.retrieve(question, **asking)
         if not result.relevant:
             return nothing_found(result)
         return await self.parts.answerer().answer(result)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from loregraph.access import LOCAL, Role, acting_as, require
 from loregraph.engine.memories import (
     Memory,
     MemoryFilter,
@@ -16,6 +17,7 @@ from loregraph.engine.memories import (
     memory_of,
     read_memories,
 )
+from loregraph.engine.visibility import check_owner
 from loregraph.errors import LoregraphError, NotFoundError
 from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.models import DeleteReport, Document
@@ -66,13 +68,26 @@ class MemoryMethods:
         tags: Sequence[str] = (),
         metadata: Mapping[str, Any] | None = None,
         scope: str | None = None,
+        visibility: str | None = None,
+        owner: str | None = None,
     ) -> Memory:
         """Remember ``text``: what happened ``at`` (default now; a naive time is UTC), from
-        ``source``, with ``tags`` and ``metadata``. Returns the stored memory.
+        ``source``, with ``tags`` and ``metadata``; readable as ``visibility`` says
+        (public, private or personal; default public), owned by ``owner`` (a personal
+        memory's default: the principal the engine acts for). Returns the stored memory.
 
-        Raises :class:`~loregraph.errors.InputError` for an empty text or a bad tag.
+        Raises :class:`~loregraph.errors.InputError` for an empty text, a bad tag, an
+        unknown visibility or a personal memory nobody owns.
         """
-        new = NewMemory(text, at=at, source=source, tags=tags, metadata=metadata)
+        new = NewMemory(
+            text,
+            at=at,
+            source=source,
+            tags=tags,
+            metadata=metadata,
+            visibility=visibility,
+            owner=owner,
+        )
         return (await self.remember_many([new], scope=scope))[0]
 
     async def remember_many(
@@ -85,15 +100,20 @@ class MemoryMethods:
         documents = [memory_document(new) for new in memories]
         if not documents:
             return []
-        report = await self.ingest_documents(documents, scope=scope)
+        where = self._scope(scope)
+        require(where, Role.WRITER, "remember")
+        for document in documents:  # before any is written
+            check_owner(document.owner, where)
+        report = await self.ingest_documents(documents, scope=where)
         if report.failed:
             reasons = "; ".join(f"{f.source}: {f.error}" for f in report.failed)
             raise LoregraphError(
                 f"{len(report.failed)} of {len(documents)} memories could not be stored "
                 f"(the others are): {reasons}"
             )
-        stored = [await self.store.get_document(i) for i in report.document_ids]
-        return await read_memories(self.store, [d for d in stored if d is not None])
+        with acting_as(LOCAL):  # what was just written, even someone else's (an admin's)
+            stored = [await self.store.get_document(i) for i in report.document_ids]
+            return await read_memories(self.store, [d for d in stored if d is not None])
 
     async def memories(
         self,
@@ -144,6 +164,7 @@ class MemoryMethods:
         """
         await self.open()
         scope = self._scope(scope)
+        require(scope, Role.WRITER, "forget memories")
         document = await self.store.get_document(memory_id)
         if document is None or document.scope != scope:
             raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")

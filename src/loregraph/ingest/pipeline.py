@@ -26,7 +26,7 @@ from loregraph.ingest.boilerplate import set_aside
 from loregraph.ingest.chunker import chunk_text
 from loregraph.ingest.cluster import Record
 from loregraph.ingest.decisions import MergeRules, Pins
-from loregraph.ingest.extract.base import Extractor
+from loregraph.ingest.extract.base import Extractor, identity
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.relate import as_written, build_mentions, build_relations, surface_index
 from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocument
@@ -65,6 +65,8 @@ share one NLP and embedding pass, while a long document is processed, and commit
 own, so that a killed ingest keeps every document finished before the kill."""
 EMBED_STEP = 256
 """Texts per embedder call when embedding a batch (progress is reported after each call)."""
+EXTRACTED_BY = "extracted_by"
+"""Metadata key: the extractor that made a document's graph (``loregraph backfill``)."""
 
 
 @dataclass(slots=True)
@@ -195,12 +197,13 @@ class IngestPipeline:
             same = await self.store.find_document(
                 scope, content_hash=digest, source=source.former_source
             )
-        if same is not None and same.status == DocStatus.DONE:
+        if same is not None and same.status == DocStatus.DONE and source.keeps_access(same):
             report.skipped += 1
             return None
-        # an earlier input of this run with the same identity is replaced too (its write
-        # may not have happened yet: it can be in the same batch)
+        # an earlier input of this run with this identity is replaced too (maybe unwritten)
         previous = doc_id in self._planned or await self.store.get_document(doc_id)
+        if isinstance(previous, Document):
+            source.inherit_access(previous)
         self._planned.add(doc_id)
         with timer(report, "chunk"):
             chunks = list(chunk_text(source.text, self.settings.chunk, sections))
@@ -369,6 +372,8 @@ class IngestPipeline:
             scope=scope,
             source=source.source,
             kind=source.kind,
+            visibility=source.visibility or "public",
+            owner=source.owner,
             valid_at=source.valid_at,
             metadata=dict(source.metadata),
             status=DocStatus.DONE,
@@ -377,6 +382,7 @@ class IngestPipeline:
         )
         if source.external_id is not None:
             document.metadata.setdefault("id", source.external_id)
+        document.metadata[EXTRACTED_BY] = identity(self.extractor)
         chunks = [
             Chunk(
                 id=cid,

@@ -61,7 +61,9 @@ def rebuild_text(document: Document, chunks: Sequence[Chunk]) -> str:
     )
 
 
-def _pending(bundle: DocumentBundle) -> Pending:
+def pending_of(bundle: DocumentBundle) -> Pending:
+    """A stored document as the pipeline's work item: its text rebuilt from its chunks
+    (:func:`rebuild_text`), its chunks as they are, replacing it when written."""
     doc = bundle.document
     source = SourceDocument(
         title=doc.title,
@@ -70,6 +72,8 @@ def _pending(bundle: DocumentBundle) -> Pending:
         metadata=dict(doc.metadata),
         kind=doc.kind,
         valid_at=doc.valid_at,
+        visibility=doc.visibility,
+        owner=doc.owner,
     )
     chunks = [TextChunk(c.seq, c.start, c.end, c.text, c.token_count) for c in bundle.chunks]
     return Pending(source, doc.id, doc.content_hash, True, chunks, doc.created_at)
@@ -82,7 +86,7 @@ async def reprocess(
     ids are skipped). Raises :class:`LoregraphError` when one of them fails; those before it
     stay processed."""
     bundles = [b for b in [await pipeline.store.read_bundle(i) for i in document_ids] if b]
-    pending = [_pending(b) for b in bundles]
+    pending = [pending_of(b) for b in bundles]
     pins = {
         b.document.id: Pins.of(
             b.merges, {m.entity_id for m in b.mentions} | {w.entity.id for w in b.entities}

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import DocKind, Entity, Merge
+from loregraph.models import DocKind, Document, Entity, Merge
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +54,27 @@ class SourceDocument:
     cluster_rules: ClusterRules = field(default_factory=lambda: ClusterRules())
     """Joins the clustering of this document's names must not make (set by the pipeline
     from the merge rules switched off and the splits people made)."""
+    visibility: str | None = None
+    """Who may read it (``public``, ``private``, ``personal``); ``None``: the document's
+    it replaces, else ``public``."""
+    owner: str | None = None
+    """The principal it belongs to (``None`` with no ``visibility``: the document's it
+    replaces)."""
+
+    def keeps_access(self, stored: Document) -> bool:
+        """Whether ``stored`` (this document as stored) has the visibility and owner asked
+        for (always when none is asked for)."""
+        if self.visibility is None and self.owner is None:
+            return True
+        wanted = (self.visibility or stored.visibility, self.owner)
+        return wanted == (stored.visibility, stored.owner)
+
+    def inherit_access(self, stored: Document) -> None:
+        """Take what is not asked for from ``stored``, the document this one replaces: its
+        visibility, and its owner too when no visibility is asked for."""
+        if self.visibility is None:
+            self.visibility = stored.visibility
+            self.owner = self.owner if self.owner is not None else stored.owner
 
     @property
     def entity_title(self) -> str:

@@ -10,84 +10,33 @@ Clock, sleep and randomness are injected so tests never wait.
   ``uniform(0, min(max_delay, base_delay * 2**attempt))``; a server's ``Retry-After`` is
   honoured instead when present (capped at ``max_retry_after``).
 * **Timeout**: every attempt is cut at ``timeout`` seconds.
-* **Circuit breaker**: ``failure_threshold`` consecutive failed attempts (rate limits do not
-  count: they are waited out) open it; while open every call fails at once with
-  :class:`~loregraph.llm.errors.CircuitOpenError`; after ``reset_after`` seconds one trial
-  call is let through (half-open): success closes it, failure opens it again.
+* **Circuit breaker** (:mod:`loregraph.breaker`): ``failure_threshold`` consecutive failed
+  attempts (rate limits do not count: they are waited out) open it; while open every call
+  fails at once with :class:`~loregraph.llm.errors.CircuitOpenError`; after
+  ``reset_after`` seconds one trial call is let through (half-open): success closes it,
+  failure opens it again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TypeVar
 
+from loregraph import breaker
 from loregraph.llm.errors import CircuitOpenError, LLMTimeoutError, LLMTransientError
 
 T = TypeVar("T")
-Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
-BreakerState = Literal["closed", "open", "half_open"]
 
 
-class CircuitBreaker:
-    """A circuit breaker: closed → open after N consecutive failures → half-open after a
-    cool-down → closed on one success (or open again on failure)."""
+class CircuitBreaker(breaker.CircuitBreaker):
+    """The LLM's circuit breaker (:class:`loregraph.breaker.CircuitBreaker`); while it is
+    open, calls fail at once with :class:`~loregraph.llm.errors.CircuitOpenError`."""
 
-    def __init__(
-        self,
-        failure_threshold: int = 3,
-        reset_after: float = 30.0,
-        *,
-        clock: Clock = time.monotonic,
-    ) -> None:
-        self.failure_threshold = failure_threshold
-        self.reset_after = reset_after
-        self.clock = clock
-        self.failures = 0
-        self.opened_at: float | None = None
-        self.last_error = ""
-        self._trial = False
-
-    @property
-    def state(self) -> BreakerState:
-        """``closed``, ``open`` or ``half_open`` (cool-down over, trial allowed)."""
-        if self.opened_at is None:
-            return "closed"
-        if self.clock() - self.opened_at >= self.reset_after:
-            return "half_open"
-        return "open"
-
-    def before_call(self) -> None:
-        """Raise :class:`CircuitOpenError` unless a call may be attempted now."""
-        state = self.state
-        if state == "closed":
-            return
-        if state == "half_open" and not self._trial:
-            self._trial = True
-            return
-        wait = max(0.0, self.reset_after - (self.clock() - (self.opened_at or 0.0)))
-        raise CircuitOpenError(
-            f"the LLM circuit breaker is open after {self.failures} consecutive failures "
-            f"(last: {self.last_error or 'unknown'}); next attempt in {wait:.0f} s"
-        )
-
-    def record_success(self) -> None:
-        """A call succeeded: close the breaker."""
-        self.failures = 0
-        self.opened_at = None
-        self._trial = False
-
-    def record_failure(self, error: str = "") -> None:
-        """A call failed: count it; open (or re-open) the breaker at the threshold."""
-        self.failures += 1
-        self.last_error = error or self.last_error
-        if self._trial or self.failures >= self.failure_threshold:
-            self.opened_at = self.clock()
-        self._trial = False
+    error = CircuitOpenError
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,21 @@ OnlyArg = Annotated[
     Field(description="Look only in the agent's memories, or only in the documents."),
 ]
 
+PersonaArg = Annotated[
+    str | None,
+    Field(
+        description="Ask through a persona: biographer, friend, colleague, family (or one "
+        "of the server's persona directory); omit for none."
+    ),
+]
+HistoryArg = Annotated[
+    list[str] | None,
+    Field(
+        description="The conversation's earlier turns, oldest first, so that 'her' or "
+        "'that place' in the question can be resolved."
+    ),
+]
+
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
@@ -78,6 +93,12 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
     :func:`add_memories_tool`."""
     add_graph_tools(server, graph)
     add_memories_tool(server, graph)
+    add_search_tool(server, graph)
+    add_question_tools(server, graph)
+
+
+def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
+    """``search``."""
 
     @server.tool(
         annotations=READ,
@@ -101,6 +122,10 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         found = await graph.search(query, kind=what, limit=limit)
         return {"hits": [h.to_dict() for h in found]}
 
+
+def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
+    """``ask`` and ``context`` (each through a persona, with conversation turns)."""
+
     @server.tool(
         annotations=READ,
         description="Answer a question from the documents and memories, with numbered "
@@ -115,8 +140,17 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         ] = None,
         as_of: AsOf = None,
         only: OnlyArg = None,
+        persona: PersonaArg = None,
+        history: HistoryArg = None,
     ) -> Result:
-        answer = await graph.ask(question, preset=preset, as_of=as_time(as_of), only=only)
+        answer = await graph.ask(
+            question,
+            preset=preset,
+            as_of=as_time(as_of),
+            only=only,
+            persona=persona,
+            history=history or (),
+        )
         return answer.to_dict()
 
     @server.tool(
@@ -136,15 +170,23 @@ def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
         ] = "markdown",
         as_of: AsOf = None,
         only: OnlyArg = None,
+        persona: PersonaArg = None,
+        history: HistoryArg = None,
     ) -> Result:
         text = await graph.context(
-            question, format=format, budget=budget, as_of=as_time(as_of), only=only
+            question,
+            format=format,
+            budget=budget,
+            as_of=as_time(as_of),
+            only=only,
+            persona=persona,
+            history=history or (),
         )
         return {"context": text}
 
 
 def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
-    """``entity``, ``relations``, ``neighbors`` and ``path``."""
+    """``entity``, ``relations``, ``neighbors``, ``path`` and ``suggest``."""
 
     @server.tool(
         annotations=READ,
@@ -207,6 +249,21 @@ def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
         paths = await graph.path(source, target, max_hops=max_hops, as_of=as_time(as_of))
         return {"paths": [p.to_dict() for p in paths]}
 
+    @server.tool(
+        annotations=READ,
+        description="Connections nobody asked about: the other documents and memories "
+        "about the same people, places and periods as a document, best first, each with "
+        "the entities they share (rarer ones weigh more) and a reason such as 'also about "
+        "Mina Harker and Whitby'. Use it to offer a related story.",
+    )
+    @reported
+    async def suggest(
+        document: Annotated[str, Field(description="The document: its id, source or exact title.")],
+        limit: Annotated[int, Field(ge=1, le=100, description="How many at most.")] = 5,
+    ) -> Result:
+        found = await graph.suggest(document, limit=limit)
+        return {"suggestions": [s.to_dict() for s in found]}
+
 
 def add_memories_tool(server: MCPServer, graph: AsyncGraph) -> None:
     """``memories``: the stored memories, listed and filtered."""
@@ -255,8 +312,26 @@ def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
         source: Annotated[
             str | None, Field(description="Where it comes from (a user, a chat...).")
         ] = None,
+        visibility: Annotated[
+            Literal["public", "private", "personal"] | None,
+            Field(
+                description="Who may read it: public (default), private (the scope's "
+                "writers) or personal (only its owner)."
+            ),
+        ] = None,
+        owner: Annotated[
+            str | None,
+            Field(description="Whose it is (a personal memory's default: the caller)."),
+        ] = None,
     ) -> Result:
-        memory = await graph.remember(text, at=as_time(at, "at"), tags=tags or (), source=source)
+        memory = await graph.remember(
+            text,
+            at=as_time(at, "at"),
+            tags=tags or (),
+            source=source,
+            visibility=visibility,
+            owner=owner,
+        )
         return memory.to_dict()
 
     @server.tool(

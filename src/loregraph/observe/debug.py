@@ -4,17 +4,22 @@
 per-query trace (:mod:`loregraph.retrieve.trace`) into plain JSON: the question's intent
 and what analysis found in it, each passage, entity and relation with its score and how it
 was found (the stage that produced it and the rankings or finders that proposed it), each
-stage's timing and figures, and the LLM circuit breaker's state. It is what the HTTP API's
-``debug=true`` returns to administrators; from Python::
+stage's timing and figures, the stages cut short by their time limit, the LLM circuit
+breaker's state and the graph layer's (its circuit breaker, whether this question fell back
+to passages alone, the caches). It is what the HTTP API's ``debug=true`` returns to
+administrators; from Python::
 
     result = await graph.retrieve("Where did Dracula live?")
-    report = debug_report(result, circuit=circuit_state(graph.llm))
+    report = debug_report(
+        result, circuit=circuit_state(graph.llm), graph=graph.graph_status()
+    )
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from loregraph.retrieve.resilience import GraphStatus
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.retrieve.trace import Finding
 
@@ -28,8 +33,10 @@ def circuit_state(llm: LLMClient | None) -> str | None:
     return llm.resilience.breaker.state if llm is not None else None
 
 
-def debug_report(result: RetrievalResult, *, circuit: str | None = None) -> dict[str, Any]:
-    """The retrieval's intent, sources, stage timings and the circuit state, as JSON.
+def debug_report(
+    result: RetrievalResult, *, circuit: str | None = None, graph: GraphStatus | None = None
+) -> dict[str, Any]:
+    """The retrieval's intent, sources, stage timings and the circuit states, as JSON.
 
     ``sources`` holds ``passages``, ``entities`` and ``relations`` in their ranked order,
     each with its ``score``, the ``stage`` that produced it and ``found_by``: the rankings
@@ -37,7 +44,11 @@ def debug_report(result: RetrievalResult, *, circuit: str | None = None) -> dict
     ``seed``, ``graph``, ``vector``, ``ppr``, and for a seed its finders in ``seed_found_by``:
     ``exact``, ``fuzzy``, ``bm25``, ``vector``; relations: the expansion that reached
     them, ``bfs`` or ``ppr``). ``stages`` is :attr:`RetrievalResult.debug` (milliseconds,
-    counts, each stage's figures, searches that failed under ``errors``).
+    counts, each stage's figures, searches that failed under ``errors``). ``timed_out``
+    lists the stages cut short by their time limit (``total``: the whole retrieval, which
+    then returned what it had gathered). ``graph`` holds the graph database's circuit
+    state (``None`` when not given), whether this question ran without the graph because
+    it was open (``fallback``), and the graph caches' hits and misses.
     """
     analysis = result.analysis
     return {
@@ -56,8 +67,25 @@ def debug_report(result: RetrievalResult, *, circuit: str | None = None) -> dict
             "relations": _relations(result),
         },
         "stages": result.debug,
+        "timed_out": list(result.trace.timeouts),
         "circuit": circuit,
+        "graph": _graph(result, graph),
     }
+
+
+def _graph(result: RetrievalResult, status: GraphStatus | None) -> dict[str, Any]:
+    """The graph layer's state as this question saw it."""
+    out: dict[str, Any] = {
+        "circuit": status.circuit if status is not None else None,
+        "fallback": result.trace.stage("graph layer") is not None,
+    }
+    if status is not None:
+        out["failures"] = status.failures
+        out["caches"] = {
+            name: {"hits": stats.hits, "misses": stats.misses, "entries": stats.size}
+            for name, stats in (("neighbourhoods", status.neighbourhoods), ("names", status.names))
+        }
+    return out
 
 
 def _how(findings: dict[str, Finding], key: str, stage: str, found_by: list[str]) -> dict[str, Any]:

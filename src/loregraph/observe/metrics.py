@@ -4,9 +4,11 @@ Each :class:`Metrics` has its own registry (two engines in one process do not mi
 counts). Exposed: stage latency histograms for retrieval (``pipeline="retrieve"``, each
 stage that ran, and ``total``) and for ingest (``pipeline="ingest"``, each stage's seconds
 in one ingest); retrievals by preset and whether anything relevant was found; results by
-kind and by the ranking that found them; searches that failed; documents ingested,
-replaced, skipped and failed; and, read when scraped, the LLM calls, cached replies,
-retries, failures and tokens by stage, and the circuit breaker's state.
+kind and by the ranking that found them; searches that failed; stages cut short by their
+time limit; documents ingested, replaced, skipped and failed; and, read when scraped, the
+LLM calls, cached replies, retries, failures and tokens by stage, the LLM circuit breaker's
+state, the graph database's circuit breaker state and the graph caches' hits and misses
+(:mod:`loregraph.retrieve.resilience`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from loregraph.ingest.report import IngestReport
 from loregraph.llm.usage import COUNTERS, StageUsage
+from loregraph.retrieve.resilience import GraphStatus
 from loregraph.retrieve.result import RetrievalResult
 
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
@@ -24,18 +27,24 @@ BREAKER_STATES = ("closed", "half_open", "open")
 
 UsageSource = Callable[[], Mapping[str, StageUsage]]
 BreakerSource = Callable[[], str | None]
+GraphSource = Callable[[], GraphStatus]
 
 
 class Metrics:
     """An observer keeping Prometheus metrics; :meth:`exposition` is what ``/metrics``
     serves.
 
-    ``usage`` returns the LLM usage by stage and ``breaker`` the circuit breaker's state
-    (``None``: no LLM), both read when the metrics are scraped.
+    ``usage`` returns the LLM usage by stage, ``breaker`` the LLM circuit breaker's state
+    (``None``: no LLM) and ``graph`` the graph layer's breaker and caches, all read when the
+    metrics are scraped.
     """
 
     def __init__(
-        self, *, usage: UsageSource | None = None, breaker: BreakerSource | None = None
+        self,
+        *,
+        usage: UsageSource | None = None,
+        breaker: BreakerSource | None = None,
+        graph: GraphSource | None = None,
     ) -> None:
         from prometheus_client import CollectorRegistry, Counter, Histogram
 
@@ -65,6 +74,12 @@ class Metrics:
             ["search"],
             registry=self.registry,
         )
+        self.timeouts = Counter(
+            "loregraph_retrieval_timeouts",
+            "Retrieval stages cut short by their time limit (total: the whole retrieval).",
+            ["stage"],
+            registry=self.registry,
+        )
         self.documents = Counter(
             "loregraph_ingest_documents",
             "Documents and memories by what ingesting them did.",
@@ -73,6 +88,8 @@ class Metrics:
         )
         if usage is not None or breaker is not None:
             self.registry.register(_LLMCollector(usage, breaker))
+        if graph is not None:
+            self.registry.register(_GraphCollector(graph))
 
     def retrieved(self, result: RetrievalResult) -> None:
         """Count a retrieval, its stages' times and its results."""
@@ -85,6 +102,8 @@ class Metrics:
                 self.results.labels(finding.kind, source).inc()
         for search in result.trace.errors:
             self.search_errors.labels(search).inc()
+        for stage_name in result.trace.timeouts:
+            self.timeouts.labels(stage_name).inc()
 
     def ingested(self, report: IngestReport, started_ns: int, ended_ns: int) -> None:
         """Count an ingest's documents and its stages' times."""
@@ -145,3 +164,47 @@ class _LLMCollector:
                 for name in BREAKER_STATES:
                     gauge.add_metric([name], 1.0 if name == state else 0.0)
             yield gauge
+
+
+class _GraphCollector:
+    """The graph database's circuit breaker and the graph caches, read when scraped."""
+
+    def __init__(self, status: GraphSource) -> None:
+        self.status = status
+
+    def describe(self) -> list[Any]:
+        return []  # collected on demand
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        status = self.status()
+        state = GaugeMetricFamily(
+            "loregraph_graph_circuit_state",
+            "The graph database's circuit breaker: 1 for its current state (open: questions "
+            "are answered from passages found by their words and meaning only).",
+            labels=["state"],
+        )
+        for name in BREAKER_STATES:
+            state.add_metric([name], 1.0 if name == status.circuit else 0.0)
+        yield state
+        failures = GaugeMetricFamily(
+            "loregraph_graph_circuit_failures",
+            "Questions in a row whose graph calls failed or timed out.",
+            value=float(status.failures),
+        )
+        yield failures
+        hits = CounterMetricFamily(
+            "loregraph_graph_cache_hits", "Graph cache hits, by cache.", labels=["cache"]
+        )
+        misses = CounterMetricFamily(
+            "loregraph_graph_cache_misses", "Graph cache misses, by cache.", labels=["cache"]
+        )
+        entries = GaugeMetricFamily(
+            "loregraph_graph_cache_entries", "Entries held, by cache.", labels=["cache"]
+        )
+        for name, stats in (("neighbourhoods", status.neighbourhoods), ("names", status.names)):
+            hits.add_metric([name], float(stats.hits))
+            misses.add_metric([name], float(stats.misses))
+            entries.add_metric([name], float(stats.size))
+        yield from (hits, misses, entries)

@@ -9,11 +9,16 @@ finders and the text/vector passage searches then run together.
 
 The k-hop expansion runs where the store says it should (:mod:`loregraph.retrieve.expander`):
 in its graph database when it has one, in the in-memory index otherwise.
+
+Given a :class:`~loregraph.retrieve.resilience.GraphGuard`, stages run under their time
+limits, the graph calls behind its circuit breaker and caches, and the whole retrieval under
+its limit (:mod:`loregraph.retrieve.resilience`, :mod:`loregraph.retrieve.deadline`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -25,14 +30,17 @@ from loregraph.errors import EmptyStoreError, InputError
 from loregraph.models import DocKind, Vector
 from loregraph.retrieve import gather, stages
 from loregraph.retrieve.analyze import SpacyPipeline, analyze_query, check_question
+from loregraph.retrieve.deadline import within_limit
 from loregraph.retrieve.expander import expander_for
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.retrieve.kinds import entities_of_kind, relations_of_kind
+from loregraph.retrieve.lens import PersonaLens
 from loregraph.retrieve.relevance import MIN_COVERAGE
+from loregraph.retrieve.resilience import GraphGuard, GuardedRun, begin, seeds_alone
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
 from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.timeline import at_time
-from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
+from loregraph.retrieve.trace import Stopwatch
 from loregraph.settings import PRESETS, RetrievalSettings
 from loregraph.store.base import Store
 
@@ -67,7 +75,10 @@ class Retriever:
     process-wide cache of in-memory graph indexes. ``analyzer`` replaces the offline query
     analysis (e.g. with an LLM analyzer that falls back to it). ``min_coverage`` is the
     relevance threshold (:mod:`loregraph.retrieve.relevance`; 0 treats every non-empty
-    result as relevant).
+    result as relevant). ``guard`` (the engine's) sets time limits, the graph circuit
+    breaker and the graph caches; without one every stage runs unlimited.
+    ``lens`` asks through a persona, with conversation turns
+    (:mod:`loregraph.retrieve.lens`).
     """
 
     def __init__(
@@ -80,19 +91,28 @@ class Retriever:
         graph_cache: GraphCache | None = None,
         analyzer: Analyzer | None = None,
         min_coverage: float = MIN_COVERAGE,
+        guard: GraphGuard | None = None,
+        lens: PersonaLens | None = None,
     ) -> None:
+        self.guard = guard
         self.store = store
         self.min_coverage = min_coverage
         self.analyzer: Analyzer = analyzer or analyze_query
+        self.lens = lens
+        if lens is not None:
+            self.analyzer = lens.analyzer(self.analyzer)
         self.embedder = embedder
         self.settings = settings or PRESETS["hybrid"]
         self.nlp = nlp
         self.graph_cache = graph_cache or SHARED_CACHE
 
-    async def _embed(self, question: str) -> Vector | None:
+    async def _embed(self, question: str, run: GuardedRun) -> Vector | None:
         if self.embedder is None:
             return None
-        matrix = await asyncio.to_thread(self.embedder.embed, [question])
+        work = asyncio.to_thread(self.embedder.embed, [question])
+        matrix, _ = await run.limited("embed", "embedding_ms", work, lambda: None)
+        if matrix is None:
+            return None
         vector = np.asarray(matrix[0], dtype=np.float32)
         return vector if float(np.linalg.norm(vector)) > 0 else None
 
@@ -106,17 +126,20 @@ class Retriever:
         walks = cfg.expansion == "ppr" or (cfg.expansion == "bfs" and not self.store.native_graph)
         return walks or cfg.passages_by_mentions or cfg.entity_pages
 
-    async def _prepare(
-        self, question: str, scope: str, cfg: RetrievalSettings, trace: RetrievalTrace
-    ) -> Prepared:
+    async def _prepare(self, question: str, scope: str, run: GuardedRun) -> Prepared:
         """Analyse the question, embed it and fetch the graph index, concurrently."""
         watch = Stopwatch()
+        cfg, trace = run.cfg, run.trace
         wants_vector = cfg.use_vector_entities or cfg.passages_by_vector
         wants_index = self._wants_index(cfg)
+
+        def analyse(store: Store) -> Awaitable[QueryAnalysis]:
+            return self.analyzer(question, store, scope, nlp=self.nlp)
+
         analysis, vector, graph = await asyncio.gather(
-            self.analyzer(question, self.store, scope, nlp=self.nlp),
-            self._embed(question) if wants_vector else _none(),
-            self._graph(scope) if wants_index else _none(),
+            run.analysis(question, analyse, self.store),
+            self._embed(question, run) if wants_vector else _none(),
+            run.graph_call("graph", self._graph(scope), lambda: None) if wants_index else _none(),
         )
         ms = watch.ms()
         trace.record(
@@ -132,7 +155,8 @@ class Retriever:
         else:
             trace.skip("embed", "no vector stage")
         if graph is None:
-            trace.skip("graph", "no graph stage in this preset")
+            if not wants_index:
+                trace.skip("graph", "no graph stage in this preset")
             return Prepared(analysis, vector, None)
         index, rebuilt, graph_ms = graph
         trace.record("graph", graph_ms, len(index.entity_index), rebuilt=rebuilt)
@@ -156,23 +180,43 @@ class Retriever:
         settings: RetrievalSettings | None = None,
         kind: DocKind | None = None,
         as_of: datetime | None = None,
+        conversation: str | None = None,
     ) -> RetrievalResult:
         """Retrieve entities, relations and passages for ``question`` from ``scope`` (from
         memories only or documents only, when ``kind`` says which), as things stand now
-        or, with ``as_of``, as they stood then (:mod:`.timeline`).
+        or, with ``as_of``, as they stood then (:mod:`.timeline`). ``conversation`` names
+        the conversation the question belongs to (the names it resolved are remembered).
 
         Raises :class:`~loregraph.errors.EmptyStoreError` when the scope has no documents
         and :class:`~loregraph.errors.InputError` when the question is blank.
         """
-        cfg = settings or self.settings
         total = Stopwatch()
-        trace = RetrievalTrace()
         await self._check(question, scope)
-        ready = await self._prepare(question, scope, cfg, trace)
+        run = await begin(self.guard, settings or self.settings, scope, conversation, self.embedder)
+        work = self._retrieve(question, run, total, kind, as_of)
+        return await within_limit(run, work, self.store, question, self.min_coverage, as_of)
+
+    async def _retrieve(
+        self,
+        question: str,
+        run: GuardedRun,
+        total: Stopwatch,
+        kind: DocKind | None,
+        as_of: datetime | None,
+    ) -> RetrievalResult:
+        cfg, trace, scope = run.cfg, run.trace, run.scope
+        ready = await self._prepare(question, scope, run)
         analysis, store = ready.analysis, self.store
-        found = await stages.search(store, scope, cfg, analysis, ready.vector, trace, kind)
-        expander = expander_for(store, scope, ready.index)
-        expanded = await stages.expand(store, cfg, analysis, found, ready.index, expander, trace)
+        found = run.found = await stages.search(
+            store, scope, cfg, analysis, ready.vector, trace, kind
+        )
+        expander = run.expander(expander_for(store, scope, ready.index), store, scope)
+        expanded = await run.graph_call(
+            "expand",
+            stages.expand(store, cfg, analysis, found, ready.index, expander, trace),
+            lambda: seeds_alone(analysis, found),
+            "traversal_ms",
+        )
         if kind is not None:
             expanded.relations = await relations_of_kind(
                 store, ready.index, kind, expanded.relations
@@ -181,6 +225,10 @@ class Retriever:
         got = await gather.gather(
             store, cfg, analysis, ready.index, found, expanded, trace, kind=kind
         )
+        if self.lens is not None:
+            got = await self.lens.apply(
+                store, scope, cfg, ready.vector, ready.index, found, got, trace, kind
+            )
         watch = Stopwatch()
         seen = await at_time(
             store,
@@ -212,4 +260,5 @@ class Retriever:
             relevant=relevance.relevant,
             reserve=got.ranked[len(got.passages) :],
             focus=Focus.of(found.terms, found.counts, question),
+            persona=self.lens.report if self.lens is not None else None,
         )

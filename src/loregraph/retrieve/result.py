@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loregraph.models import Entity, Relation
+from loregraph.retrieve.provenance import PersonaReport
 from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.trace import RetrievalTrace
 
@@ -112,6 +113,9 @@ class RetrievalResult:
     ``reserve`` holds the passages ranked after ``passages``, which a context given a
     larger token budget shows too; ``focus`` holds the question's weighted terms, which
     choose the sentences a context shows of each passage (:mod:`loregraph.retrieve.focus`).
+
+    ``persona`` is set when the question was asked through a persona
+    (:mod:`loregraph.retrieve.lens`): its route, relationship map and passage sources.
     """
 
     question: str
@@ -128,6 +132,7 @@ class RetrievalResult:
     relevant: bool = True
     reserve: list[Passage] = field(default_factory=list)
     focus: Focus = field(default_factory=Focus)
+    persona: PersonaReport | None = None
 
     @property
     def debug(self) -> dict[str, dict[str, Any]]:

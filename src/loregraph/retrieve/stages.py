@@ -40,6 +40,8 @@ class Found:
     chunk_rankings: dict[str, list[str]]
     terms: list[Term]
     counts: dict[str, int]
+    vector_scores: dict[str, float] = field(default_factory=dict)
+    """The vector search's similarity of each chunk it found."""
 
 
 @dataclass(slots=True)
@@ -105,7 +107,8 @@ async def search(
         chunk_rankings["bm25"] = [h.id for h in bm25_hits]
     if vector_hits:
         chunk_rankings["vector"] = [h.id for h in vector_hits]
-    return Found(seeds, lists, chunk_rankings, terms, counts)
+    scores = {h.id: h.score for h in vector_hits}
+    return Found(seeds, lists, chunk_rankings, terms, counts, vector_scores=scores)
 
 
 def _interleave(rankings: list[list[str]], limit: int) -> list[str]:

@@ -86,13 +86,16 @@ class RetrievalTrace:
     """Everything one retrieval reports about itself (see the module docstring).
 
     ``stages`` are in pipeline order; ``errors`` maps a search that failed (and was left
-    out) to its error; ``findings`` say what found each result; ``context`` is the last
-    token-budget fit made from the result (see :func:`loregraph.retrieve.formats.format_context`),
-    kept out of ``debug`` because formatting comes after retrieval.
+    out) to its error; ``timeouts`` maps a stage cut short by its time limit to that limit
+    in milliseconds (:mod:`loregraph.retrieve.resilience`); ``findings`` say what found
+    each result; ``context`` is the last token-budget fit made from the result (see
+    :func:`loregraph.retrieve.formats.format_context`), kept out of ``debug`` because
+    formatting comes after retrieval.
     """
 
     stages: list[StageRecord] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
+    timeouts: dict[str, float] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     context: StageRecord | None = None
 
@@ -110,6 +113,10 @@ class RetrievalTrace:
         self.stages = [s for s in self.stages if s.name != stage.name]
         self.stages.append(stage)
         return stage
+
+    def timed_out(self, name: str, limit_ms: float) -> None:
+        """Record that stage ``name`` was cut short at ``limit_ms`` (it contributed nothing)."""
+        self.timeouts[name] = round(limit_ms, 2)
 
     def stage(self, name: str) -> StageRecord | None:
         """The record of stage ``name``, if it was recorded."""
@@ -129,16 +136,27 @@ class RetrievalTrace:
         """The stages as a plain dict: stage name → ``{"ms", "count", ...figures}``.
 
         A stage that did not run has ``"skipped": True`` and a ``"reason"``; the searches
-        that failed are listed under ``"errors"`` just before ``"total"``.
+        that failed are listed under ``"errors"`` and the stages cut short by their time
+        limit under ``"timeouts"`` (stage → limit in ms), just before ``"total"``.
         """
         out: dict[str, dict[str, Any]] = {}
         for stage in self.stages:
-            if stage.name == "total" and self.errors:
-                out["errors"] = self._errors()
+            if stage.name == "total":
+                self._problems(out)
             out[stage.name] = stage.as_dict()
+        self._problems(out)
+        return out
+
+    def _problems(self, out: dict[str, dict[str, Any]]) -> None:
         if self.errors and "errors" not in out:
             out["errors"] = self._errors()
-        return out
+        if self.timeouts and "timeouts" not in out:
+            out["timeouts"] = {
+                "ms": 0.0,
+                "count": len(self.timeouts),
+                "skipped": True,
+                **self.timeouts,
+            }
 
     def _errors(self) -> dict[str, Any]:
         return {"ms": 0.0, "count": len(self.errors), "skipped": True, **self.errors}

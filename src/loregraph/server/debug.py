@@ -40,5 +40,5 @@ def check_debug(caller: Caller, wanted: bool) -> bool:
 
 
 def debug_of(graph: AsyncGraph, result: RetrievalResult) -> dict[str, Any]:
-    """The debug report of ``result``, with ``graph``'s circuit breaker state."""
-    return debug_report(result, circuit=circuit_state(graph.llm))
+    """The debug report of ``result``, with ``graph``'s circuit breaker states."""
+    return debug_report(result, circuit=circuit_state(graph.llm), graph=graph.graph_status())

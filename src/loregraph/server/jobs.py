@@ -1,4 +1,5 @@
-"""Ingest jobs: documents ingested in the background, their progress kept as events.
+"""Jobs: documents ingested (or extracted again by a backfill) in the background, their
+progress kept as events.
 
 A job's events (``start``, ``progress``, ``finish`` per stage, then ``done`` with the
 report or ``failed`` with a problem) are kept in order, so that a client that subscribes
@@ -13,13 +14,13 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from loregraph.access import Principal, acting_as
 from loregraph.errors import LoregraphError
 from loregraph.graph import AsyncGraph
 from loregraph.ingest.progress import Progress
-from loregraph.ingest.report import IngestReport
+from loregraph.ingest.report import DocumentFailure
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import utcnow
 from loregraph.server.problems import Problem, problem_of
@@ -30,8 +31,29 @@ PROGRESS_STEPS = 100
 """Progress events per stage at most (one per percent of its total)."""
 
 JobState = Literal["running", "done", "failed"]
-Work = Callable[[Progress], Awaitable[IngestReport]]
-"""An ingest to run as a job, given the job's progress sink."""
+JobKind = Literal["ingest", "backfill"]
+
+
+class JobReport(Protocol):
+    """What a job's work returns: an ingest's or a backfill's report."""
+
+    @property
+    def ok(self) -> bool:
+        """True when no document failed."""
+        ...
+
+    @property
+    def failed(self) -> list[DocumentFailure]:
+        """The documents that failed, with the reason."""
+        ...
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON."""
+        ...
+
+
+Work = Callable[[Progress], Awaitable[JobReport]]
+"""An ingest (or a backfill) to run as a job, given the job's progress sink."""
 
 
 @dataclass(slots=True)
@@ -50,10 +72,11 @@ class Job:
     scope: str
     owner: str
     documents: int | None
+    kind: JobKind = "ingest"
     status: JobState = "running"
     created_at: datetime = field(default_factory=utcnow)
     finished_at: datetime | None = None
-    report: IngestReport | None = None
+    report: JobReport | None = None
     error: str | None = None
     events: list[Event] = field(default_factory=list)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -68,6 +91,7 @@ class Job:
         """The job as JSON (``events``: the path of its event stream)."""
         return {
             "id": self.id,
+            "kind": self.kind,
             "scope": self.scope,
             "status": self.status,
             "created_at": self.created_at.isoformat(),
@@ -151,19 +175,25 @@ class Jobs:
     def start(self, principal: Principal, scope: str, documents: Sequence[SourceDocument]) -> Job:
         """Start ingesting ``documents`` into ``scope``; 429 when ``limit`` jobs run."""
 
-        def work(progress: Progress) -> Awaitable[IngestReport]:
+        def work(progress: Progress) -> Awaitable[JobReport]:
             return self.graph.ingest_documents(documents, scope=scope, progress=progress)
 
         return self.start_work(principal, scope, work, len(documents))
 
     def start_work(
-        self, principal: Principal, scope: str, work: Work, documents: int | None
+        self,
+        principal: Principal,
+        scope: str,
+        work: Work,
+        documents: int | None,
+        kind: JobKind = "ingest",
     ) -> Job:
-        """Start ``work`` (an ingest into ``scope`` reporting to the progress it is given) as
-        a job of ``documents`` documents (``None``: not known before reading)."""
+        """Start ``work`` (an ingest into ``scope``, or a backfill of it, reporting to the
+        progress it is given) as a job of ``documents`` documents (``None``: not known
+        before reading)."""
         if self.running() >= self.limit:
             raise too_many(self.limit)
-        job = Job(secrets.token_hex(8), scope, principal.name, documents)
+        job = Job(secrets.token_hex(8), scope, principal.name, documents, kind)
         self.jobs[job.id] = job
         self._forget_old()
         task = asyncio.get_running_loop().create_task(self._run(job, principal, work))
@@ -179,7 +209,9 @@ class Jobs:
             problem = (
                 problem_of(exc)
                 if isinstance(exc, LoregraphError)
-                else Problem(500, "internal-error", "Ingest failed", f"{type(exc).__name__}")
+                else Problem(
+                    500, "internal-error", f"{job.kind.title()} failed", type(exc).__name__
+                )
             )
             job.status, job.error, job.finished_at = "failed", problem.detail, utcnow()
             job.emit("failed", problem.body())

@@ -23,6 +23,7 @@ from loregraph.errors import (
     EmptyStoreError,
     InputError,
     LoregraphError,
+    NotAllowedError,
     NotFoundError,
     StoreError,
 )
@@ -81,6 +82,7 @@ STATUS_OF: tuple[tuple[type[LoregraphError], int, str, str], ...] = (
     (NotFoundError, 404, "not-found", "Not found"),
     (EmptyStoreError, 404, "empty-scope", "Nothing stored in this scope"),
     (InputError, 422, "invalid-input", "Invalid input"),
+    (NotAllowedError, 403, "forbidden", "Forbidden"),
     (ConfigError, 400, "bad-request", "Bad request"),
     (DependencyError, 501, "not-installed", "Not available on this server"),
     (StoreError, 503, "store-unavailable", "The store is unavailable"),

@@ -55,6 +55,26 @@ class Body(BaseModel):
         return self
 
 
+VisibilityName = Literal["public", "private", "personal"]
+"""Who may read a document or memory."""
+
+
+class Readers(Body):
+    """Who may read what a request writes: ``visibility`` and ``owner``."""
+
+    visibility: VisibilityName | None = Field(
+        None,
+        description="public (anyone who reads the scope), private (its writers) or personal "
+        "(only its owner). Default public; a document sent again keeps its own.",
+    )
+    owner: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="The principal it belongs to (a personal one's default: the key's).",
+    )
+
+
 def _strings(value: Any) -> Iterator[str]:
     """Every string in ``value`` (keys of mappings included)."""
     if isinstance(value, str):
@@ -79,6 +99,25 @@ class AskRequest(Body):
     only: Literal["memories", "documents"] | None = Field(
         None, description="Retrieve from memories only, or from documents only."
     )
+    conversation: str | None = Field(
+        None,
+        max_length=200,
+        description="The conversation the question belongs to: the names its questions "
+        "resolved are remembered for the next ones (until the graph changes).",
+    )
+    persona: str | None = Field(
+        None,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+        description="Ask through a persona (biographer, friend, colleague, family, or one "
+        "of the server's persona directory).",
+    )
+    history: list[Annotated[str, Field(max_length=10_000)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description="The conversation's earlier turns, oldest first: 'her' or 'that place' "
+        "in the question stands for what they named last.",
+    )
 
 
 class ContextRequest(AskRequest):
@@ -90,7 +129,7 @@ class ContextRequest(AskRequest):
     )
 
 
-class RememberRequest(Body):
+class RememberRequest(Readers):
     """A memory to store."""
 
     text: str = Field(min_length=1, description="What to remember.")
@@ -132,7 +171,7 @@ class RetypeRequest(Body):
     )
 
 
-class IngestTextRequest(Body):
+class IngestTextRequest(Readers):
     """A document given as text in the body."""
 
     text: str = Field(min_length=1, description="The document's text (plain or Markdown).")
@@ -146,7 +185,18 @@ class IngestTextRequest(Body):
     )
 
 
-class IngestPathsRequest(Body):
+class IngestPathsRequest(Readers):
     """Files or folders on the server's machine, inside the folders it allows."""
 
     paths: list[str] = Field(min_length=1, max_length=100, description="Paths to ingest.")
+
+
+class BackfillRequest(Body):
+    """A backfill of the key's scope (both fields optional)."""
+
+    rate: float | None = Field(
+        None, gt=0, strict=True, description="At most this many documents per second."
+    )
+    limit: int | None = Field(
+        None, ge=1, strict=True, description="At most this many documents in this run."
+    )

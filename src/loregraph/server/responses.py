@@ -284,6 +284,8 @@ class MemoryOut(Shape):
     metadata: dict[str, Any]
     scope: str
     created_at: datetime
+    visibility: str = "public"
+    owner: str | None = None
 
 
 class DocumentOut(Shape):
@@ -294,6 +296,8 @@ class DocumentOut(Shape):
     source: str
     chars: int
     status: str
+    visibility: str = "public"
+    owner: str | None = None
 
 
 class FailureOut(Shape):
@@ -317,18 +321,55 @@ class IngestReportOut(Shape):
     document_ids: list[str]
 
 
+class BackfillReportOut(Shape):
+    """What a backfill did (the CLI's ``backfill --json`` report): the scope's documents,
+    those already extracted by the current extractor, extracted again, failed (left as they
+    were) and left for a later run."""
+
+    extractor: str
+    scope: str
+    documents: int
+    current: int
+    processed: int
+    failed: list[FailureOut]
+    remaining: int
+    document_ids: list[str]
+
+
 JobStatus = Literal["running", "done", "failed"]
 
 
 class JobOut(Shape):
-    """An ingest job: its status, and its report once done."""
+    """An ingest or backfill job: its status, and its report once done."""
 
     id: str
+    kind: Literal["ingest", "backfill"]
     scope: str
     status: JobStatus
     created_at: datetime
     finished_at: datetime | None
     documents: int | None = Field(description="Documents sent (null for paths: not known).")
-    report: IngestReportOut | None
+    report: IngestReportOut | BackfillReportOut | None
     error: str | None
     events: str = Field(description="The URL of the job's progress events (SSE).")
+
+
+class SharedEntityOut(Shape):
+    """An entity two documents both mention; ``weight``: its rarity in the scope."""
+
+    id: str
+    name: str
+    type: str
+    weight: float
+
+
+class SuggestionOut(Shape):
+    """A document connected to the one asked about, with what connects them."""
+
+    document_id: str
+    title: str
+    kind: str
+    score: float
+    shared: list[SharedEntityOut]
+    period: str | None = Field(None, description="The year both documents tell of, if any.")
+    reason: str = Field(description='In words: "also about Mina Harker and Whitby".')

@@ -20,6 +20,7 @@ from loregraph.settings.core import (
     preset,
 )
 from loregraph.settings.llm import PROVIDERS, LLMSettings, Provider
+from loregraph.settings.resilience import ResilienceSettings
 
 __all__ = [
     "DEFAULT_PRESET",
@@ -30,6 +31,7 @@ __all__ = [
     "ExtractionSettings",
     "LLMSettings",
     "Provider",
+    "ResilienceSettings",
     "ResolutionSettings",
     "RetrievalSettings",
     "Settings",

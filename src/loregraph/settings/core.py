@@ -14,6 +14,7 @@ from typing import Any, Literal
 from loregraph.errors import ConfigError
 from loregraph.settings.env import read_env
 from loregraph.settings.llm import LLMSettings
+from loregraph.settings.resilience import ResilienceSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +195,9 @@ class Settings:
     ``llm`` selects a language model (:class:`~loregraph.settings.LLMSettings`); its
     default, provider ``none``, keeps everything offline. ``graph_augmentation=False``
     switches the graph layer off for every question, whatever the preset
-    (:meth:`RetrievalSettings.without_graph`).
+    (:meth:`RetrievalSettings.without_graph`); ``resilience`` sets how it degrades
+    (stage time limits, the graph circuit breaker, its caches). ``personas_dir`` is a
+    directory of persona files (``*.yaml``) added to the packaged personas.
     """
 
     scope: str = "default"
@@ -204,6 +207,8 @@ class Settings:
     retrieval: RetrievalSettings = field(default_factory=lambda: PRESETS[DEFAULT_PRESET])
     llm: LLMSettings = field(default_factory=LLMSettings)
     graph_augmentation: bool = True
+    resilience: ResilienceSettings = field(default_factory=ResilienceSettings)
+    personas_dir: str | None = None
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed."""
@@ -229,4 +234,6 @@ class Settings:
             retrieval=retrieval.replace(**values.get("retrieval", {})),
             llm=LLMSettings(**{**values.get("llm", {}), **(llm or {})}),
             graph_augmentation=top.get("graph_augmentation", True),
+            resilience=ResilienceSettings(**values.get("resilience", {})),
+            personas_dir=top.get("personas_dir"),
         )

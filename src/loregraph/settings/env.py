@@ -81,6 +81,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("", "scope", "LOREGRAPH_SCOPE"),
     Variable("", "preset", "LOREGRAPH_PRESET"),
     Variable("", "graph_augmentation", "LOREGRAPH_GRAPH_AUGMENTATION", read=_flag),
+    Variable("", "personas_dir", "LOREGRAPH_PERSONAS_DIR"),
     Variable("chunk", "size", "LOREGRAPH_CHUNK_SIZE", "KG_CHUNK_SIZE", int),
     Variable("chunk", "overlap", "LOREGRAPH_CHUNK_OVERLAP", "KG_CHUNK_OVERLAP", int),
     Variable("chunk", "mega_batch_chars", "LOREGRAPH_MEGA_BATCH_CHARS", "KG_MEGA_BATCH_CHARS", int),
@@ -104,6 +105,13 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         "retrieval", "max_graph_depth", "LOREGRAPH_MAX_GRAPH_DEPTH", "KG_MAX_GRAPH_DEPTH", int
     ),
+    Variable("resilience", "analysis_ms", "LOREGRAPH_ANALYSIS_TIMEOUT_MS", read=int),
+    Variable("resilience", "traversal_ms", "LOREGRAPH_TRAVERSAL_TIMEOUT_MS", read=int),
+    Variable("resilience", "embedding_ms", "LOREGRAPH_EMBEDDING_TIMEOUT_MS", read=int),
+    Variable("resilience", "pipeline_ms", "LOREGRAPH_PIPELINE_TIMEOUT_MS", read=int),
+    Variable("resilience", "breaker_failures", "LOREGRAPH_GRAPH_BREAKER_FAILURES", read=int),
+    Variable("resilience", "breaker_reset_s", "LOREGRAPH_GRAPH_BREAKER_RESET", read=float),
+    Variable("resilience", "neighbourhood_ttl_s", "LOREGRAPH_NEIGHBOURHOOD_TTL", read=float),
     _llm("provider", _lower),
     _llm("model"),
     _llm("base_url"),

@@ -1,8 +1,7 @@
 """The abstract store: the one contract every backend implements.
 
-SQL, Cypher and SurrealQL appear only inside implementations of this class; the rest of the
-code never asks which backend it runs on. All methods are async; implementations over a
-blocking driver run it in a worker thread.
+SQL and Cypher appear only inside implementations of this class; the rest of the code never
+asks which backend it runs on. All methods are async (a blocking driver runs in a thread).
 
 Conventions:
 
@@ -31,8 +30,10 @@ from typing import Self
 from loregraph import models
 from loregraph.errors import SchemaVersionError
 from loregraph.store.changes import ChangeLog
+from loregraph.store.grants import GrantStore
 from loregraph.store.hops import Hops
 from loregraph.store.keystore import KeyStore
+from loregraph.store.provenance import Provenance
 from loregraph.store.queries import (
     DIRECTIONS,
     ENTITY_ORDERS,
@@ -47,7 +48,7 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """The schema version this code writes. A store written by a newer version is refused."""
 
 DocKindArg = models.DocKind | None
@@ -66,7 +67,7 @@ def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
         )
 
 
-class Store(ChangeLog, KeyStore, Hops):
+class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
     """A knowledge-graph store. Open with ``await store.open()`` or ``async with``."""
 
     # ----------------------------------------------------------------- lifecycle

@@ -48,8 +48,9 @@ class Decision:
 
 @dataclass(slots=True)
 class AuditEntry:
-    """One change to the graph: ``action`` (merge, unmerge, rename, retype, delete, forget)
-    on ``subject`` (an entity name or a document), by ``principal`` at ``at``."""
+    """One change to the graph: ``action`` (merge, unmerge, rename, retype, delete, forget;
+    grant, revoke grant, link, unlink) on ``subject`` (an entity name, a document, a
+    principal or a scope), by ``principal`` at ``at``."""
 
     action: str
     subject: str

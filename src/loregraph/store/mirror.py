@@ -27,12 +27,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph import models
-from loregraph.access import ApiKey
+from loregraph.access import ApiKey, Grant, ScopeLink
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry, Decision
 from loregraph.store.cypher import graph as cypher_graph
 from loregraph.store.cypher.store import CypherStore
 from loregraph.store.cypher.sync import apply_sync, graph_entity_ids
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Expansion,
@@ -266,6 +267,14 @@ class MirroredStore(Store):
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self.primary.read_bundle(document_id)
 
+    async def entity_sources(self, entity_ids: Sequence[str]) -> dict[str, list[EntitySource]]:
+        return await self.primary.entity_sources(entity_ids)
+
+    async def relation_sources(
+        self, relation_ids: Sequence[str]
+    ) -> dict[str, list[RelationSource]]:
+        return await self.primary.relation_sources(relation_ids)
+
     async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await self.primary._entities_page(scope, after, batch)
 
@@ -309,3 +318,22 @@ class MirroredStore(Store):
 
     async def revoke_api_key(self, name: str, at: datetime) -> bool:
         return await self.primary.revoke_api_key(name, at)
+
+    # ----------------------------------------------------------------- grants and links (primary)
+    async def add_grant(self, grant: Grant) -> None:
+        await self.primary.add_grant(grant)
+
+    async def remove_grant(self, principal: str, scope: str) -> bool:
+        return await self.primary.remove_grant(principal, scope)
+
+    async def list_grants(self, principal: str | None = None) -> list[Grant]:
+        return await self.primary.list_grants(principal)
+
+    async def add_scope_link(self, link: ScopeLink) -> None:
+        await self.primary.add_scope_link(link)
+
+    async def remove_scope_link(self, scope: str, linked: str) -> bool:
+        return await self.primary.remove_scope_link(scope, linked)
+
+    async def scope_links(self, scope: str | None = None) -> list[ScopeLink]:
+        return await self.primary.scope_links(scope)

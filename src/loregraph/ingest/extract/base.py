@@ -21,3 +21,10 @@ class Extractor(Protocol):
     async def extract(self, document: SourceDocument, chunks: list[TextChunk]) -> ExtractionResult:
         """Extract candidates from ``chunks`` (the whole document, in order)."""
         ...
+
+
+def identity(extractor: Extractor) -> str:
+    """What identifies the extraction an extractor makes, as documents record it: its
+    ``name`` (``offline-spacy``, ``llm:<model>``), else its class's name."""
+    name = getattr(extractor, "name", None)
+    return name if isinstance(name, str) and name else type(extractor).__name__

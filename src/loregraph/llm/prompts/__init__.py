@@ -4,7 +4,7 @@ A prompt ``NAME`` is the file ``NAME.user.txt`` and, optionally, ``NAME.system.t
 Placeholders are ``{{param}}``. A user directory passed as ``PromptLibrary(directory)``
 replaces any packaged file that has a file of the same name there; the others keep their
 packaged text. Prompts shipped: ``extract_entities``, ``extract_relationships``,
-``glean``, ``correct_json``, ``query_analysis``, ``answer``, ``merge_confirm``,
+``glean``, ``correct_json``, ``query_analysis``, ``intent_analysis``, ``answer``, ``merge_confirm``,
 ``contradiction``.
 """
 
@@ -25,6 +25,7 @@ PROMPT_NAMES = (
     "glean",
     "correct_json",
     "query_analysis",
+    "intent_analysis",
     "answer",
     "merge_confirm",
     "contradiction",

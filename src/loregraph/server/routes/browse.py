@@ -1,5 +1,5 @@
 """Looking around: ``GET /entities``, ``/entity``, ``/documents``, ``/passages/{id}``,
-``/stats``, ``/scopes``."""
+``/suggest``, ``/stats``, ``/scopes``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from loregraph.access import Role, acting_as
 from loregraph.engine.passages import PassageView
 from loregraph.models import CO_OCCURS, StoreStats
 from loregraph.server.auth import Anyone, Reader
-from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut
+from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut, SuggestionOut
 from loregraph.server.state import Engine
 
 router = APIRouter(tags=["browse"])
@@ -65,6 +65,22 @@ async def passage(passage_id: str, caller: Reader, graph: Engine) -> Any:
     scope has none."""
     with acting_as(caller.principal):
         return (await graph.passage(passage_id, scope=caller.scope)).to_dict()
+
+
+@router.get("/suggest", response_model=list[SuggestionOut])
+async def suggest(
+    caller: Reader,
+    graph: Engine,
+    document: Annotated[
+        str, Query(min_length=1, max_length=1000, description="A document's id, source or title.")
+    ],
+    limit: Annotated[int, Query(ge=1, le=100)] = 5,
+) -> Any:
+    """Other documents about the same people, places and periods as ``document``, best
+    first, each with the entities they share and a reason; 404 for an unknown document."""
+    with acting_as(caller.principal):
+        found = await graph.suggest(document, limit=limit, scope=caller.scope)
+    return [s.to_dict() for s in found]
 
 
 @router.get("/stats", response_model=StoreStats)

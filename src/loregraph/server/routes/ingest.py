@@ -1,6 +1,7 @@
 """Ingest as background jobs: ``POST /ingest`` (text in JSON), ``POST /ingest/upload``
-(files), ``POST /ingest/paths`` (the server's own files), ``GET /jobs/{id}`` and
-``GET /jobs/{id}/events`` (progress, server-sent)."""
+(files), ``POST /ingest/paths`` (the server's own files), ``POST /backfill`` (the stored
+documents extracted again), ``GET /jobs/{id}`` and ``GET /jobs/{id}/events`` (progress,
+server-sent)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,19 @@ from typing import Annotated, Any
 import anyio
 from fastapi import APIRouter, File, Form, UploadFile
 
-from loregraph.access import Principal, Role
+from loregraph.access import Principal, Role, acting_as
+from loregraph.engine.visibility import Access, check_owner, document_access
 from loregraph.errors import InputError
 from loregraph.ingest.progress import Progress
-from loregraph.ingest.report import IngestReport
-from loregraph.server.auth import Anyone, Writer
-from loregraph.server.jobs import Job
+from loregraph.server.auth import Anyone, Caller, Writer
+from loregraph.server.jobs import Job, JobReport
 from loregraph.server.problems import Problem
-from loregraph.server.requests import IngestPathsRequest, IngestTextRequest
+from loregraph.server.requests import (
+    BackfillRequest,
+    IngestPathsRequest,
+    IngestTextRequest,
+    VisibilityName,
+)
 from loregraph.server.responses import JobOut
 from loregraph.server.sse import EventStream, event_stream, job_events
 from loregraph.server.state import Config, Engine, JobList
@@ -44,7 +50,8 @@ async def ingest_text(body: IngestTextRequest, caller: Writer, jobs: JobList) ->
     """Ingest one document sent as text; returns the job (follow its ``events``)."""
     data = body.text.encode("utf-8", "surrogatepass")  # a lone surrogate is refused as text
     document = text_document(data, name=BODY, title=body.title, doc_id=body.id)
-    return jobs.start(caller.principal, caller.scope, [document]).to_dict()
+    readers = _readers(caller, body.visibility, body.owner)
+    return jobs.start(caller.principal, caller.scope, [readers.apply(document)]).to_dict()
 
 
 @router.post("/ingest/upload", response_model=JobOut, status_code=202)
@@ -60,6 +67,10 @@ async def ingest_upload(
     ],
     title: Annotated[str | None, Form(description="Title (one file only).")] = None,
     id: Annotated[str | None, Form(description="Identity (one file only).")] = None,
+    visibility: Annotated[
+        VisibilityName | None, Form(description="public, private or personal (default public).")
+    ] = None,
+    owner: Annotated[str | None, Form(description="The principal the files belong to.")] = None,
 ) -> Any:
     """Ingest uploaded files, read as ``loregraph ingest`` reads files; each is checked
     before the job starts (422 for a file that cannot be read), so a bad upload stores
@@ -68,12 +79,14 @@ async def ingest_upload(
         raise InputError(f"send 1 to {MAX_FILES} files")
     if (title or id) and len(files) != 1:
         raise InputError("a title or id names one document: send one file with it")
+    readers = _readers(caller, visibility, owner)
     documents = []
     for upload in files:
         data = await upload.read()
         name = PurePath(upload.filename or "upload.txt").name
         read = partial(upload_documents, data, name=name, title=title, doc_id=id)
         documents += await anyio.to_thread.run_sync(read)
+    documents = [readers.apply(document) for document in documents]
     return jobs.start(caller.principal, caller.scope, documents).to_dict()
 
 
@@ -84,11 +97,40 @@ async def ingest_paths(
     """Ingest files or folders of the server's machine, as ``loregraph ingest`` does; only
     inside the folders the server allows (403 elsewhere, or when it allows none)."""
     paths = allowed_paths(body.paths, config.ingest_roots)
+    readers = _readers(caller, body.visibility, body.owner)
 
-    def work(progress: Progress) -> Awaitable[IngestReport]:
-        return graph.ingest(*paths, scope=caller.scope, progress=progress)
+    def work(progress: Progress) -> Awaitable[JobReport]:
+        return graph.ingest(
+            *paths,
+            scope=caller.scope,
+            progress=progress,
+            visibility=readers.visibility,
+            owner=readers.owner,
+        )
 
     return jobs.start_work(caller.principal, caller.scope, work, None).to_dict()
+
+
+def _readers(caller: Caller, visibility: str | None, owner: str | None) -> Access:
+    """The checked visibility and owner of the documents ``caller`` sends (422 for a bad
+    one; a personal document's default owner: the caller's principal)."""
+    with acting_as(caller.principal):
+        access = document_access(visibility, owner)
+        check_owner(access.owner, caller.scope)  # 403: someone else's, and not an admin
+        return access
+
+
+@router.post("/backfill", response_model=JobOut, status_code=202)
+async def backfill(body: BackfillRequest, caller: Writer, jobs: JobList, graph: Engine) -> Any:
+    """Extract the scope's stored documents again with the server's current extractor, as
+    ``loregraph backfill`` does (those it already made are skipped); returns the job."""
+
+    def work(progress: Progress) -> Awaitable[JobReport]:
+        return graph.backfill(
+            scope=caller.scope, rate=body.rate, limit=body.limit, progress=progress
+        )
+
+    return jobs.start_work(caller.principal, caller.scope, work, None, "backfill").to_dict()
 
 
 def _job(jobs: JobList, principal: Principal, job_id: str) -> Job:

@@ -28,6 +28,8 @@ async def remember(body: RememberRequest, caller: Writer, graph: Engine) -> Any:
             tags=body.tags,
             metadata=body.metadata,
             scope=caller.scope,
+            visibility=body.visibility,
+            owner=body.owner,
         )
     return memory.to_dict()
 

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from loregraph.access import acting_as
-from loregraph.engine.questions import context_of
-from loregraph.server.auth import Reader
+from loregraph.engine.questions import Asking, context_of
+from loregraph.server.auth import Caller, Reader
 from loregraph.server.debug import DebugParam, check_debug, debug_of
 from loregraph.server.requests import AskRequest, ContextRequest, Moment, Preset
 from loregraph.server.responses import AnswerOut, ContextOut, SearchHitOut
@@ -28,6 +28,19 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {
 }
 
 
+def asking(body: AskRequest, caller: Caller) -> Asking:
+    """The options of a question the request asks, in the caller's scope."""
+    return Asking(
+        preset=body.preset,
+        scope=caller.scope,
+        as_of=body.as_of,
+        only=body.only,
+        persona=body.persona,
+        history=body.history,
+        conversation=body.conversation,
+    )
+
+
 @router.post("/ask", response_class=EventStream, responses=STREAM_DOC)
 async def ask(
     body: AskRequest, caller: Reader, graph: Engine, config: Config, debug: DebugParam = False
@@ -35,9 +48,7 @@ async def ask(
     """Answer a question with citations, streamed as server-sent events."""
     check_length(config, body.question, "question")
     report = check_debug(caller, debug)
-    stream = graph.ask_stream(
-        body.question, preset=body.preset, scope=caller.scope, as_of=body.as_of, only=body.only
-    )
+    stream = graph.ask_stream(body.question, **asking(body, caller))
     events = answer_events(
         stream,
         caller.principal,
@@ -55,9 +66,7 @@ async def ask_json(
     check_length(config, body.question, "question")
     report = check_debug(caller, debug)
     with acting_as(caller.principal):
-        answer = await graph.ask(
-            body.question, preset=body.preset, scope=caller.scope, as_of=body.as_of, only=body.only
-        )
+        answer = await graph.ask(body.question, **asking(body, caller))
     out = {**answer.to_dict(), "found": answer.found}
     if report and answer.retrieval is not None:
         out["debug"] = debug_of(graph, answer.retrieval)
@@ -72,13 +81,7 @@ async def context(
     check_length(config, body.question, "question")
     report = check_debug(caller, debug)
     with acting_as(caller.principal):
-        result = await graph.retrieve(
-            body.question,
-            preset=body.preset,
-            scope=caller.scope,
-            as_of=body.as_of,
-            only=body.only,
-        )
+        result = await graph.retrieve(body.question, **asking(body, caller))
     text = context_of(result, body.format, body.budget)
     out: dict[str, Any] = {"question": body.question, "format": body.format, "context": text}
     if report:

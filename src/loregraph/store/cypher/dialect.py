@@ -13,8 +13,9 @@ The graph model (labels and relationship types are constants, never taken from d
   ``(:LgCache)`` (no longer written; its index and the relations' full-text index stay, so
   that the graph schema is unchanged), ``(:LgScope)`` (graph version per scope),
   ``(:LgApiKey)`` (the HTTP server's keys, in no scope), ``(:LgDecision)`` and
-  ``(:LgAudit)`` (merge decisions and the audit log, :mod:`.changes`) and one ``(:LgMeta)``
-  (schema version, write sequence, audit counter);
+  ``(:LgAudit)`` (merge decisions and the audit log, :mod:`.changes`), ``(:LgGrant)`` and
+  ``(:LgScopeLink)`` (principals' roles and links between scopes, :mod:`.grants`) and one
+  ``(:LgMeta)`` (schema version, write sequence, audit counter);
 * ``(:LgChunk)-[:LG_MENTIONS {surface, count}]->(:LgEntity)``;
 * ``(:LgEntity)-[:LG_REL {id, type, ...}]->(:LgEntity)``: the relation *type* is a property
   of one generic relationship type, so no relation type from data ever reaches the query
@@ -59,6 +60,8 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     (API_KEY, "key_hash"),
     ("LgDecision", "scope"),
     ("LgAudit", "scope"),
+    ("LgGrant", "principal"),
+    ("LgScopeLink", "scope"),
 )
 REL_INDEXES = ("id", "scope")
 

@@ -50,12 +50,13 @@ async def ensure_schema(conn: Connection, where: str) -> SchemaState:
     version = int(rows[0][0])
     check_schema_version(version)
     if version < SCHEMA_VERSION:
-        # versions 1 to 7 differ in the SQL stores' tables, columns and text indexes; here,
+        # versions 1 to 8 differ in the SQL stores' tables, columns and text indexes; here,
         # the key nodes' index is created below with the others, version 4's decision and
         # audit nodes when first written, and a relation edge without ``invalidated_by``
         # reads as one no document ended; one without ``statement`` (version 6) as one
         # that gathers every document's evidence; a contribution without ``salience`` or
-        # ``confidence`` (version 7) as one whose values are unknown
+        # ``confidence`` (version 7) as one whose values are unknown; version 8's grant and
+        # scope link nodes are created when first written
         await conn.write(
             "MATCH (m:LgMeta {key: 'meta'}) SET m.schema_version = $version",
             {"version": SCHEMA_VERSION},

@@ -19,17 +19,19 @@ from loregraph.errors import NotFoundError, StoreError
 from loregraph.models import name_key
 from loregraph.store.base import NOT_OPEN, Store
 from loregraph.store.changes import AuditEntry, Decision
-from loregraph.store.cypher import changes, graph, keys, reads, search
+from loregraph.store.cypher import changes, graph, keys, provenance, reads, search
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
 from loregraph.store.cypher.bundle import read_bundle
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import ENTITY
 from loregraph.store.cypher.falkor import FalkorConnection
+from loregraph.store.cypher.grants import CypherGrants
 from loregraph.store.cypher.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 from loregraph.store.names import NameIndex
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Expansion,
@@ -51,7 +53,7 @@ def connect(target: CypherTarget) -> Connection:
     return Neo4jConnection(target)
 
 
-class CypherStore(Store):
+class CypherStore(CypherGrants, Store):
     """A store in a FalkorDB graph or a Neo4j database, chosen by the URL's scheme.
 
     >>> store = CypherStore("falkordb://localhost:6379/kg")  # doctest: +SKIP
@@ -274,6 +276,14 @@ class CypherStore(Store):
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await read_bundle(self._conn(), document_id)
+
+    async def entity_sources(self, entity_ids: Sequence[str]) -> dict[str, list[EntitySource]]:
+        return await provenance.entity_sources(self._conn(), list(entity_ids))
+
+    async def relation_sources(
+        self, relation_ids: Sequence[str]
+    ) -> dict[str, list[RelationSource]]:
+        return await provenance.relation_sources(self._conn(), list(relation_ids))
 
     async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await reads.entities_page(self._conn(), scope, after, batch)

@@ -4,7 +4,7 @@ The file is one JSON object, its sections in this order::
 
     {
       "format": "loregraph memory file",
-      "version": 4,
+      "version": 5,
       "entities": [
         {"id": "ent_…", "name": "API server", "type": "Product",
          "description": "…", "aliases": ["api"], "tags": [], "properties": {},
@@ -31,6 +31,8 @@ The file is one JSON object, its sections in this order::
       "merge_decisions": [{"kind": "join", "merge_id": "mrg_…", "entity": "ent_…", …}],
       "audit_log": [{"at": "…", "principal": "ann", "action": "merge", …}],
       "api_keys": [{"name": "ci", "key_hash": "…", "roles": {"default": "reader"}, …}],
+      "grants": [{"principal": "ann", "scope": "family", "role": "reader"}],
+      "scope_links": [{"scope": "family", "linked": "friends", "share": "all", …}],
       "vectors": {"file": "context.json.vectors.1a2b3c4d5e6f7a8b.npz"},
       "graph_versions": {"default": 12}
     }
@@ -48,8 +50,9 @@ highest its documents give). A relationship's ``invalid_at`` and ``expired_at`` 
 holding and when the graph retired it, ``invalidated_by`` the memory or document that ended
 it (forgetting that one opens it again), ``statement`` (only when set) the memory or
 document whose statement it is (a dated fact of a functional type is one relationship per
-statement, so that one that stops holding can hold again). ``merge_decisions``, ``audit_log`` and
-``api_keys`` hold what belongs to no document (shapes in :mod:`.records`). ``scope``
+statement, so that one that stops holding can hold again). ``merge_decisions``, ``audit_log``,
+``api_keys``, ``grants`` and ``scope_links`` hold what belongs to no document (shapes in
+:mod:`.records`). ``scope``
 appears on a record only when it is not the default scope. ``tags`` and ``properties`` are
 kept for the person or agent that writes them: the store does not use them and other
 backends have no place for them.
@@ -64,7 +67,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from loregraph.access import ApiKey
+from loregraph.access import ApiKey, Grant, ScopeLink
 from loregraph.models import (
     Chunk,
     DocumentBundle,
@@ -76,18 +79,25 @@ from loregraph.models import (
 )
 from loregraph.store.changes import AuditEntry, Decision
 from loregraph.store.jsonfile.fields import moment_text, scoped
-from loregraph.store.jsonfile.records import audit_record, decision_record, key_record
+from loregraph.store.jsonfile.records import (
+    audit_record,
+    decision_record,
+    grant_record,
+    key_record,
+    link_record,
+)
 
 FORMAT = "loregraph memory file"
 """The value of the file's ``format`` member."""
-VERSION = 4
+VERSION = 5
 """The layout version this code writes; a file of a newer version is refused (an older
 loregraph would drop the sections it does not know when it writes the file again).
 Version 1: entities, relationships, documents, vectors, graph versions; 2 adds the
 relationships' ``invalidated_by`` and the ``merge_decisions``, ``audit_log`` and
 ``api_keys`` sections (a version 1 file reads as having none); 3 adds the relationships'
 ``statement`` (written when not empty); 4 adds a document's own ``salience`` and
-``confidence`` of each entity it lists (an older file's read as the entity's)."""
+``confidence`` of each entity it lists (an older file's read as the entity's); 5 adds the
+``grants`` and ``scope_links`` sections (an older file reads as having none)."""
 
 
 @dataclass(slots=True)
@@ -107,7 +117,7 @@ class Contents:
     """Everything a memory file holds, as models: entities and relations as stored (with
     their embeddings), documents as the bundles that rebuild them (oldest first), the
     extras of entities and relations by id, and what belongs to no document: merge
-    decisions, the audit log (oldest first) and API keys."""
+    decisions, the audit log (oldest first), API keys, grants and scope links."""
 
     entities: list[Entity] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
@@ -117,6 +127,8 @@ class Contents:
     decisions: list[Decision] = field(default_factory=list)
     audit: list[AuditEntry] = field(default_factory=list)
     keys: list[ApiKey] = field(default_factory=list)
+    grants: list[Grant] = field(default_factory=list)
+    links: list[ScopeLink] = field(default_factory=list)
 
 
 def file_document(contents: Contents, vectors: str | None) -> dict[str, Any]:
@@ -143,6 +155,8 @@ def file_document(contents: Contents, vectors: str | None) -> dict[str, Any]:
         "merge_decisions": [decision_record(d) for d in contents.decisions],
         "audit_log": [audit_record(entry) for entry in contents.audit],
         "api_keys": [key_record(key) for key in contents.keys],
+        "grants": [grant_record(grant) for grant in contents.grants],
+        "scope_links": [link_record(link) for link in contents.links],
         "vectors": None if vectors is None else {"file": vectors},
         "graph_versions": dict(contents.graph_versions),
     }

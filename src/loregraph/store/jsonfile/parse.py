@@ -29,7 +29,13 @@ from loregraph.models import (
 )
 from loregraph.store.jsonfile.fields import Fields, ShapeError
 from loregraph.store.jsonfile.layout import FORMAT, VERSION, Contents, Extras
-from loregraph.store.jsonfile.records import read_audit, read_decisions, read_keys
+from loregraph.store.jsonfile.records import (
+    read_audit,
+    read_decisions,
+    read_grants,
+    read_keys,
+    read_links,
+)
 
 
 def read_contents(data: object) -> Contents:
@@ -52,6 +58,8 @@ def read_contents(data: object) -> Contents:
     contents.decisions = read_decisions(top.items("merge_decisions"))
     contents.audit = read_audit(top.items("audit_log"))
     contents.keys = read_keys(top.items("api_keys"))
+    contents.grants = read_grants(top.items("grants"))
+    contents.links = read_links(top.items("scope_links"))
     return contents
 
 

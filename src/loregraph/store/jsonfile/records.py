@@ -1,7 +1,8 @@
 """The memory file's sections for what belongs to no document: ``merge_decisions`` (merges
 made or undone by hand, honoured by every later ingest), ``audit_log`` (who changed what,
-oldest first) and ``api_keys`` (the HTTP server's keys: the hash of each secret, never the
-secret). Their shapes::
+oldest first), ``api_keys`` (the HTTP server's keys: the hash of each secret, never the
+secret), ``grants`` (principals' roles by scope) and ``scope_links`` (the scopes whose
+documents a scope reads). Their shapes::
 
     "merge_decisions": [
       {"kind": "join", "merge_id": "mrg_…", "entity": "ent_…", "surface": "Robert Jones",
@@ -15,10 +16,15 @@ secret). Their shapes::
     "api_keys": [
       {"name": "ci", "key_hash": "…", "roles": {"default": "reader"}, "created_at": "…",
        "revoked_at": null}
+    ],
+    "grants": [{"principal": "ann", "scope": "family", "role": "reader"}],
+    "scope_links": [
+      {"scope": "family", "linked": "friends", "share": "selective", "documents": ["doc_…"]}
     ]
 
 A decision or an audit entry has ``scope`` only when it is not the default scope; a key
-belongs to no scope (its ``roles`` name the scopes it opens).
+belongs to no scope (its ``roles`` name the scopes it opens); a grant and a link always
+name their scopes.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from loregraph.access import ApiKey, Role
+from loregraph.access import ApiKey, Grant, Role, ScopeLink
 from loregraph.errors import InputError
 from loregraph.models import DEFAULT_SCOPE
 from loregraph.store.changes import AuditEntry, Decision
@@ -71,6 +77,16 @@ def key_record(key: ApiKey) -> dict[str, Any]:
         "created_at": moment_text(key.created_at),
         "revoked_at": moment_text(key.revoked_at),
     }
+
+
+def grant_record(grant: Grant) -> dict[str, Any]:
+    """A grant as the file writes it."""
+    return grant.to_dict()
+
+
+def link_record(link: ScopeLink) -> dict[str, Any]:
+    """A scope link as the file writes it."""
+    return link.to_dict()
 
 
 def read_decisions(items: Iterator[Fields]) -> list[Decision]:
@@ -138,3 +154,35 @@ def read_keys(items: Iterator[Fields]) -> list[ApiKey]:
         key.revoked_at = item.moment("revoked_at")
         keys.append(key)
     return keys
+
+
+def read_grants(items: Iterator[Fields]) -> list[Grant]:
+    """The ``grants`` section; a principal given two roles in one scope is refused."""
+    grants: dict[tuple[str, str], Grant] = {}
+    for item in items:
+        principal, scope = item.text("principal"), item.text("scope")
+        try:
+            role = Role.parse(item.text("role"))
+        except InputError as exc:
+            raise ShapeError(f"{item.at('role')}: {exc}") from None
+        if (principal, scope) in grants:
+            raise ShapeError(f"{item.where}: {principal!r} has two roles in scope {scope!r}")
+        grants[principal, scope] = Grant(principal, scope, role)
+    return list(grants.values())
+
+
+def read_links(items: Iterator[Fields]) -> list[ScopeLink]:
+    """The ``scope_links`` section; a pair of scopes linked twice is refused."""
+    links: dict[tuple[str, str], ScopeLink] = {}
+    for item in items:
+        scope, linked = item.text("scope"), item.text("linked")
+        try:
+            link = ScopeLink(
+                scope, linked, item.text("share", "all"), tuple(item.strings("documents"))
+            )
+        except InputError as exc:
+            raise ShapeError(f"{item.where}: {exc}") from None
+        if (scope, linked) in links:
+            raise ShapeError(f"{item.where}: scope {scope!r} is linked to {linked!r} twice")
+        links[scope, linked] = link
+    return list(links.values())

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable
 from typing import Concatenate, ParamSpec, TypeVar
 
+from loregraph.store.access_rows import GRANT_FIELDS, LINK_FIELDS, grant_values, link_values
 from loregraph.store.apikeys import KEY_FIELDS, key_values
 from loregraph.store.changes import (
     AUDIT_FIELDS,
@@ -27,6 +28,7 @@ from loregraph.store.rows import columns, iso
 from loregraph.store.sqlite import reads
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
+from loregraph.store.sqlite.grants import list_grants, list_links
 from loregraph.store.sqlite.keys import list_keys
 from loregraph.store.sqlite.rows import CODEC
 
@@ -40,7 +42,7 @@ BATCH = 1000
 def read_everything(conn: sqlite3.Connection) -> Contents:
     """Every scope's entities and relations (with embeddings and evidence), its documents as
     the bundles that rebuild them (oldest first) and its graph version; every merge
-    decision, audit entry (oldest first) and API key."""
+    decision, audit entry (oldest first), API key, grant and scope link."""
     contents = Contents()
     contents.decisions = [
         decision_of(row, CODEC)
@@ -54,6 +56,8 @@ def read_everything(conn: sqlite3.Connection) -> Contents:
         for row in conn.execute(f"SELECT {columns(AUDIT_FIELDS)} FROM audit_log ORDER BY pk")
     ]
     contents.keys = list_keys(conn)
+    contents.grants = list_grants(conn, None)
+    contents.links = list_links(conn, None)
     for scope in reads.scopes(conn):
         contents.graph_versions[scope] = read_graph_version(conn, scope)
         contents.entities += _every(reads.entities_page, conn, scope)
@@ -66,8 +70,8 @@ def read_everything(conn: sqlite3.Connection) -> Contents:
 
 
 def insert_records(conn: sqlite3.Connection, contents: Contents) -> None:
-    """Insert the merge decisions, audit entries and API keys of ``contents`` (the caller
-    holds the transaction; audit entries keep their order)."""
+    """Insert the merge decisions, audit entries, API keys, grants and scope links of
+    ``contents`` (the caller holds the transaction; audit entries keep their order)."""
 
     def insert(table: str, fields: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
         marks = ", ".join("?" * len(fields))
@@ -80,6 +84,8 @@ def insert_records(conn: sqlite3.Connection, contents: Contents) -> None:
     )
     insert("audit_log", AUDIT_FIELDS, [audit_values(entry, CODEC) for entry in contents.audit])
     insert("api_keys", KEY_FIELDS, [key_values(key, iso) for key in contents.keys])
+    insert("grants", GRANT_FIELDS, [grant_values(grant) for grant in contents.grants])
+    insert("scope_links", LINK_FIELDS, [link_values(link) for link in contents.links])
 
 
 def _every(

@@ -227,7 +227,8 @@ class JsonFileStore(SqliteStore):
 def _restore(conn: sqlite3.Connection, contents: Contents) -> None:
     """What writing the bundles does not carry over: when each entity was last updated
     (the load would make it now), each scope's graph version (the load counts its own
-    writes), and what belongs to no document (merge decisions, audit log, API keys), so
+    writes), and what belongs to no document (merge decisions, audit log, API keys, grants,
+    scope links), so
     that a file read and written back is unchanged and a version never repeats."""
     with transaction(conn):
         insert_records(conn, contents)

@@ -28,6 +28,7 @@ from loregraph.store.postgres.schema import (
     VERSION_5,
     VERSION_6,
     VERSION_7,
+    VERSION_8,
     statements,
     vector_index_statements,
 )
@@ -90,6 +91,12 @@ async def _version_7(conn: Conn) -> None:
         await conn.execute(statement)
 
 
+async def _version_8(conn: Conn) -> None:
+    """Principals' roles by scope and the links between scopes."""
+    for statement in statements(VERSION_8):
+        await conn.execute(statement)
+
+
 MIGRATIONS: dict[int, Migration] = {
     1: _version_1,
     2: _version_2,
@@ -98,6 +105,7 @@ MIGRATIONS: dict[int, Migration] = {
     5: _version_5,
     6: _version_6,
     7: _version_7,
+    8: _version_8,
 }
 """``MIGRATIONS[v]`` brings a schema from version ``v - 1`` to ``v`` (0: empty)."""
 

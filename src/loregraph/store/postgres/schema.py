@@ -8,7 +8,9 @@ version 4 adds ``merge_decisions`` and ``audit_log``;
 version 5 adds ``relations.invalidated_by``, the id of the memory or document that ended a
 relation (forgetting it opens the relation again); version 6 adds ``relations.statement``
 (the memory or document whose statement a dated fact of a functional type is: one relation
-per statement; empty for the others) to the relation's unique key.
+per statement; empty for the others) to the relation's unique key; version 7 adds each
+listing document's own salience and confidence; version 8 adds ``grants`` (a principal's
+role per scope) and ``scope_links`` (the scopes whose documents a scope reads).
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
 ``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
@@ -285,6 +287,24 @@ ALTER TABLE entity_descriptions ADD COLUMN confidence double precision
 """
 """Version 7: each listing document's own salience and confidence of an entity (NULL in the
 rows already there: unknown, so the entity keeps its stored values)."""
+
+VERSION_8 = """
+CREATE TABLE IF NOT EXISTS grants (
+    principal text COLLATE "C" NOT NULL,
+    scope text COLLATE "C" NOT NULL,
+    role text NOT NULL,
+    PRIMARY KEY (principal, scope)
+);
+CREATE TABLE IF NOT EXISTS scope_links (
+    scope text COLLATE "C" NOT NULL,
+    linked text COLLATE "C" NOT NULL,
+    share text NOT NULL,
+    documents text NOT NULL DEFAULT '[]',
+    PRIMARY KEY (scope, linked)
+)
+"""
+"""Version 8: principals' roles by scope and the links between scopes (``documents``: the
+JSON list of the document ids a selective link shares)."""
 
 
 def statements(script: str) -> list[str]:

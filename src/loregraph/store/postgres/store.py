@@ -22,7 +22,7 @@ from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, Store
 from loregraph.store.changes import AuditEntry, Decision
-from loregraph.store.postgres import changes, graph, keys, reads, search, write
+from loregraph.store.postgres import changes, graph, keys, provenance, reads, search, write
 from loregraph.store.postgres.cleanup import read_graph_version
 from loregraph.store.postgres.connection import (
     DEFAULT_SCHEMA,
@@ -31,7 +31,9 @@ from loregraph.store.postgres.connection import (
     redact,
     split_url,
 )
+from loregraph.store.postgres.grants import PostgresGrants
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Expansion,
@@ -46,7 +48,7 @@ ANALYZE_AFTER_ROWS = 2_000
 """Entities and chunks written by this store object between two ``ANALYZE`` runs."""
 
 
-class PostgresStore(Store):
+class PostgresStore(PostgresGrants, Store):
     """A store in one schema of a PostgreSQL database (pgvector, pg_trgm and btree_gist).
 
     ``url`` is a libpq URL (``postgresql://user:pass@host:5432/db``); ``?schema=name`` in it,
@@ -225,6 +227,14 @@ class PostgresStore(Store):
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self._db.snapshot(reads.read_bundle, document_id)
+
+    async def entity_sources(self, entity_ids: Sequence[str]) -> dict[str, list[EntitySource]]:
+        return await self._db.snapshot(provenance.entity_sources, list(entity_ids))
+
+    async def relation_sources(
+        self, relation_ids: Sequence[str]
+    ) -> dict[str, list[RelationSource]]:
+        return await self._db.snapshot(provenance.relation_sources, list(relation_ids))
 
     async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await self._db.read(reads.entities_page, scope, after, batch)

@@ -15,6 +15,7 @@ from loregraph.store.base import SCHEMA_VERSION, check_schema_version
 from loregraph.store.sqlite.fts import index_all_trigrams
 from loregraph.store.sqlite.schema import (
     CHANGE_TABLES,
+    GRANT_TABLES,
     INVALIDATED_INDEX,
     KEY_TABLES,
     RELATIONS_TABLE,
@@ -85,6 +86,12 @@ def _add_contribution_scores(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE entity_descriptions ADD COLUMN {column} REAL")
 
 
+def _add_grant_tables(conn: sqlite3.Connection) -> None:
+    """Version 8: principals' roles by scope and the links between scopes (empty)."""
+    for statement in statements(GRANT_TABLES):
+        conn.execute(statement)
+
+
 MIGRATIONS: dict[int, Migration] = {
     1: _add_trigram_index,
     2: _add_key_table,
@@ -92,6 +99,7 @@ MIGRATIONS: dict[int, Migration] = {
     4: _add_invalidated_by,
     5: _add_statement,
     6: _add_contribution_scores,
+    7: _add_grant_tables,
 }
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
 transaction :func:`ensure_schema` opens)."""

@@ -43,7 +43,8 @@ Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored 
 rebuilt, since SQLite cannot change a UNIQUE constraint; foreign keys are off while
 :func:`ensure_schema` migrates, as SQLite's procedure for this asks); 7 adds
 ``entity_descriptions.salience`` and ``confidence``, the document's own values (NULL in rows
-written before: unknown, so the entity keeps its stored values).
+written before: unknown, so the entity keeps its stored values); 8 adds ``grants`` (a
+principal's role per scope) and ``scope_links`` (the scopes whose documents a scope reads).
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -101,6 +102,23 @@ CREATE INDEX IF NOT EXISTS audit_log_scope ON audit_log(scope, pk);
 """
 """Version 4: remembered merge decisions (never merge again / merged by hand) and the audit
 log. Text ids, no foreign keys: a decision outlives the rows it names."""
+GRANT_TABLES = """
+CREATE TABLE IF NOT EXISTS grants (
+    principal TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    role TEXT NOT NULL,
+    PRIMARY KEY (principal, scope)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS scope_links (
+    scope TEXT NOT NULL,
+    linked TEXT NOT NULL,
+    share TEXT NOT NULL,
+    documents TEXT NOT NULL DEFAULT '[]',
+    PRIMARY KEY (scope, linked)
+) WITHOUT ROWID;
+"""
+"""Version 8: principals' roles by scope and the links between scopes (``documents``: the
+JSON list of the document ids a selective link shares)."""
 INVALIDATED_INDEX = (
     "CREATE INDEX relations_invalidated_by ON relations(invalidated_by) "
     "WHERE invalidated_by IS NOT NULL;"
@@ -275,7 +293,8 @@ CREATE VIRTUAL TABLE relations_fts USING fts5(
 );
 {TRIGRAM_TABLES}
 {KEY_TABLES}
-{CHANGE_TABLES}"""
+{CHANGE_TABLES}
+{GRANT_TABLES}"""
 
 
 def read_version(conn: sqlite3.Connection) -> int | None:

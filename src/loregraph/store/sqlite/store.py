@@ -24,6 +24,7 @@ from loregraph.errors import NotFoundError
 from loregraph.models import name_key
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry, Decision
+from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Expansion,
@@ -32,13 +33,14 @@ from loregraph.store.queries import (
     RelationQuery,
     VectorSearch,
 )
-from loregraph.store.sqlite import changes, graph, keys, reads, search, write
+from loregraph.store.sqlite import changes, graph, keys, provenance, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
+from loregraph.store.sqlite.grants import SqliteGrants
 from loregraph.store.sqlite.indexes import ENTITY, MemoryIndexes
 
 
-class SqliteStore(Store):
+class SqliteStore(SqliteGrants, Store):
     """A store in one SQLite file (or ``":memory:"``), created on first open.
 
     >>> store = SqliteStore("graph.db")  # doctest: +SKIP
@@ -217,6 +219,14 @@ class SqliteStore(Store):
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await self._db.run(reads.read_bundle, document_id)
+
+    async def entity_sources(self, entity_ids: Sequence[str]) -> dict[str, list[EntitySource]]:
+        return await self._db.run(provenance.entity_sources, list(entity_ids))
+
+    async def relation_sources(
+        self, relation_ids: Sequence[str]
+    ) -> dict[str, list[RelationSource]]:
+        return await self._db.run(provenance.relation_sources, list(relation_ids))
 
     async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         return await self._db.run(reads.entities_page, scope, after, batch)

@@ -1,0 +1,174 @@
+"""The grant and scope link methods of the async engine (:class:`GrantMethods`, a base of
+:class:`~loregraph.graph.AsyncGraph`): who has which role in which scope, which scopes read
+which others' documents, and the principal a name stands for.
+
+A grant gives a principal (a person, an agent, or the name of an API key) a role in a scope
+(``*``: every scope); a link lets questions in one scope read another's documents, all of
+its public and private ones or only those it lists. Every change is recorded in the audit
+log of the scope it concerns. Reading rules (who sees which document) are not applied
+here: these methods only keep the records they read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from loregraph.access import (
+    ALL_SCOPES,
+    SHARE_ALL,
+    SHARE_SELECTIVE,
+    Grant,
+    Principal,
+    Role,
+    ScopeLink,
+    current_principal,
+    require,
+)
+from loregraph.engine.lookup import find_document
+from loregraph.errors import InputError, NotFoundError
+from loregraph.store.base import Store
+from loregraph.store.changes import AuditEntry
+
+MAX_NAME = 200
+"""The longest principal name."""
+
+
+def check_principal_name(name: str) -> str:
+    """``name`` stripped; :class:`InputError` for an empty, over-long or unprintable one."""
+    cleaned = name.strip() if isinstance(name, str) else ""
+    if not cleaned or len(cleaned) > MAX_NAME or any(ord(c) < 32 for c in cleaned):
+        raise InputError(f"a principal's name must be 1 to {MAX_NAME} printable characters")
+    return cleaned
+
+
+def granted_roles(grants: Iterable[Grant]) -> dict[str, Role]:
+    """Roles by scope from a principal's grants."""
+    return {grant.scope: grant.role for grant in grants}
+
+
+def actor(principal: str) -> str:
+    """Who makes a change, for the audit log: ``principal`` when given, else the principal
+    engine calls run for (empty when none)."""
+    acting = current_principal()
+    return principal or (acting.name if acting is not None else "")
+
+
+async def known_scope(store: Store, scope: str, *, every: bool = False) -> str:
+    """``scope`` when the store holds data in it (or ``*`` when ``every``); else
+    :class:`InputError` naming the known scopes."""
+    if every and scope == ALL_SCOPES:
+        return scope
+    known = sorted(await store.scopes())
+    if scope not in known:
+        listed = ", ".join(repr(s) for s in known) or "none yet"
+        extra = f" (or {ALL_SCOPES!r} for every scope)" if every else ""
+        raise InputError(f"unknown scope {scope!r}; known scopes: {listed}{extra}")
+    return scope
+
+
+class GrantMethods:
+    """Roles of principals by scope, and links between scopes, kept in the store."""
+
+    store: Store
+
+    if TYPE_CHECKING:
+
+        def _scope(self, scope: str | None) -> str: ...
+
+        async def open(self) -> None: ...
+
+    async def grant(
+        self, name: str, role: Role | str, scope: str | None = None, *, principal: str = ""
+    ) -> Grant:
+        """Give the principal ``name`` the ``role`` (a :class:`Role` or its name:
+        reader/viewer/admirer, writer/editor/advocate, admin, owner/creator) in ``scope``
+        (default the current one; ``*``: every scope), replacing the role it had there.
+        Recorded in the audit log under ``principal`` (default: who the engine acts for).
+
+        Raises :class:`~loregraph.errors.InputError` for an unknown role, a bad name or a
+        scope that holds nothing.
+        """
+        chosen = role if isinstance(role, Role) else Role.parse(role)
+        name = check_principal_name(name)
+        await self.open()
+        where = await known_scope(self.store, self._scope(scope), every=True)
+        require(where, Role.ADMIN, "grant roles")
+        made = Grant(name, where, chosen)
+        await self.store.add_grant(made)
+        await self.store.add_audit(AuditEntry("grant", name, str(chosen), actor(principal), where))
+        return made
+
+    async def revoke_grant(
+        self, name: str, scope: str | None = None, *, principal: str = ""
+    ) -> Grant:
+        """Take the principal ``name``'s role in ``scope`` (default the current one) away;
+        returns the grant removed. Raises :class:`~loregraph.errors.NotFoundError` when it
+        had none there."""
+        await self.open()
+        where = self._scope(scope)
+        require(where, Role.ADMIN, "revoke roles")
+        held = [g for g in await self.store.list_grants(name) if g.scope == where]
+        if not held or not await self.store.remove_grant(name, where):
+            raise NotFoundError(f"{name!r} has no role in scope {where!r}")
+        detail = f"was {held[0].role}"
+        await self.store.add_audit(
+            AuditEntry("revoke grant", name, detail, actor(principal), where)
+        )
+        return held[0]
+
+    async def grants(self, name: str | None = None) -> list[Grant]:
+        """The grants of the principal ``name`` (``None``: everyone's), by name and scope."""
+        await self.open()
+        return await self.store.list_grants(name)
+
+    async def principal_named(self, name: str) -> Principal:
+        """The principal called ``name``, with the roles granted to it."""
+        await self.open()
+        return Principal(name, granted_roles(await self.store.list_grants(name)))
+
+    async def link(
+        self,
+        scope: str,
+        linked: str,
+        share: str = SHARE_ALL,
+        documents: Sequence[str] = (),
+        *,
+        principal: str = "",
+    ) -> ScopeLink:
+        """Let questions in ``scope`` read ``linked``'s documents: its public and private
+        ones (``share="all"``) or only ``documents`` (``share="selective"``: ids, paths or
+        exact titles of documents of ``linked``). Replaces the link the two had.
+
+        Raises :class:`~loregraph.errors.InputError` for an unknown scope or share, a
+        selective link without documents or a full one with some, and
+        :class:`~loregraph.errors.NotFoundError` for a document that is not in ``linked``.
+        """
+        ScopeLink(scope, linked, share, tuple(documents))  # checks the shape first
+        await self.open()
+        await known_scope(self.store, scope)
+        await known_scope(self.store, linked)
+        require(linked, Role.ADMIN, f"share its documents with scope {scope!r}")
+        ids = [(await find_document(self.store, linked, ref)).id for ref in documents]
+        made = ScopeLink(scope, linked, share, tuple(ids))
+        await self.store.add_scope_link(made)
+        shared = f": {', '.join(made.documents)}" if share == SHARE_SELECTIVE else ""
+        detail = f"{linked} ({share}{shared})"
+        await self.store.add_audit(AuditEntry("link", scope, detail, actor(principal), scope))
+        return made
+
+    async def unlink(self, scope: str, linked: str, *, principal: str = "") -> ScopeLink:
+        """Remove the link from ``scope`` to ``linked``; returns it. Raises
+        :class:`~loregraph.errors.NotFoundError` when there is none."""
+        await self.open()
+        require(linked, Role.ADMIN, f"stop sharing with scope {scope!r}")
+        held = [link for link in await self.store.scope_links(scope) if link.linked == linked]
+        if not held or not await self.store.remove_scope_link(scope, linked):
+            raise NotFoundError(f"scope {scope!r} is not linked to {linked!r}")
+        await self.store.add_audit(AuditEntry("unlink", scope, linked, actor(principal), scope))
+        return held[0]
+
+    async def links(self, scope: str | None = None) -> list[ScopeLink]:
+        """The links from ``scope`` (``None``: every link), by scope and linked scope."""
+        await self.open()
+        return await self.store.scope_links(scope)
