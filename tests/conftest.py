@@ -12,6 +12,28 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXCERPT = FIXTURES / "dracula_excerpt.txt"
 SHARED = ROOT.parent / "shared"
 
+# assertion rewriting for the store contract's shared (non-test) modules; here, before any
+# test module (tests/personas, tests/test_cli_copy.py) imports one of them
+pytest.register_assert_rewrite(
+    *(
+        f"store.{name}"
+        for name in (
+            "builders",
+            "scenarios",
+            "contract",
+            "contract_copy",
+            "contract_documents",
+            "contract_graph",
+            "contract_memories",
+            "contract_scores",
+            "contract_search",
+            "contract_visibility",
+            "visibility_checks",
+            "visibility_world",
+        )
+    )
+)
+
 
 @pytest.fixture(scope="session")
 def excerpt_path() -> Path:
