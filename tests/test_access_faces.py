@@ -1,5 +1,6 @@
 """Every face shows a principal the graph built from the documents it may read: the engine's
-questions and graph queries, export, ``copy --as`` and the command line's ``--principal``.
+questions and graph queries, export, ``copy --as`` and the command line's ``--principal``,
+on SQLite, PostgreSQL and FalkorDB.
 
 One family scope holds a public, a private and a personal document about Ada Lovelace, and
 a second scope shares one document with it through a selective link. Each principal is
@@ -40,8 +41,22 @@ SECRETS = {
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    path = tmp_path_factory.mktemp("access") / "family.db"
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A PostgreSQL and a FalkorDB server for this module: backend name -> store URL."""
+    from store.falkor_server import start_server as start_falkor
+    from store.pg_server import start_server as start_pg
+
+    pg = start_pg(tmp_path_factory.mktemp("pg"))
+    falkor = start_falkor(tmp_path_factory.mktemp("falkor"))
+    try:
+        yield {"postgres": f"{pg.url}&schema=access_faces", "falkordb": falkor.url("faces")}
+    finally:
+        falkor.stop()
+        pg.stop()
+
+
+def _family(path: str) -> str:
+    """Write the family store at ``path`` (a file path or a database URL)."""
     with loregraph.open(path, embedder=HashingEmbedder(dim=64)) as g:
         g.ingest_text(PUBLIC, title="London", scope="family", visibility="public")
         g.ingest_text(PRIVATE, title="Marriage", scope="family", visibility="private")
@@ -52,10 +67,18 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         g.grant("ann", "viewer", "family")
         g.grant("cy", "editor", "family")
         g.link("family", "friends", "selective", ["Lessons"])
-    yield path
+    return path
 
 
-def _as(path: Path, name: str) -> Iterator[Graph]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres", "falkordb"])
+def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The family store on each backend."""
+    if request.param == "sqlite":
+        return _family(str(tmp_path_factory.mktemp("access") / "family.db"))
+    return _family(request.getfixturevalue("servers")[request.param])
+
+
+def _as(path: str, name: str) -> Iterator[Graph]:
     with (
         loregraph.open(path, embedder=HashingEmbedder(dim=64)) as g,
         acting_as(g.principal_named(name)),
@@ -69,7 +92,7 @@ def _never(text: str, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(SECRETS))
-def test_questions_see_only_readable_passages(store: Path, name: str) -> None:
+def test_questions_see_only_readable_passages(store: str, name: str) -> None:
     for g in _as(store, name):
         for question in ("Who did Ada Lovelace marry?", "Who wrote to Mary Somerville?"):
             _never(g.context(question, scope="family"), name)
@@ -88,7 +111,7 @@ def test_questions_see_only_readable_passages(store: Path, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(SECRETS))
-def test_graph_queries_see_only_readable_entities(store: Path, name: str) -> None:
+def test_graph_queries_see_only_readable_entities(store: str, name: str) -> None:
     for g in _as(store, name):
         ada = g.entity("Ada Lovelace", scope="family")
         _never(json.dumps(ada.to_dict()), name)
@@ -106,7 +129,7 @@ def test_graph_queries_see_only_readable_entities(store: Path, name: str) -> Non
             assert g.entity("William King", scope="family").entity.name == "William King"
 
 
-def test_counts_follow_the_readable_documents(store: Path) -> None:
+def test_counts_follow_the_readable_documents(store: str) -> None:
     seen = {}
     for name in sorted(SECRETS):
         for g in _as(store, name):
@@ -122,17 +145,17 @@ def test_counts_follow_the_readable_documents(store: Path) -> None:
 
 @pytest.mark.parametrize("name", sorted(SECRETS))
 def test_export_and_the_command_line_see_what_the_principal_reads(
-    store: Path, tmp_path: Path, name: str
+    store: str, tmp_path: Path, name: str
 ) -> None:
     runner = CliRunner()
     exported = runner.invoke(
-        main, ["--db", str(store), "--principal", name, "--scope", "family", "export", "-"]
+        main, ["--db", store, "--principal", name, "--scope", "family", "export", "-"]
     )
     assert exported.exit_code == 0, exported.output
     _never(exported.stdout, name)
     assert "Ada Lovelace" in exported.stdout
     copied = tmp_path / f"{name}.db"
-    done = runner.invoke(main, ["copy", str(store), str(copied), "--as", name, "--json"])
+    done = runner.invoke(main, ["copy", store, str(copied), "--as", name, "--json"])
     assert done.exit_code == 0, done.output
     with loregraph.open(copied, embedder=HashingEmbedder(dim=64)) as g:
         text = json.dumps([e.to_dict() for e in g.entities(scope="family", limit=None)])
@@ -140,9 +163,8 @@ def test_export_and_the_command_line_see_what_the_principal_reads(
         assert "Ada Lovelace" in text
 
 
-def test_writing_needs_a_role_that_allows_it(store: Path, tmp_path: Path) -> None:
-    copied = tmp_path / "writes.db"
-    copied.write_bytes(store.read_bytes())
+def test_writing_needs_a_role_that_allows_it(tmp_path: Path) -> None:
+    copied = Path(_family(str(tmp_path / "writes.db")))
     with loregraph.open(copied, embedder=HashingEmbedder(dim=64)) as g:
         for name, allowed in (("bob", False), ("cy", True)):
             with acting_as(g.principal_named(name)):
