@@ -139,3 +139,22 @@ def test_caches_are_bounded() -> None:
     names.names("", "c3", "default", 1)
     assert names.stats().size == 2
     assert names.names("", "c1", "default", 1) == {}  # pushed out by the others
+
+
+async def test_a_known_name_stays_in_the_answer_when_new_ones_push_it_out() -> None:
+    from loregraph.retrieve.cache import NamesStore
+
+    ada = Entity(id="e1", name="Ada", type="person")
+    bob = Entity(id="e2", name="Bob", type="person")
+
+    class Keys:
+        async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Any]:
+            return {"bob": bob} if "bob" in keys else {}
+
+    names = ConversationNames(entries=2, per_conversation=1)
+    table = names.names("", "c1", "default", 1)
+    table["ada"] = ada  # known from an earlier question
+    store = NamesStore.wrap(Keys(), table, names)  # type: ignore[arg-type]
+    found = await store.find_entities_by_key("default", ["ada", "bob"])
+    assert found == {"ada": ada, "bob": bob}  # remembering bob evicted ada from the table
+    assert names.name_hits == 1 and names.name_misses == 1

@@ -31,12 +31,13 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from loregraph.access import Role, require
-from loregraph.errors import InputError, LoregraphError
+from loregraph.errors import InputError
 from loregraph.ingest.extract.base import identity
 from loregraph.ingest.pipeline import EXTRACTED_BY, IngestPipeline
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.redo import pending_of
 from loregraph.ingest.report import DocumentFailure, IngestReport
+from loregraph.ingest.tally import describe_failure
 from loregraph.models import Document
 
 if TYPE_CHECKING:
@@ -190,8 +191,7 @@ async def _one(
         await pipeline.load_rules(scope)  # decisions made since the last document count
         await pipeline.process_batch([item], scope, done)
     except Exception as exc:  # one document's error never stops the rest
-        error = str(exc) if isinstance(exc, LoregraphError) else f"{type(exc).__name__}: {exc}"
-        report.failed.append(DocumentFailure(name, error))
+        report.failed.append(DocumentFailure(name, describe_failure(exc)))
         pipeline.progress.advance("documents")
         return
     if done.failed:

@@ -162,7 +162,7 @@ class QuestionMethods:
         settings = named_preset(preset) if preset else self.settings.retrieval
         if not self.settings.graph_augmentation:
             settings = settings.without_graph()
-        if (persona is not None or history) and not linked_scopes:
+        if persona is not None and not linked_scopes:
             # the scopes linked to this one: read only as far as their links share
             linked_scopes = [
                 link.linked for link in await self.store.scope_links(self._scope(scope))

@@ -178,17 +178,17 @@ class NamesStore:
 
     async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
         """Known keys from the conversation, the others from the store (then remembered)."""
-        missing = [k for k in dict.fromkeys(keys) if k not in self._names]
-        self._cache.name_hits += len(set(keys)) - len(missing)
+        # the known ones are read first: remembering the others may evict them
+        known = {k: self._names[k] for k in dict.fromkeys(keys) if k in self._names}
+        missing = [k for k in dict.fromkeys(keys) if k not in known]
+        self._cache.name_hits += len(known)
         self._cache.name_misses += len(missing)
+        found = await self._store.find_entities_by_key(scope, missing) if missing else {}
         if missing:
-            found = await self._store.find_entities_by_key(scope, missing)
             self._cache.remember(self._names, found, missing)
-        else:
-            found = {}
         out: dict[str, Entity] = {}
         for key in keys:
-            entity = self._names.get(key, found.get(key))
+            entity = known[key] if key in known else found.get(key)
             if entity is not None:
                 out[key] = entity
         return out

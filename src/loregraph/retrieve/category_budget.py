@@ -25,6 +25,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
+from loregraph.retrieve.budget import ELLIPSIS, MAX_REFITS, MIN_TRUNCATED_TOKENS, _cost, _fill
 from loregraph.retrieve.focus import focused_passages
 from loregraph.retrieve.formats import source_label
 from loregraph.retrieve.provenance import PassageSource
@@ -35,9 +36,6 @@ MAP_TOKENS = 200
 PRIMARY_SHARE = 0.60
 GRAPH_SHARE = 0.30
 PROVENANCE_SHARE = 0.10
-MIN_TRUNCATED_TOKENS = 24
-ELLIPSIS = " …"
-MAX_REFITS = 60
 
 _HEADINGS = {
     "primary": "## Relevant passages",
@@ -77,10 +75,6 @@ def passage_block(index: int, passage: Passage) -> str:
     return f"[{index}] {source_label(passage)}\n{passage.text.strip()}\n"
 
 
-def _cost(text: str) -> int:
-    return count_tokens(text) + 1
-
-
 def _truncate(index: int, passage: Passage, room: int) -> Passage | None:
     shell = _cost(passage_block(index, dataclasses.replace(passage, text="")))
     keep = room - shell - count_tokens(ELLIPSIS)
@@ -90,15 +84,8 @@ def _truncate(index: int, passage: Passage, room: int) -> Passage | None:
 
 
 def _fill_map(lines: list[str]) -> tuple[list[str], int]:
-    out: list[str] = []
-    used = 0
-    for line in lines:
-        cost = _cost(f"- {line}")
-        if used + cost > MAP_TOKENS:
-            break
-        out.append(line)
-        used += cost
-    return out, used
+    count, used = _fill(lines, lambda line: _cost(f"- {line}"), MAP_TOKENS)
+    return lines[:count], used
 
 
 def fit_categories(result: RetrievalResult, budget: int) -> CategoryView:

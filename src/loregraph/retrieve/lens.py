@@ -135,9 +135,11 @@ class PersonaLens:
         got: Gathered,
         trace: RetrievalTrace,
         kind: DocKind | None = None,
+        graph: bool = True,
     ) -> Gathered:
         """The gathered passages re-ranked through the persona (unchanged without one);
-        with ``kind``, graph-found passages of documents of that kind only."""
+        with ``kind``, graph-found passages of documents of that kind only; without
+        ``graph`` (the graph layer switched off, or its breaker open) no graph walk."""
         persona = self.persona
         if persona is None:
             return got
@@ -145,7 +147,7 @@ class PersonaLens:
         route = await self.routing.settle() if self.routing is not None else IntentRoute()
         subject = await scope_subject(store, scope)
         walked = Traversal()
-        if self.graph:
+        if self.graph and graph:
             if index is None:
                 index, _ = await self.graph_cache.get(store, scope)
             walked = await traverse(store, scope, index, route, persona, subject)

@@ -105,6 +105,8 @@ class Retriever:
         self.settings = settings or PRESETS["hybrid"]
         self.nlp = nlp
         self.graph_cache = graph_cache or SHARED_CACHE
+        if lens is not None:  # the persona's walk reads the retriever's graph index
+            lens.graph_cache = self.graph_cache
 
     async def _embed(self, question: str, run: GuardedRun) -> Vector | None:
         if self.embedder is None:
@@ -225,10 +227,12 @@ class Retriever:
         got = await gather.gather(
             store, cfg, analysis, ready.index, found, expanded, trace, kind=kind
         )
-        if self.lens is not None:
-            got = await self.lens.apply(
-                store, scope, cfg, ready.vector, ready.index, found, got, trace, kind
+        if self.lens is not None:  # a failing graph walk leaves the passages as gathered
+            gathered = got
+            lensed = self.lens.apply(
+                store, scope, cfg, ready.vector, ready.index, found, got, trace, kind, run.graph
             )
+            got = await run.graph_call("persona", lensed, lambda: gathered)
         watch = Stopwatch()
         seen = await at_time(
             store,

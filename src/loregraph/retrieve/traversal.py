@@ -253,6 +253,8 @@ async def traverse(
         _mention_hits(out, index, near, PASSAGES_PER_ENTITY, route.intent, scope)
     evidence = await store.get_relations([r.id for r in crossed])
     by_id = {r.id: r for r in evidence}
+    # the full relations (a hop's may lack times and evidence), for the relationship map
+    out.relations = [by_id.get(r.id, r) for r in crossed]
     if not pair:
         for reach in reached.values():
             relation = by_id.get(reach.relation.id) if reach.relation is not None else None
