@@ -72,43 +72,47 @@ async def measure(options: RunOptions, cached: Any) -> dict[str, Any]:
     copy = TMP_DIR / f"access-{cached.path.name}"
     shutil.copyfile(cached.path, copy)
     graph = AsyncGraph(SqliteStore(copy), embedder=MiniLMEmbedder())
-    await graph.open()
-    documents = await graph.store.list_documents("default")
-    shared = [d for n, d in enumerate(documents) if n % 10 < 7]
-    await graph.store.add_scope_link(
-        ScopeLink("readers", "default", "selective", tuple(d.id for d in shared))
-    )
-    readable = {d.id for d in shared}
-    titles = {d.title for d in shared}
-    await graph.retrieve("warm up the models", preset=PRESET)
-    readers: dict[str, tuple[AbstractContextManager[Any], set[str] | None]] = {
-        "operator": (nullcontext(), None),
-        "reads everything": (acting_as(Principal("w", {"default": Role.WRITER})), None),
-        "reads 70%": (acting_as(Principal("v", {"readers": Role.READER})), readable),
-    }
-    out: dict[str, Any] = {
-        "store": cached.path.name,
-        "questions": len(questions),
-        "documents": len(documents),
-        "readable_share": round(len(shared) / len(documents), 3),
-        "preset": PRESET,
-    }
-    for name, (acting, ids) in readers.items():
-        log(f"access: {name}")
-        out[name] = await _reader(graph, questions, acting, ids)
-    fair = [i for i, q in enumerate(questions) if set(q["gold_titles"]) <= titles]
-    for name in readers:
-        row = out[name]
-        ranked = [row["rankings"][i] for i in fair]
-        gold = [questions[i]["gold_titles"] for i in fair]
-        recall = recall_table(ranked, gold, ["all"] * len(fair))["all"]
-        row["recall_readable_gold"] = {k: v for k, v in recall.items() if k != "n"}
-        row["questions_readable_gold"] = len(fair)
-        row["p50_ratio"] = round(row["latency"]["p50_ms"] / out["operator"]["latency"]["p50_ms"], 2)
-        del row["rankings"]
-    await graph.close()
-    copy.unlink(missing_ok=True)
-    return out
+    try:
+        await graph.open()
+        documents = await graph.store.list_documents("default")
+        shared = [d for n, d in enumerate(documents) if n % 10 < 7]
+        await graph.store.add_scope_link(
+            ScopeLink("readers", "default", "selective", tuple(d.id for d in shared))
+        )
+        readable = {d.id for d in shared}
+        titles = {d.title for d in shared}
+        await graph.retrieve("warm up the models", preset=PRESET)
+        readers: dict[str, tuple[AbstractContextManager[Any], set[str] | None]] = {
+            "operator": (nullcontext(), None),
+            "reads everything": (acting_as(Principal("w", {"default": Role.WRITER})), None),
+            "reads 70%": (acting_as(Principal("v", {"readers": Role.READER})), readable),
+        }
+        out: dict[str, Any] = {
+            "store": cached.path.name,
+            "questions": len(questions),
+            "documents": len(documents),
+            "readable_share": round(len(shared) / len(documents), 3),
+            "preset": PRESET,
+        }
+        for name, (acting, ids) in readers.items():
+            log(f"access: {name}")
+            out[name] = await _reader(graph, questions, acting, ids)
+        fair = [i for i, q in enumerate(questions) if set(q["gold_titles"]) <= titles]
+        for name in readers:
+            row = out[name]
+            ranked = [row["rankings"][i] for i in fair]
+            gold = [questions[i]["gold_titles"] for i in fair]
+            recall = recall_table(ranked, gold, ["all"] * len(fair))["all"]
+            row["recall_readable_gold"] = {k: v for k, v in recall.items() if k != "n"}
+            row["questions_readable_gold"] = len(fair)
+            row["p50_ratio"] = round(
+                row["latency"]["p50_ms"] / out["operator"]["latency"]["p50_ms"], 2
+            )
+            del row["rankings"]
+        return out
+    finally:
+        await graph.close()
+        copy.unlink(missing_ok=True)
 
 
 def main() -> None:

@@ -356,6 +356,8 @@ async def copy_locations(
     source, dest = Location.parse(source), Location.parse(dest)
     if source.same_store(dest):
         raise ConfigError(f"the source and the destination are the same store: {source}")
+    if keys and as_principal is not None:
+        raise ConfigError("--with-keys does not go with --as: keys are not a view")
     if not source.exists():
         raise EmptyStoreError(f"no store at {source}")
     source_store, dest_store = store_for_url(source), store_for_url(dest)
@@ -372,8 +374,6 @@ async def copy_locations(
                     progress=progress,
                     keys=keys,
                 )
-            if keys:
-                raise ConfigError("--with-keys does not go with --as: keys are not a view")
             roles = granted_roles(await source_store.list_grants(as_principal))
             with acting_as(Principal(as_principal, roles)):
                 return await copy_store(

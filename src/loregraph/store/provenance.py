@@ -5,8 +5,9 @@ relation, so that a reader can be shown the graph built from only the documents 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from loregraph.models import Evidence
 
@@ -94,5 +95,19 @@ def entity_sources_from_rows(
                 aliases=tuple(sorted(alias_pairs.get(pair, []))),
                 surfaces=tuple(sorted(counts.get(pair, {}).items())),
             )
+        )
+    return result
+
+
+def relation_sources_from_rows(
+    rows: Iterable[Sequence[Any]],
+) -> dict[str, list[RelationSource]]:
+    """Relation sources from a backend's rows of (relation id, document id, chunk id,
+    sentence, start, end, confidence), in written order."""
+    result: dict[str, list[RelationSource]] = {}
+    for relation_id, document_id, chunk_id, sentence, start, end, confidence in rows:
+        evidence = Evidence(chunk_id or "", sentence or "", int(start), int(end))
+        result.setdefault(relation_id, []).append(
+            RelationSource(document_id, evidence, float(confidence))
         )
     return result

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from loregraph.models import Evidence
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.provenance import (
     AliasRow,
@@ -14,6 +13,7 @@ from loregraph.store.provenance import (
     ListingRow,
     RelationSource,
     entity_sources_from_rows,
+    relation_sources_from_rows,
 )
 
 
@@ -56,16 +56,10 @@ async def relation_sources(
     conn: Connection, relation_ids: Sequence[str]
 ) -> dict[str, list[RelationSource]]:
     """Relation id → its evidence with the document of each piece, in written order."""
-    result: dict[str, list[RelationSource]] = {}
     rows = await conn.read(
         "UNWIND $ids AS i MATCH (v:LgEvidence {relation_id: i}) RETURN v.relation_id, "
         "v.document_id, v.chunk_id, v.sentence, v.char_start, v.char_end, v.confidence "
         "ORDER BY v.ord",
         {"ids": list(relation_ids)},
     )
-    for relation_id, document_id, chunk_id, sentence, start, end, confidence in rows:
-        evidence = Evidence(chunk_id or "", sentence or "", int(start), int(end))
-        result.setdefault(relation_id, []).append(
-            RelationSource(document_id, evidence, float(confidence))
-        )
-    return result
+    return relation_sources_from_rows(rows)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loregraph.models import Evidence
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import fetch
 from loregraph.store.provenance import (
     EntitySource,
     RelationSource,
     entity_sources_from_rows,
+    relation_sources_from_rows,
 )
 
 
@@ -52,7 +52,6 @@ async def relation_sources(
     conn: Conn, relation_ids: Sequence[str]
 ) -> dict[str, list[RelationSource]]:
     """Relation id → its evidence with the document of each piece, in written order."""
-    result: dict[str, list[RelationSource]] = {}
     rows = await fetch(
         conn,
         'SELECT r.id, d.id, c.id, x.sentence, x.start, x."end", x.confidence '
@@ -61,9 +60,4 @@ async def relation_sources(
         "WHERE r.id = ANY(%s) ORDER BY x.pk",
         (list(relation_ids),),
     )
-    for relation_id, document_id, chunk_id, sentence, start, end, confidence in rows:
-        evidence = Evidence(chunk_id or "", sentence, start, end)
-        result.setdefault(relation_id, []).append(
-            RelationSource(document_id, evidence, float(confidence))
-        )
-    return result
+    return relation_sources_from_rows(rows)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from loregraph.models import Evidence
 from loregraph.store.provenance import (
     EntitySource,
     RelationSource,
     entity_sources_from_rows,
+    relation_sources_from_rows,
 )
 from loregraph.store.sqlite.db import transaction
 from loregraph.store.sqlite.rows import IN_JSON, json_list
@@ -47,7 +47,6 @@ def relation_sources(
     conn: sqlite3.Connection, relation_ids: Sequence[str]
 ) -> dict[str, list[RelationSource]]:
     """Relation id → its evidence with the document of each piece, in written order."""
-    result: dict[str, list[RelationSource]] = {}
     rows = conn.execute(
         'SELECT r.id, d.id, c.id, x.sentence, x.start, x."end", x.confidence '
         "FROM relation_evidence AS x JOIN relations AS r ON r.pk = x.relation "
@@ -55,9 +54,4 @@ def relation_sources(
         f"WHERE r.id IN {IN_JSON} ORDER BY x.pk",
         (json_list(relation_ids),),
     )
-    for relation_id, document_id, chunk_id, sentence, start, end, confidence in rows:
-        evidence = Evidence(chunk_id or "", sentence, start, end)
-        result.setdefault(relation_id, []).append(
-            RelationSource(document_id, evidence, float(confidence))
-        )
-    return result
+    return relation_sources_from_rows(rows)

@@ -86,11 +86,13 @@ def visible_relation(
         if relation.evidence
         else []
     )
-    sentences = [source.evidence.sentence for source in seen if source.evidence.sentence]
-    fact = relation.fact if relation.fact in sentences else (sentences[0] if sentences else "")
+    fact = relation.fact
+    if fact:  # the stored one is the first stating document's sentence: a readable one
+        sentences = [source.evidence.sentence for source in seen if source.evidence.sentence]
+        fact = fact if fact in sentences else (sentences[0] if sentences else "")
     shown = replace(
         relation,
-        fact=fact if relation.fact else relation.fact,
+        fact=fact,
         weight=float(len(seen)),
         confidence=max(source.confidence for source in seen),
         evidence=evidence,

@@ -45,12 +45,6 @@ async def expand_visible(store: Store, ask: Expansion) -> models.Subgraph:
     relations = [r for r in await store.relations_among(list(hops)) if admits(ask.filter, r)]
     return models.Subgraph(
         entities={i: entities[i] for i in hops if i in entities},
-        relations=[replace_evidence(r) for r in relations],
+        relations=relations,
         hops={i: h for i, h in hops.items() if i in entities},
     )
-
-
-def replace_evidence(relation: models.Relation) -> models.Relation:
-    """The relation without evidence (an expansion's relations carry none)."""
-    relation.evidence = []
-    return relation

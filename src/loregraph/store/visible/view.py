@@ -167,13 +167,16 @@ class VisibleStore(Passthrough):
             )
 
         async def search(n: int) -> list[models.Scored]:
-            hits = await self.inner.search_entities_fuzzy(scope, name, n, entity_type=entity_type)
-            return matches.rescored_by_name(name, hits, await self._shown([h.id for h in hits]))
+            return await self.inner.search_entities_fuzzy(scope, name, n, entity_type=entity_type)
 
-        async def keep(ids: list[str]) -> set[str]:
-            return set(ids)
+        async def keep(ids: list[str]) -> set[str]:  # like the name by what it shows
+            return {h.id for h in matches.rescored_by_name(name, hits(ids), await self._shown(ids))}
 
-        return await filters.ranked(search, keep, limit)
+        def hits(ids: list[str]) -> list[models.Scored]:
+            return [models.Scored(i, 1.0) for i in ids]
+
+        kept = await filters.ranked(search, keep, limit)
+        return matches.rescored_by_name(name, kept, await self._shown([h.id for h in kept]))
 
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         if await self.readers.readable(scope) is None:
@@ -204,6 +207,8 @@ class VisibleStore(Passthrough):
 
     async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
         found = await self.inner.entity_embeddings(entity_ids)
+        if self.readers.everything():
+            return found
         shown = {e.id for e in await self.get_entities(list(found))}
         return {entity_id: v for entity_id, v in found.items() if entity_id in shown}
 
@@ -233,6 +238,8 @@ class VisibleStore(Passthrough):
 
     # ----------------------------------------------------------------- relations
     async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
+        if acting() is None:
+            return await self.inner._entity_relations(query)
         entity = await self.inner.get_entities([query.entity_id])
         readable = await self.readers.readable(entity[0].scope) if entity else None
         if readable is None:
@@ -260,8 +267,10 @@ class VisibleStore(Passthrough):
         if all(ids is None for ids in readable.values()):
             return await self.inner.relations_among(entity_ids)
         wanted = set(entity_ids)
-        [(scope, ids)] = readable.items() if len(readable) == 1 else [("", None)]
-        graph = self._built(scope, ids) if ids is not None else None
+        graph = None
+        if len(readable) == 1:
+            scope, ids = next(iter(readable.items()))
+            graph = self._built(scope, ids) if ids is not None else None
         if graph is not None:
             among = {
                 r.id: replace(r, evidence=[])
