@@ -167,11 +167,16 @@ def new_key() -> str:
     return KEY_PREFIX + secrets.token_urlsafe(KEY_BYTES)
 
 
-def check_key_name(name: str) -> str:
-    """``name`` stripped; raises :class:`InputError` for an empty or over-long name."""
-    cleaned = name.strip()
-    if not cleaned or len(cleaned) > 200 or any(ord(c) < 32 for c in cleaned):
-        raise InputError("a key name must be 1 to 200 printable characters")
+MAX_NAME = 200
+"""The longest key or principal name."""
+
+
+def check_name(name: object, what: str = "a key name") -> str:
+    """``name`` stripped; raises :class:`InputError` (``what`` must be ...) for one that is
+    not a string, empty, over-long or unprintable (a key's or a principal's name)."""
+    cleaned = name.strip() if isinstance(name, str) else ""
+    if not cleaned or len(cleaned) > MAX_NAME or any(ord(c) < 32 for c in cleaned):
+        raise InputError(f"{what} must be 1 to {MAX_NAME} printable characters")
     return cleaned
 
 

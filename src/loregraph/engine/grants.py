@@ -22,6 +22,7 @@ from loregraph.access import (
     Principal,
     Role,
     ScopeLink,
+    check_name,
     current_principal,
     require,
 )
@@ -29,17 +30,6 @@ from loregraph.engine.lookup import find_document
 from loregraph.errors import InputError, NotFoundError
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
-
-MAX_NAME = 200
-"""The longest principal name."""
-
-
-def check_principal_name(name: str) -> str:
-    """``name`` stripped; :class:`InputError` for an empty, over-long or unprintable one."""
-    cleaned = name.strip() if isinstance(name, str) else ""
-    if not cleaned or len(cleaned) > MAX_NAME or any(ord(c) < 32 for c in cleaned):
-        raise InputError(f"a principal's name must be 1 to {MAX_NAME} printable characters")
-    return cleaned
 
 
 def granted_roles(grants: Iterable[Grant]) -> dict[str, Role]:
@@ -90,7 +80,7 @@ class GrantMethods:
         scope that holds nothing.
         """
         chosen = role if isinstance(role, Role) else Role.parse(role)
-        name = check_principal_name(name)
+        name = check_name(name, "a principal's name")
         await self.open()
         where = await known_scope(self.store, self._scope(scope), every=True)
         require(where, Role.ADMIN, "grant roles")

@@ -13,7 +13,7 @@ from loregraph.access import (
     ApiKey,
     Principal,
     Role,
-    check_key_name,
+    check_name,
     hash_key,
     merged_roles,
     new_key,
@@ -54,7 +54,7 @@ class KeyMethods:
             require(scope, Role.ADMIN, "create keys")
         await self.open()
         secret = new_key()
-        key = ApiKey(check_key_name(name), hash_key(secret), roles=dict(roles))
+        key = ApiKey(check_name(name), hash_key(secret), roles=dict(roles))
         await self.store.add_api_key(key)
         return NewKey(key, secret)
 
