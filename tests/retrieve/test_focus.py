@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from loregraph.retrieve.focus import focus_passage
+from loregraph.retrieve.focus import focus_passage, focused_passages
 from loregraph.retrieve.relevance import question_terms
 from loregraph.retrieve.result import Passage, QueryAnalysis
 from loregraph.retrieve.terms import Focus, answer_shape
@@ -63,3 +65,14 @@ def test_without_a_shape_the_focus_follows_the_question_words() -> None:
     focus = focus_for("What did he carry in the boxes?", ["carry", "boxes"], {"box": 2})
     shown = focus_passage(chunk(text), focus, max_chars=120)
     assert "boxes" in shown.text and "Piccadilly" not in shown.text
+
+
+def test_the_first_passages_are_kept_whole_when_the_budget_affords_them() -> None:
+    text = f"{FILLER} The Count was at Piccadilly. {FILLER} He carried earth in boxes. {FILLER}"
+    focus = focus_for("What did he carry in the boxes?", ["carry", "boxes"], {"box": 2})
+    ranked = [chunk(text), dataclasses.replace(chunk(text, start=9000), chunk_id="c2")]
+    roomy = list(focused_passages(ranked, focus, whole_first=1, whole_tokens=10_000))
+    assert roomy[0].text == text and roomy[0].start == 1000
+    assert len(roomy[1].text) < len(text) and "boxes" in roomy[1].text
+    tight = list(focused_passages(ranked, focus, whole_first=1, whole_tokens=50))
+    assert len(tight[0].text) < len(text)

@@ -11,6 +11,8 @@ from retrieve_corpus import sample_result
 
 from loregraph.errors import ConfigError
 from loregraph.retrieve.formats import format_context, mermaid_edge_label, mermaid_text
+from loregraph.retrieve.relevance import question_terms
+from loregraph.retrieve.terms import Focus
 from loregraph.text.tokens import count_tokens
 
 
@@ -227,3 +229,15 @@ def test_a_weak_relation_is_shown_with_its_evidence() -> None:
     ) in text
     # a confident typed relation stands on its verb
     assert "- Elena Varga COMMANDS Meridian\n" in text
+
+
+def test_the_best_passage_is_shown_whole_when_the_budget_affords_it() -> None:
+    result = sample_result()
+    first = result.passages[0]
+    filler = " ".join(f"On day {n} the crew mended sails and sang." for n in range(14))
+    text = f"{filler} The Meridian sailed from Port Calder at dawn. {filler}"
+    result.passages[0] = dataclasses.replace(first, text=text, end=first.start + len(text))
+    result.focus = Focus.of(question_terms(result.analysis), {}, result.analysis.question)
+    assert text in format_context(result, "markdown", budget=4000)
+    small = format_context(result, "markdown", budget=600)
+    assert text not in small and "The Meridian sailed from Port Calder at dawn." in small

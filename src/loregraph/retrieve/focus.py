@@ -10,7 +10,10 @@ following sentence first (an answer more often follows the sentence that names t
 question's words than precedes it), within :data:`MAX_CHARS` characters.
 
 The focused passage keeps exact offsets into its document, so it is cited precisely.
-A passage of at most :data:`MAX_CHARS` characters (a short record) is shown whole.
+A passage of at most :data:`MAX_CHARS` characters (a short record) is shown whole, and so
+are the first passages of a ranking when the context can afford them
+(:func:`focused_passages`): the best-ranked chunks are the likeliest to hold the answer
+somewhere, and a focus that picks the wrong sentences there loses it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from loregraph.retrieve.result import Passage
 from loregraph.retrieve.terms import Focus
 from loregraph.text.sentences import split_sentences
+from loregraph.text.tokens import count_tokens
 
 WINDOW = 2
 """Sentences kept on each side of the best one (measured on the long-document questions of
@@ -68,12 +72,19 @@ def focus_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) ->
     )
 
 
-def focused_passages(passages: Iterable[Passage], focus: Focus) -> Iterator[Passage]:
+def focused_passages(
+    passages: Iterable[Passage], focus: Focus, *, whole_first: int = 0, whole_tokens: int = 0
+) -> Iterator[Passage]:
     """Each passage focused, skipping one whose text is mostly shown by an earlier one
-    (neighbouring chunks overlap, and their focus often falls on the same sentences)."""
+    (neighbouring chunks overlap, and their focus often falls on the same sentences).
+
+    Each of the first ``whole_first`` passages is kept whole instead when its text counts
+    at most ``whole_tokens`` tokens.
+    """
     shown: dict[str, list[tuple[int, int]]] = {}
-    for passage in passages:
-        focused = focus_passage(passage, focus)
+    for rank, passage in enumerate(passages):
+        whole = rank < whole_first and count_tokens(passage.text) <= whole_tokens
+        focused = passage if whole else focus_passage(passage, focus)
         spans = shown.setdefault(focused.document_id, [])
         length = max(focused.end - focused.start, 1)
         covered = sum(max(0, min(b, focused.end) - max(a, focused.start)) for a, b in spans)
