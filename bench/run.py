@@ -8,6 +8,7 @@ regenerated at the end from every saved result.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import subprocess
 import sys
 import time
@@ -150,6 +151,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+BENCH_MODULES = ("bm25s", "bs4", "markdownify")
+"""What the ``bench`` extra installs: the BM25 baseline and the manual's HTML conversion."""
+
+
+def missing_modules() -> list[str]:
+    """The modules of the ``bench`` extra that are not installed."""
+    return [name for name in BENCH_MODULES if importlib.util.find_spec(name) is None]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen sections (each in a subprocess) and regenerate BENCHMARKS.md."""
     args = parse_args(argv)
@@ -158,6 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         return run_section(args.child, options, args.command or command_line(), sizes)
 
+    missing = missing_modules()
+    if missing:
+        print(
+            f"python -m bench.run: the benchmarks need {', '.join(missing)} (the 'bench' extra): "
+            "run `make bench-quick` or `make bench`, or `pip install -e '.[bench]'` first",
+            file=sys.stderr,
+        )
+        return 2
     command = command_line()
     chosen = [
         s for s in SECTIONS if (s in args.only if args.only else args.full or s not in QUICK_SKIPS)

@@ -231,3 +231,18 @@ def test_peer_corpora_missing_from_the_full_run_come_from_the_quick_run(tmp_path
     corpora = shown["figures"]["corpora"]
     assert corpora["dracula"]["data"] == "d"
     assert "quick run" in corpora["2wiki"]["data"]
+
+
+def test_the_benchmark_command_names_a_missing_extra_before_running_anything(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench import run
+
+    monkeypatch.setattr(run, "BENCH_MODULES", ("bm25s", "no_such_module_for_loregraph"))
+    ran: list[object] = []
+    monkeypatch.setattr(run.subprocess, "run", lambda *a, **k: ran.append(a))
+    assert run.main(["--quick", "--only", "longdoc", "--no-report"]) == 2
+    message = capsys.readouterr().err
+    assert "no_such_module_for_loregraph" in message and "make bench" in message
+    assert "bm25s" not in message.split("need", 1)[1].split("(")[0]
+    assert ran == []
