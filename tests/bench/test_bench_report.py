@@ -238,11 +238,11 @@ def test_the_benchmark_command_names_a_missing_extra_before_running_anything(
 ) -> None:
     from bench import run
 
-    monkeypatch.setattr(run, "BENCH_MODULES", ("bm25s", "no_such_module_for_loregraph"))
+    monkeypatch.setattr(run, "BENCH_MODULES", ("json", "no_such_module_for_loregraph"))
     ran: list[object] = []
     monkeypatch.setattr(run.subprocess, "run", lambda *a, **k: ran.append(a))
     assert run.main(["--quick", "--only", "longdoc", "--no-report"]) == 2
     message = capsys.readouterr().err
     assert "no_such_module_for_loregraph" in message and "make bench" in message
-    assert "bm25s" not in message.split("need", 1)[1].split("(")[0]
+    assert "json" not in message.split("need", 1)[1].split("(")[0]
     assert ran == []
