@@ -30,6 +30,12 @@ from loregraph.llm.prompts import PromptLibrary
 from loregraph.llm.stage import LLMStage
 from loregraph.models import name_key
 from loregraph.retrieve.analyze import analyze_query
+from loregraph.retrieve.llm_reply import (
+    reply_confidence,
+    reply_intent,
+    reply_names,
+    reply_object,
+)
 from loregraph.retrieve.result import Intent, QueryAnalysis
 from loregraph.store.base import Store
 
@@ -177,22 +183,11 @@ class LLMQueryAnalyzer(LLMStage):
         listing = "\n".join(f"- {name}: {desc}" for name, desc in self.intents.items())
 
         def validate(parsed: ParsedJSON) -> _Reply:
-            value = parsed.value
-            if not isinstance(value, dict):
-                raise ValueError("the reply must be a JSON object with intent and entities")
-            intent = str(value.get("intent", "")).strip().casefold().replace(" ", "_")
-            if intent not in names:
-                raise ValueError(f"intent must be one of {', '.join(names)}, got {intent!r}")
-            raw = value.get("entities") or []
-            if not isinstance(raw, list):
-                raise ValueError("entities must be a list of names")
-            entities = [str(e).strip() for e in raw if isinstance(e, str | int) and str(e).strip()]
-            try:
-                confidence = float(value.get("confidence", 1.0))
-            except (TypeError, ValueError):
-                raise ValueError("confidence must be a number between 0 and 1") from None
+            value = reply_object(parsed.value, "intent and entities")
+            intent = reply_intent(value, names)
+            entities = reply_names(value.get("entities") or [], "entities")
             entities = [e for e in entities if _in_question(e, question)]
-            return _Reply(intent, list(dict.fromkeys(entities)), max(0.0, min(confidence, 1.0)))
+            return _Reply(intent, list(dict.fromkeys(entities)), reply_confidence(value))
 
         messages = self.prompts.messages(
             "query_analysis", question=question, intents=listing, first_intent=names[0]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError
@@ -29,6 +29,12 @@ from loregraph.retrieve.intents import (
     PersonaIntent,
     question_period,
     relation_words,
+)
+from loregraph.retrieve.llm_reply import (
+    reply_confidence,
+    reply_intent,
+    reply_names,
+    reply_object,
 )
 from loregraph.store.base import Store
 
@@ -59,28 +65,17 @@ def _schema() -> dict[str, Any]:
 
 
 def _validate(parsed: ParsedJSON) -> _Reply:
-    value = parsed.value
-    if not isinstance(value, dict):
-        raise ValueError("the reply must be a JSON object with intent, entities, confidence")
-    intent = str(value.get("intent", "")).strip().casefold().replace(" ", "_")
-    if intent not in INTENT_NAMES:
-        raise ValueError(f"intent must be one of {', '.join(INTENT_NAMES)}, got {intent!r}")
+    value = reply_object(parsed.value, "intent, entities, confidence")
+    intent = cast(PersonaIntent, reply_intent(value, INTENT_NAMES))  # one of INTENT_NAMES
     raw = value.get("entities") or {}
     if not isinstance(raw, dict):
         raise ValueError("entities must be an object of lists by category")
     entities: dict[str, list[str]] = {}
     for category in ENTITY_CATEGORIES:
-        items = raw.get(category) or []
-        if not isinstance(items, list):
-            raise ValueError(f"entities.{category} must be a list of names")
-        names = [str(i).strip() for i in items if isinstance(i, str | int) and str(i).strip()]
+        names = reply_names(raw.get(category) or [], f"entities.{category}")
         if names:
             entities[category] = list(dict.fromkeys(names))
-    try:
-        confidence = float(value.get("confidence", 1.0))
-    except (TypeError, ValueError):
-        raise ValueError("confidence must be a number between 0 and 1") from None
-    return _Reply(intent, entities, max(0.0, min(confidence, 1.0)))
+    return _Reply(intent, entities, reply_confidence(value))
 
 
 class LLMIntentAnalyzer(LLMStage):
