@@ -9,7 +9,6 @@ import click
 from rich.console import Console
 
 from loregraph.cli.options import json_option
-from loregraph.cli.progress import RichProgress
 from loregraph.cli.runner import Context, echo_report, progress_for, run_graph, showing
 from loregraph.graph import AsyncGraph
 
@@ -62,9 +61,7 @@ def backfill(ctx: Context, rate: float | None, limit: int | None, as_json: bool)
     console = Console(stderr=True)
 
     async def work(graph: AsyncGraph) -> Any:
-        progress = progress_for(console, ctx.quiet or as_json)
-        if isinstance(progress, RichProgress) and graph.usage is not None:
-            progress.watch(graph.usage)
+        progress = progress_for(console, ctx.quiet or as_json, graph.usage)
         with showing(progress):
             return await graph.backfill(rate=rate, limit=limit, progress=progress)
 

@@ -10,7 +10,6 @@ import click
 from rich.console import Console
 
 from loregraph.cli.options import json_option, visibility_options
-from loregraph.cli.progress import RichProgress
 from loregraph.cli.runner import (
     Context,
     echo_report,
@@ -84,9 +83,7 @@ def ingest(
     console = Console(stderr=True)
 
     async def work(graph: AsyncGraph) -> Any:
-        progress = progress_for(console, ctx.quiet or as_json)
-        if isinstance(progress, RichProgress) and graph.usage is not None:
-            progress.watch(graph.usage)
+        progress = progress_for(console, ctx.quiet or as_json, graph.usage)
         with showing(progress):
             stdin = sys.stdin if "-" in paths else None
             return await graph.ingest(

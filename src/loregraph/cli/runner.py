@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
@@ -25,6 +25,9 @@ from loregraph.graph import AsyncGraph
 from loregraph.location import Location
 from loregraph.settings import PRESETS, ChunkSettings, Settings
 from loregraph.store.urls import store_for_url
+
+if TYPE_CHECKING:
+    from loregraph.llm.usage import UsageTracker
 
 T = TypeVar("T")
 
@@ -137,12 +140,18 @@ async def acting_principal(graph: AsyncGraph, ctx: Context, stored: bool) -> Pri
     return principal
 
 
-def progress_for(console: Console, off: bool) -> RichProgress | PlainProgress | None:
-    """Bars on a terminal, plain lines on stderr otherwise, nothing when ``off``."""
+def progress_for(
+    console: Console, off: bool, usage: UsageTracker | None = None
+) -> RichProgress | PlainProgress | None:
+    """Bars on a terminal, plain lines on stderr otherwise, nothing when ``off``. The bars
+    show ``usage``'s LLM calls and tokens live, when given."""
     if off:
         return None
     if console.is_terminal:
-        return RichProgress(console)
+        bars = RichProgress(console)
+        if usage is not None:
+            bars.watch(usage)
+        return bars
     raw = os.environ.get("LOREGRAPH_PROGRESS_SECONDS", "")
     try:
         interval = float(raw) if raw else PLAIN_INTERVAL
