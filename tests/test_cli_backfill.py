@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from loregraph.cli.app import main
+from cli_runs import as_json, run
 from loregraph.cli.backfill import RateParam
 
 NOTES = {
@@ -18,16 +15,6 @@ NOTES = {
     "Harbour": "Mina Harker watched the storm over the harbour at Whitby.",
     "Asylum": "Doctor John Seward ran the asylum at Purfleet.",
 }
-
-
-def run(db: Path, *args: str) -> Result:
-    return CliRunner().invoke(main, ["--db", str(db), *args])
-
-
-def as_json(db: Path, *args: str) -> Any:
-    result = run(db, *args, "--json")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 @pytest.fixture

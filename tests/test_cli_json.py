@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
+from cli_runs import as_json, run
 from loregraph.cli.app import main
 from loregraph.cli.runner import Context, settings_for
 from loregraph.location import SERVER_LLM_CACHE
@@ -27,16 +26,6 @@ STATS_KEYS = {
     "relation_types",
     "entity_types",
 }
-
-
-def run(db: Path | str, *args: str) -> Result:
-    return CliRunner().invoke(main, ["--db", str(db), *args])
-
-
-def as_json(db: Path, *args: str) -> Any:
-    result = run(db, *args, "--json")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 @pytest.fixture(scope="module")

@@ -12,23 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 import loregraph
+from cli_runs import as_json, run
 from loregraph.cli.app import main
 from loregraph.store.jsonfile import JsonFileStore
 from loregraph.store.sqlite import SqliteStore
 from store.contract_copy import rich_store, snapshot
-
-
-def run(db: Path | str, *args: str, stdin: str | None = None) -> Result:
-    return CliRunner().invoke(main, ["--db", str(db), *args], input=stdin)
-
-
-def as_json(db: Path, *args: str) -> Any:
-    result = run(db, *args, "--json")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 def memory_file(path: Path) -> dict[str, Any]:

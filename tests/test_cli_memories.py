@@ -5,23 +5,11 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from loregraph.cli.app import main
+from cli_runs import as_json, run
 from loregraph.cli.dates import parse_time
-
-
-def run(db: Path, *args: str, stdin: str | None = None) -> Result:
-    return CliRunner().invoke(main, ["--db", str(db), *args], input=stdin)
-
-
-def as_json(db: Path, *args: str, stdin: str | None = None) -> Any:
-    result = run(db, *args, "--json", stdin=stdin)
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 def test_remember_text_with_time_tags_and_source(tmp_path: Path) -> None:

@@ -4,14 +4,11 @@ non-zero exit for what cannot be done."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from loregraph.cli.app import main
+from cli_runs import as_json, run
 from loregraph.cli.merges import principal
 from loregraph.errors import InputError, NotFoundError
 
@@ -19,16 +16,6 @@ NOTES = (
     "Bob Jones lives in Paris. Bob Jones works for Acme Corporation.",
     "Robert Jones met Alice Smith in Berlin. Robert Jones plays chess.",
 )
-
-
-def run(db: Path, *args: str) -> Result:
-    return CliRunner().invoke(main, ["--db", str(db), *args])
-
-
-def as_json(db: Path, *args: str) -> Any:
-    result = run(db, *args, "--json")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 @pytest.fixture

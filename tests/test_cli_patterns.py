@@ -7,14 +7,12 @@ import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 from xml.etree import ElementTree as ET
 
 import pytest
-from click.testing import CliRunner, Result
 
 import loregraph
-from loregraph.cli.app import main
+from cli_runs import as_json, run
 from loregraph.errors import InputError, NotFoundError
 from loregraph.store.sqlite import SqliteStore
 from store.contract_patterns import project_graph
@@ -30,16 +28,6 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     asyncio.run(build())
     return path
-
-
-def run(db: Path, *args: str) -> Result:
-    return CliRunner().invoke(main, ["--db", str(db), *args])
-
-
-def as_json(db: Path, *args: str) -> Any:
-    result = run(db, *args, "--json")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 def test_relations_command(db: Path) -> None:
