@@ -177,3 +177,11 @@ def test_which_men_asks_for_people_and_where_for_places() -> None:
     assert wanted_types("Whom did Lucy accept?") == {"Person"}
     assert wanted_types("Where does Quincey Morris come from?") == {"Location"}
     assert wanted_types("Which ship ran ashore?") == frozenset()
+
+
+def test_a_name_inside_a_longer_name_of_another_kind_is_not_evidence() -> None:
+    result = sample_result("Where did Tomas Reyes sail?")
+    result.passages[-1].text = "The bay below Castle Reyes lay empty in the morning light."
+    quotes = [c.quote for c in extractive_answer(result, max_sentences=10).citations]
+    assert "The bay below Castle Reyes lay empty in the morning light." not in quotes
+    assert any("Reyes" in q for q in quotes)  # the man himself is still quoted

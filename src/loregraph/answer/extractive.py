@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from loregraph.answer.types import Answer, Citation
 from loregraph.models import CO_OCCURS
 from loregraph.retrieve.result import Passage, RetrievalResult
+from loregraph.text.names import inside_longer_name
 from loregraph.text.sentences import split_sentences
 from loregraph.text.words import stem, words
 
@@ -142,15 +143,31 @@ class _Scorer:
             source, target = ranked.source_name.casefold(), ranked.target_name.casefold()
             self.facts.extend((rel.id, source, target, text, weight) for text in texts)
 
+    def matches(self, sentence: str) -> list[re.Match[str]]:
+        """The known names in ``sentence``, except those inside a longer name of another
+        kind ("Dracula" in "Castle Dracula")."""
+        if self.pattern is None:
+            return []
+        return [
+            m
+            for m in self.pattern.finditer(sentence)
+            if not inside_longer_name(sentence, m.start(), m.end())
+        ]
+
     def features(self, sentence: str, tokens: list[str]) -> dict[str, float]:
-        """The sentence's matched features (given its words) and their weights."""
+        """The sentence's matched features (given its words) and their weights.
+
+        A question word that only occurs inside a longer name of another kind does not
+        count: "Castle Dracula" is no evidence about the Count."""
+        matches = self.matches(sentence)
+        if self.pattern is not None and len(matches) < len(self.pattern.findall(sentence)):
+            tokens = words(_without_longer_names(sentence, self.pattern))
         stems = {stem(w) for w in tokens}
         found = {f"k:{k}": KEYWORD_WEIGHT for k in self.keywords & stems}
-        if self.pattern is not None:
-            for match in self.pattern.finditer(sentence):
-                entity_id, weight = self.surfaces[match.group(0).casefold()]
-                key = f"e:{entity_id}"
-                found[key] = max(found.get(key, 0.0), weight)
+        for match in matches:
+            entity_id, weight = self.surfaces[match.group(0).casefold()]
+            key = f"e:{entity_id}"
+            found[key] = max(found.get(key, 0.0), weight)
         if self.content & stems:  # the shape counts in a sentence about what is asked
             for item in self.focus.shape_matches(sentence)[:SHAPE_ITEMS]:
                 found[f"s:{item.casefold()}"] = SHAPE_WEIGHT
@@ -170,7 +187,7 @@ class _Scorer:
         does not, when the sentence is about what the question asks (:meth:`about`)."""
         if self.pattern is None or not self.about(sentence):
             return []
-        ids = (self.surfaces[m.group(0).casefold()][0] for m in self.pattern.finditer(sentence))
+        ids = (self.surfaces[m.group(0).casefold()][0] for m in self.matches(sentence))
         return [
             e
             for e in dict.fromkeys(ids)
@@ -196,6 +213,15 @@ def wanted_types(question: str) -> frozenset[str]:
     if _ASKS_PLACE.search(question):
         return frozenset({"Location"})
     return frozenset()
+
+
+def _without_longer_names(sentence: str, pattern: re.Pattern[str]) -> str:
+    """``sentence`` with the known names that sit inside a longer name blanked out."""
+    out = sentence
+    for m in pattern.finditer(sentence):
+        if inside_longer_name(sentence, m.start(), m.end()):
+            out = out[: m.start()] + " " * (m.end() - m.start()) + out[m.end() :]
+    return out
 
 
 def _norm(text: str) -> str:
