@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from loregraph.models import Evidence, Relation
 from loregraph.retrieve.passages import (
+    LEXICAL_HEAD_PLACE,
     evidence_ranking,
     fuse_passages,
     mention_ranking,
@@ -70,3 +71,13 @@ def test_the_question_words_outvote_unselective_mentions() -> None:
     rankings = {"mentions": ["c9", "c2"], "facts": ["c9"], "bm25": lexical}
     assert fuse_passages(rankings, k=20, limit=3)[0].id == "c9"
     assert fuse_passages(rankings, k=20, limit=3, selectivity=0.25)[0].id == "c1"
+
+
+def test_the_best_lexical_match_is_never_pushed_out_of_the_first_passages() -> None:
+    # five chunks found by both the mentions and the vector search outrank BM25's first
+    both = [f"m{i}" for i in range(5)]
+    rankings = {"mentions": both, "vector": both, "bm25": ["c1", *both]}
+    fused = [f.id for f in fuse_passages(rankings, k=20, limit=8)]
+    assert fused.index("c1") == LEXICAL_HEAD_PLACE - 1
+    assert fused[: LEXICAL_HEAD_PLACE - 1] == both[: LEXICAL_HEAD_PLACE - 1]
+    assert set(fused) == {"c1", *both}  # moved up, nothing dropped
