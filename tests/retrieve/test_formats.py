@@ -241,3 +241,13 @@ def test_the_best_passage_is_shown_whole_when_the_budget_affords_it() -> None:
     assert text in format_context(result, "markdown", budget=4000)
     small = format_context(result, "markdown", budget=600)
     assert text not in small and "The Meridian sailed from Port Calder at dawn." in small
+
+
+def test_a_relationship_question_naming_fewer_than_two_entities_keeps_room_for_passages() -> None:
+    def passages_shown(question: str) -> int:
+        text = format_context(sample_result(question, "relationship"), "markdown", budget=300)
+        return text.split("### Passages\n", 1)[1].count("\n[")
+
+    one = passages_shown("How does the Meridian differ from other ships?")
+    two = passages_shown("How is Elena Varga related to the Meridian?")
+    assert one > two

@@ -50,15 +50,23 @@ on the long-document questions of ``bench/longdoc.py`` and checked on 2Wiki)."""
 GRAPH_RANKINGS = ("mentions", "facts")
 """The rankings weighed by :func:`mention_selectivity`."""
 
-LEXICAL_HEAD_PLACE = 4
-"""The chunk that best matches the question's own words (BM25's first) is moved up to this
-place when fusion ranked it lower: a chunk found by several middling lists (mentions,
-meaning, deeper BM25 ranks) must not push the question's best lexical match out of the
-passages an answer quotes ("Which men proposed to Lucy Westenra?": the letter telling of
-three proposals was BM25's first chunk but eleventh after fusion). Measured on the
-long-document questions of ``bench/longdoc.py``: the 4th place changes no 2,000-token
-score and adds one whole-manual question at 1,000 tokens; the 1st to 3rd places cost the
-novel 1 to 2 questions (they displace the passages shown whole)."""
+HEAD_PLACES: tuple[tuple[str, int, int], ...] = (
+    ("bm25", 0, 4),
+    ("vector", 0, 11),
+    ("vector", 1, 12),
+)
+"""``(ranking, rank, place)``: the chunk at ``rank`` (0-based) of ``ranking`` is moved up to
+``place`` (1-based) when fusion ranked it lower. A chunk found by several middling lists
+(mentions, meaning, deeper BM25 ranks) must not push the question's best lexical match out
+of the passages an answer quotes ("Which men proposed to Lucy Westenra?": the letter
+telling of three proposals was BM25's first chunk but eleventh after fusion), nor the two
+chunks closest in meaning out of a 2,000-token context (in a manual the words of "Why do
+readers and writers not block each other?" are everywhere; the vector search's second
+chunk answers it and was 29th). Measured on the long-document questions of
+``bench/longdoc.py``: the whole manual gains one question at 1,000 and at 2,000 tokens and
+two at 4,000, nothing else moves; BM25's first at the 1st-3rd place, or the vector's first
+two at the 4th-10th, cost the novel one or two questions (they displace the passages shown
+whole, or the last ones that fit)."""
 
 OTHER_PASSAGES = 0.05
 """How much a document's passages after its best one add to its rank."""
@@ -123,9 +131,10 @@ def fuse_passages(
         for name, weight in PASSAGE_WEIGHTS.items()
     }
     fused = reciprocal_rank_fusion(present, k=k, weights=weights)
-    lexical = present.get("bm25")
-    if lexical:
-        _move_up(fused, lexical[0], LEXICAL_HEAD_PLACE - 1)
+    for name, rank, place in HEAD_PLACES:
+        ids = present.get(name, ())
+        if len(ids) > rank:
+            _move_up(fused, ids[rank], place - 1)
     return fused[: max(0, limit)]
 
 
