@@ -2,14 +2,13 @@
 
 The graph section (entities and relations) is offered a share of the budget by the
 question's intent (a tenth for a fact, 45% for a relationship between two or more entities
-the question names, 30% otherwise); the passages,
-each focused on the sentences that answer (:mod:`loregraph.retrieve.focus`) except the
-first :data:`WHOLE_FIRST` when each costs at most :data:`WHOLE_SHARE` of the budget, fill
-the rest in rank order; then the graph lines that add something to those passages
-(:mod:`loregraph.retrieve.worth`) fill what is left, and what they leave goes back to the
-passages. The last passage that does not fit whole is truncated rather than dropped. The
-rendered text is then counted exactly (cl100k) and trimmed until it fits: the budget is
-never exceeded.
+the question names, 30% otherwise); the passages, each focused on the sentences that answer
+(:mod:`loregraph.retrieve.focus`) except the first :data:`WHOLE_FIRST` when each costs at
+most :data:`WHOLE_SHARE` of the budget, fill the rest in rank order; then the graph lines
+that add something to those passages (:mod:`loregraph.retrieve.worth`) fill what is left,
+and what they leave goes back to the passages. The last passage that does not fit whole is
+truncated rather than dropped. The rendered text is then counted exactly (cl100k) and
+trimmed until it fits: the budget is never exceeded.
 """
 
 from __future__ import annotations
