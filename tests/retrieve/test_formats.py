@@ -244,10 +244,14 @@ def test_the_best_passage_is_shown_whole_when_the_budget_affords_it() -> None:
 
 
 def test_a_relationship_question_naming_fewer_than_two_entities_keeps_room_for_passages() -> None:
-    def passages_shown(question: str) -> int:
-        text = format_context(sample_result(question, "relationship"), "markdown", budget=300)
+    def passages_shown(question: str, common_word: str = "") -> int:
+        result = sample_result(question, "relationship")
+        if common_word:  # a lower-case word that happens to match an entity is no name
+            result.analysis.matched[common_word] = result.entities[-1].entity.id
+        text = format_context(result, "markdown", budget=300)
         return text.split("### Passages\n", 1)[1].count("\n[")
 
     one = passages_shown("How does the Meridian differ from other ships?")
     two = passages_shown("How is Elena Varga related to the Meridian?")
     assert one > two
+    assert passages_shown("How does the Meridian differ from the reefs?", "reefs") == one

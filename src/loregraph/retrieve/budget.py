@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from loregraph.retrieve.focus import focused_passages
+from loregraph.retrieve.pages import named_entities
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation, RetrievalResult
 from loregraph.retrieve.trace import StageRecord, Stopwatch
 from loregraph.retrieve.worth import ShownText, entity_adds, relation_adds
@@ -30,11 +31,13 @@ FACT_GRAPH_SHARE = 0.10
 PASSAGE_SHARE = 0.60
 SOURCE_SHARE = 0.10
 RELATIONSHIP_GRAPH_SHARE = 0.45
-"""The graph's share for a relationship question that names two or more known entities;
-one naming fewer ("Is there a performance difference between char(n), varchar(n) and
-text?") gets :data:`GRAPH_SHARE`, as the graph holds no relation of its own to show.
-Measured on the long-document questions of ``bench/longdoc.py``: one more manual question
-answered at 2,000 tokens (quick run), the novel unchanged."""
+"""The graph's share for a relationship question that names two or more known entities
+(:func:`~loregraph.retrieve.pages.named_entities`: capitalised mentions, so a common word
+that matches an entity, "plain" or "lock", is no name); one naming fewer ("Is there a
+performance difference between char(n), varchar(n) and text?") gets :data:`GRAPH_SHARE`,
+as the graph holds no relation of its own to show. Measured on the long-document questions
+of ``bench/longdoc.py``: one more quick-manual question answered at 2,000 tokens and one
+more whole-manual question at 500, the novel unchanged."""
 MIN_TRUNCATED_TOKENS = 24
 ELLIPSIS = " …"
 MAX_REFITS = 60
@@ -128,7 +131,7 @@ def _graph_share(result: RetrievalResult, has_graph: bool, has_passages: bool) -
     if not has_graph:
         return 0.0
     intent = result.analysis.intent
-    if intent == "relationship" and len(set(result.analysis.matched.values())) >= 2:
+    if intent == "relationship" and len(named_entities(result.analysis)) >= 2:
         return RELATIONSHIP_GRAPH_SHARE
     return FACT_GRAPH_SHARE if intent == "factual" else GRAPH_SHARE
 
