@@ -143,25 +143,24 @@ class _Scorer:
             source, target = ranked.source_name.casefold(), ranked.target_name.casefold()
             self.facts.extend((rel.id, source, target, text, weight) for text in texts)
 
-    def matches(self, sentence: str) -> list[re.Match[str]]:
-        """The known names in ``sentence``, except those inside a longer name of another
-        kind ("Dracula" in "Castle Dracula")."""
-        if self.pattern is None:
-            return []
-        return [
-            m
-            for m in self.pattern.finditer(sentence)
-            if not inside_longer_name(sentence, m.start(), m.end())
-        ]
+    def matches(self, sentence: str) -> tuple[list[re.Match[str]], list[re.Match[str]]]:
+        """The known names in ``sentence``: those that name their entity, and those inside a
+        longer name of another kind ("Dracula" in "Castle Dracula")."""
+        kept: list[re.Match[str]] = []
+        inside: list[re.Match[str]] = []
+        if self.pattern is not None:
+            for m in self.pattern.finditer(sentence):
+                (inside if inside_longer_name(sentence, m.start(), m.end()) else kept).append(m)
+        return kept, inside
 
     def features(self, sentence: str, tokens: list[str]) -> dict[str, float]:
         """The sentence's matched features (given its words) and their weights.
 
         A question word that only occurs inside a longer name of another kind does not
         count: "Castle Dracula" is no evidence about the Count."""
-        matches = self.matches(sentence)
-        if self.pattern is not None and len(matches) < len(self.pattern.findall(sentence)):
-            tokens = words(_without_longer_names(sentence, self.pattern))
+        matches, inside = self.matches(sentence)
+        if inside:
+            tokens = words(_blanked(sentence, inside))
         stems = {stem(w) for w in tokens}
         found = {f"k:{k}": KEYWORD_WEIGHT for k in self.keywords & stems}
         for match in matches:
@@ -187,7 +186,7 @@ class _Scorer:
         does not, when the sentence is about what the question asks (:meth:`about`)."""
         if self.pattern is None or not self.about(sentence):
             return []
-        ids = (self.surfaces[m.group(0).casefold()][0] for m in self.matches(sentence))
+        ids = (self.surfaces[m.group(0).casefold()][0] for m in self.matches(sentence)[0])
         return [
             e
             for e in dict.fromkeys(ids)
@@ -215,12 +214,11 @@ def wanted_types(question: str) -> frozenset[str]:
     return frozenset()
 
 
-def _without_longer_names(sentence: str, pattern: re.Pattern[str]) -> str:
-    """``sentence`` with the known names that sit inside a longer name blanked out."""
+def _blanked(sentence: str, spans: list[re.Match[str]]) -> str:
+    """``sentence`` with the text of ``spans`` replaced by spaces."""
     out = sentence
-    for m in pattern.finditer(sentence):
-        if inside_longer_name(sentence, m.start(), m.end()):
-            out = out[: m.start()] + " " * (m.end() - m.start()) + out[m.end() :]
+    for m in spans:
+        out = out[: m.start()] + " " * (m.end() - m.start()) + out[m.end() :]
     return out
 
 
