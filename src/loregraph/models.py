@@ -48,6 +48,11 @@ def stable_id(prefix: str, *parts: str) -> str:
     return f"{prefix}_{digest}"
 
 
+def chunk_id(document_id: str, seq: int) -> str:
+    """The id of chunk ``seq`` of a document."""
+    return stable_id("chk", document_id, str(seq))
+
+
 def content_hash(text: str) -> str:
     """The sha256 of a document's text, used for idempotent ingestion."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -59,11 +64,9 @@ _SPACES = re.compile(r"\s+")
 
 @lru_cache(maxsize=131_072)
 def name_key(name: str) -> str:
-    """Normalise an entity name for exact matching (memoised: ingest asks for it often).
-
-    Case-folded, accents removed, punctuation dropped, whitespace collapsed, a leading
-    English article removed: ``"The Demeter"`` and ``"demeter"`` give the same key.
-    """
+    """Normalise an entity name for exact matching (memoised: ingest asks for it often):
+    case-folded, accents removed, punctuation dropped, whitespace collapsed, a leading
+    English article removed (``"The Demeter"`` and ``"demeter"`` give the same key)."""
     text = unicodedata.normalize("NFKD", name)
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = _KEY_STRIP.sub(" ", text.casefold())
@@ -136,11 +139,9 @@ class Chunk:
 
 @dataclass(slots=True)
 class Entity:
-    """A thing the graph knows about, unique per (scope, ``name_key(name)``).
-
-    ``aliases`` are the other surface forms seen for it; ``mention_count`` is derived from
-    its mentions. An entity's id is stable across re-ingestion.
-    """
+    """A thing the graph knows about, unique per (scope, ``name_key(name)``): ``aliases`` are
+    the other surface forms seen for it, ``mention_count`` is derived from its mentions, and
+    its id is stable across re-ingestion."""
 
     id: str
     name: str
@@ -270,11 +271,9 @@ class Merge:
 
 @dataclass(slots=True)
 class EntityWrite:
-    """An entity as one document contributes to it (new, or merged into an existing one).
-
+    """An entity as one document contributes to it (new, or merged into an existing one):
     ``description`` is this document's description of it; the stored entity keeps the best
-    description among its documents, so deleting a document removes its contribution.
-    """
+    description among its documents, so deleting a document removes its contribution."""
 
     entity: Entity
     description: str = ""

@@ -76,3 +76,46 @@ def test_the_first_passages_are_kept_whole_when_the_budget_affords_them() -> Non
     assert len(roomy[1].text) < len(text) and "boxes" in roomy[1].text
     tight = list(focused_passages(ranked, focus, whole_first=1, whole_tokens=50))
     assert len(tight[0].text) < len(text)
+
+
+MANUAL = (
+    "# The Path of a Query\n\n"
+    + "The server is a program that many clients talk to over the network at once. " * 6
+    + "\n\nHere we give a short overview of the stages a query has to pass.\n\n"
+    + "1. A connection is established. The client program sends its query over it.\n"
+    + "2. The parser stage checks the syntax. It builds a tree from the query text.\n"
+    + "3. The rewrite system applies rules. Views are expanded into their base tables.\n"
+    + "4. The planner chooses a plan. Every path is weighed and the cheapest one wins.\n"
+    + "5. The executor runs the plan. Rows are fetched, joined, sorted and returned.\n\n"
+    + "In the following sections each stage is covered in more detail.\n"
+)
+
+
+def test_a_sentence_announcing_a_list_is_shown_with_its_items_read_on_past_the_chunk() -> None:
+    cut = MANUAL.index("4. The planner") + 12  # the chunk ends inside the fourth item
+    passage = dataclasses.replace(chunk(MANUAL[:cut], start=0), following=MANUAL[cut:])
+    focus = focus_for("Which stages does a query pass?", ["stages", "query", "pass"], {})
+    shown = focus_passage(passage, focus, max_chars=400)
+    assert shown.text.startswith("Here we give a short overview of the stages")
+    for head in ("2. The parser stage checks the syntax.", "5. The executor runs the plan."):
+        assert head in shown.text
+    assert "It builds a tree" not in shown.text  # the heads, not the items' whole text
+    assert shown.end == MANUAL.index("returned.") + len("returned.")
+    alone = focus_passage(dataclasses.replace(passage, following=""), focus, max_chars=400)
+    assert "3. The rewrite system" in alone.text and "5. The executor" not in alone.text
+
+
+def test_a_passage_shown_whole_is_followed_by_the_rest_of_its_list() -> None:
+    cut = MANUAL.index("4. The planner") + 12
+    passage = dataclasses.replace(chunk(MANUAL[:cut], start=0), following=MANUAL[cut:])
+    focus = focus_for("Which stages does a query pass?", ["stages", "query", "pass"], {})
+    (shown,) = focused_passages([passage], focus, whole_first=1, whole_tokens=10_000)
+    assert shown.text.startswith(MANUAL[:cut].rstrip())
+    assert shown.text.endswith("… 4. The planner chooses a plan. 5. The executor runs the plan.")
+
+
+def test_an_item_that_best_matches_is_focused_like_any_sentence() -> None:
+    focus = focus_for("What does the rewrite system apply?", ["rewrite", "system", "apply"], {})
+    shown = focus_passage(chunk(MANUAL, start=0), focus, max_chars=300)
+    assert "Views are expanded" in shown.text  # the item's own text, not its siblings' heads
+    assert MANUAL[shown.start : shown.end].split() == shown.text.split()

@@ -18,9 +18,8 @@ from typing import Any
 
 from loregraph.engine.visibility import document_access
 from loregraph.errors import InputError
-from loregraph.ingest.pipeline import chunk_id
 from loregraph.ingest.types import SourceDocument
-from loregraph.models import Chunk, DocKind, Document, aware, utcnow
+from loregraph.models import Chunk, DocKind, Document, aware, chunk_id, utcnow
 from loregraph.store.base import Store
 
 TITLE_CHARS = 80

@@ -50,6 +50,7 @@ from loregraph.models import (
     DocumentBundle,
     EntityWrite,
     Merge,
+    chunk_id,
     content_hash,
     stable_id,
     utcnow,
@@ -95,11 +96,6 @@ class _Prepared:
 def document_id(scope: str, source: str) -> str:
     """The id of the document read from ``source`` in ``scope`` (stable across runs)."""
     return stable_id("doc", scope, source)
-
-
-def chunk_id(doc_id: str, seq: int) -> str:
-    """The id of chunk ``seq`` of a document."""
-    return stable_id("chk", doc_id, str(seq))
 
 
 class IngestPipeline:

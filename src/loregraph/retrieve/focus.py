@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from loregraph.retrieve.result import Passage
 from loregraph.retrieve.terms import Focus
+from loregraph.text.lists import ListItem, ListRun, announces, list_after, read_list
 from loregraph.text.sentences import split_sentences
 from loregraph.text.tokens import count_tokens
 
@@ -32,6 +33,9 @@ WINDOW = 2
 
 MAX_CHARS = 700
 """The longest focused excerpt, in characters."""
+
+ELISION = "…"
+"""Between a passage shown whole and the further items of its list that follow it."""
 
 
 def _window(spans: Sequence[tuple[int, int]], best: int, max_chars: int) -> tuple[int, int]:
@@ -48,18 +52,69 @@ def _window(spans: Sequence[tuple[int, int]], best: int, max_chars: int) -> tupl
     return lo, hi
 
 
+def _best_sentence(text: str, focus: Focus) -> tuple[list[tuple[int, int]], int] | None:
+    """The sentence spans of ``text`` and the index of the one that best matches ``focus``;
+    ``None`` when no sentence holds a term of the question."""
+    spans = [(a, b) for a, b in split_sentences(text) if text[a:b].strip()]
+    if not spans:
+        return None
+    scores = [focus.score(text[a:b]) for a, b in spans]
+    best = max(range(len(spans)), key=lambda i: (scores[i], -i))
+    return (spans, best) if scores[best] > 0 else None
+
+
+def _announced_list(passage: Passage, sentence: tuple[int, int]) -> tuple[int, str, ListRun]:
+    """The list the sentence announces (its start, the text it was read from, and its run),
+    read on into the passage's ``following`` text when the chunk ends inside it; a run of
+    no items when the sentence announces none."""
+    text = passage.text
+    at = list_after(text, sentence[1])
+    if at is None or not announces(text, sentence[0], at):
+        return 0, text, ListRun((), 0, False)
+    run = read_list(text, at)
+    if run.open and passage.following:
+        text = text + passage.following
+        run = read_list(text, at)
+    return at, text, run
+
+
+def _heads(items: Sequence[ListItem], room: int) -> list[str]:
+    """The first item heads that fit in ``room`` characters (one at least)."""
+    heads: list[str] = []
+    for item in items:
+        room -= len(item.head) + 1
+        if heads and room < 0:
+            break
+        heads.append(item.head)
+    return heads
+
+
+def _outlined(passage: Passage, sentence: tuple[int, int], max_chars: int) -> Passage | None:
+    """The sentence that announces a list, then the heads of the list's items, within
+    ``max_chars``; ``None`` when the sentence announces no list of two or more items."""
+    at, text, run = _announced_list(passage, sentence)
+    if len(run.items) < 2:
+        return None
+    lead = " ".join(text[sentence[0] : at].split())
+    excerpt = " ".join([lead, *_heads(run.items, max_chars - len(lead))])
+    return dataclasses.replace(
+        passage, text=excerpt, start=passage.start + sentence[0], end=passage.start + run.end
+    )
+
+
 def focus_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) -> Passage:
-    """``passage`` cut to its focused sentences (whole when short or nothing matches)."""
+    """``passage`` cut to its focused sentences (whole when short or nothing matches), or to
+    the sentence that announces a list and the heads of its items."""
     text = passage.text
     if len(text) <= max_chars or not focus.terms:
         return passage
-    spans = [(a, b) for a, b in split_sentences(text) if text[a:b].strip()]
-    if not spans:
+    found = _best_sentence(text, focus)
+    if found is None:
         return passage
-    scores = [focus.score(text[a:b]) for a, b in spans]
-    best = max(range(len(spans)), key=lambda i: (scores[i], -i))
-    if scores[best] <= 0:
-        return passage
+    spans, best = found
+    outlined = _outlined(passage, spans[best], max_chars)
+    if outlined is not None:
+        return outlined
     lo, hi = _window(spans, best, max_chars)
     start, end = spans[lo][0], spans[hi][1]
     if end - start > max_chars:  # one sentence longer than the limit
@@ -70,6 +125,22 @@ def focus_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) ->
     return dataclasses.replace(
         passage, text=excerpt, start=passage.start + start, end=passage.start + end
     )
+
+
+def whole_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) -> Passage:
+    """``passage`` whole, followed by the heads of the further items (within ``max_chars``)
+    of the list its best sentence announces when the chunk ends inside that list."""
+    found = _best_sentence(passage.text, focus) if passage.following and focus.terms else None
+    if found is None:
+        return passage
+    spans, best = found
+    at, _, run = _announced_list(passage, spans[best])
+    last_line = passage.text.rfind("\n") + 1  # an item opening there is cut by the chunk
+    further = [item for item in run.items if item.start >= last_line]
+    if not further or not read_list(passage.text, at).open:
+        return passage
+    text = f"{passage.text.rstrip()} {ELISION} {' '.join(_heads(further, max_chars))}"
+    return dataclasses.replace(passage, text=text, end=passage.start + run.end)
 
 
 def focused_passages(
@@ -84,7 +155,7 @@ def focused_passages(
     shown: dict[str, list[tuple[int, int]]] = {}
     for rank, passage in enumerate(passages):
         whole = rank < whole_first and count_tokens(passage.text) <= whole_tokens
-        focused = passage if whole else focus_passage(passage, focus)
+        focused = whole_passage(passage, focus) if whole else focus_passage(passage, focus)
         spans = shown.setdefault(focused.document_id, [])
         length = max(focused.end - focused.start, 1)
         covered = sum(max(0, min(b, focused.end) - max(a, focused.start)) for a, b in spans)

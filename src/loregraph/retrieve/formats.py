@@ -214,6 +214,7 @@ def _relation_json(relation: RankedRelation) -> dict[str, Any]:
 
 def _passage_json(index: int, passage: Passage) -> dict[str, Any]:
     data = asdict(passage) | {"document_source": public_source(passage.document_source)}
+    del data["following"]  # read only to show the rest of a list; the chunk is the passage
     return {"index": index, **data, "score": round(passage.score, 6)}
 
 

@@ -20,11 +20,13 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from loregraph.models import Document
+from loregraph.models import Chunk, Document
+from loregraph.models import chunk_id as nth_chunk
 from loregraph.retrieve.fuse import Fused, reciprocal_rank_fusion
 from loregraph.retrieve.result import Passage, RankedDocument, RankedRelation
 from loregraph.retrieve.sections import add_sections
 from loregraph.store.base import Store
+from loregraph.text.lists import ends_in_list
 
 PASSAGE_WEIGHTS = {
     "pages": 20.0,
@@ -173,7 +175,41 @@ async def load_passages(store: Store, fused: Sequence[Fused]) -> list[Passage]:
             )
         )
     add_sections(passages, docs)
+    await add_following(store, passages)
     return passages
+
+
+FOLLOWING_CHUNKS = 2
+"""How many of the next chunks a passage ending inside a list reads on into."""
+
+
+async def add_following(store: Store, passages: Sequence[Passage]) -> None:
+    """Set the ``following`` text of each passage that ends inside a list: the document's
+    text after it, from its next :data:`FOLLOWING_CHUNKS` chunks (one batched load)."""
+    cut = [p for p in passages if ends_in_list(p.text)]
+    if not cut:
+        return
+    wanted = [
+        nth_chunk(p.document_id, p.seq + k) for p in cut for k in range(1, FOLLOWING_CHUNKS + 1)
+    ]
+    loaded = {(c.document_id, c.seq): c for c in await store.get_chunks(wanted)}
+    for passage in cut:
+        after = [
+            loaded.get((passage.document_id, passage.seq + k))
+            for k in range(1, FOLLOWING_CHUNKS + 1)
+        ]
+        passage.following = _stitched(passage.end, [c for c in after if c is not None])
+
+
+def _stitched(end: int, chunks: Sequence[Chunk]) -> str:
+    """The text of ``chunks`` (in order, overlapping) from document offset ``end`` on."""
+    parts: list[str] = []
+    for chunk in chunks:
+        if chunk.end <= end or chunk.start > end:
+            break  # a gap: what follows would not join on
+        parts.append(chunk.text[end - chunk.start :])
+        end = chunk.end
+    return "".join(parts)
 
 
 async def load_documents(store: Store, document_ids: Sequence[str]) -> dict[str, Document]:

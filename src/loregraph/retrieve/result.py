@@ -72,6 +72,9 @@ class Passage:
     names the rankings that proposed it (``mentions``, ``bm25``, ``vector``, ``ppr``);
     ``section`` is the heading path at its start ("CHAPTER IV › JONATHAN HARKER'S
     JOURNAL", see :mod:`loregraph.retrieve.sections`), ``""`` when its document has none.
+    ``following`` is the document's text right after the chunk (from the next two chunks)
+    when the chunk ends inside a list, so a context can show the rest of the list
+    (:mod:`loregraph.retrieve.focus`); ``""`` otherwise.
     """
 
     chunk_id: str
@@ -85,6 +88,7 @@ class Passage:
     found_by: list[str] = field(default_factory=list)
     document_source: str = ""
     section: str = ""
+    following: str = ""
 
 
 @dataclass(slots=True)
