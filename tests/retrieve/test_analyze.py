@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from retrieve_corpus import EntitySpec, build_bundle
 
 from loregraph.models import Entity
 from loregraph.retrieve.analyze import (
@@ -123,6 +124,20 @@ async def test_lowercase_mention_of_a_proper_name_matches(store: Any) -> None:
 async def test_lone_common_word_does_not_match_a_common_noun_entity(store: Any) -> None:
     analysis = await analyze_query("which ship carries grain?", store, "default")
     assert Entity.make_id("default", "grain") not in analysis.matched.values()
+
+
+async def test_code_is_named_only_as_it_is_written(store: Any, embedder: Any) -> None:
+    text = "The DEFAULT clause gives a column a value. Run pg_dump to back up a database."
+    specs = [
+        EntitySpec("DEFAULT", "Code", "An SQL key word"),
+        EntitySpec("pg_dump", "Code", "A tool"),
+    ]
+    bundle = build_bundle("manual", "Manual", "manual.md", text, embedder, entity_specs=specs)
+    await store.write_document(bundle)
+    prose = await analyze_query("What is the default format of pg_dump?", store, "manual")
+    assert prose.matched == {"pg_dump": Entity.make_id("manual", "pg_dump")}  # not DEFAULT
+    code = await analyze_query("Which value does DEFAULT give?", store, "manual")
+    assert code.matched == {"DEFAULT": Entity.make_id("manual", "DEFAULT")}
 
 
 async def test_loaded_spacy_pipeline_adds_mentions(store: Any) -> None:

@@ -17,6 +17,7 @@ from loregraph.errors import InputError
 from loregraph.models import Entity, name_key
 from loregraph.retrieve.result import Intent, QueryAnalysis
 from loregraph.store.base import Store
+from loregraph.text.entity_types import CODE
 from loregraph.text.words import QUESTION_WORDS, content_words, strip_possessive
 
 MAX_NGRAM = 6
@@ -258,6 +259,22 @@ def _span_is_lowercase(question: str, span: _Span) -> bool:
     return not any(ch.isupper() for ch in span.text)
 
 
+def _names_code_as_written(text: str, entity: Entity) -> bool:
+    """Whether ``text`` can name ``entity``: any text names an entity that is no code, but
+    code is named only as it is written (its name or an alias, case and all): "plain" or
+    "default" in a question's prose is the word, not the keyword `PLAIN` or `DEFAULT`."""
+    return entity.type != CODE or text.strip() in {entity.name, *entity.aliases}
+
+
+def _too_vague(question: str, span: _Span, entity: Entity) -> bool:
+    """Whether a question's span is too vague to name ``entity``: code not written as it is
+    (code written as it is, "pg_dump", is never vague), or a lower-case common word naming a
+    common-noun entity."""
+    if entity.type == CODE:
+        return not _names_code_as_written(span.text, entity)
+    return span.first == span.last and _span_is_lowercase(question, span) and not _is_proper(entity)
+
+
 def classify_intent(question: str, entity_mentions: list[str]) -> Intent:
     """Rule-based intent (one of four): exploration, relationship, summary, else factual."""
     if _EXPLORATION.search(question):
@@ -320,12 +337,8 @@ async def analyze_query(
         if positions & taken:
             continue
         entity = found[key]
-        if (
-            span.first == span.last
-            and _span_is_lowercase(question, span)
-            and not _is_proper(entity)
-        ):
-            continue  # a common word naming a common-noun entity: too vague to seed
+        if _too_vague(question, span, entity):
+            continue
         taken |= positions
         chosen.append((span, entity))
     chosen.sort(key=lambda c: c[0].first)
@@ -343,7 +356,7 @@ async def analyze_query(
         if key in covered:
             continue
         candidates.append(mention)
-        if key in found:
+        if key in found and _names_code_as_written(mention, found[key]):
             matched[mention] = found[key].id
             covered.add(key)
     candidates = _dedupe(candidates)
