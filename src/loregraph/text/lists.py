@@ -1,11 +1,11 @@
 """Lists in a document's text: where one starts, how far it runs, and each item's head.
 
 Markdown, and the text the readers convert HTML manuals into, writes a list as lines that
-open with a marker (``- ``, ``* ``, ``+ ``, ``1. ``, ``2) ``) and a definition list as a term
-line followed by a line that opens with ``:`` (``\\`-F format\\```, then ``:   Selects the
-format of the output.``). An item goes on over the lines indented deeper than its first
-line; the list ends at the first line indented less than its items, at a heading, or at a
-paragraph level with them that is neither an item nor a definition.
+open with a marker (``- ``, ``* ``, ``+ ``, ``1. ``, ``2) ``), and a definition list as a
+term line followed by a line that opens with ``:`` (a line ``-F format``, then a line
+``:   Selects the format of the output.``). An item goes on over the lines indented deeper
+than its first line; the list ends at the first line indented less than its items, at a
+heading, or at a paragraph level with them that is neither an item nor a definition.
 
 A sentence that announces a list ("The parser stage consists of two parts:", "Here we give a
 short overview of the stages a query has to pass") is followed by it, or by the rest of a
