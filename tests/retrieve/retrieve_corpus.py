@@ -313,3 +313,29 @@ def sample_result(
         passages=passages,
         trace=trace,
     )
+
+
+class NoEntities:
+    """An extractor that finds nothing: documents are stored as chunks only."""
+
+    name = "none"
+
+    async def extract(self, document: Any, chunks: list[Any]) -> Any:
+        from loregraph.ingest.types import ExtractionResult
+
+        return ExtractionResult()
+
+
+async def retrieve_from_chunks(path: Path, documents: list[Any], question: str) -> Any:
+    """``question`` retrieved (preset ``hybrid``) from a SQLite store at ``path`` holding
+    ``documents`` (``SourceDocument``), ingested as chunks only."""
+    from loregraph.ingest.pipeline import IngestPipeline
+    from loregraph.retrieve.pipeline import Retriever
+    from loregraph.settings import PRESETS, Settings
+    from loregraph.store.sqlite import SqliteStore
+
+    embedder = HashingEmbedder(dim=256)
+    async with SqliteStore(path) as store:
+        pipeline = IngestPipeline(store, NoEntities(), embedder, Settings())
+        assert (await pipeline.ingest(documents)).ok
+        return await Retriever(store, embedder, PRESETS["hybrid"]).retrieve(question, "default")

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from retrieve_corpus import sample_result
+from retrieve_corpus import NoEntities, retrieve_from_chunks, sample_result
 
 from loregraph.answer.extractive import extractive_answer
 from loregraph.answer.types import Citation
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.ingest.pipeline import IngestPipeline
-from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
+from loregraph.ingest.types import SourceDocument
 from loregraph.models import Document
 from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
@@ -126,13 +126,6 @@ def test_a_citation_label_has_title_section_chunk_and_characters() -> None:
 # --- from a real store ------------------------------------------------------------------
 
 
-class _NoEntities:
-    name = "none"
-
-    async def extract(self, document: SourceDocument, chunks: list[TextChunk]) -> ExtractionResult:
-        return ExtractionResult()
-
-
 PROSE = "The weather at sea was calm and the crew mended the sails in the sun. "
 
 
@@ -147,30 +140,26 @@ def _book() -> str:
 
 
 async def test_passages_from_a_store_carry_their_section(tmp_path: Path) -> None:
-    embedder = HashingEmbedder(dim=256)
-    async with SqliteStore(tmp_path / "kg.db") as store:
-        pipeline = IngestPipeline(store, _NoEntities(), embedder, Settings())
-        book = SourceDocument("The Voyage", _book(), "/books/voyage.txt")
-        note = SourceDocument("Note", "The sands at Whitby are wide and flat.", "/n.txt")
-        assert (await pipeline.ingest([book, note])).ok
-        retriever = Retriever(store, embedder, PRESETS["hybrid"])
-        result = await retriever.retrieve("Where did the storm drive the Meridian?", "default")
-        by_title = {p.document_title: p for p in result.passages}
-        storm = next(p for p in result.passages if "storm drove" in p.text)
-        assert storm.section == "CHAPTER II › THE MATE’S DIARY"
-        assert by_title["Note"].section == ""  # a document without headings
-        context = format_context(result, "markdown", budget=2000)
-        assert "The Voyage › CHAPTER II › THE MATE’S DIARY (characters " in context
-        answer = extractive_answer(result)
-        cited = [c for c in answer.citations if "storm drove" in c.quote]
-        assert cited and cited[0].section == "CHAPTER II › THE MATE’S DIARY"
-        assert "The Voyage › CHAPTER II › THE MATE’S DIARY, chunk " in answer.text
+    book = SourceDocument("The Voyage", _book(), "/books/voyage.txt")
+    note = SourceDocument("Note", "The sands at Whitby are wide and flat.", "/n.txt")
+    question = "Where did the storm drive the Meridian?"
+    result = await retrieve_from_chunks(tmp_path / "kg.db", [book, note], question)
+    by_title = {p.document_title: p for p in result.passages}
+    storm = next(p for p in result.passages if "storm drove" in p.text)
+    assert storm.section == "CHAPTER II › THE MATE’S DIARY"
+    assert by_title["Note"].section == ""  # a document without headings
+    context = format_context(result, "markdown", budget=2000)
+    assert "The Voyage › CHAPTER II › THE MATE’S DIARY (characters " in context
+    answer = extractive_answer(result)
+    cited = [c for c in answer.citations if "storm drove" in c.quote]
+    assert cited and cited[0].section == "CHAPTER II › THE MATE’S DIARY"
+    assert "The Voyage › CHAPTER II › THE MATE’S DIARY, chunk " in answer.text
 
 
 async def test_a_document_stored_without_sections_still_retrieves(tmp_path: Path) -> None:
     embedder = HashingEmbedder(dim=256)
     async with SqliteStore(tmp_path / "kg.db") as store:
-        pipeline = IngestPipeline(store, _NoEntities(), embedder, Settings())
+        pipeline = IngestPipeline(store, NoEntities(), embedder, Settings())
         assert (await pipeline.ingest([SourceDocument("Old", _book(), "/old.txt")])).ok
         (doc,) = await store.list_documents("default")
         bundle = await store.read_bundle(doc.id)
