@@ -173,3 +173,12 @@ async def test_retrieval_uses_spacy_only_when_passed(store: Any) -> None:
     assert not plain.analysis.used_spacy and "Lisbon" in plain.analysis.candidates
     given = await Retriever(store, None, nlp=nlp).retrieve(question, "default")
     assert given.analysis.used_spacy and given.debug["analyze"]["spacy"] is True
+
+
+async def test_code_with_edge_punctuation_is_named_as_written(store: Any, embedder: Any) -> None:
+    text = "Avoid SELECT * on wide tables."
+    specs = [EntitySpec("SELECT *", "Code", "A query of every column")]
+    bundle = build_bundle("manual", "Manual", "manual.md", text, embedder, entity_specs=specs)
+    await store.write_document(bundle)
+    analysis = await analyze_query("When is SELECT * slow?", store, "manual")
+    assert Entity.make_id("manual", "SELECT *") in analysis.matched.values()

@@ -119,3 +119,21 @@ def test_an_item_that_best_matches_is_focused_like_any_sentence() -> None:
     shown = focus_passage(chunk(MANUAL, start=0), focus, max_chars=300)
     assert "Views are expanded" in shown.text  # the item's own text, not its siblings' heads
     assert MANUAL[shown.start : shown.end].split() == shown.text.split()
+
+
+def test_an_outline_leaves_the_bodies_of_its_items_to_the_passages_after_it() -> None:
+    cut = MANUAL.index("4. The planner") + 12
+    first = dataclasses.replace(chunk(MANUAL[:cut], start=0), following=MANUAL[cut:])
+    rest = MANUAL[MANUAL.index("3. The rewrite") :]
+    second = Passage("c2", "d1", "Book", 4, len(MANUAL) - len(rest), len(MANUAL), rest, 0.5)
+    focus = focus_for("Which stages does a query pass?", ["stages", "query", "pass"], {})
+    shown = list(focused_passages([first, second], focus))
+    assert len(shown) == 2  # the second passage's bodies are not in the first's outline
+
+
+def test_a_list_right_under_its_lead_line_is_outlined() -> None:
+    text = MANUAL.replace("to pass.\n\n1.", "to pass:\n1.")
+    focus = focus_for("Which stages does a query pass?", ["stages", "query", "pass"], {})
+    shown = focus_passage(chunk(text, start=0), focus, max_chars=400)
+    assert shown.text.startswith("Here we give a short overview of the stages a query has")
+    assert "5. The executor runs the plan." in shown.text and "It builds" not in shown.text

@@ -66,6 +66,8 @@ def test_an_item_does_not_announce_its_siblings() -> None:
     third = STAGES.index("3. The planner")
     assert list_after(STAGES, STAGES.index("\n", third)) == STAGES.index("4. The executor")
     assert not announces(STAGES, third, STAGES.index("4. The executor"))
+    inner = STAGES.index("A second paragraph")  # a paragraph inside item 2
+    assert not announces(STAGES, inner, STAGES.index("3. The planner"))
     option = OPTIONS.index("Send output")
     assert not announces(OPTIONS, option, OPTIONS.index("`-F format`"))
 
@@ -79,8 +81,29 @@ def test_a_sentence_far_from_any_list_announces_none() -> None:
 def test_a_list_cut_by_the_end_of_the_text_is_open() -> None:
     cut = STAGES[: STAGES.index("returns the rows")]
     run = read_list(cut, cut.index("1. A connection"))
-    assert run.open and len(run.items) == 3
+    assert run.open and run.items[-1].head == "4. The executor runs the plan and"
     assert ends_in_list(cut)
     assert ends_in_list(OPTIONS[: OPTIONS.index("It is compressed")])
-    assert not ends_in_list(STAGES)  # the list ended before the text did
+    assert ends_in_list(STAGES[: STAGES.index("4. The") + 2])  # cut right after "4."
+    assert not ends_in_list(STAGES.rstrip())  # a paragraph follows the list
     assert not ends_in_list("Plain prose, cut in the mid")
+    assert not ends_in_list("Intro.\n\n* * *")  # a thematic break is no item
+
+
+def test_a_list_that_ends_the_text_keeps_its_last_item() -> None:
+    text = "The stages are:\n\n1. Parse the query.\n2. Plan it.\n3. Execute it."
+    run = read_list(text, text.index("1."))
+    assert [item.head for item in run.items] == [
+        "1. Parse the query.",
+        "2. Plan it.",
+        "3. Execute it.",
+    ]
+
+
+def test_an_item_wrapped_over_indented_lines_keeps_its_first_sentence() -> None:
+    text = "1. The parser checks the query for\n   correct syntax. More.\n2. Next"
+    run = read_list(text, 0)
+    assert [item.head for item in run.items] == [
+        "1. The parser checks the query for correct syntax.",
+        "2. Next",
+    ]

@@ -263,7 +263,9 @@ def _names_code_as_written(text: str, entity: Entity) -> bool:
     """Whether ``text`` can name ``entity``: any text names an entity that is no code, but
     code is named only as it is written (its name or an alias, case and all): "plain" or
     "default" in a question's prose is the word, not the keyword `PLAIN` or `DEFAULT`."""
-    return entity.type != CODE or text.strip() in {entity.name, *entity.aliases}
+    if entity.type != CODE:
+        return True
+    return _clean_span(text) in {_clean_span(name) for name in (entity.name, *entity.aliases)}
 
 
 def _too_vague(question: str, span: _Span, entity: Entity) -> bool:

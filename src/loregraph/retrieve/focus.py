@@ -66,9 +66,13 @@ def _best_sentence(text: str, focus: Focus) -> tuple[list[tuple[int, int]], int]
 def _announced_list(passage: Passage, sentence: tuple[int, int]) -> tuple[int, str, ListRun]:
     """The list the sentence announces (its start, the text it was read from, and its run),
     read on into the passage's ``following`` text when the chunk ends inside it; a run of
-    no items when the sentence announces none."""
+    no items when the sentence announces none. A list right under the sentence's first line
+    counts too ("…has to pass:" then "1. …" with no blank line: one sentence for the
+    splitter)."""
     text = passage.text
-    at = list_after(text, sentence[1])
+    line_end = text.find("\n", sentence[0], sentence[1])
+    at = list_after(text, line_end) if line_end >= 0 else None
+    at = list_after(text, sentence[1]) if at is None else at
     if at is None or not announces(text, sentence[0], at):
         return 0, text, ListRun((), 0, False)
     run = read_list(text, at)
@@ -89,28 +93,31 @@ def _heads(items: Sequence[ListItem], room: int) -> list[str]:
     return heads
 
 
-def _outlined(passage: Passage, sentence: tuple[int, int], max_chars: int) -> Passage | None:
+Shown = tuple[Passage, tuple[int, int]]
+"""A focused passage, and the span of its document it shows in full (an outline shows only
+its lead sentence in full: the items' bodies are left for other passages to show)."""
+
+
+def _outlined(passage: Passage, sentence: tuple[int, int], max_chars: int) -> Shown | None:
     """The sentence that announces a list, then the heads of the list's items, within
-    ``max_chars``; ``None`` when the sentence announces no list of two or more items."""
+    ``max_chars``; ``None`` when the sentence announces no list of two or more items or is
+    itself longer than ``max_chars``."""
     at, text, run = _announced_list(passage, sentence)
-    if len(run.items) < 2:
-        return None
     lead = " ".join(text[sentence[0] : at].split())
+    if len(run.items) < 2 or len(lead) > max_chars:
+        return None
     excerpt = " ".join([lead, *_heads(run.items, max_chars - len(lead))])
-    return dataclasses.replace(
-        passage, text=excerpt, start=passage.start + sentence[0], end=passage.start + run.end
-    )
+    start = passage.start + sentence[0]
+    outlined = dataclasses.replace(passage, text=excerpt, start=start, end=passage.start + run.end)
+    return outlined, (start, passage.start + at)
 
 
-def focus_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) -> Passage:
-    """``passage`` cut to its focused sentences (whole when short or nothing matches), or to
-    the sentence that announces a list and the heads of its items."""
+def _focused(passage: Passage, focus: Focus, max_chars: int) -> Shown:
+    """:func:`focus_passage`, with the span it shows in full."""
     text = passage.text
-    if len(text) <= max_chars or not focus.terms:
-        return passage
-    found = _best_sentence(text, focus)
+    found = _best_sentence(text, focus) if len(text) > max_chars and focus.terms else None
     if found is None:
-        return passage
+        return passage, (passage.start, passage.end)
     spans, best = found
     outlined = _outlined(passage, spans[best], max_chars)
     if outlined is not None:
@@ -122,25 +129,39 @@ def focus_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) ->
         cut = text.rfind(" ", start, end)
         end = cut if cut > start else end
     excerpt = " ".join(text[start:end].split())
-    return dataclasses.replace(
-        passage, text=excerpt, start=passage.start + start, end=passage.start + end
-    )
+    start, end = passage.start + start, passage.start + end
+    return dataclasses.replace(passage, text=excerpt, start=start, end=end), (start, end)
+
+
+def focus_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) -> Passage:
+    """``passage`` cut to its focused sentences (whole when short or nothing matches), or to
+    the sentence that announces a list and the heads of its items."""
+    return _focused(passage, focus, max_chars)[0]
+
+
+def _whole(passage: Passage, focus: Focus, max_chars: int) -> Shown:
+    """:func:`whole_passage`, with the span it shows in full (the chunk's)."""
+    found = _best_sentence(passage.text, focus) if passage.following and focus.terms else None
+    chunk = (passage.start, passage.end)
+    if found is None:
+        return passage, chunk
+    spans, best = found
+    at, _, run = _announced_list(passage, spans[best])
+    if not run.items or not read_list(passage.text, at).open:
+        return passage, chunk
+    # the item on the chunk's last line is cut unless the chunk ends where a line does
+    cut = len(passage.text) if passage.following[:1] in "\r\n" else passage.text.rfind("\n") + 1
+    further = [item for item in run.items if item.start >= cut]
+    if not further:
+        return passage, chunk
+    text = f"{passage.text.rstrip()} {ELISION} {' '.join(_heads(further, max_chars))}"
+    return dataclasses.replace(passage, text=text, end=passage.start + run.end), chunk
 
 
 def whole_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) -> Passage:
     """``passage`` whole, followed by the heads of the further items (within ``max_chars``)
     of the list its best sentence announces when the chunk ends inside that list."""
-    found = _best_sentence(passage.text, focus) if passage.following and focus.terms else None
-    if found is None:
-        return passage
-    spans, best = found
-    at, _, run = _announced_list(passage, spans[best])
-    last_line = passage.text.rfind("\n") + 1  # an item opening there is cut by the chunk
-    further = [item for item in run.items if item.start >= last_line]
-    if not further or not read_list(passage.text, at).open:
-        return passage
-    text = f"{passage.text.rstrip()} {ELISION} {' '.join(_heads(further, max_chars))}"
-    return dataclasses.replace(passage, text=text, end=passage.start + run.end)
+    return _whole(passage, focus, max_chars)[0]
 
 
 def focused_passages(
@@ -155,11 +176,10 @@ def focused_passages(
     shown: dict[str, list[tuple[int, int]]] = {}
     for rank, passage in enumerate(passages):
         whole = rank < whole_first and count_tokens(passage.text) <= whole_tokens
-        focused = whole_passage(passage, focus) if whole else focus_passage(passage, focus)
+        focused, (a, b) = (_whole if whole else _focused)(passage, focus, MAX_CHARS)
         spans = shown.setdefault(focused.document_id, [])
-        length = max(focused.end - focused.start, 1)
-        covered = sum(max(0, min(b, focused.end) - max(a, focused.start)) for a, b in spans)
-        if covered * 2 >= length:
+        covered = sum(max(0, min(end, b) - max(start, a)) for start, end in spans)
+        if covered * 2 >= max(b - a, 1):
             continue
-        spans.append((focused.start, focused.end))
+        spans.append((a, b))
         yield focused

@@ -202,12 +202,14 @@ async def add_following(store: Store, passages: Sequence[Passage]) -> None:
 
 
 def _stitched(end: int, chunks: Sequence[Chunk]) -> str:
-    """The text of ``chunks`` (in order, overlapping) from document offset ``end`` on."""
+    """The text of ``chunks`` (in order) from document offset ``end`` on. Chunks overlap,
+    or are apart only by the whitespace the chunker cut at (without overlap), which is
+    kept as line breaks so that the offsets stay exact."""
     parts: list[str] = []
     for chunk in chunks:
-        if chunk.end <= end or chunk.start > end:
-            break  # a gap: what follows would not join on
-        parts.append(chunk.text[end - chunk.start :])
+        if chunk.end <= end:
+            break
+        parts.append("\n" * max(chunk.start - end, 0) + chunk.text[max(end - chunk.start, 0) :])
         end = chunk.end
     return "".join(parts)
 

@@ -28,7 +28,9 @@ LEAD_GAP = 160
 ITEM_HEAD_CHARS = 160
 """The longest item head, in characters (cut at a word)."""
 
-_MARKER = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)")
+_MARKER = re.compile(r"(?:[-*+]|\d{1,3}[.)])(?:[ \t]+(?=\S)|$)")
+_BREAK = re.compile(r"[-*_ \t]+")
+"""A thematic break (``* * *``, ``---``): no list item."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +80,26 @@ def _is_term(text: str, start: int, line: str) -> bool:
     return False
 
 
+def _marker(stripped: str) -> re.Match[str] | None:
+    """The list marker opening a stripped line (none for a thematic break)."""
+    return None if _BREAK.fullmatch(stripped) else _MARKER.match(stripped)
+
+
 def _opens_item(text: str, start: int, line: str) -> bool:
-    stripped = line.strip()
-    return bool(_MARKER.match(stripped)) or _is_term(text, start, line)
+    return bool(_marker(line.strip())) or _is_term(text, start, line)
+
+
+def _item_text(text: str, start: int, base: int) -> str:
+    """An item's first paragraph from ``start``: up to a blank line or a line indented no
+    deeper than the list (``base``), so a head wrapped over indented lines stays whole."""
+    first = True
+    end = start
+    for line_start, line in _lines(text, start):
+        if not first and (not line.strip() or _indent(line) <= base):
+            break
+        first = False
+        end = line_start + len(line)
+    return text[start:end]
 
 
 def _first_sentence(text: str) -> str:
@@ -123,24 +142,37 @@ def read_list(text: str, start: int) -> ListRun:
         indent = _indent(line)
         base = indent if base is None else base
         if indent < base or stripped.startswith("#"):
-            break
-        if line_start + len(line) >= len(text):
-            return ListRun(tuple(items), end, True)  # the text was cut inside the list
+            break  # a heading, or a comment line of code in an item: the list is not read on
         if indent == base:
-            marker = _MARKER.match(stripped)
-            if marker:
-                body = _first_sentence(stripped[marker.end() :])
-                items.append(ListItem(line_start, f"{stripped[: marker.end()]}{body}"))
-            elif stripped.startswith(":") and items:
-                last = items[-1]
-                definition = _first_sentence(stripped[1:].lstrip())
-                items[-1] = ListItem(last.start, f"{last.head} : {definition}")
-            elif _is_term(text, line_start, line):
-                items.append(ListItem(line_start, " ".join(stripped.split())))
-            else:
+            item = _item_at(text, line_start, line, base, items)
+            if item is None:
                 break
+            if item.start == line_start:
+                items.append(item)
+            else:
+                items[-1] = item
         end = line_start + len(line)
-    return ListRun(tuple(items), end, False)
+    open_end = end >= len(text.rstrip())  # the text ends inside the list: it may go on
+    return ListRun(tuple(items), end, open_end)
+
+
+def _item_at(
+    text: str, line_start: int, line: str, base: int, items: list[ListItem]
+) -> ListItem | None:
+    """The item a line at the list's indent opens (or the last item, with the definition
+    the line gives it); ``None`` when the line ends the list."""
+    stripped = line.strip()
+    marker = _marker(stripped)
+    body_start = line_start + _indent(line)
+    if marker:
+        body = _first_sentence(_item_text(text, body_start + marker.end(), base))
+        return ListItem(line_start, f"{stripped[: marker.end()].strip()} {body}".strip())
+    if stripped.startswith(":") and items:
+        definition = _first_sentence(_item_text(text, body_start + 1, base).lstrip())
+        return ListItem(items[-1].start, f"{items[-1].head} : {definition}")
+    if _is_term(text, line_start, line):
+        return ListItem(line_start, " ".join(stripped.split()))
+    return None
 
 
 def ends_in_list(text: str) -> bool:
@@ -153,10 +185,11 @@ def ends_in_list(text: str) -> bool:
 
 
 def announces(text: str, sentence_start: int, list_start: int) -> bool:
-    """Whether the sentence at ``sentence_start`` announces the list at ``list_start``: it is
-    no item of a list, or the list is nested inside its item (an option whose values are
-    listed). A sentence that is itself an item is followed by its siblings, not by what it
-    announces."""
+    """Whether the sentence at ``sentence_start`` announces the list at ``list_start``: the
+    list is nested inside the sentence's item when the sentence is an item (an option whose
+    values are listed), and not indented less than the sentence otherwise. An item, or a
+    paragraph inside one, is followed by its siblings, not by what it announces."""
     line_start, line = _line_at(text, sentence_start)
     is_item = line.lstrip().startswith(":") or _opens_item(text, line_start, line)
-    return not is_item or _indent(_line_at(text, list_start)[1]) > _indent(line)
+    own, listed = _indent(line), _indent(_line_at(text, list_start)[1])
+    return listed > own if is_item else listed >= own
