@@ -146,8 +146,8 @@ def _whole(passage: Passage, focus: Focus, max_chars: int) -> Shown:
     if found is None:
         return passage, chunk
     spans, best = found
-    at, _, run = _announced_list(passage, spans[best])
-    if not run.items or not read_list(passage.text, at).open:
+    _, read, run = _announced_list(passage, spans[best])
+    if not run.items or len(read) == len(passage.text):  # not read on: the list ends inside
         return passage, chunk
     # the item on the chunk's last line is cut unless the chunk ends where a line does
     cut = len(passage.text) if passage.following[:1] in "\r\n" else passage.text.rfind("\n") + 1
