@@ -49,6 +49,13 @@ SHAPE_WEIGHT = 1.0
 each name (or number) it holds that the question asks for and does not itself hold, at most
 :data:`SHAPE_ITEMS` of them (measured on the questions of ``bench/longdoc.py``)."""
 SHAPE_ITEMS = 2
+MEANS_WEIGHT = 2.0
+"""What each vehicle or route ("from Varna", "at Whitby") earns a sentence when the question
+asks how someone travels: as much as a name the question gives, since the means is what
+it asks for and its own names are only the setting."""
+NO_MEANS_FACTOR = 0.5
+"""A sentence stating no vehicle and no route is no answer to how someone travels: its
+score is multiplied by this."""
 MAX_NAMED = 6
 
 
@@ -167,9 +174,14 @@ class _Scorer:
             entity_id, weight = self.surfaces[match.group(0).casefold()]
             key = f"e:{entity_id}"
             found[key] = max(found.get(key, 0.0), weight)
-        if self.content & stems:  # the shape counts in a sentence about what is asked
+        # the shape counts in a sentence about what is asked; a means of travel counts
+        # anywhere ("arrived at Whitby from Varna in the Demeter" repeats no word of "How
+        # does the Count travel from Transylvania to England?")
+        means = self.focus.shape == "means"
+        if self.content & stems or means:
+            weight = MEANS_WEIGHT if means else SHAPE_WEIGHT
             for item in self.focus.shape_matches(sentence)[:SHAPE_ITEMS]:
-                found[f"s:{item.casefold()}"] = SHAPE_WEIGHT
+                found[f"s:{' '.join(item.casefold().split())}"] = weight
         lowered = sentence.casefold()
         normed = " ".join(w.casefold() for w in tokens)
         for rel_id, source, target, fact, weight in self.facts:
@@ -247,6 +259,8 @@ def _candidates(result: RetrievalResult, scorer: _Scorer) -> list[_Candidate]:
             if i == len(spans) - 1 and not re.search(r"[.!?…][\"'”’)\]]*$", text):
                 factor *= 0.5  # ends mid-sentence
             features = scorer.features(text, tokens)
+            if scorer.focus.shape == "means" and not any(f.startswith("s:") for f in features):
+                factor *= NO_MEANS_FACTOR
             prior = RANK_PRIOR / (1 + rank)
             out.append(_Candidate(passage, rank, a, b, text, features, factor, prior, word_set))
     return out
@@ -295,7 +309,10 @@ def _lead(scorer: _Scorer, chosen: list[_Candidate]) -> str:
     shape = scorer.focus.shape
     if not shape or not chosen:
         return ""
-    if not any(scorer.about(c.text) and scorer.focus.holds_shape(c.text) for c in chosen):
+    anywhere = shape == "means"  # a route need not repeat the question's words
+    if not any(
+        (anywhere or scorer.about(c.text)) and scorer.focus.holds_shape(c.text) for c in chosen
+    ):
         return NOT_STATED
     if shape != "name":
         return ""

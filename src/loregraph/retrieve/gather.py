@@ -34,10 +34,12 @@ from loregraph.retrieve.result import (
     RankedRelation,
     Seed,
 )
+from loregraph.retrieve.routes import asks_route, route_ranking
 from loregraph.retrieve.stages import Expanded, Found
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
 from loregraph.settings import RetrievalSettings
 from loregraph.store.base import Store
+from loregraph.text.entity_types import LOCATION
 
 MENTION_ENTITIES = 10
 """How many of the top-ranked entities contribute passages by mention."""
@@ -76,6 +78,7 @@ async def graph_rankings(
     analysis: QueryAnalysis,
     index: GraphIndex | None,
     expanded: Expanded,
+    scope: str,
 ) -> tuple[dict[str, list[str]], list[str], float]:
     """The graph's passage rankings, the names of every passage ranking that ran, and the
     selectivity of the mentions they rank by (:func:`mention_selectivity`).
@@ -110,7 +113,21 @@ async def graph_rankings(
         page_rankings = await entity_page_rankings(store, analysis, index)
         rankings.update(page_rankings)
         ran.extend(page_rankings)
+    if (
+        cfg.passages_by_mentions
+        and index is not None
+        and asks_route(analysis.question, named_places(analysis, expanded))
+    ):
+        scores = {e.entity.id: e.score for e in expanded.entities}
+        rankings["routes"] = await route_ranking(store, scope, index, scores)
+        ran.append("routes")
     return rankings, ran, selectivity
+
+
+def named_places(analysis: QueryAnalysis, expanded: Expanded) -> list[str]:
+    """The places the question names, as it writes them."""
+    types = {e.entity.id: e.entity.type for e in expanded.entities}
+    return [m for m, e in analysis.matched.items() if types.get(e) == LOCATION]
 
 
 async def entity_page_rankings(
@@ -149,12 +166,13 @@ async def gather(
     expanded: Expanded,
     trace: RetrievalTrace,
     *,
+    scope: str,
     kind: DocKind | None = None,
 ) -> Gathered:
     """Fuse the graph and text/vector rankings into passages and rank their documents
     (passages of documents of ``kind`` only, when given)."""
     watch = Stopwatch()
-    graph, ran, selectivity = await graph_rankings(store, cfg, analysis, index, expanded)
+    graph, ran, selectivity = await graph_rankings(store, cfg, analysis, index, expanded, scope)
     if kind is not None:
         graph = await keep_kind(store, index, kind, graph)
     rankings = {**graph, **found.chunk_rankings}

@@ -36,6 +36,7 @@ PASSAGE_WEIGHTS = {
     "ppr": 1.0,
     "bm25": 2.0,
     "vector": 1.0,
+    "routes": 1.0,
 }
 """RRF weight of each passage ranking: the pages of the entities a question names count
 most, then the pages those pages lead to (see :mod:`loregraph.retrieve.pages`). Among the
@@ -56,6 +57,8 @@ HEAD_PLACES: tuple[tuple[str, int, int], ...] = (
     ("bm25", 0, 4),
     ("vector", 0, 11),
     ("vector", 1, 12),
+    ("routes", 0, 3),
+    ("routes", 1, 5),
 )
 """``(ranking, rank, place)``: the chunk at ``rank`` (0-based) of ``ranking`` is moved up to
 ``place`` (1-based) when fusion ranked it lower. A chunk found by several middling lists

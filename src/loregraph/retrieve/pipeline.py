@@ -225,7 +225,7 @@ class Retriever:
             )
             expanded.entities = entities_of_kind(expanded.entities, expanded.relations)
         got = await gather.gather(
-            store, cfg, analysis, ready.index, found, expanded, trace, kind=kind
+            store, cfg, analysis, ready.index, found, expanded, trace, scope=scope, kind=kind
         )
         if self.lens is not None:  # a failing graph walk leaves the passages as gathered
             gathered = got

@@ -4,7 +4,8 @@ Each term weighs ``1 / log2(2 + df)``, where ``df`` is how many chunks of the sc
 it: a term the store has never seen weighs 1, a word found everywhere little.
 
 A question also says what shape its answer has: "Who…", "Which…", "Where…" and "What is
-the name…" ask for a name, "How many…" and "When…" for a number or a date. The sentence
+the name…" ask for a name, "How many…" and "When…" for a number or a date, "How did … travel
+from …" for a means of travel (a vehicle, or a route: "at Whitby from Varna"). The sentence
 that answers holds such a thing besides the question's own words ("Which men proposed to
 Lucy?" is answered by the sentence naming Seward, not by the one repeating "proposed"), so
 a sentence holding the wanted shape earns :data:`SHAPE_BONUS` when the focus chooses
@@ -19,6 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from loregraph.text.entity_types import VEHICLES
 from loregraph.text.words import stem, words
 
 SHAPE_BONUS = 0.5
@@ -35,6 +37,24 @@ _ASKS_NUMBER = re.compile(
     r"^\W*(?:how\s+(?:many|much|long|old|far)|when|what\s+(?:year|date|time))\b",
     re.IGNORECASE,
 )
+# "how", a helping verb, a subject of at most six words (no clause opens in it: "How was
+# the cargo found when the ship came…" asks something else), then a verb of travel
+_ASKS_TRAVEL = re.compile(
+    r"^\W*how\s+(?:do|does|did|will|would|can|could|should|might|may|is|was|are|were|has|"
+    r"had|have)\s+(?:(?!(?:when|where|after|before|while|as|if|that|which|who|whom|because|"
+    r"since|until|once)\b)[\w'’.-]+\s+){0,6}?(?:(?:try|tries|tried|plan|plans|planned|want|"
+    r"wants|wanted|mean|means|meant)\s+to\s+)?(?:(?:travel|journey|voyage|sail|return|"
+    r"reach|cross|follow|escape)(?:s|es|ed|led|ing|ling)?|go|goes|going|gone|went|come|"
+    r"comes|came|coming|get|gets|got|getting|ride|rode|riding|fly|flew|flying|drive|drove|"
+    r"driving|move|moves|moved|moving|flee|flees|fled|make\s+\w+\s+way)\b",
+    re.IGNORECASE,
+)
+# a vehicle ("the diligence", "horses", "a steam launch"), or a place a movement leads from
+# or to ("from Varna", "at _Whitby_")
+_MEANS = re.compile(
+    rf"\b(?:{VEHICLES}|coach|diligence|calèche|caleche|cart|launch|horse|horseback|foot)"
+    r"(?:e?s)?\b|\b(?:from|to|at|for|into|towards?|via)\s+(?:the\s+)?_?[A-Z][\w'’-]+"
+)
 # a capitalised word that does not open the sentence or a quotation: a name ("I" is none)
 _NAME = re.compile(r"(?<!^)(?<![“‘\"'(\[:]\s)(?<![“‘\"'(\[])\b(?!I['’])[A-Z][\w'’-]+")
 _NUMBER = re.compile(
@@ -44,8 +64,17 @@ _NUMBER = re.compile(
 )
 
 
+def asks_travel(question: str) -> bool:
+    """Whether ``question`` asks how someone travels or moves: "how" and a verb of travel
+    ("How did the Count travel…", "How does one get from…")."""
+    return bool(_ASKS_TRAVEL.search(question))
+
+
 def answer_shape(question: str) -> str:
-    """``"name"``, ``"number"`` or ``""``: what the answer to ``question`` is expected to be."""
+    """``"name"``, ``"number"``, ``"means"`` (of travel) or ``""``: what the answer to
+    ``question`` is expected to be."""
+    if asks_travel(question):
+        return "means"
     if _ASKS_NAME.search(question):
         return "name"
     if _ASKS_NUMBER.search(question):
@@ -106,9 +135,14 @@ class Focus:
         return bool(self.shape_matches(text))
 
     def shape_matches(self, text: str) -> list[str]:
-        """The names (or numbers) in ``text`` that the question itself does not hold."""
-        pattern = _NAME if self.shape == "name" else _NUMBER if self.shape == "number" else None
+        """The names (numbers, means of travel) in ``text`` that the question itself does
+        not hold."""
+        pattern = _PATTERNS.get(self.shape)
         if pattern is None:
             return []
         found = (m.group(0) for m in pattern.finditer(text))
-        return [w for w in found if w.casefold() not in self.own]
+        # "to England" is no answer to a question that says it
+        return [w for w in found if w.split()[-1].strip("_").casefold() not in self.own]
+
+
+_PATTERNS = {"name": _NAME, "number": _NUMBER, "means": _MEANS}

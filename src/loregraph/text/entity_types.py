@@ -43,6 +43,15 @@ TYPES: tuple[str, ...] = (
 )
 """The normalised types, in the order used to break ties."""
 
+VEHICLES = (
+    "vehicle|ship|boat|train|schooner|steamer|steamship|vessel|yacht|brig|brigantine|barque|"
+    "frigate|liner|ferry|tug|tugboat|galleon|sloop|ketch|clipper|warship|battleship|cruiser|"
+    "submarine|aircraft|airplane|aeroplane|airship|locomotive|car|automobile|carriage|"
+    "wagon|tram|bus|truck|rocket|spacecraft|spaceship"
+)
+"""The "|"-separated nouns of vehicles: kinds of ``Product``, and what a sentence stating
+how someone travels names (:mod:`loregraph.retrieve.terms`)."""
+
 _SYNONYMS: dict[str, str] = {
     # "|"-separated synonyms of each type
     PERSON: (
@@ -69,12 +78,9 @@ _SYNONYMS: dict[str, str] = {
         "product|artifact|artefact|object|work of art|work|workofart|book|novel|film|"
         "movie|album|song|single|painting|play|poem|opera|series|tv series|"
         "television series|show|game|video game|software|tool|library|framework|"
-        "application|app|device|vehicle|ship|boat|train|weapon|item|document|newspaper|"
+        "application|app|device|weapon|item|document|newspaper|"
         "magazine|journal|file|gazette|periodical|story|essay|article|symphony|sculpture|"
-        "schooner|steamer|steamship|vessel|yacht|brig|brigantine|barque|frigate|liner|"
-        "ferry|tug|tugboat|galleon|sloop|ketch|clipper|warship|battleship|cruiser|"
-        "submarine|aircraft|airplane|aeroplane|airship|locomotive|car|automobile|carriage|"
-        "wagon|tram|bus|truck|rocket|spacecraft|spaceship|satellite"
+        f"{VEHICLES}|satellite"
     ),
     CODE: (
         "code|identifier|variable|keyword|sql keyword|function|module|package|api|"
