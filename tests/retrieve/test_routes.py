@@ -101,7 +101,13 @@ def test_a_means_of_travel_is_a_vehicle_or_a_place_moved_from_or_to() -> None:
         "diligence",
         "steamer",
     ]
-    assert not focus.holds_shape("He sold the wool for a good price.")
+    assert focus.shape_matches("Coaches, buses and carts; he went on foot.") == [
+        "Coaches",
+        "buses",
+        "carts",
+        "on foot",
+    ]
+    assert not focus.holds_shape("He sold the wool for a good price, and cares little.")
 
 
 async def _retrieve(path: Path, question: str) -> object:

@@ -52,8 +52,9 @@ _ASKS_TRAVEL = re.compile(
 # a vehicle ("the diligence", "horses", "a steam launch"), or a place a movement leads from
 # or to ("from Varna", "at _Whitby_")
 _MEANS = re.compile(
-    rf"\b(?:{VEHICLES}|coach|diligence|calèche|caleche|cart|launch|horse|horseback|foot)"
-    r"(?:e?s)?\b|\b(?:from|to|at|for|into|towards?|via)\s+(?:the\s+)?_?[A-Z][\w'’-]+"
+    rf"\b(?i:{VEHICLES}|coach|diligence|calèche|caleche|cart|launch|horse|horseback)"
+    r"(?:s|(?<=ch)es|(?<=s)es)?\b|\b(?i:on\s+foot)\b"
+    r"|\b(?:from|to|at|for|into|towards?|via)\s+(?:the\s+)?_?[A-Z][\w'’-]+"
 )
 # a capitalised word that does not open the sentence or a quotation: a name ("I" is none)
 _NAME = re.compile(r"(?<!^)(?<![“‘\"'(\[:]\s)(?<![“‘\"'(\[])\b(?!I['’])[A-Z][\w'’-]+")
