@@ -3,9 +3,10 @@ store, though they share no word with the question."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
-from retrieve_corpus import EntitySpec, build_bundle
+from retrieve_corpus import EntitySpec, build_bundle, sample_result
 
 from loregraph.answer.extractive import NOT_STATED, extractive_answer
 from loregraph.embed.hashing import HashingEmbedder
@@ -70,6 +71,14 @@ def test_a_question_asks_for_a_means_of_travel_when_how_governs_a_verb_of_travel
     assert not asks_travel("How was the cargo found when the ship came ashore?")
     assert not asks_travel("How did the clerks learn the ship's movements?")
     assert not asks_travel("Why did Brenn travel to Corvo?")
+    # a verb of travel in another sense, with no place to go to or from
+    assert not asks_travel("How do I get the current date?")
+    assert not asks_travel("How did the war go?")
+    assert not asks_travel("How did the two brothers get along?")
+    assert not asks_travel("How can I move a table to another tablespace?")
+    assert not asks_travel("How did the captain come to know of the storm?")
+    assert asks_travel("How did the merchant, with his bales, travel to Corvo?")
+    assert asks_travel("How were the bales carried to Saltmere?")
 
 
 def test_a_route_is_asked_for_only_between_places_the_question_names() -> None:
@@ -90,6 +99,12 @@ def test_a_route_sentence_names_its_vehicle_between_places_it_moves_from_or_to()
     paper = Entity(id="p", name="Hollin Herald", type="Product")
     news = "The Hollin Herald printed the news of Saltmere and Corvo every week."
     assert route_sentences(news, paper, places) == []  # places, but nothing moves
+    city = Entity(id="c", name="City of Corvo", type="Product")
+    sailed = "The City of Corvo sailed from Saltmere at dawn."
+    assert route_sentences(sailed, city, places) == []  # Corvo in the ship's name is no place
+    harbour = [Entity(id="w", name="Saltmere", type="Location", aliases=["Saltmere Harbour"])]
+    twice = "The Swallow left Saltmere Harbour and was soon back at Saltmere."
+    assert route_sentences(twice, ship, [*harbour, *_places("Hollin")]) == []  # one place
     one = "The Swallow sailed from Corvo at dawn."
     assert route_sentences(one, ship, places) == []  # a departure, not a route
 
@@ -108,6 +123,18 @@ def test_a_means_of_travel_is_a_vehicle_or_a_place_moved_from_or_to() -> None:
         "on foot",
     ]
     assert not focus.holds_shape("He sold the wool for a good price, and cares little.")
+    # a route has two ends: "to Saltmere" alone, or "for Aldo", is none
+    assert not focus.holds_shape("He wrote a letter to Saltmere for Aldo.")
+
+
+def test_a_letter_to_a_person_is_no_route() -> None:
+    result = sample_result("How did Tomas Reyes travel to the island?")
+    letter, voyage = result.passages[0], result.passages[1]
+    letter.text = "Reyes wrote from Osray to Elena Varga every winter."
+    voyage.text = "Reyes went by ship from Port Calder to Osray."
+    result = dataclasses.replace(result, focus=Focus.of([], {}, result.question))
+    answer = extractive_answer(result, max_sentences=1)
+    assert [c.quote for c in answer.citations] == [voyage.text]
 
 
 async def _retrieve(path: Path, question: str) -> object:

@@ -55,7 +55,7 @@ asks how someone travels: as much as a name the question gives, since the means 
 it asks for and its own names are only the setting."""
 NO_MEANS_FACTOR = 0.5
 """A sentence stating no vehicle and no route is no answer to how someone travels: its
-score is multiplied by this."""
+score is multiplied by this, when other sentences of the passages state one."""
 MAX_NAMED = 6
 
 
@@ -129,6 +129,10 @@ class _Scorer:
         for mention, entity_id in result.analysis.matched.items():
             self.surfaces.setdefault(mention.strip().casefold(), (entity_id, NAMED_WEIGHT))
         self.pattern = _name_pattern(set(self.surfaces))
+        # the first words of the people's names: "to Mina" is a letter, not a route
+        self.people = {
+            key.split()[0] for key, (e, _) in self.surfaces.items() if self.types.get(e) == "Person"
+        }
         typed = [r for r in result.relations[:TOP_RELATIONS] if r.relation.type != CO_OCCURS]
         # entities linking two or more named ones ("Meridian" between a captain and an island)
         linked: dict[str, set[str]] = {}
@@ -180,7 +184,10 @@ class _Scorer:
         means = self.focus.shape == "means"
         if self.content & stems or means:
             weight = MEANS_WEIGHT if means else SHAPE_WEIGHT
-            for item in self.focus.shape_matches(sentence)[:SHAPE_ITEMS]:
+            items = self.focus.shape_matches(sentence)
+            if means:
+                items = [i for i in items if i.split()[-1].strip("_").casefold() not in self.people]
+            for item in items[:SHAPE_ITEMS]:
                 found[f"s:{' '.join(item.casefold().split())}"] = weight
         lowered = sentence.casefold()
         normed = " ".join(w.casefold() for w in tokens)
@@ -259,11 +266,17 @@ def _candidates(result: RetrievalResult, scorer: _Scorer) -> list[_Candidate]:
             if i == len(spans) - 1 and not re.search(r"[.!?…][\"'”’)\]]*$", text):
                 factor *= 0.5  # ends mid-sentence
             features = scorer.features(text, tokens)
-            if scorer.focus.shape == "means" and not any(f.startswith("s:") for f in features):
-                factor *= NO_MEANS_FACTOR
             prior = RANK_PRIOR / (1 + rank)
             out.append(_Candidate(passage, rank, a, b, text, features, factor, prior, word_set))
+    if scorer.focus.shape == "means" and any(_states_means(c) for c in out):
+        for cand in out:
+            if not _states_means(cand):
+                cand.factor *= NO_MEANS_FACTOR
     return out
+
+
+def _states_means(cand: _Candidate) -> bool:
+    return any(f.startswith("s:") for f in cand.features)
 
 
 def _is_duplicate(cand: _Candidate, chosen: list[_Candidate]) -> bool:

@@ -42,8 +42,12 @@ ROUTE_PLACES = 2
 MAX_VEHICLES = 100
 """How many of the scope's most mentioned Product entities are read for routes."""
 
-MAX_ROUTE_CHUNKS = 400
-"""How many chunks mentioning those vehicles are read at most."""
+MAX_PLACES = 5000
+"""How many of the scope's most mentioned places a route may name."""
+
+CHUNKS_PER_VEHICLE = 40
+"""How many chunks naming a vehicle with two places or more are read for its routes (a
+newspaper named in every chunk leaves room for the ships)."""
 
 _MOVEMENT = r"(?:from|to|for|at|into|towards?|via|through|across|reach\w*|arriv\w*\s+at)"
 
@@ -68,13 +72,33 @@ class _Route:
     places: int
 
 
-def _surface_pattern(entities: Sequence[Entity]) -> re.Pattern[str] | None:
-    surfaces = {n.strip() for e in entities for n in (e.name, *e.aliases) if len(n.strip()) > 2}
-    if not surfaces:
-        return None
-    body = "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True))
-    # "_Demeter_": an underscore (markdown emphasis) does not join a name to its neighbours
-    return re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.IGNORECASE)
+class _Names:
+    """The names and aliases of some entities, found as whole words in a text ("_Demeter_":
+    an underscore of markdown emphasis joins no words)."""
+
+    def __init__(self, entities: Sequence[Entity]) -> None:
+        self.owner: dict[str, str] = {}
+        for entity in entities:
+            for name in (entity.name, *entity.aliases):
+                key = name.strip().casefold()
+                if len(key) >= 2:
+                    self.owner.setdefault(key, entity.id)
+        body = "|".join(re.escape(k) for k in sorted(self.owner, key=len, reverse=True))
+        self.pattern = (
+            re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.IGNORECASE) if body else None
+        )
+
+    def find(self, text: str) -> list[tuple[int, int, str]]:
+        """``(start, end, entity id)`` of every name in ``text``."""
+        if self.pattern is None:
+            return []
+        return [
+            (m.start(), m.end(), self.owner[m.group(0).casefold()])
+            for m in self.pattern.finditer(text)
+        ]
+
+
+_MOVED = re.compile(rf"\b{_MOVEMENT}\s+(?:the\s+)?_?$", re.IGNORECASE)
 
 
 def route_sentences(
@@ -82,20 +106,28 @@ def route_sentences(
 ) -> list[tuple[int, int, int]]:
     """The route sentences of ``text`` for ``vehicle`` among ``places``: ``(start, end,
     number of places named)`` for each sentence that names the vehicle and at least
-    :data:`ROUTE_PLACES` different places, one of them after a preposition of movement."""
-    named = _surface_pattern([vehicle])
-    place_pattern = _surface_pattern(places)
-    if named is None or place_pattern is None:
-        return []
-    moved = re.compile(rf"\b{_MOVEMENT}\s+(?:the\s+)?(?:{place_pattern.pattern})", re.IGNORECASE)
+    :data:`ROUTE_PLACES` different places outside its name, one of them right after a
+    preposition of movement."""
+    return _routes(text, _Names([vehicle]), _Names(places))
+
+
+def _routes(text: str, vehicle: _Names, places: _Names) -> list[tuple[int, int, int]]:
     out: list[tuple[int, int, int]] = []
     for start, end in split_sentences(text):
         sentence = text[start:end]
-        if not named.search(sentence):
+        named = vehicle.find(sentence)
+        if not named:
             continue
-        found = {m.group(0).casefold() for m in place_pattern.finditer(sentence)}
-        if len(found) >= ROUTE_PLACES and moved.search(sentence):
-            out.append((start, end, len(found)))
+        spans = [(a, b) for a, b, _ in named]
+        found = [
+            (a, b, e)
+            for a, b, e in places.find(sentence)
+            if not any(a < y and x < b for x, y in spans)  # "Paris" in "City of Paris"
+        ]
+        moved = any(_MOVED.search(sentence[max(0, a - 40) : a]) for a, _, _ in found)
+        count = len({e for _, _, e in found})
+        if count >= ROUTE_PLACES and moved:
+            out.append((start, end, count))
     return out
 
 
@@ -107,26 +139,32 @@ async def route_ranking(
     vehicles = await store.list_entities(scope, entity_type=PRODUCT, limit=MAX_VEHICLES)
     if not vehicles:
         return []
+    places = await store.list_entities(scope, entity_type=LOCATION, limit=MAX_PLACES)
+    place_ids = {p.id: p for p in places}
     rows = index.mentions_of([v.id for v in vehicles])
-    chunk_ids = list(dict.fromkeys(chunk for _, chunk, _ in rows))[:MAX_ROUTE_CHUNKS]
-    mentioned = index.entities_in(chunk_ids)
-    others = list(dict.fromkeys(e for ids in mentioned.values() for e in ids))
-    by_id = {e.id: e for e in await store.get_entities(others)}
+    mentioned = index.entities_in(list(dict.fromkeys(chunk for _, chunk, _ in rows)))
     places_in = {
-        chunk: [by_id[e] for e in ids if e in by_id and by_id[e].type == LOCATION]
-        for chunk, ids in mentioned.items()
+        chunk: [place_ids[e] for e in ids if e in place_ids] for chunk, ids in mentioned.items()
     }
-    candidates = [c for c in chunk_ids if len(places_in.get(c, ())) >= ROUTE_PLACES]
-    chunks: dict[str, Chunk] = {c.id: c for c in await store.get_chunks(candidates)}
-    vehicle_of = {v.id: v for v in vehicles}
-    routes: list[_Route] = []
+    per_vehicle: dict[str, list[str]] = {}
     for vehicle_id, chunk_id, _ in rows:
+        kept = per_vehicle.setdefault(vehicle_id, [])
+        if len(kept) < CHUNKS_PER_VEHICLE and len(places_in.get(chunk_id, ())) >= ROUTE_PLACES:
+            kept.append(chunk_id)
+    wanted = list(dict.fromkeys(c for chunks in per_vehicle.values() for c in chunks))
+    chunks: dict[str, Chunk] = {c.id: c for c in await store.get_chunks(wanted)}
+    names = {v.id: _Names([v]) for v in vehicles}
+    routes: list[_Route] = []
+    for chunk_id in wanted:
         chunk = chunks.get(chunk_id)
         if chunk is None:
             continue
-        found = route_sentences(chunk.text, vehicle_of[vehicle_id], places_in[chunk_id])
-        if found:
-            routes.append(_Route(vehicle_id, chunk_id, max(n for _, _, n in found)))
+        in_chunk = _Names(places_in[chunk_id])
+        for vehicle_id, chunk_ids in per_vehicle.items():
+            if chunk_id in chunk_ids:
+                found = _routes(chunk.text, names[vehicle_id], in_chunk)
+                if found:
+                    routes.append(_Route(vehicle_id, chunk_id, max(n for _, _, n in found)))
     return _interleaved(routes, vehicles, scores)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from loregraph.text.entity_types import VEHICLES
@@ -38,24 +38,29 @@ _ASKS_NUMBER = re.compile(
     re.IGNORECASE,
 )
 # "how", a helping verb, a subject of at most six words (no clause opens in it: "How was
-# the cargo found when the ship came…" asks something else), then a verb of travel
+# the cargo found when the ship came…" asks something else), a verb of travel, then where
+# to or from: "How do I get the current date?" and "How did the war go?" ask no way
 _ASKS_TRAVEL = re.compile(
     r"^\W*how\s+(?:do|does|did|will|would|can|could|should|might|may|is|was|are|were|has|"
     r"had|have)\s+(?:(?!(?:when|where|after|before|while|as|if|that|which|who|whom|because|"
-    r"since|until|once)\b)[\w'’.-]+\s+){0,6}?(?:(?:try|tries|tried|plan|plans|planned|want|"
+    r"since|until|once)\b)[\w'’.,-]+\s+){0,6}?(?:(?:try|tries|tried|plan|plans|planned|want|"
     r"wants|wanted|mean|means|meant)\s+to\s+)?(?:(?:travel|journey|voyage|sail|return|"
-    r"reach|cross|follow|escape)(?:s|es|ed|led|ing|ling)?|go|goes|going|gone|went|come|"
-    r"comes|came|coming|get|gets|got|getting|ride|rode|riding|fly|flew|flying|drive|drove|"
-    r"driving|move|moves|moved|moving|flee|flees|fled|make\s+\w+\s+way)\b",
+    r"reach|cross|follow|escape|transport)(?:s|es|ed|led|ing|ling)?|go|goes|going|gone|went|"
+    r"come|comes|came|coming|get|gets|got|getting|ride|rode|riding|fly|flew|flying|drive|"
+    r"drove|driving|move|moves|moved|moving|flee|flees|fled|carry|carries|carried|carrying|"
+    r"make\s+\w+\s+way)\b"
+    r".*?\b(?:from|to|towards?|into|onto|across|along|up|down|through|between|via|out\s+of|"
+    r"back\s+to)\s+(?:(?:the|a|an|his|her|their|its|our|my|your|one)\b|(?-i:[A-Z_]))",
     re.IGNORECASE,
 )
-# a vehicle ("the diligence", "horses", "a steam launch"), or a place a movement leads from
-# or to ("from Varna", "at _Whitby_")
-_MEANS = re.compile(
-    rf"\b(?i:{VEHICLES}|coach|diligence|calèche|caleche|cart|launch|horse|horseback)"
-    r"(?:s|(?<=ch)es|(?<=s)es)?\b|\b(?i:on\s+foot)\b"
-    r"|\b(?:from|to|at|for|into|towards?|via)\s+(?:the\s+)?_?[A-Z][\w'’-]+"
+# a vehicle ("the diligence", "horses", "a steam launch", "on foot")
+_VEHICLE = re.compile(
+    rf"\b(?i:{VEHICLES}|ferry|ferries|coach|diligence|calèche|caleche|cart|launch|horse|"
+    r"horseback|lorry|lorries)(?:s|(?<=ch)es|(?<=s)es)?\b|\b(?i:on\s+foot)\b"
 )
+# a route: a place left and a place reached, both named ("at Whitby from Varna")
+_ROUTE_FROM = re.compile(r"\b(?i:from)\s+(?:the\s+)?_?[A-Z][\w'’-]+")
+_ROUTE_TO = re.compile(r"\b(?i:to|at|for|into|towards?|via)\s+(?:the\s+)?_?[A-Z][\w'’-]+")
 # a capitalised word that does not open the sentence or a quotation: a name ("I" is none)
 _NAME = re.compile(r"(?<!^)(?<![“‘\"'(\[:]\s)(?<![“‘\"'(\[])\b(?!I['’])[A-Z][\w'’-]+")
 _NUMBER = re.compile(
@@ -66,9 +71,20 @@ _NUMBER = re.compile(
 
 
 def asks_travel(question: str) -> bool:
-    """Whether ``question`` asks how someone travels or moves: "how" and a verb of travel
-    ("How did the Count travel…", "How does one get from…")."""
+    """Whether ``question`` asks how someone travels or moves: "how", a verb of travel and
+    where to or from ("How did the Count travel to…", "How does one get from…")."""
     return bool(_ASKS_TRAVEL.search(question))
+
+
+def means_of_travel(text: str) -> list[str]:
+    """The vehicles ``text`` names, then its route: the phrases naming a place left
+    ("from Varna") and a place reached ("at Whitby"), only when it has both."""
+    found = [m.group(0) for m in _VEHICLE.finditer(text)]
+    left = [m.group(0) for m in _ROUTE_FROM.finditer(text)]
+    reached = [m.group(0) for m in _ROUTE_TO.finditer(text)]
+    if left and reached:
+        found.extend(sorted([*left, *reached], key=text.find))
+    return found
 
 
 def answer_shape(question: str) -> str:
@@ -138,12 +154,14 @@ class Focus:
     def shape_matches(self, text: str) -> list[str]:
         """The names (numbers, means of travel) in ``text`` that the question itself does
         not hold."""
-        pattern = _PATTERNS.get(self.shape)
-        if pattern is None:
+        if self.shape == "means":
+            found: Iterable[str] = means_of_travel(text)
+        elif (pattern := _PATTERNS.get(self.shape)) is not None:
+            found = (m.group(0) for m in pattern.finditer(text))
+        else:
             return []
-        found = (m.group(0) for m in pattern.finditer(text))
         # "to England" is no answer to a question that says it
         return [w for w in found if w.split()[-1].strip("_").casefold() not in self.own]
 
 
-_PATTERNS = {"name": _NAME, "number": _NUMBER, "means": _MEANS}
+_PATTERNS = {"name": _NAME, "number": _NUMBER}
