@@ -45,6 +45,11 @@ def test_a_name_the_question_does_not_hold_is_the_answer_shape() -> None:
     assert focus.holds_shape("Then Dr. Seward proposed to her.")
     assert not focus.holds_shape("Lucy was sad, and I proposed a walk.")
     assert not focus.holds_shape("“Come here,” he said, and I'll go.")
+    # the question's own name, whatever its apostrophe or emphasis, is no answer
+    asked = focus_for("Who drove the stake into Lucy's heart?", ["stake", "heart"], {})
+    assert asked.shape_matches("Then Arthur struck, into _Lucy’s_ heart; Lucy’s face changed.") == [
+        "Arthur"
+    ]
 
 
 def test_the_focus_prefers_the_sentence_naming_someone_for_a_which_question() -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from loregraph.answer.types import Answer, Citation
 from loregraph.models import CO_OCCURS
 from loregraph.retrieve.result import Passage, RetrievalResult
+from loregraph.retrieve.terms import bare_word
 from loregraph.text.names import inside_longer_name
 from loregraph.text.sentences import split_sentences
 from loregraph.text.words import stem, words
@@ -186,7 +187,7 @@ class _Scorer:
             weight = MEANS_WEIGHT if means else SHAPE_WEIGHT
             items = self.focus.shape_matches(sentence)
             if means:
-                items = [i for i in items if i.split()[-1].strip("_").casefold() not in self.people]
+                items = [i for i in items if bare_word(i.split()[-1]) not in self.people]
             for item in items[:SHAPE_ITEMS]:
                 found[f"s:{' '.join(item.casefold().split())}"] = weight
         lowered = sentence.casefold()

@@ -70,6 +70,13 @@ _NUMBER = re.compile(
 )
 
 
+def bare_word(word: str) -> str:
+    """``word`` compared as a name: case-folded, without emphasis underscores or a
+    possessive ("_Lucy’s_" and "Lucy's" are "lucy")."""
+    folded = word.strip("_").casefold().replace("’", "'")
+    return folded.removesuffix("'s").rstrip("'")
+
+
 def asks_travel(question: str) -> bool:
     """Whether ``question`` asks how someone travels or moves: "how", a verb of travel and
     where to or from ("How did the Count travel to…", "How does one get from…")."""
@@ -138,7 +145,7 @@ class Focus:
         """The focus for terms whose chunk counts are ``counts``; ``question`` gives the
         answer's shape (:func:`answer_shape`)."""
         weights = {t.key: term_weight(counts.get(t.key, 0)) for t in terms}
-        own = frozenset(w.casefold() for w in words(question))
+        own = frozenset(bare_word(w) for w in words(question))
         return cls(tuple(terms), weights, answer_shape(question), own)
 
     def score(self, text: str) -> float:
@@ -161,7 +168,7 @@ class Focus:
         else:
             return []
         # "to England" is no answer to a question that says it
-        return [w for w in found if w.split()[-1].strip("_").casefold() not in self.own]
+        return [w for w in found if bare_word(w.split()[-1]) not in self.own]
 
 
 _PATTERNS = {"name": _NAME, "number": _NUMBER}
