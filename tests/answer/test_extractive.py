@@ -185,3 +185,12 @@ def test_a_name_inside_a_longer_name_of_another_kind_is_not_evidence() -> None:
     quotes = [c.quote for c in extractive_answer(result, max_sentences=10).citations]
     assert "The bay below Castle Reyes lay empty in the morning light." not in quotes
     assert any("Reyes" in q for q in quotes)  # the man himself is still quoted
+
+
+def test_a_known_name_opening_the_sentence_is_what_a_who_question_asks_for() -> None:
+    result = shaped_result("Who set the broken arm of the cook?")
+    result.passages[0].text = "The arm of the cook was broken in the storm."
+    result.passages[1].text = "Reyes set the arm of the cook."
+    result.passages = result.passages[:2]
+    answer = extractive_answer(result, max_sentences=1)
+    assert [c.quote for c in answer.citations] == ["Reyes set the arm of the cook."]

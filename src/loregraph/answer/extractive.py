@@ -188,6 +188,8 @@ class _Scorer:
             items = self.focus.shape_matches(sentence)
             if means:
                 items = [i for i in items if bare_word(i.split()[-1]) not in self.people]
+            elif self.focus.shape == "name":  # a known name opening the sentence is one too
+                items = list(dict.fromkeys([*self._names_of_kind(matches), *items]))
             for item in items[:SHAPE_ITEMS]:
                 found[f"s:{' '.join(item.casefold().split())}"] = weight
         lowered = sentence.casefold()
@@ -196,6 +198,17 @@ class _Scorer:
             if (source in lowered and target in lowered) or (fact and fact in normed):
                 found[f"r:{rel_id}"] = max(found.get(f"r:{rel_id}", 0.0), weight)
         return found
+
+    def _names_of_kind(self, matches: list[re.Match[str]]) -> list[str]:
+        """The known names in ``matches`` of the kind asked for that the question does not
+        give ("Arthur took the stake…" for "Who drove the stake…?")."""
+        out: list[str] = []
+        for match in matches:
+            entity_id = self.surfaces[match.group(0).casefold()][0]
+            kind = self.types.get(entity_id)
+            if entity_id not in self.named_ids and (not self.wanted or kind in self.wanted):
+                out.append(match.group(0))
+        return out
 
     def about(self, sentence: str) -> bool:
         """Whether ``sentence`` holds one of the question's words that is not a name."""
