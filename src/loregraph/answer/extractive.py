@@ -200,13 +200,14 @@ class _Scorer:
         return found
 
     def _names_of_kind(self, matches: list[re.Match[str]]) -> list[str]:
-        """The known names in ``matches`` of the kind asked for that the question does not
-        give ("Arthur took the stake…" for "Who drove the stake…?")."""
+        """The known names in ``matches`` of the kind asked for (a person for "who", a place
+        for "where"; none when any kind may answer) that the question does not give
+        ("Arthur took the stake…" for "Who drove the stake…?")."""
         out: list[str] = []
         for match in matches:
             entity_id = self.surfaces[match.group(0).casefold()][0]
             kind = self.types.get(entity_id)
-            if entity_id not in self.named_ids and (not self.wanted or kind in self.wanted):
+            if entity_id not in self.named_ids and kind in self.wanted:
                 out.append(match.group(0))
         return out
 
