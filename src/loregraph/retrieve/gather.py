@@ -34,8 +34,9 @@ from loregraph.retrieve.result import (
     RankedRelation,
     Seed,
 )
-from loregraph.retrieve.routes import asks_route, route_ranking
+from loregraph.retrieve.routes import goes_to_or_from, route_ranking
 from loregraph.retrieve.stages import Expanded, Found
+from loregraph.retrieve.terms import asks_travel
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
 from loregraph.settings import RetrievalSettings
 from loregraph.store.base import Store
@@ -113,10 +114,11 @@ async def graph_rankings(
         page_rankings = await entity_page_rankings(store, analysis, index)
         rankings.update(page_rankings)
         ran.extend(page_rankings)
-    if (
+    if (  # the places are looked up only for a question that asks how someone travels
         cfg.passages_by_mentions
         and index is not None
-        and asks_route(analysis.question, named_places(analysis, expanded))
+        and asks_travel(analysis.question)
+        and goes_to_or_from(analysis.question, named_places(analysis, expanded))
     ):
         scores = {e.entity.id: e.score for e in expanded.entities}
         rankings["routes"] = await route_ranking(store, scope, index, scores)

@@ -56,8 +56,11 @@ def asks_route(question: str, named_places: Sequence[str]) -> bool:
     """Whether ``question`` asks how someone travels between places: "how" with a verb of
     travel, and one of ``named_places`` (the places the question names, as written)
     after "from", "to" or "towards"."""
-    if not asks_travel(question):
-        return False
+    return asks_travel(question) and goes_to_or_from(question, named_places)
+
+
+def goes_to_or_from(question: str, named_places: Sequence[str]) -> bool:
+    """Whether one of ``named_places`` follows "from", "to" or "towards" in ``question``."""
     for place in named_places:
         pattern = rf"\b(?:from|to|towards?)\s+(?:the\s+)?{re.escape(place)}(?!\w)"
         if re.search(pattern, question, re.IGNORECASE):
@@ -146,25 +149,26 @@ async def route_ranking(
     places_in = {
         chunk: [place_ids[e] for e in ids if e in place_ids] for chunk, ids in mentioned.items()
     }
-    per_vehicle: dict[str, list[str]] = {}
+    read: dict[str, int] = {}  # chunks read per vehicle
+    vehicles_in: dict[str, list[str]] = {}  # chunk id -> the vehicles read in it
     for vehicle_id, chunk_id, _ in rows:
-        kept = per_vehicle.setdefault(vehicle_id, [])
-        if len(kept) < CHUNKS_PER_VEHICLE and len(places_in.get(chunk_id, ())) >= ROUTE_PLACES:
-            kept.append(chunk_id)
-    wanted = list(dict.fromkeys(c for chunks in per_vehicle.values() for c in chunks))
-    chunks: dict[str, Chunk] = {c.id: c for c in await store.get_chunks(wanted)}
+        if read.get(vehicle_id, 0) < CHUNKS_PER_VEHICLE and (
+            len(places_in.get(chunk_id, ())) >= ROUTE_PLACES
+        ):
+            read[vehicle_id] = read.get(vehicle_id, 0) + 1
+            vehicles_in.setdefault(chunk_id, []).append(vehicle_id)
+    chunks: dict[str, Chunk] = {c.id: c for c in await store.get_chunks(list(vehicles_in))}
     names = {v.id: _Names([v]) for v in vehicles}
     routes: list[_Route] = []
-    for chunk_id in wanted:
+    for chunk_id, in_chunk_vehicles in vehicles_in.items():  # in mention order
         chunk = chunks.get(chunk_id)
         if chunk is None:
             continue
         in_chunk = _Names(places_in[chunk_id])
-        for vehicle_id, chunk_ids in per_vehicle.items():
-            if chunk_id in chunk_ids:
-                found = _routes(chunk.text, names[vehicle_id], in_chunk)
-                if found:
-                    routes.append(_Route(vehicle_id, chunk_id, max(n for _, _, n in found)))
+        for vehicle_id in in_chunk_vehicles:
+            found = _routes(chunk.text, names[vehicle_id], in_chunk)
+            if found:
+                routes.append(_Route(vehicle_id, chunk_id, max(n for _, _, n in found)))
     return _interleaved(routes, vehicles, scores)
 
 

@@ -55,7 +55,7 @@ _ASKS_TRAVEL = re.compile(
 )
 # a vehicle ("the diligence", "horses", "a steam launch", "on foot")
 _VEHICLE = re.compile(
-    rf"\b(?i:{VEHICLES}|ferry|ferries|coach|diligence|calèche|caleche|cart|launch|horse|"
+    rf"\b(?i:{VEHICLES}|ferries|coach|diligence|calèche|caleche|cart|launch|horse|"
     r"horseback|lorry|lorries)(?:s|(?<=ch)es|(?<=s)es)?\b|\b(?i:on\s+foot)\b"
 )
 # a route: a place left and a place reached, both named ("at Whitby from Varna")
