@@ -5,12 +5,12 @@ from __future__ import annotations
 from loregraph.models import Chunk, Evidence, Relation
 from loregraph.retrieve.passages import (
     HEAD_PLACES,
-    _stitched,
     evidence_ranking,
     fuse_passages,
     mention_ranking,
     mention_selectivity,
     rank_documents,
+    stitched_text,
 )
 from loregraph.retrieve.result import Passage, RankedRelation
 
@@ -99,6 +99,6 @@ def test_the_chunks_closest_in_meaning_stay_in_a_full_context() -> None:
 def test_the_text_after_a_chunk_is_stitched_from_the_next_chunks_at_exact_offsets() -> None:
     doc = "1. One item.\n2. Two item.\n\n3. Three item.\n4. Four item."
     overlapping = [Chunk("b", "d", 1, 10, 30, doc[10:30]), Chunk("c", "d", 2, 28, 55, doc[28:])]
-    assert _stitched(13, overlapping) == doc[13:]
+    assert stitched_text(13, overlapping) == doc[13:]
     apart = [Chunk("c", "d", 2, 27, 55, doc[27:])]  # cut at the blank line, no overlap
-    assert _stitched(25, apart) == doc[25:]
+    assert stitched_text(25, apart) == doc[25:]

@@ -16,10 +16,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from loregraph.answer.rollcall import NAMED_LEAD, Quote, called
 from loregraph.answer.types import Answer, Citation
 from loregraph.models import CO_OCCURS
 from loregraph.retrieve.result import Passage, RetrievalResult
-from loregraph.retrieve.terms import bare_word
+from loregraph.retrieve.terms import bare_word, wanted_types
 from loregraph.text.names import inside_longer_name
 from loregraph.text.sentences import split_sentences
 from loregraph.text.words import stem, words
@@ -29,7 +30,6 @@ __all__ = ["Answer", "Citation", "extractive_answer", "nothing_found"]
 NO_LLM = "No LLM is configured, so this answer quotes the most relevant passages."
 NOTHING_FOUND = "Nothing in the store answers this question."
 NOT_STATED = "The passages found do not state this directly; the closest evidence follows."
-NAMED_LEAD = "Named in the evidence:"
 
 NAMED_WEIGHT = 2.0
 SEED_NAME_WEIGHT = 0.75
@@ -230,24 +230,6 @@ class _Scorer:
         ]
 
 
-_ASKS_PERSON = re.compile(
-    r"^\W*(?:(?:to|from|by|for|with|of)\s+)?(?:who|whom|whose|which\s+(?:men|women|people|"
-    r"persons?|man|woman|children|child|boys?|girls?|friends?|doctors?|members?|authors?))\b",
-    re.IGNORECASE,
-)
-_ASKS_PLACE = re.compile(r"^\W*(?:(?:from|to)\s+)?where\b", re.IGNORECASE)
-
-
-def wanted_types(question: str) -> frozenset[str]:
-    """The entity types a question asking for a name wants: people for "who" and "which
-    men", places for "where"; empty when any type may answer ("which ship")."""
-    if _ASKS_PERSON.search(question):
-        return frozenset({"Person"})
-    if _ASKS_PLACE.search(question):
-        return frozenset({"Location"})
-    return frozenset()
-
-
 def _blanked(sentence: str, spans: list[re.Match[str]]) -> str:
     """``sentence`` with the text of ``spans`` replaced by spaces."""
     out = sentence
@@ -363,10 +345,14 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
     """An answer quoting the best evidence sentences of ``result`` verbatim, with citations.
 
     When ``result`` is not relevant (or holds no passage) the answer says plainly that
-    nothing in the store answers the question (``found`` is ``False``).
+    nothing in the store answers the question (``found`` is ``False``). When it holds a roll
+    call (:mod:`loregraph.retrieve.rollcall`), the answer names its people, each with the
+    sentence naming them, after the sentence announcing them.
     """
     if not result.relevant or not result.passages or max_sentences <= 0:
         return nothing_found(result)
+    if result.roll_call is not None and result.roll_call.members:
+        return _answered(result, *called(result.roll_call, max_sentences))
 
     scorer = _Scorer(result)
     chosen = _select(_candidates(result, scorer), max_sentences)
@@ -375,16 +361,18 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
     for passage in result.passages:
         doc_order.setdefault(passage.document_id, len(doc_order))
     chosen.sort(key=lambda c: (doc_order[c.passage.document_id], c.doc_start))
+    quotes = [Quote(c.passage, c.text, c.doc_start, c.doc_end) for c in chosen]
+    return _answered(result, quotes, _lead(scorer, chosen))
 
+
+def _answered(result: RetrievalResult, quotes: list[Quote], lead: str) -> Answer:
+    """The answer quoting ``quotes`` (in their order, numbered from 1) after ``lead``."""
     citations: list[Citation] = []
     body: list[str] = []
-    for index, cand in enumerate(chosen, start=1):
-        citations.append(
-            Citation.of(index, cand.passage, cand.text, (cand.doc_start, cand.doc_end))
-        )
-        body.append(f"{' '.join(cand.text.split())} [{index}]")
+    for index, quote in enumerate(quotes, start=1):
+        citations.append(Citation.of(index, quote.passage, quote.text, (quote.start, quote.end)))
+        body.append(f"{' '.join(quote.text.split())} [{index}]")
     sources = [f"[{c.index}] {c.label()}" for c in citations]
-    lead = _lead(scorer, chosen)
     parts = [NO_LLM, *([lead] if lead else []), "\n".join(body)]
     text = "\n\n".join([*parts, "Sources:\n" + "\n".join(sources)])
     return Answer(

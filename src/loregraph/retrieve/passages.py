@@ -201,10 +201,10 @@ async def add_following(store: Store, passages: Sequence[Passage]) -> None:
             loaded.get((passage.document_id, passage.seq + k))
             for k in range(1, FOLLOWING_CHUNKS + 1)
         ]
-        passage.following = _stitched(passage.end, [c for c in after if c is not None])
+        passage.following = stitched_text(passage.end, [c for c in after if c is not None])
 
 
-def _stitched(end: int, chunks: Sequence[Chunk]) -> str:
+def stitched_text(end: int, chunks: Sequence[Chunk | Passage]) -> str:
     """The text of ``chunks`` (in order) from document offset ``end`` on. Chunks overlap,
     or are apart only by the whitespace the chunker cut at (without overlap), which is
     kept as line breaks so that the offsets stay exact."""

@@ -38,7 +38,8 @@ from loregraph.retrieve.lens import PersonaLens
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.resilience import GraphGuard, GuardedRun, begin, seeds_alone
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
-from loregraph.retrieve.terms import Focus
+from loregraph.retrieve.rollcall import roll_call
+from loregraph.retrieve.terms import Focus, asks_for_people
 from loregraph.retrieve.timeline import at_time
 from loregraph.retrieve.trace import Stopwatch
 from loregraph.settings import PRESETS, RetrievalSettings
@@ -247,6 +248,11 @@ class Retriever:
         expanded.entities, expanded.relations = seen.entities, seen.relations
         trace.record("time", watch.ms(), len(seen.ranked), history=seen.history, later=seen.later)
         relevance = gather.judge_relevance(analysis, found, got.ranked, self.min_coverage, trace)
+        called = None
+        if asks_for_people(question):
+            watch = Stopwatch()
+            called = await roll_call(store, ready.index, analysis, got.passages)
+            trace.record("roll_call", watch.ms(), len(called.members) if called else 0)
         trace.record("total", total.ms(), len(got.passages), preset=cfg.name)
         gather.record_findings(trace, found.seeds, expanded, got)
         return RetrievalResult(
@@ -265,4 +271,5 @@ class Retriever:
             reserve=got.ranked[len(got.passages) :],
             focus=Focus.of(found.terms, found.counts, question),
             persona=self.lens.report if self.lens is not None else None,
+            roll_call=called,
         )

@@ -106,6 +106,40 @@ def answer_shape(question: str) -> str:
     return ""
 
 
+_PEOPLE = (
+    r"men|women|people|persons|children|boys|girls|friends|doctors|members|authors|writers|"
+    r"suitors|lovers|brothers|sisters|sons|daughters|servants|sailors|soldiers|officers|"
+    r"guests|visitors|employees"
+)
+_ASKS_PERSON = re.compile(
+    r"^\W*(?:(?:to|from|by|for|with|of)\s+)?(?:who|whom|whose|which\s+(?:men|women|people|"
+    r"persons?|man|woman|children|child|boys?|girls?|friends?|doctors?|members?|authors?))\b",
+    re.IGNORECASE,
+)
+# "Which men…", "Which two friends…", "To which people…": several people asked for
+_ASKS_PEOPLE = re.compile(
+    rf"^\W*(?:(?:to|from|by|for|with|of|among)\s+)?which\s+(?:[\w-]+\s+)?(?:{_PEOPLE})\b",
+    re.IGNORECASE,
+)
+_ASKS_PLACE = re.compile(r"^\W*(?:(?:from|to)\s+)?where\b", re.IGNORECASE)
+
+
+def asks_for_people(question: str) -> bool:
+    """Whether ``question`` asks which people (several) did something: "Which men…",
+    "Which two friends…", "To which people…"."""
+    return bool(_ASKS_PEOPLE.search(question))
+
+
+def wanted_types(question: str) -> frozenset[str]:
+    """The entity types a question asking for a name wants: people for "who" and "which
+    men", places for "where"; empty when any type may answer ("which ship")."""
+    if _ASKS_PERSON.search(question):
+        return frozenset({"Person"})
+    if _ASKS_PLACE.search(question):
+        return frozenset({"Location"})
+    return frozenset()
+
+
 @dataclass(frozen=True, slots=True)
 class Term:
     """A content term of a question.
