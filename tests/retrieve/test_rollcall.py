@@ -11,6 +11,7 @@ from retrieve_corpus import EntitySpec, build_bundle
 from loregraph.answer.extractive import extractive_answer
 from loregraph.answer.rollcall import NAMED_LEAD
 from loregraph.embed.hashing import HashingEmbedder
+from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.retrieve.rollcall import announced_count, same_root
@@ -132,3 +133,20 @@ async def test_no_roll_call_is_made_without_a_number_announced(tmp_path: Path) -
     assert result.roll_call is None and "roll_call" in result.debug
     other = await _retrieve(tmp_path / "other.db", TEXT, "What did Hob Carrow bring?")
     assert other.roll_call is None and "roll_call" not in other.debug
+
+
+async def test_a_context_shows_the_announcing_sentence_then_each_member_s(tmp_path: Path) -> None:
+    result = await _retrieve(tmp_path / "kg.db", TEXT)
+    called = [p for p in result.passages if "roll call" in p.found_by]
+    assert [p.text for p in called] == [
+        ANNOUNCED,
+        "Piet Lanner talked of the river and its eels for an hour.",
+        "At noon Hob Carrow knocked with a basket of apples.",
+        "Oda Finch sang the old harvest song at the gate.",
+    ]
+    first = result.passages.index(called[0])
+    assert result.passages[first : first + 4] == called  # together, in the letter's order
+    assert all(TEXT[p.start : p.end] == p.text for p in called)
+    assert len(result.passages) <= PRESETS["hybrid"].max_passages
+    context = format_context(result, "markdown", budget=4000)
+    assert all(p.text in context for p in called)

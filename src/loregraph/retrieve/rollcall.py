@@ -259,3 +259,36 @@ def _holding(chunks: Sequence[Passage], start: int, stop: int) -> Passage:
         if chunk.start <= start:
             holding = chunk
     return holding
+
+
+def with_members(passages: Sequence[Passage], call: RollCall) -> list[Passage]:
+    """``passages`` with the announcing passage of ``call`` cut to its announcing sentence,
+    followed by each member's sentence as a passage of its own (found by ``roll call``),
+    in document order: a context, and a model answering from it, sees the set and who it
+    holds."""
+    at = next((i for i, p in enumerate(passages) if p.chunk_id == call.passage.chunk_id), None)
+    if at is None:
+        return list(passages)
+    members = sorted({(m.start, m.end): m for m in call.members}.values(), key=lambda m: m.start)
+    score = call.passage.score
+    announced = _sentence_passage(call.passage, call.start, call.end, score)
+    sentences = [_sentence_passage(m.passage, m.start, m.end, score) for m in members]
+    return [*passages[:at], announced, *sentences, *passages[at + 1 :]]
+
+
+def _sentence_passage(holding: Passage, start: int, end: int, score: float) -> Passage:
+    """The text of ``holding`` from document offset ``start`` to ``end`` as a passage."""
+    end = min(end, holding.end)
+    return Passage(
+        chunk_id=holding.chunk_id,
+        document_id=holding.document_id,
+        document_title=holding.document_title,
+        seq=holding.seq,
+        start=start,
+        end=end,
+        text=holding.text[start - holding.start : end - holding.start],
+        score=score,
+        found_by=[*dict.fromkeys([*holding.found_by, "roll call"])],
+        document_source=holding.document_source,
+        section=holding.section,
+    )
