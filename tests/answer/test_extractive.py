@@ -8,17 +8,11 @@ from typing import Any
 
 from retrieve_corpus import OSRAY, VOYAGE, sample_result
 
-from loregraph.answer.extractive import (
-    NAMED_LEAD,
-    NO_LLM,
-    NOT_STATED,
-    NOTHING_FOUND,
-    extractive_answer,
-    wanted_types,
-)
+from loregraph.answer.extractive import NO_LLM, NOT_STATED, NOTHING_FOUND, extractive_answer
+from loregraph.answer.rollcall import NAMED_LEAD
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.terms import Focus
+from loregraph.retrieve.terms import Focus, wanted_types
 from loregraph.settings import PRESETS
 from loregraph.text.sentences import split_sentences
 

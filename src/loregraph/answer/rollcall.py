@@ -19,30 +19,25 @@ NAMED_LEAD = "Named in the evidence:"
 
 @dataclass(frozen=True, slots=True)
 class Quote:
-    """A sentence an answer quotes: its text, at ``start``/``end`` in the document, from
-    ``passage``."""
+    """A sentence an answer quotes: its text, at ``start``/``end`` in the document, cited
+    from ``passage``."""
 
     passage: Passage
     text: str
     start: int
     end: int
 
-    @classmethod
-    def of(cls, passage: Passage, start: int, end: int) -> Quote:
-        """The text of ``passage`` from document offset ``start`` to ``end`` (cut at the
-        passage's end)."""
-        end = min(end, passage.end)
-        return cls(passage, passage.text[start - passage.start : end - passage.start], start, end)
-
 
 def called(call: RollCall, max_sentences: int) -> tuple[list[Quote], str]:
     """The quotes (in document order) and the lead naming the people of ``call``: the
     announcing sentence and each member's, at most ``max_sentences``; the announcing
-    sentence is dropped first when there is no room for it."""
+    sentence is dropped first when there is no room for it. A sentence naming two members
+    is quoted once."""
     members = call.members[:max_sentences]
-    spans = {(m.start, m.end): Quote.of(m.passage, m.start, m.end) for m in members}
+    spans = {(m.start, m.end): Quote(m.passage, m.text, m.start, m.end) for m in members}
     if len(spans) < max_sentences:
-        spans.setdefault((call.start, call.end), Quote.of(call.passage, call.start, call.end))
+        announced = Quote(call.passage, call.text, call.start, call.end)
+        spans.setdefault((call.start, call.end), announced)
     order = sorted(spans)
     quotes = [spans[span] for span in order]
     named = [f"{m.entity.name} [{order.index((m.start, m.end)) + 1}]" for m in members]

@@ -38,8 +38,8 @@ from loregraph.retrieve.lens import PersonaLens
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.resilience import GraphGuard, GuardedRun, begin, seeds_alone
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
-from loregraph.retrieve.rollcall import roll_call, with_members
-from loregraph.retrieve.terms import Focus, asks_for_people
+from loregraph.retrieve.rollcall import call_roll
+from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.timeline import at_time
 from loregraph.retrieve.trace import Stopwatch
 from loregraph.settings import PRESETS, RetrievalSettings
@@ -248,16 +248,15 @@ class Retriever:
         expanded.entities, expanded.relations = seen.entities, seen.relations
         trace.record("time", watch.ms(), len(seen.ranked), history=seen.history, later=seen.later)
         relevance = gather.judge_relevance(analysis, found, got.ranked, self.min_coverage, trace)
-        called = None
-        passages, reserve = got.passages, got.ranked[len(got.passages) :]
-        if asks_for_people(question):
-            watch = Stopwatch()
-            called = await roll_call(store, ready.index, analysis, got.passages)
-            trace.record("roll_call", watch.ms(), len(called.members) if called else 0)
-        if called is not None:  # the members' sentences are passages, after the announcing one
-            listed = with_members(got.passages, called)
-            passages, reserve = listed[: cfg.max_passages], listed[cfg.max_passages :] + reserve
-        trace.record("total", total.ms(), len(got.passages), preset=cfg.name)
+        reserve = got.ranked[len(got.passages) :]
+        called, passages, reserve = (
+            await call_roll(
+                store, ready.index, analysis, got.passages, reserve, cfg.max_passages, trace
+            )
+            if relevance.relevant
+            else (None, got.passages, reserve)
+        )
+        trace.record("total", total.ms(), len(passages), preset=cfg.name)
         gather.record_findings(trace, found.seeds, expanded, got)
         return RetrievalResult(
             question=question,

@@ -94,14 +94,15 @@ class Passage:
 @dataclass(slots=True)
 class Member:
     """A person a roll call names: the entity, how often the rest of the section names it,
-    and the sentence naming it, at ``start``/``end`` (offsets in the document) in
-    ``passage`` (the chunk holding it)."""
+    and the sentence naming it: ``text``, at ``start``/``end`` (offsets in the document),
+    cited from ``passage`` (the chunk holding its start)."""
 
     entity: Entity
     mentions: int
     passage: Passage
     start: int
     end: int
+    text: str
 
 
 @dataclass(slots=True)
@@ -109,14 +110,15 @@ class RollCall:
     """The people of a set that a passage announces by its number ("THREE proposals in one
     day!"), as the rest of the section names them (:mod:`loregraph.retrieve.rollcall`).
 
-    ``passage`` holds the announcing sentence, at ``start``/``end`` in the document;
-    ``count`` is the number announced, and at most that many ``members`` are kept, the most
-    named first."""
+    ``passage`` holds the announcing sentence, ``text``, at ``start``/``end`` in the
+    document; ``count`` is the number announced, and at most that many ``members`` are kept,
+    the most named first."""
 
     count: int
     passage: Passage
     start: int
     end: int
+    text: str
     members: list[Member] = field(default_factory=list)
 
 

@@ -22,16 +22,20 @@ kept as the sentence announced, each with a sentence naming them as evidence
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from loregraph.models import Entity
 from loregraph.models import chunk_id as nth_chunk
+from loregraph.retrieve.focus import ELISION
 from loregraph.retrieve.graphindex import GraphIndex
 from loregraph.retrieve.passages import load_documents, stitched_text
 from loregraph.retrieve.result import Member, Passage, QueryAnalysis, RollCall
 from loregraph.retrieve.sections import SEPARATOR, section_index
-from loregraph.retrieve.terms import asks_for_people
+from loregraph.retrieve.terms import PEOPLE_NOUNS, asks_for_people
+from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
 from loregraph.store.base import Store
 from loregraph.text.entity_types import PERSON
 from loregraph.text.sentences import split_sentences
@@ -39,8 +43,13 @@ from loregraph.text.words import stem, words
 
 ANNOUNCING_PASSAGES = 8
 """How many of the top passages are read for an announcing sentence."""
+MAX_TRIES = 3
+"""How many announcing sentences are read on from, at most, before giving up."""
 READ_ON_CHUNKS = 16
 """How many chunks after the announcing one are read, at most, to the section's end."""
+UNSECTIONED_CHUNKS = 3
+"""How many are read in a document without headings, where the set ends with the
+announcing sentence's paragraph."""
 NEAR_WORDS = 2
 """How many words after the number the question's word may come ("three young women")."""
 MIN_MEMBERS = 2
@@ -49,10 +58,13 @@ number announced was likely of something else."""
 SUBJECT_WORDS = 3
 """A name among a sentence's first this many words is taken for its subject ("Mr. Quincey
 P. Morris found me alone"), which makes the sentence the better evidence."""
-MIN_ROOT = 4
-"""How many first letters two words' stems must share to count as one root, at least
-("proposal" and "proposed" share "propos")."""
+MIN_ROOT = 5
+"""How many first letters two different stems must share to be one word's ("proposal" and
+"proposed" share "propos")."""
+MAX_ENDING = 3
+"""How many letters the longer of two stems of one word may add to what they share."""
 
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
 _COUNTS = {
     "two": 2,
     "three": 3,
@@ -69,22 +81,19 @@ _COUNTS = {
 
 
 def same_root(a: str, b: str) -> bool:
-    """Whether stems ``a`` and ``b`` are one word's: equal, or one begins with the other
-    but for its last letter, sharing at least :data:`MIN_ROOT` letters."""
+    """Whether stems ``a`` and ``b`` are one word's: equal, or sharing all of the shorter
+    but its last letter, :data:`MIN_ROOT` letters at least, with at most
+    :data:`MAX_ENDING` letters more in the longer ("proposal"/"propos",
+    "marriage"/"marri"; not "sentry"/"sent" or "foundation"/"found")."""
     if a == b:
         return True
     shorter, longer = sorted((a, b), key=len)
-    shared = len(shorter) if longer.startswith(shorter) else _shared(shorter, longer)
-    return shared >= max(MIN_ROOT, len(shorter) - 1)
-
-
-def _shared(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
+    shared = 0
+    for x, y in zip(shorter, longer, strict=False):
         if x != y:
             break
-        n += 1
-    return n
+        shared += 1
+    return shared >= max(MIN_ROOT, len(shorter) - 1) and len(longer) - shared <= MAX_ENDING
 
 
 def _count(word: str) -> int:
@@ -109,48 +118,70 @@ def announced_count(sentence: str, roots: Sequence[str]) -> int:
     return 0
 
 
-def question_roots(analysis: QueryAnalysis) -> list[str]:
-    """The stems of the question's keywords that are not part of a name it gives."""
+def question_roots(analysis: QueryAnalysis) -> tuple[list[str], list[str]]:
+    """The stems of the question's own words (not of a name it gives, not numbers): those
+    of what was done ("proposed"), then those of the people asked for ("men")."""
     named = {stem(w) for mention in analysis.matched for w in words(mention)}
-    return [s for s in dict.fromkeys(stem(k) for k in analysis.keywords) if s not in named]
+    kept = [k for k in analysis.keywords if stem(k) not in named and not _count(k)]
+    done = [stem(k) for k in kept if k.casefold() not in PEOPLE_NOUNS and k.casefold() != "one"]
+    people = [stem(k) for k in kept if k.casefold() in PEOPLE_NOUNS]
+    return list(dict.fromkeys(done)), list(dict.fromkeys(people))
 
 
 async def roll_call(
     store: Store, index: GraphIndex | None, analysis: QueryAnalysis, passages: Sequence[Passage]
 ) -> RollCall | None:
     """The roll call of the people ``passages`` announce for ``analysis``'s question, or
-    ``None`` when the question asks for no set of people or no top passage announces one."""
+    ``None`` when the question asks for no set of people or no top passage announces one.
+
+    A number of what was done ("three proposals") is looked for before a number of the
+    people asked for ("two men"), each in rank order; at most :data:`MAX_TRIES`
+    announcing sentences are read on from until one names :data:`MIN_MEMBERS` people."""
     if index is None or not asks_for_people(analysis.question):
         return None
-    roots = question_roots(analysis)
-    for passage in passages[:ANNOUNCING_PASSAGES]:
-        for a, b in split_sentences(passage.text):
-            count = announced_count(passage.text[a:b], roots)
-            if count:
-                call = RollCall(count, passage, passage.start + a, passage.start + b)
+    tried: set[tuple[str, int]] = set()
+    for roots in question_roots(analysis):
+        for passage in passages[:ANNOUNCING_PASSAGES]:
+            for a, b in split_sentences(passage.text):
+                count = announced_count(passage.text[a:b], roots) if roots else 0
+                if not count or (passage.document_id, passage.start + a) in tried:
+                    continue
+                tried.add((passage.document_id, passage.start + a))
+                start, end = passage.start + a, passage.start + b
+                call = RollCall(count, passage, start, end, passage.text[a:b])
                 call.members = await _members(store, index, analysis, call)
-                return call if len(call.members) >= MIN_MEMBERS else None
+                if len(call.members) >= MIN_MEMBERS:
+                    return call
+                if len(tried) >= MAX_TRIES:
+                    return None
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What is read on from an announcing sentence: its chunks (the announcing one first),
+    the text from the sentence to the section's end, and the section's heading."""
+
+    chunks: list[Passage]
+    text: str
+    heading: str
 
 
 async def _members(
     store: Store, index: GraphIndex, analysis: QueryAnalysis, call: RollCall
 ) -> list[Member]:
     """The people the rest of ``call``'s section names, the most named first."""
-    chunks, end = await _read_on(store, call)
-    head = call.passage.text[call.start - call.passage.start :]
-    text = (head + stitched_text(call.passage.end, chunks[1:]))[: max(0, end - call.start)]
-    mentioned = index.entities_in([c.chunk_id for c in chunks])
+    read = await _read_on(store, call)
+    mentioned = index.entities_in([c.chunk_id for c in read.chunks])
     ids = list(dict.fromkeys(e for found in mentioned.values() for e in found))
     setting = set(analysis.matched.values())
-    heading = call.passage.section.split(SEPARATOR)[-1]
     people = [
         e
         for e in await store.get_entities(ids)
-        if e.type == PERSON and e.id not in setting and not _named_in(e, heading)
+        if e.type == PERSON and e.id not in setting and not _named_in(e, read.heading)
     ]
-    spans = split_sentences(text)
-    named = _named_per_sentence(people, text, spans)
+    spans = split_sentences(read.text)
+    named = _named_per_sentence(people, read.text, spans)
     counts: dict[str, int] = {}
     for found in named:
         for entity_id in found:
@@ -162,26 +193,30 @@ async def _members(
     for entity_id in ranked:
         a, b = spans[_evidence(entity_id, named)]
         start, stop = call.start + a, call.start + b
-        holding = _holding(chunks, start, stop)
-        members.append(Member(by_id[entity_id], counts[entity_id], holding, start, stop))
+        holding = _holding(read.chunks, start, stop)
+        text = read.text[a:b]
+        members.append(Member(by_id[entity_id], counts[entity_id], holding, start, stop, text))
     return members
 
 
-async def _read_on(store: Store, call: RollCall) -> tuple[list[Passage], int]:
-    """The announcing passage and the chunks after it in its section, at most
-    :data:`READ_ON_CHUNKS` of them, as passages found by ``roll call``; and the document
-    offset where the text read ends (the section's end, or the last chunk's)."""
+async def _read_on(store: Store, call: RollCall) -> _Read:
+    """The chunks after ``call``'s in its section, at most :data:`READ_ON_CHUNKS` of them
+    (:data:`UNSECTIONED_CHUNKS` in a document without headings, whose text is read to the
+    paragraph's end), as passages found by ``roll call``; the text read, and the heading of
+    the announcing sentence's section."""
     passage = call.passage
-    ids = [nth_chunk(passage.document_id, passage.seq + k) for k in range(1, READ_ON_CHUNKS + 1)]
-    loaded = sorted(await store.get_chunks(ids), key=lambda c: c.seq)
     doc = (await load_documents(store, [passage.document_id])).get(passage.document_id)
-    sections = section_index(doc) if doc is not None else None
+    sections = section_index(doc) if doc is not None and doc.metadata.get("sections") else None
     end = sections.section_end(call.start) if sections is not None else None
-    out = [passage]
+    reach = READ_ON_CHUNKS if sections is not None else UNSECTIONED_CHUNKS
+    ids = [nth_chunk(passage.document_id, passage.seq + k) for k in range(1, reach + 1)]
+    loaded = sorted(await store.get_chunks(ids), key=lambda c: c.seq)
+    chunks = [passage]
     for chunk in loaded:
-        if chunk.seq != out[-1].seq + 1 or (end is not None and chunk.start >= end):
+        if chunk.seq != chunks[-1].seq + 1 or (end is not None and chunk.start >= end):
             break  # a gap (chunks not found), or the next section
-        out.append(
+        section = sections.path(chunk.start) if sections is not None else ""
+        chunks.append(
             Passage(
                 chunk_id=chunk.id,
                 document_id=chunk.document_id,
@@ -193,11 +228,17 @@ async def _read_on(store: Store, call: RollCall) -> tuple[list[Passage], int]:
                 score=0.0,
                 found_by=["roll call"],
                 document_source=passage.document_source,
-                section=sections.path(chunk.start) if sections is not None else "",
+                section=section,
             )
         )
-    last = out[-1].end
-    return out, last if end is None else min(end, last)
+    stop = chunks[-1].end if end is None else min(end, chunks[-1].end)
+    head = passage.text[call.start - passage.start :]
+    text = (head + stitched_text(passage.end, chunks[1:]))[: max(0, stop - call.start)]
+    if sections is None:  # no heading ends the set: its paragraph does
+        paragraph = _PARAGRAPH_END.search(text)
+        text = text[: paragraph.start()] if paragraph else text
+    path = sections.path(call.start) if sections is not None else passage.section
+    return _Read(chunks, text, path.split(SEPARATOR)[-1])
 
 
 def _surfaces(entity: Entity) -> list[str]:
@@ -232,8 +273,9 @@ def _named_per_sentence(
     for a, b in spans:
         found: dict[str, int] = {}
         for m in pattern.finditer(text, a, b):
-            if m.group(0)[:1].isupper():
-                found.setdefault(owner[m.group(0).casefold()].id, len(words(text[a : m.start()])))
+            named = owner.get(m.group(0).casefold())  # None when case-folding changed it
+            if named is not None and m.group(0)[:1].isupper():
+                found.setdefault(named.id, len(words(text[a : m.start()])))
         out.append(found)
     return out
 
@@ -261,34 +303,48 @@ def _holding(chunks: Sequence[Passage], start: int, stop: int) -> Passage:
     return holding
 
 
-def with_members(passages: Sequence[Passage], call: RollCall) -> list[Passage]:
-    """``passages`` with the announcing passage of ``call`` cut to its announcing sentence,
-    followed by each member's sentence as a passage of its own (found by ``roll call``),
-    in document order: a context, and a model answering from it, sees the set and who it
-    holds."""
-    at = next((i for i, p in enumerate(passages) if p.chunk_id == call.passage.chunk_id), None)
-    if at is None:
-        return list(passages)
-    members = sorted({(m.start, m.end): m for m in call.members}.values(), key=lambda m: m.start)
-    score = call.passage.score
-    announced = _sentence_passage(call.passage, call.start, call.end, score)
-    sentences = [_sentence_passage(m.passage, m.start, m.end, score) for m in members]
-    return [*passages[:at], announced, *sentences, *passages[at + 1 :]]
+def with_members(
+    passages: Sequence[Passage], reserve: Sequence[Passage], call: RollCall, limit: int
+) -> tuple[list[Passage], list[Passage]]:
+    """The passages and the reserve of a retrieval that made roll call ``call``: the
+    announcing passage gives its place to :func:`called_passage` and goes first into the
+    reserve, and the passages are cut to ``limit`` again."""
+    listed = [called_passage(call) if p is call.passage else p for p in passages]
+    kept = [p for p in listed[:limit]]
+    return kept, [*listed[limit:], call.passage, *reserve]
 
 
-def _sentence_passage(holding: Passage, start: int, end: int, score: float) -> Passage:
-    """The text of ``holding`` from document offset ``start`` to ``end`` as a passage."""
-    end = min(end, holding.end)
-    return Passage(
-        chunk_id=holding.chunk_id,
-        document_id=holding.document_id,
-        document_title=holding.document_title,
-        seq=holding.seq,
-        start=start,
-        end=end,
-        text=holding.text[start - holding.start : end - holding.start],
-        score=score,
-        found_by=[*dict.fromkeys([*holding.found_by, "roll call"])],
-        document_source=holding.document_source,
-        section=holding.section,
-    )
+def called_passage(call: RollCall) -> Passage:
+    """The announcing sentence of ``call`` and each member's, in document order and apart
+    by an ellipsis, as one passage of the announcing chunk (a context, and a model answering
+    from it, see the set and who it holds)."""
+    spans = {(call.start, call.end): call.text}
+    for member in call.members:
+        spans.setdefault((member.start, member.end), member.text)
+    ordered = sorted(spans)
+    text = f" {ELISION} ".join(" ".join(spans[span].split()) for span in ordered)
+    found_by = [*dict.fromkeys([*call.passage.found_by, "roll call"])]
+    start, end = ordered[0][0], max(e for _, e in ordered)
+    return dataclasses.replace(call.passage, text=text, start=start, end=end, found_by=found_by)
+
+
+async def call_roll(
+    store: Store,
+    index: GraphIndex | None,
+    analysis: QueryAnalysis,
+    passages: Sequence[Passage],
+    reserve: Sequence[Passage],
+    limit: int,
+    trace: RetrievalTrace,
+) -> tuple[RollCall | None, list[Passage], list[Passage]]:
+    """The roll call for a question asking which people did something (recorded as the
+    ``roll_call`` stage), and the passages and reserve with its passage in place; for any
+    other question, ``None`` and the passages and reserve as they were."""
+    if not asks_for_people(analysis.question):
+        return None, list(passages), list(reserve)
+    watch = Stopwatch()
+    call = await roll_call(store, index, analysis, passages)
+    trace.record("roll_call", watch.ms(), len(call.members) if call else 0)
+    if call is None:
+        return None, list(passages), list(reserve)
+    return call, *with_members(passages, reserve, call, limit)

@@ -106,11 +106,37 @@ def answer_shape(question: str) -> str:
     return ""
 
 
-_PEOPLE = (
-    r"men|women|people|persons|children|boys|girls|friends|doctors|members|authors|writers|"
-    r"suitors|lovers|brothers|sisters|sons|daughters|servants|sailors|soldiers|officers|"
-    r"guests|visitors|employees"
+PEOPLE_NOUNS = frozenset(
+    {
+        "men",
+        "women",
+        "people",
+        "persons",
+        "children",
+        "boys",
+        "girls",
+        "friends",
+        "doctors",
+        "members",
+        "authors",
+        "writers",
+        "suitors",
+        "lovers",
+        "brothers",
+        "sisters",
+        "sons",
+        "daughters",
+        "servants",
+        "sailors",
+        "soldiers",
+        "officers",
+        "guests",
+        "visitors",
+        "employees",
+    }
 )
+"""The plural nouns of people a "which" question may ask for ("Which men…")."""
+_PEOPLE = "|".join(sorted(PEOPLE_NOUNS))
 _ASKS_PERSON = re.compile(
     r"^\W*(?:(?:to|from|by|for|with|of)\s+)?(?:who|whom|whose|which\s+(?:men|women|people|"
     r"persons?|man|woman|children|child|boys?|girls?|friends?|doctors?|members?|authors?))\b",
@@ -118,7 +144,8 @@ _ASKS_PERSON = re.compile(
 )
 # "Which men…", "Which two friends…", "To which people…": several people asked for
 _ASKS_PEOPLE = re.compile(
-    rf"^\W*(?:(?:to|from|by|for|with|of|among)\s+)?which\s+(?:[\w-]+\s+)?(?:{_PEOPLE})\b",
+    rf"^\W*(?:(?:to|from|by|for|with|of|among)\s+)?which\s+(?:[\w-]+\s+)?(?:{_PEOPLE})\b"
+    r"(?!['’])",  # "Which men's club…" asks for a club
     re.IGNORECASE,
 )
 _ASKS_PLACE = re.compile(r"^\W*(?:(?:from|to)\s+)?where\b", re.IGNORECASE)
@@ -133,7 +160,7 @@ def asks_for_people(question: str) -> bool:
 def wanted_types(question: str) -> frozenset[str]:
     """The entity types a question asking for a name wants: people for "who" and "which
     men", places for "where"; empty when any type may answer ("which ship")."""
-    if _ASKS_PERSON.search(question):
+    if _ASKS_PERSON.search(question) or asks_for_people(question):
         return frozenset({"Person"})
     if _ASKS_PLACE.search(question):
         return frozenset({"Location"})
