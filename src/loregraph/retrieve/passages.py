@@ -163,20 +163,8 @@ async def load_passages(store: Store, fused: Sequence[Fused]) -> list[Passage]:
         if chunk is None:
             continue
         doc = docs.get(chunk.document_id)
-        passages.append(
-            Passage(
-                chunk_id=chunk.id,
-                document_id=chunk.document_id,
-                document_title=doc.title if doc else chunk.document_id,
-                seq=chunk.seq,
-                start=chunk.start,
-                end=chunk.end,
-                text=chunk.text,
-                score=f.score,
-                found_by=f.found_by,
-                document_source=doc.source if doc else "",
-            )
-        )
+        title, source = (doc.title, doc.source) if doc else (chunk.document_id, "")
+        passages.append(Passage.of_chunk(chunk, title, source, f.score, f.found_by))
     add_sections(passages, docs)
     await add_following(store, passages)
     return passages

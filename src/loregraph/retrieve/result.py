@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from loregraph.models import Entity, Relation
+from loregraph.models import Chunk, Entity, Relation
 from loregraph.retrieve.provenance import PersonaReport
 from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.trace import RetrievalTrace
@@ -89,6 +89,31 @@ class Passage:
     document_source: str = ""
     section: str = ""
     following: str = ""
+
+    @classmethod
+    def of_chunk(
+        cls,
+        chunk: Chunk,
+        title: str,
+        source: str,
+        score: float,
+        found_by: list[str],
+        section: str = "",
+    ) -> Passage:
+        """``chunk`` as a passage of the document titled ``title`` (found at ``source``)."""
+        return cls(
+            chunk_id=chunk.id,
+            document_id=chunk.document_id,
+            document_title=title,
+            seq=chunk.seq,
+            start=chunk.start,
+            end=chunk.end,
+            text=chunk.text,
+            score=score,
+            found_by=found_by,
+            document_source=source,
+            section=section,
+        )
 
 
 @dataclass(slots=True)

@@ -216,21 +216,8 @@ async def _read_on(store: Store, call: RollCall) -> _Read:
         if chunk.seq != chunks[-1].seq + 1 or (end is not None and chunk.start >= end):
             break  # a gap (chunks not found), or the next section
         section = sections.path(chunk.start) if sections is not None else ""
-        chunks.append(
-            Passage(
-                chunk_id=chunk.id,
-                document_id=chunk.document_id,
-                document_title=passage.document_title,
-                seq=chunk.seq,
-                start=chunk.start,
-                end=chunk.end,
-                text=chunk.text,
-                score=0.0,
-                found_by=["roll call"],
-                document_source=passage.document_source,
-                section=section,
-            )
-        )
+        title, source = passage.document_title, passage.document_source
+        chunks.append(Passage.of_chunk(chunk, title, source, 0.0, ["roll call"], section))
     stop = chunks[-1].end if end is None else min(end, chunks[-1].end)
     head = passage.text[call.start - passage.start :]
     text = (head + stitched_text(passage.end, chunks[1:]))[: max(0, stop - call.start)]
