@@ -41,6 +41,8 @@ from loregraph.text.entity_types import PERSON
 from loregraph.text.sentences import split_sentences
 from loregraph.text.words import stem, words
 
+FINDER = "roll call"
+"""The name a roll call's passages give among their finders (``Passage.found_by``)."""
 ANNOUNCING_PASSAGES = 8
 """How many of the top passages are read for an announcing sentence."""
 MAX_TRIES = 3
@@ -217,7 +219,7 @@ async def _read_on(store: Store, call: RollCall) -> _Read:
             break  # a gap (chunks not found), or the next section
         section = sections.path(chunk.start) if sections is not None else ""
         title, source = passage.document_title, passage.document_source
-        chunks.append(Passage.of_chunk(chunk, title, source, 0.0, ["roll call"], section))
+        chunks.append(Passage.of_chunk(chunk, title, source, 0.0, [FINDER], section))
     stop = chunks[-1].end if end is None else min(end, chunks[-1].end)
     head = passage.text[call.start - passage.start :]
     text = (head + stitched_text(passage.end, chunks[1:]))[: max(0, stop - call.start)]
@@ -310,7 +312,7 @@ def called_passage(call: RollCall) -> Passage:
         spans.setdefault((member.start, member.end), member.text)
     ordered = sorted(spans)
     text = f" {ELISION} ".join(" ".join(spans[span].split()) for span in ordered)
-    found_by = [*dict.fromkeys([*call.passage.found_by, "roll call"])]
+    found_by = [*dict.fromkeys([*call.passage.found_by, FINDER])]
     start, end = ordered[0][0], max(e for _, e in ordered)
     return dataclasses.replace(call.passage, text=text, start=start, end=end, found_by=found_by)
 
