@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from loregraph.answer.rollcall import NAMED_LEAD, Quote, called
+from loregraph.answer.rollcall import Quote, called, named_lead
 from loregraph.answer.types import Answer, Citation
 from loregraph.models import CO_OCCURS
 from loregraph.retrieve.result import Passage, RetrievalResult
@@ -333,7 +333,7 @@ def _lead(scorer: _Scorer, chosen: list[_Candidate]) -> str:
     if not cited:
         return ""
     items = [f"{scorer.names[e]} [{i}]" for e, i in list(cited.items())[:MAX_NAMED]]
-    return f"{NAMED_LEAD} {'; '.join(items)}."
+    return named_lead(items)
 
 
 def nothing_found(result: RetrievalResult) -> Answer:

@@ -41,4 +41,10 @@ def called(call: RollCall, max_sentences: int) -> tuple[list[Quote], str]:
     order = sorted(spans)
     quotes = [spans[span] for span in order]
     named = [f"{m.entity.name} [{order.index((m.start, m.end)) + 1}]" for m in members]
-    return quotes, f"{NAMED_LEAD} {'; '.join(named)}."
+    return quotes, named_lead(named)
+
+
+def named_lead(items: list[str]) -> str:
+    """The line naming ``items`` (names with their citation numbers) before an answer's
+    quotes: "Named in the evidence: Dr. Seward [2]; Quincey Morris [4]."."""
+    return f"{NAMED_LEAD} {'; '.join(items)}."

@@ -38,6 +38,7 @@ from loregraph.retrieve.terms import PEOPLE_NOUNS, asks_for_people
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
 from loregraph.store.base import Store
 from loregraph.text.entity_types import PERSON
+from loregraph.text.name_finder import NameFinder
 from loregraph.text.sentences import split_sentences
 from loregraph.text.words import stem, words
 
@@ -133,13 +134,14 @@ def question_roots(analysis: QueryAnalysis) -> tuple[list[str], list[str]]:
 async def roll_call(
     store: Store, index: GraphIndex | None, analysis: QueryAnalysis, passages: Sequence[Passage]
 ) -> RollCall | None:
-    """The roll call of the people ``passages`` announce for ``analysis``'s question, or
-    ``None`` when the question asks for no set of people or no top passage announces one.
+    """The roll call of the people ``passages`` announce for ``analysis``'s question (one
+    asking which people did something, :func:`call_roll`), or ``None`` when no top passage
+    announces them.
 
     A number of what was done ("three proposals") is looked for before a number of the
     people asked for ("two men"), each in rank order; at most :data:`MAX_TRIES`
     announcing sentences are read on from until one names :data:`MIN_MEMBERS` people."""
-    if index is None or not asks_for_people(analysis.question):
+    if index is None:
         return None
     tried: set[tuple[str, int]] = set()
     for roots in question_roots(analysis):
@@ -230,17 +232,9 @@ async def _read_on(store: Store, call: RollCall) -> _Read:
     return _Read(chunks, text, path.split(SEPARATOR)[-1])
 
 
-def _surfaces(entity: Entity) -> list[str]:
-    """The names ``entity`` is written by, longest first."""
-    names = {" ".join(n.split()) for n in (entity.name, *entity.aliases)}
-    return sorted((n for n in names if len(n) >= 2), key=len, reverse=True)
-
-
 def _named_in(entity: Entity, text: str) -> bool:
     """Whether ``text`` writes one of ``entity``'s names, as whole words, any case."""
-    return any(
-        re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text, re.IGNORECASE) for n in _surfaces(entity)
-    )
+    return bool(NameFinder([entity]).find(text))
 
 
 def _named_per_sentence(
@@ -250,21 +244,13 @@ def _named_per_sentence(
     of words before its first name there. A name matches in any case but must be written
     with a capital ("ARTHUR", "Arthur"); a name two people share counts for the most
     mentioned one."""
-    owner: dict[str, Entity] = {}
-    for person in sorted(people, key=lambda e: e.mention_count):
-        for name in _surfaces(person):
-            owner[name.casefold()] = person
-    if not owner:
-        return [{} for _ in spans]
-    body = "|".join(re.escape(n) for n in sorted(owner, key=len, reverse=True))
-    pattern = re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)
+    finder = NameFinder(sorted(people, key=lambda e: -e.mention_count))
     out: list[dict[str, int]] = []
     for a, b in spans:
         found: dict[str, int] = {}
-        for m in pattern.finditer(text, a, b):
-            named = owner.get(m.group(0).casefold())  # None when case-folding changed it
-            if named is not None and m.group(0)[:1].isupper():
-                found.setdefault(named.id, len(words(text[a : m.start()])))
+        for start, _, entity_id in finder.find(text, a, b):
+            if text[start].isupper():
+                found.setdefault(entity_id, len(words(text[a:start])))
         out.append(found)
     return out
 

@@ -34,6 +34,7 @@ from loregraph.retrieve.graphindex import GraphIndex
 from loregraph.retrieve.terms import asks_travel
 from loregraph.store.base import Store
 from loregraph.text.entity_types import LOCATION, PRODUCT
+from loregraph.text.name_finder import NameFinder
 from loregraph.text.sentences import split_sentences
 
 ROUTE_PLACES = 2
@@ -75,32 +76,6 @@ class _Route:
     places: int
 
 
-class _Names:
-    """The names and aliases of some entities, found as whole words in a text ("_Demeter_":
-    an underscore of markdown emphasis joins no words)."""
-
-    def __init__(self, entities: Sequence[Entity]) -> None:
-        self.owner: dict[str, str] = {}
-        for entity in entities:
-            for name in (entity.name, *entity.aliases):
-                key = name.strip().casefold()
-                if len(key) >= 2:
-                    self.owner.setdefault(key, entity.id)
-        body = "|".join(re.escape(k) for k in sorted(self.owner, key=len, reverse=True))
-        self.pattern = (
-            re.compile(rf"(?<![^\W_])(?:{body})(?![^\W_])", re.IGNORECASE) if body else None
-        )
-
-    def find(self, text: str) -> list[tuple[int, int, str]]:
-        """``(start, end, entity id)`` of every name in ``text``."""
-        if self.pattern is None:
-            return []
-        return [
-            (m.start(), m.end(), self.owner[m.group(0).casefold()])
-            for m in self.pattern.finditer(text)
-        ]
-
-
 _MOVED = re.compile(rf"\b{_MOVEMENT}\s+(?:the\s+)?_?$", re.IGNORECASE)
 
 
@@ -111,10 +86,10 @@ def route_sentences(
     number of places named)`` for each sentence that names the vehicle and at least
     :data:`ROUTE_PLACES` different places outside its name, one of them right after a
     preposition of movement."""
-    return _routes(text, _Names([vehicle]), _Names(places))
+    return _routes(text, NameFinder([vehicle]), NameFinder(places))
 
 
-def _routes(text: str, vehicle: _Names, places: _Names) -> list[tuple[int, int, int]]:
+def _routes(text: str, vehicle: NameFinder, places: NameFinder) -> list[tuple[int, int, int]]:
     out: list[tuple[int, int, int]] = []
     for start, end in split_sentences(text):
         sentence = text[start:end]
@@ -158,13 +133,13 @@ async def route_ranking(
             read[vehicle_id] = read.get(vehicle_id, 0) + 1
             vehicles_in.setdefault(chunk_id, []).append(vehicle_id)
     chunks: dict[str, Chunk] = {c.id: c for c in await store.get_chunks(list(vehicles_in))}
-    names = {v.id: _Names([v]) for v in vehicles}
+    names = {v.id: NameFinder([v]) for v in vehicles}
     routes: list[_Route] = []
     for chunk_id, in_chunk_vehicles in vehicles_in.items():  # in mention order
         chunk = chunks.get(chunk_id)
         if chunk is None:
             continue
-        in_chunk = _Names(places_in[chunk_id])
+        in_chunk = NameFinder(places_in[chunk_id])
         for vehicle_id in in_chunk_vehicles:
             found = _routes(chunk.text, names[vehicle_id], in_chunk)
             if found:

@@ -137,9 +137,10 @@ PEOPLE_NOUNS = frozenset(
 )
 """The plural nouns of people a "which" question may ask for ("Which men…")."""
 _PEOPLE = "|".join(sorted(PEOPLE_NOUNS))
+# "Who…", "Which man…" (several people, "Which men…", are :func:`asks_for_people`'s)
 _ASKS_PERSON = re.compile(
-    r"^\W*(?:(?:to|from|by|for|with|of)\s+)?(?:who|whom|whose|which\s+(?:men|women|people|"
-    r"persons?|man|woman|children|child|boys?|girls?|friends?|doctors?|members?|authors?))\b",
+    r"^\W*(?:(?:to|from|by|for|with|of)\s+)?(?:who|whom|whose|which\s+(?:man|woman|person|"
+    r"child|boy|girl|friend|doctor|member|author))\b",
     re.IGNORECASE,
 )
 # "Which men…", "Which two friends…", "To which people…": several people asked for
