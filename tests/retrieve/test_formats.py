@@ -231,6 +231,15 @@ def test_a_weak_relation_is_shown_with_its_evidence() -> None:
     assert "- Elena Varga COMMANDS Meridian\n" in text
 
 
+def test_a_relation_typed_only_by_light_verbs_and_prepositions_shows_its_evidence() -> None:
+    result = sample_result(intent="relationship")
+    fact = "Now we come to what Varga must have done after her arrival, at Osray."
+    add_relation(result, "Elena Varga", "Osray", id="did", type="DOES_AT", fact=fact)
+    text = format_context(result, "markdown", budget=4000)
+    assert f"- Elena Varga DOES_AT Osray — “{fact}”" in text  # "does at" says nothing
+    assert "- Elena Varga COMMANDS Meridian\n" in text
+
+
 def test_the_best_passage_is_shown_whole_when_the_budget_affords_it() -> None:
     result = sample_result()
     first = result.passages[0]

@@ -22,6 +22,7 @@ from loregraph.models import CO_OCCURS
 from loregraph.retrieve.result import Passage, RankedEntity, RankedRelation
 from loregraph.text.entity_types import PERSON
 from loregraph.text.names import may_name_one_person
+from loregraph.text.words import LIGHT_VERBS, PREPOSITIONS
 
 STRONG_CONFIDENCE = 0.8
 """A typed relation at least this confident stands on its verb; below, it shows evidence."""
@@ -48,9 +49,17 @@ class ShownText:
 
 
 def weak(relation: RankedRelation) -> bool:
-    """Whether the relation's verb says too little to stand without its evidence."""
+    """Whether the relation's verb says too little to stand without its evidence: plain
+    co-occurrence, a relation of low confidence, or a type made only of light verbs and
+    prepositions ("DOES_AT", "IS_WITH", "FROM")."""
     rel = relation.relation
-    return rel.type == CO_OCCURS or rel.confidence < STRONG_CONFIDENCE
+    return rel.type == CO_OCCURS or rel.confidence < STRONG_CONFIDENCE or says_little(rel.type)
+
+
+def says_little(relation_type: str) -> bool:
+    """Whether every word of ``relation_type`` is a light verb or a preposition."""
+    parts = relation_type.casefold().split("_")
+    return all(p in LIGHT_VERBS or p in PREPOSITIONS for p in parts)
 
 
 def names_one_thing(relation: RankedRelation, types: Mapping[str, str]) -> bool:

@@ -29,6 +29,22 @@ _STOPWORDS = """
 STOPWORDS: frozenset[str] = frozenset(_STOPWORDS.split())
 """English function words and question scaffolding; never keywords."""
 
+_PREPOSITION_WORDS = """
+aboard about above across after against along alongside amid amidst among amongst around as
+at before behind below beneath beside besides between beyond by despite down during except
+for from in inside into like near of off on onto opposite out outside over past per round
+since than through throughout till to toward towards under underneath unlike until up upon
+versus via with within without
+"""
+PREPOSITIONS: frozenset[str] = frozenset(_PREPOSITION_WORDS.split())
+"""English prepositions, lower case."""
+_LIGHT_VERB_FORMS = """
+be is are was were been do does did done have has had get gets got go goes went gone come
+comes came make makes made take takes took put puts set sets keep keeps kept let lets
+"""
+LIGHT_VERBS: frozenset[str] = frozenset(_LIGHT_VERB_FORMS.split())
+"""Verbs that say little on their own ("does", "takes", "is"), in their common forms."""
+
 _QUESTION_WORDS = (
     "who whom whose what which when where why how is are was were do does did can could "
     "should would will tell describe explain summarise summarize give list name"

@@ -36,6 +36,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from loregraph.text.words import PREPOSITIONS
+
 HE_SHE = -1
 """Endpoint placeholder: a he/she subject pronoun."""
 IT = -2
@@ -49,14 +51,6 @@ _OBJECT = {"dobj", "dative", "oprd"}
 _COPULAS = {"be", "become", "remain"}
 NOUN_PREPS = frozenset({"in", "at", "near", "of", "from"})
 """Prepositions that relate an entity to the entity it modifies ("Bistritz in Transylvania")."""
-_PREPOSITION_WORDS = (
-    "aboard about above across after against along alongside amid amidst among amongst "
-    "around as at before behind below beneath beside besides between beyond by despite "
-    "down during except for from in inside into like near of off on onto opposite out "
-    "outside over past per round since than through throughout till to toward towards "
-    "under underneath unlike until up upon versus via with within without"
-)
-_PREPOSITIONS = frozenset(_PREPOSITION_WORDS.split())
 """English prepositions: a preposition the parser found must be one of these ("og" in a
 Norwegian name is not)."""
 _SET_ASIDE = frozenset({"instead", "rather"})
@@ -142,7 +136,7 @@ def _is_passive(verb: Any) -> bool:
     return any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
 
 
-def _is_prep(token: Any, allowed: frozenset[str] = _PREPOSITIONS) -> bool:
+def _is_prep(token: Any, allowed: frozenset[str] = PREPOSITIONS) -> bool:
     """An English preposition that relates its object to its head: not one that names what
     is set aside ("depends on X instead of Y", "rather than Y": Y is no target)."""
     if token.dep_ != "prep" or token.lower_ not in allowed:
