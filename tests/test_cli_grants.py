@@ -76,13 +76,15 @@ def test_grant_list_and_revoke(db: Path) -> None:
 
 def test_grant_errors_say_what_to_do(db: Path) -> None:
     assert "unknown role 'boss'" in failed(db, "grant", "ann", "boss", "--scope", "family")
-    assert "known scopes: 'family', 'friends'" in failed(
-        db, "grant", "ann", "reader", "--scope", "famly"
-    )
+    typo = ok(db, "grant", "ann", "reader", "--scope", "famly")  # a scope yet to come
+    assert "scope 'famly' holds no documents yet" in typo.output
+    assert "scopes with documents: 'family', 'friends'" in typo.output
     assert "give the ROLE" in failed(db, "grant", "ann", "--scope", "family")
     assert "--revoke takes no ROLE" in failed(db, "grant", "ann", "reader", "--revoke")
     assert "NAME and a ROLE" in failed(db, "grant")
-    assert as_json(db, "grant", "--list") == []
+    assert as_json(db, "grant", "--list") == [
+        {"principal": "ann", "scope": "famly", "role": "reader"}
+    ]
 
 
 def test_link_all_selective_list_and_remove(db: Path) -> None:
@@ -110,7 +112,8 @@ def test_link_all_selective_list_and_remove(db: Path) -> None:
 
 
 def test_link_errors_say_what_to_do(db: Path) -> None:
-    assert "unknown scope 'work'" in failed(db, "link", "family", "work")
+    assert "scope 'work' holds no documents yet" in ok(db, "link", "family", "work").output
+    ok(db, "link", "family", "work", "--remove")
     out = failed(db, "link", "family", "friends", "--share", "selective")
     assert "needs the documents it shares" in out and "documents --scope friends" in out
     assert "no document 'orchard' in scope 'friends'" in failed(
@@ -175,3 +178,50 @@ def test_principal_runs_every_command_as_that_principal(
         Principal("zed", {}),
     ]
     assert "does not apply to serve" in failed(db, "--principal", "ann", "serve")
+
+
+@pytest.mark.parametrize("store", ["new/kg.db", "new/memory.json"])
+def test_grant_link_and_keys_work_on_a_new_store(tmp_path: Path, store: str) -> None:
+    """An administrator sets up access before any data arrives: the store is made."""
+    db = tmp_path / store
+    made = ok(db, "grant", "ann", "reader", "--scope", "family")
+    assert "granted ann  reader  in scope 'family'" in made.output
+    assert "scope 'family' holds no documents yet (scopes with documents: none yet)" in (
+        made.output
+    )
+    assert as_json(db, "link", "family", "friends") == {
+        "scope": "family", "linked": "friends", "share": "all", "documents": []
+    }  # fmt: skip
+    assert ok(db, "keys", "create", "agent", "--scope", "family").stdout.startswith("lg_")
+    assert as_json(db, "grant", "--list") == [
+        {"principal": "ann", "scope": "family", "role": "reader"}
+    ]
+    assert [k["name"] for k in as_json(db, "keys", "list")] == ["agent"]
+    # the grant holds once documents arrive
+    note = tmp_path / "note.txt"
+    note.write_text("Grandma Rose planted the apple orchard in 1952.", encoding="utf-8")
+    ok(db, "ingest", str(note), "--scope", "family")
+    found = as_json(db, "--principal", "ann", "search", "orchard", "--scope", "family")
+    assert [hit["title"] for hit in found] == ["note"]
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["--principal", ""], {}),
+        (["--principal", "   "], {}),
+        ([], {"LOREGRAPH_PRINCIPAL": ""}),
+        ([], {"LOREGRAPH_PRINCIPAL": " "}),
+    ],
+)
+def test_an_empty_principal_is_an_error_never_the_operator(
+    db: Path, args: list[str], env: dict[str, str]
+) -> None:
+    result = CliRunner().invoke(main, ["--db", str(db), *args, "stats", "--scope", "family"], env=env)
+    assert result.exit_code == 2, result.output
+    assert "is empty: name the principal to act for" in result.output
+    assert "documents" not in result.stdout
+    unset = CliRunner().invoke(
+        main, ["--db", str(db), "stats", "--scope", "family"], env={"LOREGRAPH_PRINCIPAL": None}
+    )
+    assert unset.exit_code == 0 and "documents 1" in unset.stdout  # unset: the operator

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loregraph.access import Principal, acting_as
+from loregraph.access import Principal, acting_as, check_name
 from loregraph.engine.carry import Carried, carry_keys, carry_records
 from loregraph.engine.grants import granted_roles
 from loregraph.errors import (
@@ -358,6 +358,8 @@ async def copy_locations(
         raise ConfigError(f"the source and the destination are the same store: {source}")
     if keys and as_principal is not None:
         raise ConfigError("--with-keys does not go with --as: keys are not a view")
+    if as_principal is not None:
+        as_principal = check_name(as_principal, "the principal to copy as (--as)")
     if not source.exists():
         raise EmptyStoreError(f"no store at {source}")
     source_store, dest_store = store_for_url(source), store_for_url(dest)

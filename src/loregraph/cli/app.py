@@ -8,6 +8,7 @@ non-zero; nothing is written when an input is bad.
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from typing import Any
 
@@ -34,6 +35,7 @@ from loregraph.cli.options import (
     as_of_option,
     llm_options,
     llm_overrides,
+    principal_given,
     principal_option,
     scope_option,
     store_options,
@@ -98,7 +100,11 @@ def main(
             f"{click_ctx.invoked_subcommand}",
             InputError.exit_code,
         )
-    if principal and click_ctx.invoked_subcommand == "serve":
+    try:
+        principal = principal_given(principal, os.environ)
+    except InputError as exc:
+        fail(str(exc), exc.exit_code)
+    if principal is not None and click_ctx.invoked_subcommand == "serve":
         fail(
             "--principal does not apply to serve: each request acts for its API key's "
             "principal (loregraph keys create, loregraph grant)",
@@ -112,7 +118,7 @@ def main(
         mirror=mirror,
         quiet=quiet,
         as_of=as_of,
-        principal=principal.strip() if principal else None,
+        principal=principal,
     )
 
 

@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import click
 
-from loregraph.access import ROLE_ALIASES, SHARE_ALL, SHARE_SELECTIVE, SHARES, Grant, Role
+from loregraph.access import (
+    ALL_SCOPES,
+    ROLE_ALIASES,
+    SHARE_ALL,
+    SHARE_SELECTIVE,
+    SHARES,
+    Grant,
+    Role,
+)
 from loregraph.access import ScopeLink as Link
 from loregraph.cli.merges import principal as os_user
 from loregraph.cli.options import json_option
 from loregraph.cli.runner import Context, echo_json, run_graph, settings_for
 from loregraph.cli.support import fail_on
 from loregraph.errors import LoregraphError
+from loregraph.graph import AsyncGraph
 
 ROLE_HELP = ", ".join(str(r) for r in Role) + " (also " + ", ".join(ROLE_ALIASES) + ")"
 
@@ -81,11 +90,28 @@ def grant(
         chosen = Role.parse(role)
     except LoregraphError as exc:
         fail_on(exc)
-    made = run_graph(ctx, lambda g: g.grant(name, chosen, where, principal=who), writes=True)
+
+    async def give(graph: AsyncGraph) -> tuple[Grant, list[str]]:
+        made = await graph.grant(name, chosen, where, principal=who)
+        return made, list(await graph.scopes())
+
+    made, held = run_graph(ctx, give, must_exist=False, writes=True)
     if as_json:
         echo_json(made.to_dict())
     else:
         click.echo(f"granted {_grant_line(made)}")
+    _note_empty(ctx, [made.scope], held)
+
+
+def _note_empty(ctx: Context, scopes: list[str], held: list[str]) -> None:
+    """Say on stderr which of ``scopes`` hold no documents yet (a typo shows here)."""
+    empty = [s for s in scopes if s != ALL_SCOPES and s not in held]
+    if not empty or ctx.quiet:
+        return
+    known = ", ".join(repr(s) for s in held) or "none yet"
+    named = " and ".join(repr(s) for s in empty)
+    which = f"scopes {named} hold" if len(empty) > 1 else f"scope {named} holds"
+    click.echo(f"note: {which} no documents yet (scopes with documents: {known})", err=True)
 
 
 def _link_line(link: Link) -> str:
@@ -169,11 +195,17 @@ def link(
             "--share all shares every public and private document: drop --documents, "
             "or use --share selective"
         )
-    made = run_graph(ctx, lambda g: g.link(scope, linked, mode, wanted, principal=who), writes=True)
+
+    async def make(graph: AsyncGraph) -> tuple[Link, list[str]]:
+        made = await graph.link(scope, linked, mode, wanted, principal=who)
+        return made, list(await graph.scopes())
+
+    made, held = run_graph(ctx, make, must_exist=False, writes=True)
     if as_json:
         echo_json(made.to_dict())
     else:
         click.echo(f"linked: {_link_line(made)}")
+    _note_empty(ctx, [made.scope, made.linked], held)
 
 
 COMMANDS = (grant, link)

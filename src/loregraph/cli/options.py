@@ -12,6 +12,9 @@ from typing import Any, TypeVar
 
 import click
 
+from loregraph.access import check_name
+from loregraph.errors import InputError
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_DB = "loregraph.db"
@@ -131,15 +134,39 @@ visibility_options = _all(
 """``--visibility`` and ``--owner`` (parameters ``visibility``, ``owner``): who may read
 what is written."""
 
+PRINCIPAL_VARIABLE = "LOREGRAPH_PRINCIPAL"
+"""The environment variable of ``--principal``."""
+
 principal_option = click.option(
     "--principal",
-    envvar="LOREGRAPH_PRINCIPAL",
+    envvar=PRINCIPAL_VARIABLE,
     default=None,
     metavar="NAME",
     help="Run the command as this principal, with the roles granted to it (loregraph "
-    "grant) (env LOREGRAPH_PRINCIPAL; default: the store's operator, who sees all).",
+    "grant) (env LOREGRAPH_PRINCIPAL; default: the store's operator, who sees all; an "
+    "empty name is an error, not the operator).",
 )
 """``--principal NAME``: the principal every engine call of the command acts for."""
+
+
+def principal_given(given: str | None, environ: Mapping[str, str]) -> str | None:
+    """The principal ``--principal`` (or ``LOREGRAPH_PRINCIPAL``) names, stripped; ``None``
+    (the store's operator) only when neither is given.
+
+    Raises :class:`~loregraph.errors.InputError` for an empty or blank name, given either
+    way (click reads an empty variable as unset, so ``environ`` is asked too): no name
+    stands for the operator.
+    """
+    if given is None and environ.get(PRINCIPAL_VARIABLE) is None:
+        return None
+    if given is None or not given.strip():
+        raise InputError(
+            f"--principal (or {PRINCIPAL_VARIABLE}) is empty: name the principal to act "
+            f"for, or leave out --principal and unset {PRINCIPAL_VARIABLE} to act as the "
+            "store's operator"
+        )
+    return check_name(given, "--principal")
+
 
 store_options = _all(
     click.option(

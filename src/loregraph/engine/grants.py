@@ -44,17 +44,18 @@ def actor(principal: str) -> str:
     return principal or (acting.name if acting is not None else "")
 
 
-async def known_scope(store: Store, scope: str, *, every: bool = False) -> str:
-    """``scope`` when the store holds data in it (or ``*`` when ``every``); else
-    :class:`InputError` naming the known scopes."""
-    if every and scope == ALL_SCOPES:
-        return scope
-    known = sorted(await store.scopes())
-    if scope not in known:
-        listed = ", ".join(repr(s) for s in known) or "none yet"
-        extra = f" (or {ALL_SCOPES!r} for every scope)" if every else ""
-        raise InputError(f"unknown scope {scope!r}; known scopes: {listed}{extra}")
-    return scope
+def scope_named(scope: str, *, every: bool = False) -> str:
+    """``scope`` stripped, when it names a scope (or is ``*`` for every scope, when
+    ``every``); else :class:`InputError`.
+
+    A scope need not hold documents yet: an administrator sets up access before data
+    arrives (the command line notes a scope that holds none).
+    """
+    if scope.strip() == ALL_SCOPES:
+        if every:
+            return ALL_SCOPES
+        raise InputError(f"{ALL_SCOPES!r} stands for every scope; name one scope here")
+    return check_name(scope, "a scope's name")
 
 
 class GrantMethods:
@@ -76,13 +77,13 @@ class GrantMethods:
         (default the current one; ``*``: every scope), replacing the role it had there.
         Recorded in the audit log under ``principal`` (default: who the engine acts for).
 
-        Raises :class:`~loregraph.errors.InputError` for an unknown role, a bad name or a
-        scope that holds nothing.
+        Raises :class:`~loregraph.errors.InputError` for an unknown role or a bad name
+        (principal or scope). The scope need not hold documents yet (a new store works).
         """
         chosen = role if isinstance(role, Role) else Role.parse(role)
         name = check_name(name, "a principal's name")
         await self.open()
-        where = await known_scope(self.store, self._scope(scope), every=True)
+        where = scope_named(self._scope(scope), every=True)
         require(where, Role.ADMIN, "grant roles")
         made = Grant(name, where, chosen)
         await self.store.add_grant(made)
@@ -113,7 +114,11 @@ class GrantMethods:
         return await self.store.list_grants(name)
 
     async def principal_named(self, name: str) -> Principal:
-        """The principal called ``name``, with the roles granted to it."""
+        """The principal called ``name``, with the roles granted to it.
+
+        Raises :class:`~loregraph.errors.InputError` for an empty or blank name: no name
+        stands for the operator."""
+        name = check_name(name, "a principal's name")
         await self.open()
         return Principal(name, granted_roles(await self.store.list_grants(name)))
 
@@ -130,14 +135,13 @@ class GrantMethods:
         ones (``share="all"``) or only ``documents`` (``share="selective"``: ids, paths or
         exact titles of documents of ``linked``). Replaces the link the two had.
 
-        Raises :class:`~loregraph.errors.InputError` for an unknown scope or share, a
-        selective link without documents or a full one with some, and
+        Raises :class:`~loregraph.errors.InputError` for a bad scope name or an unknown
+        share, a selective link without documents or a full one with some, and
         :class:`~loregraph.errors.NotFoundError` for a document that is not in ``linked``.
         """
         ScopeLink(scope, linked, share, tuple(documents))  # checks the shape first
         await self.open()
-        await known_scope(self.store, scope)
-        await known_scope(self.store, linked)
+        scope, linked = scope_named(scope), scope_named(linked)
         require(linked, Role.ADMIN, f"share its documents with scope {scope!r}")
         ids = [(await find_document(self.store, linked, ref)).id for ref in documents]
         made = ScopeLink(scope, linked, share, tuple(ids))
