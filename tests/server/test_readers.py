@@ -90,3 +90,20 @@ async def test_a_keys_principal_has_the_grants_of_its_name(
         made = await http.post("/memories", json={"text": "Quincey rode west."})
         assert made.status_code == 201  # the grant lets the reader's key write
     assert seen == [Principal("reader", {"default": Role.WRITER})]
+
+
+@pytest.mark.parametrize("owner", ["", "   "])
+async def test_an_empty_or_blank_owner_is_refused_never_the_operator(
+    client: Client, keys: Keys, owner: str
+) -> None:
+    """The API takes a principal's name as an owner only: an empty or blank one is 422."""
+    async with client(keys.admin) as http:
+        body = {"text": "Mina hid the diary.", "visibility": "personal", "owner": owner}
+        assert (await http.post("/memories", json=body)).status_code == 422
+        assert (await http.post("/ingest", json={**body, "title": "Diary"})).status_code == 422
+        if owner:  # an empty form field is a field not given (the caller owns it)
+            files = {"files": ("diary.txt", b"Mina hid the diary.", "text/plain")}
+            form = {"visibility": "personal", "owner": owner}
+            uploaded = await http.post("/ingest/upload", files=files, data=form)
+            assert uploaded.status_code == 422, uploaded.text
+            assert uploaded.headers["content-type"].startswith("application/problem+json")
