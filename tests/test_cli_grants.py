@@ -217,7 +217,9 @@ def test_grant_link_and_keys_work_on_a_new_store(tmp_path: Path, store: str) -> 
 def test_an_empty_principal_is_an_error_never_the_operator(
     db: Path, args: list[str], env: dict[str, str]
 ) -> None:
-    result = CliRunner().invoke(main, ["--db", str(db), *args, "stats", "--scope", "family"], env=env)
+    result = CliRunner().invoke(
+        main, ["--db", str(db), *args, "stats", "--scope", "family"], env=env
+    )
     assert result.exit_code == 2, result.output
     assert "is empty: name the principal to act for" in result.output
     assert "documents" not in result.stdout

@@ -4,6 +4,7 @@ text, JSON, mermaid and GraphML output, and their answers to bad input."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,7 +15,9 @@ import pytest
 import loregraph
 from cli_runs import as_json, run
 from loregraph.errors import InputError, NotFoundError
+from loregraph.models import Relation
 from loregraph.store.sqlite import SqliteStore
+from store.builders import Book
 from store.contract_patterns import project_graph
 
 
@@ -158,3 +161,36 @@ def test_the_blocking_api(db: Path) -> None:
         # the graph was written without world times: every relation holds at any time
         past = graph.relations("Web App", as_of=datetime(2020, 1, 1))
         assert {link.other_name for link in past.links} == {"API Server", "Ops Team"}
+
+
+def test_path_prints_each_route_once(db: Path) -> None:
+    """The route is one line; below it, each step's evidence (not the route again)."""
+    text = run(db, "path", "API Server", "Hono")
+    assert text.exit_code == 0, text.output
+    assert text.stdout.splitlines() == [
+        "1. API Server -[DEPENDS_ON]-> Hono",
+        "     DEPENDS_ON: “The API server depends on Hono.”",
+    ]
+
+
+def test_two_statements_of_one_fact_are_one_route(tmp_path: Path) -> None:
+    """Documents stating one dated fact each hold a relation of their own (a statement):
+    a path through that fact is one route, shown once."""
+    path = tmp_path / "kg.db"
+
+    async def build() -> None:
+        async with SqliteStore(path) as store:
+            book = Book("memo")
+            chunk = book.chunk("Ann works at Acme. Ann still works at Acme.")
+            ann, acme = book.entity("Ann", "person"), book.entity("Acme", "org")
+            said = book.relate(ann, "WORKS_AT", acme, chunk=chunk, sentence="Ann works at Acme.")
+            again = dataclasses.replace(said, id=Relation.make_id("default", ann.id, "WORKS_AT",
+                                        acme.id, "other"), statement="other")  # fmt: skip
+            book.relations.append(again)
+            await store.write_document(book.bundle())
+
+    asyncio.run(build())
+    found = as_json(path, "path", "Ann", "Acme")
+    assert [p["entities"] for p in found] == [["Ann", "Acme"]]
+    lines = run(path, "path", "Ann", "Acme").stdout.splitlines()
+    assert [line for line in lines if line[0].isdigit()] == ["1. Ann -[WORKS_AT]-> Acme"]

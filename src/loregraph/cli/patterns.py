@@ -172,11 +172,10 @@ def path(
         echo_json([p.to_dict() for p in found])
         return
     for number, graph_path in enumerate(found, 1):
-        click.echo(f"{number}. {graph_path.text()}")
+        click.echo(f"{number}. {graph_path.text()}")  # the route once, then each step's evidence
         for step in graph_path.to_dict()["steps"]:
-            click.echo(f"     {step['source']} {step['type']} {step['target']}")
-            if step["evidence"]:
-                click.echo(f"       “{step['evidence'][:300]}”")
+            said = f"“{step['evidence'][:300]}”" if step["evidence"] else "(no sentence)"
+            click.echo(f"     {step['type']}: {said}")
 
 
 COMMANDS = (relations, neighbors, path)

@@ -220,4 +220,21 @@ async def _paths(
         if all(n in known for n in nodes)
     ]
     paths.sort(key=lambda p: (-sum(r.weight for r in p.relations), p.text()))
-    return paths[:limit]
+    return _one_per_route(paths)[:limit]
+
+
+def _one_per_route(paths: list[GraphPath]) -> list[GraphPath]:
+    """``paths`` (heaviest first) with one path per route: two relations of one type
+    between the same two entities (statements of one fact by several documents) make the
+    same route, which is shown once, by its heaviest relations."""
+    seen: set[tuple[object, ...]] = set()
+    kept = []
+    for path in paths:
+        route = (
+            tuple(e.id for e in path.entities),
+            tuple((r.type, path.forward(step)) for step, r in enumerate(path.relations)),
+        )
+        if route not in seen:
+            seen.add(route)
+            kept.append(path)
+    return kept
