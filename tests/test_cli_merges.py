@@ -100,3 +100,35 @@ def test_delete_is_audited(db: Path, tmp_path: Path) -> None:
         document["id"],
         principal(),
     )
+
+
+def test_merge_rename_and_retype_take_exact_names_never_a_guess(db: Path) -> None:
+    assert run(db, "remember", "Marco Rossi and Priya Shah run the Redis cluster.").exit_code == 0
+    guessed = run(db, "merge", "Marco Rossi", "Priya")
+    assert guessed.exit_code == NotFoundError.exit_code, guessed.output
+    assert "no entity named 'Priya'; did you mean: Priya Shah" in guessed.output
+    for args in (("rename", "Priya", "P. Shah"), ("retype", "Priya", "Person")):
+        refused = run(db, *args)
+        assert refused.exit_code == NotFoundError.exit_code and "did you mean" in refused.output
+    names = {e["name"]: e for e in as_json(db, "entities")}
+    assert {"Marco Rossi", "Priya Shah"} <= set(names) and as_json(db, "merges") == []
+    # exact: any case, an alias, or the id
+    made = as_json(db, "merge", "marco rossi", names["Priya Shah"]["id"])
+    assert (made["entity"], made["surface"]) == ("Marco Rossi", "Priya Shah")
+    assert run(db, "unmerge", made["id"]).exit_code == 0
+
+
+def test_retype_refuses_an_unknown_type_unless_it_is_new(db: Path) -> None:
+    assert run(db, "remember", "Marco Rossi and Priya Shah run the Redis cluster.").exit_code == 0
+    unknown = run(db, "retype", "Redis", "Banana")
+    assert unknown.exit_code == InputError.exit_code, unknown.output
+    assert "unknown entity type 'Banana'; known types: Person, Organization," in unknown.output
+    assert "--new-type" in unknown.output
+    assert {e["name"]: e["type"] for e in as_json(db, "entities")}["Redis"] != "Banana"
+    made = as_json(db, "retype", "Redis", "Banana", "--new-type")
+    assert made["type"] == "Banana"
+    again = as_json(db, "retype", "Marco Rossi", "banana")  # now a type the scope has
+    assert again["type"] == "Banana"
+    assert as_json(db, "retype", "Marco Rossi", "human")["type"] == "Person"  # a word for one
+    assert "must not be empty" in run(db, "retype", "Redis", " ").output
+    assert "Code, Banana (to create it" in run(db, "retype", "Redis", "Kiwi").output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 
@@ -13,6 +14,12 @@ class LoregraphError(Exception):
     """
 
     exit_code: ClassVar[int] = 1
+
+    def __init__(self, *args: object, candidates: Sequence[str] = ()) -> None:
+        super().__init__(*args)
+        self.candidates: tuple[str, ...] = tuple(candidates)
+        """What the user may have meant (close names, the known types): the message names
+        them too; the HTTP API lists them as the problem's ``candidates``."""
 
     def __init_subclass__(cls, *, exit_code: int | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

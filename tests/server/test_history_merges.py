@@ -215,6 +215,28 @@ async def test_refused_changes_name_the_problem_and_change_nothing(
         assert await _state(http) == before
 
 
+async def test_edits_take_exact_names_and_known_types_naming_the_candidates(
+    client: Client, keys: Keys, graph: AsyncGraph
+) -> None:
+    await _ingest(graph, (*JONES, "Marco Rossi and Priya Shah run the Redis cluster."), "team")
+    async with client(keys.admin) as http:
+        before = await _state(http)
+        guessed = await http.post("/merge", json={"name": "Marco Rossi", "other": "Priya"})
+        body = problem(guessed, 404, "not-found")
+        assert "did you mean: Priya Shah" in body["detail"]
+        assert body["candidates"][0] == "Priya Shah"
+        banana = await http.post("/retype", json={"name": "Redis", "type": "Banana"})
+        body = problem(banana, 422, "invalid-input")
+        assert body["candidates"][:3] == ["Person", "Organization", "Location"]
+        assert "Banana" not in body["candidates"]
+        assert await _state(http) == before
+        made = await http.post("/retype", json={"name": "Redis", "type": "Banana",
+                                                "new_type": True})  # fmt: skip
+        assert made.status_code == 200 and made.json()["type"] == "Banana"
+        merged = await http.post("/merge", json={"name": "marco rossi", "other": "Priya Shah"})
+        assert merged.status_code == 200 and merged.json()["surface"] == "Priya Shah"
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body"),
     [

@@ -76,7 +76,11 @@ def unmerge(ctx: Context, merge_id: str, as_json: bool) -> None:
 @json_option("the merge")
 @click.pass_obj
 def merge(ctx: Context, name: str, other: str, as_json: bool) -> None:
-    """Merge the entity OTHER into the entity NAME by hand (undo with `loregraph unmerge`)."""
+    """Merge the entity OTHER into the entity NAME by hand (undo with `loregraph unmerge`).
+
+    Both are named exactly: a name or an alias (case, accents, punctuation and a leading
+    "the" aside) or an id. A name no entity has is refused with the close names it may
+    mean; nothing is merged on a guess."""
     who = principal()
     view = run_graph(ctx, lambda g: g.merge(name, other, principal=who), writes=True)
     if as_json:
@@ -91,7 +95,8 @@ def merge(ctx: Context, name: str, other: str, as_json: bool) -> None:
 @json_option("the entity")
 @click.pass_obj
 def rename(ctx: Context, name: str, new_name: str, as_json: bool) -> None:
-    """Give the entity NAME the name NEW_NAME (its mentions and relations stay)."""
+    """Give the entity NAME (its exact name, an alias or its id) the name NEW_NAME (its
+    mentions and relations stay)."""
     who = principal()
     entity = run_graph(ctx, lambda g: g.rename(name, new_name, principal=who), writes=True)
     _echo_entity(entity, as_json, "renamed to")
@@ -100,12 +105,24 @@ def rename(ctx: Context, name: str, new_name: str, as_json: bool) -> None:
 @click.command()
 @click.argument("name")
 @click.argument("entity_type", metavar="TYPE")
+@click.option(
+    "--new-type",
+    is_flag=True,
+    help="Create TYPE as given when it is none of the known types (without it, an unknown "
+    "type is refused with the list of known ones).",
+)
 @json_option("the entity")
 @click.pass_obj
-def retype(ctx: Context, name: str, entity_type: str, as_json: bool) -> None:
-    """Give the entity NAME the type TYPE (Person, Organization, Location, ...)."""
+def retype(ctx: Context, name: str, entity_type: str, new_type: bool, as_json: bool) -> None:
+    """Give the entity NAME (its exact name, an alias or its id) the type TYPE: Person,
+    Organization, Location, Product, Concept, Event, Role, Time or Code (or a word for
+    one, such as company), or a type the scope's entities already have."""
     who = principal()
-    entity = run_graph(ctx, lambda g: g.retype(name, entity_type, principal=who), writes=True)
+    entity = run_graph(
+        ctx,
+        lambda g: g.retype(name, entity_type, new_type=new_type, principal=who),
+        writes=True,
+    )
     _echo_entity(entity, as_json, "retyped")
 
 

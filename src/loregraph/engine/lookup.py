@@ -16,7 +16,9 @@ CLOSE_NAME = 0.5
 async def find_entity(store: Store, scope: str, name: str) -> Entity:
     """The entity called ``name`` (or with that alias); the closest name if none is exact.
 
-    Raises :class:`~loregraph.errors.NotFoundError` listing near names when none is close.
+    For reading (``entity``, ``path``, ...); a change uses :func:`exact_entity`, which never
+    guesses. Raises :class:`~loregraph.errors.NotFoundError` listing near names when none
+    is close.
     """
     key = name_key(name)
     found = await store.find_entities_by_key(scope, [key])
@@ -27,9 +29,35 @@ async def find_entity(store: Store, scope: str, name: str) -> Entity:
         entities = await store.get_entities([fuzzy[0].id])
         if entities:
             return entities[0]
-    suggestions = await store.get_entities([s.id for s in fuzzy])
-    hint = ", ".join(e.name for e in suggestions)
-    raise NotFoundError(f"no entity named {name!r}" + (f"; did you mean: {hint}?" if hint else ""))
+    raise await _no_entity(store, name, [s.id for s in fuzzy])
+
+
+async def exact_entity(store: Store, scope: str, ref: str) -> Entity:
+    """The entity ``ref`` names exactly: its id, or its name or one of its aliases as
+    ingest compares names (:func:`~loregraph.models.name_key`: case, accents, punctuation
+    and a leading article aside). What a merge, rename or retype acts on: a close name
+    is offered in the error, never taken.
+
+    Raises :class:`~loregraph.errors.NotFoundError` ("did you mean ...", the close names
+    as its ``candidates``) when no entity has that name.
+    """
+    by_id = await store.get_entities([ref.strip()])
+    if by_id and by_id[0].scope == scope:
+        return by_id[0]
+    key = name_key(ref)
+    found = await store.find_entities_by_key(scope, [key])
+    if key in found:
+        return found[key]
+    fuzzy = await store.search_entities_fuzzy(scope, ref, 5) if key else []
+    raise await _no_entity(store, ref, [s.id for s in fuzzy])
+
+
+async def _no_entity(store: Store, name: str, close: list[str]) -> NotFoundError:
+    """The error for a name no entity has, with the ``close`` entities (ids) as its
+    suggestions."""
+    names = list(dict.fromkeys(e.name for e in await store.get_entities(close)))
+    hint = f"; did you mean: {', '.join(names)}?" if names else ""
+    return NotFoundError(f"no entity named {name!r}{hint}", candidates=names)
 
 
 async def find_document(store: Store, scope: str, ref: str) -> Document:

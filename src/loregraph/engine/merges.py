@@ -18,7 +18,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from loregraph.access import Role, require
-from loregraph.engine.lookup import find_entity
+from loregraph.engine.lookup import exact_entity, find_entity
 from loregraph.engine.merge_views import MergeView, list_merge_views
 from loregraph.errors import AlreadyDoneError, InputError, NotFoundError
 from loregraph.ingest.decisions import MANUAL, SAME_KEY_RULES
@@ -27,7 +27,7 @@ from loregraph.ingest.redo import reprocess
 from loregraph.models import Entity, Merge, name_key
 from loregraph.store.base import Store
 from loregraph.store.changes import JOIN, SPLIT, AuditEntry, Decision
-from loregraph.text.entity_types import normalize_type
+from loregraph.text.entity_types import TYPES, known_type
 
 if TYPE_CHECKING:
     from loregraph.embed.base import Embedder
@@ -109,13 +109,18 @@ class MergeMethods:
         self, name: str, other: str, *, principal: str = "", scope: str | None = None
     ) -> MergeView:
         """Merge the entity called ``other`` into the one called ``name`` by hand (rule
-        ``manual``; undo it with :meth:`unmerge`). Returns the merge."""
+        ``manual``; undo it with :meth:`unmerge`). Returns the merge.
+
+        Both are named exactly: an id, a name or an alias (case, accents, punctuation and a
+        leading article aside). Raises :class:`~loregraph.errors.NotFoundError` for a name
+        no entity has (the close names offered as "did you mean", never merged) and
+        :class:`~loregraph.errors.InputError` when both are one entity."""
         await self.open()
         scope = self._scope(scope)
         require(scope, Role.WRITER, "merge entities")
         async with self.corrections:
-            kept = await find_entity(self.store, scope, name)
-            gone = await find_entity(self.store, scope, other)
+            kept = await exact_entity(self.store, scope, name)
+            gone = await exact_entity(self.store, scope, other)
             if kept.id == gone.id:
                 raise InputError(f"{name!r} and {other!r} are already one entity ({kept.name!r})")
             if Entity.make_id(scope, gone.name) != gone.id:
@@ -135,12 +140,14 @@ class MergeMethods:
     ) -> Entity:
         """Give the entity called ``name`` a new name (its id, mentions and relations stay).
 
-        Raises :class:`~loregraph.errors.InputError` when another entity has that name
-        (merge them instead)."""
+        ``name`` is exact, as :meth:`merge` takes it. Raises
+        :class:`~loregraph.errors.NotFoundError` for a name no entity has and
+        :class:`~loregraph.errors.InputError` when another entity has the new name (merge
+        them instead)."""
         await self.open()
         scope = self._scope(scope)
         require(scope, Role.WRITER, "rename entities")
-        entity = await find_entity(self.store, scope, name)
+        entity = await exact_entity(self.store, scope, name)
         taken = (await self.store.find_entities_by_key(scope, [name_key(new_name)])).get(
             name_key(new_name)
         )
@@ -152,14 +159,27 @@ class MergeMethods:
         return renamed
 
     async def retype(
-        self, name: str, entity_type: str, *, principal: str = "", scope: str | None = None
+        self,
+        name: str,
+        entity_type: str,
+        *,
+        new_type: bool = False,
+        principal: str = "",
+        scope: str | None = None,
     ) -> Entity:
-        """Give the entity called ``name`` another type (normalised like extracted types)."""
+        """Give the entity called ``name`` (exact, as :meth:`merge` takes it) another type:
+        a graph type or a word for one (``"organisation"`` is ``Organization``), or a type
+        the scope's entities already have. Another type is created as given only with
+        ``new_type=True``.
+
+        Raises :class:`~loregraph.errors.NotFoundError` for a name no entity has and
+        :class:`~loregraph.errors.InputError` for an unknown type (the known types as its
+        ``candidates``)."""
         await self.open()
         scope = self._scope(scope)
         require(scope, Role.WRITER, "retype entities")
-        entity = await find_entity(self.store, scope, name)
-        kind = normalize_type(entity_type)
+        entity = await exact_entity(self.store, scope, name)
+        kind = await self._entity_type(scope, entity_type, new_type)
         retyped = await self.store.update_entity(entity.id, entity_type=kind)
         await self._audit(scope, "retype", entity.name, f"{entity.type} to {kind}", principal)
         return retyped
@@ -215,6 +235,27 @@ class MergeMethods:
         except BaseException:
             await self.store.remove_decision(decision.scope, decision.kind, decision.merge_id)
             raise
+
+    async def _entity_type(self, scope: str, given: str, new_type: bool) -> str:
+        """The type ``given`` names (see :meth:`retype`), or :class:`InputError`."""
+        if not given.strip():
+            raise InputError("an entity type must not be empty")
+        kind = known_type(given)
+        if kind is not None:
+            return kind
+        held = [t for t in (await self.store.stats(scope)).entity_types if t not in TYPES]
+        same = [t for t in held if t.casefold() == given.strip().casefold()]
+        if same:
+            return same[0]
+        if new_type:
+            return given.strip()
+        known = [*TYPES, *sorted(held)]
+        raise InputError(
+            f"unknown entity type {given!r}; known types: {', '.join(known)} "
+            "(to create it, retype with a new type allowed: --new-type, or new_type: true "
+            "over HTTP)",
+            candidates=known,
+        )
 
     async def _documents_of(self, scope: str, entity_id: str) -> list[str]:
         """The ids of the documents that mention an entity, oldest first."""

@@ -92,9 +92,10 @@ STATUS_OF: tuple[tuple[type[LoregraphError], int, str, str], ...] = (
 
 def problem_of(exc: LoregraphError) -> Problem:
     """The problem an engine error is."""
+    extra = {"candidates": list(exc.candidates)} if exc.candidates else None
     for cls, status, name, title in STATUS_OF:
         if isinstance(exc, cls):
-            return Problem(status, name, title, str(exc))
+            return Problem(status, name, title, str(exc), extra=extra)
     return Problem(500, "engine-error", "The engine failed", str(exc))
 
 
@@ -130,6 +131,12 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "title": {"type": "string"},
         "status": {"type": "integer"},
         "detail": {"type": "string"},
+        "candidates": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "What the request may have meant: close names for a name no "
+            "entity has, the known types for an unknown type.",
+        },
         "errors": {
             "type": "array",
             "description": "What was invalid in the request (invalid-request only).",

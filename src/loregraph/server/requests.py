@@ -144,11 +144,15 @@ class RememberRequest(Readers):
 class MergeRequest(Body):
     """Two entities to join by hand: ``other`` is merged into ``name``."""
 
-    name: str = Field(min_length=1, max_length=500, description="The entity that stays.")
+    name: str = Field(
+        min_length=1,
+        max_length=500,
+        description="The entity that stays: its exact name, an alias or its id.",
+    )
     other: str = Field(
         min_length=1,
         max_length=500,
-        description="The entity merged into it (its names stay as aliases).",
+        description="The entity merged into it, named exactly too (its names stay as aliases).",
     )
 
 
@@ -166,8 +170,13 @@ class RetypeRequest(Body):
     type: str = Field(
         min_length=1,
         max_length=100,
-        description="Its type: Person, Organization, Location, "
-        "... (normalised as extracted types are).",
+        description="Its type: Person, Organization, Location, Product, Concept, Event, "
+        "Role, Time or Code (or a word for one, such as company), or a type the scope's "
+        "entities already have; any other is refused (422, the known types as "
+        "`candidates`) unless new_type is true.",
+    )
+    new_type: bool = Field(
+        False, description="Create the type as given when it is none of the known types."
     )
 
 

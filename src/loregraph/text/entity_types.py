@@ -128,9 +128,19 @@ def normalize_type(raw: str) -> str:
     >>> normalize_type("GPE"), normalize_type("character"), normalize_type("Company")
     ('Location', 'Person', 'Organization')
     """
+    return known_type(raw) or CONCEPT
+
+
+def known_type(raw: str) -> str | None:
+    """The graph type ``raw`` names (as :func:`normalize_type` reads it), or ``None`` when
+    it names none (an unknown or empty type: a correction by hand must not guess).
+
+    >>> known_type("organisation"), known_type("Banana")
+    ('Organization', None)
+    """
     key = _squash(raw)
     if not key:
-        return CONCEPT
+        return None
     for candidate in (key, key.replace(" ", "")):
         found = _TABLE.get(candidate)
         if found is not None:
@@ -140,4 +150,4 @@ def normalize_type(raw: str) -> str:
             found = _TABLE.get(key[: -len(suffix)] + replacement)
             if found is not None:
                 return found
-    return CONCEPT
+    return None

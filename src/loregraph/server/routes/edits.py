@@ -86,8 +86,9 @@ async def undo(merge_id: MergeId, request: Request, caller: Writer, graph: Engin
 @router.post("/merge", response_model=MergeOut)
 async def merge(body: MergeRequest, request: Request, caller: Writer, graph: Engine) -> Any:
     """Merge the entity ``other`` into the entity ``name`` by hand (rule ``manual``; undo it
-    with ``POST /merges/{id}/undo``). 404 for an unknown name, 422 when both are one
-    entity."""
+    with ``POST /merges/{id}/undo``). Both are exact names, aliases or ids: 404 for a name
+    no entity has (the close names as ``candidates``, never merged), 422 when both are
+    one entity."""
     return await _change(
         request,
         caller,
@@ -108,10 +109,13 @@ async def rename(body: RenameRequest, request: Request, caller: Writer, graph: E
 
 @router.post("/retype", response_model=EntityOut)
 async def retype(body: RetypeRequest, request: Request, caller: Writer, graph: Engine) -> Any:
-    """Give an entity another type (normalised as extracted types are). 404 for an unknown
-    name."""
+    """Give an entity another type: a known one (or a word for it), or, with ``new_type``,
+    a new one as given. 404 for an unknown name, 422 for an unknown type (the known types
+    as ``candidates``)."""
     return await _change(
         request,
         caller,
-        lambda who, scope: graph.retype(body.name, body.type, principal=who, scope=scope),
+        lambda who, scope: graph.retype(
+            body.name, body.type, new_type=body.new_type, principal=who, scope=scope
+        ),
     )
