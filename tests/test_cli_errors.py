@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
+from loregraph.cli import support
 from loregraph.cli.app import main
+from loregraph.errors import LoregraphError, NotAllowedError
 
 
 def run(db: Path, *args: str, stdin: str | None = None) -> Result:
@@ -185,3 +189,23 @@ def test_unknown_database_scheme(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["--db", "mongodb://localhost/kg", "stats"])
     assert result.exit_code == 2, result.output
     assert "mongodb" in result.output
+
+
+def _exit_codes_of(error: type[LoregraphError]) -> set[int]:
+    return {error.exit_code}.union(*(_exit_codes_of(sub) for sub in error.__subclasses__()))
+
+
+def test_the_readme_lists_every_exit_code_the_command_line_returns() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("stderr with their own exit code:")
+    paragraph = readme[start : readme.index("\n\n", start)]
+    listed = {int(code) for code in re.findall(r"(?<![\w-])(\d+)\b", paragraph)}
+    returned = _exit_codes_of(LoregraphError) | {
+        support.PERMISSION_EXIT,
+        support.INTERNAL_EXIT,
+        support.INTERRUPTED_EXIT,
+        support.PIPE_CLOSED_EXIT,
+        click.UsageError.exit_code,
+    }
+    assert NotAllowedError.exit_code == 9
+    assert listed == returned

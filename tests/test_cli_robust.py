@@ -189,3 +189,16 @@ def test_search_says_plainly_when_nothing_is_relevant(store: Path) -> None:
     assert result.stdout == ""
     assert "nothing in the store is relevant" in result.stderr
     assert json.loads(run(store, "search", "zzzzqqq xyzzy", "--json").stdout) == []
+
+
+@pytest.mark.parametrize("command", [["ask", "Who proposed to Lucy?"], ["search", "Lucy"]])
+def test_a_closed_standard_output_ends_quietly(store: Path, command: list[str]) -> None:
+    """``loregraph ask ... | head -1``: the reader leaves; no message, exit 141 (SIGPIPE's)."""
+    args = [sys.executable, "-m", "loregraph.cli", "--db", str(store), *command]
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader has gone before a line is written
+    try:
+        done = subprocess.run(args, stdout=writer, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(writer)
+    assert (done.returncode, done.stderr) == (141, "")

@@ -19,7 +19,7 @@ from rich.console import Console
 
 from loregraph.access import Principal, acting_as
 from loregraph.cli.progress import PLAIN_INTERVAL, PlainProgress, RichProgress
-from loregraph.cli.support import fail_on
+from loregraph.cli.support import INTERRUPTED_EXIT, fail_on
 from loregraph.errors import EmptyStoreError, LoregraphError
 from loregraph.graph import AsyncGraph
 from loregraph.location import Location
@@ -86,7 +86,7 @@ def run_async(work: Coroutine[Any, Any, T], *, kept: str) -> T:
         fail_on(exc)
     except KeyboardInterrupt:
         click.echo(f"interrupted: {kept} are kept; run again to resume", err=True)
-        sys.exit(130)
+        sys.exit(INTERRUPTED_EXIT)
 
 
 def run_graph(

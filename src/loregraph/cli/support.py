@@ -6,13 +6,16 @@
 name. Every error a command meets ends as one line on stderr and an exit code of its own:
 loregraph's errors carry theirs, files that cannot be read or written exit 2 (input) or 8
 (permission), and anything unexpected exits 70 with a request to report it
-(``LOREGRAPH_DEBUG=1`` shows the traceback).
+(``LOREGRAPH_DEBUG=1`` shows the traceback). A standard output its reader closed
+(``loregraph ask ... | head -1``) ends the command quietly with 141, as the SIGPIPE signal
+ends a Unix tool.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import select
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -25,6 +28,11 @@ PERMISSION_EXIT = 8
 """Exit code when a file or folder cannot be read or written for lack of permission."""
 INTERNAL_EXIT = 70
 """Exit code of an unexpected error (a defect in loregraph)."""
+INTERRUPTED_EXIT = 130
+"""Exit code of a command interrupted (Ctrl-C): 128 + SIGINT."""
+PIPE_CLOSED_EXIT = 141
+"""Exit code when the reader of standard output closed it (``| head``): 128 + SIGPIPE, the
+code a shell reports for a Unix tool the signal ended."""
 
 
 def fail(message: str, code: int) -> NoReturn:
@@ -33,8 +41,35 @@ def fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+def stdout_closed() -> bool:
+    """Whether the reader of standard output has closed it (a pipe whose reader left);
+    ``True`` where that cannot be asked."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        events = poller.poll(0)
+    except (AttributeError, OSError, ValueError):
+        return True
+    return any(event & (select.POLLERR | select.POLLHUP) for _, event in events)
+
+
+def end_quietly() -> NoReturn:
+    """Exit with :data:`PIPE_CLOSED_EXIT` and no message: nobody reads the output any more.
+    Standard output is pointed at the null device first, so that Python's last flush of
+    what is left in its buffer does not fail too."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(PIPE_CLOSED_EXIT)
+
+
 def fail_on(exc: BaseException) -> NoReturn:
-    """Turn any exception into one message and its exit code."""
+    """Turn any exception into one message and its exit code (a closed standard output:
+    no message, :func:`end_quietly`)."""
+    if isinstance(exc, BrokenPipeError) and stdout_closed():
+        end_quietly()
     if isinstance(exc, LoregraphError):
         fail(str(exc), exc.exit_code)
     if isinstance(exc, PermissionError):
@@ -66,12 +101,14 @@ class LoregraphGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            done = super().invoke(ctx)
+            sys.stdout.flush()  # a closed output fails here, not in Python's last flush
+            return done
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
-            sys.exit(130)
+            sys.exit(INTERRUPTED_EXIT)
         except Exception as exc:
             fail_on(exc)
 
