@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from loregraph.access import Principal, Role, current_principal
 from loregraph.cli.app import main
-from loregraph.errors import NotFoundError
+from loregraph.errors import NotAllowedError, NotFoundError
 from loregraph.graph import AsyncGraph
 
 
@@ -227,3 +227,20 @@ def test_an_empty_principal_is_an_error_never_the_operator(
         main, ["--db", str(db), "stats", "--scope", "family"], env={"LOREGRAPH_PRINCIPAL": None}
     )
     assert unset.exit_code == 0 and "documents 1" in unset.stdout  # unset: the operator
+
+
+@pytest.mark.parametrize("command", ["ask", "search", "context"])
+def test_a_principal_without_a_role_is_told_so_not_that_the_scope_is_empty(
+    db: Path, command: str
+) -> None:
+    refused = run(
+        db, "--principal", "zed", command, "Who planted the orchard?", "--scope", "family"
+    )
+    assert refused.exit_code == NotAllowedError.exit_code, refused.output
+    assert "principal 'zed' has no role in scope 'family'" in refused.output
+    assert "loregraph grant zed reader --scope family" in refused.output
+    assert "ingest some first" not in refused.output
+    # a role in a scope linked to this one reads it: no refusal
+    ok(db, "grant", "bob", "reader", "--scope", "friends")
+    ok(db, "link", "friends", "family")
+    ok(db, "--principal", "bob", command, "Who planted the orchard?", "--scope", "family")

@@ -25,8 +25,9 @@ from typing import Protocol
 
 import numpy as np
 
+from loregraph.access import current_principal
 from loregraph.embed.base import Embedder
-from loregraph.errors import EmptyStoreError, InputError
+from loregraph.errors import EmptyStoreError, InputError, NotAllowedError
 from loregraph.models import DocKind, Vector
 from loregraph.retrieve import gather, stages
 from loregraph.retrieve.analyze import SpacyPipeline, analyze_query, check_question
@@ -170,6 +171,13 @@ class Retriever:
             raise InputError("the question is empty; ask something about the documents")
         check_question(question)
         if not await self.store.list_documents(scope, limit=1):
+            acting = current_principal()
+            if acting is not None and acting.role_in(scope) is None:
+                raise NotAllowedError(
+                    f"principal {acting.name!r} has no role in scope {scope!r} (nor a link "
+                    "to it from a scope it has one in): an administrator of the scope can "
+                    f"give one (loregraph grant {acting.name} reader --scope {scope})"
+                )
             raise EmptyStoreError(
                 f"scope {scope!r} holds no documents; ingest some first "
                 "(e.g. `loregraph ingest PATH`)"
@@ -191,7 +199,8 @@ class Retriever:
         the conversation the question belongs to (the names it resolved are remembered).
 
         Raises :class:`~loregraph.errors.EmptyStoreError` when the scope has no documents
-        and :class:`~loregraph.errors.InputError` when the question is blank.
+        (:class:`~loregraph.errors.NotAllowedError` when the principal acting sees none for
+        want of a role there) and :class:`~loregraph.errors.InputError` when the question is blank.
         """
         total = Stopwatch()
         await self._check(question, scope)
