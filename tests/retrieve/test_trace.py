@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.models import Scored
+from loregraph.retrieve.analyze import SpacyPipeline, analyze_query
 from loregraph.retrieve.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
+from loregraph.retrieve.result import QueryAnalysis
 from loregraph.retrieve.trace import RetrievalTrace, guarded
 from loregraph.settings import PRESETS
+from loregraph.store.base import Store
 
 QUESTION = "How did Elena Varga reach Osray?"
 
@@ -104,3 +112,28 @@ async def test_context_fit_is_recorded_apart_from_debug(
     assert fit is not None and fit.name == "budget" and fit.details["budget"] == 200
     assert fit.count <= len(result.passages)
     assert result.debug == before
+
+
+class _SlowEmbedder(HashingEmbedder):
+    """Embeds as the hashing embedder does, half a second later."""
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        time.sleep(0.5)
+        return super().embed(texts)
+
+
+async def _slow_analysis(
+    question: str, store: Store, scope: str, *, nlp: SpacyPipeline | None = None
+) -> QueryAnalysis:
+    await asyncio.sleep(0.5)
+    return await analyze_query(question, store, scope, nlp=nlp)
+
+
+async def test_analyze_and_embed_each_report_their_own_time(store: Any) -> None:
+    """The two stages run side by side; each one's time is its own, not the pair's."""
+    slow_embed = Retriever(store, _SlowEmbedder(), PRESETS["hybrid"])
+    debug = (await slow_embed.retrieve(QUESTION, "default")).debug
+    assert debug["embed"]["ms"] >= 500 > debug["analyze"]["ms"]
+    slow_analysis = Retriever(store, HashingEmbedder(), PRESETS["hybrid"], analyzer=_slow_analysis)
+    debug = (await slow_analysis.retrieve(QUESTION, "default")).debug
+    assert debug["analyze"]["ms"] >= 500 > debug["embed"]["ms"]

@@ -21,7 +21,7 @@ import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -64,8 +64,18 @@ class Prepared:
     index: GraphIndex | None
 
 
+T = TypeVar("T")
+
+
 async def _none() -> None:
     return None
+
+
+async def _timed(work: Awaitable[T]) -> tuple[T, float]:
+    """``work``'s result and the milliseconds it took (run beside other stages)."""
+    watch = Stopwatch()
+    result = await work
+    return result, watch.ms()
 
 
 class Retriever:
@@ -131,8 +141,8 @@ class Retriever:
         return walks or cfg.passages_by_mentions or cfg.entity_pages
 
     async def _prepare(self, question: str, scope: str, run: GuardedRun) -> Prepared:
-        """Analyse the question, embed it and fetch the graph index, concurrently."""
-        watch = Stopwatch()
+        """Analyse the question, embed it and fetch the graph index, concurrently (each
+        stage's time is its own)."""
         cfg, trace = run.cfg, run.trace
         wants_vector = cfg.use_vector_entities or cfg.passages_by_vector
         wants_index = self._wants_index(cfg)
@@ -140,22 +150,21 @@ class Retriever:
         def analyse(store: Store) -> Awaitable[QueryAnalysis]:
             return self.analyzer(question, store, scope, nlp=self.nlp)
 
-        analysis, vector, graph = await asyncio.gather(
-            run.analysis(question, analyse, self.store),
-            self._embed(question, run) if wants_vector else _none(),
+        (analysis, analyse_ms), (vector, embed_ms), graph = await asyncio.gather(
+            _timed(run.analysis(question, analyse, self.store)),
+            _timed(self._embed(question, run) if wants_vector else _none()),
             run.graph_call("graph", self._graph(scope), lambda: None) if wants_index else _none(),
         )
-        ms = watch.ms()
         trace.record(
             "analyze",
-            ms,
+            analyse_ms,
             len(analysis.candidates),
             intent=analysis.intent,
             matched=len(analysis.matched),
             spacy=analysis.used_spacy,
         )
         if wants_vector:
-            trace.record("embed", ms, int(vector is not None))
+            trace.record("embed", embed_ms, int(vector is not None))
         else:
             trace.skip("embed", "no vector stage")
         if graph is None:
