@@ -17,17 +17,17 @@ from loregraph.errors import NotAllowedError, NotFoundError
 from loregraph.graph import AsyncGraph
 
 
-def run(db: Path, *args: str, stdin: str | None = None) -> Result:
+def run(db: Path | str, *args: str, stdin: str | None = None) -> Result:
     return CliRunner().invoke(main, ["--db", str(db), *args], input=stdin)
 
 
-def ok(db: Path, *args: str) -> Result:
+def ok(db: Path | str, *args: str) -> Result:
     result = run(db, *args)
     assert result.exit_code == 0, result.output
     return result
 
 
-def as_json(db: Path, *args: str) -> Any:
+def as_json(db: Path | str, *args: str) -> Any:
     return json.loads(ok(db, *args, "--json").stdout)
 
 
@@ -180,10 +180,24 @@ def test_principal_runs_every_command_as_that_principal(
     assert "does not apply to serve" in failed(db, "--principal", "ann", "serve")
 
 
-@pytest.mark.parametrize("store", ["new/kg.db", "new/memory.json"])
-def test_grant_link_and_keys_work_on_a_new_store(tmp_path: Path, store: str) -> None:
+@pytest.fixture(params=["sqlite", "json", "postgres"])
+def new_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str]:
+    """Where no store is yet: a file path in a folder not made, or an empty PostgreSQL."""
+    if request.param != "postgres":
+        yield tmp_path / "new" / ("kg.db" if request.param == "sqlite" else "memory.json")
+        return
+    from store.pg_server import start_server
+
+    server = start_server(tmp_path / "pg")
+    try:
+        yield f"{server.url}&schema=new_store"
+    finally:
+        server.stop()
+
+
+def test_grant_link_and_keys_work_on_a_new_store(new_store: Path, tmp_path: Path) -> None:
     """An administrator sets up access before any data arrives: the store is made."""
-    db = tmp_path / store
+    db = new_store
     made = ok(db, "grant", "ann", "reader", "--scope", "family")
     assert "granted ann  reader  in scope 'family'" in made.output
     assert "scope 'family' holds no documents yet (scopes with documents: none yet)" in (
