@@ -39,7 +39,7 @@ const WORKER_ABOVE = 500;
  * milliseconds (the worker needs a moment to start moving nodes). */
 const LAYOUT_CHECK_MS = 250;
 const LAYOUT_MIN_MS = 750;
-const LAYOUT_MAX_MS = 3000;
+const LAYOUT_MAX_MS = 2000;
 /** The layout has settled when, between two looks, nodes moved this share of the graph's
  * extent on average. */
 const SETTLED_SHARE = 0.002;
