@@ -5,7 +5,12 @@ to BENCHMARKS.md; tests assert only that no frame shows a freeze."""
 
 from __future__ import annotations
 
+import os
+import platform
+import subprocess
 from typing import Any
+
+from .conftest import CHROMIUM
 
 PROBE = """() => {
     const state = { deltas: [], long: [], running: false, last: 0 };
@@ -79,3 +84,15 @@ def pan_and_zoom(page: Any, rounds: int = 4) -> None:
         for _ in range(5):
             page.mouse.wheel(0, -120 if i % 2 == 0 else 120)
             page.wait_for_timeout(60)
+
+
+def machine() -> dict[str, Any]:
+    """Where the figures were measured."""
+    version = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True)
+    return {
+        "browser": version.stdout.strip(),
+        "rendering": "headless, --disable-gpu (software WebGL)",
+        "cpus": os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "machine": platform.machine(),
+    }

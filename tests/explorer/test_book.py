@@ -7,9 +7,6 @@ and written to tests/artifacts/explorer/<test>/frames.json (BENCHMARKS.md report
 from __future__ import annotations
 
 import json
-import os
-import platform
-import subprocess
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,7 +15,7 @@ import httpx
 import pytest
 
 from . import frames
-from .conftest import CHROMIUM, Served
+from .conftest import Served
 from .test_page import FREEZE_MS, nodes, point, settle
 
 pytestmark = pytest.mark.slow
@@ -38,6 +35,9 @@ EXPAND_ALL = """async () => {
 }"""
 """Expands the unexpanded node of highest degree (the action a double click runs) until
 every node is expanded; returns how many were."""
+
+
+degree_of = "(name) => window.__explorer.graph.degree(name)"
 
 
 def positions(page: Any) -> dict[str, list[float]]:
@@ -104,29 +104,16 @@ def test_a_neighbourhood_of_hundreds_of_entities_stays_smooth(
     context.close()
 
     measured = {"nodes": len(shown), "edges": edges, "layout": laying_out, "pan": moving}
-    (shots / "frames.json").write_text(json.dumps({**measured, **machine()}, indent=2) + "\n")
+    (shots / "frames.json").write_text(
+        json.dumps({**measured, **frames.machine()}, indent=2) + "\n"
+    )
     for phase in (laying_out, moving):
         assert phase["frames"] > 20 and phase["max_ms"] < FREEZE_MS, measured
     assert problems == []
     assert origins <= {origin(served_book.url)}, "the page asked another origin"
 
 
-degree_of = "(name) => window.__explorer.graph.degree(name)"
-
-
 def origin(url: str) -> str:
     """The origin of ``url`` (a ``blob:`` URL has its creator's)."""
     parts = urlsplit(url.removeprefix("blob:"))
     return f"{parts.scheme}://{parts.netloc}"
-
-
-def machine() -> dict[str, Any]:
-    """Where the figures were measured."""
-    version = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True)
-    return {
-        "browser": version.stdout.strip(),
-        "rendering": "headless, --disable-gpu (software WebGL)",
-        "cpus": os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-        "machine": platform.machine(),
-    }
