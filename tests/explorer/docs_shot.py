@@ -4,8 +4,8 @@ Lucy Westenra opened from the search box, Dracula and Mina Harker expanded, Lucy
 a streamed answer with its citations. Prints the answer, to be checked before committing
 the picture.
 
-    make demo        # once: .demo/dracula.db
-    PYTHONPATH=src .venv/bin/python -m tests.explorer.docs_shot [--db .demo/dracula.db]
+    make install demo        # once: the server and Playwright; .demo/dracula.db
+    .venv/bin/python -m tests.explorer.docs_shot [--db .demo/dracula.db]
 """
 
 from __future__ import annotations
