@@ -88,7 +88,7 @@ def test_a_neighbourhood_of_hundreds_of_entities_stays_smooth(
     shown = nodes(page)
     edges = page.evaluate("() => window.__explorer.edges()")
     assert shown == {e["name"] for e in whole["entities"]}  # the whole connected part
-    assert len(shown) >= 250 and edges >= 500
+    assert len(shown) >= 200 and edges >= 400  # hundreds (257 and 632 on 2026-11-28)
     assert f"{len(shown)} entities" in page.locator("#counts").inner_text()
     still = positions(page)
     page.wait_for_timeout(500)
