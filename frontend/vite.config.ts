@@ -9,7 +9,7 @@ import { defineConfig, type Plugin } from "vite";
 
 const root = resolve(__dirname);
 const outDir = resolve(root, "../src/loregraph/explorer/static");
-const SOURCES = ["index.html", "package.json", "package-lock.json", "vite.config.ts", "tsconfig.json", "src"];
+const SOURCES = ["index.html", "package.json", "package-lock.json", "vite.config.ts", "tsconfig.json", "src", "public"];
 
 function files(path: string): string[] {
   if (statSync(path).isDirectory()) {

@@ -1,7 +1,8 @@
 // The graph drawn with sigma (WebGL) over a graphology graph: nodes coloured by type, edge
 // labels with the relation types, a click selects, a double click expands a node by its
-// neighbourhood. Layout: new nodes start around the node they were reached from, then a
-// few ForceAtlas2 iterations (Barnes-Hut above a few hundred nodes) settle the picture.
+// neighbourhood. Layout: new nodes start around the node they were reached from, then
+// ForceAtlas2 settles the picture: a few iterations at once on small graphs, else in a web
+// worker (Barnes-Hut) that stops when the nodes have nearly stopped moving.
 
 import Graph from "graphology";
 import forceAtlas2 from "graphology-layout-forceatlas2";
@@ -30,11 +31,21 @@ export interface EdgeAttributes {
 }
 
 const CO_OCCURS = "CO_OCCURS_WITH";
-/** Above this many nodes the layout runs in a web worker (the page stays responsive). */
+/** Above this many nodes the layout runs in a web worker (the page stays responsive);
+ * below, at once: a worker's layout redraws the graph at every step, which costs more
+ * frames on a few hundred nodes than a few iterations at once (measured without a GPU). */
 const WORKER_ABOVE = 500;
-/** How long the worker's layout runs after nodes are added, in milliseconds. */
-const WORKER_MS = 2000;
-/** Above this many nodes or edges, edges and labels are hidden while the camera moves. */
+/** How often the worker's progress is looked at, and the shortest and longest it runs, in
+ * milliseconds (the worker needs a moment to start moving nodes). */
+const LAYOUT_CHECK_MS = 250;
+const LAYOUT_MIN_MS = 750;
+const LAYOUT_MAX_MS = 2000;
+/** The layout has settled when, between two looks, nodes moved this share of the graph's
+ * extent on average. */
+const SETTLED_SHARE = 0.002;
+/** Above this many edges they are hidden while the camera moves (drawing them is most of
+ * a frame's cost without a GPU); above this many nodes or edges, labels too. */
+const EDGES_HIDDEN_ABOVE = 400;
 const LIGHT_ABOVE = 1500;
 
 export class GraphView {
@@ -44,6 +55,8 @@ export class GraphView {
   private hovered: string | null = null;
   private worker: FA2Layout | null = null;
   private workerTimer = 0;
+  /** How the last layout ended: settled (nodes nearly still) or stopped at its time limit. */
+  layoutEnd: "settled" | "time" | null = null;
 
   constructor(
     container: HTMLElement,
@@ -156,20 +169,64 @@ export class GraphView {
 
   private settle(added: number): void {
     const large = this.graph.order > LIGHT_ABOVE || this.graph.size > LIGHT_ABOVE;
-    this.renderer.setSetting("hideEdgesOnMove", large);
+    this.renderer.setSetting("hideEdgesOnMove", large || this.graph.size > EDGES_HIDDEN_ABOVE);
     this.renderer.setSetting("hideLabelsOnMove", large);
     if (this.graph.order < 2 || added === 0) return;
     const settings = forceAtlas2.inferSettings(this.graph);
     if (this.graph.order <= WORKER_ABOVE) {
+      // exact forces: on a few hundred nodes Barnes-Hut took longer (54 ms, not 32, a step)
       forceAtlas2.assign(this.graph, { iterations: 120, settings: { ...settings, slowDown: 2 } });
+      this.layoutEnd = "settled";
       return;
     }
     this.stopLayout();
+    this.layoutEnd = null;
     this.worker = new FA2Layout(this.graph, {
       settings: { ...settings, barnesHutOptimize: true, slowDown: 5 },
     });
     this.worker.start();
-    this.workerTimer = window.setTimeout(() => this.stopLayout(), WORKER_MS);
+    this.watchLayout(performance.now(), this.positions());
+  }
+
+  /** Looks at the worker's progress every LAYOUT_CHECK_MS; stops it once the nodes have
+   * nearly stopped moving, or at LAYOUT_MAX_MS. */
+  private watchLayout(started: number, before: Float64Array): void {
+    this.workerTimer = window.setTimeout(() => {
+      const now = this.positions();
+      const ran = performance.now() - started;
+      const moved = this.movement(before, now); // 0: the worker has not moved a node yet
+      const settled = ran >= LAYOUT_MIN_MS && moved > 0 && moved < SETTLED_SHARE;
+      if (settled || ran > LAYOUT_MAX_MS) {
+        this.stopLayout();
+        this.layoutEnd = settled ? "settled" : "time";
+      } else {
+        this.watchLayout(started, now);
+      }
+    }, LAYOUT_CHECK_MS);
+  }
+
+  private positions(): Float64Array {
+    const xy = new Float64Array(this.graph.order * 2);
+    let i = 0;
+    this.graph.forEachNode((_, attributes) => {
+      xy[i++] = attributes.x;
+      xy[i++] = attributes.y;
+    });
+    return xy;
+  }
+
+  /** The mean distance the nodes moved between two looks, as a share of the extent. */
+  private movement(before: Float64Array, now: Float64Array): number {
+    if (before.length !== now.length || now.length === 0) return Infinity;
+    let moved = 0;
+    let [minX, maxX, minY, maxY] = [Infinity, -Infinity, Infinity, -Infinity];
+    for (let i = 0; i < now.length; i += 2) {
+      moved += Math.hypot(now[i] - before[i], now[i + 1] - before[i + 1]);
+      [minX, maxX] = [Math.min(minX, now[i]), Math.max(maxX, now[i])];
+      [minY, maxY] = [Math.min(minY, now[i + 1]), Math.max(maxY, now[i + 1])];
+    }
+    const extent = Math.max(maxX - minX, maxY - minY, 1e-9);
+    return moved / (now.length / 2) / extent;
   }
 
   private stopLayout(): void {

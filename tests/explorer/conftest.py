@@ -21,6 +21,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "tests" / "artifacts" / "explorer"
+BOOK = ROOT / "src" / "loregraph" / "data" / "dracula.txt"
+KEEP_EVERY_ENTITY = {"LOREGRAPH_MIN_ENTITY_SALIENCE": "0"}
+"""Ingest settings that keep every candidate entity a node (a document's nodes are those
+mentioned twice or salient enough): about 500 entities for the book instead of 170."""
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -121,6 +125,22 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _cli(db, "--scope", OTHER_SCOPE, "remember", OTHER_MEMORY, env=_env())
     _cli(db, "--scope", OTHER_SCOPE, "remember", OTHER_MERGED, env=_env())
     return db
+
+
+@pytest.fixture(scope="package")
+def book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Dracula store: the whole book ingested offline with every candidate entity kept
+    (about a minute on a quiet machine; once per session, and only for the tests that ask)."""
+    db = tmp_path_factory.mktemp("book") / "dracula.db"
+    _cli(db, "ingest", str(BOOK), env={**_env(), **KEEP_EVERY_ENTITY})
+    return db
+
+
+@pytest.fixture(scope="package")
+def served_book(book: Path) -> Iterator[Served]:
+    """The Dracula store behind ``loregraph serve --no-auth``."""
+    with _serving(book, "--no-auth") as url:
+        yield Served(url, book)
 
 
 @pytest.fixture(scope="package")

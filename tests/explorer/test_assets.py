@@ -21,6 +21,7 @@ SOURCES = (
     "vite.config.ts",
     "tsconfig.json",
     "src",
+    "public",
 )
 """What the build reads (vite.config.ts hashes the same list the same way)."""
 
