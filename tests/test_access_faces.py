@@ -10,6 +10,7 @@ checked against what its readable documents say, and nothing else.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,7 +47,9 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
     from store.falkor_server import start_server as start_falkor
     from store.pg_server import start_server as start_pg
 
-    pg = start_pg(tmp_path_factory.mktemp("pg"))
+    # not under pytest's temporary directory: another pytest session may make it unreadable
+    # (mode 0700) to the user the server runs as when the tests run as root
+    pg = start_pg(Path(tempfile.gettempdir()) / "loregraph-pgtest-faces")
     falkor = start_falkor(tmp_path_factory.mktemp("falkor"))
     try:
         yield {"postgres": f"{pg.url}&schema=access_faces", "falkordb": falkor.url("faces")}

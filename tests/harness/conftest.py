@@ -25,7 +25,6 @@ PG_BASE = Path(tempfile.gettempdir()) / "loregraph-harness-pg"
 def harness_pg_url() -> Iterator[str]:
     """The URL of a PostgreSQL server started for the harness (stopped at the end)."""
     pytest.importorskip("psycopg")
-    pytest.importorskip("pgserver")
     from store.pg_server import start_server
 
     server = start_server(PG_BASE)

