@@ -7,7 +7,18 @@ import random
 import numpy as np
 import pytest
 
-from loregraph.models import Entity, name_key
+from loregraph.ingest.blanks import BLANKS, blank_runs, rebuild_text
+from loregraph.ingest.chunker import chunk_text
+from loregraph.models import (
+    Chunk,
+    Document,
+    DocumentBundle,
+    Entity,
+    chunk_id,
+    content_hash,
+    name_key,
+)
+from loregraph.settings import ChunkSettings
 from loregraph.store.base import SCHEMA_VERSION, Store
 
 from .builders import Book, unit
@@ -36,6 +47,27 @@ class DocumentContract(ContractBase):
         assert await store.search_entities_vector("default", unit(0), 5) == []
         assert await store.search_entities_fuzzy("default", "anything", 5) == []
         assert (await store.expand("default", ["nope"])).entities == {}
+
+    async def test_a_document_keeps_what_rebuilds_its_text_exactly(self, store: Store) -> None:
+        # the blank runs between chunks are kept (ingest/blanks.py), whatever they hold
+        text = "\r\n\tCHAPTER I\n\n" + "Jonathan went east by train. " * 6
+        text += "\n \t\u00a0 \r\n\nCHAPTER II\n\nA castle.  \n\n"
+        starts = [i for i in range(len(text)) if text.startswith("CHAPTER", i)]
+        pieces = chunk_text(text, ChunkSettings(size=80, overlap=10), starts)
+        chunks = [
+            Chunk(chunk_id("doc-t", c.seq), "doc-t", c.seq, c.start, c.end, c.text, 3, unit(c.seq))
+            for c in pieces
+        ]
+        document = Document(
+            "doc-t", "T", content_hash(text), source="t.txt", char_count=len(text),
+            metadata={BLANKS: blank_runs(text, chunks), "author": "Ann"},
+        )  # fmt: skip
+        assert any("\t" in run for run in document.metadata[BLANKS])
+        await store.write_document(DocumentBundle(document, chunks, [], [], []))
+        stored = await store.read_bundle("doc-t")
+        assert stored is not None
+        assert stored.document.metadata == document.metadata
+        assert rebuild_text(stored.document, stored.chunks) == text
 
     async def test_document_roundtrip(self, store: Store) -> None:
         book = Book("doc-1", title="Ship's log", source="logs/ship.txt")

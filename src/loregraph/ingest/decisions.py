@@ -74,6 +74,22 @@ class MergeRules:
         """Whether a candidate called ``name`` may not be linked to ``entity`` by ``rule``."""
         return rule in self.off or (name_key(name), entity.id) in self.apart
 
+    def join_target(
+        self, targets: Mapping[str, Entity], made: Iterable[Entity], entity_id: str
+    ) -> Entity | None:
+        """The entity a hand merge redirects ``entity_id`` to: the stored one (in
+        ``targets``), else the one the document being resolved makes (``made``: a document
+        processed again is deleted first, so the entity kept may live only in it)."""
+        target = self.joins.get(entity_id)
+        if target is None:
+            return None
+        return targets.get(target) or next((e for e in made if e.id == target), None)
+
+    def joined_away(self, targets: Mapping[str, Entity], entity_id: str) -> bool:
+        """Whether a hand merge redirects ``entity_id`` to an entity that is not stored: a
+        candidate of that name is resolved after the others, which may make that entity."""
+        return self.joins.get(entity_id, "") not in {"", *targets}
+
     def cluster_rules(self, apart: frozenset[tuple[str, str]] = frozenset()) -> ClusterRules:
         """The rules of in-document clustering, with name key pairs kept apart."""
         return ClusterRules(self.off - RESOLVER_RULES, self.names | apart)

@@ -22,6 +22,7 @@ import numpy as np
 
 from loregraph.embed.base import Embedder
 from loregraph.errors import EmptyInputError, LoregraphError
+from loregraph.ingest.blanks import BLANKS, blank_runs, complete
 from loregraph.ingest.boilerplate import set_aside
 from loregraph.ingest.chunker import chunk_text
 from loregraph.ingest.cluster import Record
@@ -193,7 +194,7 @@ class IngestPipeline:
             same = await self.store.find_document(
                 scope, content_hash=digest, source=source.former_source
             )
-        if same is not None and same.status == DocStatus.DONE and source.keeps_access(same):
+        if complete(same) and source.keeps_access(same):
             report.skipped += 1
             return None
         # an earlier input of this run with this identity is replaced too (maybe unwritten)
@@ -379,6 +380,7 @@ class IngestPipeline:
         if source.external_id is not None:
             document.metadata.setdefault("id", source.external_id)
         document.metadata[EXTRACTED_BY] = identity(self.extractor)
+        document.metadata[BLANKS] = blank_runs(source.text, pending.chunks)
         chunks = [
             Chunk(
                 id=cid,

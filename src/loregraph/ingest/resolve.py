@@ -161,6 +161,10 @@ class Resolver:
                 continue
             unmatched.append(cand)
 
+        # a name merged by hand into an entity only this document makes is created last
+        unmatched.sort(
+            key=lambda c: self.rules.joined_away(self._targets, Entity.make_id(scope, c.name))
+        )
         vectors = await self._embed(unmatched)
         searched = [
             (cand, vectors[i])
@@ -370,7 +374,7 @@ class Resolver:
         document_id: str,
     ) -> None:
         entity_id = Entity.make_id(scope, cand.name)
-        joined = self._targets.get(self.rules.joins.get(entity_id, ""))
+        joined = self.rules.join_target(self._targets, res.entities.values(), entity_id)
         if joined is not None:
             self._link(res, claimed, cand, joined, MANUAL, 1.0, scope, document_id)
             return
