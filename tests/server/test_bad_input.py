@@ -45,7 +45,13 @@ BROKEN_MULTIPART: list[tuple[str, bytes, str, int, str]] = [
         422,
         "invalid-request",
     ),
-    ("JSON instead", b'{"files": ["harker.txt"]}', "application/json", 422, "invalid-request"),
+    (
+        "JSON instead",
+        b'{"files": ["harker.txt"]}',
+        "application/json",
+        415,
+        "unsupported-media-type",
+    ),
 ]
 
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import Route
 
@@ -24,6 +24,7 @@ from loregraph.server.config import ServerConfig
 from loregraph.server.jobs import Jobs
 from loregraph.server.limits import BodyLimit, Timeout
 from loregraph.server.logs import RequestLog
+from loregraph.server.media import check_media_type
 from loregraph.server.routes import ROUTERS
 
 STREAMING_SUFFIXES = ("/events",)
@@ -61,6 +62,7 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
         # may need the network, so only the OpenAPI document is served
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(check_media_type)],  # 415 for a body of the wrong type
     )
     app.state.graph = graph
     app.state.config = config
