@@ -27,6 +27,7 @@ from loregraph.server.requests import (
     VisibilityName,
 )
 from loregraph.server.responses import JobOut
+from loregraph.server.sources import source_view
 from loregraph.server.sse import EventStream, event_stream, job_events
 from loregraph.server.state import Config, Engine, JobList
 from loregraph.server.uploads import BODY, allowed_paths, read_uploads, text_document
@@ -142,13 +143,18 @@ def _job(jobs: JobList, principal: Principal, job_id: str) -> Job:
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)
-async def job_status(job_id: str, principal: Anyone, jobs: JobList) -> Any:
-    """An ingest job: running, done (with its report) or failed (with the reason)."""
-    return _job(jobs, principal, job_id).to_dict()
+async def job_status(job_id: str, principal: Anyone, jobs: JobList, config: Config) -> Any:
+    """An ingest job: running, done (with its report) or failed (with the reason); the
+    sources its report names shown as ``GET /documents`` shows them."""
+    job = _job(jobs, principal, job_id)
+    view = source_view(principal, job.scope, config.ingest_roots)
+    data = job.to_dict()
+    return {**data, "report": view.report(data["report"])}
 
 
 @router.get("/jobs/{job_id}/events", response_class=EventStream, responses=EVENTS_DOC)
 async def job_progress(job_id: str, principal: Anyone, jobs: JobList, config: Config) -> Any:
     """An ingest job's progress as server-sent events, from its start to its end."""
     job = _job(jobs, principal, job_id)
-    return event_stream(job_events(job), config.limits.send_timeout)
+    view = source_view(principal, job.scope, config.ingest_roots)
+    return event_stream(job_events(job, view), config.limits.send_timeout)
