@@ -84,12 +84,20 @@ def _takes_a_list(method: str, path: str, name: str) -> bool:
     return False
 
 
+def _unsent(value: Any) -> bool:
+    """Whether a generated query value is sent as nothing: null, an empty object or list,
+    or a list of such."""
+    if isinstance(value, list):
+        return all(_unsent(item) for item in value)
+    return value is None or value == {}
+
+
 def invalid_requests_refused(ctx: CheckContext, response: Any, case: Any) -> bool | None:
     """schemathesis's ``negative_data_rejection``, less two cases it cannot judge: a single
     value given for a list in the query string (``?type=false``) is a one-item list of text
     on the wire, valid whatever "wrong type" was generated for it (whether it shows depends
-    on what earlier examples stored); and a query parameter generated as ``null`` is not
-    sent at all."""
+    on what earlier examples stored); and a query parameter generated as a value that is
+    sent as nothing (``null``, ``{}``, ``[{}]``) is not on the wire at all."""
     try:
         return negative_data_rejection(ctx, response, case)
     except AcceptedNegativeData:
@@ -100,7 +108,7 @@ def invalid_requests_refused(ctx: CheckContext, response: Any, case: Any) -> boo
             m.parameter_location.name == "QUERY"
             and m.parameter is not None
             and (
-                (m.parameter in query and query[m.parameter] is None)
+                (m.parameter in query and _unsent(query[m.parameter]))
                 or (
                     _takes_a_list(method, path, m.parameter)
                     and not isinstance(query.get(m.parameter), list | dict)
