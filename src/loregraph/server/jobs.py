@@ -190,8 +190,8 @@ class Jobs:
             return report
 
         job = self.start_work(principal, scope, work, len(documents))
-        for input in skipped:
-            job.emit("skipped", {"where": input.where, "why": input.why})
+        for passed_over in skipped:
+            job.emit("skipped", {"where": passed_over.where, "why": passed_over.why})
         return job
 
     def start_work(

@@ -149,7 +149,10 @@ async def job_status(job_id: str, principal: Anyone, jobs: JobList, config: Conf
     job = _job(jobs, principal, job_id)
     view = source_view(principal, job.scope, config.ingest_roots)
     data = job.to_dict()
-    return {**data, "report": view.report(data["report"])}
+    report = view.report(data["report"])
+    if report is not None and report.get("failed") and not view.full:  # names the sources
+        data["error"] = "; ".join(f"{f['source']}: {f['error']}" for f in report["failed"])
+    return {**data, "report": report}
 
 
 @router.get("/jobs/{job_id}/events", response_class=EventStream, responses=EVENTS_DOC)
