@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cli_runs import as_json, run
-from loregraph.cli.dates import parse_time
+from loregraph.text.dates import iso_time
 
 
 def test_remember_text_with_time_tags_and_source(tmp_path: Path) -> None:
@@ -125,17 +125,6 @@ def test_memories_filters_and_forget(tmp_path: Path) -> None:
     assert text.exit_code == 0 and text.stdout.startswith(f"forgot {second['id']}: 1 chunks")
 
 
-def test_parse_time_reads_iso_dates_and_times() -> None:
-    assert parse_time("2026-01-15").isoformat() == "2026-01-15T00:00:00+00:00"
-    assert parse_time("2026-01-15", end_of_day=True).isoformat().startswith("2026-01-15T23:59:59")
-    assert parse_time("2026-01-15T09:30").isoformat() == "2026-01-15T09:30:00+00:00"
-    assert parse_time("2026-01-15T09:30+02:00").isoformat() == "2026-01-15T09:30:00+02:00"
-    assert parse_time("2026-01-15T09:30:00Z").isoformat() == "2026-01-15T09:30:00+00:00"
-    for bad in ("", "15/01/2026", "tomorrow", "2026-02-30"):
-        with pytest.raises(ValueError, match="cannot read"):
-            parse_time(bad)
-
-
 def test_memories_found_by_text_with_the_entities_they_mention(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     berlin = as_json(db, "remember", "Alice Smith moved to Berlin.", "--tag", "moves")
@@ -163,7 +152,7 @@ def test_a_date_that_is_no_date_is_reported_and_the_memory_kept(tmp_path: Path) 
     assert "warning: cannot read 'yesterdayish' as a date" in result.stderr
     assert "keeps the time it is remembered at" in result.stderr
     kept = json.loads(result.stdout)
-    assert parse_time(kept["at"]) >= before  # the time it was remembered at
+    assert iso_time(kept["at"]) >= before  # the time it was remembered at
     lines = [
         {"text": "Carol Diaz went home.", "at": "whenever-ish"},
         {"text": "Dan Ortiz went home.", "at": "March 3, 2025"},
@@ -175,7 +164,7 @@ def test_a_date_that_is_no_date_is_reported_and_the_memory_kept(tmp_path: Path) 
     stored = json.loads(result.stdout)
     assert [m["at"] for m in stored] == ["2026-01-15T00:00:00+00:00", "2025-03-03T00:00:00+00:00"]
     yesterday = as_json(db, "remember", "Eve Stone went home.", "--at", "yesterday")
-    assert parse_time(yesterday["at"]).date() < before.date()
+    assert iso_time(yesterday["at"]).date() < before.date()
 
 
 def test_questions_can_keep_to_memories_or_to_documents(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from loregraph import AsyncGraph
 
-from .conftest import Client, Keys, problem
+from .conftest import Client, Keys, events, problem
 from .unchanged import snapshot
 
 PART = 'Content-Disposition: form-data; name="files"; filename="harker.txt"'
@@ -45,7 +45,13 @@ BROKEN_MULTIPART: list[tuple[str, bytes, str, int, str]] = [
         422,
         "invalid-request",
     ),
-    ("JSON instead", b'{"files": ["harker.txt"]}', "application/json", 422, "invalid-request"),
+    (
+        "JSON instead",
+        b'{"files": ["harker.txt"]}',
+        "application/json",
+        415,
+        "unsupported-media-type",
+    ),
 ]
 
 
@@ -90,10 +96,15 @@ async def test_a_binary_or_empty_upload_is_refused_and_nothing_is_stored(
     async with client(keys.writer) as http:
         body = problem(await http.post("/ingest/upload", files=files), 422, "invalid-input")
         assert said in body["detail"] and files["files"][0] in body["detail"]
-        # one bad file among good ones: the whole upload is refused
+        assert await snapshot(graph) == before
+        # one bad file among good ones: it is skipped and reported, as ingest skips it in
+        # a folder, and the good one is ingested
         both = [("files", ("good.txt", TEXT)), ("files", files["files"])]
-        problem(await http.post("/ingest/upload", files=both), 422, "invalid-input")
-    assert await snapshot(graph) == before
+        job = (await http.post("/ingest/upload", files=both)).json()
+        report = events((await http.get(job["events"])).text)[-1][1]["report"]
+    assert report["ingested"] == 1
+    assert [s["where"] for s in report["skipped_inputs"]] == [files["files"][0]]
+    assert said in report["skipped_inputs"][0]["why"]
 
 
 async def test_writes_with_an_unknown_or_revoked_key_are_401_and_store_nothing(

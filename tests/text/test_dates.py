@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from loregraph.text.dates import date_in, read_time
+from loregraph.text.dates import date_in, iso_time, read_time, user_time
 
 BASE = datetime(2026, 2, 10, 15, 30, tzinfo=UTC)
 
@@ -44,3 +44,23 @@ def test_a_time_a_user_writes() -> None:
     assert read_time("yesterdayish", BASE) is None
     assert read_time("2026-13-40") is None
     assert read_time("  ") is None
+
+
+def test_iso_time_reads_iso_dates_and_times() -> None:
+    assert iso_time("2026-01-15").isoformat() == "2026-01-15T00:00:00+00:00"
+    assert iso_time("2026-01-15", end_of_day=True).isoformat().startswith("2026-01-15T23:59:59")
+    assert iso_time("2026-01-15T09:30").isoformat() == "2026-01-15T09:30:00+00:00"
+    assert iso_time("2026-01-15T09:30+02:00").isoformat() == "2026-01-15T09:30:00+02:00"
+    assert iso_time("2026-01-15T09:30:00Z").isoformat() == "2026-01-15T09:30:00+00:00"
+    for bad in ("", "15/01/2026", "tomorrow", "2026-02-30"):
+        with pytest.raises(ValueError, match="cannot read"):
+            iso_time(bad)
+
+
+def test_user_time_reads_what_every_face_takes_and_names_the_forms_otherwise() -> None:
+    assert user_time("2026-01-15", end_of_day=True).isoformat().startswith("2026-01-15T23:59:59")
+    assert user_time("last month", now=BASE).date() == datetime(2026, 1, 10).date()
+    assert user_time("yesterday", now=BASE).date() == datetime(2026, 2, 9).date()
+    with pytest.raises(ValueError, match="cannot read 'whenever' as a date") as refused:
+        user_time("whenever")
+    assert "ISO 8601" in str(refused.value) and "last month" in str(refused.value)

@@ -138,8 +138,8 @@ def _echo_entity(entity: Entity, as_json: bool, verb: str) -> None:
 @json_option()
 @click.pass_obj
 def audit(ctx: Context, limit: int, as_json: bool) -> None:
-    """The audit log, newest first: every merge, unmerge, rename, retype and forgotten
-    memory, with its time and who made it."""
+    """The audit log, newest first: every merge, unmerge, rename, retype, deletion and
+    forgotten memory, grant, link and key created or revoked, with its time and who made it."""
     entries = run_graph(ctx, lambda g: g.audit(limit=limit))
     if as_json:
         echo_json([e.to_dict() for e in entries])

@@ -19,10 +19,11 @@ from loregraph.access import (
     new_key,
     require,
 )
-from loregraph.engine.grants import granted_roles
+from loregraph.engine.grants import actor, granted_roles
 from loregraph.errors import InputError, NotFoundError
 from loregraph.models import utcnow
 from loregraph.store.base import Store
+from loregraph.store.changes import AuditEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +43,15 @@ class KeyMethods:
 
         async def open(self) -> None: ...
 
-    async def create_key(self, name: str, roles: Mapping[str, Role]) -> NewKey:
+    async def create_key(
+        self, name: str, roles: Mapping[str, Role], *, principal: str = ""
+    ) -> NewKey:
         """A new key called ``name`` giving ``roles`` (a role per scope; ``*``: every scope).
 
-        Only the key's hash is stored; the secret is in the result and nowhere else.
-        Raises :class:`~loregraph.errors.InputError` for a taken or empty name, or no scope.
+        Only the key's hash is stored; the secret is in the result and nowhere else (the
+        audit log of each scope records the key's name and role, under ``principal``,
+        default: who the engine acts for). Raises :class:`~loregraph.errors.InputError`
+        for a taken or empty name, or no scope.
         """
         if not roles:
             raise InputError("a key needs at least one scope")
@@ -56,6 +61,9 @@ class KeyMethods:
         secret = new_key()
         key = ApiKey(check_name(name), hash_key(secret), roles=dict(roles))
         await self.store.add_api_key(key)
+        for scope, role in key.roles.items():
+            entry = AuditEntry("create key", key.name, str(role), actor(principal), scope)
+            await self.store.add_audit(entry)
         return NewKey(key, secret)
 
     async def keys(self) -> list[ApiKey]:
@@ -63,8 +71,10 @@ class KeyMethods:
         await self.open()
         return await self.store.list_api_keys()
 
-    async def revoke_key(self, name: str) -> ApiKey:
-        """Revoke the key called ``name`` (at once, for good); returns it.
+    async def revoke_key(self, name: str, *, principal: str = "") -> ApiKey:
+        """Revoke the key called ``name`` (at once, for good); returns it. Recorded in the
+        audit log of each scope the key opened, under ``principal`` (default: who the engine
+        acts for).
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown name.
         """
@@ -72,8 +82,11 @@ class KeyMethods:
         await self.open()
         if not await self.store.revoke_api_key(name, utcnow()):
             raise NotFoundError(f"no key called {name!r}")
-        found = [key for key in await self.store.list_api_keys() if key.name == name]
-        return found[0]
+        found = next(key for key in await self.store.list_api_keys() if key.name == name)
+        for scope, role in found.roles.items():
+            entry = AuditEntry("revoke key", name, f"was {role}", actor(principal), scope)
+            await self.store.add_audit(entry)
+        return found
 
     async def principal_for_key(self, secret: str) -> Principal | None:
         """The principal a presented key stands for, with the key's roles and those granted

@@ -38,14 +38,13 @@ from loregraph.ingest.textio import (
     missing,
     path_text,
 )
-from loregraph.ingest.titles import first_line_title, markdown_title
+from loregraph.ingest.titles import file_title, first_line_title
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import content_hash
 
 __all__ = ["iter_sources", "read_path", "read_records", "read_stdin"]
 
 TEXT_EXTENSIONS = (".txt", ".md", ".markdown", ".text")
-MARKDOWN_EXTENSIONS = (".md", ".markdown")
 RECORD_EXTENSIONS = (".json", ".jsonl")
 _BINARY_HINT = (
     "convert it to plain text or Markdown first, or install loregraph[docs] for PDF, Word, "
@@ -186,7 +185,7 @@ def _read_file(path: Path) -> SourceDocument:
         if not has_words(text):
             raise EmptyInputError(f"{path} ({kind}) holds no text that could be extracted.")
         return SourceDocument(
-            title=declared or markdown_title(text) or path_text(path.stem),
+            title=file_title(path_text(path.name), text, converted=True, declared=declared),
             text=text,
             source=resolved,
             metadata={"path": resolved, "bytes": path.stat().st_size, "converted_from": kind},
@@ -208,9 +207,8 @@ def _read_file(path: Path) -> SourceDocument:
             f"{path} is empty or holds no words (only whitespace or punctuation); "
             "add text to it or leave it out."
         )
-    title = markdown_title(text) if path.suffix.lower() in MARKDOWN_EXTENSIONS else None
     return SourceDocument(
-        title=title or path_text(path.stem),
+        title=file_title(path_text(path.name), text),
         text=text,
         source=resolved,
         metadata={"path": resolved, "bytes": len(data)},

@@ -40,12 +40,17 @@ RECORD_HINT = "convert it to plain text or Markdown first, or leave it out"
 
 
 def read_records(
-    source: str | Path | IO[str] | IO[bytes], *, log: ReadLog | None = None
+    source: str | Path | IO[str] | IO[bytes],
+    *,
+    log: ReadLog | None = None,
+    where: str | None = None,
 ) -> Iterator[SourceDocument]:
     """Documents from a JSON array or JSON Lines of ``{"title", "text", "id"?, ...}`` objects.
 
     ``source`` is a path or an open stream. Keys other than ``title``, ``text`` and ``id`` go
-    to the document's metadata. Skipped records (empty text) are recorded in ``log``.
+    to the document's metadata. Skipped records (empty text) are recorded in ``log``. A
+    stream's records without an ``id`` are identified by ``where`` and their position
+    (``upload:notes.jsonl#3``) when it is given, else by the hash of their text.
     """
     log = default_log(log)
     if isinstance(source, str | Path):
@@ -61,7 +66,7 @@ def read_records(
     name = Path(str(getattr(source, "name", "stdin"))).name or "stdin"
     if name.startswith("<"):  # sys.stdin is called "<stdin>"
         name = "stdin"
-    documents = list(_records_from_stream(source, name, log))
+    documents = list(_records_from_stream(source, name, where, log))
     return iter(documents)
 
 
@@ -83,7 +88,7 @@ def _records_from_file(path: Path, log: ReadLog) -> Iterator[SourceDocument]:
 
 
 def _records_from_stream(
-    stream: IO[str] | IO[bytes], name: str, log: ReadLog
+    stream: IO[str] | IO[bytes], name: str, where: str | None, log: ReadLog
 ) -> Iterator[SourceDocument]:
     raw = byte_stream(stream)
     lines = iter(raw)
@@ -95,9 +100,9 @@ def _records_from_stream(
     head = b"".join(pending)
     if head.removeprefix(_BOM).lstrip().startswith(b"["):
         text = decode(head + raw.read(), name)
-        yield from _check_nonempty(_json_document(text, name, None, log), name)
+        yield from _check_nonempty(_json_document(text, name, where, log), name)
     else:
-        yield from _check_nonempty(_jsonl(itertools.chain(pending, lines), name, None, log), name)
+        yield from _check_nonempty(_jsonl(itertools.chain(pending, lines), name, where, log), name)
 
 
 def byte_stream(stream: IO[str] | IO[bytes]) -> IO[bytes]:

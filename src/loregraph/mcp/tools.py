@@ -20,7 +20,7 @@ from pydantic import Field
 
 from loregraph.errors import InputError, LoregraphError
 from loregraph.graph import AsyncGraph
-from loregraph.models import aware
+from loregraph.text.dates import user_time
 
 P = ParamSpec("P")
 Result = dict[str, Any]
@@ -63,16 +63,14 @@ DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world
 
 
 def as_time(value: str | None, what: str = "as_of") -> datetime | None:
-    """An ISO date or time from a tool argument (naive: UTC), or ``None``."""
+    """A time from a tool argument, read as every face reads one (ISO 8601, naive: UTC, or
+    a phrase such as "last month"), or ``None``."""
     if value is None or not value.strip():
         return None
     try:
-        return aware(datetime.fromisoformat(value.strip()))
-    except ValueError:
-        raise InputError(
-            f"{what}: {value!r} is not an ISO date or time (e.g. 2026-01-31 or "
-            "2026-01-31T09:00:00+00:00)"
-        ) from None
+        return user_time(value, end_of_day=what == "until")
+    except ValueError as exc:
+        raise InputError(f"{what}: {exc}") from None
 
 
 def reported(fn: Callable[P, Awaitable[Result]]) -> Callable[P, Awaitable[Result]]:

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import Route
 
@@ -24,6 +24,8 @@ from loregraph.server.config import ServerConfig
 from loregraph.server.jobs import Jobs
 from loregraph.server.limits import BodyLimit, Timeout
 from loregraph.server.logs import RequestLog
+from loregraph.server.media import check_media_type
+from loregraph.server.openapi import describe_security
 from loregraph.server.routes import ROUTERS
 
 STREAMING_SUFFIXES = ("/events",)
@@ -58,9 +60,10 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
         version=_version(),
         lifespan=lifespan,
         # FastAPI's /docs and /redoc pages load their scripts from a CDN: nothing here
-        # may need the network, so only the OpenAPI document is served
+        # may need the network, so /docs is a page made on the server (server/openapi.py)
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(check_media_type)],  # 415 for a body of the wrong type
     )
     app.state.graph = graph
     app.state.config = config
@@ -103,7 +106,8 @@ def _describe_errors(app: FastAPI) -> None:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = problems.describe_problems(framework_document())
+            described = problems.describe_problems(framework_document())
+            app.openapi_schema = describe_security(described, bool(app.state.auth))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

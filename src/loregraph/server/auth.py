@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from loregraph.access import LOCAL, Principal, Role
 from loregraph.errors import ConfigError
@@ -70,7 +71,20 @@ def bearer(request: Request) -> str:
     return token.strip()
 
 
-async def principal_of(request: Request) -> Principal:
+KEY_SCHEME = HTTPBearer(
+    scheme_name="apiKey",
+    description="An API key (`loregraph keys create NAME`), sent as "
+    "`Authorization: Bearer <key>`; its roles decide what it may do in each scope.",
+    auto_error=False,
+)
+"""The key scheme, as the OpenAPI document declares it for every route that needs a key
+(the key itself is read by :func:`bearer`, which names what is wrong with it)."""
+
+
+async def principal_of(
+    request: Request,
+    _declared: Annotated[HTTPAuthorizationCredentials | None, Depends(KEY_SCHEME)] = None,
+) -> Principal:
     """The principal the request's key stands for (the local one without authentication)."""
     found: Principal | None = LOCAL
     if request.app.state.auth:
@@ -82,9 +96,12 @@ async def principal_of(request: Request) -> Principal:
     return found
 
 
-def _needing(role: Role) -> Callable[[Request, str | None], Awaitable[Caller]]:
-    async def caller(request: Request, scope: ScopeParam = None) -> Caller:
-        principal = await principal_of(request)
+Anyone = Annotated[Principal, Depends(principal_of)]
+"""Any authenticated principal (for routes that filter by scope themselves)."""
+
+
+def _needing(role: Role) -> Callable[[Request, Principal, str | None], Awaitable[Caller]]:
+    async def caller(request: Request, principal: Anyone, scope: ScopeParam = None) -> Caller:
         graph: AsyncGraph = request.app.state.graph
         chosen = scope or graph.settings.scope
         if not principal.may(chosen, role):
@@ -104,5 +121,3 @@ Writer = Annotated[Caller, Depends(_needing(Role.WRITER))]
 """A caller that may write to the scope."""
 Admin = Annotated[Caller, Depends(_needing(Role.ADMIN))]
 """A caller that administers the scope."""
-Anyone = Annotated[Principal, Depends(principal_of)]
-"""Any authenticated principal (for routes that filter by scope themselves)."""

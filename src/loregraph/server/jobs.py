@@ -20,6 +20,7 @@ from loregraph.access import Principal, acting_as
 from loregraph.errors import LoregraphError
 from loregraph.graph import AsyncGraph
 from loregraph.ingest.progress import Progress
+from loregraph.ingest.readlog import SkippedInput
 from loregraph.ingest.report import DocumentFailure
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import utcnow
@@ -172,13 +173,26 @@ class Jobs:
         """Jobs not yet finished."""
         return sum(1 for job in self.jobs.values() if job.status == "running")
 
-    def start(self, principal: Principal, scope: str, documents: Sequence[SourceDocument]) -> Job:
-        """Start ingesting ``documents`` into ``scope``; 429 when ``limit`` jobs run."""
+    def start(
+        self,
+        principal: Principal,
+        scope: str,
+        documents: Sequence[SourceDocument],
+        skipped: Sequence[SkippedInput] = (),
+    ) -> Job:
+        """Start ingesting ``documents`` into ``scope``; 429 when ``limit`` jobs run. The
+        inputs ``skipped`` while reading them are reported: a ``skipped`` event each, and
+        in the report's ``skipped_inputs``."""
 
-        def work(progress: Progress) -> Awaitable[JobReport]:
-            return self.graph.ingest_documents(documents, scope=scope, progress=progress)
+        async def work(progress: Progress) -> JobReport:
+            report = await self.graph.ingest_documents(documents, scope=scope, progress=progress)
+            report.skipped_inputs = [*skipped, *report.skipped_inputs]
+            return report
 
-        return self.start_work(principal, scope, work, len(documents))
+        job = self.start_work(principal, scope, work, len(documents))
+        for passed_over in skipped:
+            job.emit("skipped", {"where": passed_over.where, "why": passed_over.why})
+        return job
 
     def start_work(
         self,

@@ -10,23 +10,38 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    model_validator,
+)
 
 from loregraph.ingest.textio import has_surrogates
 from loregraph.settings import MIN_BUDGET
+from loregraph.text.dates import FORMATS_HINT, user_time
 
 Preset = Literal["global", "hybrid", "local", "passages", "ppr"]
 """A retrieval preset's name (a test keeps this list equal to the engine's presets)."""
 ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 
 
-def _not_a_number(value: Any) -> Any:
-    """Refuse a number for a time: pydantic would read ``0`` or ``"1.5"`` as seconds since
-    1970, where the API documents ISO 8601 text."""
-    text = value.decode() if isinstance(value, bytes) else value
-    if isinstance(text, bool | int | float) or (isinstance(text, str) and _numeric(text)):
-        raise ValueError("a time is ISO 8601 text (2025-06-01T12:00:00Z), not a number")
-    return value
+def _moment(end_of_day: bool) -> BeforeValidator:
+    """Read a time as every face reads one (:func:`~loregraph.text.dates.user_time`):
+    ISO 8601 or a phrase such as "last month"; never a number, which pydantic would read
+    as seconds since 1970."""
+
+    def read(value: Any) -> Any:
+        text = value.decode() if isinstance(value, bytes) else value
+        if isinstance(text, bool | int | float) or (isinstance(text, str) and _numeric(text)):
+            raise ValueError(f"a time is text, not a number: {FORMATS_HINT}")
+        if isinstance(text, str):
+            return user_time(text, end_of_day=end_of_day)  # ValueError naming the forms
+        return value
+
+    return BeforeValidator(read)
 
 
 def _numeric(text: str) -> bool:
@@ -37,8 +52,19 @@ def _numeric(text: str) -> bool:
     return True
 
 
-Moment = Annotated[datetime, BeforeValidator(_not_a_number)]
-"""A point in time as the API takes it: ISO 8601 text (no zone: UTC), never a number."""
+TIME_SCHEMA = WithJsonSchema(
+    {
+        "type": "string",
+        "description": "ISO 8601 (2026-01-15, 2026-01-15T09:30, 2026-01-15T09:30+02:00; UTC "
+        "unless an offset is given) or a phrase such as 'yesterday' or 'last month'.",
+        "examples": ["2026-01-15", "2026-01-15T09:30:00Z", "last month"],
+    }
+)
+Moment = Annotated[datetime, _moment(False), TIME_SCHEMA]
+"""A point in time as the API takes it: ISO 8601 text (no zone: UTC; a date alone: its
+start) or a phrase such as "last month", read as the CLI reads it; never a number."""
+Until = Annotated[datetime, _moment(True), TIME_SCHEMA]
+"""A time closing a range: as :data:`Moment`, but a date alone is its end (as ``--until``)."""
 
 
 class Body(BaseModel):
@@ -94,7 +120,9 @@ class AskRequest(Body):
     question: str = Field(min_length=1, description="The question.")
     preset: Preset | None = Field(None, description="Retrieval preset (default: the server's).")
     as_of: Moment | None = Field(
-        None, description="See the graph as it stood then (ISO 8601; not in the future)."
+        None,
+        description="See the graph as it stood then (ISO 8601 or a phrase such as 'last "
+        "month'; not in the future).",
     )
     only: Literal["memories", "documents"] | None = Field(
         None, description="Retrieve from memories only, or from documents only."
@@ -134,7 +162,9 @@ class RememberRequest(Readers):
 
     text: str = Field(min_length=1, description="What to remember.")
     at: Moment | None = Field(
-        None, description="When it happened (ISO 8601; default now; without a zone: UTC)."
+        None,
+        description="When it happened (ISO 8601, without a zone UTC, or a phrase such as "
+        "'yesterday'; default now).",
     )
     tags: list[str] = Field(default_factory=list, max_length=100)
     source: str | None = Field(None, max_length=500, description="Where it comes from.")

@@ -307,6 +307,13 @@ class FailureOut(Shape):
     error: str
 
 
+class SkippedOut(Shape):
+    """A file or record that was not read: ``where`` it is and ``why``."""
+
+    where: str
+    why: str
+
+
 class IngestReportOut(Shape):
     """What an ingest did (the CLI's ``ingest --json`` report)."""
 
@@ -319,6 +326,9 @@ class IngestReportOut(Shape):
     entities_written: int
     relations: int
     document_ids: list[str]
+    skipped_inputs: list[SkippedOut] = Field(
+        default_factory=list, description="Files and records not read, with the reason."
+    )
 
 
 class BackfillReportOut(Shape):

@@ -27,6 +27,7 @@ from loregraph.errors import LoregraphError
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.server.jobs import Job
 from loregraph.server.problems import Problem, problem_of
+from loregraph.server.sources import SourceView
 from loregraph.streaming import StreamedAnswer
 
 STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
@@ -148,7 +149,13 @@ async def answer_events(
         yield event("answer", {**stream.answer.to_dict(), "found": stream.answer.found})
 
 
-async def job_events(job: Job) -> AsyncIterator[dict[str, str]]:
-    """Every event of an ingest job, from its first, until it ends."""
+async def job_events(job: Job, view: SourceView) -> AsyncIterator[dict[str, str]]:
+    """Every event of an ingest job, from its first, until it ends (the sources its report
+    and skipped files name shown as ``view`` shows them)."""
     async for item in job.follow():
-        yield event(item.kind, item.data)
+        data = item.data
+        if "report" in data:
+            data = {**data, "report": view.report(data["report"])}
+        elif item.kind == "skipped":
+            data = {**data, "where": view.source(data["where"])}
+        yield event(item.kind, data)

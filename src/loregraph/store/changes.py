@@ -49,8 +49,8 @@ class Decision:
 @dataclass(slots=True)
 class AuditEntry:
     """One change to the graph: ``action`` (merge, unmerge, rename, retype, delete, forget;
-    grant, revoke grant, link, unlink) on ``subject`` (an entity name, a document, a
-    principal or a scope), by ``principal`` at ``at``."""
+    grant, revoke grant, link, unlink; create key, revoke key) on ``subject`` (an entity
+    name, a document, a principal, a key's name or a scope), by ``principal`` at ``at``."""
 
     action: str
     subject: str

@@ -7,8 +7,11 @@ after the base time are taken. Candidate phrases are found by a pattern first (m
 need a day or a year beside them, so "May I …" is no date) and only those are handed to
 ``dateparser``; a sentence without one costs a regular-expression search.
 
-:func:`read_time` reads a time a user gives: ISO 8601, else a phrase such as "yesterday"
-or "March 3, 2025" relative to now; ``None`` when it is no date.
+:func:`user_time` reads a time a user gives (the CLI's options, the HTTP API's fields, the
+MCP tools' arguments): ISO 8601, else a phrase such as "yesterday", "last month" or
+"March 3, 2025" relative to now; anything else is a :class:`ValueError` naming the value and
+the accepted forms (:data:`FORMATS_HINT`). :func:`read_time` is the same, ``None`` when it
+is no date.
 """
 
 from __future__ import annotations
@@ -83,18 +86,57 @@ def date_in(sentence: str, base: datetime) -> datetime | None:
     return None
 
 
-def read_time(text: str, now: datetime | None = None) -> datetime | None:
-    """A time a user wrote: ISO 8601 (``2026-01-15``, ``2026-01-15T09:30``, with an offset
-    or UTC), else a phrase such as "yesterday" or "March 3, 2025" read relative to ``now``;
-    ``None`` when it is no date."""
+FORMATS_HINT = (
+    "use an ISO 8601 date or time such as 2026-01-15 or 2026-01-15T09:30 (UTC unless an "
+    "offset is given), or a phrase such as 'yesterday', 'last month' or 'March 3, 2025'"
+)
+"""The forms a time given by a user may take, for the messages refusing one."""
+MAX_PHRASE_CHARS = 100
+"""The longest phrase read as a time (a longer text is no date)."""
+
+
+def iso_time(text: str, *, end_of_day: bool = False) -> datetime:
+    """``text`` as an ISO 8601 date or time: ``2026-01-15`` is the start of that day in
+    UTC (its end with ``end_of_day``, for a value closing a range such as ``until``),
+    ``2026-01-15T09:30`` is UTC, ``2026-01-15T09:30+02:00`` keeps its offset.
+
+    Raises :class:`ValueError` naming ``text`` for anything else."""
     value = text.strip()
-    if not value:
-        return None
     try:
-        if len(value) == 10:
-            return datetime.combine(date.fromisoformat(value), time.min, tzinfo=UTC)
+        if len(value) == 10:  # a date alone: YYYY-MM-DD
+            day = date.fromisoformat(value)
+            return datetime.combine(day, time.max if end_of_day else time.min, tzinfo=UTC)
         moment = datetime.fromisoformat(value)
-        return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     except ValueError:
-        pass
-    return _parse(value, now or datetime.now(UTC))
+        raise ValueError(f"cannot read {text!r} as a date: {FORMATS_HINT}") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def user_time(text: str, *, end_of_day: bool = False, now: datetime | None = None) -> datetime:
+    """A time a user gave (an option, a request field, a tool argument): ISO 8601
+    (:func:`iso_time`), else a phrase such as "yesterday", "last month" or "March 3, 2025"
+    read relative to ``now``. Every face reads times by this.
+
+    Raises :class:`ValueError` naming ``text`` and the accepted forms for anything else."""
+    try:
+        return iso_time(text, end_of_day=end_of_day)
+    except ValueError:
+        phrase = text.strip()
+        found = None
+        if phrase and len(phrase) <= MAX_PHRASE_CHARS:
+            try:
+                found = _parse(phrase, now or datetime.now(UTC))
+            except (ValueError, OverflowError):  # the date library gives up on it
+                found = None
+        if found is None:
+            raise
+        return found
+
+
+def read_time(text: str, now: datetime | None = None) -> datetime | None:
+    """:func:`user_time` (the start of a day given alone), or ``None`` when ``text`` is no
+    date."""
+    try:
+        return user_time(text, now=now)
+    except ValueError:
+        return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from loregraph.server.routes import (
     browse,
+    docs,
     edits,
     history,
     ingest,
@@ -24,6 +25,7 @@ ROUTERS = (
     ingest.router,
     store.router,
     metrics.router,
+    docs.router,
 )
 
 __all__ = ["ROUTERS"]

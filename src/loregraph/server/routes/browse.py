@@ -13,7 +13,8 @@ from loregraph.engine.passages import PassageView
 from loregraph.models import CO_OCCURS, StoreStats
 from loregraph.server.auth import Anyone, Reader
 from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut, SuggestionOut
-from loregraph.server.state import Engine
+from loregraph.server.sources import source_view
+from loregraph.server.state import Config, Engine
 
 router = APIRouter(tags=["browse"])
 
@@ -53,10 +54,12 @@ async def entity(
 
 
 @router.get("/documents", response_model=list[DocumentOut])
-async def documents(caller: Reader, graph: Engine) -> Any:
-    """The documents of the scope."""
+async def documents(caller: Reader, graph: Engine, config: Config) -> Any:
+    """The documents of the scope (a file's ``source`` relative to the folder the server
+    ingests from, or its name, except for administrators: see :mod:`..sources`)."""
+    view = source_view(caller.principal, caller.scope, config.ingest_roots)
     with acting_as(caller.principal):
-        return [d.to_dict() for d in await graph.documents(scope=caller.scope)]
+        return [view.document(d.to_dict()) for d in await graph.documents(scope=caller.scope)]
 
 
 @router.get("/passages/{passage_id}", response_model=PassageView)

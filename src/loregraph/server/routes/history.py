@@ -62,8 +62,8 @@ async def audit(
     limit: Annotated[int, Query(ge=1, le=10_000, description="How many (the latest).")] = 50,
 ) -> Any:
     """The scope's audit log, newest first: every merge, unmerge, rename, retype, deletion
-    and forgotten memory, with its time and the key that made it (administrators only:
-    it names the keys)."""
+    and forgotten memory, grant, link and key created or revoked (never its secret), with
+    its time and the key that made it (administrators only: it names the keys)."""
     with acting_as(caller.principal):
         found = await graph.audit(limit=limit, scope=caller.scope)
     return [e.to_dict() for e in found]

@@ -27,9 +27,10 @@ from loregraph.server.requests import (
     VisibilityName,
 )
 from loregraph.server.responses import JobOut
+from loregraph.server.sources import source_view
 from loregraph.server.sse import EventStream, event_stream, job_events
 from loregraph.server.state import Config, Engine, JobList
-from loregraph.server.uploads import BODY, allowed_paths, text_document, upload_documents
+from loregraph.server.uploads import BODY, allowed_paths, read_uploads, text_document
 
 router = APIRouter(tags=["ingest"])
 
@@ -38,8 +39,9 @@ MAX_FILES = 100
 
 EVENTS_DOC: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "Server-sent events: `start`, `progress` (stage, done, total) and "
-        "`finish` per stage, then `done` (the report) or `failed` (a problem detail).",
+        "description": "Server-sent events: `skipped` (a file of an upload that was not "
+        "read: where, why), `start`, `progress` (stage, done, total) and `finish` per "
+        "stage, then `done` (the report) or `failed` (a problem detail).",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
 }
@@ -72,22 +74,22 @@ async def ingest_upload(
     ] = None,
     owner: Annotated[str | None, Form(description="The principal the files belong to.")] = None,
 ) -> Any:
-    """Ingest uploaded files, read as ``loregraph ingest`` reads files; each is checked
-    before the job starts (422 for a file that cannot be read), so a bad upload stores
-    nothing."""
+    """Ingest uploaded files, read as ``loregraph ingest`` reads files: each is identified
+    in the scope by its name (sending ``note1.md`` again replaces it; ``id`` overrides the
+    name) and titled as ``ingest`` titles files. Each is checked before the job starts:
+    a file that cannot be read is refused (422) and nothing is stored; of several files,
+    one that is not text, holds no words or cannot be converted is skipped and listed in
+    the report's ``skipped_inputs`` (and a ``skipped`` event)."""
     if not files or len(files) > MAX_FILES:
         raise InputError(f"send 1 to {MAX_FILES} files")
     if (title or id) and len(files) != 1:
         raise InputError("a title or id names one document: send one file with it")
     readers = _readers(caller, visibility, owner)
-    documents = []
-    for upload in files:
-        data = await upload.read()
-        name = PurePath(upload.filename or "upload.txt").name
-        read = partial(upload_documents, data, name=name, title=title, doc_id=id)
-        documents += await anyio.to_thread.run_sync(read)
+    sent = [(PurePath(f.filename or "upload.txt").name, await f.read()) for f in files]
+    read = partial(read_uploads, sent, title=title, doc_id=id)
+    documents, skipped = await anyio.to_thread.run_sync(read)
     documents = [readers.apply(document) for document in documents]
-    return jobs.start(caller.principal, caller.scope, documents).to_dict()
+    return jobs.start(caller.principal, caller.scope, documents, skipped).to_dict()
 
 
 @router.post("/ingest/paths", response_model=JobOut, status_code=202)
@@ -141,13 +143,21 @@ def _job(jobs: JobList, principal: Principal, job_id: str) -> Job:
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)
-async def job_status(job_id: str, principal: Anyone, jobs: JobList) -> Any:
-    """An ingest job: running, done (with its report) or failed (with the reason)."""
-    return _job(jobs, principal, job_id).to_dict()
+async def job_status(job_id: str, principal: Anyone, jobs: JobList, config: Config) -> Any:
+    """An ingest job: running, done (with its report) or failed (with the reason); the
+    sources its report names shown as ``GET /documents`` shows them."""
+    job = _job(jobs, principal, job_id)
+    view = source_view(principal, job.scope, config.ingest_roots)
+    data = job.to_dict()
+    report = view.report(data["report"])
+    if report is not None and report.get("failed") and not view.full:  # names the sources
+        data["error"] = "; ".join(f"{f['source']}: {f['error']}" for f in report["failed"])
+    return {**data, "report": report}
 
 
 @router.get("/jobs/{job_id}/events", response_class=EventStream, responses=EVENTS_DOC)
 async def job_progress(job_id: str, principal: Anyone, jobs: JobList, config: Config) -> Any:
     """An ingest job's progress as server-sent events, from its start to its end."""
     job = _job(jobs, principal, job_id)
-    return event_stream(job_events(job), config.limits.send_timeout)
+    view = source_view(principal, job.scope, config.ingest_roots)
+    return event_stream(job_events(job, view), config.limits.send_timeout)

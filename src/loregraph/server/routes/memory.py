@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query
 from loregraph.access import acting_as
 from loregraph.models import DeleteReport
 from loregraph.server.auth import Reader, Writer
-from loregraph.server.requests import Moment, RememberRequest
+from loregraph.server.requests import Moment, RememberRequest, Until
 from loregraph.server.responses import MemoryOut
 from loregraph.server.state import Engine
 
@@ -41,7 +41,7 @@ async def memories(
     tag: Annotated[list[str] | None, Query(description="Only memories with every tag.")] = None,
     source: str | None = None,
     since: Moment | None = None,
-    until: Moment | None = None,
+    until: Until | None = None,
     about: Annotated[str | None, Query(description="Only those mentioning this entity.")] = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 50,
 ) -> Any:

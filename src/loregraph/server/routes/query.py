@@ -12,6 +12,7 @@ from loregraph.server.auth import Caller, Reader
 from loregraph.server.debug import DebugParam, check_debug, debug_of
 from loregraph.server.requests import AskRequest, ContextRequest, Moment, Preset
 from loregraph.server.responses import AnswerOut, ContextOut, SearchHitOut
+from loregraph.server.sources import source_view
 from loregraph.server.sse import EventStream, answer_events, event_stream
 from loregraph.server.state import Config, Engine, check_length
 
@@ -101,10 +102,12 @@ async def search(
     as_of: Annotated[Moment | None, Query(description="As the graph stood then.")] = None,
     only: Literal["memories", "documents"] | None = None,
 ) -> Any:
-    """Ranked documents, entities or relations for a query."""
+    """Ranked documents, entities or relations for a query (a document's ``source`` shown
+    as ``GET /documents`` shows it)."""
     check_length(config, q, "query")
     with acting_as(caller.principal):
         hits = await graph.search(
             q, kind=kind, limit=limit, preset=preset, scope=caller.scope, as_of=as_of, only=only
         )
-    return [hit.to_dict() for hit in hits]
+    view = source_view(caller.principal, caller.scope, config.ingest_roots)
+    return [{**hit.to_dict(), "extra": view.document(hit.extra)} for hit in hits]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from typing import Any, Literal
 
@@ -12,7 +13,8 @@ from fastapi.responses import Response
 from loregraph.access import acting_as
 from loregraph.models import DeleteReport
 from loregraph.server.auth import Reader, Writer
-from loregraph.server.state import Engine
+from loregraph.server.sources import source_view
+from loregraph.server.state import Config, Engine
 
 router = APIRouter(tags=["store"])
 
@@ -36,15 +38,21 @@ async def delete(ref: str, caller: Writer, graph: Engine) -> Any:
     response_class=Response,
 )
 async def export(
-    caller: Reader, graph: Engine, format: Literal["json", "graphml"] = "json"
+    caller: Reader, graph: Engine, config: Config, format: Literal["json", "graphml"] = "json"
 ) -> Response:
-    """The scope's graph as a JSON or GraphML file."""
+    """The scope's graph as a JSON or GraphML file (documents' sources shown as
+    ``GET /documents`` shows them)."""
     buffer = io.BytesIO()
     with acting_as(caller.principal):
         await graph.export(buffer, format=format, scope=caller.scope)
+    body = buffer.getvalue()
+    view = source_view(caller.principal, caller.scope, config.ingest_roots)
+    if format == "json" and not view.full:
+        shown = view.export(json.loads(body))
+        body = json.dumps(shown, ensure_ascii=False, indent=1).encode("utf-8")
     name = UNSAFE.sub("_", caller.scope) + "." + format
     return Response(
-        buffer.getvalue(),
+        body,
         media_type=MEDIA[format],
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
