@@ -29,9 +29,10 @@ def mcp_command(ctx: Context, read_only: bool, max_result_chars: int) -> None:
     """Serve the graph to an MCP client (an agent) over stdin/stdout.
 
     Tools: search, ask, context, entity, history, relations, neighbors, path, suggest,
-    passage, memories, remember, forget; resources: loregraph://entities and loregraph://entity/{name}. A client
-    starts it as a command, e.g. {"command": "loregraph", "args": ["--db",
-    "/path/to/graph.db", "mcp"]}. Nothing but the protocol is written to stdout.
+    passage, memories, remember, forget; resources: loregraph://entities and
+    loregraph://entity/{name}. A client starts it as a command, e.g. {"command":
+    "loregraph", "args": ["--db", "/path/to/graph.db", "mcp"]}.
+    Nothing but the protocol is written to stdout.
     """
     try:
         from loregraph.mcp import serve_stdio
