@@ -14,7 +14,6 @@ result is capped in size and refused arguments are told in one line
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -27,7 +26,7 @@ from loregraph import __version__
 from loregraph.errors import ConfigError, LoregraphError, NotFoundError
 from loregraph.graph import AsyncGraph
 from loregraph.mcp.graph_tools import add_graph_tools
-from loregraph.mcp.shaping import LEAST_CHARS, RESULT_CHARS, capped, refusal
+from loregraph.mcp.shaping import LEAST_CHARS, RESULT_CHARS, as_text, capped, refusal
 from loregraph.mcp.tools import add_memories_tool, add_question_tools, add_search_tool
 from loregraph.mcp.write_tools import add_write_tools
 
@@ -77,10 +76,8 @@ class ToolServer(MCPServer):
         shaped = capped(result.structured_content, self.result_chars)
         if shaped is result.structured_content:
             return result
-        text = json.dumps(shaped, ensure_ascii=False, indent=2)
-        return CallToolResult(
-            content=[TextContent(type="text", text=text)], structured_content=shaped
-        )
+        text = TextContent(type="text", text=as_text(shaped))
+        return CallToolResult(content=[text], structured_content=shaped)
 
 
 def build_server(

@@ -37,9 +37,14 @@ def refusal(error: ValidationError) -> str:
     return "; ".join(lines)
 
 
+def as_text(result: Any) -> str:
+    """``result`` as the JSON text a tool call carries."""
+    return json.dumps(result, ensure_ascii=False, indent=2)
+
+
 def size(result: Any) -> int:
-    """The length of ``result`` as JSON (the text the agent reads)."""
-    return len(json.dumps(result, ensure_ascii=False))
+    """The length of ``result`` as the JSON text the agent reads."""
+    return len(as_text(result))
 
 
 def capped(result: dict[str, Any], limit: int) -> dict[str, Any]:
