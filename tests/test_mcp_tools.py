@@ -182,3 +182,13 @@ async def test_memory_search_returns_only_memories_about_the_query(graph: AsyncG
         assert [h["id"] for h in hits] == [kenji["id"]]
         unrelated = {"query": "quantum chromodynamics on a lattice", "what": "memories"}
         assert structured(await client.call_tool("search", unrelated))["hits"] == []
+
+
+async def test_a_cited_passage_can_be_read_by_its_id(graph: AsyncGraph) -> None:
+    async with Client(build_server(graph)) as client:
+        answer = structured(await client.call_tool("ask", {"question": "Who does Ada work for?"}))
+        cited = answer["citations"][0]
+        found = structured(await client.call_tool("passage", {"chunk_id": cited["chunk_id"]}))
+        assert found["document_title"] == "Harbor report" and "Globex" in found["text"]
+        missing = await client.call_tool("passage", {"chunk_id": "chk_nothing"})
+        assert missing.is_error and "chk_nothing" in missing.content[0].text

@@ -15,6 +15,12 @@ from loregraph.mcp.tools import READ, AsOf, Limit, Name, Result, as_time, report
 def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
     """``entity``, ``history``, ``relations``, ``neighbors``, ``path``, ``suggest`` and
     ``passage``."""
+    add_entity_tools(server, graph)
+    add_walk_tools(server, graph)
+
+
+def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
+    """``entity``, ``history`` and ``passage``: one entity, or one passage, by name or id."""
 
     @server.tool(
         annotations=READ,
@@ -43,6 +49,21 @@ def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
         ] = None,
     ) -> Result:
         return (await graph.history(name, other, type=types or None)).to_dict()
+
+    @server.tool(
+        annotations=READ,
+        description="One stored passage by its id (a citation's or a context passage's "
+        "`chunk_id`): its text, its document's id and title, and where it is in it.",
+    )
+    @reported
+    async def passage(
+        chunk_id: Annotated[str, Field(description="The passage's id (chunk_id).")],
+    ) -> Result:
+        return (await graph.passage(chunk_id)).to_dict()
+
+
+def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
+    """``relations``, ``neighbors``, ``path`` and ``suggest``: what joins entities and documents."""
 
     @server.tool(
         annotations=READ,
@@ -110,14 +131,3 @@ def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
     ) -> Result:
         found = await graph.suggest(document, limit=limit)
         return {"suggestions": [s.to_dict() for s in found]}
-
-    @server.tool(
-        annotations=READ,
-        description="One stored passage by its id (a citation's or a context passage's "
-        "`chunk_id`): its text, its document's id and title, and where it is in it.",
-    )
-    @reported
-    async def passage(
-        chunk_id: Annotated[str, Field(description="The passage's id (chunk_id).")],
-    ) -> Result:
-        return (await graph.passage(chunk_id)).to_dict()
