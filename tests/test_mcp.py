@@ -3,6 +3,7 @@ agent starts it (``loregraph --db FILE mcp``)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,8 +24,10 @@ TOOLS = {
     "context",
     "entity",
     "forget",
+    "history",
     "memories",
     "neighbors",
+    "passage",
     "path",
     "relations",
     "remember",
@@ -161,7 +164,9 @@ async def test_read_only_offers_no_writing_tool(graph: AsyncGraph) -> None:
 async def test_over_stdio_as_an_agent_starts_it(tmp_path: Path) -> None:
     db = tmp_path / "agent.db"
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "loregraph.cli", "--db", str(db), "mcp"]
+        command=sys.executable,
+        args=["-m", "loregraph.cli", "--db", str(db), "mcp", "--max-result-chars", "2000"],
+        env=dict(os.environ),  # the sources under test (PYTHONPATH), not only the SDK's few
     )
     async with Client(params, read_timeout_seconds=120) as client:
         names = {t.name for t in (await client.list_tools()).tools}
@@ -173,4 +178,6 @@ async def test_over_stdio_as_an_agent_starts_it(tmp_path: Path) -> None:
             await client.call_tool("search", {"query": "API server Hono", "what": "memories"})
         )["hits"]
         assert hits[0]["id"] == memory["id"]
+        long = structured(await client.call_tool("remember", {"text": "Hono is fast. " * 400}))
+        assert "cut" in long and len(long["text"]) < 400  # the option's cap, not the default
     assert db.exists()

@@ -30,6 +30,7 @@ class Agents:
     async def setup(self, graph: AsyncGraph) -> ServerConfig:
         for name, role in (("agent", Role.WRITER), ("viewer", Role.READER)):
             self.keys[name] = (await graph.create_key(name, {"*": role})).secret
+        self.keys["stranger"] = (await graph.create_key("stranger", {"other": Role.READER})).secret
         return ServerConfig(auth=True, mounts=(mcp_mount(graph, auth=True),))
 
 
@@ -70,7 +71,32 @@ def test_the_tools_over_http_with_a_key_that_may_write(
     assert {"remember", "search", "ask", "entity", "path", "forget"} <= set(names)
 
 
-def test_no_key_a_wrong_key_or_a_reading_key_is_refused(
+async def reader_session(served: Served, key: str) -> list[str]:
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+        transport = streamable_http_client(served.url + "/mcp", http_client=http)
+        async with Client(transport) as client:
+            names = sorted(t.name for t in (await client.list_tools()).tools)
+            hits = await client.call_tool("search", {"query": "Mina Lucy", "what": "memories"})
+            assert not hits.is_error and isinstance(hits.structured_content, dict)
+            assert hits.structured_content["hits"], "a reader reads what the agent remembered"
+            refused = await client.call_tool("remember", {"text": "Lucy wrote back."})
+            assert refused.is_error and "Unknown tool" in refused.content[0].text
+    return names
+
+
+def test_a_reading_key_gets_the_tools_that_read(
+    served: tuple[Served, dict[str, str]],
+) -> None:
+    server, keys = served
+    writer = asyncio.run(agent_session(server, keys["agent"]))
+    reader = asyncio.run(reader_session(server, keys["viewer"]))
+    assert {"search", "ask", "context", "entity", "history", "memories"} <= set(reader)
+    assert not {"remember", "forget"} & set(reader)
+    assert set(writer) - set(reader) == {"remember", "forget"}
+
+
+def test_no_key_a_wrong_key_or_a_key_of_another_scope_is_refused(
     served: tuple[Served, dict[str, str]],
 ) -> None:
     server, keys = served
@@ -81,6 +107,6 @@ def test_no_key_a_wrong_key_or_a_reading_key_is_refused(
         server.url + "/mcp", json=body, headers={"Authorization": "Bearer lg_nope"}, timeout=10
     )
     assert wrong.status_code == 401 and "unknown or revoked" in wrong.json()["detail"]
-    reader = {"Authorization": f"Bearer {keys['viewer']}"}
-    refused = httpx.post(server.url + "/mcp", json=body, headers=reader, timeout=10)
-    assert refused.status_code == 403 and "may not write" in refused.json()["detail"]
+    stranger = {"Authorization": f"Bearer {keys['stranger']}"}
+    refused = httpx.post(server.url + "/mcp", json=body, headers=stranger, timeout=10)
+    assert refused.status_code == 403 and "may not read" in refused.json()["detail"]

@@ -16,14 +16,23 @@ from loregraph.graph import AsyncGraph
     is_flag=True,
     help="Offer only the tools that read (no remember, no forget); the store is opened read-only.",
 )
+@click.option(
+    "--max-result-chars",
+    type=click.IntRange(min=1_000),
+    default=40_000,
+    show_default=True,
+    help="Cut a tool result longer than this many characters of JSON (it ends with a note "
+    "saying what was cut).",
+)
 @click.pass_obj
-def mcp_command(ctx: Context, read_only: bool) -> None:
+def mcp_command(ctx: Context, read_only: bool, max_result_chars: int) -> None:
     """Serve the graph to an MCP client (an agent) over stdin/stdout.
 
-    Tools: search, ask, context, entity, relations, neighbors, path, memories, remember,
-    forget; resources: loregraph://entities and loregraph://entity/{name}. A client
-    starts it as a command, e.g. {"command": "loregraph", "args": ["--db",
-    "/path/to/graph.db", "mcp"]}. Nothing but the protocol is written to stdout.
+    Tools: search, ask, context, entity, history, relations, neighbors, path, suggest,
+    passage, memories, remember, forget; resources: loregraph://entities and
+    loregraph://entity/{name}. A client starts it as a command, e.g. {"command":
+    "loregraph", "args": ["--db", "/path/to/graph.db", "mcp"]}.
+    Nothing but the protocol is written to stdout.
     """
     try:
         from loregraph.mcp import serve_stdio
@@ -36,7 +45,7 @@ def mcp_command(ctx: Context, read_only: bool) -> None:
 
     async def serve(graph: AsyncGraph) -> None:
         await graph.open()
-        await serve_stdio(graph, read_only=read_only)
+        await serve_stdio(graph, read_only=read_only, result_chars=max_result_chars)
 
     run_graph(ctx, serve, must_exist=read_only, writes=not read_only)
 

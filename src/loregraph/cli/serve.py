@@ -101,7 +101,8 @@ MB = 1024 * 1024
     "with_mcp",
     default=True,
     show_default=True,
-    help="Serve the MCP tools for agents at /mcp (streamable HTTP; a key that may write).",
+    help="Serve the MCP tools for agents at /mcp (streamable HTTP; a key that may only "
+    "read gets the tools that read).",
 )
 @click.option(
     "--log-format",

@@ -4,7 +4,10 @@ base of :class:`~loregraph.graph.AsyncGraph`).
 The question's words (BM25) and its embedding (cosine) are searched over the chunks of
 memories only (the stores' ``kind=`` filter), the two rankings fused by reciprocal rank, and
 each memory ranked by its best chunk. The entities a memory mentions come from the in-memory
-graph index of the scope (mentions by chunk), most mentioned first.
+graph index of the scope (mentions by chunk), most mentioned first. A memory that does not
+cover enough of the query's weighted terms is left out, by the relevance measure of
+document search (:class:`~loregraph.retrieve.relevance.TextJudge`): a search about
+something no memory holds finds nothing, not the nearest unrelated memories.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from loregraph.engine.memories import Memory, MemoryFilter, memory_of, read_memo
 from loregraph.errors import InputError
 from loregraph.models import DocKind, Document, Entity, Scored
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphIndex
+from loregraph.retrieve.relevance import text_judge
 from loregraph.settings import check_limit
 from loregraph.store.base import Store
 from loregraph.store.scripts import fuse_rankings
@@ -77,9 +81,9 @@ class MemorySearch:
         scope: str | None = None,
     ) -> list[MemoryHit]:
         """The memories that best match ``query`` (its words and its meaning), best first,
-        each with the entities it mentions; only those with every tag of ``tags``, from
-        ``source`` and happened between ``since`` and ``until`` when given. Documents are
-        never returned.
+        each with the entities it mentions: only those about the query (see the module),
+        with every tag of ``tags``, from ``source`` and happened between ``since`` and
+        ``until`` when given. Documents are never returned.
 
         Raises :class:`~loregraph.errors.InputError` for a blank query.
         """
@@ -95,14 +99,16 @@ class MemorySearch:
         )
         if not ranked:
             return []
-        index, _ = await SHARED_CACHE.get(self.store, scope)
+        judge = await text_judge(query, self.store, scope)
         documents = [d for d, _ in ranked]
-        memories = await read_memories(self.store, documents)
+        read = await read_memories(self.store, documents)
+        kept = [(m, s) for m, (_, s) in zip(read, ranked, strict=True) if judge.covers(m.text)]
+        if not kept:
+            return []
+        index, _ = await SHARED_CACHE.get(self.store, scope)
+        documents = [d for d in documents if d.id in {m.id for m, _ in kept}]
         mentioned = await mentioned_entities(self.store, index, documents)
-        return [
-            MemoryHit(memory, score, mentioned.get(memory.id, []))
-            for memory, (_, score) in zip(memories, ranked, strict=True)
-        ]
+        return [MemoryHit(memory, score, mentioned.get(memory.id, [])) for memory, score in kept]
 
 
 async def ranked_memories(

@@ -1,4 +1,7 @@
-"""The tools the MCP server offers an agent, each a thin call of the async engine.
+"""The tools the MCP server offers an agent, each a thin call of the async engine: the
+arguments they share, and the question tools (``search``, ``ask``, ``context``,
+``memories``); those that walk the graph are in :mod:`loregraph.mcp.graph_tools`, those
+that write in :mod:`loregraph.mcp.write_tools`.
 
 Every tool takes JSON arguments described for the agent (what it does, when to use it,
 what comes back) and returns the same shapes as the CLI's ``--json`` (each result's
@@ -8,7 +11,8 @@ becomes a tool error carrying its one-line message, so the agent can read and ac
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from functools import wraps
 from typing import Annotated, Any, Literal, ParamSpec
@@ -20,6 +24,7 @@ from pydantic import Field
 
 from loregraph.errors import InputError, LoregraphError
 from loregraph.graph import AsyncGraph
+from loregraph.settings import PRESETS
 from loregraph.text.dates import user_time
 
 P = ParamSpec("P")
@@ -42,13 +47,6 @@ OnlyArg = Annotated[
     Field(description="Look only in the agent's memories, or only in the documents."),
 ]
 
-PersonaArg = Annotated[
-    str | None,
-    Field(
-        description="Ask through a persona: biographer, friend, colleague, family (or one "
-        "of the server's persona directory); omit for none."
-    ),
-]
 HistoryArg = Annotated[
     list[str] | None,
     Field(
@@ -56,6 +54,22 @@ HistoryArg = Annotated[
         "'that place' in the question can be resolved."
     ),
 ]
+
+PERSONA = "Ask through a persona (how it reads the graph and answers); omit for none."
+
+
+def choice(names: Sequence[str], description: str) -> Any:
+    """An optional text argument (default ``None``) whose JSON schema lists the allowed
+    ``names`` (an ``enum`` on its string form); the engine refuses any other value."""
+    allowed = list(names)
+
+    def offer(schema: dict[str, Any]) -> None:
+        for branch in schema.get("anyOf", [schema]):
+            if branch.get("type") == "string":
+                branch["enum"] = allowed
+
+    return Field(default=None, description=description, json_schema_extra=offer)
+
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -86,15 +100,6 @@ def reported(fn: Callable[P, Awaitable[Result]]) -> Callable[P, Awaitable[Result
     return call
 
 
-def add_read_tools(server: MCPServer, graph: AsyncGraph) -> None:
-    """``search``, ``ask`` and ``context``, then those of :func:`add_graph_tools` and
-    :func:`add_memories_tool`."""
-    add_graph_tools(server, graph)
-    add_memories_tool(server, graph)
-    add_search_tool(server, graph)
-    add_question_tools(server, graph)
-
-
 def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
     """``search``."""
 
@@ -102,7 +107,9 @@ def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
         annotations=READ,
         description="Find what the knowledge graph holds about a query: ranked documents "
         "(default), entities, relations, or the agent's memories (each memory with the "
-        "entities it mentions). Use it to look something up before answering; use `ask` "
+        "entities it mentions; with `as_of`, those that had happened by then). Only what is "
+        "relevant is returned: an empty list means nothing stored is about the query. Use "
+        "it to look something up before answering; use `ask` "
         "for a written answer with citations.",
     )
     @reported
@@ -113,16 +120,24 @@ def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
             Field(description="What to return."),
         ] = "documents",
         limit: Limit = 10,
+        as_of: AsOf = None,
+        only: OnlyArg = None,
     ) -> Result:
         if what == "memories":
-            hits = await graph.search_memories(query, limit=limit)
+            if only == "documents":
+                raise InputError("only='documents' leaves no memories to search; omit it")
+            until = as_time(as_of)
+            hits = await graph.search_memories(query, limit=limit, until=until)
             return {"hits": [h.to_dict() for h in hits]}
-        found = await graph.search(query, kind=what, limit=limit)
+        found = await graph.search(query, kind=what, limit=limit, as_of=as_time(as_of), only=only)
         return {"hits": [h.to_dict() for h in found]}
 
 
 def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
-    """``ask`` and ``context`` (each through a persona, with conversation turns)."""
+    """``ask`` and ``context`` (each through a persona, with conversation turns); the
+    schema lists the retrieval presets and the personas (packaged and the server's)."""
+    presets = sorted(PRESETS)
+    personas = sorted(graph.persona_library().all())
 
     @server.tool(
         annotations=READ,
@@ -133,12 +148,10 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
     @reported
     async def ask(
         question: Annotated[str, Field(description="The question, in plain words.")],
-        preset: Annotated[
-            str | None, Field(description="Retrieval preset (default: the server's).")
-        ] = None,
+        preset: str | None = choice(presets, "Retrieval preset (default: the server's)."),
         as_of: AsOf = None,
         only: OnlyArg = None,
-        persona: PersonaArg = None,
+        persona: str | None = choice(personas, PERSONA),
         history: HistoryArg = None,
     ) -> Result:
         answer = await graph.ask(
@@ -155,7 +168,8 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
         annotations=READ,
         description="The graph-augmented context for a question, to put in your own "
         "prompt: the most relevant passages with their sources, then the entities and "
-        "relations that add to them, within a token budget.",
+        "relations that add to them, within a token budget. With format json the "
+        "context is a JSON object, not text.",
     )
     @reported
     async def context(
@@ -168,7 +182,7 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
         ] = "markdown",
         as_of: AsOf = None,
         only: OnlyArg = None,
-        persona: PersonaArg = None,
+        persona: str | None = choice(personas, PERSONA),
         history: HistoryArg = None,
     ) -> Result:
         text = await graph.context(
@@ -180,87 +194,7 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
             persona=persona,
             history=history or (),
         )
-        return {"context": text}
-
-
-def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
-    """``entity``, ``relations``, ``neighbors``, ``path`` and ``suggest``."""
-
-    @server.tool(
-        annotations=READ,
-        description="An entity: its type, description, aliases and its relations with "
-        "their evidence sentences, heaviest first.",
-    )
-    @reported
-    async def entity(name: Name, limit: Limit = 50) -> Result:
-        return (await graph.entity(name, limit=limit)).to_dict()
-
-    @server.tool(
-        annotations=READ,
-        description="The relations of an entity that hold now (or as of a date), outgoing, "
-        "incoming or both, optionally of some types (e.g. WORKS_FOR), each with its "
-        "evidence.",
-    )
-    @reported
-    async def relations(
-        name: Name,
-        direction: Annotated[
-            Literal["both", "out", "in"], Field(description="Which way the relations point.")
-        ] = "both",
-        types: Annotated[list[str] | None, Field(description="Only these relation types.")] = None,
-        as_of: AsOf = None,
-        limit: Limit = 100,
-    ) -> Result:
-        found = await graph.relations(
-            name, direction=direction, type=types, as_of=as_time(as_of), limit=limit
-        )
-        return found.to_dict()
-
-    @server.tool(
-        annotations=READ,
-        description="The entities within a number of relations (hops) of an entity, each "
-        "with its distance, and the relations joining them.",
-    )
-    @reported
-    async def neighbors(
-        name: Name,
-        hops: Annotated[int, Field(ge=1, le=4, description="How many relations away.")] = 1,
-        as_of: AsOf = None,
-        limit: Limit = 100,
-    ) -> Result:
-        found = await graph.neighbors(name, hops=hops, as_of=as_time(as_of), limit=limit)
-        return found.to_dict()
-
-    @server.tool(
-        annotations=READ,
-        description="How two entities are connected: the shortest chains of relations "
-        "between them, with each relation's type and evidence. An empty list means no "
-        "connection within max_hops.",
-    )
-    @reported
-    async def path(
-        source: Name,
-        target: Name,
-        max_hops: Annotated[int, Field(ge=1, le=6, description="Longest chain.")] = 3,
-        as_of: AsOf = None,
-    ) -> Result:
-        paths = await graph.path(source, target, max_hops=max_hops, as_of=as_time(as_of))
-        return {"paths": [p.to_dict() for p in paths]}
-
-    @server.tool(
-        annotations=READ,
-        description="Connections nobody asked about: the other documents and memories "
-        "about the same people, places and periods as a document, best first, each with "
-        "the entities they share (rarer ones weigh more) and a reason such as 'also about "
-        "Mina Harker and Whitby'. Use it to offer a related story.",
-    )
-    @reported
-    async def suggest(
-        document: Annotated[str, Field(description="The document: its id, source or exact title.")],
-        limit: Annotated[int, Field(ge=1, le=100, description="How many at most.")] = 5,
-    ) -> Result:
-        found = await graph.suggest(document, limit=limit)
-        return {"suggestions": [s.to_dict() for s in found]}
+        return {"context": json.loads(text) if format == "json" else text}
 
 
 def add_memories_tool(server: MCPServer, graph: AsyncGraph) -> None:
@@ -287,58 +221,3 @@ def add_memories_tool(server: MCPServer, graph: AsyncGraph) -> None:
             limit=limit,
         )
         return {"memories": [m.to_dict() for m in found]}
-
-
-def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
-    """``remember`` and ``forget``."""
-
-    @server.tool(
-        annotations=WRITE,
-        description="Remember something: a fact, a decision, an event, in one or a few "
-        "sentences. It is searchable as soon as this returns and linked to the entities it "
-        "names. A newer fact that contradicts an older one ends it; the older one stays "
-        "as history.",
-    )
-    @reported
-    async def remember(
-        text: Annotated[str, Field(description="What to remember, in plain sentences.")],
-        at: Annotated[
-            str | None,
-            Field(description="When it happened, as an ISO date or time (default now)."),
-        ] = None,
-        tags: Annotated[list[str] | None, Field(description="Tags to find it by.")] = None,
-        source: Annotated[
-            str | None, Field(description="Where it comes from (a user, a chat...).")
-        ] = None,
-        visibility: Annotated[
-            Literal["public", "private", "personal"] | None,
-            Field(
-                description="Who may read it: public (default), private (the scope's "
-                "writers) or personal (only its owner)."
-            ),
-        ] = None,
-        owner: Annotated[
-            str | None,
-            Field(description="Whose it is (a personal memory's default: the caller)."),
-        ] = None,
-    ) -> Result:
-        memory = await graph.remember(
-            text,
-            at=as_time(at, "at"),
-            tags=tags or (),
-            source=source,
-            visibility=visibility,
-            owner=owner,
-        )
-        return memory.to_dict()
-
-    @server.tool(
-        annotations=DELETE,
-        description="Forget a memory by its id (from `remember` or `memories`): removes it "
-        "and exactly what only it supported.",
-    )
-    @reported
-    async def forget(
-        memory_id: Annotated[str, Field(description="The memory's id.")],
-    ) -> Result:
-        return (await graph.forget(memory_id)).to_dict()

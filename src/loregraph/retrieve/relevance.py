@@ -15,8 +15,9 @@ A question about something the store does not hold names things the store has ne
 (their weight stays in the denominator) and its remaining words are scattered over unrelated
 passages, so no passage covers much of it. The threshold was measured on questions each
 store can answer against questions it cannot (``bench/abstain.py``; figures in
-BENCHMARKS.md). Terms in scripts written without spaces are matched as substrings, like the
-stores' text search does (:mod:`loregraph.store.scripts`).
+BENCHMARKS.md). A search that returns texts one by one (memories) keeps each text that
+reaches the same threshold (:class:`TextJudge`). Terms in scripts written without spaces
+are matched as substrings, like the stores' text search does (:mod:`loregraph.store.scripts`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from loregraph.retrieve.analyze import unresolved_candidates
+from loregraph.retrieve.analyze import analyze_query, unresolved_candidates
 from loregraph.retrieve.result import Passage, QueryAnalysis
 from loregraph.retrieve.terms import Term, held_terms, term_weight
 from loregraph.retrieve.trace import guarded
@@ -167,3 +168,35 @@ def assess(
     return Relevance(
         relevant, best, threshold, best_chunk, best_held, dict(counts), reason, named=named
     )
+
+
+@dataclass(frozen=True, slots=True)
+class TextJudge:
+    """Whether one text is about a question, by the coverage :func:`assess` measures for a
+    passage: for a search whose results are separate texts (memories), each kept or not."""
+
+    analysis: QueryAnalysis
+    terms: tuple[Term, ...]
+    weights: Mapping[str, float]
+    threshold: float
+
+    def covers(self, text: str) -> bool:
+        """Whether ``text`` holds enough of the question's weighted terms."""
+        if not self.terms:
+            return bool(self.analysis.matched) or self.threshold <= 0
+        total = sum(self.weights.values())
+        held = sum(self.weights[k] for k in held_terms(text, self.terms))
+        return held / total >= self.threshold
+
+
+async def text_judge(
+    question: str, store: Store, scope: str, threshold: float = MIN_COVERAGE
+) -> TextJudge:
+    """The :class:`TextJudge` of ``question`` in ``scope``: its terms weighed by how many
+    chunks of the scope hold them, its threshold lowered when it names stored entities."""
+    analysis = await analyze_query(question, store, scope)
+    terms = question_terms(analysis)
+    counts = await chunk_counts(store, scope, terms, {})
+    weights = {t.key: term_weight(counts.get(t.key, 0)) for t in terms}
+    named = names_only_stored_entities(analysis)
+    return TextJudge(analysis, tuple(terms), weights, threshold_for(threshold, named))

@@ -3,16 +3,18 @@
 The official SDK's streamable HTTP app (:func:`loregraph.mcp.build_server`) is served at the
 exact path ``/mcp`` (MCP clients do not follow redirects, so it is a route, not a prefix
 mount). With authentication on, a request needs a key (``Authorization: Bearer``) that may
-write to the server's scope, since an agent's tools remember and forget; the principal is
-then the one the engine acts for. Without a key the answer is the API's 401 problem, with a
-key that may not write the scope a 403.
+read the server's scope; the principal is then the one the engine acts for. A key that may
+write gets every tool; a key that may only read is served the read-only tool set (no
+``remember``, no ``forget``) by a second MCP server. Without a key the answer is the API's
+401 problem, with a key that may not read the scope a 403.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
@@ -22,6 +24,9 @@ from loregraph.server.auth import principal_of
 from loregraph.server.config import Mount
 from loregraph.server.problems import Problem, forbidden
 
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -30,33 +35,54 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 PATH = "/mcp"
 
 
-def mcp_mount(graph: AsyncGraph, *, auth: bool, host: str = "127.0.0.1") -> Mount:
-    """The MCP endpoint as a :class:`Mount` of the HTTP server (a route at ``/mcp``)."""
+def mcp_mount(
+    graph: AsyncGraph, *, auth: bool, host: str = "127.0.0.1", result_chars: int | None = None
+) -> Mount:
+    """The MCP endpoint as a :class:`Mount` of the HTTP server (a route at ``/mcp``): every
+    tool for a key that may write, the tools that read for one that may only read; each
+    tool result capped at ``result_chars`` characters (default: the MCP server's)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     from loregraph.mcp import build_server
+    from loregraph.mcp.shaping import RESULT_CHARS
 
-    server = build_server(graph)
+    chars = result_chars or RESULT_CHARS
+    server = build_server(graph, result_chars=chars)
+    reading = build_server(graph, read_only=True, result_chars=chars)
     # with keys, a request is authenticated, so the DNS rebinding check (for servers
     # that trust any local caller) would only refuse host names a proxy uses
     security = TransportSecuritySettings(enable_dns_rebinding_protection=not auth)
     inner = server.streamable_http_app(
         streamable_http_path=PATH, transport_security=security, host=host
     )
+    reader = reading.streamable_http_app(
+        streamable_http_path=PATH, transport_security=security, host=host
+    )
     return Mount(
         PATH,
-        KeyGuard(inner, graph),
+        KeyGuard(inner, graph, reader=reader),
         name="mcp",
-        lifespan=server.session_manager.run,
+        lifespan=lambda: running(server, reading),
         route=True,
     )
 
 
-class KeyGuard:
-    """An ASGI wrapper letting through requests whose key may write the server's scope."""
+@asynccontextmanager
+async def running(*servers: MCPServer) -> AsyncIterator[None]:
+    """The session managers of ``servers`` running, for as long as the HTTP server runs."""
+    async with AsyncExitStack() as stack:
+        for server in servers:
+            await stack.enter_async_context(server.session_manager.run())
+        yield
 
-    def __init__(self, app: ASGIApp, graph: AsyncGraph) -> None:
+
+class KeyGuard:
+    """An ASGI wrapper sending a request whose key may write the server's scope to ``app``
+    (every tool), one whose key may only read it to ``reader`` (the tools that read)."""
+
+    def __init__(self, app: ASGIApp, graph: AsyncGraph, *, reader: ASGIApp) -> None:
         self.app = app
+        self.reader = reader
         self.graph = graph
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -68,16 +94,17 @@ class KeyGuard:
         except Problem as problem:
             await _send_problem(problem, send)
             return
+        writes = principal.may(self.graph.settings.scope, Role.WRITER)
         with acting_as(principal):
-            await self.app(scope, receive, send)
+            await (self.app if writes else self.reader)(scope, receive, send)
 
     async def _principal(self, scope: Scope) -> Principal:
         """The request's principal as every API route finds it (:func:`principal_of`),
-        which must be allowed to write the server's scope."""
+        which must be allowed to read the server's scope."""
         principal = await principal_of(Request(scope))
         chosen = self.graph.settings.scope
-        if not principal.may(chosen, Role.WRITER):
-            raise forbidden(f"key {principal.name!r} may not write to scope {chosen!r} (MCP)")
+        if not principal.may(chosen, Role.READER):
+            raise forbidden(f"key {principal.name!r} may not read scope {chosen!r} (MCP)")
         return principal
 
 
