@@ -117,14 +117,6 @@ async def test_an_allowed_origin_may_write_and_gets_cors_headers(client: Client)
         assert read.status_code == 200 and "access-control-allow-origin" not in read.headers
 
 
-async def test_no_cors_headers_without_allowed_origins(client: Client) -> None:
-    async with client(auth=False) as http:
-        own = await http.post(
-            "/memories", json={"text": "Mina"}, headers={"Origin": "http://localhost"}
-        )
-        assert own.status_code == 201 and "access-control-allow-origin" not in own.headers
-
-
 async def test_an_allowed_host_is_answered(client: Client) -> None:
     async with client(auth=False, allowed_hosts=["LoreGraph.example.com"]) as http:
         named = {"Host": "loregraph.example.com", "Origin": "https://loregraph.example.com"}
