@@ -176,3 +176,10 @@ def test_serve_without_keys_refuses_other_pages_and_hosts(tmp_path: Path) -> Non
         assert allowed.headers["access-control-allow-origin"] == app
         named = {"Host": f"lore.test:{port}"}
         assert httpx.get(url + "/stats", headers=named).status_code == 200
+
+
+def test_off_loopback_serve_answers_to_the_machines_names() -> None:
+    from loregraph.cli.serve import _machine_names
+
+    assert _machine_names("127.0.0.1") == () and _machine_names("localhost") == ()
+    assert socket.gethostname() in _machine_names("0.0.0.0")

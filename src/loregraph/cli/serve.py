@@ -61,6 +61,7 @@ MB = 1024 * 1024
 )
 @click.option(
     "--allowed-origin",
+    "--cors-origin",  # its earlier name
     "allowed_origins",
     envvar="LOREGRAPH_ALLOWED_ORIGINS",
     multiple=True,
@@ -68,7 +69,6 @@ MB = 1024 * 1024
     "with CORS, e.g. https://app.example.com (repeatable; default: none, only the "
     "server's own pages; env LOREGRAPH_ALLOWED_ORIGINS, separated by spaces).",
 )
-@click.option("--cors-origin", "cors_origins", multiple=True, hidden=True)
 @click.option(
     "--max-body-mb",
     type=click.FloatRange(min=0.001),
@@ -168,8 +168,7 @@ def serve(
             auth=not no_auth,
             host=host,
             allowed_hosts=(*limits.pop("allowed_hosts"), *machine),
-            # --cors-origin is the option's earlier name
-            allowed_origins=(*limits.pop("allowed_origins"), *limits.pop("cors_origins")),
+            allowed_origins=tuple(limits.pop("allowed_origins")),
             ingest_roots=tuple(Path(root) for root in limits.pop("ingest_roots")),
             limits=Limits(
                 max_body_bytes=int(limits["max_body_mb"] * MB),
