@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -53,6 +54,12 @@ def test_serve_refuses_no_auth_off_loopback(tmp_path: Path) -> None:
     assert not (tmp_path / "s.db").exists()
 
 
+def test_serve_refuses_an_origin_that_is_not_one(tmp_path: Path) -> None:
+    result = run(tmp_path / "s.db", "serve", "--no-auth", "--allowed-origin", "example.com")
+    assert result.exit_code == 2 and "'example.com' is not an origin" in result.stderr
+    assert not (tmp_path / "s.db").exists()
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -64,9 +71,16 @@ class Serving:
     """``loregraph [global] serve [options]`` on a free loopback port, started and
     answering; ``stderr`` holds what it wrote once it is stopped."""
 
-    def __init__(self, db: Path, options: list[str], global_options: list[str]) -> None:
+    def __init__(
+        self,
+        db: Path,
+        options: list[str],
+        global_options: list[str],
+        env: dict[str, str] | None = None,
+    ) -> None:
         port = _free_port()
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        self.port = port
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), **(env or {})}
         command = [sys.executable, "-m", "loregraph.cli", "--db", str(db), *global_options]
         self.url = f"http://127.0.0.1:{port}"
         self.server = subprocess.Popen(
@@ -121,3 +135,51 @@ def test_serve_writes_json_request_lines_on_stderr(tmp_path: Path) -> None:
     ]
     assert logged[0]["principal"] == "local"
     assert any(line["logger"].startswith("uvicorn") for line in lines)
+
+
+async def _mcp_session(url: str, origin: str) -> list[str]:
+    """An agent's session over MCP's streamable HTTP, with the official SDK's client."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(headers={"Origin": origin}, timeout=30)
+    transport = streamable_http_client(url + "/mcp", http_client=http)
+    async with http, Client(transport) as client:
+        remembered = await client.call_tool("remember", {"text": "Mina went to Whitby."})
+        assert not remembered.is_error, remembered.content
+        return sorted(t.name for t in (await client.list_tools()).tools)
+
+
+@pytest.mark.slow
+def test_serve_without_keys_refuses_other_pages_and_hosts(tmp_path: Path) -> None:
+    app = "https://app.example.com"
+    options = ["--no-auth", "--allowed-origin", app]
+    env = {"LOREGRAPH_ALLOWED_HOSTS": "loregraph.test lore.test"}
+    with Serving(tmp_path / "w.db", options, ["-q"], env) as served:
+        url, port = served.url, served.port
+        # the explorer's page and MCP work from the server's own origin, without keys
+        assert httpx.get(url + "/").status_code == 200
+        assert "remember" in asyncio.run(_mcp_session(url, url))
+        before = httpx.get(url + "/stats").json()["documents"]
+        upload = {"files": ("evil.txt", b"Zanzibar vault code 4471.")}
+        evil = {"Origin": "https://evil.example.com"}
+        assert httpx.post(url + "/ingest/upload", files=upload, headers=evil).status_code == 403
+        rebound = {"Host": f"evil.example.com:{port}"}
+        assert httpx.get(url + "/stats", headers=rebound).status_code == 421
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        assert httpx.post(url + "/mcp", json=listing, headers=rebound).status_code == 421
+        assert httpx.get(url + "/stats").json()["documents"] == before
+        # what the options and the environment allow
+        allowed = httpx.post(url + "/memories", json={"text": "Lucy"}, headers={"Origin": app})
+        assert allowed.status_code == 201
+        assert allowed.headers["access-control-allow-origin"] == app
+        named = {"Host": f"lore.test:{port}"}
+        assert httpx.get(url + "/stats", headers=named).status_code == 200
+
+
+def test_off_loopback_serve_answers_to_the_machines_names() -> None:
+    from loregraph.cli.serve import _machine_names
+
+    assert _machine_names("127.0.0.1") == () and _machine_names("localhost") == ()
+    assert socket.gethostname() in _machine_names("0.0.0.0")

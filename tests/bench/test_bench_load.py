@@ -49,7 +49,7 @@ async def test_readers_and_the_ingester_run_against_the_api(tmp_path: Path) -> N
         transport = httpx.ASGITransport(app=app)
         headers = {"Authorization": f"Bearer {key}"}
         async with httpx.AsyncClient(
-            transport=transport, base_url="http://test", headers=headers, timeout=60
+            transport=transport, base_url="http://localhost", headers=headers, timeout=60
         ) as http:
             documents = ["Mina Harker wrote to Lucy Westenra.", "Arthur Holmwood rode home."]
             tally, wall = await drive(http, clients=3, seconds=1.0, documents=documents)

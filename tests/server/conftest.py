@@ -75,7 +75,7 @@ def client(graph: AsyncGraph) -> Client:
         app = create_app(graph, ServerConfig(**config))  # type: ignore[arg-type]
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         transport = httpx.ASGITransport(app=app)
-        return httpx.AsyncClient(transport=transport, base_url="http://test", headers=headers)
+        return httpx.AsyncClient(transport=transport, base_url="http://localhost", headers=headers)
 
     return make
 

@@ -113,7 +113,7 @@ async def test_the_report_shows_the_circuit_opened_by_a_failing_model(
             assert circuit_state(with_model.llm) == "closed"
             app = create_app(with_model, ServerConfig(auth=False))
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
                 response = await http.post("/context", params=DEBUG, json={"question": QUESTION})
             assert response.status_code == 200, response.text
             assert server.chat_calls(), "the query analysis asked the model"

@@ -315,7 +315,9 @@ async def test_the_server_waits_for_a_running_change_before_it_stops(
     app = create_app(graph, ServerConfig(limits=Limits(request_timeout=0.2)))
     transport = httpx.ASGITransport(app=app)
     headers = {"Authorization": f"Bearer {keys.writer}"}
-    async with httpx.AsyncClient(transport=transport, base_url="http://t", headers=headers) as http:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://localhost", headers=headers
+    ) as http:
         running = app.router.lifespan_context(app)
         await running.__aenter__()
         problem(await http.post(f"/merges/{merged.id}/undo"), 504, "timeout")

@@ -106,7 +106,7 @@ async def test_a_browser_of_an_allowed_origin_may_send_and_read_the_id(client: C
         "Access-Control-Request-Method": "GET",
         "Access-Control-Request-Headers": "x-request-id",
     }
-    async with client(auth=False, cors_origins=["https://app.example"]) as http:
+    async with client(auth=False, allowed_origins=["https://app.example"]) as http:
         allowed = await http.options("/stats", headers=preflight)
         assert allowed.status_code == 200
         assert "x-request-id" in allowed.headers["access-control-allow-headers"].lower()
@@ -124,7 +124,7 @@ async def test_an_unexpected_error_is_answered_with_the_request_id(
     monkeypatch.setattr(graph, "stats", broken)
     app = create_app(graph, ServerConfig(auth=False))
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
         response = await http.get("/stats", headers={"X-Request-ID": "boom-1"})
     body = problem(response, 500, "internal-error")
     assert body["request_id"] == "boom-1" == response.headers["x-request-id"]

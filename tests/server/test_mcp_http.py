@@ -31,7 +31,7 @@ class Agents:
         for name, role in (("agent", Role.WRITER), ("viewer", Role.READER)):
             self.keys[name] = (await graph.create_key(name, {"*": role})).secret
         self.keys["stranger"] = (await graph.create_key("stranger", {"other": Role.READER})).secret
-        return ServerConfig(auth=True, mounts=(mcp_mount(graph, auth=True),))
+        return ServerConfig(auth=True, mounts=(mcp_mount(graph),))
 
 
 @pytest.fixture()
@@ -110,3 +110,47 @@ def test_no_key_a_wrong_key_or_a_key_of_another_scope_is_refused(
     stranger = {"Authorization": f"Bearer {keys['stranger']}"}
     refused = httpx.post(server.url + "/mcp", json=body, headers=stranger, timeout=10)
     assert refused.status_code == 403 and "may not read" in refused.json()["detail"]
+
+
+async def without_keys(graph: AsyncGraph) -> ServerConfig:
+    return ServerConfig(auth=False, mounts=(mcp_mount(graph),))
+
+
+async def local_session(url: str, headers: dict[str, str], where: str) -> list[str]:
+    """Initialise a session with the SDK's client, list the tools, remember and search."""
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+        transport = streamable_http_client(url + "/mcp", http_client=http)
+        async with Client(transport) as client:
+            names = sorted(t.name for t in (await client.list_tools()).tools)
+            text = f"Mina Murray wrote to Lucy from {where}."
+            memory = await client.call_tool("remember", {"text": text})
+            assert not memory.is_error and isinstance(memory.structured_content, dict)
+            hits = await client.call_tool("search", {"query": where, "what": "memories"})
+            assert not hits.is_error and isinstance(hits.structured_content, dict)
+            assert hits.structured_content["hits"][0]["id"] == memory.structured_content["id"]
+            return names
+
+
+def test_the_tools_over_http_without_keys(tmp_path: Path) -> None:
+    with serving(tmp_path / "local.db", without_keys) as server:
+        names = asyncio.run(local_session(server.url, {}, "Whitby"))
+        assert {"remember", "search", "ask"} <= set(names)
+        # from the server's own page (an agent in the explorer's origin) too
+        again = asyncio.run(local_session(server.url, {"Origin": server.url}, "Exeter"))
+        assert again == names
+
+
+def test_mcp_refuses_other_hosts_and_origins(tmp_path: Path) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    json_headers = {"Accept": "application/json, text/event-stream"}
+    with serving(tmp_path / "local.db", without_keys) as server:
+        port = server.url.rsplit(":", 1)[1]
+        rebound = {**json_headers, "Host": f"evil.example.com:{port}"}
+        refused = httpx.post(server.url + "/mcp", json=body, headers=rebound, timeout=10)
+        assert refused.status_code == 421
+        assert refused.json()["type"] == "urn:loregraph:problem:unknown-host"
+        assert httpx.get(server.url + "/mcp", headers=rebound, timeout=10).status_code == 421
+        evil = {**json_headers, "Origin": "https://evil.example.com"}
+        crossed = httpx.post(server.url + "/mcp", json=body, headers=evil, timeout=10)
+        assert crossed.status_code == 403
+        assert crossed.json()["type"] == "urn:loregraph:problem:forbidden"

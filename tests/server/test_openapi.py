@@ -105,7 +105,7 @@ async def test_cors_is_off_unless_origins_are_given(client: Client) -> None:
     async with client(auth=False) as http:
         response = await http.options("/ask/json", headers=preflight)
         assert "access-control-allow-origin" not in response.headers
-    async with client(auth=False, cors_origins=["https://app.example"]) as http:
+    async with client(auth=False, allowed_origins=["https://app.example"]) as http:
         response = await http.options("/ask/json", headers=preflight)
         assert response.headers["access-control-allow-origin"] == "https://app.example"
         other = await http.options(

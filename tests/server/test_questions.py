@@ -150,7 +150,8 @@ async def test_a_client_that_goes_away_stops_the_answer(
     scope = {
         "type": "http", "http_version": "1.1", "method": "POST", "path": "/ask",
         "raw_path": b"/ask", "query_string": b"", "root_path": "", "scheme": "http",
-        "headers": [(b"content-type", b"application/json")], "server": ("test", 80),
+        "headers": [(b"content-type", b"application/json"), (b"host", b"localhost")],
+        "server": ("localhost", 80),
         "client": ("127.0.0.1", 1),
     }  # fmt: skip
     await asyncio.wait_for(app(scope, receive, send), 10)

@@ -45,7 +45,7 @@ async def keys(tmp_path: Path) -> dict[str, httpx.AsyncClient]:
         transport = httpx.ASGITransport(app=create_app(graph, ServerConfig()))
         clients[name] = httpx.AsyncClient(
             transport=transport,
-            base_url="http://test",
+            base_url="http://localhost",
             headers={"Authorization": f"Bearer {secret}"},
         )
     return clients
@@ -90,7 +90,7 @@ class Agents:
         await _documents(graph)
         for name in ("ann", "dan"):
             self.keys[name] = (await graph.create_key(name, {"*": Role.WRITER})).secret
-        return ServerConfig(auth=True, mounts=(mcp_mount(graph, auth=True),))
+        return ServerConfig(auth=True, mounts=(mcp_mount(graph),))
 
 
 @pytest.fixture()

@@ -7,7 +7,9 @@ engine). Needs the ``server`` extra.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,10 +51,23 @@ MB = 1024 * 1024
     help="Serve without API keys, as the local administrator (loopback hosts only).",
 )
 @click.option(
-    "--cors-origin",
-    "cors_origins",
+    "--allowed-host",
+    "allowed_hosts",
+    envvar="LOREGRAPH_ALLOWED_HOSTS",
     multiple=True,
-    help="An origin browsers may call the API from (repeatable; default: CORS off).",
+    help="Another host name requests may call this server by, e.g. a proxy's (repeatable; "
+    "default: the --host address and localhost, plus the machine's name and addresses off "
+    "loopback; env LOREGRAPH_ALLOWED_HOSTS, separated by spaces).",
+)
+@click.option(
+    "--allowed-origin",
+    "--cors-origin",  # its earlier name
+    "allowed_origins",
+    envvar="LOREGRAPH_ALLOWED_ORIGINS",
+    multiple=True,
+    help="The origin of another web page that may call the API and change the store, "
+    "with CORS, e.g. https://app.example.com (repeatable; default: none, only the "
+    "server's own pages; env LOREGRAPH_ALLOWED_ORIGINS, separated by spaces).",
 )
 @click.option(
     "--max-body-mb",
@@ -143,14 +158,18 @@ def serve(
         from loregraph.server import Limits, ServerConfig, create_app
         from loregraph.server.auth import check_no_auth
         from loregraph.server.logs import choose_format, configure_logging
+        from loregraph.server.origins import accepted_hosts
     except ImportError:
         fail(SERVER_HINT, DependencyError.exit_code)
     try:
         if no_auth:
             check_no_auth(host)
+        machine = _machine_names(host)
         config = ServerConfig(
             auth=not no_auth,
-            cors_origins=tuple(limits.pop("cors_origins")),
+            host=host,
+            allowed_hosts=(*limits.pop("allowed_hosts"), *machine),
+            allowed_origins=tuple(limits.pop("allowed_origins")),
             ingest_roots=tuple(Path(root) for root in limits.pop("ingest_roots")),
             limits=Limits(
                 max_body_bytes=int(limits["max_body_mb"] * MB),
@@ -172,11 +191,14 @@ def serve(
         graph = AsyncGraph(store, settings=settings)
         try:
             await graph.open()
+            if machine and not ctx.quiet:
+                names = ", ".join(sorted(accepted_hosts(host, config.allowed_hosts)))
+                click.echo(f"answering to {names} (others: --allowed-host)", err=True)
             if config.auth and not await graph.keys():
                 click.echo(
                     "no API keys yet: create one with `loregraph keys create NAME`", err=True
                 )
-            extra = (_mcp(graph, config.auth, host),) if with_mcp else ()
+            extra = (_mcp(graph),) if with_mcp else ()
             mounts = (*config.mounts, *extra)
             metrics = _metrics(graph)
             app = create_app(graph, dataclasses.replace(config, mounts=mounts, metrics=metrics))
@@ -192,6 +214,27 @@ def serve(
             await graph.close()
 
     run_async(main(), kept="documents ingested")
+
+
+def _machine_names(host: str) -> tuple[str, ...]:
+    """The names and addresses this machine is reached by, when the server listens on an
+    address other than loopback: its host name, the addresses it resolves to (from
+    /etc/hosts or the resolver) and the address of its default route. Other names need
+    --allowed-host."""
+    from loregraph.server.auth import is_loopback
+
+    if is_loopback(host):
+        return ()
+    name = socket.gethostname()
+    names = {name}
+    with contextlib.suppress(OSError):  # a name the resolver does not know
+        names.update(str(info[4][0]) for info in socket.getaddrinfo(name, None))
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        # connecting a UDP socket sends nothing: the kernel only picks the local address
+        # of the route to a documentation address (RFC 5737); no route, no address
+        udp.connect(("192.0.2.1", 9))
+        names.add(str(udp.getsockname()[0]))
+    return tuple(sorted(names))
 
 
 def _metrics(graph: AsyncGraph) -> Any:
@@ -218,13 +261,13 @@ def _breaker(graph: AsyncGraph) -> str | None:
     return circuit_state(graph.llm)
 
 
-def _mcp(graph: AsyncGraph, auth: bool, host: str) -> Mount:
+def _mcp(graph: AsyncGraph) -> Mount:
     """The MCP endpoint's mount (the mcp package comes with the server extra)."""
     try:
         from loregraph.server.mcp_http import mcp_mount
     except ImportError:
         fail("--mcp needs the mcp package: " + SERVER_HINT, DependencyError.exit_code)
-    return mcp_mount(graph, auth=auth, host=host)
+    return mcp_mount(graph)
 
 
 COMMANDS = (serve,)

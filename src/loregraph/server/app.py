@@ -26,8 +26,12 @@ from loregraph.server.limits import BodyLimit, Timeout
 from loregraph.server.logs import RequestLog
 from loregraph.server.media import check_media_type
 from loregraph.server.openapi import describe_security
+from loregraph.server.origins import Origins, accepted_hosts
 from loregraph.server.routes import ROUTERS
 
+CORS_HEADERS = ("Authorization", "Content-Type", "X-Request-ID")
+MCP_HEADERS = ("Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID")
+"""The headers an MCP client sends to /mcp (it reads back ``Mcp-Session-Id``)."""
 STREAMING_SUFFIXES = ("/events",)
 STREAMING_PATHS = ("/ask", "/mcp")
 
@@ -40,7 +44,7 @@ def streams(path: str) -> bool:
 
 def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI:
     """The HTTP API over ``graph``, behaving as ``config`` says (default: keys required,
-    default limits, no CORS)."""
+    default limits, answering to loopback host names only, no CORS)."""
     config = config or ServerConfig()
     jobs = Jobs(graph, config.limits.max_ingest_jobs)
 
@@ -85,17 +89,20 @@ def create_app(graph: AsyncGraph, config: ServerConfig | None = None) -> FastAPI
             app.router.routes.append(Route(mount.path, mount.app, name=mount.name))
         else:
             app.mount(mount.path, mount.app, name=mount.name)
-    # middleware added last runs first: the request log, CORS, the body limit, the timeout
+    # middleware added last runs first: the request log, the host and origin checks, CORS,
+    # the body limit, the timeout
     app.add_middleware(Timeout, seconds=config.limits.request_timeout, streams=streams)
     app.add_middleware(BodyLimit, limit=config.limits.max_body_bytes)
-    if config.cors_origins:
+    if config.allowed_origins:
         app.add_middleware(
             CORSMiddleware,
-            allow_origins=list(config.cors_origins),
+            allow_origins=list(config.allowed_origins),
             allow_methods=["GET", "POST", "DELETE"],
-            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
-            expose_headers=["X-Request-ID"],
+            allow_headers=[*CORS_HEADERS, *MCP_HEADERS],
+            expose_headers=["X-Request-ID", "Mcp-Session-Id"],
         )
+    hosts = accepted_hosts(config.host, config.allowed_hosts)
+    app.add_middleware(Origins, hosts=hosts, origins=config.allowed_origins)
     app.add_middleware(RequestLog)  # outermost: every response gets its id and log line
     return app
 

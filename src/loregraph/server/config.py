@@ -1,4 +1,5 @@
-"""What a server is configured with: authentication, limits, CORS, and what else it mounts.
+"""What a server is configured with: authentication, limits, the hosts it answers to and the
+origins that may call it from a browser, and what else it mounts.
 
 The command line (``loregraph serve``) builds a :class:`ServerConfig` from its options and
 the environment; the app factory only reads the object it is given.
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from loregraph.errors import ConfigError
+from loregraph.server.origins import check_hosts, check_origins
 
 MB = 1024 * 1024
 
@@ -75,7 +77,15 @@ class ServerConfig:
         auth: whether every request needs a key (``Authorization: Bearer lg_...``). Without,
             every request acts as the local administrator: only for a server on loopback.
         limits: request limits (:class:`Limits`).
-        cors_origins: origins allowed to call the API from a browser (none: CORS off).
+        host: the address the server listens on. Requests must name it, ``localhost`` or
+            one of ``allowed_hosts`` in their ``Host`` header (and 127.0.0.1 or ::1 when it
+            is a loopback address or every address, 0.0.0.0 or ::); others get 421.
+        allowed_hosts: more host names requests may name (a proxy's, the machine's names
+            when it listens on every address); ports are not compared.
+        allowed_origins: origins of web pages, besides the server's own, that may change
+            the store from a browser and get CORS headers (``scheme://host[:port]``; none:
+            CORS off). A write from any other page's origin gets 403
+            (:mod:`loregraph.server.origins`).
         mounts: other applications served next to the API (see :class:`Mount`).
         metrics: what ``GET /metrics`` serves (a :class:`~loregraph.observe.metrics.Metrics`
             the engine reports to; ``None``: no metrics).
@@ -86,8 +96,14 @@ class ServerConfig:
 
     auth: bool = True
     limits: Limits = field(default_factory=Limits)
-    cors_origins: Sequence[str] = ()
+    host: str = "127.0.0.1"
+    allowed_hosts: Sequence[str] = ()
+    allowed_origins: Sequence[str] = ()
     mounts: Sequence[Mount] = ()
     metrics: Any | None = None
     ingest_roots: Sequence[Path] = ()
     title: str = "loregraph"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "allowed_hosts", check_hosts(self.allowed_hosts))
+        object.__setattr__(self, "allowed_origins", check_origins(self.allowed_origins))

@@ -2,11 +2,13 @@
 
 The official SDK's streamable HTTP app (:func:`loregraph.mcp.build_server`) is served at the
 exact path ``/mcp`` (MCP clients do not follow redirects, so it is a route, not a prefix
-mount). With authentication on, a request needs a key (``Authorization: Bearer``) that may
-read the server's scope; the principal is then the one the engine acts for. A key that may
-write gets every tool; a key that may only read is served the read-only tool set (no
-``remember``, no ``forget``) by a second MCP server. Without a key the answer is the API's
-401 problem, with a key that may not read the scope a 403.
+mount). Its Host and Origin headers are checked by the app, as every request's are
+(:mod:`loregraph.server.origins`). With authentication on, a request needs a key
+(``Authorization: Bearer``) that may read the server's scope; the principal is then the one
+the engine acts for. A key that may write gets every tool; a key that may only read is
+served the read-only tool set (no ``remember``, no ``forget``) by a second MCP server.
+Without a key the answer is the API's 401 problem, with a key that may not read the scope a
+403.
 """
 
 from __future__ import annotations
@@ -35,9 +37,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 PATH = "/mcp"
 
 
-def mcp_mount(
-    graph: AsyncGraph, *, auth: bool, host: str = "127.0.0.1", result_chars: int | None = None
-) -> Mount:
+def mcp_mount(graph: AsyncGraph, *, result_chars: int | None = None) -> Mount:
     """The MCP endpoint as a :class:`Mount` of the HTTP server (a route at ``/mcp``): every
     tool for a key that may write, the tools that read for one that may only read; each
     tool result capped at ``result_chars`` characters (default: the MCP server's)."""
@@ -49,15 +49,15 @@ def mcp_mount(
     chars = result_chars or RESULT_CHARS
     server = build_server(graph, result_chars=chars)
     reading = build_server(graph, read_only=True, result_chars=chars)
-    # with keys, a request is authenticated, so the DNS rebinding check (for servers
-    # that trust any local caller) would only refuse host names a proxy uses
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=not auth)
-    inner = server.streamable_http_app(
-        streamable_http_path=PATH, transport_security=security, host=host
-    )
-    reader = reading.streamable_http_app(
-        streamable_http_path=PATH, transport_security=security, host=host
-    )
+    # The SDK's own Host and Origin check is off: the app's middleware
+    # (loregraph.server.origins.Origins) checks every request to /mcp as it checks the API's,
+    # with the hosts and origins the server was configured with, and answers with problem
+    # details. A second copy of the rule would drift from the first (the SDK's compares
+    # whole "host:port" strings and, given no hosts, refuses every request with 421, which
+    # broke MCP over HTTP with --no-auth). The SDK still refuses a POST that is not JSON.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    inner = server.streamable_http_app(streamable_http_path=PATH, transport_security=security)
+    reader = reading.streamable_http_app(streamable_http_path=PATH, transport_security=security)
     return Mount(
         PATH,
         KeyGuard(inner, graph, reader=reader),
