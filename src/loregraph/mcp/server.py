@@ -35,8 +35,9 @@ INSTRUCTIONS = (
     "`search` (or `ask` for a cited answer, `context` for passages to quote); explore with "
     "`entity`, `history`, `relations`, `neighbors` and `path`; keep what you learn with "
     "`remember` and remove a wrong memory with `forget` (offered to callers who may write). "
-    "Dates are ISO (2026-01-31); `as_of` shows the graph as it was then. A result too long "
-    "for the server's cap ends with a `cut` note saying what was left out."
+    "Dates are ISO (2026-01-31) or phrases ('last month'); `as_of` shows the graph as it was "
+    "then. A result too long for the server's cap ends with a `cut` note saying what was left "
+    "out."
 )
 LISTED_ENTITIES = 100
 """Entities listed by the ``loregraph://entities`` resource (most mentioned first)."""

@@ -34,12 +34,13 @@ Name = Annotated[str, Field(description="An entity's name or alias (the closest 
 AsOf = Annotated[
     str | None,
     Field(
-        description="ISO date or time (2026-01-31, 2026-01-31T09:00+02:00; UTC when no "
-        "offset) to see the graph as it was then; omit for now."
+        description="A date or time (2026-01-31, 2026-01-31T09:00+02:00, UTC when no offset; "
+        "or a phrase such as 'last month') to see the graph as it was then; omit for now."
     ),
 ]
 When = Annotated[
-    str | None, Field(description="ISO date or time (2026-01-31, 2026-01-31T09:00+02:00).")
+    str | None,
+    Field(description="A date or time (2026-01-31, 2026-01-31T09:00+02:00, or 'last week')."),
 ]
 Limit = Annotated[int, Field(ge=1, le=500, description="How many results at most.")]
 OnlyArg = Annotated[

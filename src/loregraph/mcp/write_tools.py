@@ -27,7 +27,10 @@ def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
         text: Annotated[str, Field(description="What to remember, in plain sentences.")],
         at: Annotated[
             str | None,
-            Field(description="When it happened, as an ISO date or time (default now)."),
+            Field(
+                description="When it happened: an ISO date or time, or a phrase such as "
+                "'yesterday' (default now)."
+            ),
         ] = None,
         tags: Annotated[list[str] | None, Field(description="Tags to find it by.")] = None,
         source: Annotated[
