@@ -7,7 +7,6 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client
@@ -18,6 +17,7 @@ from loregraph.access import Principal, Role, acting_as
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.mcp import build_server
 from loregraph.store.sqlite import SqliteStore
+from tool_results import structured
 
 TOOLS = {
     "ask",
@@ -47,12 +47,6 @@ async def graph(tmp_path: Path) -> AsyncIterator[AsyncGraph]:
     await graph.ingest_text(REPORT, title="Harbor report")
     yield graph
     await graph.close()
-
-
-def structured(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
 
 
 async def test_tools_are_described_for_an_agent(graph: AsyncGraph) -> None:

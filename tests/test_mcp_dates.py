@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client
@@ -15,6 +14,7 @@ from loregraph import AsyncGraph
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.mcp import build_server
 from loregraph.store.sqlite import SqliteStore
+from tool_results import structured
 
 
 @pytest.fixture
@@ -24,12 +24,6 @@ async def graph(tmp_path: Path) -> AsyncIterator[AsyncGraph]:
     await graph.ingest_text("Ada Moreno works for Globex in Lisbon.", title="Report")
     yield graph
     await graph.close()
-
-
-def structured(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
 
 
 async def test_tools_take_the_dates_the_cli_takes(graph: AsyncGraph) -> None:

@@ -19,6 +19,7 @@ from loregraph.embed.hashing import HashingEmbedder
 from loregraph.mcp import build_server
 from loregraph.settings import PRESETS, Settings
 from loregraph.store.sqlite import SqliteStore
+from tool_results import structured
 
 REPORT = (
     "Ada Moreno works for Globex in Lisbon. Globex builds the Harbor ledger. "
@@ -46,12 +47,6 @@ async def graph(tmp_path: Path) -> AsyncIterator[AsyncGraph]:
     await graph.ingest_text(REPORT, title="Harbor report")
     yield graph
     await graph.close()
-
-
-def structured(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
 
 
 async def remember_the_move(client: Client) -> None:

@@ -8,7 +8,6 @@ the JSON export (relation ``created_at`` left out) and every document's mentions
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 
 import loregraph
+from graph_state import graph_state
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.engine.backfill import BackfillReport
 from loregraph.engine.merge_views import MergeView
@@ -62,23 +62,6 @@ def _open(db: Path, extractor: Any = None) -> loregraph.Graph:
     return loregraph.open(db, embedder=HashingEmbedder(dim=64), extractor=extractor)
 
 
-def _state(graph: loregraph.Graph, tmp: Path) -> dict[str, Any]:
-    out = tmp / "export.json"
-    graph.export(out)
-    data = json.loads(out.read_text(encoding="utf-8"))
-    for relation in data["relations"]:
-        del relation["created_at"]
-    data["entities"].sort(key=lambda e: e["id"])
-    data["relations"].sort(key=lambda r: r["id"])
-    mentions = []
-    for doc in graph.documents():
-        bundle = graph._run(graph.store.read_bundle(doc.id))
-        assert bundle is not None
-        mentions += [(m.entity_id, m.chunk_id, m.surface, m.count) for m in bundle.mentions]
-    data["mentions"] = sorted(mentions)
-    return data
-
-
 def _names(state: dict[str, Any]) -> set[str]:
     return {e["name"] for e in state["entities"]}
 
@@ -93,18 +76,18 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> Book:
         bundle = graph._run(graph.store.read_bundle(doc.id))
         assert bundle is not None
         text = rebuild_text(bundle.document, bundle.chunks)
-        before = _state(graph, tmp)
+        before = graph_state(graph, tmp)
         merge = graph.merge(KEPT, MERGED, principal="test")
-        merged = _state(graph, tmp)
+        merged = graph_state(graph, tmp)
         graph.unmerge(merge.id, principal="test")
-        restored = _state(graph, tmp)
+        restored = graph_state(graph, tmp)
         renamed = graph.rename(KEPT, NEW_NAME, principal="test").name
     finally:
         graph.close()
     graph = _open(tmp / "dracula.db", Renamed())
     try:
         report = graph.backfill()
-        backfilled = _state(graph, tmp)
+        backfilled = graph_state(graph, tmp)
         (doc,) = graph.documents()
     finally:
         graph.close()

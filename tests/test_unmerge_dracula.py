@@ -9,14 +9,13 @@ processing a document again takes its old values away."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import loregraph
+from graph_state import graph_state
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import InputError
 from loregraph.ingest.decisions import SAME_KEY_RULES
@@ -44,23 +43,6 @@ def _ingest(path: Path, parts: list[str], settings: Settings | None = None) -> l
 def _core(name: str) -> str:
     """A name less its honorifics and a title's qualifier ("Dracula, part 1")."""
     return name_key(split_title(split_qualifier(name)[0])[1])
-
-
-def _state(graph: loregraph.Graph, tmp: Path) -> dict[str, Any]:
-    out = tmp / "export.json"
-    graph.export(out)
-    data = json.loads(out.read_text(encoding="utf-8"))
-    for relation in data["relations"]:
-        del relation["created_at"]
-    data["entities"].sort(key=lambda e: e["id"])
-    data["relations"].sort(key=lambda r: r["id"])
-    mentions = []
-    for doc in graph.documents():
-        bundle = graph._run(graph.store.read_bundle(doc.id))
-        assert bundle is not None
-        mentions += [(m.entity_id, m.chunk_id, m.surface, m.count) for m in bundle.mentions]
-    data["mentions"] = sorted(mentions)
-    return data
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +84,7 @@ def test_every_merge_undone_equals_an_ingest_without_those_rules(
     parts = _parts(excerpt_path.read_text(encoding="utf-8"))
     plain = _ingest(tmp_path / "plain.db", parts, settings)
     try:
-        assert _state(graph, tmp_path) == _state(plain, tmp_path)
+        assert graph_state(graph, tmp_path) == graph_state(plain, tmp_path)
     finally:
         plain.close()
 
