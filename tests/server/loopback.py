@@ -70,3 +70,8 @@ def serving(path: Path, setup: Setup) -> Iterator[Served]:
             running.server.should_exit = True
         running.thread.join(30)
         running.sock.close()
+
+
+async def without_keys(graph: AsyncGraph) -> ServerConfig:
+    """Serve the store without keys, as `serve --no-auth` does."""
+    return ServerConfig(auth=False)

@@ -9,15 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from loregraph import AsyncGraph
-from loregraph.server import ServerConfig
-
 from .conftest import events
-from .loopback import Served, serving
-
-
-async def without_keys(graph: AsyncGraph) -> ServerConfig:
-    return ServerConfig(auth=False)
+from .loopback import Served, serving, without_keys
 
 
 @pytest.fixture()

@@ -11,21 +11,16 @@ from typing import Any
 import httpx
 import pytest
 
-from loregraph import AsyncGraph
 from loregraph.errors import ConfigError
 from loregraph.server import ServerConfig
 from loregraph.server.origins import accepted_hosts
 
 from .conftest import Client, events, problem
-from .loopback import Served, serving
+from .loopback import Served, serving, without_keys
 
 EVIL = "https://evil.example.com"
 PLANTED = "Zanzibar ledger: the vault code is 4471."
 UPLOAD = {"files": ("evil.txt", PLANTED.encode())}
-
-
-async def without_keys(graph: AsyncGraph) -> ServerConfig:
-    return ServerConfig(auth=False)
 
 
 @pytest.fixture()
