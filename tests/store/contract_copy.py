@@ -19,6 +19,8 @@ from loregraph.copy import copy_store
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.graph import AsyncGraph
 from loregraph.models import DocStatus
+from loregraph.settings import Settings
+from loregraph.settings.resilience import NO_LIMITS
 from loregraph.store.base import Store
 from loregraph.store.changes import JOIN, SPLIT, AuditEntry, Decision
 from loregraph.store.sqlite import SqliteStore
@@ -182,8 +184,9 @@ def _no_vector(vector: Any) -> None:
 
 
 async def answers(store: Store) -> list[tuple[list[str], list[str]]]:
-    """Ranked document ids and passage ids for each of :data:`QUESTIONS`."""
-    graph = AsyncGraph(store, embedder=HashingEmbedder())
+    """Ranked document ids and passage ids for each of :data:`QUESTIONS` (with no stage time
+    limits: a busy machine must not cut one store's expansion and not the other's)."""
+    graph = AsyncGraph(store, embedder=HashingEmbedder(), settings=Settings(resilience=NO_LIMITS))
     found = []
     for question in QUESTIONS:
         result = await graph.retrieve(question)
