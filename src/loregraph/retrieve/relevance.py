@@ -129,6 +129,14 @@ def threshold_for(base: float, named: bool, share: float = NAMED_SHARE) -> float
     return base * share if named else base
 
 
+def coverage(
+    text: str, terms: Sequence[Term], weights: Mapping[str, float]
+) -> tuple[float, list[str]]:
+    """The share of the question's term weight that ``text`` holds, and the keys it holds."""
+    held = held_terms(text, terms)
+    return sum(weights[k] for k in held) / sum(weights.values()), held
+
+
 def assess(
     analysis: QueryAnalysis,
     terms: Sequence[Term],
@@ -152,11 +160,9 @@ def assess(
         )
     threshold = threshold_for(threshold, named)
     weights = {t.key: term_weight(counts.get(t.key, 0)) for t in terms}
-    total = sum(weights.values())
     best, best_chunk, best_held = -1.0, None, []
     for passage in passages[: max(checked, 1)]:
-        held = held_terms(passage.text, terms)
-        score = sum(weights[k] for k in held) / total
+        score, held = coverage(passage.text, terms, weights)
         if score > best:
             best, best_chunk, best_held = score, passage.chunk_id, held
     relevant = best >= threshold
@@ -184,9 +190,7 @@ class TextJudge:
         """Whether ``text`` holds enough of the question's weighted terms."""
         if not self.terms:
             return bool(self.analysis.matched) or self.threshold <= 0
-        total = sum(self.weights.values())
-        held = sum(self.weights[k] for k in held_terms(text, self.terms))
-        return held / total >= self.threshold
+        return coverage(text, self.terms, self.weights)[0] >= self.threshold
 
 
 async def text_judge(
