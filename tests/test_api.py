@@ -8,6 +8,7 @@ import loregraph
 
 EXPECTED = {
     "PRESETS",
+    "SearchResults",
     "Answer",
     "AsyncGraph",
     "AuditEntry",

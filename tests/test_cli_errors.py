@@ -160,7 +160,7 @@ def test_search_documents_json_ranks_records(tmp_path: Path, records_file: Path)
     assert run(db, "ingest", str(records_file)).exit_code == 0
     result = run(db, "search", "--documents", "--json", "Where was Nicki Minaj born?")
     assert result.exit_code == 0, result.output
-    hits = json.loads(result.output)
+    hits = json.loads(result.output)["hits"]
     assert hits[0]["title"] == "Nicki Minaj"
     assert all(h["kind"] == "document" and h["score"] > 0 for h in hits)
     scores = [h["score"] for h in hits]

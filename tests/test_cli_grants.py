@@ -215,7 +215,7 @@ def test_grant_link_and_keys_work_on_a_new_store(new_store: Path, tmp_path: Path
     note = tmp_path / "note.txt"
     note.write_text("Grandma Rose planted the apple orchard in 1952.", encoding="utf-8")
     ok(db, "ingest", str(note), "--scope", "family")
-    found = as_json(db, "--principal", "ann", "search", "orchard", "--scope", "family")
+    found = as_json(db, "--principal", "ann", "search", "orchard", "--scope", "family")["hits"]
     assert [hit["title"] for hit in found] == ["note"]
 
 

@@ -15,7 +15,7 @@ from loregraph.location import SERVER_LLM_CACHE
 
 ENTITY_KEYS = {"id", "name", "type", "mentions", "aliases", "description"}
 RELATION_KEYS = {"source", "type", "target", "weight", "confidence", "evidence"}
-HIT_KEYS = {"kind", "id", "title", "score", "extra"}
+HIT_KEYS = {"kind", "id", "title", "score", "relevance", "relevant", "extra"}
 STATS_KEYS = {
     "documents",
     "chunks",
@@ -69,7 +69,9 @@ def test_documents_stats_scopes(store: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["--documents", "--entities", "--relations"])
 def test_search_hits(store: Path, kind: str) -> None:
-    hits = as_json(store, "search", "Who proposed to Lucy Westenra?", kind)
+    found = as_json(store, "search", "Who proposed to Lucy Westenra?", kind)
+    assert set(found) == {"relevant", "relevance", "threshold", "hits"} and found["relevant"]
+    hits = found["hits"]
     assert hits and all(set(hit) == HIT_KEYS for hit in hits)
 
 

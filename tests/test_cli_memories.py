@@ -33,7 +33,7 @@ def test_remember_text_with_time_tags_and_source(tmp_path: Path) -> None:
     assert memory["source"] == "chat"
     listed = as_json(db, "memories")
     assert [m["id"] for m in listed] == [memory["id"]]
-    hits = as_json(db, "search", "What does the API server depend on?")
+    hits = as_json(db, "search", "What does the API server depend on?")["hits"]
     assert hits[0]["id"] == memory["id"]
     text = run(db, "memories")
     assert text.exit_code == 0
@@ -173,9 +173,9 @@ def test_questions_can_keep_to_memories_or_to_documents(tmp_path: Path) -> None:
     text = "Alice Smith leads the Halvorsen project. The Halvorsen project builds bridges."
     assert run(db, "ingest", "-", stdin=text).exit_code == 0
     question = "What is the Halvorsen project?"
-    both = {h["id"] for h in as_json(db, "search", question)}
-    memories = {h["id"] for h in as_json(db, "search", question, "--only", "memories")}
-    documents = {h["id"] for h in as_json(db, "search", question, "--only", "documents")}
+    both = {h["id"] for h in as_json(db, "search", question)["hits"]}
+    memories = {h["id"] for h in as_json(db, "search", question, "--only", "memories")["hits"]}
+    documents = {h["id"] for h in as_json(db, "search", question, "--only", "documents")["hits"]}
     assert memory["id"] in both and len(both) == 2
     assert memories == {memory["id"]}
     assert documents and memory["id"] not in documents

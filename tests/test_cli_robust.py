@@ -184,11 +184,16 @@ def test_ingest_prints_progress_on_stderr_off_a_terminal_unless_quiet(tmp_path: 
 
 
 def test_search_says_plainly_when_nothing_is_relevant(store: Path) -> None:
+    """The closest matches are still listed, each marked "?", after a line saying that
+    none looks relevant; the JSON says so in ``relevant`` and each hit's flag."""
     result = run(store, "search", "zzzzqqq xyzzy")
     assert result.exit_code == 0
-    assert result.stdout == ""
-    assert "nothing in the store is relevant" in result.stderr
-    assert json.loads(run(store, "search", "zzzzqqq xyzzy", "--json").stdout) == []
+    assert "nothing in the store looks relevant" in result.stderr
+    lines = result.stdout.splitlines()
+    assert lines and all(" ? " in line for line in lines)
+    found = json.loads(run(store, "search", "zzzzqqq xyzzy", "--json").stdout)
+    assert found["relevant"] is False and found["relevance"] < found["threshold"]
+    assert found["hits"] and not any(hit["relevant"] for hit in found["hits"])
 
 
 @pytest.mark.parametrize("command", [["ask", "Who proposed to Lucy?"], ["search", "Lucy"]])

@@ -57,6 +57,15 @@ export interface SearchHit {
   title: string;
   score: number;
   extra: Record<string, unknown>;
+  relevance: number;
+  relevant: boolean;
+}
+
+export interface SearchResults {
+  relevant: boolean;
+  relevance: number;
+  threshold: number;
+  hits: SearchHit[];
 }
 
 export interface Citation {

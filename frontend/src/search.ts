@@ -1,7 +1,7 @@
 // The search box: suggestions from the scope's entities (names and aliases, prefix matches
 // first, then substring), completed by the server's entity search for other words.
 
-import { get, type Entity, type SearchHit } from "./api";
+import { get, type Entity, type SearchResults } from "./api";
 import { colourOf } from "./colours";
 import { byId, el } from "./dom";
 
@@ -65,11 +65,11 @@ export class SearchBox {
     this.render(found);
     if (found.length < SHOWN && query.length >= 3) {
       try {
-        const hits = await get<SearchHit[]>("/search", { q: query, kind: "entities", limit: SHOWN });
+        const results = await get<SearchResults>("/search", { q: query, kind: "entities", limit: SHOWN });
         if (this.input.value.trim() !== query) return;
         const seen = new Set(found.map((s) => s.name));
         const types = new Map(this.entities.map((e) => [e.name, e.type]));
-        for (const hit of hits) {
+        for (const hit of results.hits.filter((h) => h.relevant)) {
           if (!seen.has(hit.title)) found = [...found, { name: hit.title, type: types.get(hit.title) ?? "" }];
         }
         this.render(found.slice(0, SHOWN));

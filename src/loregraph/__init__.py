@@ -15,7 +15,7 @@ from loregraph.engine.merge_views import MergeView
 from loregraph.engine.paths import GraphPath
 from loregraph.engine.patterns import EntityRelations, Neighbourhood
 from loregraph.engine.recall import MemoryHit
-from loregraph.engine.views import EntityView, SearchHit
+from loregraph.engine.views import EntityView, SearchHit, SearchResults
 from loregraph.errors import (
     ConfigError,
     DependencyError,
@@ -87,6 +87,7 @@ __all__ = [
     "RetrievalSettings",
     "SchemaVersionError",
     "SearchHit",
+    "SearchResults",
     "Settings",
     "Store",
     "__version__",

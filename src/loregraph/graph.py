@@ -24,7 +24,7 @@ from loregraph.engine.questions import Asking, ContextFormat, QuestionMethods
 from loregraph.engine.recall import MemorySearch
 from loregraph.engine.remember import MemoryMethods
 from loregraph.engine.suggest import SuggestMethods
-from loregraph.engine.views import EntityView, SearchHit
+from loregraph.engine.views import EntityView, SearchHit, SearchResults
 from loregraph.engine.visibility import check_owner, document_access, with_access
 from loregraph.errors import EmptyStoreError
 from loregraph.ingest.extract.base import Extractor
@@ -352,6 +352,7 @@ __all__ = [
     "EngineOptions",
     "EntityView",
     "SearchHit",
+    "SearchResults",
     "open_async",
     "open_store",
 ]

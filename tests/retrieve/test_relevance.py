@@ -120,9 +120,12 @@ async def test_engine_says_plainly_when_nothing_is_relevant(
     store: Any, embedder: HashingEmbedder
 ) -> None:
     graph = AsyncGraph(store, embedder=embedder)
-    assert await graph.search(NONSENSE) == []
-    assert await graph.search(ABSENT, kind="entities") == []
-    assert await graph.search(ABSENT, kind="relations") == []
+    for query, kind in ((NONSENSE, "documents"), (ABSENT, "entities"), (ABSENT, "relations")):
+        found = await graph.search(query, kind=kind)  # type: ignore[arg-type]
+        assert not found.relevant and found.relevance < found.threshold
+        assert not any(hit.relevant for hit in found)
+    closest = await graph.search(ABSENT)
+    assert closest, "the closest matches are shown, flagged as not relevant"
     answer = await graph.ask(NONSENSE)
     assert answer.text == NOTHING_FOUND
     assert not answer.found and answer.citations == [] and not answer.llm
@@ -140,7 +143,9 @@ async def test_engine_says_plainly_when_nothing_is_relevant(
 async def test_engine_answers_a_real_question(store: Any, embedder: HashingEmbedder) -> None:
     graph = AsyncGraph(store, embedder=embedder)
     hits = await graph.search(PRESENT)
-    assert "Osray Chronicles" in [hit.title for hit in hits]
+    assert hits.relevant and hits.relevance >= hits.threshold
+    best = next(hit for hit in hits if hit.title == "Osray Chronicles")
+    assert best.relevant and best.relevance > 0
     answer = await graph.ask(PRESENT)
     assert answer.found and answer.citations
     assert "Ines Mora is the sister of Tomas Reyes" in answer.text

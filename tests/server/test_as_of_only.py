@@ -22,7 +22,7 @@ async def test_questions_take_as_of_and_only(graph: AsyncGraph, client: Client, 
         earlier = (await http.post("/ask/json", json=before)).json()
         assert memory.id not in {c["document_id"] for c in earlier["citations"]}
         hits = await http.get("/search", params={"q": "Harker", "only": "documents"})
-        assert hits.is_success and memory.id not in {h["id"] for h in hits.json()}
+        assert hits.is_success and memory.id not in {h["id"] for h in hits.json()["hits"]}
         future = (datetime.now(UTC) + timedelta(days=30)).isoformat()
         body = {"question": "Where is the castle?", "as_of": future}
         problem(await http.post("/context", json=body), 422, "invalid-input")

@@ -60,11 +60,17 @@ async def test_context_in_each_format_and_its_budget(client: Client, keys: Keys)
 
 async def test_search_ranks_documents_entities_and_relations(client: Client, keys: Keys) -> None:
     async with client(keys.reader) as http:
-        docs = (await http.get("/search", params={"q": "Dracula castle"})).json()
+        answer = (await http.get("/search", params={"q": "Dracula castle"})).json()
+        assert answer["relevant"] is True and answer["relevance"] >= answer["threshold"]
+        docs = answer["hits"]
         assert docs[0]["kind"] == "document" and docs[0]["title"] == "Harker notes"
+        assert docs[0]["relevant"] is True and docs[0]["relevance"] > 0
         params = {"q": "Count Dracula castle", "kind": "entities", "limit": 2, "preset": "local"}
-        found = (await http.get("/search", params=params)).json()
+        found = (await http.get("/search", params=params)).json()["hits"]
         assert len(found) <= 2 and found[0]["title"] == "Count Dracula"
+        nothing = (await http.get("/search", params={"q": "boiling point of nitrogen"})).json()
+        assert nothing["relevant"] is False
+        assert not any(hit["relevant"] for hit in nothing["hits"])
         problem(
             await http.get("/search", params={"q": "x", "preset": "nope"}), 422, "invalid-request"
         )

@@ -55,7 +55,7 @@ async def test_readers_see_sources_relative_and_administrators_whole(
             assert str(tmp_path) not in await _seen(http)
             shown = _sources((await http.get("/documents")).json())
             assert shown == {"1897/diary.md", "letter.txt"}
-            hits = (await http.get("/search", params={"q": "Harker Dracula"})).json()
+            hits = (await http.get("/search", params={"q": "Harker Dracula"})).json()["hits"]
             found = {h["extra"]["source"] for h in hits if "source" in h["extra"]}
             assert {s for s in found if not s.startswith("memory:")} <= shown | {"notes"}
             exported = (await http.get("/export")).json()["documents"]

@@ -37,7 +37,8 @@ async def test_an_edited_file_uploaded_again_replaces_itself(
         assert "Carfax Abbey" in await _entity_names(graph)
         stream = await _upload(http, {"files": ("note1.md", edited, "text/markdown")})
         assert stream[-1][1]["report"]["replaced"] == 1
-        found = (await http.get("/search", params={"q": "Arthur Holmwood Carfax Abbey"})).json()
+        query = {"q": "Arthur Holmwood Carfax Abbey"}
+        found = (await http.get("/search", params=query)).json()["hits"]
     notes = [d for d in await graph.documents() if d.title == "Renfield"]
     assert len(notes) == 1 and notes[0].char_count == len(edited.decode())
     names = await _entity_names(graph)

@@ -64,7 +64,7 @@ async def test_an_ingest_job_streams_its_progress(client: Client, keys: Keys) ->
         assert kinds[0] == "start" and kinds[-1] == "done" and "progress" in kinds
         assert {data["stage"] for kind, data in stream if kind == "start"} >= {"extract", "embed"}
         assert stream[-1][1]["report"]["document_ids"]
-        found = (await http.get("/search", params={"q": "Quincey Morris Texas"})).json()
+        found = (await http.get("/search", params={"q": "Quincey Morris Texas"})).json()["hits"]
         assert found[0]["title"] == "Suitors"
         # a reader of the scope may follow the job; a key of another scope cannot see it
         reader = {"Authorization": f"Bearer {keys.reader}"}

@@ -150,12 +150,20 @@ def search(
         ctx, lambda g: g.search(query, kind=kind, limit=limit, as_of=ctx.as_of, only=only)
     )
     if as_json:
-        echo_json([hit.to_dict() for hit in hits])
+        echo_json(hits.to_dict())
         return
     if not hits:
-        click.echo(f"nothing in the store is relevant to {query!r}", err=True)
+        click.echo(f"nothing in the store matches {query!r}", err=True)
+    elif not hits.relevant:
+        click.echo(
+            f"nothing in the store looks relevant to {query!r} (it covers "
+            f"{hits.relevance:.0%} of the query's weighted terms, {hits.threshold:.0%} "
+            "needed); the closest matches:",
+            err=True,
+        )
     for rank, hit in enumerate(hits, 1):
-        click.echo(f"{rank:>3}. {hit.score:8.4f}  {hit.title}  [{hit.id}]")
+        mark = " " if hit.relevant else "?"
+        click.echo(f"{rank:>3}. {hit.score:8.4f} {mark} {hit.title}  [{hit.id}]")
 
 
 def _search_batch(
@@ -176,7 +184,13 @@ def _search_batch(
         for qid, question in questions:
             hits = await graph.search(question, kind=kind, limit=limit, as_of=ctx.as_of, only=only)
             results = [hit.to_dict() for hit in hits]
-            line = {"id": qid, "question": question, "results": results}
+            line = {
+                "id": qid,
+                "question": question,
+                "relevant": hits.relevant,
+                "relevance": round(hits.relevance, 4),
+                "results": results,
+            }
             click.echo(json.dumps(line, ensure_ascii=False))
 
     run_graph(ctx, work)

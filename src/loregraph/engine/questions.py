@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
 from loregraph.engine.queries import world_time
-from loregraph.engine.views import SearchHit, SearchKind, search_hits
+from loregraph.engine.views import SearchKind, SearchResults, search_hits
 from loregraph.errors import InputError
 from loregraph.models import DocKind
 from loregraph.retrieve.category_budget import persona_context
@@ -226,12 +226,11 @@ class QuestionMethods:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
-    ) -> list[SearchHit]:
-        """Ranked documents, entities or relations for a query.
-
-        Returns no hits when nothing in the store is relevant to the query (see
-        :attr:`~loregraph.retrieve.result.RetrievalResult.relevant`).
-        """
+    ) -> SearchResults:
+        """Ranked documents, entities or relations for a query, never withheld: each hit
+        says how much of the query it covers and whether it is about it, and the results
+        say whether the best passages, read together, are about the query (``relevant``,
+        ``relevance``; see :class:`~loregraph.engine.views.SearchResults`)."""
         check_limit(limit)
         result = await self.retrieve(query, preset=preset, scope=scope, as_of=as_of, only=only)
-        return search_hits(result, kind, limit) if result.relevant else []
+        return search_hits(result, kind, limit)

@@ -108,9 +108,10 @@ def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
         annotations=READ,
         description="Find what the knowledge graph holds about a query: ranked documents "
         "(default), entities, relations, or the agent's memories (each memory with the "
-        "entities it mentions; with `as_of`, those that had happened by then). Only what is "
-        "relevant is returned: an empty list means nothing stored is about the query. Use "
-        "it to look something up before answering; use `ask` "
+        "entities it mentions; with `as_of`, those that had happened by then). Hits are never "
+        "withheld: `relevant` tells whether the store's best matches are about the query at "
+        "all, and each hit has its own `relevance` (share of the query's terms it holds) and "
+        "`relevant` flag. Use it to look something up before answering; use `ask` "
         "for a written answer with citations.",
     )
     @reported
@@ -131,7 +132,7 @@ def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
             hits = await graph.search_memories(query, limit=limit, until=until)
             return {"hits": [h.to_dict() for h in hits]}
         found = await graph.search(query, kind=what, limit=limit, as_of=as_time(as_of), only=only)
-        return {"hits": [h.to_dict() for h in found]}
+        return found.to_dict()
 
 
 def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:

@@ -5,11 +5,14 @@ The signal is the share of the question's information that the best retrieved pa
 holds. Each content term of the question weighs ``1 / log2(2 + df)``, where ``df`` is how
 many chunks of the scope contain it (looked up with the store's text search, counted up to
 :data:`DF_CAP`): a term the store has never seen weighs 1, a name found in a few chunks a
-little less, a word found everywhere little. A passage's *coverage* is the weight of the
-terms it contains over the weight of all of them; the question is answerable when one of
-the first :data:`PASSAGES_CHECKED` passages reaches :data:`MIN_COVERAGE`, or
-:data:`NAMED_SHARE` of it when every name in the question is a stored entity's
-(:func:`names_only_stored_entities`).
+little less, a word found everywhere little. A text's *coverage* is the weight of the
+terms it contains over the weight of all of them. The answer's coverage is that of the
+union of the first :data:`TOGETHER` passages (a multi-hop question spreads its terms over
+several passages: the film's page names the director, the director's page the birthplace)
+or of any single one of the first :data:`PASSAGES_CHECKED`, whichever is higher; the
+question is answerable when it reaches :data:`MIN_COVERAGE`, or :data:`NAMED_SHARE` of it
+when every name in the question is a stored entity's (:func:`names_only_stored_entities`).
+Words are compared without accents (``Akinoshu`` holds ``Akinoshū``).
 
 A question about something the store does not hold names things the store has never seen
 (their weight stays in the denominator) and its remaining words are scattered over unrelated
@@ -49,7 +52,10 @@ does not know ("Dying God", whose "God" alone is stored) is evidence of the oppo
 cancels the share."""
 
 PASSAGES_CHECKED = 8
-"""How many of the best passages are checked for coverage."""
+"""How many of the best passages are checked for coverage one by one."""
+
+TOGETHER = 5
+"""How many of the best passages are read together: their union's coverage counts."""
 
 DF_CAP = 200
 """Chunk counts are looked up to this many; more counts as this many."""
@@ -165,6 +171,12 @@ def assess(
         score, held = coverage(passage.text, terms, weights)
         if score > best:
             best, best_chunk, best_held = score, passage.chunk_id, held
+    union = set(best_held)
+    for passage in passages[:TOGETHER]:
+        union.update(held_terms(passage.text, terms))
+    together = sum(weights[k] for k in union) / sum(weights.values())
+    if together > best:
+        best, best_held = together, [t.key for t in terms if t.key in union]
     relevant = best >= threshold
     reason = (
         "a passage covers enough of the question"

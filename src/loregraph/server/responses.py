@@ -102,13 +102,26 @@ class ContextOut(Shape):
 
 
 class SearchHitOut(Shape):
-    """One ranked search result."""
+    """One ranked search result, with the share of the query's weighted terms its text
+    holds (``relevance``) and whether it is about the query (``relevant``)."""
 
     kind: str
     id: str
     title: str
     score: float
+    relevance: float
+    relevant: bool
     extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class SearchOut(Shape):
+    """The hits of a search, never withheld, and whether the best of them, read together,
+    are about the query (``relevant``: the coverage ``relevance`` reached ``threshold``)."""
+
+    relevant: bool
+    relevance: float
+    threshold: float
+    hits: list[SearchHitOut]
 
 
 class EntityOut(Shape):

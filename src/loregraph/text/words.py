@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
@@ -68,10 +69,28 @@ def strip_possessive(word: str) -> str:
     return word
 
 
+LATIN_END = 0x0530
+"""Combining marks are dropped from letters below this code point (Latin, Greek, Cyrillic)."""
+
+
+def fold_accents(word: str) -> str:
+    """``Akinoshū`` → ``Akinoshu``: the accents of Latin, Greek and Cyrillic letters
+    dropped, so spelling variants match; other scripts (kana's voicing marks) untouched."""
+    if word.isascii():
+        return word
+    kept: list[str] = []
+    for char in unicodedata.normalize("NFD", word):
+        if unicodedata.combining(char) and kept and ord(kept[-1]) < LATIN_END:
+            continue
+        kept.append(char)
+    return unicodedata.normalize("NFC", "".join(kept))
+
+
 @lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
-    """A light English stemmer for matching: case-folded, plural/verb endings removed."""
-    w = strip_possessive(word).casefold()
+    """A light English stemmer for matching: case-folded, accents dropped
+    (:func:`fold_accents`), plural/verb endings removed."""
+    w = fold_accents(strip_possessive(word).casefold())
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 5 and w.endswith("ing"):

@@ -11,7 +11,7 @@ from loregraph.engine.questions import Asking, context_of
 from loregraph.server.auth import Caller, Reader
 from loregraph.server.debug import DebugParam, check_debug, debug_of
 from loregraph.server.requests import AskRequest, ContextRequest, Moment, Preset
-from loregraph.server.responses import AnswerOut, ContextOut, SearchHitOut
+from loregraph.server.responses import AnswerOut, ContextOut, SearchOut
 from loregraph.server.sources import source_view
 from loregraph.server.sse import EventStream, answer_events, event_stream
 from loregraph.server.state import Config, Engine, check_length
@@ -90,7 +90,7 @@ async def context(
     return out
 
 
-@router.get("/search", response_model=list[SearchHitOut])
+@router.get("/search", response_model=SearchOut)
 async def search(
     caller: Reader,
     graph: Engine,
@@ -110,4 +110,6 @@ async def search(
             q, kind=kind, limit=limit, preset=preset, scope=caller.scope, as_of=as_of, only=only
         )
     view = source_view(caller.principal, caller.scope, config.ingest_roots)
-    return [{**hit.to_dict(), "extra": view.document(hit.extra)} for hit in hits]
+    found = hits.to_dict()
+    found["hits"] = [{**hit, "extra": view.document(hit["extra"])} for hit in found["hits"]]
+    return found
