@@ -33,6 +33,7 @@ from typing import Any
 from bench.common import DRACULA_FILE, ROOT, TMP_DIR, RunOptions, latency_summary, log, percentile
 from bench.report import table
 from bench.retrieval import QUICK_QUESTIONS, ingested_store, load_questions, twowiki_store
+from bench.splits import halves
 
 QUESTIONS_FILE = ROOT / "bench" / "data" / "dracula_questions.json"
 SWEEP = (0.2, 0.25, 0.3, 0.33, 0.35, 0.38, 0.4, 0.45, 0.5)
@@ -104,12 +105,14 @@ class Asked:
     score: float
     seconds: float
     named: bool = False
+    half: str = ""
 
 
 def ask_all(
-    db: Path, store: str, questions: list[tuple[str, str, bool]]
+    db: Path, store: str, questions: list[tuple[str, str, bool]], split: dict[str, str]
 ) -> tuple[list[Asked], int]:
-    """Ask ``(source, question, answerable)`` triples of the store at ``db``."""
+    """Ask ``(source, question, answerable)`` triples of the store at ``db``; ``split``
+    gives the half of each 2Wiki question by its text (:mod:`bench.splits`)."""
     import loregraph
 
     out: list[Asked] = []
@@ -136,6 +139,7 @@ def ask_all(
                     float(info.get("score", 0.0)),
                     seconds,
                     bool(info.get("named", False)),
+                    split.get(question, "") if source == "2wiki" else "",
                 )
             )
     return out, errors
@@ -215,6 +219,7 @@ def summarise(asked: list[Asked], errors: dict[str, int]) -> dict[str, Any]:
     from loregraph.retrieve.relevance import MIN_COVERAGE, NAMED_SHARE, PASSAGES_CHECKED
 
     by_store = {name: [a for a in asked if a.store == name] for name in STORES}
+    studied = [a for a in asked if a.half != "held_out"]  # sweeps never see the held-out half
     return {
         "threshold": MIN_COVERAGE,
         "named_share": NAMED_SHARE,
@@ -242,14 +247,18 @@ def summarise(asked: list[Asked], errors: dict[str, int]) -> dict[str, Any]:
             for name, items in by_store.items()
         },
         "both": confusion(asked),
-        "sweep": {f"{t:.2f}": re_decided(asked, t) for t in SWEEP},
-        "share_sweep": {f"{s:.1f}": re_decided(asked, MIN_COVERAGE, s) for s in SHARE_SWEEP},
+        "held_out": confusion([a for a in asked if a.half == "held_out"]),
+        "sweep": {f"{t:.2f}": re_decided(studied, t) for t in SWEEP},
+        "share_sweep": {f"{s:.1f}": re_decided(studied, MIN_COVERAGE, s) for s in SHARE_SWEEP},
     }
 
 
 def run(options: RunOptions) -> dict[str, Any]:
     """Run the section; returns figures and configuration."""
-    wiki = [q["question"] for q in load_questions(QUICK_QUESTIONS if options.quick else None)]
+    wiki_questions = load_questions(QUICK_QUESTIONS if options.quick else None)
+    wiki = [q["question"] for q in wiki_questions]
+    pairs = zip(wiki_questions, halves(wiki_questions), strict=True)
+    split = {q["question"]: half for q, half in pairs}
     book, kept = dracula_source(options)
     dracula = dracula_questions()
     in_store = [q["question"] for q in dracula if q["chapter"] in kept]
@@ -270,7 +279,7 @@ def run(options: RunOptions) -> dict[str, Any]:
         ("2wiki", wiki_store.path, on_wiki),
     ):
         log(f"abstain: asking {len(questions)} questions of the {name} store")
-        items, errors[name] = ask_all(db, name, questions)
+        items, errors[name] = ask_all(db, name, questions, split)
         asked.extend(items)
         log(f"abstain: {name}: {confusion(items)}")
 
@@ -307,6 +316,8 @@ def _dump(options: RunOptions, asked: list[Asked]) -> None:
     path = TMP_DIR / f"abstain-{options.mode}-decisions.jsonl"
     with path.open("w", encoding="utf-8") as out:
         for a in asked:
+            if a.half == "held_out":  # the held-out half is only ever scored in aggregate
+                continue
             row = asdict(a) | {"score": round(a.score, 4)}
             del row["seconds"]
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -384,8 +395,10 @@ def render_abstain(result: dict[str, Any]) -> str:
             _decision_rows(figures),
         ),
         "",
+        *_held_out_line(figures),
         "The same scores re-decided by the same rule at other base thresholds "
-        f"(named questions need {share} of it; both stores):",
+        f"(named questions need {share} of it; both stores; the held-out half of the 2Wiki "
+        "questions left out):",
         "",
         _sweep_table("base threshold", figures["sweep"]),
     ]
@@ -398,3 +411,16 @@ def render_abstain(result: dict[str, Any]) -> str:
             _sweep_table("named share", figures["share_sweep"]),
         ]
     return "\n".join(parts)
+
+
+def _held_out_line(figures: dict[str, Any]) -> list[str]:
+    """The held-out half of the 2Wiki questions, in aggregate (none before the split)."""
+    held = figures.get("held_out")
+    if not held or not held.get("answerable"):
+        return []
+    return [
+        f"Held-out half of the 2Wiki questions (scored only in aggregate): "
+        f"{held['answerable']} answerable on the 2Wiki store, recall {held['recall']} % "
+        f"({held['fn']} judged not relevant).",
+        "",
+    ]

@@ -163,6 +163,21 @@ def render_retrieval(result: Mapping[str, Any]) -> str:
     ]
     counts = next(iter(systems.values()))["recall"] if systems else {}
     store = figures.get("store", {})
+    split_rows = [
+        [
+            name,
+            *(
+                f"{s['halves'][h]['R@2']:.1f} / {s['halves'][h]['R@5']:.1f}"
+                if h in s.get("halves", {})
+                else "–"
+                for h in ("study", "held_out")
+            ),
+            s.get("empty", "–"),
+            " / ".join(str(v) for v in s["not_relevant"].values()) if "not_relevant" in s else "–",
+        ]
+        for name, s in systems.items()
+    ]
+    halves: dict[str, Any] = next((s["halves"] for s in systems.values() if s.get("halves")), {})
     parts = [
         _preamble(result),
         "",
@@ -174,6 +189,22 @@ def render_retrieval(result: Mapping[str, Any]) -> str:
         "Recall by question type (R@2 / R@5):",
         "",
         table(["system"] + [f"{t} (n={counts.get(t, {}).get('n', '?')})" for t in types], by_type),
+        "",
+        "Generalisation: the frozen split of the questions (`bench/data/splits/2wiki.json`, a "
+        "seeded shuffle fixed before any tuning); the held-out half is only scored in "
+        "aggregate. R@2 / R@5 per half; questions with an empty ranking; questions the "
+        "engine judged not relevant (study / held out):",
+        "",
+        table(
+            [
+                "system",
+                f"study (n={halves.get('study', {}).get('n', '?')})",
+                f"held out (n={halves.get('held_out', {}).get('n', '?')})",
+                "empty",
+                "not relevant",
+            ],
+            split_rows,
+        ),
         "",
         f"Store: {_fmt(store.get('store_entities'))} entities, "
         f"{_fmt(store.get('store_relations'))} relations, {_fmt(store.get('store_chunks'))} "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from bench.common import (
     source_hash,
 )
 from bench.metrics import recall_table
+from bench.splits import HALVES, halves, held_out, twowiki_split
 
 KS = (2, 5)
 QUICK_QUESTIONS = 200
@@ -212,12 +213,14 @@ class EngineRun:
     stage_ms: dict[str, float]
     errors: int
     first_error: str | None
+    relevant: list[bool] = field(default_factory=list)
 
 
 def run_preset(graph: Any, preset: str, questions: list[dict[str, Any]]) -> EngineRun:
     """Ask every question with one preset; collect ranked document titles and timings."""
     rankings: list[list[str]] = []
     latencies: list[float] = []
+    relevant: list[bool] = []
     stage_total: dict[str, float] = {}
     errors = 0
     first_error: str | None = None
@@ -229,15 +232,17 @@ def run_preset(graph: Any, preset: str, questions: list[dict[str, Any]]) -> Engi
             errors += 1
             first_error = first_error or f"{type(exc).__name__}: {exc}"
             rankings.append([])
+            relevant.append(False)
             continue
         latencies.append(time.perf_counter() - started)
         rankings.append([d.title for d in result.documents])
+        relevant.append(result.relevant)
         for stage, info in result.debug.items():
             if isinstance(info, dict) and not info.get("skipped") and "ms" in info:
                 stage_total[stage] = stage_total.get(stage, 0.0) + float(info["ms"])
     done = max(len(latencies), 1)
     stage_ms = {k: round(v / done, 3) for k, v in stage_total.items()}
-    return EngineRun(preset, rankings, latencies, stage_ms, errors, first_error)
+    return EngineRun(preset, rankings, latencies, stage_ms, errors, first_error, relevant)
 
 
 def run(options: RunOptions) -> dict[str, Any]:
@@ -251,6 +256,7 @@ def run(options: RunOptions) -> dict[str, Any]:
     corpus = load_corpus(corpus_path)
     golds = [q["gold_titles"] for q in questions]
     types = [q["type"] for q in questions]
+    split = halves(questions)
     texts = [q["question"] for q in questions]
     k_max = max(KS)
     systems: dict[str, dict[str, Any]] = {}
@@ -258,14 +264,14 @@ def run(options: RunOptions) -> dict[str, Any]:
 
     log(f"retrieval: {len(questions)} questions, {len(corpus)} passages")
     bm25 = bm25_baseline(corpus, texts, k_max)
-    _add_baseline(systems, dumps, "BM25 (bm25s)", bm25, golds, types)
+    _add_baseline(systems, dumps, "BM25 (bm25s)", bm25, golds, types, split)
 
     store = twowiki_store(options)
     with loregraph.open(store.path) as graph:
         embedder = graph.aio.embedder
         cache = TMP_DIR / f"dense-{file_sha256(corpus_path)[:16]}-{embedder.name}.npy"
         dense = dense_baseline(corpus, texts, embedder, k_max, cache)
-        _add_baseline(systems, dumps, f"dense ({embedder.name})", dense, golds, types)
+        _add_baseline(systems, dumps, f"dense ({embedder.name})", dense, golds, types, split)
         if texts:  # warm-up: model and caches load outside the timings
             try:
                 graph.retrieve(texts[0])
@@ -277,6 +283,16 @@ def run(options: RunOptions) -> dict[str, Any]:
             systems[f"loregraph {name}"] = {
                 "kind": "engine",
                 "recall": recall_table(result.rankings, golds, types, KS),
+                "halves": recall_table(result.rankings, golds, split, KS),
+                "empty": sum(1 for ranking in result.rankings if not ranking),
+                "not_relevant": {
+                    half: sum(
+                        1
+                        for r, h in zip(result.relevant, split, strict=True)
+                        if h == half and not r
+                    )
+                    for half in HALVES
+                },
                 "latency": latency_summary(result.latencies),
                 "stage_ms_mean": result.stage_ms,
                 "errors": result.errors,
@@ -317,10 +333,13 @@ def _add_baseline(
     run_: BaselineRun,
     golds: list[list[str]],
     types: list[str],
+    split: list[str],
 ) -> None:
     systems[label] = {
         "kind": "baseline",
         "recall": recall_table(run_.rankings, golds, types, KS),
+        "halves": recall_table(run_.rankings, golds, split, KS),
+        "empty": sum(1 for ranking in run_.rankings if not ranking),
         "latency": run_.timing(),
     }
     dumps[label] = run_.rankings
@@ -333,8 +352,11 @@ def _dump_rankings(
 ) -> None:
     """Per-question top-5 of every system, for error analysis (not committed)."""
     path = TMP_DIR / f"retrieval-{options.mode}-rankings.jsonl"
+    split = twowiki_split()
     with path.open("w", encoding="utf-8") as out:
         for i, q in enumerate(questions):
+            if held_out(q, split):  # the held-out half is only ever scored in aggregate
+                continue
             row = {
                 "id": q["id"],
                 "type": q["type"],
