@@ -143,33 +143,23 @@ def test_relations_through_a_guessed_pronoun_need_a_second_sentence(book: Book) 
             assert len({ev.sentence for ev in rel.evidence}) >= 2, rel
 
 
-def test_first_person_outside_quotes_is_the_diarist(extractor: OfflineExtractor) -> None:
+def test_first_person_is_nobody_the_text_names(extractor: OfflineExtractor) -> None:
+    """ "I" makes no relation: no heading shape guesses a writer for it, and "I" inside
+    quotes is someone else again."""
     text = (
         "JOHN SMITH’S JOURNAL\n\nI travelled to Paris in May. “I am Pierre Dubois,” said the "
         "old man.\n\nLater I met Pierre Dubois in the market. In June I met Pierre Dubois "
-        "again."
+        "again.\n\nLetter from Mary Jones to Tom Brown.\n\nI met Alice Cooper in Rome."
     )
     (result,) = extractor.extract_many([item("Notes", text)])
     found = typed(result)
-    assert ("JOHN SMITH", "MEETS", "Pierre Dubois") in found  # said twice
-    assert ("JOHN SMITH", "TRAVELS_TO", "Paris") not in found  # once, through "I"
-    assert not [t for t in found if t[1] == "IS"]  # "I" inside quotes is someone else
-    narrated = [r for r in result.relations if r.source == "JOHN SMITH" and r.type != CO_OCCURS]
-    assert narrated and all(r.confidence == 0.6 for r in narrated if r.type != ABOUT)
-    meets = next(r for r in narrated if r.type == "MEETS")
-    assert len(meets.evidence) == 2 and "market" in meets.fact
-
-
-def test_letter_headings_name_the_writer(extractor: OfflineExtractor) -> None:
-    text = (
-        "Letter from Mary Jones to Tom Brown.\n\nDear Tom, I met Alice Cooper in Rome "
-        "yesterday. I met Alice Cooper again today.\n\nTelegram, Tom Brown to Mary Jones."
-        "\n\nI visited Venice. Next year I visit Venice again."
-    )
-    (result,) = extractor.extract_many([item("Letters", text)])
-    found = typed(result)
-    assert ("Mary Jones", "MEETS", "Alice Cooper") in found
-    assert ("Tom Brown", "VISITS", "Venice") in found
+    assert not [
+        t
+        for t in found
+        if t[2] in ("Pierre Dubois", "Paris", "Alice Cooper")
+        and t[0] in ("JOHN SMITH", "Mary Jones")
+    ]
+    assert not [t for t in found if t[1] == "IS"]
 
 
 def test_relation_kinds_and_confidences(book: Book) -> None:

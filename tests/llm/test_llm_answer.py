@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from loregraph.answer.llm import NOTHING_FOUND, LLMAnswerer, cited_numbers
 from loregraph.llm.cache import SqliteResponseCache
 from loregraph.llm.resilience import CircuitBreaker
 from loregraph.models import Entity
 from loregraph.retrieve.result import Passage, QueryAnalysis, RankedEntity, RetrievalResult
-from loregraph.retrieve.rollcall import FINDER
 
 from .fake_server import FakeLLMServer, Reply
 
@@ -213,34 +210,3 @@ async def test_an_answer_cut_at_the_token_limit_says_so(server: FakeLLMServer, m
     assert answer.llm
     assert "(The answer was cut off at the 12-token limit.)" in answer.text
     assert server.chat_calls()[0].body["max_tokens"] == 12
-
-
-async def test_a_roll_call_passage_is_shown_to_the_model_and_cited_by_its_chunk(
-    server: FakeLLMServer, make_client
-) -> None:
-    letter = "Lucy wrote to Mina. THREE proposals in one day! Seward came first. Morris came later."
-    chunk = Passage(
-        chunk_id="chk_0",
-        document_id="doc_2",
-        document_title="Letters",
-        seq=0,
-        start=0,
-        end=len(letter),
-        text=letter,
-        score=1.0,
-        found_by=["bm25"],
-    )
-    start = letter.index("THREE")
-    called = dataclasses.replace(
-        chunk,
-        text="THREE proposals in one day! … Seward came first. … Morris came later.",
-        start=start,
-        found_by=["bm25", FINDER],
-    )
-    question = "Which men proposed to Lucy?"
-    shown = dataclasses.replace(result(question), passages=[called], reserve=[chunk], entities=[])
-    server.push(Reply("Seward and Morris proposed to her [1]."))
-    answer = await LLMAnswerer(make_client()).answer(shown)
-    assert called.text in server.chat_calls()[0].last_user  # the model sees the set
-    [citation] = answer.citations
-    assert citation.quote == letter[citation.start : citation.end] == letter  # the chunk's

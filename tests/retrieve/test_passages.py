@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from loregraph.models import Chunk, Evidence, Relation
 from loregraph.retrieve.passages import (
-    HEAD_PLACES,
     evidence_ranking,
     fuse_passages,
     mention_ranking,
@@ -72,28 +71,6 @@ def test_the_question_words_outvote_unselective_mentions() -> None:
     rankings = {"mentions": ["c9", "c2"], "facts": ["c9"], "bm25": lexical}
     assert fuse_passages(rankings, k=20, limit=3)[0].id == "c9"
     assert fuse_passages(rankings, k=20, limit=3, selectivity=0.25)[0].id == "c1"
-
-
-def test_the_best_lexical_match_is_never_pushed_out_of_the_first_passages() -> None:
-    # twelve chunks found by both the mentions and the vector search outrank BM25's first
-    both = [f"m{i}" for i in range(12)]
-    rankings = {"mentions": both, "vector": both, "bm25": ["c1", *both]}
-    place = dict(((name, rank), at) for name, rank, at in HEAD_PLACES)[("bm25", 0)]
-    fused = [f.id for f in fuse_passages(rankings, k=20, limit=20)]
-    assert fused.index("c1") == place - 1
-    assert fused[: place - 1] == both[: place - 1]
-    assert set(fused) == {"c1", *both}  # moved up, nothing dropped
-
-
-def test_the_chunks_closest_in_meaning_stay_in_a_full_context() -> None:
-    # thirty chunks found by both BM25 and the mentions outrank the vector search's first two
-    both = [f"w{i}" for i in range(30)]
-    rankings = {"mentions": both, "bm25": both, "vector": ["v1", "v2", *both]}
-    fused = [f.id for f in fuse_passages(rankings, k=20, limit=40)]
-    places = {(name, rank): at for name, rank, at in HEAD_PLACES}
-    assert fused.index("v1") < places[("vector", 0)]
-    assert fused.index("v2") < places[("vector", 1)]
-    assert fused.index("v1") > 3  # moved up only as far as their places
 
 
 def test_the_text_after_a_chunk_is_stitched_from_the_next_chunks_at_exact_offsets() -> None:

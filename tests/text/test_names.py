@@ -177,14 +177,3 @@ def test_looks_like_person_name() -> None:
 def test_may_name_one_person(a: str, b: str, one: bool) -> None:
     assert names.may_name_one_person(a, b) is one
     assert names.may_name_one_person(b, a) is one
-
-
-def test_names_inside_longer_names_are_told_apart_from_titles() -> None:
-    def inside(text: str, name: str) -> bool:
-        at = text.index(name)
-        return names.inside_longer_name(text, at, at + len(name))
-
-    assert inside("more of you at Castle Dracula.", "Dracula")
-    assert inside("the ruins of Whitby Abbey", "Whitby")
-    assert not inside("I am Count Dracula.", "Dracula")
-    assert not inside("But Dracula came at night.", "Dracula")

@@ -16,12 +16,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from loregraph.answer.rollcall import Quote, called, named_lead
 from loregraph.answer.types import Answer, Citation
 from loregraph.models import CO_OCCURS
 from loregraph.retrieve.result import Passage, RetrievalResult
-from loregraph.retrieve.terms import bare_word, wanted_types
-from loregraph.text.names import inside_longer_name
+from loregraph.retrieve.terms import wanted_types
 from loregraph.text.sentences import split_sentences
 from loregraph.text.words import stem, words
 
@@ -50,14 +48,20 @@ SHAPE_WEIGHT = 1.0
 each name (or number) it holds that the question asks for and does not itself hold, at most
 :data:`SHAPE_ITEMS` of them (measured on the questions of ``bench/longdoc.py``)."""
 SHAPE_ITEMS = 2
-MEANS_WEIGHT = 2.0
-"""What each vehicle or route ("from Varna", "at Whitby") earns a sentence when the question
-asks how someone travels: as much as a name the question gives, since the means is what
-it asks for and its own names are only the setting."""
-NO_MEANS_FACTOR = 0.5
-"""A sentence stating no vehicle and no route is no answer to how someone travels: its
-score is multiplied by this, when other sentences of the passages state one."""
 MAX_NAMED = 6
+NAMED_LEAD = "Named in the evidence:"
+"""What opens the list of names an answer gives before its quotes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """A sentence an answer quotes: its text, at ``start``/``end`` in the document, cited
+    from ``passage``."""
+
+    passage: Passage
+    text: str
+    start: int
+    end: int
 
 
 @dataclass(slots=True)
@@ -130,10 +134,6 @@ class _Scorer:
         for mention, entity_id in result.analysis.matched.items():
             self.surfaces.setdefault(mention.strip().casefold(), (entity_id, NAMED_WEIGHT))
         self.pattern = _name_pattern(set(self.surfaces))
-        # the first words of the people's names: "to Mina" is a letter, not a route
-        self.people = {
-            key.split()[0] for key, (e, _) in self.surfaces.items() if self.types.get(e) == "Person"
-        }
         typed = [r for r in result.relations[:TOP_RELATIONS] if r.relation.type != CO_OCCURS]
         # entities linking two or more named ones ("Meridian" between a captain and an island)
         linked: dict[str, set[str]] = {}
@@ -155,43 +155,28 @@ class _Scorer:
             source, target = ranked.source_name.casefold(), ranked.target_name.casefold()
             self.facts.extend((rel.id, source, target, text, weight) for text in texts)
 
-    def matches(self, sentence: str) -> tuple[list[re.Match[str]], list[re.Match[str]]]:
-        """The known names in ``sentence``: those that name their entity, and those inside a
-        longer name of another kind ("Dracula" in "Castle Dracula")."""
-        kept: list[re.Match[str]] = []
-        inside: list[re.Match[str]] = []
-        if self.pattern is not None:
-            for m in self.pattern.finditer(sentence):
-                (inside if inside_longer_name(sentence, m.start(), m.end()) else kept).append(m)
-        return kept, inside
+    def matches(self, sentence: str) -> list[re.Match[str]]:
+        """The known names in ``sentence``."""
+        if self.pattern is None:
+            return []
+        return list(self.pattern.finditer(sentence))
 
     def features(self, sentence: str, tokens: list[str]) -> dict[str, float]:
-        """The sentence's matched features (given its words) and their weights.
-
-        A question word that only occurs inside a longer name of another kind does not
-        count: "Castle Dracula" is no evidence about the Count."""
-        matches, inside = self.matches(sentence)
-        if inside:
-            tokens = words(_blanked(sentence, inside))
+        """The sentence's matched features (given its words) and their weights."""
+        matches = self.matches(sentence)
         stems = {stem(w) for w in tokens}
         found = {f"k:{k}": KEYWORD_WEIGHT for k in self.keywords & stems}
         for match in matches:
             entity_id, weight = self.surfaces[match.group(0).casefold()]
             key = f"e:{entity_id}"
             found[key] = max(found.get(key, 0.0), weight)
-        # the shape counts in a sentence about what is asked; a means of travel counts
-        # anywhere ("arrived at Whitby from Varna in the Demeter" repeats no word of "How
-        # does the Count travel from Transylvania to England?")
-        means = self.focus.shape == "means"
-        if self.content & stems or means:
-            weight = MEANS_WEIGHT if means else SHAPE_WEIGHT
+        # the shape counts in a sentence about what is asked
+        if self.content & stems:
             items = self.focus.shape_matches(sentence)
-            if means:
-                items = [i for i in items if bare_word(i.split()[-1]) not in self.people]
-            elif self.focus.shape == "name":  # a known name opening the sentence is one too
+            if self.focus.shape == "name":  # a known name opening the sentence is one too
                 items = list(dict.fromkeys([*self._names_of_kind(matches), *items]))
             for item in items[:SHAPE_ITEMS]:
-                found[f"s:{' '.join(item.casefold().split())}"] = weight
+                found[f"s:{' '.join(item.casefold().split())}"] = SHAPE_WEIGHT
         lowered = sentence.casefold()
         normed = " ".join(w.casefold() for w in tokens)
         for rel_id, source, target, fact, weight in self.facts:
@@ -220,7 +205,7 @@ class _Scorer:
         does not, when the sentence is about what the question asks (:meth:`about`)."""
         if self.pattern is None or not self.about(sentence):
             return []
-        ids = (self.surfaces[m.group(0).casefold()][0] for m in self.matches(sentence)[0])
+        ids = (self.surfaces[m.group(0).casefold()][0] for m in self.matches(sentence))
         return [
             e
             for e in dict.fromkeys(ids)
@@ -228,14 +213,6 @@ class _Scorer:
             and e in self.names
             and (not self.wanted or self.types[e] in self.wanted)
         ]
-
-
-def _blanked(sentence: str, spans: list[re.Match[str]]) -> str:
-    """``sentence`` with the text of ``spans`` replaced by spaces."""
-    out = sentence
-    for m in spans:
-        out = out[: m.start()] + " " * (m.end() - m.start()) + out[m.end() :]
-    return out
 
 
 def _norm(text: str) -> str:
@@ -265,15 +242,7 @@ def _candidates(result: RetrievalResult, scorer: _Scorer) -> list[_Candidate]:
             features = scorer.features(text, tokens)
             prior = RANK_PRIOR / (1 + rank)
             out.append(_Candidate(passage, rank, a, b, text, features, factor, prior, word_set))
-    if scorer.focus.shape == "means" and any(_states_means(c) for c in out):
-        for cand in out:
-            if not _states_means(cand):
-                cand.factor *= NO_MEANS_FACTOR
     return out
-
-
-def _states_means(cand: _Candidate) -> bool:
-    return any(f.startswith("s:") for f in cand.features)
 
 
 def _is_duplicate(cand: _Candidate, chosen: list[_Candidate]) -> bool:
@@ -319,10 +288,7 @@ def _lead(scorer: _Scorer, chosen: list[_Candidate]) -> str:
     shape = scorer.focus.shape
     if not shape or not chosen:
         return ""
-    anywhere = shape == "means"  # a route need not repeat the question's words
-    if not any(
-        (anywhere or scorer.about(c.text)) and scorer.focus.holds_shape(c.text) for c in chosen
-    ):
+    if not any(scorer.about(c.text) and scorer.focus.holds_shape(c.text) for c in chosen):
         return NOT_STATED
     if shape != "name":
         return ""
@@ -333,7 +299,7 @@ def _lead(scorer: _Scorer, chosen: list[_Candidate]) -> str:
     if not cited:
         return ""
     items = [f"{scorer.names[e]} [{i}]" for e, i in list(cited.items())[:MAX_NAMED]]
-    return named_lead(items)
+    return f"{NAMED_LEAD} {'; '.join(items)}."
 
 
 def nothing_found(result: RetrievalResult) -> Answer:
@@ -345,15 +311,10 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
     """An answer quoting the best evidence sentences of ``result`` verbatim, with citations.
 
     When ``result`` is not relevant (or holds no passage) the answer says plainly that
-    nothing in the store answers the question (``found`` is ``False``). When it holds a roll
-    call (:mod:`loregraph.retrieve.rollcall`), the answer names its people, each with the
-    sentence naming them, after the sentence announcing them.
+    nothing in the store answers the question (``found`` is ``False``).
     """
     if not result.relevant or not result.passages or max_sentences <= 0:
         return nothing_found(result)
-    if result.roll_call is not None and result.roll_call.members:
-        return _answered(result, *called(result.roll_call, max_sentences))
-
     scorer = _Scorer(result)
     chosen = _select(_candidates(result, scorer), max_sentences)
 

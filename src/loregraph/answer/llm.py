@@ -37,7 +37,6 @@ from loregraph.retrieve.budget import fit_budget
 from loregraph.retrieve.category_budget import persona_context
 from loregraph.retrieve.formats import renderer_for
 from loregraph.retrieve.result import Passage, RetrievalResult
-from loregraph.retrieve.rollcall import FINDER
 
 STAGE = "answer"
 NOTHING_FOUND = (
@@ -75,15 +74,8 @@ def citations_for(text: str, passages: list[Passage]) -> tuple[list[Citation], l
 
 
 def _originals(result: RetrievalResult) -> dict[str, Passage]:
-    """The passages a citation quotes, by chunk id: each passage of ``result`` as retrieved,
-    and for a roll call's passage (sentences of several chunks, apart by an ellipsis) its
-    announcing chunk, kept in the reserve, so that a quote is always the document's text."""
-    originals = {p.chunk_id: p for p in result.passages}
-    for kept in result.reserve:
-        shown = originals.get(kept.chunk_id)
-        if shown is not None and FINDER in shown.found_by:
-            originals[kept.chunk_id] = kept
-    return originals
+    """The passages a citation quotes, by chunk id, as retrieved."""
+    return {p.chunk_id: p for p in result.passages}
 
 
 def sources_block(citations: list[Citation]) -> str:

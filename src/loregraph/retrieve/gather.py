@@ -34,13 +34,10 @@ from loregraph.retrieve.result import (
     RankedRelation,
     Seed,
 )
-from loregraph.retrieve.routes import goes_to_or_from, route_ranking
 from loregraph.retrieve.stages import Expanded, Found
-from loregraph.retrieve.terms import asks_travel
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
 from loregraph.settings import RetrievalSettings
 from loregraph.store.base import Store
-from loregraph.text.entity_types import LOCATION
 
 MENTION_ENTITIES = 10
 """How many of the top-ranked entities contribute passages by mention."""
@@ -114,22 +111,7 @@ async def graph_rankings(
         page_rankings = await entity_page_rankings(store, analysis, index)
         rankings.update(page_rankings)
         ran.extend(page_rankings)
-    if (  # the places are looked up only for a question that asks how someone travels
-        cfg.passages_by_mentions
-        and index is not None
-        and asks_travel(analysis.question)
-        and goes_to_or_from(analysis.question, named_places(analysis, expanded))
-    ):
-        scores = {e.entity.id: e.score for e in expanded.entities}
-        rankings["routes"] = await route_ranking(store, scope, index, scores)
-        ran.append("routes")
     return rankings, ran, selectivity
-
-
-def named_places(analysis: QueryAnalysis, expanded: Expanded) -> list[str]:
-    """The places the question names, as it writes them."""
-    types = {e.entity.id: e.entity.type for e in expanded.entities}
-    return [m for m, e in analysis.matched.items() if types.get(e) == LOCATION]
 
 
 async def entity_page_rankings(

@@ -36,7 +36,6 @@ PASSAGE_WEIGHTS = {
     "ppr": 1.0,
     "bm25": 2.0,
     "vector": 1.0,
-    "routes": 1.0,
 }
 """RRF weight of each passage ranking: the pages of the entities a question names count
 most, then the pages those pages lead to (see :mod:`loregraph.retrieve.pages`). Among the
@@ -52,26 +51,6 @@ on the long-document questions of ``bench/longdoc.py`` and checked on 2Wiki)."""
 
 GRAPH_RANKINGS = ("mentions", "facts")
 """The rankings weighed by :func:`mention_selectivity`."""
-
-HEAD_PLACES: tuple[tuple[str, int, int], ...] = (
-    ("bm25", 0, 4),
-    ("vector", 0, 11),
-    ("vector", 1, 12),
-    ("routes", 0, 3),
-    ("routes", 1, 5),
-)
-"""``(ranking, rank, place)``: the chunk at ``rank`` (0-based) of ``ranking`` is moved up to
-``place`` (1-based) when fusion ranked it lower. A chunk found by several middling lists
-(mentions, meaning, deeper BM25 ranks) must not push the question's best lexical match out
-of the passages an answer quotes ("Which men proposed to Lucy Westenra?": the letter
-telling of three proposals was BM25's first chunk but eleventh after fusion), nor the two
-chunks closest in meaning out of a 2,000-token context (in a manual the words of "Why do
-readers and writers not block each other?" are everywhere; the vector search's second
-chunk answers it and was 29th). Measured on the long-document questions of
-``bench/longdoc.py``: the whole manual gains one question at 1,000 and at 2,000 tokens and
-two at 4,000, nothing else moves; BM25's first at the 1st-3rd place, or the vector's first
-two at the 4th-10th, cost the novel one or two questions (they displace the passages shown
-whole, or the last ones that fit)."""
 
 OTHER_PASSAGES = 0.05
 """How much a document's passages after its best one add to its rank."""
@@ -136,18 +115,7 @@ def fuse_passages(
         for name, weight in PASSAGE_WEIGHTS.items()
     }
     fused = reciprocal_rank_fusion(present, k=k, weights=weights)
-    for name, rank, place in HEAD_PLACES:
-        ids = present.get(name, ())
-        if len(ids) > rank:
-            _move_up(fused, ids[rank], place - 1)
     return fused[: max(0, limit)]
-
-
-def _move_up(fused: list[Fused], item_id: str, place: int) -> None:
-    """Move ``item_id`` up to index ``place`` of ``fused`` when it is ranked below it."""
-    at = next((i for i, f in enumerate(fused) if f.id == item_id), None)
-    if at is not None and at > place:
-        fused.insert(place, fused.pop(at))
 
 
 async def load_passages(store: Store, fused: Sequence[Fused]) -> list[Passage]:

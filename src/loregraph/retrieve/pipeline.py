@@ -39,7 +39,6 @@ from loregraph.retrieve.lens import PersonaLens
 from loregraph.retrieve.relevance import MIN_COVERAGE
 from loregraph.retrieve.resilience import GraphGuard, GuardedRun, begin, seeds_alone
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
-from loregraph.retrieve.rollcall import call_roll
 from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.timeline import at_time
 from loregraph.retrieve.trace import Stopwatch
@@ -267,13 +266,7 @@ class Retriever:
         trace.record("time", watch.ms(), len(seen.ranked), history=seen.history, later=seen.later)
         relevance = gather.judge_relevance(analysis, found, got.ranked, self.min_coverage, trace)
         reserve = got.ranked[len(got.passages) :]
-        called, passages, reserve = (
-            await call_roll(
-                store, ready.index, analysis, got.passages, reserve, cfg.max_passages, trace
-            )
-            if relevance.relevant
-            else (None, got.passages, reserve)
-        )
+        passages = got.passages
         trace.record("total", total.ms(), len(passages), preset=cfg.name)
         gather.record_findings(trace, found.seeds, expanded, got)
         return RetrievalResult(
@@ -292,5 +285,4 @@ class Retriever:
             reserve=reserve,
             focus=Focus.of(found.terms, found.counts, question),
             persona=self.lens.report if self.lens is not None else None,
-            roll_call=called,
         )

@@ -117,37 +117,6 @@ class Passage:
 
 
 @dataclass(slots=True)
-class Member:
-    """A person a roll call names: the entity, how often the rest of the section names it,
-    and the sentence naming it: ``text``, at ``start``/``end`` (offsets in the document),
-    cited from ``passage`` (the chunk holding its start)."""
-
-    entity: Entity
-    mentions: int
-    passage: Passage
-    start: int
-    end: int
-    text: str
-
-
-@dataclass(slots=True)
-class RollCall:
-    """The people of a set that a passage announces by its number ("THREE proposals in one
-    day!"), as the rest of the section names them (:mod:`loregraph.retrieve.rollcall`).
-
-    ``passage`` holds the announcing sentence, ``text``, at ``start``/``end`` in the
-    document; ``count`` is the number announced, and at most that many ``members`` are kept,
-    the most named first."""
-
-    count: int
-    passage: Passage
-    start: int
-    end: int
-    text: str
-    members: list[Member] = field(default_factory=list)
-
-
-@dataclass(slots=True)
 class RankedDocument:
     """A document ranked by its retrieved passages."""
 
@@ -176,8 +145,6 @@ class RetrievalResult:
 
     ``persona`` is set when the question was asked through a persona
     (:mod:`loregraph.retrieve.lens`): its route, relationship map and passage sources.
-    ``roll_call`` is set when the question asks which people did something and a passage
-    announces them by their number (:mod:`loregraph.retrieve.rollcall`).
     """
 
     question: str
@@ -195,7 +162,6 @@ class RetrievalResult:
     reserve: list[Passage] = field(default_factory=list)
     focus: Focus = field(default_factory=Focus)
     persona: PersonaReport | None = None
-    roll_call: RollCall | None = None
 
     @property
     def debug(self) -> dict[str, dict[str, Any]]:

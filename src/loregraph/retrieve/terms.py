@@ -4,12 +4,10 @@ Each term weighs ``1 / log2(2 + df)``, where ``df`` is how many chunks of the sc
 it: a term the store has never seen weighs 1, a word found everywhere little.
 
 A question also says what shape its answer has: "Who…", "Which…", "Where…" and "What is
-the name…" ask for a name, "How many…" and "When…" for a number or a date, "How did … travel
-from …" for a means of travel (a vehicle, or a route: "at Whitby from Varna"). The sentence
-that answers holds such a thing besides the question's own words ("Which men proposed to
-Lucy?" is answered by the sentence naming Seward, not by the one repeating "proposed"), so
-a sentence holding the wanted shape earns :data:`SHAPE_BONUS` when the focus chooses
-among the sentences of a passage.
+the name…" ask for a name, "How many…" and "When…" for a number or a date. The sentence
+that answers holds such a thing besides the question's own words, so a sentence holding
+the wanted shape earns :data:`SHAPE_BONUS` when the focus chooses among the sentences of a
+passage.
 """
 
 from __future__ import annotations
@@ -17,10 +15,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from loregraph.text.entity_types import VEHICLES
 from loregraph.text.words import stem, words
 
 SHAPE_BONUS = 0.5
@@ -37,30 +34,6 @@ _ASKS_NUMBER = re.compile(
     r"^\W*(?:how\s+(?:many|much|long|old|far)|when|what\s+(?:year|date|time))\b",
     re.IGNORECASE,
 )
-# "how", a helping verb, a subject of at most six words (no clause opens in it: "How was
-# the cargo found when the ship came…" asks something else), a verb of travel, then where
-# to or from: "How do I get the current date?" and "How did the war go?" ask no way
-_ASKS_TRAVEL = re.compile(
-    r"^\W*how\s+(?:do|does|did|will|would|can|could|should|might|may|is|was|are|were|has|"
-    r"had|have)\s+(?:(?!(?:when|where|after|before|while|as|if|that|which|who|whom|because|"
-    r"since|until|once)\b)[\w'’.,-]+\s+){0,6}?(?:(?:try|tries|tried|plan|plans|planned|want|"
-    r"wants|wanted|mean|means|meant)\s+to\s+)?(?:(?:travel|journey|voyage|sail|return|"
-    r"reach|cross|follow|escape|transport)(?:s|es|ed|led|ing|ling)?|go|goes|going|gone|went|"
-    r"come|comes|came|coming|get|gets|got|getting|ride|rode|riding|fly|flew|flying|drive|"
-    r"drove|driving|move|moves|moved|moving|flee|flees|fled|carry|carries|carried|carrying|"
-    r"make\s+\w+\s+way)\b"
-    r".*?\b(?:from|to|towards?|into|onto|across|along|up|down|through|between|via|out\s+of|"
-    r"back\s+to)\s+(?:(?:the|a|an|his|her|their|its|our|my|your|one)\b|(?-i:[A-Z_]))",
-    re.IGNORECASE,
-)
-# a vehicle ("the diligence", "horses", "a steam launch", "on foot")
-_VEHICLE = re.compile(
-    rf"\b(?i:{VEHICLES}|ferries|coach|diligence|calèche|caleche|cart|launch|horse|"
-    r"horseback|lorry|lorries)(?:s|(?<=ch)es|(?<=s)es)?\b|\b(?i:on\s+foot)\b"
-)
-# a route: a place left and a place reached, both named ("at Whitby from Varna")
-_ROUTE_FROM = re.compile(r"\b(?i:from)\s+(?:the\s+)?_?[A-Z][\w'’-]+")
-_ROUTE_TO = re.compile(r"\b(?i:to|at|for|into|towards?|via)\s+(?:the\s+)?_?[A-Z][\w'’-]+")
 # a capitalised word that does not open the sentence or a quotation: a name ("I" is none)
 _NAME = re.compile(r"(?<!^)(?<![“‘\"'(\[:]\s)(?<![“‘\"'(\[])\b(?!I['’])[A-Z][\w'’-]+")
 _NUMBER = re.compile(
@@ -77,28 +50,9 @@ def bare_word(word: str) -> str:
     return folded.removesuffix("'s").rstrip("'")
 
 
-def asks_travel(question: str) -> bool:
-    """Whether ``question`` asks how someone travels or moves: "how", a verb of travel and
-    where to or from ("How did the Count travel to…", "How does one get from…")."""
-    return bool(_ASKS_TRAVEL.search(question))
-
-
-def means_of_travel(text: str) -> list[str]:
-    """The vehicles ``text`` names, then its route: the phrases naming a place left
-    ("from Varna") and a place reached ("at Whitby"), only when it has both."""
-    found = [m.group(0) for m in _VEHICLE.finditer(text)]
-    left = [m.group(0) for m in _ROUTE_FROM.finditer(text)]
-    reached = [m.group(0) for m in _ROUTE_TO.finditer(text)]
-    if left and reached:
-        found.extend(sorted([*left, *reached], key=text.find))
-    return found
-
-
 def answer_shape(question: str) -> str:
-    """``"name"``, ``"number"``, ``"means"`` (of travel) or ``""``: what the answer to
-    ``question`` is expected to be."""
-    if asks_travel(question):
-        return "means"
+    """``"name"``, ``"number"`` or ``""``: what the answer to ``question`` is expected to
+    be."""
     if _ASKS_NAME.search(question):
         return "name"
     if _ASKS_NUMBER.search(question):
@@ -106,62 +60,19 @@ def answer_shape(question: str) -> str:
     return ""
 
 
-PEOPLE_NOUNS = frozenset(
-    {
-        "men",
-        "women",
-        "people",
-        "persons",
-        "children",
-        "boys",
-        "girls",
-        "friends",
-        "doctors",
-        "members",
-        "authors",
-        "writers",
-        "suitors",
-        "lovers",
-        "brothers",
-        "sisters",
-        "sons",
-        "daughters",
-        "servants",
-        "sailors",
-        "soldiers",
-        "officers",
-        "guests",
-        "visitors",
-        "employees",
-    }
-)
-"""The plural nouns of people a "which" question may ask for ("Which men…")."""
-_PEOPLE = "|".join(sorted(PEOPLE_NOUNS))
-# "Who…", "Which man…" (several people, "Which men…", are :func:`asks_for_people`'s)
+# "Who…", "Which man…"
 _ASKS_PERSON = re.compile(
     r"^\W*(?:(?:to|from|by|for|with|of)\s+)?(?:who|whom|whose|which\s+(?:man|woman|person|"
     r"child|boy|girl|friend|doctor|member|author))\b",
     re.IGNORECASE,
 )
-# "Which men…", "Which two friends…", "To which people…": several people asked for
-_ASKS_PEOPLE = re.compile(
-    rf"^\W*(?:(?:to|from|by|for|with|of|among)\s+)?which\s+(?:[\w-]+\s+)?(?:{_PEOPLE})\b"
-    r"(?!['’])",  # "Which men's club…" asks for a club
-    re.IGNORECASE,
-)
 _ASKS_PLACE = re.compile(r"^\W*(?:(?:from|to)\s+)?where\b", re.IGNORECASE)
 
 
-def asks_for_people(question: str) -> bool:
-    """Whether ``question`` asks which people (several) did something: "Which men…",
-    "Which two friends…", "To which people…"."""
-    return bool(_ASKS_PEOPLE.search(question))
-
-
 def wanted_types(question: str) -> frozenset[str]:
-    """The entity types a question asking for a name wants: people for "who" and "which
-    men", places for "where"; empty when any type may answer ("which ship")."""
-    if _ASKS_PERSON.search(question) or asks_for_people(question):
+    """The entity types a question asking for a name wants: people for "who", places for
+    "where"; empty when any type may answer ("which ship")."""
+    if _ASKS_PERSON.search(question):
         return frozenset({"Person"})
     if _ASKS_PLACE.search(question):
         return frozenset({"Location"})
@@ -221,14 +132,11 @@ class Focus:
         return bool(self.shape_matches(text))
 
     def shape_matches(self, text: str) -> list[str]:
-        """The names (numbers, means of travel) in ``text`` that the question itself does
-        not hold."""
-        if self.shape == "means":
-            found: Iterable[str] = means_of_travel(text)
-        elif (pattern := _PATTERNS.get(self.shape)) is not None:
-            found = (m.group(0) for m in pattern.finditer(text))
-        else:
+        """The names (numbers) in ``text`` that the question itself does not hold."""
+        pattern = _PATTERNS.get(self.shape)
+        if pattern is None:
             return []
+        found = (m.group(0) for m in pattern.finditer(text))
         # "to England" is no answer to a question that says it
         return [w for w in found if bare_word(w.split()[-1]) not in self.own]
 

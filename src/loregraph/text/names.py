@@ -263,24 +263,6 @@ def head_type(name: str) -> str | None:
     return HEAD_LAST.get(words[-1])
 
 
-_WORD_BEFORE = re.compile(r"([A-Z][\w'’-]*)\s+$")
-_WORD_AFTER = re.compile(r"^\s+([A-Z][\w'’-]*)")
-
-
-def inside_longer_name(text: str, start: int, end: int) -> bool:
-    """Whether the name at ``text[start:end]`` is part of a longer name of another kind,
-    one whose head noun is the capitalised word next to it: "Dracula" in "at Castle
-    Dracula" names a castle, not the Count; "Whitby" in "Whitby Abbey" names an abbey.
-    A title before a name ("Count Dracula") does not make it another name."""
-    name = text[start:end]
-    own = head_type(name)
-    before = _WORD_BEFORE.search(text[max(0, start - 40) : start])
-    if before and head_type(f"{before.group(1)} {name}") not in (None, own):
-        return True
-    after = _WORD_AFTER.search(text[end : end + 40])
-    return after is not None and head_type(f"{name} {after.group(1)}") not in (None, own)
-
-
 _PAREN_QUALIFIER = re.compile(r"\s*\(([^()]*)\)\s*$")
 
 

@@ -36,9 +36,8 @@ Document-level decisions of the offline extractor:
   :data:`SHORT_DOCUMENT_SENTENCES` sentences) ``ABOUT`` from the title entity to every other
   entity (0.5). A subject pronoun is the title entity in a short document with a title of a
   fitting type (he/she: a person; it: not a person); otherwise the subject of one of the two
-  previous sentences of a fitting type; otherwise the relation is dropped. "I"/"me" outside
-  quotation marks is the writer named by the last diary or letter heading ("JONATHAN
-  HARKER'S JOURNAL", "Letter from X to Y"; see :func:`.relations.narrators`), if any.
+  previous sentences of a fitting type; otherwise the relation is dropped, as is one whose
+  end is "I"/"me".
 """
 
 from __future__ import annotations

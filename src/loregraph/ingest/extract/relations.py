@@ -30,17 +30,14 @@ from loregraph.ingest.extract.assemble import (
     excerpt,
 )
 from loregraph.ingest.extract.dependency import HE_SHE, NARRATOR, NOUN_PREPS
-from loregraph.ingest.extract.spacy_ner import SpanRecord
 from loregraph.ingest.types import CandidateRelation, RelationEvidence
 from loregraph.models import ABOUT, CO_OCCURS
 from loregraph.text.entity_types import CONCEPT, LOCATION, ORGANIZATION, PERSON
 
-HEADING_CHARS = 120
 _DIARY = re.compile(
     r"\s*['’]s\s+(?:\w+\s+)?(?:journal|diary|notebook|log|memoirs?|memorandum|notes)\b",
     re.IGNORECASE,
 )
-_LETTER = re.compile(r"(?:letter|telegram|note|memorandum|postcard|cable)\b", re.IGNORECASE)
 
 
 class _Relations:
@@ -72,55 +69,11 @@ class _Relations:
         return False
 
 
-def narrators(analysis: DocumentAnalysis, assembled: Assembled, prepared: str) -> list[str | None]:
-    """Per sentence, the person writing in the first person there, if a heading says so.
-
-    A heading is a short paragraph (at most :data:`HEADING_CHARS` characters) that is a
-    diary heading — a person's name followed by "'s Journal" / "'s Diary" / "'s Notebook"… —
-    or a letter heading — "Letter (from) <person> to …", also "Telegram", "Note",
-    "Memorandum". The narrator holds until the next such heading.
-    """
-    starts: list[tuple[int, str]] = []
-    for i, span in enumerate(analysis.spans):
-        name = assembled.canonical[i]
-        if name is None or assembled.types.get(name) != PERSON or span.title_ref:
-            continue
-        if _LETTER.fullmatch(span.surface):  # the tagger took "Telegram" for a name
-            continue
-        para_start = prepared.rfind("\n\n", 0, span.start) + 1
-        para_end = prepared.find("\n\n", span.end)
-        para_end = len(prepared) if para_end < 0 else para_end
-        heading = prepared[para_start:para_end]
-        if len(heading.strip()) > HEADING_CHARS:
-            continue
-        diary = _DIARY.match(prepared, span.end, para_end)
-        letter = _LETTER.match(heading.strip(" \n.([")) is not None
-        before_to = heading.find(" to ", span.end - para_start)
-        writer = letter and before_to >= 0 and not starts_with_to(heading, span, para_start)
-        if (diary or writer) and (not starts or starts[-1][0] != span.sentence):
-            starts.append((span.sentence, name))
-    out: list[str | None] = []
-    current: str | None = None
-    marks = iter(starts)
-    mark = next(marks, None)
-    for k in range(len(analysis.sentences)):
-        while mark is not None and mark[0] <= k:
-            current = mark[1]
-            mark = next(marks, None)
-        out.append(current)
-    return out
-
-
 def diary_headings(analysis: DocumentAnalysis, prepared: str) -> set[int]:
     """The spans that name a diary in a heading ("Dr. Seward's Diary"): the writer is not
     taking part in the sentence the parser joined the heading to, so such a span is no end
     of a relation."""
     return {i for i, span in enumerate(analysis.spans) if _DIARY.match(prepared, span.end)}
-
-
-def starts_with_to(heading: str, span: SpanRecord, para_start: int) -> bool:
-    """Whether the span is the addressee ("… to <person>") rather than the writer."""
-    return heading[: span.start - para_start].rstrip().lower().endswith(" to")
 
 
 def build_relations(
@@ -139,11 +92,10 @@ def build_relations(
     """
     short = len(analysis.sentences) <= SHORT_DOCUMENT_SENTENCES
     out = _Relations(analysis, locator, text)
-    writers = narrators(analysis, assembled, prepared)
     headings = diary_headings(analysis, prepared)
     canonical = [None if i in headings else n for i, n in enumerate(assembled.canonical)]
     assembled = replace(assembled, canonical=canonical)
-    stats = _typed(out, assembled, writers, short=short)
+    stats = _typed(out, assembled, short=short)
     stats["co_occurrence_pairs"] = _co_occurrences(out, assembled) if co_occurrence else 0
     about = 0
     if assembled.title is not None and short:
@@ -176,16 +128,14 @@ def fits_types(kind: str, source: str, target: str) -> bool:
     return not (kind.rsplit("_", 1)[-1] in _LOCATIVE and target == CONCEPT)
 
 
-def _typed(
-    out: _Relations, assembled: Assembled, narrator: list[str | None], *, short: bool
-) -> dict[str, int]:
+def _typed(out: _Relations, assembled: Assembled, *, short: bool) -> dict[str, int]:
     """The dependency parse's relations that are supported; returns their counts.
 
     Each (source, type, target) is first gathered over the whole document, its ends
     resolved through pronouns (module doc of :mod:`.assemble`). It is kept when one of its
     sentences names both ends, or a subject pronoun is the title entity of a short
     document, or it is stated in at least :data:`MIN_REPEATS` sentences; a relation seen
-    once through a guessed pronoun (the subject of a previous sentence, a diary's "I") is
+    once through a guessed pronoun (the subject of a previous sentence; "I" is none) is
     dropped and counted as ``typed_unsupported``.
     """
     analysis = out.analysis
@@ -193,8 +143,8 @@ def _typed(
     types, title = assembled.types, assembled.title
 
     def pronoun(code: int, sentence: int) -> tuple[str | None, str]:
-        if code == NARRATOR:
-            return narrator[sentence], _GUESS
+        if code == NARRATOR:  # "I" is nobody the text names
+            return None, _GUESS
         person = code == HE_SHE
         if short and title is not None and (types[title] == PERSON) == person:
             return title, _TITLE
