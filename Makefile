@@ -34,9 +34,9 @@ demo: $(VENV)/.demo-installed
 	@mkdir -p $(dir $(DB))
 	$(BIN)/loregraph --db $(DB) ingest src/loregraph/data/dracula.txt
 	$(BIN)/loregraph --db $(DB) stats
-	$(BIN)/loregraph --db $(DB) ask "How does Dracula travel from Transylvania to England?"
-	$(BIN)/loregraph --db $(DB) ask "Which men proposed to Lucy Westenra?"
-	$(BIN)/loregraph --db $(DB) ask "What is Renfield's connection to Dracula?"
+	$(BIN)/loregraph --db $(DB) ask "What is the name of the English estate the Count bought?"
+	$(BIN)/loregraph --db $(DB) ask "Who gave blood to Lucy in the transfusions?"
+	$(BIN)/loregraph --db $(DB) ask "What flowers did Van Helsing put around Lucy's room?"
 	@echo "Explore the graph in a browser: $(BIN)/python -m pip install -e '.[server]' (once), then"
 	@echo "  $(BIN)/loregraph --db $(DB) serve --no-auth   and open http://127.0.0.1:8000/"
 

@@ -1,6 +1,8 @@
 """The corpora and question files of the long-document benchmark.
 
-``dracula``: the whole book as one document. ``postgres``: the PostgreSQL manual, one
+``dracula``: the whole book as one document. ``moonstone``: a second novel, Wilkie Collins's
+*The Moonstone*, as one document, with questions written before any tuning (the
+generalisation check: nothing was ever tuned on it). ``postgres``: the PostgreSQL manual, one
 document per HTML page, from :func:`bench.pgdocs.pg_manual_documents` (imported only when
 needed: a missing module or question file makes that corpus *skipped*, with the reason,
 never the whole section fail). Questions live in ``bench/data/longdoc/<corpus>.json``:
@@ -15,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.common import DRACULA_FILE, LONGDOC_QUESTIONS, ROOT, TMP_DIR, RunOptions
+from bench.common import BENCH_DATA, DRACULA_FILE, LONGDOC_QUESTIONS, ROOT, TMP_DIR, RunOptions
 from bench.longdoc_text import check_answers
 
 QUESTIONS_DIR = LONGDOC_QUESTIONS
-CORPORA = ("dracula", "postgres")
+CORPORA = ("dracula", "moonstone", "postgres")
 
 
 class Skipped(Exception):
@@ -121,6 +123,27 @@ def dracula(options: RunOptions) -> Corpus:
     )
 
 
+MOONSTONE_FILE = BENCH_DATA / "book2" / "moonstone.txt"
+
+
+def moonstone(options: RunOptions) -> Corpus:
+    """The whole second novel as one document (both modes), every question; the file is
+    ingested as distributed (byte-order mark, CRLF line ends)."""
+    about, questions = load_question_file(QUESTIONS_DIR / "moonstone.json", "moonstone")
+    if not MOONSTONE_FILE.exists():
+        raise Skipped(f"the book is missing: {MOONSTONE_FILE}")
+    text = MOONSTONE_FILE.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
+    return Corpus(
+        name="moonstone",
+        data=f"{MOONSTONE_FILE.name}, the whole book as one document ({len(text):,} characters)",
+        documents=[(MOONSTONE_FILE.name, "The Moonstone", text)],
+        ingest_file=MOONSTONE_FILE,
+        store_name="longdoc-moonstone",
+        about=about,
+        questions=questions,
+    )
+
+
 def postgres(options: RunOptions) -> Corpus:
     """The manual's pages (quick: the fixed quick part; full: all of it) and the questions
     about pages among them."""
@@ -172,4 +195,4 @@ def record_file(prefix: str, documents: list[tuple[str, str, str]]) -> Path:
     return path
 
 
-LOADERS = {"dracula": dracula, "postgres": postgres}
+LOADERS = {"dracula": dracula, "moonstone": moonstone, "postgres": postgres}

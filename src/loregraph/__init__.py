@@ -4,7 +4,7 @@ retrieval. Offline by default, on one SQLite file.
     import loregraph
     g = loregraph.open("dracula.db")
     g.ingest("dracula.txt")
-    print(g.ask("How does Dracula travel from Transylvania to England?").text)
+    print(g.ask("Who gave blood to Lucy in the transfusions?").text)
 """
 
 from loregraph.answer.extractive import Answer, Citation

@@ -18,7 +18,7 @@ from typing import Any
 from .conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, _serving
 from .test_page import settle
 
-QUESTION = "Which men proposed to Lucy Westenra?"
+QUESTION = "Who gave blood to Lucy in the transfusions?"
 CENTRE = "Lucy Westenra"
 EXPANDED = ("Dracula", "Mina Harker")
 
