@@ -329,3 +329,12 @@ def test_preset_run_asks_every_budget_and_times_the_2000_token_calls() -> None:
     answers = longdoc.offline_answers(graph, questions)
     assert answers["per_question"] == [True, False]
     assert (answers["held"], answers["errors"], answers["found"]) == (50.0, 1, 1)
+
+
+def test_an_answer_is_scored_on_its_quotes_not_its_sources() -> None:
+    from bench.longdoc import answer_body
+    from bench.longdoc_text import holds_answer
+
+    text = "No LLM.\n\nLucy slept. [1]\n\nSources:\n[1] dracula › DR. SEWARD’S DIARY, chunk 3"
+    assert not holds_answer(answer_body(text), [["Seward"]])
+    assert holds_answer(answer_body(text), [["Lucy"]])
