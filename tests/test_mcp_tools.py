@@ -166,7 +166,7 @@ async def test_context_as_json_is_structured(graph: AsyncGraph) -> None:
         assert isinstance(text["context"], str) and "Globex" in text["context"]
 
 
-async def test_memory_search_returns_only_memories_about_the_query(graph: AsyncGraph) -> None:
+async def test_memory_search_flags_the_memories_about_the_query(graph: AsyncGraph) -> None:
     async with Client(build_server(graph)) as client:
         kenji = structured(
             await client.call_tool("remember", {"text": "Kenji Sato moved to Osaka."})
@@ -174,9 +174,11 @@ async def test_memory_search_returns_only_memories_about_the_query(graph: AsyncG
         await client.call_tool("remember", {"text": "The API server depends on Hono."})
         about = {"query": "Where did Kenji Sato move?", "what": "memories"}
         hits = structured(await client.call_tool("search", about))["hits"]
-        assert [h["id"] for h in hits] == [kenji["id"]]
+        assert hits[0]["id"] == kenji["id"] and hits[0]["relevant"] is True
+        assert [h["id"] for h in hits if h["relevant"]] == [kenji["id"]]
         unrelated = {"query": "quantum chromodynamics on a lattice", "what": "memories"}
-        assert structured(await client.call_tool("search", unrelated))["hits"] == []
+        hits = structured(await client.call_tool("search", unrelated))["hits"]
+        assert not any(h["relevant"] for h in hits)
 
 
 async def test_a_cited_passage_can_be_read_by_its_id(graph: AsyncGraph) -> None:

@@ -199,9 +199,12 @@ def _show_hits(hits: list[MemoryHit], as_json: bool) -> None:
         return
     if not hits:
         click.echo("no memories match", err=True)
+    elif not any(hit.relevant for hit in hits):
+        click.echo("no memory looks relevant to the query; the closest ones:", err=True)
     for hit in hits:
         named = ", ".join(f"{e.name} ({e.type})" for e in hit.entities)
-        click.echo(_line(hit.memory) + (f"\n    mentions: {named}" if named else ""))
+        mark = "" if hit.relevant else "? "
+        click.echo(mark + _line(hit.memory) + (f"\n    mentions: {named}" if named else ""))
 
 
 @click.command()

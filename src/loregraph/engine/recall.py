@@ -40,17 +40,24 @@ FILTERED_MORE = 5
 
 @dataclass(slots=True)
 class MemoryHit:
-    """A memory found by text: the memory, its fused rank ``score`` (higher is better) and
-    the entities it mentions, most mentioned first."""
+    """A memory found by text: the memory, its fused rank ``score`` (higher is better),
+    the entities it mentions, most mentioned first, the share of the query's weighted terms
+    it holds (``relevance``) and whether that is enough to be about the query
+    (``relevant``)."""
 
     memory: Memory
     score: float
     entities: list[Entity] = field(default_factory=list)
+    relevance: float = 0.0
+    relevant: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        """The hit as JSON: the memory's fields, ``score`` and ``entities``."""
+        """The hit as JSON: the memory's fields, ``score``, ``relevance``, ``relevant`` and
+        ``entities``."""
         return self.memory.to_dict() | {
             "score": round(self.score, 6),
+            "relevance": round(self.relevance, 4),
+            "relevant": self.relevant,
             "entities": [{"id": e.id, "name": e.name, "type": e.type} for e in self.entities],
         }
 
@@ -81,9 +88,10 @@ class MemorySearch:
         scope: str | None = None,
     ) -> list[MemoryHit]:
         """The memories that best match ``query`` (its words and its meaning), best first,
-        each with the entities it mentions: only those about the query (see the module),
-        with every tag of ``tags``, from ``source`` and happened between ``since`` and
-        ``until`` when given. Documents are never returned.
+        each with the entities it mentions and whether it is about the query (never
+        withheld: a hit that is not says so), with every tag of ``tags``, from ``source``
+        and happened between ``since`` and ``until`` when given. Documents are never
+        returned.
 
         Raises :class:`~loregraph.errors.InputError` for a blank query.
         """
@@ -102,13 +110,14 @@ class MemorySearch:
         judge = await text_judge(query, self.store, scope)
         documents = [d for d, _ in ranked]
         read = await read_memories(self.store, documents)
-        kept = [(m, s) for m, (_, s) in zip(read, ranked, strict=True) if judge.covers(m.text)]
-        if not kept:
-            return []
         index, _ = await SHARED_CACHE.get(self.store, scope)
-        documents = [d for d in documents if d.id in {m.id for m, _ in kept}]
         mentioned = await mentioned_entities(self.store, index, documents)
-        return [MemoryHit(memory, score, mentioned.get(memory.id, [])) for memory, score in kept]
+        hits = []
+        for memory, (_, score) in zip(read, ranked, strict=True):
+            share = judge.share(memory.text)
+            entities = mentioned.get(memory.id, [])
+            hits.append(MemoryHit(memory, score, entities, share, share >= judge.threshold))
+        return hits
 
 
 async def ranked_memories(

@@ -200,9 +200,14 @@ class TextJudge:
 
     def covers(self, text: str) -> bool:
         """Whether ``text`` holds enough of the question's weighted terms."""
+        return self.share(text) >= self.threshold
+
+    def share(self, text: str) -> float:
+        """The share of the question's weighted terms ``text`` holds (1 or 0 for a
+        question with no content terms: whether it names a stored entity)."""
         if not self.terms:
-            return bool(self.analysis.matched) or self.threshold <= 0
-        return coverage(text, self.terms, self.weights)[0] >= self.threshold
+            return 1.0 if self.analysis.matched or self.threshold <= 0 else 0.0
+        return coverage(text, self.terms, self.weights)[0]
 
 
 async def text_judge(
