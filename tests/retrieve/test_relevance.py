@@ -206,3 +206,23 @@ def test_relevance_also_checks_the_passages_the_question_words_rank_first() -> N
     checked = candidate_passages(fused, ["f10", "x1"], checked=8)
     assert [p.chunk_id for p in checked] == [*(f"f{i}" for i in range(8)), "f10"]
     assert candidate_passages(fused, ["f11"], checked=12) == fused
+
+
+def test_two_passages_that_each_hold_part_of_a_multi_hop_question_answer_it_together() -> None:
+    question = "Where was the director of the film Blue Harbour born?"
+    analysis = QueryAnalysis(question, keywords=["director", "film", "Blue", "Harbour", "born"])
+    terms = question_terms(analysis)
+    counts = {"director": 2, "film": 40, "blue": 2, "harbour": 2, "born": 2}
+    film = passage("Blue Harbour is a film by Ana Tal.", "c1")
+    person = passage("Ana Tal was born in Porto; she is a director.", "c2")
+    alone = assess(analysis, terms, counts, [film], threshold=0.75)
+    together = assess(analysis, terms, counts, [film, person], threshold=0.75)
+    assert not alone.relevant and together.relevant and together.score == 1.0
+    stray = passage("A storm was born at sea.", "c2")  # holds too little on its own
+    assert not assess(analysis, terms, counts, [film, stray], threshold=0.75).relevant
+
+
+def test_spelling_variants_with_accents_match() -> None:
+    analysis = QueryAnalysis("Where is Akinoshu?", keywords=["Akinoshu"])
+    terms = question_terms(analysis)
+    assert held_terms("The shrine of Akinoshū lies north.", terms) == [terms[0].key]
