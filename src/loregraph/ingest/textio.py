@@ -56,16 +56,24 @@ def binary_kind(data: bytes) -> str | None:
 
 
 def decode(data: bytes, name: str, offset: int = 0) -> str:
-    """Strict UTF-8 decoding; a leading BOM is dropped. ``offset`` shifts reported offsets."""
+    """Strict UTF-8 decoding; a leading BOM is dropped and line ends become LF (a
+    file saved on Windows, CRLF, or with lone CRs reads as the same text, so paragraphs,
+    headings and sentences are found alike). ``offset`` shifts reported offsets."""
     skip = len(BOM) if data.startswith(BOM) else 0
     try:
-        return data[skip:].decode("utf-8")
+        text = data[skip:].decode("utf-8")
     except UnicodeDecodeError as error:
         position = offset + skip + error.start
         raise NotUtf8Error(
             f"{name} is not valid UTF-8 (first bad byte at offset {position}); "
             "re-save it as UTF-8 (for example with iconv -t utf-8) and try again."
         ) from None
+    return one_line_end(text)
+
+
+def one_line_end(text: str) -> str:
+    """``text`` with CRLF and lone CR line ends turned into LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def has_surrogates(value: str) -> bool:
