@@ -26,16 +26,20 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from loregraph.models import DeleteReport
+from loregraph.models import DeleteReport, Relation
 from loregraph.store.names import key_lines
 from loregraph.store.planning import alias_list, best_description, contributed_max
+from loregraph.store.remaining import remaining_relation
+from loregraph.store.rows import iso_or_none
 from loregraph.store.sqlite.fts import (
     index_entities,
+    index_relations,
     unindex_chunks,
     unindex_entities,
     unindex_relations,
 )
-from loregraph.store.sqlite.rows import IN_JSON, json_list
+from loregraph.store.sqlite.provenance import relation_sources
+from loregraph.store.sqlite.rows import CODEC, IN_JSON, json_list
 
 
 @dataclass(slots=True)
@@ -50,6 +54,9 @@ class Changes:
     removed_entities: list[str] = field(default_factory=list)
     """Ids of deleted entities."""
     removed_relations: set[int] = field(default_factory=set)
+    detached: set[int] = field(default_factory=set)
+    """Relations that lost a removed document's evidence: their fact and start are derived
+    again (:mod:`loregraph.store.remaining`)."""
 
 
 def alias_fields(key: str, aliases: dict[str, str]) -> tuple[str, str]:
@@ -82,12 +89,13 @@ def detach_document(
         (document_id, doc, doc),
     )
     changes.entities.update(entity for (entity,) in touched)
-    changes.relations.update(
+    changes.detached.update(
         relation
         for (relation,) in conn.execute(
             "SELECT DISTINCT relation FROM relation_evidence WHERE document = ?", (doc,)
         )
     )
+    changes.relations |= changes.detached
     changes.removed_chunks.extend(
         chunk_id
         for (chunk_id,) in conn.execute(
@@ -144,6 +152,7 @@ def delete_entities(conn: sqlite3.Connection, entities: set[int]) -> set[int]:
 def recompute(conn: sqlite3.Connection, changes: Changes, now: str) -> None:
     """Recompute touched relations, then touched entities; remove unsupported ones."""
     _recompute_relations(conn, changes)
+    _derive_again(conn, changes.detached - changes.removed_relations)
     _recompute_entities(conn, changes, now)
 
 
@@ -172,6 +181,41 @@ def _recompute_relations(conn: sqlite3.Connection, changes: Changes) -> None:
     conn.executemany("UPDATE relations SET weight = ?, confidence = ? WHERE pk = ?", updates)
     delete_relations(conn, dead)
     changes.removed_relations |= dead
+
+
+def _derive_again(conn: sqlite3.Connection, relations: set[int]) -> None:
+    """Fact and start of the relations that lost evidence, from what remains."""
+    if not relations:
+        return
+    pks = json_list(relations)
+    stored = {
+        relation_id: (
+            pk,
+            Relation(relation_id, "", "", "", fact=fact, valid_at=CODEC.read_time_or_none(at)),
+        )
+        for pk, relation_id, fact, at in conn.execute(
+            f"SELECT pk, id, fact, valid_at FROM relations WHERE pk IN {IN_JSON}", (pks,)
+        )
+    }
+    sources = relation_sources(conn, list(stored))
+    times = {
+        doc_id: CODEC.read_time_or_none(at)
+        for doc_id, at in conn.execute(
+            "SELECT DISTINCT d.id, d.valid_at FROM relation_evidence AS x "
+            f"JOIN documents AS d ON d.pk = x.document WHERE x.relation IN {IN_JSON}",
+            (pks,),
+        )
+    }
+    updates: list[tuple[str, str | None, int]] = []
+    for relation_id, (pk, relation) in stored.items():
+        again = remaining_relation(relation, sources.get(relation_id, []), times)
+        if again is not None and (again.fact, again.valid_at) != (relation.fact, relation.valid_at):
+            updates.append((again.fact, iso_or_none(again.valid_at), pk))
+    if updates:
+        changed = json_list(row[-1] for row in updates)
+        unindex_relations(conn, changed)
+        conn.executemany("UPDATE relations SET fact = ?, valid_at = ? WHERE pk = ?", updates)
+        index_relations(conn, changed)
 
 
 def _recompute_entities(conn: sqlite3.Connection, changes: Changes, now: str) -> None:

@@ -22,9 +22,7 @@ from loregraph.store.sqlite.cleanup import (
     recompute,
 )
 from loregraph.store.sqlite.db import transaction
-from loregraph.store.sqlite.fts import (
-    index_chunks,
-)
+from loregraph.store.sqlite.fts import index_chunks, purge_deleted
 from loregraph.store.sqlite.rows import (
     CODEC,
     DOCUMENT_COLUMNS,
@@ -97,10 +95,20 @@ def delete_document(
             outcome.versions[scope] = bump_graph_version(conn, scope)
         if names:
             outcome.entity_names = _names_of(conn, json_list(changes.entities))
+    forget_bytes(conn)
     report.entities_removed = len(changes.removed_entities)
     report.relations_removed = len(changes.removed_relations)
     report.relations_weakened = len(changes.relations - changes.removed_relations)
     return report, outcome
+
+
+def forget_bytes(conn: sqlite3.Connection) -> None:
+    """Make the deleted text leave the file: the indexes' deleted terms merged away (the
+    freed pages are zeroed: ``secure_delete`` is on), then the write-ahead log, which still
+    holds the pages as they were, copied back and truncated to nothing."""
+    with transaction(conn):
+        purge_deleted(conn)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, names: bool) -> Outcome:
