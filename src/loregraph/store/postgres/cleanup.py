@@ -24,10 +24,15 @@ that a delete and a write of documents about the same entities do not deadlock.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from loregraph.models import Relation
 from loregraph.store.postgres.connection import Conn
+from loregraph.store.postgres.provenance import relation_sources
+from loregraph.store.postgres.rows import fetch
+from loregraph.store.remaining import remaining_relation
 
 
 @dataclass(slots=True)
@@ -83,8 +88,16 @@ async def detach_document(conn: Conn, document_id: str) -> Detached | None:
     )
 
 
-async def recompute(conn: Conn, entities: set[int], relations: set[int], now: datetime) -> Removed:
-    """Recompute touched relations, then touched entities; remove unsupported ones."""
+async def recompute(
+    conn: Conn,
+    entities: set[int],
+    relations: set[int],
+    now: datetime,
+    detached: AbstractSet[int] = frozenset(),
+) -> Removed:
+    """Recompute touched relations, then touched entities; remove unsupported ones. The
+    ``detached`` relations (they lost a removed document's evidence) take their fact and
+    start from what remains (:mod:`loregraph.store.remaining`)."""
     removed = Removed()
     # lock in the writers' order: entities by key, then relations by (source, type, target)
     await conn.execute(
@@ -97,6 +110,7 @@ async def recompute(conn: Conn, entities: set[int], relations: set[int], now: da
     )
     if relations:
         removed.relations |= await _recompute_relations(conn, sorted(relations))
+        await _derive_again(conn, sorted(detached - removed.relations))
     if entities:
         await _recompute_entities(conn, sorted(entities), now, removed)
     return removed
@@ -116,6 +130,35 @@ async def _recompute_relations(conn: Conn, pks: list[int]) -> set[int]:
         (pks,),
     )
     return {pk for (pk,) in await cursor.fetchall()}
+
+
+async def _derive_again(conn: Conn, pks: list[int]) -> None:
+    """Fact and start of the relations ``pks`` from their remaining evidence."""
+    if not pks:
+        return
+    stored = {
+        relation_id: Relation(relation_id, "", "", "", fact=fact, valid_at=valid_at)
+        for relation_id, fact, valid_at in await fetch(
+            conn, "SELECT id, fact, valid_at FROM relations WHERE pk = ANY(%s)", (pks,)
+        )
+    }
+    sources = await relation_sources(conn, list(stored))
+    times: dict[str, datetime | None] = dict(
+        await fetch(
+            conn,
+            "SELECT DISTINCT d.id, d.valid_at FROM relation_evidence AS x "
+            "JOIN documents AS d ON d.pk = x.document WHERE x.relation = ANY(%s)",
+            (pks,),
+        )
+    )
+    updates = [
+        (again.fact, again.valid_at, relation_id)
+        for relation_id, relation in stored.items()
+        if (again := remaining_relation(relation, sources.get(relation_id, []), times))
+        and (again.fact, again.valid_at) != (relation.fact, relation.valid_at)
+    ]
+    for update in updates:
+        await conn.execute("UPDATE relations SET fact = %s, valid_at = %s WHERE id = %s", update)
 
 
 _UPDATE_ENTITIES = """

@@ -65,7 +65,8 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
             [utc(m.created_at) for m in bundle.merges],
         ),
     )
-    await recompute(conn, entities, relations, now)
+    detached = set() if old is None else set(old.relations)
+    await recompute(conn, entities, relations, now, detached)
     return await bump_graph_version(conn, doc.scope)
 
 
@@ -114,7 +115,7 @@ async def delete_document(
     if old is None:
         return DeleteReport(document_id=document_id), None
     await reopen_relations(conn, document_id)
-    removed = await recompute(conn, old.entities, old.relations, utcnow())
+    removed = await recompute(conn, old.entities, old.relations, utcnow(), old.relations)
     await end_relations(conn, ends)
     version = await bump_graph_version(conn, old.scope)
     report = DeleteReport(
