@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from harness.fuzzing import fuzz
@@ -51,12 +51,23 @@ class Text:
         return f"{teller} told {hearer} that the code word is {self.token}."
 
 
+@dataclass(frozen=True)
+class Rewrite:
+    """A new version of one written document (``which``: its place among them) that says
+    another token."""
+
+    which: int
+    token: str
+
+
 @dataclass
 class Run:
     """What a sequence did: the texts written (by id), and which were removed."""
 
     kept: dict[str, Text] = field(default_factory=dict)
     removed: list[Text] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
+    """Document id → its title (documents only)."""
 
 
 _tokens = st.text("bcdfghjklmnpqrstvwxz", min_size=6, max_size=6).map(lambda s: "zq" + s)
@@ -79,11 +90,28 @@ _steps = st.lists(
 )
 
 
-async def _play(graph: AsyncGraph, steps: list[Text | int]) -> Run:
+Step = Text | int | Rewrite
+
+
+EVERY_KIND: list[Step] = [
+    Text("zqmemory", 0, 1, memory=True),
+    Text("zqnotes", 0, 1, memory=False),
+    Text("zqlater", 1, 0, memory=True),
+    Rewrite(0, "zqrewrite"),
+    0,  # forgets the first memory: the relation keeps the other texts' facts
+    Text("zqlast", 2, 3, memory=False),
+    2,
+]
+"""A sequence with every kind of step, run first on every backend."""
+
+
+async def _play(graph: AsyncGraph, steps: list[Step]) -> Run:
     run = Run()
     day = datetime(2026, 1, 1, tzinfo=UTC)
     for number, step in enumerate(steps):
-        if isinstance(step, Text):
+        if isinstance(step, Rewrite):
+            await _rewrite(graph, run, step)
+        elif isinstance(step, Text):
             day += timedelta(days=1)
             if step.memory:
                 memory = await graph.remember(step.sentence, at=day)
@@ -92,7 +120,7 @@ async def _play(graph: AsyncGraph, steps: list[Text | int]) -> Run:
                 title = f"note {number}"
                 await graph.ingest_text(step.sentence, title=title, kind=DocKind.DOCUMENT)
                 doc = next(d for d in await graph.documents() if d.title == title)
-                run.kept[doc.id] = step
+                run.kept[doc.id], run.titles[doc.id] = step, title
         elif run.kept:
             doc_id = sorted(run.kept)[step % len(run.kept)]
             text = run.kept.pop(doc_id)
@@ -102,6 +130,20 @@ async def _play(graph: AsyncGraph, steps: list[Text | int]) -> Run:
                 await graph.delete(doc_id)
             run.removed.append(text)
     return run
+
+
+async def _rewrite(graph: AsyncGraph, run: Run, step: Rewrite) -> None:
+    """Ingest a new version of a written document (nothing when there is none)."""
+    documents = sorted(doc_id for doc_id in run.kept if doc_id in run.titles)
+    if not documents:
+        return
+    doc_id = documents[step.which % len(documents)]
+    old = run.kept[doc_id]
+    new = Text(step.token, old.hearer, old.teller, memory=False)
+    report = await graph.ingest_text(new.sentence, title=run.titles[doc_id])
+    assert report.replaced == 1
+    run.removed.append(old)
+    run.kept[doc_id] = new
 
 
 async def _reads(graph: AsyncGraph, export: Path) -> str:
@@ -142,7 +184,7 @@ RawBytes = Callable[[str], bytes]
 
 
 def _property(tmp_path: Path, fresh: Location, raw: RawBytes) -> Callable[..., None]:
-    async def once(steps: list[Text | int]) -> None:
+    async def once(steps: list[Step]) -> None:
         location = fresh()
         graph = AsyncGraph(store_for_url(location), embedder=HashingEmbedder())
         try:
@@ -154,7 +196,8 @@ def _property(tmp_path: Path, fresh: Location, raw: RawBytes) -> Callable[..., N
 
     @fuzz(EXAMPLES)
     @given(_steps)
-    def prop(steps: list[Text | int]) -> None:
+    @example(EVERY_KIND)
+    def prop(steps: list[Step]) -> None:
         asyncio.run(once(steps))
 
     return prop

@@ -55,6 +55,8 @@ class Outcome:
     """(id, type, search_keys) of every entity written or recomputed, when asked for."""
     chunk_vectors: list[tuple[str, bytes, str | None]] = field(default_factory=list)
     """(id, embedding blob) of the bundle's chunks."""
+    replaced: bool = False
+    """Whether the write replaced an earlier version of the document."""
 
 
 def write_bundle(
@@ -68,9 +70,12 @@ def write_bundle(
     bundle.validate()
     try:
         with transaction(conn):
-            return _write(conn, bundle, vectors, names)
+            outcome = _write(conn, bundle, vectors, names)
     except sqlite3.IntegrityError as exc:
         raise ValueError(f"document {bundle.document.id} cannot be written: {exc}") from exc
+    if outcome.replaced:  # the earlier version's text leaves the file as a delete's does
+        forget_bytes(conn)
+    return outcome
 
 
 def delete_document(
@@ -118,6 +123,7 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     outcome = Outcome(changes)
     if detach_document(conn, doc.id, changes) is not None:  # a new version: see below
         reopen_relations(conn, doc.id)
+        outcome.replaced = True
     (doc_pk,) = conn.execute(
         f"INSERT INTO documents({DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 13)}) "
         f"ON CONFLICT(id) DO UPDATE SET {_DOC_UPDATE} RETURNING pk",
