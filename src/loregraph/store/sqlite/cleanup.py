@@ -25,11 +25,13 @@ import json
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from loregraph.models import DeleteReport, Relation
 from loregraph.store.names import key_lines
 from loregraph.store.planning import alias_list, best_description, contributed_max
-from loregraph.store.remaining import remaining_relation
+from loregraph.store.provenance import RelationSource
+from loregraph.store.remaining import derived_again, given_by
 from loregraph.store.rows import iso_or_none
 from loregraph.store.sqlite.fts import (
     index_entities,
@@ -40,6 +42,9 @@ from loregraph.store.sqlite.fts import (
 )
 from loregraph.store.sqlite.provenance import relation_sources
 from loregraph.store.sqlite.rows import CODEC, IN_JSON, json_list
+
+_time = CODEC.read_time_or_none
+Times = dict[str, datetime | None]
 
 
 @dataclass(slots=True)
@@ -54,9 +59,9 @@ class Changes:
     removed_entities: list[str] = field(default_factory=list)
     """Ids of deleted entities."""
     removed_relations: set[int] = field(default_factory=set)
-    detached: set[int] = field(default_factory=set)
-    """Relations that lost a removed document's evidence: their fact and start are derived
-    again (:mod:`loregraph.store.remaining`)."""
+    given: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    """Relation pk → whether a removed document wrote its fact, gave its start: those are
+    derived again from what remains (:mod:`loregraph.store.remaining`)."""
 
 
 def alias_fields(key: str, aliases: dict[str, str]) -> tuple[str, str]:
@@ -89,13 +94,14 @@ def detach_document(
         (document_id, doc, doc),
     )
     changes.entities.update(entity for (entity,) in touched)
-    changes.detached.update(
+    supported = {
         relation
         for (relation,) in conn.execute(
             "SELECT DISTINCT relation FROM relation_evidence WHERE document = ?", (doc,)
         )
-    )
-    changes.relations |= changes.detached
+    }
+    changes.relations |= supported
+    _mark_given(conn, supported, document_id, changes)
     changes.removed_chunks.extend(
         chunk_id
         for (chunk_id,) in conn.execute(
@@ -152,7 +158,7 @@ def delete_entities(conn: sqlite3.Connection, entities: set[int]) -> set[int]:
 def recompute(conn: sqlite3.Connection, changes: Changes, now: str) -> None:
     """Recompute touched relations, then touched entities; remove unsupported ones."""
     _recompute_relations(conn, changes)
-    _derive_again(conn, changes.detached - changes.removed_relations)
+    _derive_again(conn, changes)
     _recompute_entities(conn, changes, now)
 
 
@@ -183,33 +189,55 @@ def _recompute_relations(conn: sqlite3.Connection, changes: Changes) -> None:
     changes.removed_relations |= dead
 
 
-def _derive_again(conn: sqlite3.Connection, relations: set[int]) -> None:
-    """Fact and start of the relations that lost evidence, from what remains."""
-    if not relations:
-        return
-    pks = json_list(relations)
+def _stored(
+    conn: sqlite3.Connection, pks: str
+) -> tuple[dict[str, tuple[int, Relation]], dict[str, list[RelationSource]], Times]:
+    """The relations ``pks`` (a JSON list) by id with their pk, fact and start; their
+    evidence by relation id; the times of its documents."""
     stored = {
-        relation_id: (
-            pk,
-            Relation(relation_id, "", "", "", fact=fact, valid_at=CODEC.read_time_or_none(at)),
-        )
+        relation_id: (pk, Relation(relation_id, "", "", "", fact=fact, valid_at=_time(at)))
         for pk, relation_id, fact, at in conn.execute(
             f"SELECT pk, id, fact, valid_at FROM relations WHERE pk IN {IN_JSON}", (pks,)
         )
     }
-    sources = relation_sources(conn, list(stored))
     times = {
-        doc_id: CODEC.read_time_or_none(at)
+        doc_id: _time(at)
         for doc_id, at in conn.execute(
             "SELECT DISTINCT d.id, d.valid_at FROM relation_evidence AS x "
             f"JOIN documents AS d ON d.pk = x.document WHERE x.relation IN {IN_JSON}",
             (pks,),
         )
     }
+    return stored, relation_sources(conn, list(stored)), times
+
+
+def _mark_given(
+    conn: sqlite3.Connection, relations: set[int], document_id: str, changes: Changes
+) -> None:
+    """Record what the document ``document_id`` gave the relations it supported (run before
+    its evidence goes)."""
+    if not relations:
+        return
+    stored, sources, times = _stored(conn, json_list(relations))
+    for relation_id, (pk, relation) in stored.items():
+        given = given_by(relation, sources.get(relation_id, []), document_id, times)
+        if any(given):
+            changes.given[pk] = given
+
+
+def _derive_again(conn: sqlite3.Connection, changes: Changes) -> None:
+    """Fact and start of the surviving relations a removed document gave them, from the
+    evidence that remains."""
+    alive = set(changes.given) - changes.removed_relations
+    if not alive:
+        return
+    stored, sources, times = _stored(conn, json_list(alive))
     updates: list[tuple[str, str | None, int]] = []
     for relation_id, (pk, relation) in stored.items():
-        again = remaining_relation(relation, sources.get(relation_id, []), times)
-        if again is not None and (again.fact, again.valid_at) != (relation.fact, relation.valid_at):
+        fact, start = changes.given[pk]
+        found = sources.get(relation_id, [])
+        again = derived_again(relation, found, times, fact=fact, start=start)
+        if (again.fact, again.valid_at) != (relation.fact, relation.valid_at):
             updates.append((again.fact, iso_or_none(again.valid_at), pk))
     if updates:
         changed = json_list(row[-1] for row in updates)
