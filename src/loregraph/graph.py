@@ -309,7 +309,7 @@ class AsyncGraph(
         doc = await find_document(self.store, scope, ref)
         rules = self.settings.extraction.functional_relations
         report = await delete_and_recheck(self.store, doc.id, rules)
-        await self.store.add_audit(AuditEntry("delete", doc.id, doc.title, principal, scope))
+        await self.store.add_audit(AuditEntry.removal("delete", doc, principal))
         return report
 
     async def export(

@@ -302,7 +302,9 @@ async def test_names_types_facts_and_dates_edited_by_hand_are_kept(tmp_path: Pat
         [relation] = await store.get_relations([met["id"]])
         assert relation.fact == "They met in 1890."
         assert relation.valid_at is not None and relation.valid_at.year == 1890
-        await store.delete_document("doc-2")  # a change: the file is written again
+        other = Book("doc-3")  # a change: the file is written again
+        other.entity("Dora Vance", mentions=[(other.chunk("Dora Vance rows."), 1)])
+        await store.write_document(other.bundle())
     again = load(path)
     assert next(e for e in again["entities"] if e["id"] == ids["bob"])["name"] == "Robert Stone"
     kept = next(r for r in again["relationships"] if r["id"] == met["id"])

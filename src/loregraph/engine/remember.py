@@ -172,8 +172,7 @@ class MemoryMethods:
             raise NotFoundError(f"{memory_id!r} is a document, not a memory: use delete")
         rules = self.settings.extraction.functional_relations
         report = await delete_and_recheck(self.store, document.id, rules)
-        entry = AuditEntry("forget", memory_id, document.title, principal, scope)
-        await self.store.add_audit(entry)
+        await self.store.add_audit(AuditEntry.removal("forget", document, principal))
         return report
 
     async def _memory_documents(self, scope: str | None) -> list[Document]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import DEFAULT_SCOPE, Entity, utcnow
+from loregraph.models import DEFAULT_SCOPE, Document, Entity, utcnow
 from loregraph.store.rows import Codec
 
 SPLIT = "split"
@@ -69,6 +69,13 @@ class AuditEntry:
             "detail": self.detail,
             "scope": self.scope,
         }
+
+    @classmethod
+    def removal(cls, action: str, document: Document, principal: str) -> AuditEntry:
+        """The entry of a forgotten memory or deleted document: its id and the SHA-256 of
+        its text, never the text or its title (a memory's title is its text's start)."""
+        detail = f"sha256:{document.content_hash}"
+        return cls(action, document.id, detail, principal, document.scope)
 
 
 DECISION_FIELDS = (

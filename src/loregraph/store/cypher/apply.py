@@ -153,7 +153,9 @@ def _edges(plan: WritePlan) -> list[str]:
     if plan.relation_weights:
         stages.append(
             "UNWIND $relation_weights AS x MATCH ()-[r:LG_REL {id: x.id}]->() "
-            "SET r.weight = x.weight, r.confidence = x.confidence"
+            "SET r.weight = x.weight, r.confidence = x.confidence, "
+            "r.fact = coalesce(x.fact, r.fact), "
+            "r.valid_at = CASE WHEN x.fact IS NULL THEN r.valid_at ELSE x.valid_at END"
         )
     if plan.invalidations:
         stages.append(

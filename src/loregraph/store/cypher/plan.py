@@ -27,6 +27,7 @@ from loregraph.models import DeleteReport, DocumentBundle, Entity, Relation, Vec
 from loregraph.store.cypher import state
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import document_props, entity_props, relation_props
+from loregraph.store.cypher.remaining import Remains, remains, replaced
 from loregraph.store.planning import (
     BundlePlan,
     PlannedEntity,
@@ -310,6 +311,7 @@ async def _relations(
     stored = await state.relations_by_key(conn, list(groups))
     touched = sorted(set(old.relations) | {found.id for found in stored.values()})
     others = await state.other_evidence(conn, touched, plan.document_id)
+    left = await remains(conn, sorted(old.relations), plan.document_id)
     kept: set[str] = set()
     for key, group in groups.items():
         if key[0] in dead or key[2] in dead:
@@ -321,13 +323,14 @@ async def _relations(
         best = max(confidence, group.confidence)
         if found is not None:
             kept.add(found.id)
+            fact, began = replaced(found, group.relation, group.evidence, left)
             plan.relation_updates.append(
                 {
                     "id": found.id,
                     "weight": weight,
                     "confidence": best,
-                    "fact": found.fact or rel.fact,
-                    "valid_at": _earliest(found.valid_at, iso_or_none(rel.valid_at)),
+                    "fact": fact,
+                    "valid_at": began,
                     "invalid_at": iso_or_none(rel.invalid_at) or found.invalid_at,
                     "expired_at": iso_or_none(rel.expired_at) or found.expired_at,
                 }
@@ -351,7 +354,7 @@ async def _relations(
                     "ord": plan.seq * 1_000_000 + len(plan.evidence),
                 }
             )
-    _reweigh(plan, touched, kept, others, dead_relations)
+    _reweigh(plan, touched, kept, others, dead_relations, left)
 
 
 def _reweigh(
@@ -360,6 +363,7 @@ def _reweigh(
     kept: set[str],
     others: dict[str, tuple[int, float]],
     dead_relations: set[str],
+    left: dict[str, Remains],
 ) -> None:
     """Weights of the touched relations the bundle does not support; dead ones go."""
     for relation_id in touched:
@@ -369,13 +373,9 @@ def _reweigh(
         if count == 0:
             dead_relations.add(relation_id)
         else:
-            plan.relation_weights.append(
-                {"id": relation_id, "weight": float(count), "confidence": confidence}
-            )
+            row: dict[str, Any] = {"id": relation_id, "weight": float(count)}
+            row["confidence"] = confidence
+            if relation_id in left:
+                row["fact"], row["valid_at"] = left[relation_id].fact, left[relation_id].valid_at
+            plan.relation_weights.append(row)
     plan.dead_relations = sorted(dead_relations - kept)
-
-
-def _earliest(a: str | None, b: str | None) -> str | None:
-    if a is None or b is None:
-        return a or b
-    return min(a, b)

@@ -24,10 +24,20 @@ that a delete and a write of documents about the same entities do not deadlock.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 
+from loregraph.models import Relation
 from loregraph.store.postgres.connection import Conn
+from loregraph.store.postgres.provenance import relation_sources
+from loregraph.store.postgres.rows import fetch
+from loregraph.store.provenance import RelationSource
+from loregraph.store.remaining import derived_again, given_by
+
+Times = dict[str, datetime | None]
+_NOTHING: Mapping[int, tuple[bool, bool]] = MappingProxyType({})
 
 
 @dataclass(slots=True)
@@ -40,6 +50,9 @@ class Detached:
     chunk_ids: list[str] = field(default_factory=list)
     entities: set[int] = field(default_factory=set)
     relations: set[int] = field(default_factory=set)
+    given: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    """Relation pk → whether the document wrote its fact, gave its start (derived again
+    from what remains: :mod:`loregraph.store.remaining`)."""
 
 
 @dataclass(slots=True)
@@ -72,6 +85,7 @@ async def detach_document(conn: Conn, document_id: str) -> Detached | None:
     if row is None:
         return None
     doc_pk, scope, entities, relations, chunk_ids, mentions = row
+    given = await _given(conn, relations, document_id)
     await conn.execute("DELETE FROM documents WHERE pk = %s", (doc_pk,))
     return Detached(
         scope=scope,
@@ -80,11 +94,20 @@ async def detach_document(conn: Conn, document_id: str) -> Detached | None:
         chunk_ids=list(chunk_ids),
         entities=set(entities),
         relations=set(relations),
+        given=given,
     )
 
 
-async def recompute(conn: Conn, entities: set[int], relations: set[int], now: datetime) -> Removed:
-    """Recompute touched relations, then touched entities; remove unsupported ones."""
+async def recompute(
+    conn: Conn,
+    entities: set[int],
+    relations: set[int],
+    now: datetime,
+    given: Mapping[int, tuple[bool, bool]] = _NOTHING,
+) -> Removed:
+    """Recompute touched relations, then touched entities; remove unsupported ones. What a
+    removed document ``given`` relations (their fact, their start) is derived again from
+    what remains (:mod:`loregraph.store.remaining`)."""
     removed = Removed()
     # lock in the writers' order: entities by key, then relations by (source, type, target)
     await conn.execute(
@@ -97,6 +120,8 @@ async def recompute(conn: Conn, entities: set[int], relations: set[int], now: da
     )
     if relations:
         removed.relations |= await _recompute_relations(conn, sorted(relations))
+        alive = {pk: marks for pk, marks in given.items() if pk not in removed.relations}
+        await _derive_again(conn, alive)
     if entities:
         await _recompute_entities(conn, sorted(entities), now, removed)
     return removed
@@ -116,6 +141,56 @@ async def _recompute_relations(conn: Conn, pks: list[int]) -> set[int]:
         (pks,),
     )
     return {pk for (pk,) in await cursor.fetchall()}
+
+
+async def _stored(
+    conn: Conn, pks: list[int]
+) -> tuple[dict[str, tuple[int, Relation]], dict[str, list[RelationSource]], Times]:
+    """The relations ``pks`` by id with their pk, fact and start; their evidence by
+    relation id; the times of its documents."""
+    stored = {
+        relation_id: (pk, Relation(relation_id, "", "", "", fact=fact, valid_at=valid_at))
+        for pk, relation_id, fact, valid_at in await fetch(
+            conn, "SELECT pk, id, fact, valid_at FROM relations WHERE pk = ANY(%s)", (pks,)
+        )
+    }
+    rows = await fetch(
+        conn,
+        "SELECT DISTINCT d.id, d.valid_at FROM relation_evidence AS x "
+        "JOIN documents AS d ON d.pk = x.document WHERE x.relation = ANY(%s)",
+        (pks,),
+    )
+    times: Times = {doc_id: valid_at for doc_id, valid_at in rows}
+    return stored, await relation_sources(conn, list(stored)), times
+
+
+async def _given(conn: Conn, pks: list[int], document_id: str) -> dict[int, tuple[bool, bool]]:
+    """What the document gave the relations ``pks`` (read before its evidence goes)."""
+    if not pks:
+        return {}
+    stored, sources, times = await _stored(conn, pks)
+    given: dict[int, tuple[bool, bool]] = {}
+    for relation_id, (pk, relation) in stored.items():
+        marks = given_by(relation, sources.get(relation_id, []), document_id, times)
+        if any(marks):
+            given[pk] = marks
+    return given
+
+
+async def _derive_again(conn: Conn, given: Mapping[int, tuple[bool, bool]]) -> None:
+    """Fact and start of the relations a removed document gave them, from what remains."""
+    if not given:
+        return
+    stored, sources, times = await _stored(conn, sorted(given))
+    for relation_id, (pk, relation) in stored.items():
+        fact, start = given[pk]
+        found = sources.get(relation_id, [])
+        again = derived_again(relation, found, times, fact=fact, start=start)
+        if (again.fact, again.valid_at) != (relation.fact, relation.valid_at):
+            await conn.execute(
+                "UPDATE relations SET fact = %s, valid_at = %s WHERE pk = %s",
+                (again.fact, again.valid_at, pk),
+            )
 
 
 _UPDATE_ENTITIES = """

@@ -65,7 +65,7 @@ async def write_bundle(conn: Conn, bundle: DocumentBundle) -> int:
             [utc(m.created_at) for m in bundle.merges],
         ),
     )
-    await recompute(conn, entities, relations, now)
+    await recompute(conn, entities, relations, now, {} if old is None else old.given)
     return await bump_graph_version(conn, doc.scope)
 
 
@@ -114,7 +114,7 @@ async def delete_document(
     if old is None:
         return DeleteReport(document_id=document_id), None
     await reopen_relations(conn, document_id)
-    removed = await recompute(conn, old.entities, old.relations, utcnow())
+    removed = await recompute(conn, old.entities, old.relations, utcnow(), old.given)
     await end_relations(conn, ends)
     version = await bump_graph_version(conn, old.scope)
     report = DeleteReport(

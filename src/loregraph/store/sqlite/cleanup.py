@@ -25,17 +25,26 @@ import json
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 
-from loregraph.models import DeleteReport
+from loregraph.models import DeleteReport, Relation
 from loregraph.store.names import key_lines
 from loregraph.store.planning import alias_list, best_description, contributed_max
+from loregraph.store.provenance import RelationSource
+from loregraph.store.remaining import derived_again, given_by
+from loregraph.store.rows import iso_or_none
 from loregraph.store.sqlite.fts import (
     index_entities,
+    index_relations,
     unindex_chunks,
     unindex_entities,
     unindex_relations,
 )
-from loregraph.store.sqlite.rows import IN_JSON, json_list
+from loregraph.store.sqlite.provenance import relation_sources
+from loregraph.store.sqlite.rows import CODEC, IN_JSON, json_list
+
+_time = CODEC.read_time_or_none
+Times = dict[str, datetime | None]
 
 
 @dataclass(slots=True)
@@ -50,6 +59,9 @@ class Changes:
     removed_entities: list[str] = field(default_factory=list)
     """Ids of deleted entities."""
     removed_relations: set[int] = field(default_factory=set)
+    given: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    """Relation pk → whether a removed document wrote its fact, gave its start: those are
+    derived again from what remains (:mod:`loregraph.store.remaining`)."""
 
 
 def alias_fields(key: str, aliases: dict[str, str]) -> tuple[str, str]:
@@ -82,12 +94,14 @@ def detach_document(
         (document_id, doc, doc),
     )
     changes.entities.update(entity for (entity,) in touched)
-    changes.relations.update(
+    supported = {
         relation
         for (relation,) in conn.execute(
             "SELECT DISTINCT relation FROM relation_evidence WHERE document = ?", (doc,)
         )
-    )
+    }
+    changes.relations |= supported
+    _mark_given(conn, supported, document_id, changes)
     changes.removed_chunks.extend(
         chunk_id
         for (chunk_id,) in conn.execute(
@@ -144,6 +158,7 @@ def delete_entities(conn: sqlite3.Connection, entities: set[int]) -> set[int]:
 def recompute(conn: sqlite3.Connection, changes: Changes, now: str) -> None:
     """Recompute touched relations, then touched entities; remove unsupported ones."""
     _recompute_relations(conn, changes)
+    _derive_again(conn, changes)
     _recompute_entities(conn, changes, now)
 
 
@@ -172,6 +187,63 @@ def _recompute_relations(conn: sqlite3.Connection, changes: Changes) -> None:
     conn.executemany("UPDATE relations SET weight = ?, confidence = ? WHERE pk = ?", updates)
     delete_relations(conn, dead)
     changes.removed_relations |= dead
+
+
+def _stored(
+    conn: sqlite3.Connection, pks: str
+) -> tuple[dict[str, tuple[int, Relation]], dict[str, list[RelationSource]], Times]:
+    """The relations ``pks`` (a JSON list) by id with their pk, fact and start; their
+    evidence by relation id; the times of its documents."""
+    stored = {
+        relation_id: (pk, Relation(relation_id, "", "", "", fact=fact, valid_at=_time(at)))
+        for pk, relation_id, fact, at in conn.execute(
+            f"SELECT pk, id, fact, valid_at FROM relations WHERE pk IN {IN_JSON}", (pks,)
+        )
+    }
+    times = {
+        doc_id: _time(at)
+        for doc_id, at in conn.execute(
+            "SELECT DISTINCT d.id, d.valid_at FROM relation_evidence AS x "
+            f"JOIN documents AS d ON d.pk = x.document WHERE x.relation IN {IN_JSON}",
+            (pks,),
+        )
+    }
+    return stored, relation_sources(conn, list(stored)), times
+
+
+def _mark_given(
+    conn: sqlite3.Connection, relations: set[int], document_id: str, changes: Changes
+) -> None:
+    """Record what the document ``document_id`` gave the relations it supported (run before
+    its evidence goes)."""
+    if not relations:
+        return
+    stored, sources, times = _stored(conn, json_list(relations))
+    for relation_id, (pk, relation) in stored.items():
+        given = given_by(relation, sources.get(relation_id, []), document_id, times)
+        if any(given):
+            changes.given[pk] = given
+
+
+def _derive_again(conn: sqlite3.Connection, changes: Changes) -> None:
+    """Fact and start of the surviving relations a removed document gave them, from the
+    evidence that remains."""
+    alive = set(changes.given) - changes.removed_relations
+    if not alive:
+        return
+    stored, sources, times = _stored(conn, json_list(alive))
+    updates: list[tuple[str, str | None, int]] = []
+    for relation_id, (pk, relation) in stored.items():
+        fact, start = changes.given[pk]
+        found = sources.get(relation_id, [])
+        again = derived_again(relation, found, times, fact=fact, start=start)
+        if (again.fact, again.valid_at) != (relation.fact, relation.valid_at):
+            updates.append((again.fact, iso_or_none(again.valid_at), pk))
+    if updates:
+        changed = json_list(row[-1] for row in updates)
+        unindex_relations(conn, changed)
+        conn.executemany("UPDATE relations SET fact = ?, valid_at = ? WHERE pk = ?", updates)
+        index_relations(conn, changed)
 
 
 def _recompute_entities(conn: sqlite3.Connection, changes: Changes, now: str) -> None:

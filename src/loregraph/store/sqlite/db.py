@@ -43,7 +43,7 @@ PRAGMAS = (
     "PRAGMA temp_store = MEMORY",
     "PRAGMA cache_size = -524288",
     "PRAGMA mmap_size = 4294967296",
-    "PRAGMA secure_delete = OFF",
+    "PRAGMA secure_delete = ON",
     "PRAGMA recursive_triggers = OFF",
 )
 

@@ -94,6 +94,17 @@ def unindex_chunks(conn: sqlite3.Connection, document_id: str, title: str) -> No
     )
 
 
+FTS_TABLES = ("chunks_fts", "chunks_trigram", "entities_fts", "relations_fts")
+
+
+def purge_deleted(conn: sqlite3.Connection) -> None:
+    """Merge each index's segments into one, so that the terms of deleted rows leave the
+    file (FTS5 keeps them in the old segments until a merge; its ``secure-delete`` option
+    needs SQLite 3.44). With ``secure_delete`` on, the freed pages are zeroed."""
+    for table in FTS_TABLES:
+        conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+
+
 def index_all_trigrams(conn: sqlite3.Connection) -> None:
     """Fill the substring index from every stored chunk (the migration that adds it)."""
     conn.execute(

@@ -22,9 +22,7 @@ from loregraph.store.sqlite.cleanup import (
     recompute,
 )
 from loregraph.store.sqlite.db import transaction
-from loregraph.store.sqlite.fts import (
-    index_chunks,
-)
+from loregraph.store.sqlite.fts import index_chunks, purge_deleted
 from loregraph.store.sqlite.rows import (
     CODEC,
     DOCUMENT_COLUMNS,
@@ -57,6 +55,8 @@ class Outcome:
     """(id, type, search_keys) of every entity written or recomputed, when asked for."""
     chunk_vectors: list[tuple[str, bytes, str | None]] = field(default_factory=list)
     """(id, embedding blob) of the bundle's chunks."""
+    replaced: bool = False
+    """Whether the write replaced an earlier version of the document."""
 
 
 def write_bundle(
@@ -70,9 +70,12 @@ def write_bundle(
     bundle.validate()
     try:
         with transaction(conn):
-            return _write(conn, bundle, vectors, names)
+            outcome = _write(conn, bundle, vectors, names)
     except sqlite3.IntegrityError as exc:
         raise ValueError(f"document {bundle.document.id} cannot be written: {exc}") from exc
+    if outcome.replaced:  # the earlier version's text leaves the file as a delete's does
+        forget_bytes(conn)
+    return outcome
 
 
 def delete_document(
@@ -97,10 +100,20 @@ def delete_document(
             outcome.versions[scope] = bump_graph_version(conn, scope)
         if names:
             outcome.entity_names = _names_of(conn, json_list(changes.entities))
+    forget_bytes(conn)
     report.entities_removed = len(changes.removed_entities)
     report.relations_removed = len(changes.removed_relations)
     report.relations_weakened = len(changes.relations - changes.removed_relations)
     return report, outcome
+
+
+def forget_bytes(conn: sqlite3.Connection) -> None:
+    """Make the deleted text leave the file: the indexes' deleted terms merged away (the
+    freed pages are zeroed: ``secure_delete`` is on), then the write-ahead log, which still
+    holds the pages as they were, copied back and truncated to nothing."""
+    with transaction(conn):
+        purge_deleted(conn)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, names: bool) -> Outcome:
@@ -110,6 +123,7 @@ def _write(conn: sqlite3.Connection, bundle: DocumentBundle, vectors: bool, name
     outcome = Outcome(changes)
     if detach_document(conn, doc.id, changes) is not None:  # a new version: see below
         reopen_relations(conn, doc.id)
+        outcome.replaced = True
     (doc_pk,) = conn.execute(
         f"INSERT INTO documents({DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 13)}) "
         f"ON CONFLICT(id) DO UPDATE SET {_DOC_UPDATE} RETURNING pk",
