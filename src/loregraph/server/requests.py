@@ -164,7 +164,11 @@ class RememberRequest(Readers):
     at: Moment | None = Field(
         None,
         description="When it happened (ISO 8601, without a zone UTC, or a phrase such as "
-        "'yesterday'; default now).",
+        "'yesterday'; default now). A time after now is refused unless `planned`.",
+    )
+    planned: bool = Field(
+        False,
+        description="A plan: `at` may be after now, and its facts hold only from then on.",
     )
     tags: list[str] = Field(default_factory=list, max_length=100)
     source: str | None = Field(None, max_length=500, description="Where it comes from.")
