@@ -54,12 +54,8 @@ def ask(
     async def work(graph: AsyncGraph) -> Answer:
         chosen = persona_named(persona)
         if as_json:
-            return await graph.ask(
-                question, as_of=ctx.as_of, only=only, persona=chosen, history=turns
-            )
-        stream = graph.ask_stream(
-            question, as_of=ctx.as_of, only=only, persona=chosen, history=turns
-        )
+            return await graph.ask(question, **ctx.when(), only=only, persona=chosen, history=turns)
+        stream = graph.ask_stream(question, **ctx.when(), only=only, persona=chosen, history=turns)
         shown = False  # the question is shown once retrieval has worked
         async for piece in stream:
             if not shown:
@@ -104,7 +100,7 @@ def context(
             question,
             format=fmt,
             budget=budget,
-            as_of=ctx.as_of,
+            **ctx.when(),
             only=only,
             persona=persona_named(persona),
             history=turns,
@@ -147,7 +143,7 @@ def search(
         return
     assert query is not None
     hits = run_graph(
-        ctx, lambda g: g.search(query, kind=kind, limit=limit, as_of=ctx.as_of, only=only)
+        ctx, lambda g: g.search(query, kind=kind, limit=limit, **ctx.when(), only=only)
     )
     if as_json:
         echo_json(hits.to_dict())
@@ -182,7 +178,7 @@ def _search_batch(
 
     async def work(graph: AsyncGraph) -> None:
         for qid, question in questions:
-            hits = await graph.search(question, kind=kind, limit=limit, as_of=ctx.as_of, only=only)
+            hits = await graph.search(question, kind=kind, limit=limit, **ctx.when(), only=only)
             results = [hit.to_dict() for hit in hits]
             line = {
                 "id": qid,
