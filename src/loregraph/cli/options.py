@@ -273,3 +273,12 @@ def llm_overrides(params: Mapping[str, Any]) -> dict[str, Any]:
     overrides = {setting: params[name] for name, setting in _LLM_FIELDS.items()}
     overrides["cache"] = False if params["llm_no_cache"] else None
     return {key: value for key, value in overrides.items() if value is not None}
+
+
+show_ended_option = click.option(
+    "--show-ended/--hide-ended",
+    "show_ended",
+    default=None,
+    help="Show facts that have ended, marked as ended ('until 2026-02-10; replaced by "
+    "Hono'), or leave them out (the default; env LOREGRAPH_SHOW_ENDED_FACTS).",
+)

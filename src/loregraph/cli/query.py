@@ -14,6 +14,7 @@ from loregraph.cli.options import (
     limit_option,
     only_option,
     persona_options,
+    show_ended_option,
 )
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
@@ -36,6 +37,7 @@ def persona_named(persona: str | None) -> str | Persona | None:
 @click.argument("question")
 @json_option("the answer and citations")
 @only_option
+@show_ended_option
 @persona_options
 @click.pass_obj
 def ask(
@@ -43,6 +45,7 @@ def ask(
     question: str,
     as_json: bool,
     only: Only | None,
+    show_ended: bool | None,
     persona: str | None,
     turns: tuple[str, ...],
 ) -> None:
@@ -54,8 +57,22 @@ def ask(
     async def work(graph: AsyncGraph) -> Answer:
         chosen = persona_named(persona)
         if as_json:
-            return await graph.ask(question, **ctx.when(), only=only, persona=chosen, history=turns)
-        stream = graph.ask_stream(question, **ctx.when(), only=only, persona=chosen, history=turns)
+            return await graph.ask(
+                question,
+                **ctx.when(),
+                show_ended=show_ended,
+                only=only,
+                persona=chosen,
+                history=turns,
+            )
+        stream = graph.ask_stream(
+            question,
+            **ctx.when(),
+            show_ended=show_ended,
+            only=only,
+            persona=chosen,
+            history=turns,
+        )
         shown = False  # the question is shown once retrieval has worked
         async for piece in stream:
             if not shown:
@@ -81,6 +98,7 @@ def ask(
     help=f"Token budget (default 4000; at least {MIN_BUDGET}).",
 )
 @only_option
+@show_ended_option
 @persona_options
 @click.pass_obj
 def context(
@@ -89,6 +107,7 @@ def context(
     fmt: ContextFormat,
     budget: int | None,
     only: Only | None,
+    show_ended: bool | None,
     persona: str | None,
     turns: tuple[str, ...],
 ) -> None:
@@ -101,6 +120,7 @@ def context(
             format=fmt,
             budget=budget,
             **ctx.when(),
+            show_ended=show_ended,
             only=only,
             persona=persona_named(persona),
             history=turns,

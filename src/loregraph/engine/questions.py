@@ -73,6 +73,7 @@ class Asking(TypedDict, total=False):
     scope: str | None
     as_of: datetime | None
     known_at: datetime | None
+    show_ended: bool | None
     only: Only | None
     persona: str | Persona | None
     history: Sequence[str]
@@ -139,6 +140,7 @@ class QuestionMethods:
         only: Only | None = None,
         conversation: str | None = None,
         known_at: datetime | None = None,
+        show_ended: bool | None = None,
         persona: str | Persona | None = None,
         history: Sequence[str] = (),
         linked_scopes: Sequence[str] = (),
@@ -148,7 +150,9 @@ class QuestionMethods:
         time are not seen, and passages stating only facts that did not hold then are left
         out; with ``known_at``, as the store knew them then (the time rule:
         :mod:`loregraph.timepoint`; content with no stated time is timeless); with
-        ``only``, from memories or from documents alone.
+        ``only``, from memories or from documents alone. ``show_ended`` (default: the
+        retrieval setting) lists the facts that have ended, marked as ended, instead of
+        leaving them out.
 
         ``persona`` (a persona's name, or a :class:`Persona`) asks through it: the
         question's intent routes a graph traversal shaped by the persona, and passages rank
@@ -162,7 +166,11 @@ class QuestionMethods:
         at = None if as_of is None else world_time(as_of)
         kind = only_kind(only)
         await self.open()
-        settings = named_preset(preset) if preset else self.settings.retrieval
+        settings = self.settings.retrieval
+        if preset:
+            settings = named_preset(preset).replace(show_ended=settings.show_ended)
+        if show_ended is not None:
+            settings = settings.replace(show_ended=show_ended)
         if not self.settings.graph_augmentation:
             settings = settings.without_graph()
         if persona is not None and not linked_scopes:

@@ -39,6 +39,13 @@ AsOf = Annotated[
         "Content with no stated date (a book) is timeless: seen at any date."
     ),
 ]
+ShowEnded = Annotated[
+    bool | None,
+    Field(
+        description="Show facts that have ended, marked as ended ('until 2026-02-10; "
+        "replaced by Hono'), instead of leaving them out (default: the server's setting)."
+    ),
+]
 KnownAt = Annotated[
     str | None,
     Field(
@@ -172,12 +179,14 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
         persona: str | None = choice(personas, PERSONA),
         history: HistoryArg = None,
         known_at: KnownAt = None,
+        show_ended: ShowEnded = None,
     ) -> Result:
         answer = await graph.ask(
             question,
             preset=preset,
             as_of=as_time(as_of),
             known_at=as_time(known_at, "known_at"),
+            show_ended=show_ended,
             only=only,
             persona=persona,
             history=history or (),
@@ -205,6 +214,7 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
         persona: str | None = choice(personas, PERSONA),
         history: HistoryArg = None,
         known_at: KnownAt = None,
+        show_ended: ShowEnded = None,
     ) -> Result:
         text = await graph.context(
             question,
@@ -212,6 +222,7 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
             budget=budget,
             as_of=as_time(as_of),
             known_at=as_time(known_at, "known_at"),
+            show_ended=show_ended,
             only=only,
             persona=persona,
             history=history or (),

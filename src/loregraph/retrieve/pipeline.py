@@ -264,6 +264,7 @@ class Retriever:
             expanded.relations,
             found.seeds,
             point,
+            show_ended=cfg.show_ended,
         )
         got = gather.Gathered(seen.ranked, seen.ranked[: cfg.max_passages], seen.documents)
         expanded.entities, expanded.relations = seen.entities, seen.relations

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from loregraph.models import ABOUT, CO_OCCURS, Relation
+from loregraph.retrieve.ended import ended_facts
 from loregraph.retrieve.result import (
     Passage,
     RankedDocument,
@@ -65,9 +66,11 @@ async def at_time(
     relations: list[RankedRelation],
     seeds: Sequence[Seed],
     point: TimePoint | None = None,
+    show_ended: bool = False,
 ) -> TimedView:
     """The passages (best first), documents and relations seen at ``point`` (``None``:
-    now, with all the store knows); see the module notes."""
+    now, with all the store knows); see the module notes. With ``show_ended``, the seeds'
+    facts ended by then follow the graph lines, marked as ended (:mod:`.ended`)."""
     point = point or TimePoint()
     when = point.world()
     later = await _later_documents(store, ranked, point)
@@ -95,6 +98,8 @@ async def at_time(
     else:
         view.relations = await _relations_at(store, view.relations, holding, point)
         view.entities = _entities_at(entities, view.relations)
+    if show_ended:
+        view.relations += await ended_facts(store, facts, view.relations, point)
     return view
 
 

@@ -129,6 +129,11 @@ class AskRequest(Body):
     known_at: Moment | None = Field(
         None, description="See only what the store knew at this time (the same rule)."
     )
+    show_ended: bool | None = Field(
+        None,
+        description="Show facts that have ended, marked as ended ('until 2026-02-10; "
+        "replaced by Hono'), or leave them out (default: the server's setting, off).",
+    )
     only: Literal["memories", "documents"] | None = Field(
         None, description="Retrieve from memories only, or from documents only."
     )

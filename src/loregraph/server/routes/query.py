@@ -36,6 +36,7 @@ def asking(body: AskRequest, caller: Caller) -> Asking:
         scope=caller.scope,
         as_of=body.as_of,
         known_at=body.known_at,
+        show_ended=body.show_ended,
         only=body.only,
         persona=body.persona,
         history=body.history,
