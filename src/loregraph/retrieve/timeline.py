@@ -69,8 +69,9 @@ async def at_time(
     show_ended: bool = False,
 ) -> TimedView:
     """The passages (best first), documents and relations seen at ``point`` (``None``:
-    now, with all the store knows); see the module notes. With ``show_ended``, the seeds'
-    facts ended by then follow the graph lines, marked as ended (:mod:`.ended`)."""
+    now, with all the store knows); see the module notes. With ``show_ended``, history
+    passages follow the current ones instead of being left out, and the seeds' facts ended
+    by then follow the graph lines, marked as ended (:mod:`.ended`)."""
     point = point or TimePoint()
     when = point.world()
     later = await _later_documents(store, ranked, point)
@@ -82,8 +83,8 @@ async def at_time(
     current |= _stating_ends(facts, {p.chunk_id: p.document_id for p in seen}, when)
     stale = {ev.chunk_id for r in facts for ev in r.evidence} - current
     kept = [p for p in seen if p.chunk_id not in stale]
-    if not kept:
-        kept = seen
+    if not kept or show_ended:  # history passages after the current ones
+        kept += [p for p in seen if p.chunk_id in stale]
     chunks = {p.document_id for p in kept}
     view = TimedView(
         ranked=kept,
