@@ -94,9 +94,9 @@ async def at_time(
         history=len(seen) - len(kept),
         later=len(ranked) - len(seen),
     )
-    if point.now:  # planned facts (begun after now) are not current
-        view.relations = [r for r in view.relations if point.holds(r.relation)]
-    else:
+    if point.now and not later and all(point.holds(r.relation) for r in view.relations):
+        pass  # nothing planned in view: the graph as it stands
+    else:  # a past time, or planned facts (begun after now) that are not current yet
         view.relations = await _relations_at(store, view.relations, holding, point)
         view.entities = _entities_at(entities, view.relations)
     if show_ended:
