@@ -189,3 +189,27 @@ async def test_a_cited_passage_can_be_read_by_its_id(graph: AsyncGraph) -> None:
         assert found["document_title"] == "Harbor report" and "Globex" in found["text"]
         missing = await client.call_tool("passage", {"chunk_id": "chk_nothing"})
         assert missing.is_error and "chk_nothing" in missing.content[0].text
+
+
+async def test_known_at_show_ended_and_planned_memories(graph: AsyncGraph) -> None:
+    async with Client(build_server(graph)) as client:
+        await remember_the_move(client)
+        future = {"text": "The API server will depend on Bun.", "at": "2999-01-01"}
+        refused = await client.call_tool("remember", future)
+        assert refused.is_error and "planned" in refused.content[0].text
+        planned = structured(await client.call_tool("remember", {**future, "planned": True}))
+        assert planned["planned"]
+        question = {"question": "What does the API server depend on?", "format": "json"}
+        shown = structured(await client.call_tool("context", {**question, "show_ended": True}))
+        ended = [r for r in shown["context"]["relations"] if r["ended"]]
+        assert [(r["target"], r["replaced_by"]) for r in ended] == [("Express", "Hono")]
+        name = {"name": "API server"}
+        assert depends_on(structured(await client.call_tool("entity", name))) == {"Hono"}
+        later = structured(await client.call_tool("entity", {**name, "as_of": "2999-06-01"}))
+        assert "Bun" in depends_on(later)
+        known = {**name, "known_at": "2020-01-01"}
+        assert not structured(await client.call_tool("relations", known))["relations"]
+        book = structured(
+            await client.call_tool("entity", {"name": "Ada Moreno", "as_of": "2020-01-01"})
+        )
+        assert book["relations"]  # the report states no time: timeless
