@@ -151,6 +151,12 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         )
         return {"paths": [p.to_dict() for p in paths]}
 
+    add_suggest_tool(server, graph)
+
+
+def add_suggest_tool(server: MCPServer, graph: AsyncGraph) -> None:
+    """``suggest``: documents related to a document."""
+
     @server.tool(
         annotations=READ,
         description="Connections nobody asked about: the other documents and memories "
