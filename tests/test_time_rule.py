@@ -5,6 +5,7 @@ unless planned."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,6 +14,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+import loregraph
+from loregraph.answer.extractive import extractive_answer
 from loregraph.cli.app import main
 from loregraph.models import Relation
 from loregraph.timepoint import TimePoint
@@ -231,3 +234,16 @@ def test_the_time_point_rule() -> None:
     planned = _relation(valid_at=datetime.now(UTC) + timedelta(days=30))
     assert not TimePoint().holds(planned) and not TimePoint().begun(planned)
     assert TimePoint(datetime.now(UTC) + timedelta(days=31)).holds(planned)
+
+
+def test_a_sentence_resting_on_an_ended_fact_ranks_below_a_current_one(agent: Path) -> None:
+    # the history passage ranked first still does not lead the offline answer
+    graph = loregraph.open(str(agent))
+    try:
+        result = graph.retrieve(QUESTION, show_ended=True)
+    finally:
+        graph.close()
+    assert [p.text for p in result.passages] == [HONO, EXPRESS]
+    swapped = dataclasses.replace(result, passages=result.passages[::-1])
+    answer = extractive_answer(swapped)
+    assert answer.citations[0].quote == HONO
