@@ -60,3 +60,8 @@ async def test_known_at_show_ended_and_planned_memories(
         assert not (await http.get("/relations", params=known)).json()["relations"]
         assert not (await http.get("/entity", params=known)).json()["relations"]
         assert not (await http.get("/history", params=known)).json()["facts"]
+        assert (await http.get("/export")).json()["relations"]
+        early = (await http.get("/export", params={"known_at": "2020-01-01"})).json()
+        assert not early["relations"] and not early["documents"]
+        timeless = (await http.get("/export", params={"as_of": "2020-01-01"})).json()
+        assert any(d["title"] == "Harker notes" for d in timeless["documents"])
