@@ -162,7 +162,10 @@ def _entities_at(
 
 async def _later_documents(store: Store, ranked: Sequence[Passage], point: TimePoint) -> set[str]:
     """The documents of ``ranked`` not seen at ``point`` (stated later, or stored after
-    ``known_at``)."""
+    ``known_at``); without ``known_at`` the passages' own dates decide (no store call)."""
+    if point.known_at is None:
+        when = point.world()
+        return {p.document_id for p in ranked if p.document_at is not None and p.document_at > when}
     out: set[str] = set()
     for document_id in dict.fromkeys(p.document_id for p in ranked):
         document = await store.get_document(document_id)
