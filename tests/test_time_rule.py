@@ -247,3 +247,15 @@ def test_a_sentence_resting_on_an_ended_fact_ranks_below_a_current_one(agent: Pa
     swapped = dataclasses.replace(result, passages=result.passages[::-1])
     answer = extractive_answer(swapped)
     assert answer.citations[0].quote == HONO
+
+
+def test_history_as_of_a_date_is_the_record_as_it_stood(agent: Path) -> None:
+    then = json.loads(ok(agent, "history", "API server", "--json", "--as-of", "2026-01-20"))
+    assert [(f["target"], f["current"]) for f in then["facts"] if f["type"] == "DEPENDS_ON"] == [
+        ("Express", True)
+    ]
+    now = json.loads(ok(agent, "history", "API server", "--json"))
+    assert {(f["target"], f["current"]) for f in now["facts"] if f["type"] == "DEPENDS_ON"} == {
+        ("Express", False),
+        ("Hono", True),
+    }

@@ -10,7 +10,7 @@ that follow each other (a restatement, ``retrieve/runs.py``) show as one span.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -105,8 +105,14 @@ async def relation_history(
     (:meth:`~loregraph.timepoint.TimePoint.begun`)."""
     found = await store.entity_relations(entity.id, direction="both", types=types, history=True)
     facts = [r for r in found if r.type not in _NOT_FACTS]
-    if point is not None:
-        facts = [r for r in facts if point.begun(r)]
+    if point is not None:  # as it stood then: a fact that held then shows no later end
+        facts = [
+            r
+            if not point.holds(r)
+            else replace(r, invalid_at=None, expired_at=None, invalidated_by=None)
+            for r in facts
+            if point.begun(r)
+        ]
     if other is not None:
         facts = [r for r in facts if other.id in (r.source_id, r.target_id)]
     ends = sorted({r.source_id for r in facts} | {r.target_id for r in facts})
