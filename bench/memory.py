@@ -39,7 +39,9 @@ SERVICES = ("billing", "search", "gateway", "ledger", "catalog", "notifier", "sc
 LIBRARIES = ("Express", "Hono", "Fastify", "Django", "Flask", "Rails", "Gin", "Spring")
 PEOPLE = ("Ada Moreno", "Kenji Sato", "Lena Fischer", "Omar Haddad", "Priya Nair")
 COMPANIES = ("Acme Corp", "Globex", "Initech", "Umbrella Labs", "Stark Systems")
-START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+START = datetime(2024, 5, 6, 9, 0, tzinfo=UTC)
+"""The first memory's time: the full run's 200 memories, three days apart, all lie in the
+past (a memory dated after now is refused unless planned)."""
 
 
 @dataclass(frozen=True, slots=True)

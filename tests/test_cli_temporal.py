@@ -100,13 +100,9 @@ def test_forget_the_later_memory_and_the_first_fact_holds_again(db: Path) -> Non
     assert fact["current"] and fact["invalidated_by"] is None
 
 
-def test_an_as_of_in_the_future_is_one_message_and_a_non_zero_exit(db: Path) -> None:
-    result = run(db, "--as-of", "2999-01-01", "ask", QUESTION)
-    assert result.exit_code == 2
-    assert result.stdout == ""
-    assert result.stderr.strip().splitlines() == [
-        "error: --as-of 2999-01-01T00:00:00+00:00 is in the future; give a date up to now"
-    ]
+def test_an_as_of_in_the_future_sees_what_holds_then(db: Path) -> None:
+    # a later as_of is allowed: it is where planned memories come true (issue 29)
+    assert cited(as_json(db, "--as-of", "2999-01-01", "ask", QUESTION)) == [HONO]
 
 
 def test_an_as_of_that_is_no_date_is_refused(db: Path) -> None:

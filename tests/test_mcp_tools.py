@@ -86,8 +86,10 @@ async def test_entity_and_search_see_the_graph_as_of_a_date(graph: AsyncGraph) -
         hits = structured(await client.call_tool("search", {**question, "as_of": "2026-01-31"}))
         titles = {h["title"] for h in hits["hits"]}
         assert EXPRESS in titles and HONO not in titles
-        future = await client.call_tool("entity", {"name": "API server", "as_of": "2999-01-01"})
-        assert future.is_error and "in the future" in future.content[0].text
+        future = structured(
+            await client.call_tool("entity", {"name": "API server", "as_of": "2999-01-01"})
+        )
+        assert depends_on(future) == {"Hono"}  # a later date is allowed (planned memories)
 
 
 async def test_search_only_in_memories_or_only_in_documents(graph: AsyncGraph) -> None:
@@ -189,3 +191,27 @@ async def test_a_cited_passage_can_be_read_by_its_id(graph: AsyncGraph) -> None:
         assert found["document_title"] == "Harbor report" and "Globex" in found["text"]
         missing = await client.call_tool("passage", {"chunk_id": "chk_nothing"})
         assert missing.is_error and "chk_nothing" in missing.content[0].text
+
+
+async def test_known_at_show_ended_and_planned_memories(graph: AsyncGraph) -> None:
+    async with Client(build_server(graph)) as client:
+        await remember_the_move(client)
+        future = {"text": "The API server will depend on Bun.", "at": "2999-01-01"}
+        refused = await client.call_tool("remember", future)
+        assert refused.is_error and "planned" in refused.content[0].text
+        planned = structured(await client.call_tool("remember", {**future, "planned": True}))
+        assert planned["planned"]
+        question = {"question": "What does the API server depend on?", "format": "json"}
+        shown = structured(await client.call_tool("context", {**question, "show_ended": True}))
+        ended = [r for r in shown["context"]["relations"] if r["ended"]]
+        assert [(r["target"], r["replaced_by"]) for r in ended] == [("Express", "Hono")]
+        name = {"name": "API server"}
+        assert depends_on(structured(await client.call_tool("entity", name))) == {"Hono"}
+        later = structured(await client.call_tool("entity", {**name, "as_of": "2999-06-01"}))
+        assert "Bun" in depends_on(later)
+        known = {**name, "known_at": "2020-01-01"}
+        assert not structured(await client.call_tool("relations", known))["relations"]
+        book = structured(
+            await client.call_tool("entity", {"name": "Ada Moreno", "as_of": "2020-01-01"})
+        )
+        assert book["relations"]  # the report states no time: timeless

@@ -77,7 +77,9 @@ def test_the_title_is_no_entity_and_has_no_about_edges(graph: loregraph.Graph) -
 def test_memories_are_linked_to_the_entities_they_mention(graph: loregraph.Graph) -> None:
     bob = graph.remember(BOB)
     alice = graph.remember(ALICE)
-    again = graph.remember("Bob Jones now works for Acme.", at=datetime(2027, 1, 1, tzinfo=UTC))
+    again = graph.remember(
+        "Bob Jones now works for Acme.", at=datetime(2027, 1, 1, tzinfo=UTC), planned=True
+    )
     assert [m.id for m in graph.memories_about("Bob Jones")] == [bob.id, again.id]
     assert [m.id for m in graph.memories_about("Alice Smith")] == [alice.id]
     with pytest.raises(NotFoundError):

@@ -14,6 +14,7 @@ from loregraph.errors import InputError
 from loregraph.models import Entity, Relation
 from loregraph.retrieve.formats import mermaid_diagram
 from loregraph.store.base import Store
+from loregraph.timepoint import TimePoint
 
 GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
 
@@ -49,16 +50,33 @@ def _relation_record(rel: Relation) -> dict[str, Any]:
 
 
 async def export_graph(
-    store: Store, scope: str, path: Path | IO[bytes], fmt: Literal["json", "graphml"]
+    store: Store,
+    scope: str,
+    path: Path | IO[bytes],
+    fmt: Literal["json", "graphml"],
+    point: TimePoint | None = None,
 ) -> int:
     """Write every entity and relation of ``scope`` to ``path`` (a file, written whole or
-    not at all, or a binary stream such as stdout's buffer); returns the entity count."""
-    entities = [_entity_record(e) async for e in store.iter_entities(scope)]
-    relations = [_relation_record(r) async for r in store.iter_relations(scope)]
+    not at all, or a binary stream such as stdout's buffer); returns the entity count.
+    With ``point``, only the relations begun by its world time and known at its
+    ``known_at``, the entities and documents the store held then
+    (:mod:`loregraph.timepoint`)."""
+    known = point.known_at if point is not None else None
+    entities = [
+        _entity_record(e)
+        async for e in store.iter_entities(scope)
+        if known is None or e.created_at <= known
+    ]
+    relations = [
+        _relation_record(r)
+        async for r in store.iter_relations(scope)
+        if point is None or point.begun(r)
+    ]
     if fmt == "json":
         documents = [
             {"id": d.id, "title": d.title, "source": d.source, "content_hash": d.content_hash}
             for d in await store.list_documents(scope)
+            if point is None or point.sees(d.valid_at, d.created_at)
         ]
         payload = {
             "scope": scope,

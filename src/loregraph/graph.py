@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
@@ -318,10 +319,14 @@ class AsyncGraph(
         *,
         format: Literal["json", "graphml"] = "json",
         scope: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
     ) -> int:
         """Write the scope's graph to a JSON or GraphML file (or a binary stream); returns
-        the entity count. A file is written whole or not at all."""
+        the entity count. A file is written whole or not at all. With ``as_of`` or
+        ``known_at``, the graph as it stood then (:mod:`loregraph.timepoint`)."""
         from loregraph.export import check_writable_target, export_graph
+        from loregraph.timepoint import TimePoint
 
         target = path if not isinstance(path, str | Path) else Path(path)
         if isinstance(target, Path):
@@ -330,7 +335,8 @@ class AsyncGraph(
         scope = self._scope(scope)
         if (await self.store.stats(scope)).documents == 0:
             raise EmptyStoreError(f"scope {scope!r} holds no documents: nothing to export")
-        return await export_graph(self.store, scope, target, format)
+        point = None if as_of is None and known_at is None else TimePoint(as_of, known_at)
+        return await export_graph(self.store, scope, target, format, point)
 
 
 async def open_async(

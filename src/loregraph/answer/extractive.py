@@ -34,6 +34,9 @@ SEED_NAME_WEIGHT = 0.75
 ENTITY_NAME_WEIGHT = 0.25
 KEYWORD_WEIGHT = 1.0
 FACT_WEIGHT = 1.5
+ENDED_FACTOR = 0.5
+"""A sentence whose only support among the retrieved facts is a fact that has ended (a
+context showing ended facts: ``show_ended``) counts this much: current facts rank first."""
 RANK_PRIOR = 0.5
 REPEAT_FACTOR = 0.5
 SELECTION_POOL = 40
@@ -145,8 +148,14 @@ class _Scorer:
                 linked.setdefault(a, set()).add(b)
         on_path = named_ids | {e for e, ends in linked.items() if len(ends) >= 2}
         self.facts: list[tuple[str, str, str, str, float]] = []
+        self.ended: list[tuple[str, str, str]] = []  # ended facts: (source, target, text)
         for ranked in typed:
             rel = ranked.relation
+            if ranked.replaced_by:  # ended (by its validity data): no support
+                texts = [_norm(rel.fact), *(_norm(ev.sentence) for ev in rel.evidence)]
+                pair = ranked.source_name.casefold(), ranked.target_name.casefold()
+                self.ended.extend((*pair, text) for text in texts)
+                continue
             ends = {rel.source_id, rel.target_id}
             if named_ids and not ends & named_ids:
                 continue
@@ -183,6 +192,17 @@ class _Scorer:
             if (source in lowered and target in lowered) or (fact and fact in normed):
                 found[f"r:{rel_id}"] = max(found.get(f"r:{rel_id}", 0.0), weight)
         return found
+
+    def only_ended(self, sentence: str, tokens: list[str], features: dict[str, float]) -> bool:
+        """Whether ``sentence`` states a fact that has ended and no current one."""
+        if not self.ended or any(key.startswith("r:") for key in features):
+            return False
+        lowered = sentence.casefold()
+        normed = " ".join(w.casefold() for w in tokens)
+        return any(
+            (source in lowered and target in lowered) or (text and text in normed)
+            for source, target, text in self.ended
+        )
 
     def _names_of_kind(self, matches: list[re.Match[str]]) -> list[str]:
         """The known names in ``matches`` of the kind asked for (a person for "who", a place
@@ -240,6 +260,8 @@ def _candidates(result: RetrievalResult, scorer: _Scorer) -> list[_Candidate]:
             if i == len(spans) - 1 and not re.search(r"[.!?…][\"'”’)\]]*$", text):
                 factor *= 0.5  # ends mid-sentence
             features = scorer.features(text, tokens)
+            if scorer.only_ended(text, tokens, features):
+                factor *= ENDED_FACTOR
             prior = RANK_PRIOR / (1 + rank)
             out.append(_Candidate(passage, rank, a, b, text, features, factor, prior, word_set))
     return out

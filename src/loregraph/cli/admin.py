@@ -47,10 +47,10 @@ def export(ctx: Context, path: str, fmt: str | None) -> None:
     chosen = fmt or ("graphml" if path.lower().endswith(".graphml") else "json")
     if path == "-":
         out = sys.stdout.buffer
-        count = run_graph(ctx, lambda g: g.export(out, format=chosen))  # type: ignore[arg-type]
+        count = run_graph(ctx, lambda g: g.export(out, format=chosen, **ctx.when()))  # type: ignore[arg-type]
         click.echo(f"wrote {count} entities to standard output ({chosen})", err=True)
         return
-    count = run_graph(ctx, lambda g: g.export(path, format=chosen))  # type: ignore[arg-type]
+    count = run_graph(ctx, lambda g: g.export(path, format=chosen, **ctx.when()))  # type: ignore[arg-type]
     click.echo(f"wrote {count} entities to {path} ({chosen})")
 
 

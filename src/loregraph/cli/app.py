@@ -43,11 +43,20 @@ from loregraph.cli.options import (
 from loregraph.cli.runner import Context
 from loregraph.cli.support import LoregraphGroup, fail
 from loregraph.errors import InputError
-from loregraph.models import utcnow
 from loregraph.settings import PRESETS
 
-AS_OF_COMMANDS = ("ask", "context", "search", "entity", "relations", "neighbors", "path")
-"""The commands ``--as-of`` applies to."""
+AS_OF_COMMANDS = (
+    "ask",
+    "context",
+    "search",
+    "entity",
+    "relations",
+    "neighbors",
+    "path",
+    "history",
+    "export",
+)
+"""The commands ``--as-of`` and ``--known-at`` apply to."""
 
 
 @click.group(cls=LoregraphGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -79,6 +88,7 @@ def main(
     scope: str | None,
     preset: str | None,
     as_of: datetime | None,
+    known_at: datetime | None,
     principal: str | None,
     quiet: bool,
     **llm: Any,
@@ -89,17 +99,13 @@ def main(
     or LOREGRAPH_LLM_* variables (PROVIDER, MODEL, BASE_URL, API_KEY, ...). The options
     above may also follow the command (loregraph ingest notes --scope work).
     """
-    if as_of is not None and as_of > utcnow():
-        fail(
-            f"--as-of {as_of.isoformat()} is in the future; give a date up to now",
-            InputError.exit_code,
-        )
-    if as_of is not None and click_ctx.invoked_subcommand not in AS_OF_COMMANDS:
-        fail(
-            f"--as-of applies to {', '.join(AS_OF_COMMANDS)}, not to "
-            f"{click_ctx.invoked_subcommand}",
-            InputError.exit_code,
-        )
+    for option, value in (("--as-of", as_of), ("--known-at", known_at)):
+        if value is not None and click_ctx.invoked_subcommand not in AS_OF_COMMANDS:
+            fail(
+                f"{option} applies to {', '.join(AS_OF_COMMANDS)}, not to "
+                f"{click_ctx.invoked_subcommand}",
+                InputError.exit_code,
+            )
     try:
         principal = principal_given(principal, os.environ)
     except InputError as exc:
@@ -118,6 +124,7 @@ def main(
         mirror=mirror,
         quiet=quiet,
         as_of=as_of,
+        known_at=known_at,
         principal=principal,
     )
 

@@ -48,7 +48,7 @@ def entities(ctx: Context, entity_type: str | None, order: str, limit: int, as_j
 @click.pass_obj
 def entity(ctx: Context, name: str, limit: int, co_occurrence: bool, as_json: bool) -> None:
     """Show an entity: its aliases and its relations with evidence passages."""
-    view = run_graph(ctx, lambda g: g.entity(name, limit=None, as_of=ctx.as_of))
+    view = run_graph(ctx, lambda g: g.entity(name, limit=None, **ctx.when()))
     rels = [r for r in view.relations if co_occurrence or r.type != CO_OCCURS][:limit]
     view = dataclasses.replace(view, relations=rels)
     if as_json:

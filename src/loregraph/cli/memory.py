@@ -91,6 +91,13 @@ def _line(memory: Memory) -> str:
 )
 @click.option("--tag", "tags", multiple=True, help="A tag (repeat for several).")
 @click.option("--source", default=None, help="Where the memory comes from (an agent, a chat...).")
+@click.option(
+    "--planned",
+    is_flag=True,
+    default=False,
+    help="A plan: its --at may be after now, and its facts hold only from then on "
+    "(a future --at without it is refused).",
+)
 @visibility_options
 @json_option("the stored memory")
 @click.pass_obj
@@ -100,6 +107,7 @@ def remember(
     at_text: str | None,
     tags: tuple[str, ...],
     source: str | None,
+    planned: bool,
     visibility: str | None,
     owner: str | None,
     as_json: bool,
@@ -120,7 +128,10 @@ def remember(
         if not body.strip():
             fail("a memory needs a non-empty text", InputError.exit_code)
         memories = [NewMemory(body, at=at, source=source, tags=tags)]
-    memories = [dataclasses.replace(m, visibility=visibility, owner=owner) for m in memories]
+    memories = [
+        dataclasses.replace(m, visibility=visibility, owner=owner, planned=planned)
+        for m in memories
+    ]
     stored = run_graph(ctx, lambda g: g.remember_many(memories), must_exist=False, writes=True)
     if as_json:
         one = len(stored) == 1 and not _is_records_file(text)

@@ -37,18 +37,33 @@ def json_option(what: str = "") -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=f"Print{subject} as JSON.")
 
 
+TIME_RULE = "README, 'Time: --as-of and --known-at'"
+"""Where the one time rule of every query is documented (every help text points to it)."""
+
+
 def as_of_option(function: F) -> F:
-    """``--as-of DATE`` (parameter ``as_of``): queries see what held then (not in the future)."""
+    """``--as-of DATE`` (parameter ``as_of``) and ``--known-at DATE`` (``known_at``): the
+    world time queries see and what the store knew (:mod:`loregraph.timepoint`)."""
     from loregraph.cli.dates import TimeParam
 
-    return click.option(
+    world = click.option(
         "--as-of",
         "as_of",
         type=TimeParam(),
         default=None,
-        help="Answer as of this date (ISO 8601): facts that held then, memories and "
-        "documents up to then (ask, context, search, entity, relations, neighbors, path).",
-    )(function)
+        help="See the world as of this date (ISO 8601 or a phrase): facts that held then, "
+        "memories dated up to then; content with no stated date is timeless, so seen at any "
+        f"date ({TIME_RULE}).",
+    )
+    known = click.option(
+        "--known-at",
+        "known_at",
+        type=TimeParam(),
+        default=None,
+        help="See only what the store knew at this date: content stored and facts ended "
+        f"by then ({TIME_RULE}).",
+    )
+    return world(known(function))
 
 
 def scope_option(*, several: str | None = None) -> Callable[[F], F]:
@@ -258,3 +273,12 @@ def llm_overrides(params: Mapping[str, Any]) -> dict[str, Any]:
     overrides = {setting: params[name] for name, setting in _LLM_FIELDS.items()}
     overrides["cache"] = False if params["llm_no_cache"] else None
     return {key: value for key, value in overrides.items() if value is not None}
+
+
+show_ended_option = click.option(
+    "--show-ended/--hide-ended",
+    "show_ended",
+    default=None,
+    help="Show facts that have ended, marked as ended ('until 2026-02-10; replaced by "
+    "Hono'), or leave them out (the default; env LOREGRAPH_SHOW_ENDED_FACTS).",
+)

@@ -58,7 +58,7 @@ def relations(
     found = run_graph(
         ctx,
         lambda g: g.relations(
-            name, direction=direction, type=list(types) or None, limit=limit, as_of=ctx.as_of
+            name, direction=direction, type=list(types) or None, limit=limit, **ctx.when()
         ),
     )
     if as_json:
@@ -114,9 +114,7 @@ def neighbors(
     the relations joining them (--format mermaid or graphml draws the subgraph)."""
     found = run_graph(
         ctx,
-        lambda g: g.neighbors(
-            name, hops=hops, limit=limit, type=list(types) or None, as_of=ctx.as_of
-        ),
+        lambda g: g.neighbors(name, hops=hops, limit=limit, type=list(types) or None, **ctx.when()),
     )
     if as_json or fmt == "json":
         echo_json(found.to_dict())
@@ -165,7 +163,7 @@ def path(
             max_hops=max_hops,
             limit=limit,
             type=list(types) or None,
-            as_of=ctx.as_of,
+            **ctx.when(),
         ),
     )
     if as_json:

@@ -14,6 +14,7 @@ from loregraph.cli.options import (
     limit_option,
     only_option,
     persona_options,
+    show_ended_option,
 )
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
@@ -36,6 +37,7 @@ def persona_named(persona: str | None) -> str | Persona | None:
 @click.argument("question")
 @json_option("the answer and citations")
 @only_option
+@show_ended_option
 @persona_options
 @click.pass_obj
 def ask(
@@ -43,6 +45,7 @@ def ask(
     question: str,
     as_json: bool,
     only: Only | None,
+    show_ended: bool | None,
     persona: str | None,
     turns: tuple[str, ...],
 ) -> None:
@@ -55,10 +58,20 @@ def ask(
         chosen = persona_named(persona)
         if as_json:
             return await graph.ask(
-                question, as_of=ctx.as_of, only=only, persona=chosen, history=turns
+                question,
+                **ctx.when(),
+                show_ended=show_ended,
+                only=only,
+                persona=chosen,
+                history=turns,
             )
         stream = graph.ask_stream(
-            question, as_of=ctx.as_of, only=only, persona=chosen, history=turns
+            question,
+            **ctx.when(),
+            show_ended=show_ended,
+            only=only,
+            persona=chosen,
+            history=turns,
         )
         shown = False  # the question is shown once retrieval has worked
         async for piece in stream:
@@ -85,6 +98,7 @@ def ask(
     help=f"Token budget (default 4000; at least {MIN_BUDGET}).",
 )
 @only_option
+@show_ended_option
 @persona_options
 @click.pass_obj
 def context(
@@ -93,6 +107,7 @@ def context(
     fmt: ContextFormat,
     budget: int | None,
     only: Only | None,
+    show_ended: bool | None,
     persona: str | None,
     turns: tuple[str, ...],
 ) -> None:
@@ -104,7 +119,8 @@ def context(
             question,
             format=fmt,
             budget=budget,
-            as_of=ctx.as_of,
+            **ctx.when(),
+            show_ended=show_ended,
             only=only,
             persona=persona_named(persona),
             history=turns,
@@ -147,7 +163,7 @@ def search(
         return
     assert query is not None
     hits = run_graph(
-        ctx, lambda g: g.search(query, kind=kind, limit=limit, as_of=ctx.as_of, only=only)
+        ctx, lambda g: g.search(query, kind=kind, limit=limit, **ctx.when(), only=only)
     )
     if as_json:
         echo_json(hits.to_dict())
@@ -182,7 +198,7 @@ def _search_batch(
 
     async def work(graph: AsyncGraph) -> None:
         for qid, question in questions:
-            hits = await graph.search(question, kind=kind, limit=limit, as_of=ctx.as_of, only=only)
+            hits = await graph.search(question, kind=kind, limit=limit, **ctx.when(), only=only)
             results = [hit.to_dict() for hit in hits]
             line = {
                 "id": qid,

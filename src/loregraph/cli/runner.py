@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 import click
 from rich.console import Console
@@ -32,6 +32,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+class When(TypedDict):
+    """The time a query looks at: ``as_of`` (world time) and ``known_at`` (store time)."""
+
+    as_of: datetime | None
+    known_at: datetime | None
+
+
 @dataclasses.dataclass
 class Context:
     """What the top-level options configure."""
@@ -44,8 +51,15 @@ class Context:
     quiet: bool = False
     as_of: datetime | None = None
     """``--as-of``: the world time queries see (``None``: now)."""
+    known_at: datetime | None = None
+    """``--known-at``: what the store knew then (``None``: all it holds)."""
     principal: str | None = None
     """``--principal``: the principal the engine acts for (``None``: the operator)."""
+
+    def when(self) -> When:
+        """``--as-of`` and ``--known-at`` as query arguments (the time rule:
+        :mod:`loregraph.timepoint`)."""
+        return When(as_of=self.as_of, known_at=self.known_at)
 
     @functools.cached_property
     def location(self) -> Location:

@@ -10,7 +10,7 @@ that follow each other (a restatement, ``retrieve/runs.py``) show as one span.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +18,7 @@ from loregraph.engine.paths import evidence_sentence
 from loregraph.models import ABOUT, CO_OCCURS, Document, Entity, Relation
 from loregraph.retrieve.runs import chains, joined
 from loregraph.store.base import Store
+from loregraph.timepoint import TimePoint
 
 _NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
 
@@ -97,10 +98,21 @@ async def relation_history(
     entity: Entity,
     other: Entity | None = None,
     types: Sequence[str] | None = None,
+    point: TimePoint | None = None,
 ) -> History:
-    """The timeline of ``entity``'s facts (see the module notes)."""
+    """The timeline of ``entity``'s facts (see the module notes); with ``point``, only
+    those begun by its world time and known at its ``known_at``
+    (:meth:`~loregraph.timepoint.TimePoint.begun`)."""
     found = await store.entity_relations(entity.id, direction="both", types=types, history=True)
     facts = [r for r in found if r.type not in _NOT_FACTS]
+    if point is not None:  # as it stood then: a fact that held then shows no later end
+        facts = [
+            r
+            if not point.holds(r)
+            else replace(r, invalid_at=None, expired_at=None, invalidated_by=None)
+            for r in facts
+            if point.begun(r)
+        ]
     if other is not None:
         facts = [r for r in facts if other.id in (r.source_id, r.target_id)]
     ends = sorted({r.source_id for r in facts} | {r.target_id for r in facts})

@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from loregraph.engine.visibility import document_access
@@ -43,6 +43,8 @@ class Memory:
     created_at: datetime = field(default_factory=utcnow)
     visibility: str = "public"
     owner: str | None = None
+    planned: bool = False
+    """Remembered as a plan: its time was after when it was remembered."""
 
     def to_dict(self) -> dict[str, Any]:
         """The memory as JSON (times in ISO 8601)."""
@@ -57,6 +59,7 @@ class Memory:
             "created_at": self.created_at.isoformat(),
             "visibility": self.visibility,
             "owner": self.owner,
+            "planned": self.planned,
         }
 
 
@@ -93,7 +96,8 @@ class MemoryFilter:
 class NewMemory:
     """A memory to remember: its text, when it happened (``at``; default: now), where it
     came from (``source``), its ``tags`` and any ``metadata``; who may read it
-    (``visibility``, default public) and whose it is (``owner``)."""
+    (``visibility``, default public) and whose it is (``owner``). A time after now is a
+    plan: refused unless ``planned`` (then its facts hold from that time on)."""
 
     text: str
     at: datetime | None = None
@@ -102,6 +106,24 @@ class NewMemory:
     metadata: Mapping[str, Any] | None = None
     visibility: str | None = None
     owner: str | None = None
+    planned: bool = False
+
+
+PLANNED_SKEW = timedelta(minutes=5)
+"""How far after now a memory's time may be without being a plan (clocks differ)."""
+
+
+def memory_time(new: NewMemory) -> datetime:
+    """When ``new`` happened (default now). Raises :class:`~loregraph.errors.InputError`
+    for a time after now unless the memory is marked planned."""
+    now = utcnow()
+    at = aware(new.at) or now
+    if at > now + PLANNED_SKEW and not new.planned:
+        raise InputError(
+            f"the memory's time {at.isoformat()} is in the future: mark it planned "
+            "(--planned, or planned=true) to remember a plan"
+        )
+    return at
 
 
 def memory_document(new: NewMemory) -> SourceDocument:
@@ -109,8 +131,10 @@ def memory_document(new: NewMemory) -> SourceDocument:
     without the blank space around it.
 
     Raises :class:`~loregraph.errors.InputError` for an empty text, a tag that is not a
-    non-empty string, an unknown visibility or a personal memory nobody owns.
+    non-empty string, an unknown visibility, a personal memory nobody owns or a time in
+    the future of a memory not marked planned.
     """
+    at = memory_time(new)
     access = document_access(new.visibility, new.owner)
     if not isinstance(new.text, str) or not new.text.strip():
         raise InputError("a memory needs a non-empty text")
@@ -122,14 +146,20 @@ def memory_document(new: NewMemory) -> SourceDocument:
         raise InputError(f"a memory's source must be a string, not {new.source!r}")
     first_line = text.splitlines()[0].strip()
     title = first_line if len(first_line) <= TITLE_CHARS else first_line[:TITLE_CHARS] + "…"
-    metadata = {"tags": clean_tags, "source": new.source, "metadata": dict(new.metadata or {})}
+    metadata: dict[str, Any] = {
+        "tags": clean_tags,
+        "source": new.source,
+        "metadata": dict(new.metadata or {}),
+    }
+    if new.planned:
+        metadata["planned"] = True
     return SourceDocument(
         title=title,
         text=text,
         source=f"memory:{uuid.uuid4().hex}",
         metadata=metadata,
         kind=DocKind.MEMORY,
-        valid_at=aware(new.at) or utcnow(),
+        valid_at=at,
         visibility=access.visibility,
         owner=access.owner,
     )
@@ -154,6 +184,7 @@ def memory_of(document: Document, text: str) -> Memory:
         created_at=document.created_at,
         visibility=document.visibility,
         owner=document.owner,
+        planned=bool(meta.get("planned")),
     )
 
 

@@ -25,24 +25,23 @@ from loregraph.engine.patterns import (
     relations_of,
 )
 from loregraph.engine.views import EntityView
-from loregraph.errors import InputError, NotFoundError
-from loregraph.models import Entity, aware, utcnow
+from loregraph.errors import NotFoundError
+from loregraph.models import Entity, Relation
 from loregraph.settings import check_limit
 from loregraph.store.base import Store
+from loregraph.timepoint import TimePoint
 
 
 def world_time(as_of: datetime | None) -> datetime:
-    """The world time a query sees: ``as_of`` (UTC when it has no timezone), or now.
+    """The world time a query sees: ``as_of`` (UTC when it has no timezone), or now. A time
+    after now is allowed: it shows what planned memories say will hold then."""
+    return TimePoint(as_of).world()
 
-    Raises :class:`~loregraph.errors.InputError` for a time in the future.
-    """
-    now = utcnow()
-    if as_of is None:
-        return now
-    as_of = aware(as_of)
-    if as_of > now:
-        raise InputError(f"as_of {as_of.isoformat()} is in the future")
-    return as_of
+
+def known_by(known_at: datetime | None, relations: list[Relation]) -> list[Relation]:
+    """``relations`` the store knew at ``known_at`` (all of them for ``None``)."""
+    point = TimePoint(None, known_at)
+    return [r for r in relations if known_at is None or point.holds(r) or point.ended(r)]
 
 
 class GraphQueries:
@@ -84,17 +83,19 @@ class GraphQueries:
         limit: int | None = 50,
         scope: str | None = None,
         as_of: datetime | None = None,
+        known_at: datetime | None = None,
     ) -> EntityView:
         """An entity with its relations and their evidence passages, heaviest first: those
         holding now, or at ``as_of`` (then without its description, which a later memory
-        may have given; an ``as_of`` in the future raises
-        :class:`~loregraph.errors.InputError`)."""
+        may have given), as the store knew them at ``known_at`` (the time rule:
+        :mod:`loregraph.timepoint`)."""
         check_limit(limit)
-        at = None if as_of is None else world_time(as_of)
+        at = world_time(as_of)
         found = await self.find_entity(name, scope=scope)
-        if at is not None:
+        if as_of is not None or known_at is not None:
             found = replace(found, description="")
         relations = await self.store.entity_relations(found.id, limit=limit, at=at)
+        relations = known_by(known_at, relations)
         other = {r.source_id for r in relations} | {r.target_id for r in relations}
         neighbours = {e.id: e for e in await self.store.get_entities(sorted(other))}
         return EntityView(found, relations, neighbours)
@@ -108,22 +109,26 @@ class GraphQueries:
         limit: int | None = None,
         as_of: datetime | None = None,
         scope: str | None = None,
+        known_at: datetime | None = None,
     ) -> EntityRelations:
         """The relations of the entity called ``name``, outgoing (``out``), incoming (``in``)
         or both, of one type or several when ``type`` is given, heaviest first, each with
         the other end, confidence and evidence. Only relations true at ``as_of`` (default:
-        now) are listed.
+        now) that the store knew at ``known_at`` are listed (:mod:`loregraph.timepoint`).
 
         Raises :class:`~loregraph.errors.NotFoundError` (with close names) for an unknown
-        name, :class:`~loregraph.errors.InputError` for an ``as_of`` in the future.
+        name.
         """
         await self.open()
         entity = await find_entity(self.store, self._scope(scope), name)
         types = [type] if isinstance(type, str) else type
         at = world_time(as_of)
-        return await relations_of(
+        found = await relations_of(
             self.store, entity, direction=direction, types=types, limit=limit, at=at
         )
+        kept = {r.id for r in known_by(known_at, [link.relation for link in found.links])}
+        found.links = [link for link in found.links if link.relation.id in kept]
+        return found
 
     async def neighbors(
         self,
@@ -134,24 +139,32 @@ class GraphQueries:
         type: str | Sequence[str] | None = None,
         as_of: datetime | None = None,
         scope: str | None = None,
+        known_at: datetime | None = None,
     ) -> Neighbourhood:
         """The entities within ``hops`` relations of the entity called ``name`` (at most
         ``limit``, following the heaviest relations first), each with its hop distance, and
-        the relations joining them, following relations true at ``as_of`` (default: now).
-        In a graph database the expansion runs there.
+        the relations joining them, following relations true at ``as_of`` (default: now)
+        that the store knew at ``known_at`` (:mod:`loregraph.timepoint`). In a graph
+        database the expansion runs there.
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown name and
-        :class:`~loregraph.errors.InputError` for ``hops`` outside 1..6 or an ``as_of`` in
-        the future.
+        :class:`~loregraph.errors.InputError` for ``hops`` outside 1..6.
         """
         await self.open()
         scope = self._scope(scope)
         centre = await find_entity(self.store, scope, name)
         types = [type] if isinstance(type, str) else type
         at = world_time(as_of)
-        return await neighbourhood(
+        found = await neighbourhood(
             self.store, scope, centre, hops=hops, limit=limit, types=types, at=at
         )
+        if known_at is not None:
+            found.relations = known_by(known_at, found.relations)
+            ends = {r.source_id for r in found.relations} | {r.target_id for r in found.relations}
+            ends.add(centre.id)
+            found.entities = {k: e for k, e in found.entities.items() if k in ends}
+            found.distance = {k: d for k, d in found.distance.items() if k in ends}
+        return found
 
     async def history(
         self,
@@ -160,12 +173,15 @@ class GraphQueries:
         *,
         type: str | Sequence[str] | None = None,
         scope: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
     ) -> History:
         """The timeline of the facts about the entity called ``name`` (only those joining
         it to ``other`` when given; of one type or several when ``type`` is given): every
         typed relation, current or ended, in the order they started, with when each held
         (``valid_at`` to ``invalid_at``), when the graph learnt and stopped believing it, its
-        evidence, and the memory or document that ended it.
+        evidence, and the memory or document that ended it. With ``as_of`` or ``known_at``,
+        only the facts begun by then and known then (:mod:`loregraph.timepoint`).
 
         Raises :class:`~loregraph.errors.NotFoundError` (with close names) for an unknown
         name.
@@ -175,7 +191,8 @@ class GraphQueries:
         entity = await find_entity(self.store, scope, name)
         partner = None if other is None else await find_entity(self.store, scope, other)
         types = [type] if isinstance(type, str) else type
-        return await relation_history(self.store, entity, partner, types)
+        point = None if as_of is None and known_at is None else TimePoint(as_of, known_at)
+        return await relation_history(self.store, entity, partner, types, point)
 
     async def path(
         self,
@@ -187,14 +204,16 @@ class GraphQueries:
         type: str | Sequence[str] | None = None,
         as_of: datetime | None = None,
         scope: str | None = None,
+        known_at: datetime | None = None,
     ) -> list[GraphPath]:
         """The shortest paths (at most ``limit``, heaviest first) of at most ``max_hops``
-        relations true at ``as_of`` (default: now) between the entities called ``source``
-        and ``target``, each step with its relation type and an evidence sentence.
+        relations true at ``as_of`` (default: now), known to the store at ``known_at``
+        (:mod:`loregraph.timepoint`), between the entities called ``source`` and
+        ``target``, each step with its relation type and an evidence sentence.
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown name or when no path
         of at most ``max_hops`` joins them, :class:`~loregraph.errors.InputError` when both
-        names are one entity, ``max_hops`` is outside 1..6 or ``as_of`` is in the future.
+        names are one entity or ``max_hops`` is outside 1..6.
         """
         await self.open()
         scope = self._scope(scope)
@@ -205,6 +224,7 @@ class GraphQueries:
         found = await shortest_paths(
             self.store, scope, start, end, max_hops=max_hops, limit=limit, types=types, at=at
         )
+        found = [p for p in found if len(known_by(known_at, p.relations)) == len(p.relations)]
         if not found:
             raise NotFoundError(
                 f"no path between {start.name!r} and {end.name!r} within {max_hops} "

@@ -72,6 +72,8 @@ class Asking(TypedDict, total=False):
     preset: str | None
     scope: str | None
     as_of: datetime | None
+    known_at: datetime | None
+    show_ended: bool | None
     only: Only | None
     persona: str | Persona | None
     history: Sequence[str]
@@ -137,6 +139,8 @@ class QuestionMethods:
         as_of: datetime | None = None,
         only: Only | None = None,
         conversation: str | None = None,
+        known_at: datetime | None = None,
+        show_ended: bool | None = None,
         persona: str | Persona | None = None,
         history: Sequence[str] = (),
         linked_scopes: Sequence[str] = (),
@@ -144,8 +148,11 @@ class QuestionMethods:
         """Ranked entities, relations, passages and documents for a question, as things
         stand now or, with ``as_of``, as they stood then: memories and documents of a later
         time are not seen, and passages stating only facts that did not hold then are left
-        out; with ``only``, from memories or from documents alone. Raises
-        :class:`~loregraph.errors.InputError` for an ``as_of`` in the future.
+        out; with ``known_at``, as the store knew them then (the time rule:
+        :mod:`loregraph.timepoint`; content with no stated time is timeless); with
+        ``only``, from memories or from documents alone. ``show_ended`` (default: the
+        retrieval setting) lists the facts that have ended, marked as ended, instead of
+        leaving them out.
 
         ``persona`` (a persona's name, or a :class:`Persona`) asks through it: the
         question's intent routes a graph traversal shaped by the persona, and passages rank
@@ -159,7 +166,11 @@ class QuestionMethods:
         at = None if as_of is None else world_time(as_of)
         kind = only_kind(only)
         await self.open()
-        settings = named_preset(preset) if preset else self.settings.retrieval
+        settings = self.settings.retrieval
+        if preset:
+            settings = named_preset(preset).replace(show_ended=settings.show_ended)
+        if show_ended is not None:
+            settings = settings.replace(show_ended=show_ended)
         if not self.settings.graph_augmentation:
             settings = settings.without_graph()
         if persona is not None and not linked_scopes:
@@ -177,7 +188,12 @@ class QuestionMethods:
             lens=lens,
         )
         result = await retriever.retrieve(
-            question, self._scope(scope), as_of=at, kind=kind, conversation=conversation
+            question,
+            self._scope(scope),
+            as_of=at,
+            kind=kind,
+            conversation=conversation,
+            known_at=known_at,
         )
         self.observers.retrieved(result)
         return result
@@ -191,7 +207,7 @@ class QuestionMethods:
         **asking: Unpack[Asking],
     ) -> str:
         """A token-budgeted context for an LLM prompt, in the chosen format; ``asking``
-        holds the options of :meth:`retrieve` (preset, scope, as_of, only, persona,
+        holds the options of :meth:`retrieve` (preset, scope, as_of, known_at, only, persona,
         history, linked_scopes).
 
         When nothing in the store is relevant to the question, the context says so (in the
@@ -226,11 +242,14 @@ class QuestionMethods:
         scope: str | None = None,
         as_of: datetime | None = None,
         only: Only | None = None,
+        known_at: datetime | None = None,
     ) -> SearchResults:
         """Ranked documents, entities or relations for a query, never withheld: each hit
         says how much of the query it covers and whether it is about it, and the results
         say whether the best passages, read together, are about the query (``relevant``,
         ``relevance``; see :class:`~loregraph.engine.views.SearchResults`)."""
         check_limit(limit)
-        result = await self.retrieve(query, preset=preset, scope=scope, as_of=as_of, only=only)
+        result = await self.retrieve(
+            query, preset=preset, scope=scope, as_of=as_of, only=only, known_at=known_at
+        )
         return search_hits(result, kind, limit)

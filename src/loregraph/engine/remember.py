@@ -70,14 +70,17 @@ class MemoryMethods:
         scope: str | None = None,
         visibility: str | None = None,
         owner: str | None = None,
+        planned: bool = False,
     ) -> Memory:
         """Remember ``text``: what happened ``at`` (default now; a naive time is UTC), from
         ``source``, with ``tags`` and ``metadata``; readable as ``visibility`` says
         (public, private or personal; default public), owned by ``owner`` (a personal
         memory's default: the principal the engine acts for). Returns the stored memory.
+        A time after now is a plan, refused unless ``planned``: a planned memory's facts
+        hold from its time on (not now; at an ``as_of`` after it).
 
         Raises :class:`~loregraph.errors.InputError` for an empty text, a bad tag, an
-        unknown visibility or a personal memory nobody owns.
+        unknown visibility, a personal memory nobody owns or a future time not planned.
         """
         new = NewMemory(
             text,
@@ -87,6 +90,7 @@ class MemoryMethods:
             metadata=metadata,
             visibility=visibility,
             owner=owner,
+            planned=planned,
         )
         return (await self.remember_many([new], scope=scope))[0]
 

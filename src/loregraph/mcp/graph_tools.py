@@ -9,7 +9,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from loregraph.graph import AsyncGraph
-from loregraph.mcp.tools import READ, AsOf, Limit, Name, Result, as_time, reported
+from loregraph.mcp.tools import READ, AsOf, KnownAt, Limit, Name, Result, as_time, reported
 
 
 def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
@@ -28,8 +28,13 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
         "their evidence sentences, heaviest first (as of a date when given).",
     )
     @reported
-    async def entity(name: Name, as_of: AsOf = None, limit: Limit = 50) -> Result:
-        return (await graph.entity(name, limit=limit, as_of=as_time(as_of))).to_dict()
+    async def entity(
+        name: Name, as_of: AsOf = None, limit: Limit = 50, known_at: KnownAt = None
+    ) -> Result:
+        found = await graph.entity(
+            name, limit=limit, as_of=as_time(as_of), known_at=as_time(known_at, "known_at")
+        )
+        return found.to_dict()
 
     @server.tool(
         annotations=READ,
@@ -47,8 +52,17 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
         types: Annotated[
             list[str] | None, Field(description="Only facts of these types (e.g. WORKS_FOR).")
         ] = None,
+        as_of: AsOf = None,
+        known_at: KnownAt = None,
     ) -> Result:
-        return (await graph.history(name, other, type=types or None)).to_dict()
+        found = await graph.history(
+            name,
+            other,
+            type=types or None,
+            as_of=as_time(as_of),
+            known_at=as_time(known_at, "known_at"),
+        )
+        return found.to_dict()
 
     @server.tool(
         annotations=READ,
@@ -80,9 +94,15 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         types: Annotated[list[str] | None, Field(description="Only these relation types.")] = None,
         as_of: AsOf = None,
         limit: Limit = 100,
+        known_at: KnownAt = None,
     ) -> Result:
         found = await graph.relations(
-            name, direction=direction, type=types, as_of=as_time(as_of), limit=limit
+            name,
+            direction=direction,
+            type=types,
+            as_of=as_time(as_of),
+            known_at=as_time(known_at, "known_at"),
+            limit=limit,
         )
         return found.to_dict()
 
@@ -97,8 +117,15 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         hops: Annotated[int, Field(ge=1, le=4, description="How many relations away.")] = 1,
         as_of: AsOf = None,
         limit: Limit = 100,
+        known_at: KnownAt = None,
     ) -> Result:
-        found = await graph.neighbors(name, hops=hops, as_of=as_time(as_of), limit=limit)
+        found = await graph.neighbors(
+            name,
+            hops=hops,
+            as_of=as_time(as_of),
+            known_at=as_time(known_at, "known_at"),
+            limit=limit,
+        )
         return found.to_dict()
 
     @server.tool(
@@ -113,9 +140,22 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         target: Name,
         max_hops: Annotated[int, Field(ge=1, le=6, description="Longest chain.")] = 3,
         as_of: AsOf = None,
+        known_at: KnownAt = None,
     ) -> Result:
-        paths = await graph.path(source, target, max_hops=max_hops, as_of=as_time(as_of))
+        paths = await graph.path(
+            source,
+            target,
+            max_hops=max_hops,
+            as_of=as_time(as_of),
+            known_at=as_time(known_at, "known_at"),
+        )
         return {"paths": [p.to_dict() for p in paths]}
+
+    add_suggest_tool(server, graph)
+
+
+def add_suggest_tool(server: MCPServer, graph: AsyncGraph) -> None:
+    """``suggest``: documents related to a document."""
 
     @server.tool(
         annotations=READ,

@@ -35,7 +35,22 @@ AsOf = Annotated[
     str | None,
     Field(
         description="A date or time (2026-01-31, 2026-01-31T09:00+02:00, UTC when no offset; "
-        "or a phrase such as 'last month') to see the graph as it was then; omit for now."
+        "or a phrase such as 'last month') to see the world as it was then; omit for now. "
+        "Content with no stated date (a book) is timeless: seen at any date."
+    ),
+]
+ShowEnded = Annotated[
+    bool | None,
+    Field(
+        description="Show facts that have ended, marked as ended ('until 2026-02-10; "
+        "replaced by Hono'), instead of leaving them out (default: the server's setting)."
+    ),
+]
+KnownAt = Annotated[
+    str | None,
+    Field(
+        description="A date or time: see only what the store knew then (stored by then; "
+        "facts ended later still current); omit for all it knows."
     ),
 ]
 When = Annotated[
@@ -124,6 +139,7 @@ def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
         limit: Limit = 10,
         as_of: AsOf = None,
         only: OnlyArg = None,
+        known_at: KnownAt = None,
     ) -> Result:
         if what == "memories":
             if only == "documents":
@@ -131,7 +147,14 @@ def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
             until = as_time(as_of)
             hits = await graph.search_memories(query, limit=limit, until=until)
             return {"hits": [h.to_dict() for h in hits]}
-        found = await graph.search(query, kind=what, limit=limit, as_of=as_time(as_of), only=only)
+        found = await graph.search(
+            query,
+            kind=what,
+            limit=limit,
+            as_of=as_time(as_of),
+            only=only,
+            known_at=as_time(known_at, "known_at"),
+        )
         return found.to_dict()
 
 
@@ -155,11 +178,15 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
         only: OnlyArg = None,
         persona: str | None = choice(personas, PERSONA),
         history: HistoryArg = None,
+        known_at: KnownAt = None,
+        show_ended: ShowEnded = None,
     ) -> Result:
         answer = await graph.ask(
             question,
             preset=preset,
             as_of=as_time(as_of),
+            known_at=as_time(known_at, "known_at"),
+            show_ended=show_ended,
             only=only,
             persona=persona,
             history=history or (),
@@ -186,12 +213,16 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
         only: OnlyArg = None,
         persona: str | None = choice(personas, PERSONA),
         history: HistoryArg = None,
+        known_at: KnownAt = None,
+        show_ended: ShowEnded = None,
     ) -> Result:
         text = await graph.context(
             question,
             format=format,
             budget=budget,
             as_of=as_time(as_of),
+            known_at=as_time(known_at, "known_at"),
+            show_ended=show_ended,
             only=only,
             persona=persona,
             history=history or (),

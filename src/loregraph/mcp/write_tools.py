@@ -29,9 +29,13 @@ def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
             str | None,
             Field(
                 description="When it happened: an ISO date or time, or a phrase such as "
-                "'yesterday' (default now)."
+                "'yesterday' (default now); a time after now needs `planned`."
             ),
         ] = None,
+        planned: Annotated[
+            bool,
+            Field(description="A plan: `at` may be after now; its facts hold from then on."),
+        ] = False,
         tags: Annotated[list[str] | None, Field(description="Tags to find it by.")] = None,
         source: Annotated[
             str | None, Field(description="Where it comes from (a user, a chat...).")
@@ -55,6 +59,7 @@ def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
             source=source,
             visibility=visibility,
             owner=owner,
+            planned=planned,
         )
         return memory.to_dict()
 

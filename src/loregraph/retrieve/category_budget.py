@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from loregraph.retrieve.budget import ELLIPSIS, MAX_REFITS, MIN_TRUNCATED_TOKENS, _cost, _fill
 from loregraph.retrieve.focus import focused_passages
-from loregraph.retrieve.formats import source_label
+from loregraph.retrieve.formats import dated, source_label
 from loregraph.retrieve.provenance import PassageSource
 from loregraph.retrieve.result import Passage, RetrievalResult
 from loregraph.text.tokens import count_tokens, truncate_to_tokens
@@ -71,8 +71,11 @@ def _section(source: PassageSource) -> str:
 
 
 def passage_block(index: int, passage: Passage) -> str:
-    """``[n] Title › Section (characters a–b)`` and the passage's text."""
-    return f"[{index}] {source_label(passage)}\n{passage.text.strip()}\n"
+    """``[n] Title › Section (characters a–b) — dated 2026-01-15`` (a dated memory or
+    document) and the passage's text."""
+    day = dated(passage)
+    when = f" — dated {day}" if day else ""
+    return f"[{index}] {source_label(passage)}{when}\n{passage.text.strip()}\n"
 
 
 def _truncate(index: int, passage: Passage, room: int) -> Passage | None:
@@ -169,6 +172,7 @@ def render_json(result: RetrievalResult, view: CategoryView) -> str:
                 "n": index,
                 "section": _section(source),
                 "source": source_label(passage),
+                "date": dated(passage) or None,
                 "text": passage.text,
                 "score": round(passage.score, 4),
                 "provenance": view.markers.get(passage.chunk_id),

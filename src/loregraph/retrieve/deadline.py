@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
-from datetime import datetime
 from typing import Any
 
 from loregraph.retrieve.fuse import Fused
@@ -26,6 +25,7 @@ from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.timeline import at_time
 from loregraph.retrieve.trace import Stopwatch
 from loregraph.store.base import Store
+from loregraph.timepoint import TimePoint
 
 log = logging.getLogger("loregraph.retrieve")
 
@@ -39,7 +39,7 @@ async def within_limit(
     store: Store,
     question: str,
     min_coverage: float,
-    as_of: datetime | None = None,
+    point: TimePoint | None = None,
 ) -> RetrievalResult:
     """``work``'s result, or what it had gathered (:func:`gathered_so_far`) when it overruns
     the run's whole-retrieval limit; the breaker hears how the question's graph calls went.
@@ -60,7 +60,7 @@ async def within_limit(
         log.warning("retrieval cut at %.0f ms: returning what was gathered", limit * 1000)
         run.end(cancelled=not run.failure)
         seconds = limit * FINISH_SHARE
-        return await gathered_so_far(store, run, question, seconds, min_coverage, as_of)
+        return await gathered_so_far(store, run, question, seconds, min_coverage, point)
     except BaseException:
         run.end(cancelled=True)
         raise
@@ -74,7 +74,7 @@ async def gathered_so_far(
     question: str,
     seconds: float | None,
     min_coverage: float,
-    as_of: datetime | None = None,
+    point: TimePoint | None = None,
 ) -> RetrievalResult:
     """The result of what the text and vector searches found before time was up (see the
     module docstring); ``seconds`` bounds the loading of their passages."""
@@ -87,7 +87,7 @@ async def gathered_so_far(
         limit = max(cfg.max_passages, DOCUMENT_PASSAGES)
         fused = fuse_passages(found.chunk_rankings, cfg.rrf_k, limit)
         try:
-            loading = _load(store, fused, cfg.rrf_k, as_of)
+            loading = _load(store, fused, cfg.rrf_k, point)
             ranked, documents = await asyncio.wait_for(loading, seconds)
         except TimeoutError:
             log.warning("retrieval: the passages found could not be loaded in time")
@@ -111,12 +111,10 @@ async def gathered_so_far(
 
 
 async def _load(
-    store: Store, fused: list[Fused], rrf_k: int, as_of: datetime | None
+    store: Store, fused: list[Fused], rrf_k: int, point: TimePoint | None
 ) -> tuple[list[Passage], list[RankedDocument]]:
-    """The fused passages and their documents, as seen at ``as_of`` (now: all of them)."""
+    """The fused passages and their documents, as seen at ``point`` (default: now)."""
     ranked = await load_passages(store, fused)
     documents = rank_documents(ranked, rrf_k)
-    if as_of is None:
-        return ranked, documents
-    seen = await at_time(store, ranked, documents, [], [], [], as_of)
+    seen = await at_time(store, ranked, documents, [], [], [], point)
     return seen.ranked, seen.documents

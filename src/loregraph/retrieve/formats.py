@@ -35,14 +35,24 @@ def _clip(text: str, limit: int) -> str:
 
 
 def validity(relation: RankedRelation) -> str:
-    """`` (from 2020-01-01 until 2023-05-01)`` for a temporal relation, else ``""``."""
+    """`` (from 2020-01-01 until 2023-05-01; replaced by Hono)`` for a temporal relation
+    (the replacement only for an ended fact shown as ended), else ``""``."""
     rel = relation.relation
     parts = []
     if rel.valid_at is not None:
         parts.append(f"from {rel.valid_at.date().isoformat()}")
     if rel.invalid_at is not None:
         parts.append(f"until {rel.invalid_at.date().isoformat()}")
-    return f" ({' '.join(parts)})" if parts else ""
+    dates = " ".join(parts)
+    if relation.replaced_by:
+        dates = f"{dates or 'ended'}; replaced by {relation.replaced_by}"
+    return f" ({dates})" if dates else ""
+
+
+def dated(passage: Passage) -> str:
+    """The date its memory or document states (``2026-01-15``), ``""`` when timeless."""
+    at = passage.document_at
+    return at.date().isoformat() if at is not None else ""
 
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$", re.IGNORECASE)
@@ -90,7 +100,9 @@ class MarkdownRenderer:
         """The passage block: its heading (the source) and its text."""
         url = public_source(passage.document_source)
         where = f" — {url}" if url else ""
-        return f"[{index}] {source_label(passage)}{where}\n{passage.text.strip()}\n"
+        day = dated(passage)
+        when = f" — dated {day}" if day else ""
+        return f"[{index}] {source_label(passage)}{when}{where}\n{passage.text.strip()}\n"
 
     def render(self, view: ContextView) -> str:
         """The whole markdown context: passages first when the question asks for a fact."""
@@ -149,9 +161,11 @@ class XmlRenderer:
     @staticmethod
     def _attrs(index: int, passage: Passage) -> str:
         section = f" section={quoteattr(passage.section)}" if passage.section else ""
+        day = dated(passage)
+        date = f' date="{day}"' if day else ""
         return (
             f'id="{index}" document={quoteattr(passage.document_title)}{section} '
-            f'chunk="{passage.seq}" start="{passage.start}" end="{passage.end}"'
+            f'chunk="{passage.seq}" start="{passage.start}" end="{passage.end}"{date}'
         )
 
     def _passage(self, index: int, passage: Passage) -> str:
@@ -208,12 +222,18 @@ def _relation_json(relation: RankedRelation) -> dict[str, Any]:
         "weight": r.weight,
         "valid_at": r.valid_at.isoformat() if r.valid_at else None,
         "invalid_at": r.invalid_at.isoformat() if r.invalid_at else None,
+        "ended": bool(relation.replaced_by),
+        "replaced_by": relation.replaced_by or None,
         "score": round(relation.score, 6),
     }
 
 
 def _passage_json(index: int, passage: Passage) -> dict[str, Any]:
-    data = asdict(passage) | {"document_source": public_source(passage.document_source)}
+    at = passage.document_at
+    data = asdict(passage) | {
+        "document_source": public_source(passage.document_source),
+        "document_at": at.isoformat() if at is not None else None,
+    }
     del data["following"]  # read only to show the rest of a list; the chunk is the passage
     return {"index": index, **data, "score": round(passage.score, 6)}
 

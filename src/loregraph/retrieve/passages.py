@@ -132,7 +132,9 @@ async def load_passages(store: Store, fused: Sequence[Fused]) -> list[Passage]:
             continue
         doc = docs.get(chunk.document_id)
         title, source = (doc.title, doc.source) if doc else (chunk.document_id, "")
-        passages.append(Passage.of_chunk(chunk, title, source, f.score, f.found_by))
+        passage = Passage.of_chunk(chunk, title, source, f.score, f.found_by)
+        passage.document_at = doc.valid_at if doc else None
+        passages.append(passage)
     add_sections(passages, docs)
     await add_following(store, passages)
     return passages

@@ -44,6 +44,7 @@ from loregraph.retrieve.timeline import at_time
 from loregraph.retrieve.trace import Stopwatch
 from loregraph.settings import PRESETS, RetrievalSettings
 from loregraph.store.base import Store
+from loregraph.timepoint import TimePoint
 
 
 class Analyzer(Protocol):
@@ -200,10 +201,12 @@ class Retriever:
         kind: DocKind | None = None,
         as_of: datetime | None = None,
         conversation: str | None = None,
+        known_at: datetime | None = None,
     ) -> RetrievalResult:
         """Retrieve entities, relations and passages for ``question`` from ``scope`` (from
         memories only or documents only, when ``kind`` says which), as things stand now
-        or, with ``as_of``, as they stood then (:mod:`.timeline`). ``conversation`` names
+        or, with ``as_of``, as they stood then, and with ``known_at`` as the store knew them
+        then (:mod:`loregraph.timepoint`, :mod:`.timeline`). ``conversation`` names
         the conversation the question belongs to (the names it resolved are remembered).
 
         Raises :class:`~loregraph.errors.EmptyStoreError` when the scope has no documents
@@ -213,8 +216,9 @@ class Retriever:
         total = Stopwatch()
         await self._check(question, scope)
         run = await begin(self.guard, settings or self.settings, scope, conversation, self.embedder)
-        work = self._retrieve(question, run, total, kind, as_of)
-        return await within_limit(run, work, self.store, question, self.min_coverage, as_of)
+        point = TimePoint(as_of, known_at)
+        work = self._retrieve(question, run, total, kind, point)
+        return await within_limit(run, work, self.store, question, self.min_coverage, point)
 
     async def _retrieve(
         self,
@@ -222,7 +226,7 @@ class Retriever:
         run: GuardedRun,
         total: Stopwatch,
         kind: DocKind | None,
-        as_of: datetime | None,
+        point: TimePoint,
     ) -> RetrievalResult:
         cfg, trace, scope = run.cfg, run.trace, run.scope
         ready = await self._prepare(question, scope, run)
@@ -259,7 +263,8 @@ class Retriever:
             expanded.entities,
             expanded.relations,
             found.seeds,
-            as_of,
+            point,
+            show_ended=cfg.show_ended,
         )
         got = gather.Gathered(seen.ranked, seen.ranked[: cfg.max_passages], seen.documents)
         expanded.entities, expanded.relations = seen.entities, seen.relations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from loregraph.models import Chunk, Entity, Relation
@@ -62,6 +63,9 @@ class RankedRelation:
     source_name: str
     target_name: str
     score: float
+    replaced_by: str = ""
+    """For an ended fact shown as ended: what replaced it (the new fact's other end, or
+    the memory or document that ended it); ``""`` otherwise."""
 
 
 @dataclass(slots=True)
@@ -89,6 +93,9 @@ class Passage:
     document_source: str = ""
     section: str = ""
     following: str = ""
+    document_at: datetime | None = None
+    """The world time its memory or document states (a memory's ``at``); ``None``: the
+    document states none (timeless)."""
 
     @classmethod
     def of_chunk(

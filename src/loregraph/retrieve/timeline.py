@@ -2,16 +2,18 @@
 
 After the passages are fused, :func:`at_time` applies the time the question is asked at:
 
-* with ``as_of``, a memory or document whose time (``valid_at``, else when it was stored)
-  is after ``as_of`` is not seen at all: its passages are left out;
+* a memory or document not seen at the time point (:mod:`loregraph.timepoint`: its stated
+  time after ``as_of``, or, with ``known_at``, stored after it) is not seen at all: its
+  passages are left out. Content with no stated time is timeless: seen at any ``as_of``;
 * a passage is **history** when, among the facts about the question's seed entities, it
   states only facts that do not hold at the query time (ended before it, or not begun):
   "The API server depends on Express." once a later memory replaced Express (a passage of
   the memory that ended a fact, stating that end, is no history). History
   passages are left out while other passages remain (the ``history`` query shows them);
-* the graph lines are the relations holding at that time: with ``as_of``, relations that
-  have ended since (which the expansion, following what holds now, did not take) are
-  added from the seeds' relations, and relations that began after ``as_of`` are left out;
+* the graph lines are the relations holding at that time: with ``as_of`` or
+  ``known_at``, relations that have ended since (which the expansion, following what
+  holds now, did not take) are added from the seeds' relations, and relations that
+  began after ``as_of`` (planned ones, at now) are left out;
   a relation whose every piece of evidence is in a history passage goes with it, others
   keep only their evidence from other passages;
   the entities kept are the seeds and the ends of those relations, without descriptions
@@ -26,7 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from loregraph.models import ABOUT, CO_OCCURS, Relation, utcnow
+from loregraph.models import ABOUT, CO_OCCURS, Relation
+from loregraph.retrieve.ended import ended_facts
 from loregraph.retrieve.result import (
     Passage,
     RankedDocument,
@@ -36,6 +39,7 @@ from loregraph.retrieve.result import (
 )
 from loregraph.retrieve.runs import chains
 from loregraph.store.base import Store
+from loregraph.timepoint import TimePoint
 
 SEEDS_CHECKED = 5
 """How many of the best seeds' facts decide which passages are history."""
@@ -54,17 +58,6 @@ class TimedView:
     later: int = 0
 
 
-def holds(relation: Relation, when: datetime, now: bool) -> bool:
-    """Whether ``relation`` holds at world time ``when`` (``now``: the query is about the
-    present, so only what the graph still believes counts)."""
-    if now and relation.expired_at is not None:
-        return False
-    if relation.expired_at is not None and relation.invalid_at is None:
-        return False  # retired: the graph holds it never held
-    start = relation.valid_at or relation.created_at
-    return start <= when and (relation.invalid_at is None or when < relation.invalid_at)
-
-
 async def at_time(
     store: Store,
     ranked: list[Passage],
@@ -72,22 +65,26 @@ async def at_time(
     entities: list[RankedEntity],
     relations: list[RankedRelation],
     seeds: Sequence[Seed],
-    as_of: datetime | None,
+    point: TimePoint | None = None,
+    show_ended: bool = False,
 ) -> TimedView:
-    """The passages (best first), documents and relations seen at ``as_of`` (``None``:
-    now); see the module notes."""
-    when = as_of or utcnow()
-    later = await _later_documents(store, ranked, as_of) if as_of is not None else set()
+    """The passages (best first), documents and relations seen at ``point`` (``None``:
+    now, with all the store knows); see the module notes. With ``show_ended``, history
+    passages follow the current ones instead of being left out, and the seeds' facts ended
+    by then follow the graph lines, marked as ended (:mod:`.ended`)."""
+    point = point or TimePoint()
+    when = point.world()
+    later = await _later_documents(store, ranked, point)
     seen = [p for p in ranked if p.document_id not in later]
     facts = await _seed_facts(store, seeds)
-    holding = [r for r in facts if holds(r, when, as_of is None)]
+    holding = [r for r in facts if point.holds(r)]
     current = {ev.chunk_id for r in holding for ev in r.evidence}
     current |= _restated(facts, holding, when)
     current |= _stating_ends(facts, {p.chunk_id: p.document_id for p in seen}, when)
     stale = {ev.chunk_id for r in facts for ev in r.evidence} - current
     kept = [p for p in seen if p.chunk_id not in stale]
-    if not kept:
-        kept = seen
+    if not kept or show_ended:  # history passages after the current ones
+        kept += [p for p in seen if p.chunk_id in stale]
     chunks = {p.document_id for p in kept}
     view = TimedView(
         ranked=kept,
@@ -97,9 +94,13 @@ async def at_time(
         history=len(seen) - len(kept),
         later=len(ranked) - len(seen),
     )
-    if as_of is not None:
-        view.relations = await _relations_at(store, view.relations, holding, when)
+    if point.now and not later and all(point.holds(r.relation) for r in view.relations):
+        pass  # nothing planned in view: the graph as it stands
+    else:  # a past time, or planned facts (begun after now) that are not current yet
+        view.relations = await _relations_at(store, view.relations, holding, point)
         view.entities = _entities_at(entities, view.relations)
+    if show_ended:
+        view.relations += await ended_facts(store, facts, view.relations, point)
     return view
 
 
@@ -124,7 +125,7 @@ def _restated(facts: Sequence[Relation], holding: Sequence[Relation], when: date
         for run in chains(facts)
         if len(run) > 1 and any(r.id in held for r in run)
         for r in run
-        if (r.valid_at or r.created_at) <= when
+        if r.valid_at is None or r.valid_at <= when
         for ev in r.evidence
     }
 
@@ -159,12 +160,16 @@ def _entities_at(
     ]
 
 
-async def _later_documents(store: Store, ranked: Sequence[Passage], as_of: datetime) -> set[str]:
-    """The documents of ``ranked`` whose time is after ``as_of``."""
+async def _later_documents(store: Store, ranked: Sequence[Passage], point: TimePoint) -> set[str]:
+    """The documents of ``ranked`` not seen at ``point`` (stated later, or stored after
+    ``known_at``); without ``known_at`` the passages' own dates decide (no store call)."""
+    if point.known_at is None:
+        when = point.world()
+        return {p.document_id for p in ranked if p.document_at is not None and p.document_at > when}
     out: set[str] = set()
     for document_id in dict.fromkeys(p.document_id for p in ranked):
         document = await store.get_document(document_id)
-        if document is not None and (document.valid_at or document.created_at) > as_of:
+        if document is not None and not point.sees(document.valid_at, document.created_at):
             out.add(document_id)
     return out
 
@@ -179,11 +184,11 @@ async def _seed_facts(store: Store, seeds: Sequence[Seed]) -> list[Relation]:
 
 
 async def _relations_at(
-    store: Store, relations: list[RankedRelation], holding: list[Relation], when: datetime
+    store: Store, relations: list[RankedRelation], holding: list[Relation], point: TimePoint
 ) -> list[RankedRelation]:
-    """The ranked relations holding at ``when``, then the seeds' facts holding then that
+    """The ranked relations holding at ``point``, then the seeds' facts holding then that
     the expansion did not follow (they have ended since)."""
-    kept = [r for r in relations if holds(r.relation, when, False)]
+    kept = [r for r in relations if point.holds(r.relation)]
     have = {r.relation.id for r in kept}
     missing = [r for r in holding if r.id not in have]
     if not missing:

@@ -74,11 +74,12 @@ def names_one_thing(relation: RankedRelation, types: Mapping[str, str]) -> bool:
 
 def relation_adds(relation: RankedRelation, shown: ShownText, types: Mapping[str, str]) -> bool:
     """Whether a relation line tells something the shown passages do not; ``types`` maps
-    the retrieved entities' ids to their types."""
+    the retrieved entities' ids to their types. An ended fact shown as ended always does:
+    no passage says that it ended."""
     rel = relation.relation
     if names_one_thing(relation, types):
         return False
-    if not shown.strict:
+    if not shown.strict or relation.replaced_by:
         return True
     if weak(relation) and not rel.fact:
         return False

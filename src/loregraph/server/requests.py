@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
+from fastapi import Query
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -121,8 +122,17 @@ class AskRequest(Body):
     preset: Preset | None = Field(None, description="Retrieval preset (default: the server's).")
     as_of: Moment | None = Field(
         None,
-        description="See the graph as it stood then (ISO 8601 or a phrase such as 'last "
-        "month'; not in the future).",
+        description="See the world as it stood then (ISO 8601 or a phrase such as 'last "
+        "month'); content with no stated time is timeless (the time rule: README, 'Time: "
+        "--as-of and --known-at').",
+    )
+    known_at: Moment | None = Field(
+        None, description="See only what the store knew at this time (the same rule)."
+    )
+    show_ended: bool | None = Field(
+        None,
+        description="Show facts that have ended, marked as ended ('until 2026-02-10; "
+        "replaced by Hono'), or leave them out (default: the server's setting, off).",
     )
     only: Literal["memories", "documents"] | None = Field(
         None, description="Retrieve from memories only, or from documents only."
@@ -164,7 +174,11 @@ class RememberRequest(Readers):
     at: Moment | None = Field(
         None,
         description="When it happened (ISO 8601, without a zone UTC, or a phrase such as "
-        "'yesterday'; default now).",
+        "'yesterday'; default now). A time after now is refused unless `planned`.",
+    )
+    planned: bool = Field(
+        False,
+        description="A plan: `at` may be after now, and its facts hold only from then on.",
     )
     tags: list[str] = Field(default_factory=list, max_length=100)
     source: str | None = Field(None, max_length=500, description="Where it comes from.")
@@ -239,3 +253,17 @@ class BackfillRequest(Body):
     limit: int | None = Field(
         None, ge=1, strict=True, description="At most this many documents in this run."
     )
+
+
+TIME_RULE = "(the time rule: README, 'Time: --as-of and --known-at')"
+AsOf = Annotated[
+    Moment | None,
+    Query(
+        description="Only relations true at this world time (ISO 8601; default now; no "
+        f"zone: UTC); content with no stated time is timeless {TIME_RULE}."
+    ),
+]
+KnownAt = Annotated[
+    Moment | None,
+    Query(description=f"Only what the store knew at this time {TIME_RULE}."),
+]

@@ -299,6 +299,7 @@ class MemoryOut(Shape):
     created_at: datetime
     visibility: str = "public"
     owner: str | None = None
+    planned: bool = False
 
 
 class DocumentOut(Shape):

@@ -128,6 +128,9 @@ class RetrievalSettings:
     max_passages: int = 8
     max_relations: int = 40
     token_budget: int = 4000
+    show_ended: bool = False
+    """Show the start entities' ended facts in contexts, marked as ended ("until
+    2026-02-10; replaced by Hono"); by default they are left out."""
 
     def replace(self, **changes: Any) -> RetrievalSettings:
         """A copy with some fields changed."""

@@ -105,6 +105,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         "retrieval", "max_graph_depth", "LOREGRAPH_MAX_GRAPH_DEPTH", "KG_MAX_GRAPH_DEPTH", int
     ),
+    Variable("retrieval", "show_ended", "LOREGRAPH_SHOW_ENDED_FACTS", read=_flag),
     Variable("resilience", "analysis_ms", "LOREGRAPH_ANALYSIS_TIMEOUT_MS", read=int),
     Variable("resilience", "traversal_ms", "LOREGRAPH_TRAVERSAL_TIMEOUT_MS", read=int),
     Variable("resilience", "embedding_ms", "LOREGRAPH_EMBEDDING_TIMEOUT_MS", read=int),

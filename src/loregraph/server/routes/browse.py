@@ -12,6 +12,7 @@ from loregraph.access import Role, acting_as
 from loregraph.engine.passages import PassageView
 from loregraph.models import CO_OCCURS, StoreStats
 from loregraph.server.auth import Anyone, Reader
+from loregraph.server.requests import AsOf, KnownAt
 from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut, SuggestionOut
 from loregraph.server.sources import source_view
 from loregraph.server.state import Config, Engine
@@ -44,11 +45,15 @@ async def entity(
     co_occurrence: Annotated[
         bool, Query(description="Also list plain co-occurrence (weaker evidence).")
     ] = False,
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
 ) -> Any:
     """An entity (by name or alias; the closest name if none is exact) with its relations
     and their evidence; 404 when no entity is close."""
     with acting_as(caller.principal):
-        view = await graph.entity(name, limit=None, scope=caller.scope)
+        view = await graph.entity(
+            name, limit=None, scope=caller.scope, as_of=as_of, known_at=known_at
+        )
     shown = [r for r in view.relations if co_occurrence or r.type != CO_OCCURS][:limit]
     return dataclasses.replace(view, relations=shown).to_dict()
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 
 from loregraph.access import acting_as
 from loregraph.server.auth import Admin, Reader
+from loregraph.server.requests import AsOf, KnownAt
 from loregraph.server.responses import AuditEntryOut, HistoryOut, MergeOut
 from loregraph.server.routes.browse import Name
 from loregraph.server.routes.patterns import Types
@@ -28,12 +29,17 @@ async def history(
         Query(min_length=1, max_length=500, description="Only the facts joining it to this one."),
     ] = None,
     type: Types = None,
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
 ) -> Any:
-    """The timeline of the facts about an entity, current and ended, whatever the time:
+    """The timeline of the facts about an entity, current and ended (with ``as_of`` or
+    ``known_at``, those begun and known by then):
     when each held, when the graph learnt it and stopped believing it, its evidence, and
     the memory or document that ended it. 404 for an unknown name."""
     with acting_as(caller.principal):
-        found = await graph.history(name, other, type=type or None, scope=caller.scope)
+        found = await graph.history(
+            name, other, type=type or None, scope=caller.scope, as_of=as_of, known_at=known_at
+        )
     return found.to_dict()
 
 

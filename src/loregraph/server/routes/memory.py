@@ -30,6 +30,7 @@ async def remember(body: RememberRequest, caller: Writer, graph: Engine) -> Any:
             scope=caller.scope,
             visibility=body.visibility,
             owner=body.owner,
+            planned=body.planned,
         )
     return memory.to_dict()
 

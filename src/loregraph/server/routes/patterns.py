@@ -12,17 +12,13 @@ from loregraph.access import acting_as
 from loregraph.engine.patterns import MAX_HOPS
 from loregraph.export import subgraph_text
 from loregraph.server.auth import Reader
-from loregraph.server.requests import Moment
+from loregraph.server.requests import AsOf, KnownAt
 from loregraph.server.responses import EntityRelationsOut, NeighbourhoodOut, PathOut
 from loregraph.server.routes.browse import Name
 from loregraph.server.state import Engine
 
 router = APIRouter(tags=["graph"])
 
-AsOf = Annotated[
-    Moment | None,
-    Query(description="Only relations true at this time (ISO 8601; default now; no zone: UTC)."),
-]
 Types = Annotated[list[str] | None, Query(description="Only relations of these types.")]
 Hops = Annotated[int, Query(ge=1, le=MAX_HOPS)]
 
@@ -43,12 +39,13 @@ async def relations(
     type: Types = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 50,
     as_of: AsOf = None,
+    known_at: KnownAt = None,
 ) -> Any:
     """The relations of an entity, heaviest first, with the other end and evidence."""
     with acting_as(caller.principal):
         found = await graph.relations(
             name, direction=direction, type=type or None, limit=limit, as_of=as_of,
-            scope=caller.scope,
+            known_at=known_at, scope=caller.scope,
         )  # fmt: skip
     return found.to_dict()
 
@@ -62,13 +59,20 @@ async def neighbors(
     type: Types = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
     as_of: AsOf = None,
+    known_at: KnownAt = None,
     format: Literal["json", "mermaid", "graphml"] = "json",
 ) -> Any:
     """The entities within ``hops`` relations of an entity, with their distance, and the
     relations joining them."""
     with acting_as(caller.principal):
         found = await graph.neighbors(
-            name, hops=hops, limit=limit, type=type or None, as_of=as_of, scope=caller.scope
+            name,
+            hops=hops,
+            limit=limit,
+            type=type or None,
+            as_of=as_of,
+            known_at=known_at,
+            scope=caller.scope,
         )
     if format == "json":
         return found.to_dict()
@@ -88,12 +92,13 @@ async def path(
     type: Types = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 5,
     as_of: AsOf = None,
+    known_at: KnownAt = None,
 ) -> Any:
     """The shortest paths between two entities, each step with its relation and evidence;
     404 when none is within ``max_hops``."""
     with acting_as(caller.principal):
         found = await graph.path(
             source, target, max_hops=max_hops, limit=limit, type=type or None, as_of=as_of,
-            scope=caller.scope,
+            known_at=known_at, scope=caller.scope,
         )  # fmt: skip
     return [p.to_dict() for p in found]

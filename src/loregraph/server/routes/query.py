@@ -10,7 +10,7 @@ from loregraph.access import acting_as
 from loregraph.engine.questions import Asking, context_of
 from loregraph.server.auth import Caller, Reader
 from loregraph.server.debug import DebugParam, check_debug, debug_of
-from loregraph.server.requests import AskRequest, ContextRequest, Moment, Preset
+from loregraph.server.requests import AskRequest, AsOf, ContextRequest, KnownAt, Preset
 from loregraph.server.responses import AnswerOut, ContextOut, SearchOut
 from loregraph.server.sources import source_view
 from loregraph.server.sse import EventStream, answer_events, event_stream
@@ -35,6 +35,8 @@ def asking(body: AskRequest, caller: Caller) -> Asking:
         preset=body.preset,
         scope=caller.scope,
         as_of=body.as_of,
+        known_at=body.known_at,
+        show_ended=body.show_ended,
         only=body.only,
         persona=body.persona,
         history=body.history,
@@ -99,7 +101,8 @@ async def search(
     kind: Literal["documents", "entities", "relations"] = "documents",
     limit: Annotated[int, Query(ge=1, le=1000)] = 10,
     preset: Preset | None = None,
-    as_of: Annotated[Moment | None, Query(description="As the graph stood then.")] = None,
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
     only: Literal["memories", "documents"] | None = None,
 ) -> Any:
     """Ranked documents, entities or relations for a query (a document's ``source`` shown
@@ -107,7 +110,14 @@ async def search(
     check_length(config, q, "query")
     with acting_as(caller.principal):
         hits = await graph.search(
-            q, kind=kind, limit=limit, preset=preset, scope=caller.scope, as_of=as_of, only=only
+            q,
+            kind=kind,
+            limit=limit,
+            preset=preset,
+            scope=caller.scope,
+            as_of=as_of,
+            known_at=known_at,
+            only=only,
         )
     view = source_view(caller.principal, caller.scope, config.ingest_roots)
     found = hits.to_dict()

@@ -13,6 +13,7 @@ from fastapi.responses import Response
 from loregraph.access import acting_as
 from loregraph.models import DeleteReport
 from loregraph.server.auth import Reader, Writer
+from loregraph.server.requests import AsOf, KnownAt
 from loregraph.server.sources import source_view
 from loregraph.server.state import Config, Engine
 
@@ -38,13 +39,20 @@ async def delete(ref: str, caller: Writer, graph: Engine) -> Any:
     response_class=Response,
 )
 async def export(
-    caller: Reader, graph: Engine, config: Config, format: Literal["json", "graphml"] = "json"
+    caller: Reader,
+    graph: Engine,
+    config: Config,
+    format: Literal["json", "graphml"] = "json",
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
 ) -> Response:
     """The scope's graph as a JSON or GraphML file (documents' sources shown as
-    ``GET /documents`` shows them)."""
+    ``GET /documents`` shows them); with ``as_of`` or ``known_at``, as it stood then."""
     buffer = io.BytesIO()
     with acting_as(caller.principal):
-        await graph.export(buffer, format=format, scope=caller.scope)
+        await graph.export(
+            buffer, format=format, scope=caller.scope, as_of=as_of, known_at=known_at
+        )
     body = buffer.getvalue()
     view = source_view(caller.principal, caller.scope, config.ingest_roots)
     if format == "json" and not view.full:

@@ -1,0 +1,67 @@
+"""Ended facts shown as ended: with the retrieval setting ``show_ended``, a context lists the
+question's start entities' facts that held once but no longer do at the query's time, each
+with its dates and what replaced it ("until 2026-02-10; replaced by Hono").
+
+By default ended facts are left out of contexts (:mod:`.timeline`); a fact is ended by its
+validity data alone (:meth:`~loregraph.timepoint.TimePoint.ended`), never by the question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from loregraph.models import Relation
+from loregraph.retrieve.result import RankedRelation
+from loregraph.store.base import Store
+from loregraph.timepoint import TimePoint
+
+LATER = "a later statement"
+"""What replaced an ended fact when neither a successor nor its ending text is known."""
+
+
+async def ended_facts(
+    store: Store,
+    facts: Sequence[Relation],
+    relations: Sequence[RankedRelation],
+    point: TimePoint,
+) -> list[RankedRelation]:
+    """The facts of ``facts`` ended at ``point`` and not among ``relations``, each with what
+    replaced it, ranked after ``relations``."""
+    have = {r.relation.id for r in relations}
+    gone = [r for r in facts if r.id not in have and point.ended(r)]
+    if not gone:
+        return []
+    ends = sorted({r.source_id for r in facts} | {r.target_id for r in facts})
+    names = {e.id: e.name for e in await store.get_entities(ends)}
+    score = min((r.score for r in relations), default=1.0)
+    out: list[RankedRelation] = []
+    for rel in sorted(gone, key=lambda r: r.invalid_at or r.created_at, reverse=True):
+        replaced = await _replacement(store, rel, facts, names, point)
+        source, target = names.get(rel.source_id, rel.source_id), names.get(rel.target_id, "")
+        out.append(RankedRelation(rel, source, target, score, replaced_by=replaced))
+    return out
+
+
+async def _replacement(
+    store: Store,
+    ended: Relation,
+    facts: Sequence[Relation],
+    names: dict[str, str],
+    point: TimePoint,
+) -> str:
+    """The other end of the fact of the same subject and type that began when ``ended``
+    ended, else the title of the memory or document that ended it (quoted)."""
+    for other in facts:
+        if (
+            other.id != ended.id
+            and (other.source_id, other.type) == (ended.source_id, ended.type)
+            and other.valid_at is not None
+            and other.valid_at == ended.invalid_at
+            and point.begun(other)
+        ):
+            return names.get(other.target_id, "") or LATER
+    if ended.invalidated_by is not None:
+        document = await store.get_document(ended.invalidated_by)
+        if document is not None and document.title:
+            return f"“{document.title}”"
+    return LATER
