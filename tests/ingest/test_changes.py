@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from loregraph.ingest.changes import change_kind, changed_ends, cued_ends
-from loregraph.ingest.supersede import before_cue, named_in, negated_names
+from loregraph.ingest.changes import change_kind, changed_ends, cued_ends, negated_names
 from loregraph.models import Entity, Relation
 
 JAN = datetime(2026, 1, 15, tzinfo=UTC)
@@ -109,7 +108,7 @@ def test_the_cues_name_what_they_end(sentence: str, negated: list[str]) -> None:
 
 def _cued(sentence: str, current: list[Relation]) -> list[Relation]:
     named = [e for e in ENTITIES.values() if e.name.casefold() in sentence.casefold()]
-    return cued_ends([sentence], named, current, negated_names, named_in, before_cue)
+    return cued_ends([sentence], named, current)
 
 
 def test_a_cue_alone_ends_the_fact_it_names_wherever_it_holds_if_no_subject_is_said() -> None:

@@ -22,7 +22,8 @@ change verb and end nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 
 from loregraph.models import ABOUT, CO_OCCURS, Entity, Relation, name_key
 
@@ -42,6 +43,42 @@ CHANGE_STEMS = (
 _GO = frozenset({"GO", "GOES", "WENT", "GONE"})
 _LEAVE = frozenset({"LEAVE", "LEAVES", "LEFT", "QUIT", "QUITS"})
 _NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
+_CUES = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not\s+anymore|quit|"
+    r"(?:stopped|ceased)(?=\s+(?:\w+ing|to)\b)|"  # "stopped working for", not "stopped at"
+    r"(?:mov|migrat|switch|chang|upgrad|downgrad|relocat|went|gone|go)\w*\b[^.;!?]*?\bfrom|"
+    r"replaced|swapped|left(?=\s+(?:the\s+)?(?-i:[A-Z])))\b(?P<rest>[^.;!?]*)",
+    re.IGNORECASE,
+)
+_TO = re.compile(r"\b(?:to|with|by|for|onto|and)\b", re.IGNORECASE)
+_SPLIT_AT_TO = ("from", "replaced", "swapped", "left")
+
+
+def negated_names(sentence: str) -> list[str]:
+    """The name keys of the words each negation cue of ``sentence`` applies to: the rest
+    of the clause after the cue ("moved from Paris to Berlin": up to "to")."""
+    out: list[str] = []
+    for cue in _CUES.finditer(sentence):
+        rest = cue.group("rest")
+        cue_words = cue.group(0)[: cue.start("rest") - cue.start()].lower().split()
+        if cue_words and cue_words[-1] in _SPLIT_AT_TO:
+            rest = _TO.split(rest, maxsplit=1)[0]
+        key = name_key(rest)
+        if key:
+            out.append(key)
+    return out
+
+
+def before_cue(sentence: str) -> str:
+    """The text of ``sentence`` before its first negation cue (all of it without one)."""
+    cue = _CUES.search(sentence)
+    return sentence if cue is None else sentence[: cue.start()]
+
+
+def named_in(name: str, segments: Sequence[str]) -> bool:
+    """Whether the entity ``name`` is named, as whole words, in one of ``segments``."""
+    key = name_key(name)
+    return bool(key) and any(f" {key} " in f" {seg} " for seg in segments)
 
 
 def change_kind(relation_type: str) -> str | None:
@@ -97,20 +134,17 @@ def cued_ends(
     sentences: Iterable[str],
     named: Iterable[Entity],
     current: Iterable[Relation],
-    segments_of: Callable[[str], list[str]],
-    named_in: Callable[[str, Sequence[str]], bool],
-    before_cue: Callable[[str], str],
 ) -> list[Relation]:
     """The current facts a memory's sentences end by a cue alone, with no relation read
     from them ("We replaced Redis with Valkey"): a fact whose target the memory names after
-    a cue (``segments_of``: the words each cue applies to) ends when its source is named in
+    a cue (:func:`negated_names`) ends when its source is named in
     the same sentence; when the sentence names no entity before its first cue
-    (``before_cue``: the text before it), wherever it holds."""
+    (:func:`before_cue`), wherever it holds."""
     facts = [r for r in current if r.type not in _NOT_FACTS and r.invalid_at is None]
     entities = list(named)
     out: dict[str, Relation] = {}
     for sentence in sentences:
-        segments = segments_of(sentence)
+        segments = negated_names(sentence)
         if not segments:
             continue
         gone = {e.id for e in entities if named_in(e.name, segments)}

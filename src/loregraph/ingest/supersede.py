@@ -30,12 +30,17 @@ takes the time the graph learnt it (``created_at``; one time per bundle).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from loregraph.ingest.changes import change_kind, changed_ends, cued_ends
+from loregraph.ingest.changes import (
+    change_kind,
+    changed_ends,
+    cued_ends,
+    named_in,
+    negated_names,
+)
 from loregraph.ingest.statements import triple
 from loregraph.models import (
     ABOUT,
@@ -43,7 +48,6 @@ from loregraph.models import (
     DeleteReport,
     DocumentBundle,
     Relation,
-    name_key,
     utcnow,
 )
 from loregraph.settings import ExtractionSettings
@@ -55,15 +59,6 @@ MAX_NEW = 40
 """New facts of one memory or document put to a contradiction check (the first ones)."""
 MAX_CURRENT = 80
 """Current facts put to it with them."""
-_CUES = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not\s+anymore|quit|"
-    r"(?:stopped|ceased)(?=\s+(?:\w+ing|to)\b)|"  # "stopped working for", not "stopped at"
-    r"(?:mov|migrat|switch|chang|upgrad|downgrad|relocat|went|gone|go)\w*\b[^.;!?]*?\bfrom|"
-    r"replaced|swapped|left(?=\s+(?:the\s+)?(?-i:[A-Z])))\b(?P<rest>[^.;!?]*)",
-    re.IGNORECASE,
-)
-_TO = re.compile(r"\b(?:to|with|by|for|onto|and)\b", re.IGNORECASE)
-_SPLIT_AT_TO = ("from", "replaced", "swapped", "left")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,33 +94,6 @@ Contradict = Callable[
 ]
 """``(new facts, current facts, their time) -> [(new index, current index), ...]``, the
 indexes from 0."""
-
-
-def negated_names(sentence: str) -> list[str]:
-    """The name keys of the words each negation cue of ``sentence`` applies to: the rest
-    of the clause after the cue ("moved from Paris to Berlin": up to "to")."""
-    out: list[str] = []
-    for cue in _CUES.finditer(sentence):
-        rest = cue.group("rest")
-        cue_words = cue.group(0)[: cue.start("rest") - cue.start()].lower().split()
-        if cue_words and cue_words[-1] in _SPLIT_AT_TO:
-            rest = _TO.split(rest, maxsplit=1)[0]
-        key = name_key(rest)
-        if key:
-            out.append(key)
-    return out
-
-
-def before_cue(sentence: str) -> str:
-    """The text of ``sentence`` before its first negation cue (all of it without one)."""
-    cue = _CUES.search(sentence)
-    return sentence if cue is None else sentence[: cue.start()]
-
-
-def named_in(name: str, segments: Sequence[str]) -> bool:
-    """Whether the entity ``name`` is named, as whole words, in one of ``segments``."""
-    key = name_key(name)
-    return bool(key) and any(f" {key} " in f" {seg} " for seg in segments)
 
 
 def started(relation: Relation) -> datetime:
@@ -208,7 +176,7 @@ async def _cue_ends(store: Store, bundle: DocumentBundle, ends: dict[str, End]) 
             if rel.id not in mine:
                 current.setdefault(rel.id, rel)
     when = bundle.document.valid_at or utcnow()
-    for old in cued_ends(cued, named, current.values(), negated_names, named_in, before_cue):
+    for old in cued_ends(cued, named, current.values()):
         known = ends.get(old.id)
         if started(old) <= when and (known is None or when < known.invalid_at):
             ends[old.id] = End(old.id, when, old.id, bundle.document.id)
