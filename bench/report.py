@@ -23,6 +23,7 @@ SECTIONS = (
     "abstain",
     "longdoc",
     "memory",
+    "fact_changes",
     "extraction",
     "speed",
     "scale",
@@ -493,6 +494,14 @@ def render_memory(result: Mapping[str, Any]) -> str:
     return render(dict(result))
 
 
+def render_fact_changes(result: Mapping[str, Any]) -> str:
+    """Facts that change: invalidation precision and recall (rendered by
+    :mod:`bench.fact_changes`)."""
+    from bench.fact_changes import render_fact_changes as render
+
+    return render(dict(result))
+
+
 def render_backends(result: Mapping[str, Any]) -> str:
     """The backend comparison (rendered by :mod:`bench.backends`)."""
     from bench.backends import render_backends as render
@@ -533,6 +542,7 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "abstain": render_abstain,
     "longdoc": render_longdoc,
     "memory": render_memory,
+    "fact_changes": render_fact_changes,
     "extraction": render_extraction,
     "speed": render_speed,
     "scale": render_scale,

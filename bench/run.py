@@ -50,6 +50,10 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import memory
 
         return memory.run
+    if name == "fact_changes":
+        from bench import fact_changes
+
+        return fact_changes.run
     if name == "extraction":
         from bench import extraction
 

@@ -30,11 +30,17 @@ takes the time the graph learnt it (``created_at``; one time per bundle).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from loregraph.ingest.changes import (
+    change_kind,
+    changed_ends,
+    cued_ends,
+    named_in,
+    negated_names,
+)
 from loregraph.ingest.statements import triple
 from loregraph.models import (
     ABOUT,
@@ -42,24 +48,17 @@ from loregraph.models import (
     DeleteReport,
     DocumentBundle,
     Relation,
-    name_key,
     utcnow,
 )
 from loregraph.settings import ExtractionSettings
 from loregraph.store.base import Store
+from loregraph.text.sentences import split_sentences
 
 _NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
 MAX_NEW = 40
 """New facts of one memory or document put to a contradiction check (the first ones)."""
 MAX_CURRENT = 80
 """Current facts put to it with them."""
-_CUES = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|no\s+longer|not\s+anymore|quit|"
-    r"(?:stopped|ceased)(?=\s+(?:\w+ing|to)\b)|"  # "stopped working for", not "stopped at"
-    r"moved\s+from|switched\s+from|replaced)\b(?P<rest>[^.;!?]*)",
-    re.IGNORECASE,
-)
-_TO = re.compile(r"\b(?:to|with|by)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,26 +94,6 @@ Contradict = Callable[
 ]
 """``(new facts, current facts, their time) -> [(new index, current index), ...]``, the
 indexes from 0."""
-
-
-def negated_names(sentence: str) -> list[str]:
-    """The name keys of the words each negation cue of ``sentence`` applies to: the rest
-    of the clause after the cue ("moved from Paris to Berlin": up to "to")."""
-    out: list[str] = []
-    for cue in _CUES.finditer(sentence):
-        rest = cue.group("rest")
-        if cue.group(0).lower().split()[0] in ("moved", "switched", "replaced"):
-            rest = _TO.split(rest, maxsplit=1)[0]
-        key = name_key(rest)
-        if key:
-            out.append(key)
-    return out
-
-
-def named_in(name: str, segments: Sequence[str]) -> bool:
-    """Whether the entity ``name`` is named, as whole words, in one of ``segments``."""
-    key = name_key(name)
-    return bool(key) and any(f" {key} " in f" {seg} " for seg in segments)
 
 
 def started(relation: Relation) -> datetime:
@@ -175,9 +154,64 @@ async def plan_invalidations(
             await _functional_ends(store, bundle, members, ends)
         for new in fresh:
             _negation_ends(new, members, await _target_names(store, members), bundle, ends)
+    await _change_ends(store, bundle, ours, ends)
+    await _cue_ends(store, bundle, ends)
     if check is not None and ours:
         await _checked_ends(store, bundle, ours, check, ends)
     return list(ends.values())
+
+
+async def _cue_ends(store: Store, bundle: DocumentBundle, ends: dict[str, End]) -> None:
+    """Ends by a cue alone, for sentences the extractor read no relation from
+    (:func:`~loregraph.ingest.changes.cued_ends`)."""
+    sentences = [chunk.text[a:b] for chunk in bundle.chunks for a, b in split_sentences(chunk.text)]
+    cued = [s for s in sentences if negated_names(s)]
+    if not cued:
+        return
+    named = [write.entity for write in bundle.entities]
+    mine = {r.id for r in bundle.relations}
+    current: dict[str, Relation] = {}
+    for entity in named:
+        for rel in await store.entity_relations(entity.id, direction="both"):
+            if rel.id not in mine:
+                current.setdefault(rel.id, rel)
+    when = bundle.document.valid_at or utcnow()
+    for old in cued_ends(cued, named, current.values()):
+        known = ends.get(old.id)
+        if started(old) <= when and (known is None or when < known.invalid_at):
+            ends[old.id] = End(old.id, when, old.id, bundle.document.id)
+
+
+async def _change_ends(
+    store: Store, bundle: DocumentBundle, ours: list[Relation], ends: dict[str, End]
+) -> None:
+    """Ends across types: a change relation's (:mod:`.changes`), and a negation cue's
+    named target among all the source's current facts ("moved from Berlin" ends
+    ``LIVES_IN Berlin``)."""
+    mine = {r.id for r in bundle.relations}
+    for new in ours:
+        segments = [seg for ev in new.evidence for seg in negated_names(ev.sentence)]
+        if change_kind(new.type) is None and not segments:
+            continue
+        current = await store.entity_relations(new.source_id, direction="out")
+        found = await store.get_entities(sorted({r.target_id for r in [new, *current]}))
+        entities = {e.id: e for e in found}
+        hits = changed_ends(new, current, entities, mine)
+        for old in current:
+            name = entities[old.target_id].name if old.target_id in entities else ""
+            if (
+                old.id not in mine
+                and old.type not in _NOT_FACTS
+                and named_in(name, segments)
+                and started(old) <= started(new)
+                and old.invalid_at is None
+            ):
+                hits.append(old)
+        when = started(new)
+        for old in hits:
+            known = ends.get(old.id)
+            if known is None or when < known.invalid_at:
+                ends[old.id] = End(old.id, when, new.id, bundle.document.id)
 
 
 async def _checked_ends(

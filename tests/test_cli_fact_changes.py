@@ -1,0 +1,62 @@
+"""Facts that change, through the command line (issue 29, Found 2): a move, a migration and
+a replacement end the fact they change, and an addition ends nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.cli_runs import as_json, run
+
+
+def remember(db: Path, text: str, day: str) -> None:
+    result = run(db, "remember", text, "--at", day)
+    assert result.exit_code == 0, result.output
+
+
+def facts(db: Path, name: str) -> list[dict[str, Any]]:
+    return [f for f in as_json(db, "history", name)["facts"] if f["type"] != "CO_OCCURS_WITH"]
+
+
+def current_targets(db: Path, name: str) -> set[str]:
+    return {f["target"] for f in facts(db, name) if f["current"]}
+
+
+def ended_targets(db: Path, name: str) -> set[str]:
+    return {f["target"] for f in facts(db, name) if not f["current"]}
+
+
+def test_a_move_ends_where_she_lived_and_ask_answers_the_new_place(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "Priya Shah lives in Berlin.", "2026-01-15")
+    remember(db, "Priya Shah moved from Berlin to Lisbon.", "2026-02-10")
+    lived = [f for f in facts(db, "Priya Shah") if f["type"] == "LIVES_IN"]
+    assert lived and all(not f["current"] for f in lived)
+    assert lived[0]["invalid_at"].startswith("2026-02-10")
+    answer = as_json(db, "ask", "Where does Priya Shah live?")
+    assert "Lisbon" in answer["answer"]
+    assert "lives in Berlin" not in answer["answer"]
+
+
+def test_a_migration_said_by_we_ends_the_old_framework(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "The API server uses Express.", "2026-01-15")
+    assert "Express" in current_targets(db, "API server")
+    remember(db, "We migrated the API server from Express to Hono.", "2026-02-10")
+    assert "Express" in ended_targets(db, "API server")
+    assert "Express" not in current_targets(db, "API server")
+
+
+def test_a_replacement_ends_what_was_replaced(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "The API server uses Redis.", "2026-01-15")
+    remember(db, "We replaced Redis with Valkey.", "2026-02-10")
+    assert "Redis" in ended_targets(db, "API server")
+
+
+def test_an_addition_ends_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "The API server uses Redis.", "2026-01-15")
+    remember(db, "We added Valkey alongside Redis.", "2026-02-10")
+    assert "Redis" in current_targets(db, "API server")
+    assert not ended_targets(db, "API server")
