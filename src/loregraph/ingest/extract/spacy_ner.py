@@ -21,9 +21,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from loregraph.ingest.extract import typing_rules
+from loregraph.ingest.extract import components, typing_rules
+from loregraph.ingest.extract.components import word_of
 from loregraph.ingest.extract.dependency import NARRATOR, Lemma, sentence_relations
 from loregraph.models import name_key
+from loregraph.text.entity_types import LIBRARY
 from loregraph.text import names
 
 ENTITY_LABELS = frozenset(
@@ -126,6 +128,8 @@ def analyse_piece(
     """
     piece = _Piece(doc, offset)
     piece.entity_spans(labels)
+    if components.technical(doc, lemma):
+        piece.software_spans(lemma)
     piece.title_references()
     if title:
         piece.title_spans(title)
@@ -197,6 +201,64 @@ class _Piece:
                     record.owner_end = offset + doc[k].idx
                     break
             self._add(record, range(start, end))
+
+    def software_spans(self, lemma: Lemma) -> None:
+        """In a piece about software (:mod:`.components`): tagger names the sentence shows
+        to be software become ``Library`` (with a version after them cut off, and the
+        names joined to them by "and" or "or" too); code-shaped words, unknown lower-case
+        words used as software, and named components ("the billing service") become
+        entities of their kind."""
+        doc = self.doc
+        for ent in doc.ents:
+            index = next((self.owner[i] for i in range(ent.start, ent.end) if i in self.owner), None)
+            record = self.out.spans[index] if index is not None else None
+            if record is None or not components.library_label(record.label):
+                continue
+            last = doc[max(i for i, k in self.owner.items() if k == index)]
+            kind = components.component_kind(record.surface, word_of(last, lemma))
+            if kind:
+                record.label = kind
+            elif components.versioned(doc, ent.start, ent.end):
+                record.label = LIBRARY
+                record.end = self.offset + doc[ent.end - 2].idx + len(doc[ent.end - 2])
+                record.surface = names.clean_surface(doc[ent.start : ent.end - 1].text)
+            elif components.software_evidence(doc, ent.start, ent.end, lemma):
+                record.label = LIBRARY
+        self._software_conjuncts()
+        for start, end, kind in components.code_words(doc.text):
+            self._new_span(doc.char_span(start, end, alignment_mode="expand"), kind, (start, end))
+        for token in doc:
+            found = components.component_name(token, lemma)
+            if found is not None:
+                self._new_span(doc[found[0] : found[1]], found[2])
+            elif components.unknown_software(token, lemma):
+                self._new_span(doc[token.i : token.i + 1], LIBRARY)
+
+    def _software_conjuncts(self) -> None:
+        """A one-word tagger name joined by a conjunction to software is software."""
+        spans, owner = self.out.spans, self.owner
+        for token in self.doc:
+            index = owner.get(token.i)
+            if index is None or spans[index].label != LIBRARY:
+                continue
+            for other in components.conjuncts(token):
+                k = owner.get(other.i)
+                if k is not None and components.library_label(spans[k].label):
+                    if " " not in spans[k].surface:
+                        spans[k].label = LIBRARY
+
+    def _new_span(self, span: Any, kind: str, chars: tuple[int, int] | None = None) -> None:
+        if span is None or any(i in self.owner for i in range(span.start, span.end)):
+            return
+        begin, stop = chars or (span.start_char, span.end_char)
+        record = SpanRecord(
+            self.offset + begin,
+            self.offset + stop,
+            self.doc.text[begin:stop],
+            kind,
+            self.sentence_of[span.start],
+        )
+        self._add(record, range(span.start, span.end))
 
     def title_references(self) -> None:
         """A capitalised title used as a noun after "the" ("the Count", "the Professor")."""
