@@ -282,10 +282,15 @@ class _Piece:
             self._add(record, range(token.i - 1, token.i + 1))
 
     def title_spans(self, title: str) -> None:
-        """The document title wherever it occurs outside an entity span (label ``TITLE``)."""
+        """The document title wherever it occurs outside an entity span (label ``TITLE``).
+
+        A lower-case title (a file name) matches in any case, but only where the text
+        writes it as a name: the title "public" is not named by "the public API"."""
         flags = re.IGNORECASE if title == title.lower() else 0
         pattern = re.compile(r"(?<!\w)" + re.escape(title) + r"(?!\w)", flags)
         for match in pattern.finditer(self.doc.text):
+            if not names.is_valid_name(match.group(0)):
+                continue
             span = self.doc.char_span(match.start(), match.end(), alignment_mode="expand")
             if span is None or any(i in self.owner for i in range(span.start, span.end)):
                 continue
