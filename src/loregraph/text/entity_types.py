@@ -125,8 +125,7 @@ _SYNONYMS: dict[str, str] = {
     FUNCTION: "function|method|class|hook|handler|callback|component class|procedure|type",
     CONFIG: (
         "config|configuration|configuration parameter|setting|environment variable|"
-        "env var|env|variable name|flag|feature flag|option|parameter|timeout|limit|port|"
-        "secret|key"
+        "env var|env|variable name|flag|feature flag|option|parameter|timeout|limit"
     ),
     CONVENTION: "convention|coding convention|rule|team rule|practice|style rule|guideline",
     ERROR_PATTERN: "error pattern|errorpattern|error|bug|failure|exception|crash|outage pattern",

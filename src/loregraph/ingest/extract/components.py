@@ -72,9 +72,8 @@ SOFTWARE_NOUNS = frozenset(
 """Nouns that a software name modifies or is joined to ("the Redis cache")."""
 
 TECHNICAL_LEMMAS = frozenset(
-    "api server database deploy repo config library package framework cache endpoint "
-    "pipeline backend frontend app ci commit timeout migrate install upgrade cluster queue "
-    "staging prod bug dependency script module env sdk cli".split()
+    "api server database deploy repo config framework endpoint pipeline backend frontend "
+    "ci timeout migrate upgrade cluster staging dependency env sdk cli".split()
 )
 """Words that mark a piece of text as one about software: the sentence rules of this
 module run only there (a novel's "the Count ran" is no software)."""
@@ -96,7 +95,11 @@ def code_kind(surface: str) -> str:
     if len(name) < 2:
         return ""
     if _PATH.match(name) and any(c.isalpha() for c in name):
-        return MODULE if name.endswith("/") else FILE
+        last = name.rstrip("/").rsplit("/", 1)[-1]
+        if name.endswith("/"):
+            return MODULE
+        if "." in last.strip(".") or name.count("/") >= 2:  # not "and/or"
+            return FILE
     found = _FILE.match(name)
     if found and found.group(1).casefold() in FILE_EXTENSIONS:
         stem = name[: found.start(1) - 1]
@@ -131,6 +134,8 @@ def software_evidence(doc: Any, start: int, end: int, lemma: Lemma) -> bool:
         return True
     if token.head is not token and word_of(token.head, lemma) in SOFTWARE_NOUNS:
         return True
+    if token.dep_.startswith("nsubj") and token.ent_type_ == "PERSON":
+        return False  # "Priya runs the rota": a person who acts
     node, hops = token, 0
     while node.head is not node and hops < 3:
         node, hops = node.head, hops + 1
@@ -139,13 +144,14 @@ def software_evidence(doc: Any, start: int, end: int, lemma: Lemma) -> bool:
     return False
 
 
-def component_name(root: Any, lemma: Lemma) -> tuple[int, int, str] | None:
+def component_name(root: Any, lemma: Lemma, *, bare: bool = False) -> tuple[int, int, str] | None:
     """(first token, end token, type) of the noun phrase headed by ``root`` when it names
     one component, or ``None``.
 
     The head noun must be a singular component noun (``known_type`` gives ``Service``,
-    ``Module`` or ``Config``) with nouns or adjectives before it ("billing service",
-    "request timeout", "API server"), or stand after "the" on its own ("the worker"); a
+    ``Module`` or ``Config``) with nouns before it ("billing service", "request timeout",
+    "API server"), or, when ``bare`` (in a text about software), stand after "the" on its
+    own ("the worker"); an adjective alone ("the great gateway") names no component; a
     phrase with a possessive, a number or an indefinite article is no particular thing
     ("a new service", "two workers", "our cache").
     """
@@ -163,8 +169,11 @@ def component_name(root: Any, lemma: Lemma) -> tuple[int, int, str] | None:
     determiner = next((t for t in left if t.dep_ in ("det", "poss", "nummod")), None)
     if determiner is not None and determiner.lower_ not in ("the", "this", "that"):
         return None
-    if start == root.i and (determiner is None or determiner.lower_ != "the"):
+    nouns = [t for t in root.doc[start : root.i] if t.tag_.startswith(("NN", "VBG"))]
+    if not nouns and not (bare and determiner is not None and determiner.lower_ == "the"):
         return None
+    while start < root.i and not root.doc[start].tag_.startswith(("NN", "VBG", "JJ")):
+        start += 1
     return start, root.i + 1, kind
 
 
@@ -183,11 +192,13 @@ def library_label(label: str) -> bool:
     return label in _TAGGER_LABELS
 
 
-def technical(doc: Any, lemma: Lemma) -> bool:
-    """Whether a parsed piece is about software: a code-shaped word or a word of
-    :data:`TECHNICAL_LEMMAS`."""
-    for token in doc:
+def technical(tokens: Any, lemma: Lemma) -> bool:
+    """Whether a parsed piece or sentence is about software: a code-shaped word, a word of
+    :data:`TECHNICAL_LEMMAS` or a named component ("the billing service")."""
+    for token in tokens:
         if word_of(token, lemma) in TECHNICAL_LEMMAS or code_kind(token.text):
+            return True
+        if component_name(token, lemma) is not None:
             return True
     return False
 

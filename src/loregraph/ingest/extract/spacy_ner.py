@@ -128,8 +128,7 @@ def analyse_piece(
     """
     piece = _Piece(doc, offset)
     piece.entity_spans(labels)
-    if components.technical(doc, lemma):
-        piece.software_spans(lemma)
+    piece.software_spans(lemma)
     piece.title_references()
     if title:
         piece.title_spans(title)
@@ -203,13 +202,16 @@ class _Piece:
             self._add(record, range(start, end))
 
     def software_spans(self, lemma: Lemma) -> None:
-        """In a piece about software (:mod:`.components`): tagger names the sentence shows
-        to be software become ``Library`` (with a version after them cut off, and the
+        """Names of software (:mod:`.components`). In a sentence about software, tagger
+        names the sentence shows to be software become ``Library`` (with a version after them cut off, and the
         names joined to them by "and" or "or" too); code-shaped words, unknown lower-case
         words used as software, and named components ("the billing service") become
         entities of their kind."""
         doc = self.doc
+        about_software = [components.technical(sent, lemma) for sent in self.sents]
         for ent in doc.ents:
+            if not about_software[self.sentence_of[ent.start]]:
+                continue
             index = next((self.owner[i] for i in range(ent.start, ent.end) if i in self.owner), None)
             record = self.out.spans[index] if index is not None else None
             if record is None or not components.library_label(record.label):
@@ -227,11 +229,14 @@ class _Piece:
         self._software_conjuncts()
         for start, end, kind in components.code_words(doc.text):
             self._new_span(doc.char_span(start, end, alignment_mode="expand"), kind, (start, end))
+        bare = any(about_software)
         for token in doc:
-            found = components.component_name(token, lemma)
+            found = components.component_name(token, lemma, bare=bare)
             if found is not None:
                 self._new_span(doc[found[0] : found[1]], found[2])
-            elif components.unknown_software(token, lemma):
+            elif about_software[self.sentence_of[token.i]] and components.unknown_software(
+                token, lemma
+            ):
                 self._new_span(doc[token.i : token.i + 1], LIBRARY)
 
     def _software_conjuncts(self) -> None:
