@@ -84,9 +84,7 @@ class Tally:
 def match(gold: Sequence[Mapping[str, Any]], found: Sequence[Found]) -> list[tuple[int, int]]:
     """(gold index, found index) pairs: equal normalised names, or the found name equal to a
     normalised gold alias; each gold and each found entity matched at most once."""
-    keys = [
-        {norm(g["name"])} | {norm(a) for a in g.get("aliases", [])} for g in gold
-    ]
+    keys = [{norm(g["name"])} | {norm(a) for a in g.get("aliases", [])} for g in gold]
     pairs: list[tuple[int, int]] = []
     used: set[int] = set()
     for fi, entity in enumerate(found):
@@ -172,9 +170,7 @@ def dev_errors(memories: Sequence[Mapping[str, Any]], found: Sequence[list[Found
         gold = {(norm(g["name"]), g["type"]) for g in memory["entities"]}
         got = {(norm(e.name), e.type) for e in entities}
         if gold != got:
-            lines.append(
-                f"{memory['id']}: missing {sorted(gold - got)} extra {sorted(got - gold)}"
-            )
+            lines.append(f"{memory['id']}: missing {sorted(gold - got)} extra {sorted(got - gold)}")
     return lines
 
 
@@ -196,9 +192,7 @@ def run(options: RunOptions) -> dict[str, Any]:
             f"agent memories ({split}): name F1 {row.get('names', {}).get('f1')} "
             f"typed F1 {row.get('typed', {}).get('f1')}"
         )
-    figures["counts"] = {
-        split: sum(1 for m in memories if m["split"] == split) for split in SPLITS
-    }
+    figures["counts"] = {split: sum(1 for m in memories if m["split"] == split) for split in SPLITS}
     figures["seconds"] = round(seconds, 2)
     return {
         "figures": figures,

@@ -271,7 +271,7 @@ def _agent_memory(figures: Mapping[str, Any] | None) -> list[str]:
     if not figures:
         return []
     dev, held = figures.get("dev", {}), figures.get("held_out", {})
-    keys = ["all"] + sorted(k for k in {**dev, **held} if k != "all")
+    keys = ["all", *sorted(k for k in {**dev, **held} if k != "all")]
     rows = []
     for key in keys:
         row: list[Any] = [key.replace("type:", "").replace("style:", "style ")]
@@ -295,8 +295,10 @@ def _agent_memory(figures: Mapping[str, Any] | None) -> list[str]:
         "precision per extracted type, typed recall per gold type. Target: typed F1 ≥ 80.",
         "",
         table(
-            ["row", "dev name", "dev typed P", "dev typed R", "dev typed F1"]
-            + ["held-out name", "held-out typed P", "held-out typed R", "held-out typed F1"],
+            [
+                *("row", "dev name", "dev typed P", "dev typed R", "dev typed F1"),
+                *("held-out name", "held-out typed P", "held-out typed R", "held-out typed F1"),
+            ],
             rows,
         ),
     ]

@@ -31,15 +31,19 @@ from loregraph.text.entity_types import (
     CONFIG,
     FILE,
     FUNCTION,
-    LIBRARY,
     MODULE,
     SERVICE,
     known_type,
 )
 
-FILE_EXTENSIONS = frozenset(
-    "py ts tsx js jsx mjs cjs json toml yml yaml md txt lock cfg ini conf sh env sql go rs "
-    "rb java kt swift c h cpp css scss html xml csv log ipynb dockerfile gitignore nvmrc".split()
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+FILE_EXTENSIONS = _words(
+    "py ts tsx js jsx mjs cjs json toml yml yaml md txt lock cfg ini conf sh env sql go rs rb "
+    "java kt swift c h cpp css scss html xml csv log ipynb dockerfile gitignore nvmrc"
 )
 """Extensions that make ``name.ext`` a file name (``Node.js`` and ``Fly.io`` are software
 names: ``js`` alone, after a capitalised stem, does not count)."""
@@ -50,7 +54,6 @@ _CALL = re.compile(r"^[A-Za-z_][\w.]*\(\)?$")
 _DOTTED = re.compile(r"^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+$")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _CAMEL = re.compile(r"^[a-z]+[A-Z]\w*$")
-_PASCAL = re.compile(r"^(?:[A-Z][a-z0-9]+){2,}$")
 _FILE = re.compile(r"^(?:[\w-]+)?\.([A-Za-z0-9]+)$")
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)*[a-z]?$")
 
@@ -58,22 +61,22 @@ _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
 COMPONENT_TYPES = frozenset({SERVICE, MODULE, CONFIG})
 """The types a component's head noun may give a noun chunk."""
 
-SOFTWARE_LEMMAS = frozenset(
+SOFTWARE_LEMMAS = _words(
     "use migrate move switch replace depend run install upgrade downgrade deploy host pin "
-    "configure build compile import restart crash cache store query call bump ship serve "
-    "fail time log monitor store instal uninstall update patch".split()
+    "configure build compile import restart crash cache store query call bump ship serve fail "
+    "time log monitor instal uninstall update patch"
 )
 """Verbs whose subject or object, in a sentence about software, is software."""
 
-SOFTWARE_NOUNS = frozenset(
-    "version package library framework database cache queue cluster instance container "
-    "image driver client sdk plugin dependency cli api server runtime".split()
+SOFTWARE_NOUNS = _words(
+    "version package library framework database cache queue cluster instance container image "
+    "driver client sdk plugin dependency cli api server runtime"
 )
 """Nouns that a software name modifies or is joined to ("the Redis cache")."""
 
-TECHNICAL_LEMMAS = frozenset(
-    "api server database deploy repo config framework endpoint pipeline backend frontend "
-    "ci timeout migrate upgrade cluster staging dependency env sdk cli".split()
+TECHNICAL_LEMMAS = _words(
+    "api server database deploy repo config framework endpoint pipeline backend frontend ci "
+    "timeout migrate upgrade cluster staging dependency env sdk cli"
 )
 """Words that mark a piece of text as one about software: the sentence rules of this
 module run only there (a novel's "the Count ran" is no software)."""

@@ -25,8 +25,8 @@ from loregraph.ingest.extract import components, typing_rules
 from loregraph.ingest.extract.components import word_of
 from loregraph.ingest.extract.dependency import NARRATOR, Lemma, sentence_relations
 from loregraph.models import name_key
-from loregraph.text.entity_types import LIBRARY
 from loregraph.text import names
+from loregraph.text.entity_types import LIBRARY
 
 ENTITY_LABELS = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"}
@@ -203,16 +203,18 @@ class _Piece:
 
     def software_spans(self, lemma: Lemma) -> None:
         """Names of software (:mod:`.components`). In a sentence about software, tagger
-        names the sentence shows to be software become ``Library`` (with a version after them cut off, and the
-        names joined to them by "and" or "or" too); code-shaped words, unknown lower-case
-        words used as software, and named components ("the billing service") become
+        names the sentence shows to be software become ``Library`` (a version after one is
+        cut off; names joined to one by "and" or "or" follow it); code-shaped words,
+        lower-case software names and named components ("the billing service") become
         entities of their kind."""
         doc = self.doc
         about_software = [components.technical(sent, lemma) for sent in self.sents]
         for ent in doc.ents:
             if not about_software[self.sentence_of[ent.start]]:
                 continue
-            index = next((self.owner[i] for i in range(ent.start, ent.end) if i in self.owner), None)
+            index = next(
+                (self.owner[i] for i in range(ent.start, ent.end) if i in self.owner), None
+            )
             record = self.out.spans[index] if index is not None else None
             if record is None or not components.library_label(record.label):
                 continue
@@ -248,9 +250,9 @@ class _Piece:
                 continue
             for other in components.conjuncts(token):
                 k = owner.get(other.i)
-                if k is not None and components.library_label(spans[k].label):
-                    if " " not in spans[k].surface:
-                        spans[k].label = LIBRARY
+                record = spans[k] if k is not None else None
+                if record and components.library_label(record.label) and " " not in record.surface:
+                    record.label = LIBRARY
 
     def _new_span(self, span: Any, kind: str, chars: tuple[int, int] | None = None) -> None:
         if span is None or any(i in self.owner for i in range(span.start, span.end)):
