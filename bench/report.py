@@ -292,7 +292,9 @@ def _agent_memory(figures: Mapping[str, Any] | None) -> list[str]:
         f"{counts.get('held_out', '?')} held-out memories, each remembered into a fresh scope; "
         "engine types mapped to the set's vocabulary as `bench/agent_entities.py` writes "
         "down). Name F1 for the whole and per style, name recall per gold type; typed "
-        "precision per extracted type, typed recall per gold type. Target: typed F1 ≥ 80.",
+        "precision per extracted type, typed recall per gold type. Target: typed F1 ≥ 80. "
+        "Before the software rules (main at 7c6c32c, the same bench): name F1 55.8 dev / "
+        "55.0 held out, typed F1 28.7 / 23.2.",
         "",
         table(
             [

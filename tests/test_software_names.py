@@ -37,6 +37,9 @@ def _types(text: str, title: str = "") -> dict[str, str]:
         ("and/or", ""),
         ("Node.js", ""),
         ("U.S.", ""),
+        ("eBook", ""),
+        ("www.gutenberg.org", ""),
+        ("1.C", ""),
         ("NASA", ""),
     ],
 )

@@ -53,7 +53,8 @@ _ENV = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _CALL = re.compile(r"^[A-Za-z_][\w.]*\(\)?$")
 _DOTTED = re.compile(r"^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+$")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
-_CAMEL = re.compile(r"^[a-z]+[A-Z]\w*$")
+_CAMEL = re.compile(r"^[a-z]{2,}[A-Z]\w*$")
+_WEB = re.compile(r"^www\.|\.(?:com|org|net|io|dev|app)$")
 _FILE = re.compile(r"^(?:[\w-]+)?\.([A-Za-z0-9]+)$")
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)*[a-z]?$")
 
@@ -106,13 +107,13 @@ def code_kind(surface: str) -> str:
     found = _FILE.match(name)
     if found and found.group(1).casefold() in FILE_EXTENSIONS:
         stem = name[: found.start(1) - 1]
-        if not stem or stem == stem.lower():
+        if not stem or (stem == stem.lower() and any(c.isalpha() for c in stem)):
             return FILE
     if _ENV.match(name):
         return CONFIG
     if _CALL.match(name) and name.endswith(("(", ")")):
         return FUNCTION
-    if _DOTTED.match(name):
+    if _DOTTED.match(name) and not _WEB.search(name):  # not www.example.org
         return CONFIG
     if _SNAKE.match(name) or _CAMEL.match(name):
         return FUNCTION
