@@ -188,6 +188,9 @@ def run(options: RunOptions) -> dict[str, Any]:
         "predicted_entities": sum(len(p.entities) for p in preds),
         "gold_entities": sum(len(g.entities) for g in golds),
     }
+    from bench import agent_entities
+
+    figures["agent_memory"] = agent_entities.run(options)["figures"]
     ent = figures["entities"]
     log(f"extraction: entity P {ent['precision']} R {ent['recall']} F1 {ent['f1']}")
     for group, prf in figures["relation_pairs"].items():
@@ -209,5 +212,8 @@ def run(options: RunOptions) -> dict[str, Any]:
             "averaging": "micro (counts summed over documents)",
             "extraction_settings": repr(settings.extraction),
             "chunk_settings": repr(settings.chunk),
+            "agent_memory": "bench/data/memory/agent_entities.json, each memory remembered "
+            "into a fresh scope of one store (bench/agent_entities.py); types mapped by "
+            f"{agent_entities.TYPE_MAP}",
         },
     }

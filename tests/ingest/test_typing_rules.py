@@ -11,10 +11,14 @@ from loregraph.ingest.types import SourceDocument
 from loregraph.text.entity_types import (
     CODE,
     CONCEPT,
+    CONFIG,
+    FUNCTION,
+    LIBRARY,
     LOCATION,
     ORGANIZATION,
     PERSON,
     PRODUCT,
+    SOFTWARE_TYPES,
     normalize_type,
 )
 
@@ -107,9 +111,9 @@ def test_code_in_technical_text(extractor: OfflineExtractor) -> None:
     )
     types = types_of(extractor, text)
     assert types["console.log(myURL.href"] == CODE  # the name stops at the backtick
-    assert types["maxBuffer"] == CODE
+    assert types["maxBuffer"] == FUNCTION  # camel case: a function or method
     assert types["Blob"] == CODE  # only the backticks tell
-    coded = {k for k, t in types.items() if t == CODE}
+    coded = {k for k, t in types.items() if t in SOFTWARE_TYPES}
     assert coded >= {"console.log(myURL.href", "maxBuffer", "Blob"}
 
 
@@ -157,7 +161,9 @@ def test_one_side_of_backticks() -> None:
         ("steamers", PRODUCT),
         ("newspaper", PRODUCT),
         ("firm", ORGANIZATION),
-        ("function", CODE),
+        ("function", FUNCTION),
+        ("framework", LIBRARY),
+        ("environment variable", CONFIG),
         ("friend", CONCEPT),
     ],
 )

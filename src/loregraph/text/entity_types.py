@@ -2,9 +2,16 @@
 
 An LLM's free-form type (or a spaCy label) maps to one of ``Person``,
 ``Organization``, ``Location``, ``Product``, ``Concept``, ``Event``, ``Role`` or ``Code``
-(default ``Concept``). ``Product`` is every made thing with a name: objects, vehicles and
-ships ("the schooner Emma"), works (books, newspapers, films, songs); ``Code`` is an
-identifier of a program or a query language (``maxBuffer``, ``pg_dump``, ``SELECT``).
+(default ``Concept``), or to one of the types of a team's software world that agent
+memories name: ``Library`` (third-party software: packages, frameworks, databases,
+languages, tools, hosted services), ``Service`` (a component the team builds or runs: the
+billing service, the API server), ``File`` (a file or path), ``Module`` (a package or
+folder of the team's code), ``Function`` (a function, method or class), ``Config`` (a
+setting, environment variable, flag or limit), ``Convention`` (a team rule) and
+``ErrorPattern`` (a recurring error). ``Product`` is every other made thing with a name:
+objects, vehicles and ships ("the schooner Emma"), works (books, newspapers, films,
+songs); ``Code`` is any other identifier of a program or a query language (``maxBuffer``,
+``SELECT``).
 
 The table covers spaCy's NER labels and common LLM synonyms, and adds
 one more type, ``Time``, for dates and times (the offline extractor only
@@ -29,6 +36,14 @@ EVENT = "Event"
 ROLE = "Role"
 TIME = "Time"
 CODE = "Code"
+LIBRARY = "Library"
+SERVICE = "Service"
+FILE = "File"
+MODULE = "Module"
+FUNCTION = "Function"
+CONFIG = "Config"
+CONVENTION = "Convention"
+ERROR_PATTERN = "ErrorPattern"
 
 TYPES: tuple[str, ...] = (
     PERSON,
@@ -40,8 +55,20 @@ TYPES: tuple[str, ...] = (
     ROLE,
     TIME,
     CODE,
+    LIBRARY,
+    SERVICE,
+    FILE,
+    MODULE,
+    FUNCTION,
+    CONFIG,
+    CONVENTION,
+    ERROR_PATTERN,
 )
 """The normalised types, in the order used to break ties."""
+
+SOFTWARE_TYPES = frozenset({CODE, LIBRARY, SERVICE, FILE, MODULE, FUNCTION, CONFIG})
+"""The types of software and its parts (what a code-shaped name or a sentence about
+running, installing or migrating software gives)."""
 
 VEHICLES = (
     "vehicle|ship|boat|train|schooner|steamer|steamship|vessel|yacht|brig|brigantine|barque|"
@@ -77,15 +104,31 @@ _SYNONYMS: dict[str, str] = {
     PRODUCT: (
         "product|artifact|artefact|object|work of art|work|workofart|book|novel|film|"
         "movie|album|song|single|painting|play|poem|opera|series|tv series|"
-        "television series|show|game|video game|software|tool|library|framework|"
-        "application|app|device|weapon|item|document|newspaper|"
-        "magazine|journal|file|gazette|periodical|story|essay|article|symphony|sculpture|"
+        "television series|show|game|video game|"
+        "device|weapon|item|document|newspaper|"
+        "magazine|journal|gazette|periodical|story|essay|article|symphony|sculpture|"
         f"{VEHICLES}|satellite"
     ),
-    CODE: (
-        "code|identifier|variable|keyword|sql keyword|function|module|package|api|"
-        "code element|configuration parameter"
+    CODE: "code|identifier|variable|keyword|sql keyword|code element",
+    LIBRARY: (
+        "library|software|tool|framework|package|dependency|database|runtime|"
+        "programming language|sdk|cli|command line tool|application|app|platform|"
+        "hosted service|saas|third party software|technology"
     ),
+    SERVICE: (
+        "service|microservice|server|pipeline|worker|component|system|backend|frontend|"
+        "api|endpoint|job|cron job|daemon|bot|gateway|proxy|queue|index|cache|dashboard|"
+        "portal|site|website|monolith|cluster|limiter"
+    ),
+    FILE: "file|path|file path|filename|script|document file|config file",
+    MODULE: "module|folder|directory|namespace|submodule|codebase",
+    FUNCTION: "function|method|class|hook|handler|callback|component class|procedure|type",
+    CONFIG: (
+        "config|configuration|configuration parameter|setting|environment variable|"
+        "env var|env|variable name|flag|feature flag|option|parameter|timeout|limit"
+    ),
+    CONVENTION: "convention|coding convention|rule|team rule|practice|style rule|guideline",
+    ERROR_PATTERN: "error pattern|errorpattern|error|bug|failure|exception|crash|outage pattern",
     EVENT: (
         "event|battle|war|meeting|conference|election|festival|ceremony|incident|"
         "accident|disaster|competition|tournament|championship|match|race|revolution|"
@@ -98,7 +141,7 @@ _SYNONYMS: dict[str, str] = {
     CONCEPT: (
         "concept|idea|topic|theme|norp|law|language|nationality|religion|ideology|"
         "theory|method|technique|skill|disease|condition|substance|material|species|"
-        "genre|award|prize|convention|error pattern|errorpattern|config|configuration|"
+        "genre|award|prize|"
         "misc|miscellaneous|other|cardinal|ordinal|quantity|money|percent|num|number|"
         "belief|custom|tradition|legend|myth|phenomenon"
     ),

@@ -18,7 +18,9 @@ Document-level decisions of the offline extractor:
   "X (film)", "X, Margrave of Y") occurs; its type is the majority label of those spans,
   else the qualifier's ("(film)" → Product), else the head-noun rule, else Person when
   the first sentences say he/she more than it, else the head word's type, else Concept.
-  It always has at least one occurrence.
+  A title that is no name (a lower-case word or a date: a note filed as "public", "todo"
+  or "2026-11-20") is an entity only where the text writes it as a name; a title that is
+  a name always has at least one occurrence.
 * **Clustering** of variant names (:func:`~loregraph.ingest.cluster.cluster_candidates`).
 * **Salience** (1-5): 5 for the title entity; otherwise ``1 + 4·ln(1+m)/ln(1+M)`` with
   ``m`` the entity's mentions and ``M`` the largest among non-title entities, +1 when it
@@ -293,7 +295,7 @@ def _group_spans(
         cand.mentions += 1
         _add_occurrence(cand, seq, span.surface)
     candidates = list(groups.values())
-    if title.name:
+    if title.name and (title_occ or names.is_valid_name(title.core)):
         if not title_occ:
             first = min(locator.chunks, key=lambda c: c.seq)
             title_occ[(first.seq, title.core or title.name)] += 1

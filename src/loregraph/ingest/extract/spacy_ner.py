@@ -21,10 +21,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from loregraph.ingest.extract import typing_rules
+from loregraph.ingest.extract import components, typing_rules
+from loregraph.ingest.extract.components import word_of
 from loregraph.ingest.extract.dependency import NARRATOR, Lemma, sentence_relations
 from loregraph.models import name_key
 from loregraph.text import names
+from loregraph.text.entity_types import LIBRARY
 
 ENTITY_LABELS = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"}
@@ -126,6 +128,7 @@ def analyse_piece(
     """
     piece = _Piece(doc, offset)
     piece.entity_spans(labels)
+    piece.software_spans(lemma)
     piece.title_references()
     if title:
         piece.title_spans(title)
@@ -198,6 +201,72 @@ class _Piece:
                     break
             self._add(record, range(start, end))
 
+    def software_spans(self, lemma: Lemma) -> None:
+        """Names of software (:mod:`.components`). In a sentence about software, tagger
+        names the sentence shows to be software become ``Library`` (a version after one is
+        cut off; names joined to one by "and" or "or" follow it); code-shaped words,
+        lower-case software names and named components ("the billing service") become
+        entities of their kind."""
+        doc = self.doc
+        about_software = [components.technical(sent, lemma) for sent in self.sents]
+        for ent in doc.ents:
+            if not about_software[self.sentence_of[ent.start]]:
+                continue
+            index = next(
+                (self.owner[i] for i in range(ent.start, ent.end) if i in self.owner), None
+            )
+            record = self.out.spans[index] if index is not None else None
+            if record is None or not components.library_label(record.label):
+                continue
+            last = doc[max(i for i, k in self.owner.items() if k == index)]
+            kind = components.component_kind(record.surface, word_of(last, lemma))
+            if kind:
+                record.label = kind
+            elif components.versioned(doc, ent.start, ent.end):
+                record.label = LIBRARY
+                record.end = self.offset + doc[ent.end - 2].idx + len(doc[ent.end - 2])
+                record.surface = names.clean_surface(doc[ent.start : ent.end - 1].text)
+            elif components.software_evidence(doc, ent.start, ent.end, lemma):
+                record.label = LIBRARY
+        self._software_conjuncts()
+        for start, end, kind in components.code_words(doc.text):
+            self._new_span(doc.char_span(start, end, alignment_mode="expand"), kind, (start, end))
+        bare = any(about_software)
+        for token in doc:
+            found = components.component_name(token, lemma, bare=bare)
+            if found is not None:
+                self._new_span(doc[found[0] : found[1]], found[2])
+            elif about_software[self.sentence_of[token.i]] and components.unknown_software(
+                token, lemma
+            ):
+                self._new_span(doc[token.i : token.i + 1], LIBRARY)
+
+    def _software_conjuncts(self) -> None:
+        """A one-word tagger name joined by a conjunction to software is software."""
+        spans, owner = self.out.spans, self.owner
+        for token in self.doc:
+            index = owner.get(token.i)
+            if index is None or spans[index].label != LIBRARY:
+                continue
+            for other in components.conjuncts(token):
+                k = owner.get(other.i)
+                record = spans[k] if k is not None else None
+                if record and components.library_label(record.label) and " " not in record.surface:
+                    record.label = LIBRARY
+
+    def _new_span(self, span: Any, kind: str, chars: tuple[int, int] | None = None) -> None:
+        if span is None or any(i in self.owner for i in range(span.start, span.end)):
+            return
+        begin, stop = chars or (span.start_char, span.end_char)
+        record = SpanRecord(
+            self.offset + begin,
+            self.offset + stop,
+            self.doc.text[begin:stop],
+            kind,
+            self.sentence_of[span.start],
+        )
+        self._add(record, range(span.start, span.end))
+
     def title_references(self) -> None:
         """A capitalised title used as a noun after "the" ("the Count", "the Professor")."""
         doc = self.doc
@@ -220,10 +289,15 @@ class _Piece:
             self._add(record, range(token.i - 1, token.i + 1))
 
     def title_spans(self, title: str) -> None:
-        """The document title wherever it occurs outside an entity span (label ``TITLE``)."""
+        """The document title wherever it occurs outside an entity span (label ``TITLE``).
+
+        A lower-case title (a file name) matches in any case, but only where the text
+        writes it as a name: the title "public" is not named by "the public API"."""
         flags = re.IGNORECASE if title == title.lower() else 0
         pattern = re.compile(r"(?<!\w)" + re.escape(title) + r"(?!\w)", flags)
         for match in pattern.finditer(self.doc.text):
+            if not names.is_valid_name(match.group(0)):
+                continue
             span = self.doc.char_span(match.start(), match.end(), alignment_mode="expand")
             if span is None or any(i in self.owner for i in range(span.start, span.end)):
                 continue

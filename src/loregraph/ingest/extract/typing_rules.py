@@ -47,6 +47,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from loregraph.ingest.extract.components import code_kind
 from loregraph.text import names
 from loregraph.text.entity_types import (
     CODE,
@@ -238,6 +239,9 @@ def _decide(mentions: Sequence[Mention], *, technical: bool) -> str:
     n = len(mentions)
     surface = mentions[0].surface
     coded = sum(m.in_code for m in mentions)
+    shaped = code_kind(surface)
+    if shaped:
+        return shaped
     if code_shaped(surface, technical=technical) or coded * CODE_SHARE >= n:
         return CODE
     hints = Counter(m.noun_type for m in mentions if m.noun_type)
