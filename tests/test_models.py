@@ -109,6 +109,8 @@ def test_answer_hit_and_counts_are_json_ready() -> None:
         "id": "e1",
         "title": "Lucy",
         "score": 0.5,
+        "relevance": 0.0,
+        "relevant": True,
         "extra": {"type": "Person"},
     }
     assert set(payloads[2]) == {
