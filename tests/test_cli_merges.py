@@ -131,4 +131,4 @@ def test_retype_refuses_an_unknown_type_unless_it_is_new(db: Path) -> None:
     assert again["type"] == "Banana"
     assert as_json(db, "retype", "Marco Rossi", "human")["type"] == "Person"  # a word for one
     assert "must not be empty" in run(db, "retype", "Redis", " ").output
-    assert "Code, Banana (to create it" in run(db, "retype", "Redis", "Kiwi").output
+    assert "ErrorPattern, Banana (to create it" in run(db, "retype", "Redis", "Kiwi").output

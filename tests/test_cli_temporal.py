@@ -120,6 +120,4 @@ def test_as_of_with_a_command_it_does_not_apply_to_is_refused(db: Path) -> None:
 
 def test_relations_show_when_each_held(db: Path) -> None:
     text = ok(db, "--as-of", "2026-01-31", "relations", "API server", "--type", "DEPENDS_ON").stdout
-    assert (
-        "-[DEPENDS_ON]-> Express [Organization]  (confidence 0.80), 2026-01-15 → 2026-02-10" in text
-    )
+    assert "-[DEPENDS_ON]-> Express [Library]  (confidence 0.80), 2026-01-15 → 2026-02-10" in text

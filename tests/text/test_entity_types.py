@@ -14,7 +14,7 @@ CASES = [
     ("creature", "Person"),
     ("location", "Location"),
     ("place", "Location"),
-    ("setting", "Location"),
+    ("setting", "Config"),  # a program's setting, in agent memory
     ("product", "Product"),
     ("artifact", "Product"),
     ("object", "Product"),
