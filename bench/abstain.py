@@ -40,7 +40,8 @@ SWEEP = (0.2, 0.25, 0.3, 0.33, 0.35, 0.38, 0.4, 0.45, 0.5)
 SHARE_SWEEP = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 STORES = ("dracula", "2wiki")
 RULE = (
-    "Answerable when one of the first {passages} passages covers at least {base} of the "
+    "Answerable when one of the first {passages} passages, or the first two read together "
+    "when each holds a quarter of it, covers at least {base} of the "
     "question's weighted terms, or {named} ({share} of it) when the question names an entity "
     "of the store by a capitalised mention of its name and no name the store does not know."
 )
