@@ -6,10 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
-import signal
-import threading
-from collections.abc import AsyncIterator, Iterator
-from types import FrameType
+from collections.abc import AsyncIterator
 from typing import Any
 
 import numpy as np
@@ -32,30 +29,10 @@ from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
 from .contract_copy import CopyContract
 from .contract_scores import listing, scores, two_listings
-from .falkor_server import FalkorServer, free_port, start_server
+from .falkor_server import FalkorServer, free_port
 from .scenarios import derived_state, document_chunks, random_book
 
 _graphs = itertools.count()
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-@pytest.fixture(scope="session")
-def falkor_server() -> Iterator[FalkorServer]:
-    """One server for the session; stopped at the end, on SIGTERM and at exit."""
-    previous = None
-    main = threading.current_thread() is threading.main_thread()
-    if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        previous = signal.signal(signal.SIGTERM, _interrupt)
-    server = start_server()
-    try:
-        yield server
-    finally:
-        server.stop()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def new_graph() -> str:

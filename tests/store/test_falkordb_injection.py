@@ -14,7 +14,7 @@ from loregraph.store.cypher.dialect import identifier
 
 from .builders import Book, unit
 from .contract import StoreFactory
-from .test_falkordb import falkor_server, store_factory  # noqa: F401 - fixtures
+from .test_falkordb import store_factory  # noqa: F401 - fixture
 
 HOSTILE = [
     "KNOWS]->(x) DETACH DELETE x //",

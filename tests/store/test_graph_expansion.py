@@ -32,7 +32,7 @@ from loregraph.store.sqlite import SqliteStore
 
 from .builders import Book, unit
 from .falkor_server import FalkorServer
-from .test_falkordb import falkor_server, new_graph  # noqa: F401 - fixture
+from .test_falkordb import new_graph
 
 NAMES = [f"Place {i:02d}" for i in range(40)]
 HUBS = NAMES[:3]
@@ -78,7 +78,7 @@ def towns(seed: int, documents: int = 6) -> list[Book]:
 
 
 @pytest.fixture
-async def mirrored(falkor_server: FalkorServer) -> AsyncIterator[MirroredStore]:  # noqa: F811
+async def mirrored(falkor_server: FalkorServer) -> AsyncIterator[MirroredStore]:
     store = MirroredStore(SqliteStore(":memory:"), CypherStore(falkor_server.url(new_graph())))
     await store.open()
     for book in towns(7):
@@ -88,7 +88,7 @@ async def mirrored(falkor_server: FalkorServer) -> AsyncIterator[MirroredStore]:
 
 
 @pytest.fixture
-async def cypher(falkor_server: FalkorServer) -> AsyncIterator[CypherStore]:  # noqa: F811
+async def cypher(falkor_server: FalkorServer) -> AsyncIterator[CypherStore]:
     store = CypherStore(falkor_server.url(new_graph()))
     await store.open()
     for book in towns(11):

@@ -26,12 +26,12 @@ from .builders import Book
 from .contract import StoreContract, StoreFactory, shared_pair
 from .falkor_server import FalkorServer
 from .scenarios import random_book
-from .test_falkordb import falkor_server, new_graph  # noqa: F401 - fixture
+from .test_falkordb import new_graph
 
 
 @pytest.fixture
 async def store_factory(
-    falkor_server: FalkorServer,  # noqa: F811
+    falkor_server: FalkorServer,
 ) -> AsyncIterator[StoreFactory]:
     stores: list[MirroredStore] = []
 
@@ -122,7 +122,7 @@ async def test_entities_listed_without_mentions_leave_the_mirror(
 
 
 async def test_resync_rebuilds_a_mirror_from_the_primary(
-    falkor_server: FalkorServer,  # noqa: F811
+    falkor_server: FalkorServer,
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "kg.db"

@@ -7,12 +7,9 @@ import asyncio
 import itertools
 import multiprocessing
 import random
-import signal
-import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
-from types import FrameType
 
 import numpy as np
 import pytest
@@ -41,32 +38,11 @@ from .contract_scores import listing, scores, two_listings
 from .contract_temporal import forget_fails_inside_the_delete
 from .engine_scripts import engine_finds_words_of_every_script
 from .falkor_server import FalkorServer
-from .pg_server import PgServer, start_server
+from .pg_server import PgServer
 from .pg_workers import SHARED, shared_book, survivors, write_documents
 from .scenarios import derived_state
-from .test_falkordb import falkor_server  # noqa: F401 - fixture
 
 _schemas = itertools.count()
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
-    """One server for the session; stopped at the end, on SIGTERM and at exit."""
-    previous = None
-    main = threading.current_thread() is threading.main_thread()
-    if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        previous = signal.signal(signal.SIGTERM, _interrupt)
-    server = start_server()
-    try:
-        yield server
-    finally:
-        server.stop()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def new_schema() -> str:
@@ -441,7 +417,7 @@ async def held(store: Store) -> list[object]:
 
 async def test_a_copy_round_trip_through_every_backend_keeps_everything(
     pg_server: PgServer,
-    falkor_server: FalkorServer,  # noqa: F811
+    falkor_server: FalkorServer,
     tmp_path: Path,
 ) -> None:
     """SQLite -> PostgreSQL -> FalkorDB -> the JSON memory file -> SQLite, with API keys:
