@@ -19,6 +19,7 @@ from typing import Any
 
 from bench.common import BENCH_DATA, DRACULA_FILE, LONGDOC_QUESTIONS, ROOT, TMP_DIR, RunOptions
 from bench.longdoc_text import check_answers
+from loregraph.ingest.textio import one_line_end
 
 QUESTIONS_DIR = LONGDOC_QUESTIONS
 CORPORA = ("dracula", "moonstone", "postgres")
@@ -106,42 +107,36 @@ def in_scope(
     return kept, left
 
 
-def dracula(options: RunOptions) -> Corpus:
-    """The whole book (both modes), every question."""
-    about, questions = load_question_file(QUESTIONS_DIR / "dracula.json", "dracula")
-    if not DRACULA_FILE.exists():
-        raise Skipped(f"the book is missing: {DRACULA_FILE}")
-    text = DRACULA_FILE.read_text(encoding="utf-8")
-    return Corpus(
-        name="dracula",
-        data=f"{DRACULA_FILE.name}, the whole book as one document ({len(text):,} characters)",
-        documents=[(DRACULA_FILE.name, "Dracula", text)],
-        ingest_file=DRACULA_FILE,
-        store_name="longdoc-dracula",
-        about=about,
-        questions=questions,
-    )
-
-
 MOONSTONE_FILE = BENCH_DATA / "book2" / "moonstone.txt"
 
 
-def moonstone(options: RunOptions) -> Corpus:
-    """The whole second novel as one document (both modes), every question; the file is
-    ingested as distributed (byte-order mark, CRLF line ends)."""
-    about, questions = load_question_file(QUESTIONS_DIR / "moonstone.json", "moonstone")
-    if not MOONSTONE_FILE.exists():
-        raise Skipped(f"the book is missing: {MOONSTONE_FILE}")
-    text = MOONSTONE_FILE.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
+def novel(name: str, path: Path, title: str) -> Corpus:
+    """A whole book as one document (both modes), every question of ``<name>.json``. The
+    engine ingests the file as distributed; the baselines read it as the engine's reader
+    does (no byte-order mark, LF line ends)."""
+    about, questions = load_question_file(QUESTIONS_DIR / f"{name}.json", name)
+    if not path.exists():
+        raise Skipped(f"the book is missing: {path}")
+    text = one_line_end(path.read_text(encoding="utf-8-sig"))
     return Corpus(
-        name="moonstone",
-        data=f"{MOONSTONE_FILE.name}, the whole book as one document ({len(text):,} characters)",
-        documents=[(MOONSTONE_FILE.name, "The Moonstone", text)],
-        ingest_file=MOONSTONE_FILE,
-        store_name="longdoc-moonstone",
+        name=name,
+        data=f"{path.name}, the whole book as one document ({len(text):,} characters)",
+        documents=[(path.name, title, text)],
+        ingest_file=path,
+        store_name=f"longdoc-{name}",
         about=about,
         questions=questions,
     )
+
+
+def dracula(options: RunOptions) -> Corpus:
+    """*Dracula*, the whole book."""
+    return novel("dracula", DRACULA_FILE, "Dracula")
+
+
+def moonstone(options: RunOptions) -> Corpus:
+    """*The Moonstone*, the whole second novel (byte-order mark, CRLF line ends)."""
+    return novel("moonstone", MOONSTONE_FILE, "The Moonstone")
 
 
 def postgres(options: RunOptions) -> Corpus:
