@@ -60,3 +60,31 @@ def test_an_addition_ends_nothing(tmp_path: Path) -> None:
     remember(db, "We added Valkey alongside Redis.", "2026-02-10")
     assert "Redis" in current_targets(db, "API server")
     assert not ended_targets(db, "API server")
+
+
+def test_a_new_value_ends_the_old_one_and_ask_gives_it(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "The request timeout is 30 s.", "2026-01-15")
+    remember(db, "The request timeout is now 45 s.", "2026-02-10")
+    assert "30 s" in ended_targets(db, "request timeout")
+    assert "45 s" in current_targets(db, "request timeout")
+    answer = as_json(db, "ask", "What is the request timeout?")["answer"]
+    assert "45 s" in answer
+    assert "30 s" not in answer
+
+
+def test_ask_answers_with_the_replacement_when_the_old_fact_ended(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "The API server uses Redis.", "2026-01-15")
+    remember(db, "We replaced Redis with Valkey.", "2026-02-10")
+    answer = as_json(db, "ask", "What does the API server use?")["answer"]
+    assert "Valkey" in answer
+
+
+def test_a_plan_or_another_setting_ends_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "The Gannet request timeout is 30 s.", "2026-01-15")
+    remember(db, "If the Gannet request timeout were 60 s, exports would finish.", "2026-02-01")
+    remember(db, "The Gannet connect timeout is 5 s.", "2026-02-10")
+    assert "30 s" in current_targets(db, "Gannet")
+    assert not ended_targets(db, "Gannet")

@@ -41,6 +41,7 @@ from loregraph.ingest.changes import (
     named_in,
     negated_names,
 )
+from loregraph.ingest.claim_ends import ClaimReader, claim_ends, spacy_reader
 from loregraph.ingest.statements import triple
 from loregraph.models import (
     ABOUT,
@@ -137,6 +138,7 @@ async def plan_invalidations(
     bundle: DocumentBundle,
     functional: Collection[str],
     check: Contradict | None = None,
+    read: ClaimReader | None = None,
 ) -> list[End]:
     """What the relations of ``bundle`` end, by the rules above, before it is written
     (against the stored relations and the bundle's own); see :func:`apply_to_bundle`.
@@ -156,6 +158,12 @@ async def plan_invalidations(
             _negation_ends(new, members, await _target_names(store, members), bundle, ends)
     await _change_ends(store, bundle, ours, ends)
     await _cue_ends(store, bundle, ends)
+    if read is not None:
+        by = next((r.id for r in bundle.relations if r.type not in _NOT_FACTS), "")
+        for old, when in await claim_ends(store, bundle, read):
+            known = ends.get(old.id)
+            if known is None or when < known.invalid_at:
+                ends[old.id] = End(old.id, when, by or old.id, bundle.document.id)
     if check is not None and ours:
         await _checked_ends(store, bundle, ours, check, ends)
     return list(ends.values())
@@ -260,7 +268,8 @@ async def supersede(
 ) -> list[End]:
     """:func:`plan_invalidations` by the settings' functional types, carried in the bundle
     by :func:`apply_to_bundle`."""
-    ends = await plan_invalidations(store, bundle, settings.functional_relations, check)
+    read = spacy_reader(settings.spacy_model)
+    ends = await plan_invalidations(store, bundle, settings.functional_relations, check, read)
     apply_to_bundle(bundle, ends)
     return ends
 

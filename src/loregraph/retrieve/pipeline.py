@@ -269,7 +269,8 @@ class Retriever:
         got = gather.Gathered(seen.ranked, seen.ranked[: cfg.max_passages], seen.documents)
         expanded.entities, expanded.relations = seen.entities, seen.relations
         trace.record("time", watch.ms(), len(seen.ranked), history=seen.history, later=seen.later)
-        relevance = gather.judge_relevance(analysis, found, got.ranked, self.min_coverage, trace)
+        judged = seen.seen if seen.seen is not None else got.ranked
+        relevance = gather.judge_relevance(analysis, found, judged, self.min_coverage, trace)
         reserve = got.ranked[len(got.passages) :]
         passages = got.passages
         trace.record("total", total.ms(), len(passages), preset=cfg.name)

@@ -56,6 +56,10 @@ class TimedView:
     relations: list[RankedRelation]
     history: int = 0
     later: int = 0
+    seen: list[Passage] | None = None
+    """Every passage seen at the time point, history passages in their rank: whether the
+    store answers a question is judged on these (a fact that a later memory replaced
+    still shows the question is answered; the replacement is the answer)."""
 
 
 async def at_time(
@@ -93,6 +97,7 @@ async def at_time(
         relations=[_current_first(r, stale) for r in relations if not _only_in(r.relation, stale)],
         history=len(seen) - len(kept),
         later=len(ranked) - len(seen),
+        seen=seen,
     )
     if point.now and not later and all(point.holds(r.relation) for r in view.relations):
         pass  # nothing planned in view: the graph as it stands

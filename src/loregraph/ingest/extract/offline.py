@@ -24,7 +24,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from loregraph.ingest.claims import Claim, read_claims
 from loregraph.ingest.extract.assemble import ChunkLocator, DocumentAnalysis, assemble_entities
+from loregraph.ingest.extract.claim_relations import add_claims
 from loregraph.ingest.extract.relations import build_relations
 from loregraph.ingest.extract.spacy_ner import (
     DATE_LABELS,
@@ -41,6 +43,7 @@ from loregraph.ingest.extract.spacy_nlp import (
 )
 from loregraph.ingest.extract.typing_rules import apply_context_types
 from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
+from loregraph.models import DocKind
 from loregraph.settings import ExtractionSettings
 from loregraph.text.names import split_qualifier
 
@@ -105,6 +108,8 @@ class OfflineExtractor:
         texts = [prepare_text(doc.text) for doc, _ in items]
         titles = [split_qualifier(doc.entity_title)[0] for doc, _ in items]
         analyses = [DocumentAnalysis() for _ in items]
+        claims: list[list[Claim]] = [[] for _ in items]
+        memories = {i for i, (doc, _) in enumerate(items) if doc.kind == DocKind.MEMORY}
         tasks: list[tuple[str, tuple[int, int]]] = []
         for i, ((_, chunks), text) in enumerate(zip(items, texts, strict=True)):
             if not chunks:
@@ -121,9 +126,13 @@ class OfflineExtractor:
                 piece = analyse_piece(doc, offset, self.labels, self._lemma, titles[i])
                 analyses[i].add(piece)
                 analyses[i].cues.add(doc, offset)
+                if i in memories:
+                    claims[i].extend(read_claims(doc, self._lemma))
         return [
-            self._assemble(doc, chunks, text, analysis)
-            for (doc, chunks), text, analysis in zip(items, texts, analyses, strict=True)
+            self._assemble(doc, chunks, text, analysis, claims[i])
+            for i, ((doc, chunks), text, analysis) in enumerate(
+                zip(items, texts, analyses, strict=True)
+            )
         ]
 
     def _assemble(
@@ -132,6 +141,7 @@ class OfflineExtractor:
         chunks: list[TextChunk],
         text: str,
         analysis: DocumentAnalysis,
+        claims: list[Claim],
     ) -> ExtractionResult:
         if not chunks:
             return ExtractionResult(stats={"chars": len(text), "sentences": 0, "entities": 0})
@@ -146,6 +156,10 @@ class OfflineExtractor:
             prepared=text,
             co_occurrence=self.settings.co_occurrence,
         )
+        entities = list(assembled.entities)
+        relation_stats["claim_relations"] = add_claims(
+            claims, entities, relations, locator, document.text
+        )
         stats = {"chars": len(text), **assembled.stats, **relation_stats}
         stats["names_typed_by_context"] = typed_by_context
-        return ExtractionResult(entities=assembled.entities, relations=relations, stats=stats)
+        return ExtractionResult(entities=entities, relations=relations, stats=stats)

@@ -1,0 +1,93 @@
+"""Claims read from memory sentences, and when a later claim ends an earlier one."""
+
+from __future__ import annotations
+
+import pytest
+
+from loregraph.ingest.claim_ends import ClaimReader, changes, same_value, spacy_reader
+from loregraph.ingest.claims import Claim
+
+
+@pytest.fixture(scope="module")
+def read() -> ClaimReader:
+    reader = spacy_reader("en_core_web_sm")
+    assert reader is not None
+    return reader
+
+
+def one(read: ClaimReader, text: str) -> Claim:
+    claims = read(text)
+    assert len(claims) == 1, claims
+    return claims[0]
+
+
+def ends(read: ClaimReader, new: str, old: str) -> bool:
+    return any(changes(n, o) for n in read(new) for o in read(old))
+
+
+def test_a_setting_reads_as_its_owner_attribute_and_value(read: ClaimReader) -> None:
+    claim = one(read, "The Gannet upload limit is 10 MB.")
+    assert (claim.anchor, claim.attribute, claim.value) == ("Gannet", ("upload", "limit"), "10 MB")
+    assert claim.copular and not claim.change
+    heading = one(read, "Gannet upload limit: 25 MB.")
+    assert (heading.anchor, heading.attribute, heading.value) == (
+        "Gannet",
+        ("upload", "limit"),
+        "25 MB",
+    )
+
+
+def test_a_change_names_what_it_leaves(read: ClaimReader) -> None:
+    claim = one(read, "Priya Shah moved from Berlin to Lisbon.")
+    assert (claim.anchor, claim.old, claim.value, claim.change) == (
+        "Priya Shah",
+        "Berlin",
+        "Lisbon",
+        True,
+    )
+    assert one(read, "We replaced Redis with Valkey.").old == "Redis"
+    assert one(read, "Kettleby's checkout shows prices in EUR instead of GBP.").old == "GBP"
+
+
+def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None:
+    assert read("If the timeout were 60 s, the export would finish.") == []
+    assert read("Could the team meet in the Atrium instead?") == []
+    assert read("Dmitri would like to join the Platform team one day.") == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Amara Okafor lives in Leeds.", "Amara Okafor moved to Bristol last month."),
+        ("The Ferncastle linter is Flake8.", "Ferncastle swapped Flake8 for Ruff."),
+        ("Copperline's pool size is 32.", "Copperline's pool size is 48."),
+        ("Orchard uses Django 4.2.", "Orchard was upgraded to Django 5.1."),
+        ("Greta Novak works at Lumora Health.", "Greta Novak left Lumora Health for Pallas Bank."),
+        ("Quillmark uses Sentry for error tracking.", "Quillmark doesn't use Sentry any more."),
+    ],
+)
+def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str) -> None:
+    assert ends(read, new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The API server stores data in PostgreSQL.", "We added ClickHouse next to PostgreSQL."),
+        ("Nikolai Petrov lives in Tallinn.", "Rustam Karimov moved to Riga."),
+        ("The Gannet request timeout is 30 s.", "The Gannet connect timeout is 5 s."),
+        ("Anika Patel speaks Gujarati.", "Anika Patel speaks Spanish."),
+        ("The support line opens at 08:00.", "The support line opens at 8 am."),
+        ("Bramble deploys to Heroku.", "The plan is to move Bramble to Fly.io."),
+    ],
+)
+def test_additions_other_subjects_and_restatements_end_nothing(
+    read: ClaimReader, old: str, new: str
+) -> None:
+    assert not ends(read, new, old)
+
+
+def test_values_compare_by_their_numbers_or_words() -> None:
+    assert same_value("08:00", "8 am")
+    assert same_value("Kubernetes", "its Kubernetes cluster")
+    assert not same_value("30 s", "45 s")
