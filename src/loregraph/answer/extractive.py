@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from loregraph.answer.types import Answer, Citation
 from loregraph.models import CO_OCCURS
+from loregraph.retrieve.ended import LATER
 from loregraph.retrieve.result import Passage, RetrievalResult
 from loregraph.retrieve.terms import wanted_types
 from loregraph.text.sentences import split_sentences
@@ -54,6 +55,9 @@ SHAPE_ITEMS = 2
 MAX_NAMED = 6
 NAMED_LEAD = "Named in the evidence:"
 """What opens the list of names an answer gives before its quotes."""
+CHANGED_LEAD = "Changed:"
+"""What opens the line that says which of the question's facts changed, and to what."""
+MAX_CHANGES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,7 +349,34 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
         doc_order.setdefault(passage.document_id, len(doc_order))
     chosen.sort(key=lambda c: (doc_order[c.passage.document_id], c.doc_start))
     quotes = [Quote(c.passage, c.text, c.doc_start, c.doc_end) for c in chosen]
-    return _answered(result, quotes, _lead(scorer, chosen))
+    changed, lead = _changed(result, scorer), _lead(scorer, chosen)
+    if changed:  # the change answers it: no "not stated"
+        lead = changed if lead == NOT_STATED else "\n\n".join(p for p in (changed, lead) if p)
+    return _answered(result, quotes, lead)
+
+
+def _changed(result: RetrievalResult, scorer: _Scorer) -> str:
+    """What changed among the facts of the entities the question names (its start
+    entities when it names none): "Changed: now Lisbon (since 2026-02-10; before:
+    Berlin)." — the current value first; a fact that ended with nothing in its place reads
+    "Berlin until 2026-02-10"."""
+    asked = scorer.named_ids or {s.entity.id for s in result.seeds}
+    items: list[str] = []
+    for ranked in result.changes:
+        rel = ranked.relation
+        if rel.source_id not in asked or rel.invalid_at is None:
+            continue
+        when = rel.invalid_at.date().isoformat()
+        new = ranked.replaced_by
+        if new and new != LATER and not new.startswith("“"):
+            item = f"now {new} (since {when}; before: {ranked.target_name})"
+        else:
+            item = f"{ranked.target_name} until {when}"
+        if item not in items:
+            items.append(item)
+    if not items:
+        return ""
+    return f"{CHANGED_LEAD} {'; '.join(items[:MAX_CHANGES])}."
 
 
 def _answered(result: RetrievalResult, quotes: list[Quote], lead: str) -> Answer:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loregraph.models import Relation
+from loregraph.models import ABOUT, CO_OCCURS, DocKind, Relation
 from loregraph.retrieve.result import RankedRelation
 from loregraph.store.base import Store
 from loregraph.timepoint import TimePoint
@@ -50,7 +50,8 @@ async def _replacement(
     point: TimePoint,
 ) -> str:
     """The other end of the fact of the same subject and type that began when ``ended``
-    ended, else the title of the memory or document that ended it (quoted)."""
+    ended; else, when a memory ended it, the new end that memory states (:func:`_stated`);
+    else the title of the memory or document that ended it (quoted)."""
     for other in facts:
         if (
             other.id != ended.id
@@ -62,6 +63,42 @@ async def _replacement(
             return names.get(other.target_id, "") or LATER
     if ended.invalidated_by is not None:
         document = await store.get_document(ended.invalidated_by)
+        if document is not None and document.kind == DocKind.MEMORY:
+            stated = await _stated(store, ended, document.id)
+            if stated:
+                return stated
         if document is not None and document.title:
             return f"“{document.title}”"
     return LATER
+
+
+async def _stated(store: Store, ended: Relation, memory_id: str) -> str:
+    """What the memory that ended ``ended`` gives in its place: the target of a fact it
+    states about the same subject ("Priya Shah moved to Lisbon"), else the other end of a
+    fact it states about the old target ("We replaced Redis with Valkey")."""
+    bundle = await store.read_bundle(memory_id)
+    if bundle is None:
+        return ""
+    facts = [r for r in bundle.relations if r.type not in (CO_OCCURS, ABOUT)]
+    other = next(
+        (
+            r.target_id
+            for r in facts
+            if r.source_id == ended.source_id and r.target_id != ended.target_id
+        ),
+        None,
+    )
+    if other is None:
+        other = next(
+            (
+                r.target_id if r.source_id == ended.target_id else r.source_id
+                for r in facts
+                if ended.target_id in (r.source_id, r.target_id)
+                and ended.source_id not in (r.source_id, r.target_id)
+            ),
+            None,
+        )
+    if other is None:
+        return ""
+    found = await store.get_entities([other])
+    return found[0].name if found else ""

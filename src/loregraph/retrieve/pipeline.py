@@ -289,6 +289,7 @@ class Retriever:
             trace=trace,
             relevant=relevance.relevant,
             reserve=reserve,
+            changes=seen.changes,
             focus=Focus.of(found.terms, found.counts, question),
             persona=self.lens.report if self.lens is not None else None,
         )

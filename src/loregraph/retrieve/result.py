@@ -167,6 +167,9 @@ class RetrievalResult:
     trace: RetrievalTrace = field(default_factory=RetrievalTrace)
     relevant: bool = True
     reserve: list[Passage] = field(default_factory=list)
+    changes: list[RankedRelation] = field(default_factory=list)
+    """The start entities' facts that ended by the query time, each with what replaced it
+    (shown as ended in a context only with ``show_ended``; an answer says what changed)."""
     focus: Focus = field(default_factory=Focus)
     persona: PersonaReport | None = None
 

@@ -25,7 +25,7 @@ After the passages are fused, :func:`at_time` applies the time the question is a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from loregraph.models import ABOUT, CO_OCCURS, Relation
@@ -56,6 +56,9 @@ class TimedView:
     relations: list[RankedRelation]
     history: int = 0
     later: int = 0
+    changes: list[RankedRelation] = field(default_factory=list)
+    """The question's start entities' facts that ended by the query time, each with what
+    replaced it (:mod:`.ended`), latest first."""
     seen: list[Passage] | None = None
     """Every passage seen at the time point, history passages in their rank: whether the
     store answers a question is judged on these (a fact that a later memory replaced
@@ -104,8 +107,9 @@ async def at_time(
     else:  # a past time, or planned facts (begun after now) that are not current yet
         view.relations = await _relations_at(store, view.relations, holding, point)
         view.entities = _entities_at(entities, view.relations)
+    view.changes = await ended_facts(store, facts, view.relations, point)
     if show_ended:
-        view.relations += await ended_facts(store, facts, view.relations, point)
+        view.relations += view.changes
     return view
 
 
