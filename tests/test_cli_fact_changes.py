@@ -89,3 +89,23 @@ def test_a_plan_or_another_setting_ends_nothing(tmp_path: Path) -> None:
     remember(db, "The Gannet connect timeout is 5 s.", "2026-02-10")
     assert "30 s" in current_targets(db, "Gannet")
     assert not ended_targets(db, "Gannet")
+
+
+def test_a_return_makes_the_first_fact_hold_again(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "Sofia Marchetti lives in Turin.", "2026-01-15")
+    remember(db, "Sofia Marchetti moved to Milan.", "2026-03-01")
+    assert "Turin" in ended_targets(db, "Sofia Marchetti")
+    remember(db, "Sofia Marchetti has moved back to Turin.", "2026-06-01")
+    assert "Turin" in current_targets(db, "Sofia Marchetti")
+    assert "Milan" in ended_targets(db, "Sofia Marchetti")
+    assert "Milan" not in current_targets(db, "Sofia Marchetti")
+
+
+def test_an_end_with_nothing_in_its_place_is_noted_after_the_quotes(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "Priyanka Rao works at Brightwater Analytics.", "2026-01-15")
+    remember(db, "Priyanka Rao no longer works at Brightwater Analytics.", "2026-03-01")
+    assert "Brightwater Analytics" in ended_targets(db, "Priyanka Rao")
+    answer = as_json(db, "ask", "Where does Priyanka Rao work?")["answer"]
+    assert "No longer current: Brightwater Analytics (until 2026-03-01)." in answer

@@ -57,6 +57,9 @@ NAMED_LEAD = "Named in the evidence:"
 """What opens the list of names an answer gives before its quotes."""
 CHANGED_LEAD = "Changed:"
 """What opens the line that says which of the question's facts changed, and to what."""
+ENDED_NOTE = "No longer current:"
+"""What opens the note after the quotes on facts that ended with nothing known in their
+place."""
 MAX_CHANGES = 3
 
 
@@ -349,19 +352,21 @@ def extractive_answer(result: RetrievalResult, max_sentences: int = 5) -> Answer
         doc_order.setdefault(passage.document_id, len(doc_order))
     chosen.sort(key=lambda c: (doc_order[c.passage.document_id], c.doc_start))
     quotes = [Quote(c.passage, c.text, c.doc_start, c.doc_end) for c in chosen]
-    changed, lead = _changed(result, scorer), _lead(scorer, chosen)
+    (changed, note), lead = _changed(result, scorer), _lead(scorer, chosen)
     if changed:  # the change answers it: no "not stated"
         lead = changed if lead == NOT_STATED else "\n\n".join(p for p in (changed, lead) if p)
-    return _answered(result, quotes, lead)
+    return _answered(result, quotes, lead, note)
 
 
-def _changed(result: RetrievalResult, scorer: _Scorer) -> str:
+def _changed(result: RetrievalResult, scorer: _Scorer) -> tuple[str, str]:
     """What changed among the facts of the entities the question names (its start
-    entities when it names none): "Changed: now Lisbon (since 2026-02-10; before:
-    Berlin)." — the current value first; a fact that ended with nothing in its place reads
-    "Berlin until 2026-02-10"."""
+    entities when it names none), as (lead, note): the lead gives the current value first
+    ("Changed: now Lisbon (since 2026-02-10; before: Berlin)."); a fact that ended with
+    nothing known in its place is a note after the quotes ("No longer current: Berlin
+    (until 2026-02-10).")."""
     asked = scorer.named_ids or {s.entity.id for s in result.seeds}
-    items: list[str] = []
+    now: list[str] = []
+    gone: list[str] = []
     for ranked in result.changes:
         rel = ranked.relation
         if rel.source_id not in asked or rel.invalid_at is None:
@@ -370,24 +375,25 @@ def _changed(result: RetrievalResult, scorer: _Scorer) -> str:
         new = ranked.replaced_by
         if new and new != LATER and not new.startswith("“"):
             item = f"now {new} (since {when}; before: {ranked.target_name})"
-        else:
-            item = f"{ranked.target_name} until {when}"
-        if item not in items:
-            items.append(item)
-    if not items:
-        return ""
-    return f"{CHANGED_LEAD} {'; '.join(items[:MAX_CHANGES])}."
+            if item not in now:
+                now.append(item)
+        elif (item := f"{ranked.target_name} (until {when})") not in gone:
+            gone.append(item)
+    lead = f"{CHANGED_LEAD} {'; '.join(now[:MAX_CHANGES])}." if now else ""
+    note = f"{ENDED_NOTE} {'; '.join(gone[:MAX_CHANGES])}." if gone else ""
+    return lead, note
 
 
-def _answered(result: RetrievalResult, quotes: list[Quote], lead: str) -> Answer:
-    """The answer quoting ``quotes`` (in their order, numbered from 1) after ``lead``."""
+def _answered(result: RetrievalResult, quotes: list[Quote], lead: str, note: str = "") -> Answer:
+    """The answer quoting ``quotes`` (in their order, numbered from 1) after ``lead``,
+    then ``note``."""
     citations: list[Citation] = []
     body: list[str] = []
     for index, quote in enumerate(quotes, start=1):
         citations.append(Citation.of(index, quote.passage, quote.text, (quote.start, quote.end)))
         body.append(f"{' '.join(quote.text.split())} [{index}]")
     sources = [f"[{c.index}] {c.label()}" for c in citations]
-    parts = [NO_LLM, *([lead] if lead else []), "\n".join(body)]
+    parts = [NO_LLM, *([lead] if lead else []), "\n".join(body), *([note] if note else [])]
     text = "\n\n".join([*parts, "Sources:\n" + "\n".join(sources)])
     return Answer(
         question=result.question, text=text, citations=citations, llm=False, retrieval=result

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph.errors import DependencyError
@@ -27,6 +28,8 @@ from loregraph.store.base import Store
 ClaimReader = Callable[[str], list[Claim]]
 """Text → its claims."""
 _NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
+ANCHOR_MATCHES = 5
+"""Entities the store's name search gives for each anchor of a new claim."""
 
 
 def spacy_reader(model: str) -> ClaimReader | None:
@@ -46,43 +49,89 @@ def spacy_reader(model: str) -> ClaimReader | None:
     return read
 
 
-async def claim_ends(
-    store: Store, bundle: DocumentBundle, read: ClaimReader
-) -> list[tuple[Relation, datetime]]:
-    """The current facts a memory's claims end, each with the time it ends (the memory's);
-    nothing for a document that is not a memory."""
+@dataclass(slots=True)
+class ClaimEnds:
+    """What a memory's claims do to older facts: ``ends`` (each with the time it ends)
+    and ``reopened``, ended facts it states again ("moved back to Turin")."""
+
+    ends: list[tuple[Relation, datetime]] = field(default_factory=list)
+    reopened: list[Relation] = field(default_factory=list)
+
+
+async def claim_ends(store: Store, bundle: DocumentBundle, read: ClaimReader) -> ClaimEnds:
+    """The current facts a memory's claims end, each with the time it ends (the memory's),
+    and the ended facts they state again; nothing for a document that is not a memory."""
+    out = ClaimEnds()
     if bundle.document.kind != DocKind.MEMORY:
-        return []
+        return out
     text = "\n".join(chunk.text for chunk in bundle.chunks)
     new = await asyncio.to_thread(read, text)
     if not new:
-        return []
+        return out
     when = bundle.document.valid_at or utcnow()
     mine = {r.id for r in bundle.relations}
-    by_sentence: dict[str, list[Relation]] = {}
-    for write in bundle.entities:
-        for rel in await store.entity_relations(write.entity.id, direction="both"):
-            if _current(rel, mine, when):
-                sentence = next((ev.sentence for ev in rel.evidence if ev.sentence), rel.fact)
-                group = by_sentence.setdefault(" ".join(sentence.split()), [])
-                if all(r.id != rel.id for r in group):
-                    group.append(rel)
-    out: list[tuple[Relation, datetime]] = []
-    for sentence, facts in by_sentence.items():
+    current: dict[str, list[Relation]] = {}
+    ended: dict[str, list[Relation]] = {}
+    for entity_id in await _named(store, bundle, new):
+        for rel in await store.entity_relations(entity_id, direction="both", history=True):
+            if rel.id in mine or rel.type in _NOT_FACTS or _started(rel) > when:
+                continue
+            if _current(rel):
+                _group(current, rel)
+            elif _ended_before(rel, when):
+                _group(ended, rel)
+    for sentence, facts in current.items():
         old = await asyncio.to_thread(read, sentence) if sentence else []
         if any(changes(n, o) for n in new for o in old):
-            out.extend((rel, when) for rel in facts)
+            out.ends.extend((rel, when) for rel in facts)
+    for sentence, facts in ended.items():
+        old = await asyncio.to_thread(read, sentence) if sentence else []
+        if any(restates(n, o) for n in new for o in old):
+            out.reopened.extend(facts)
     return out
 
 
-def _current(rel: Relation, mine: set[str], when: datetime) -> bool:
-    return (
-        rel.id not in mine
-        and rel.type not in _NOT_FACTS
-        and rel.invalid_at is None
-        and rel.expired_at is None
-        and (rel.valid_at or rel.created_at) <= when
-    )
+def _group(groups: dict[str, list[Relation]], rel: Relation) -> None:
+    """Add ``rel`` to the group of the sentence that states it."""
+    sentence = next((ev.sentence for ev in rel.evidence if ev.sentence), rel.fact)
+    group = groups.setdefault(" ".join(sentence.split()), [])
+    if all(r.id != rel.id for r in group):
+        group.append(rel)
+
+
+async def _named(store: Store, bundle: DocumentBundle, new: list[Claim]) -> list[str]:
+    """The entities whose facts the new claims may end: the memory's own, and those whose
+    names the store finds for each claim's anchor and for what a change leaves ("the
+    Lanternfish frontend" for the anchor "Lanternfish")."""
+    ids = dict.fromkeys(write.entity.id for write in bundle.entities)
+    scope = bundle.document.scope
+    for text in dict.fromkeys(t for claim in new for t in (claim.anchor, claim.old) if t):
+        for hit in await store.search_entities_text(scope, text, ANCHOR_MATCHES):
+            ids.setdefault(hit.id)
+    return list(ids)
+
+
+def _started(rel: Relation) -> datetime:
+    return rel.valid_at or rel.created_at
+
+
+def _current(rel: Relation) -> bool:
+    return rel.invalid_at is None and rel.expired_at is None
+
+
+def _ended_before(rel: Relation, when: datetime) -> bool:
+    """Ended (in world time, by a memory or document) no later than ``when``."""
+    return rel.invalid_at is not None and rel.invalidated_by is not None and rel.invalid_at <= when
+
+
+def restates(new: Claim, old: Claim) -> bool:
+    """Whether claim ``new`` states again the value of claim ``old`` ("moved back to
+    Turin" for "lives in Turin"): one anchor, one value, attributes that fit."""
+    if not new.value or not old.value or not same_name(new.anchor, old.anchor):
+        return False
+    if not same_value(new.value, old.value):
+        return False
+    return not new.attribute or not old.attribute or _overlap(new.attribute, old.attribute)
 
 
 def changes(new: Claim, old: Claim) -> bool:

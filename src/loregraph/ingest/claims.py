@@ -189,6 +189,13 @@ def _phrase(token: Any, clause: Any) -> list[Any]:
     aside."""
     keep = []
     aside = {d.i for t in token.subtree if t is not token and _sets_aside(t) for d in t.subtree}
+    if _named(token):  # "Lumora Health for Pallas Bank": a name ends before its phrases
+        aside |= {
+            d.i
+            for kid in token.children
+            if kid.dep_ == "prep" and kid.lower_ != "of" and kid.i > token.i
+            for d in kid.subtree
+        }
     for t in token.subtree:
         if t.i < clause.start or t.i >= clause.end or t.i in aside:
             continue
@@ -217,9 +224,13 @@ def _text(tokens: list[Any]) -> str:
         return ""
     doc = tokens[0].doc
     lo, hi = min(t.i for t in tokens), max(t.i for t in tokens)
-    words = [t for t in doc[lo : hi + 1] if t in tokens or t.text in ("-", "/", ".", "'s", "’s")]
-    out = "".join(t.text_with_ws for t in words).strip()
-    return out.rstrip(".,;:").removesuffix("'s").removesuffix("’s").strip()
+    keep = {t.i for t in tokens}
+    words = [t for t in doc[lo : hi + 1] if t.i in keep or t.text in ("-", "/", ".", "'s", "’s")]
+    out = ""
+    for t, after in zip(words, [*words[1:], None], strict=True):
+        gap = t.whitespace_ if after is not None and after.i == t.i + 1 else " "
+        out += t.text + gap
+    return out.strip().rstrip(".,;:").removesuffix("'s").removesuffix("’s").strip()
 
 
 def _named(tok: Any) -> bool:
@@ -254,12 +265,16 @@ def _objects(verb: Any, clause: Any, kinds: frozenset[str]) -> list[Any]:
 
 
 def _preps(verb: Any, clause: Any) -> list[Any]:
+    """The verb's prepositions (and "off"), with those of an adverb it governs ("moved
+    back to Turin")."""
     out = []
     for c in verb.children:
         if not clause.start <= c.i < clause.end:
             continue
         if c.dep_ in ("prep", "dative", "agent") or (c.dep_ == "prt" and c.lower_ == "off"):
             out.append(c)
+        elif c.dep_ == "advmod":
+            out.extend(g for g in c.children if g.dep_ == "prep" and g.i < clause.end)
     return out
 
 
@@ -372,12 +387,20 @@ def _values(
     for kid in verb.children:
         if kid.dep_ in ("npadvmod", "advcl", "ccomp", "xcomp") and kid.i > verb.i:
             found.append([t for t in _phrase(kid, clause) if _pos(t) in _NOUNS or t.text == "$"])
+    if not found:  # "uses RabbitMQ": a name the parser left loose after the verb
+        after = [t for t in clause if t.i > verb.i]
+        run = [
+            t for t in after[: next((i for i, t in enumerate(after) if not _named(t)), len(after))]
+        ]
+        found.append(run)
     found = [f for f in found if f]
     best = next((f for f in found if any(_named(t) or _pos(t) == "NUM" for t in f)), None)
     value = _text(best or (found[0] if found else []))
     if " to " in f" {old} ":  # "went from $9 to $12": the parser joined the two
         old, _, rest = old.partition(" to ")
         value = value if value and value not in rest else rest
+    if value.startswith("from ") and " to " in value:  # "went back from 90% to 80%"
+        old, _, value = value.removeprefix("from ").partition(" to ")
     return value.removeprefix("to ").strip(), old.strip()
 
 

@@ -65,12 +65,14 @@ MAX_CURRENT = 80
 @dataclass(frozen=True, slots=True)
 class End:
     """Relation ``relation_id`` ends at ``invalid_at`` because of relation ``by``, read from
-    document ``document_id``."""
+    document ``document_id``; with ``reopen``, an ended relation holds again instead (a
+    later memory states its fact again: :mod:`.claim_ends`)."""
 
     relation_id: str
     invalid_at: datetime
     by: str
     document_id: str
+    reopen: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,10 +162,13 @@ async def plan_invalidations(
     await _cue_ends(store, bundle, ends)
     if read is not None:
         by = next((r.id for r in bundle.relations if r.type not in _NOT_FACTS), "")
-        for old, when in await claim_ends(store, bundle, read):
+        claimed = await claim_ends(store, bundle, read)
+        for old, when in claimed.ends:
             known = ends.get(old.id)
             if known is None or when < known.invalid_at:
                 ends[old.id] = End(old.id, when, by or old.id, bundle.document.id)
+        for old in claimed.reopened:
+            ends.setdefault(old.id, End(old.id, started(old), by, bundle.document.id, True))
     if check is not None and ours:
         await _checked_ends(store, bundle, ours, check, ends)
     return list(ends.values())
@@ -284,9 +289,9 @@ def apply_to_bundle(bundle: DocumentBundle, ends: Sequence[End]) -> None:
             target_id="",
             type="",
             scope=bundle.document.scope,
-            invalid_at=end.invalid_at,
-            expired_at=now,
-            invalidated_by=end.document_id,
+            invalid_at=None if end.reopen else end.invalid_at,
+            expired_at=None if end.reopen else now,
+            invalidated_by=None if end.reopen else end.document_id,
         )
         for end in ends
     ]

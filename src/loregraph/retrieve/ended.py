@@ -73,32 +73,24 @@ async def _replacement(
 
 
 async def _stated(store: Store, ended: Relation, memory_id: str) -> str:
-    """What the memory that ended ``ended`` gives in its place: the target of a fact it
-    states about the same subject ("Priya Shah moved to Lisbon"), else the other end of a
-    fact it states about the old target ("We replaced Redis with Valkey")."""
+    """What the memory that ended ``ended`` gives in its place: the other end of a fact it
+    states that is neither end of ``ended`` ("Priya Shah moved to Lisbon", "We replaced
+    Redis with Valkey"), one about the same subject first, the last stated otherwise."""
     bundle = await store.read_bundle(memory_id)
     if bundle is None:
         return ""
+    ends = {ended.source_id, ended.target_id}
     facts = [r for r in bundle.relations if r.type not in (CO_OCCURS, ABOUT)]
-    other = next(
-        (
-            r.target_id
-            for r in facts
-            if r.source_id == ended.source_id and r.target_id != ended.target_id
-        ),
-        None,
-    )
-    if other is None:
-        other = next(
-            (
-                r.target_id if r.source_id == ended.target_id else r.source_id
-                for r in facts
-                if ended.target_id in (r.source_id, r.target_id)
-                and ended.source_id not in (r.source_id, r.target_id)
-            ),
-            None,
-        )
-    if other is None:
+    same = [
+        r.target_id for r in facts if r.source_id == ended.source_id and r.target_id not in ends
+    ]
+    other = [
+        r.target_id if r.source_id in ends else r.source_id
+        for r in facts
+        if (r.source_id in ends) != (r.target_id in ends)
+    ]
+    chosen = (same or other or [""])[-1]
+    if not chosen:
         return ""
-    found = await store.get_entities([other])
+    found = await store.get_entities([chosen])
     return found[0].name if found else ""

@@ -30,6 +30,33 @@ CLAIM_SALIENCE = 3.0
 needs, ``ExtractionSettings.min_entity_salience``): one mention is enough."""
 MAX_NAME_CHARS = 80
 _WEAK = frozenset({CO_OCCURS, ABOUT})
+MAX_NAME_WORDS = 4
+"""A new entity from a claim is a name or value of at most this many words."""
+MAX_NOUN_WORDS = 3
+"""… or, for an anchor without a capital or digit, a noun phrase of at most this many."""
+PRONOUNS = frozenset(
+    {
+        "it",
+        "its",
+        "they",
+        "them",
+        "we",
+        "i",
+        "you",
+        "he",
+        "she",
+        "this",
+        "that",
+        "these",
+        "those",
+        "everything",
+        "something",
+        "nothing",
+        "anything",
+        "everyone",
+        "someone",
+    }
+)
 """An anchor or value longer than this is a clause, not a name: no relation."""
 
 
@@ -67,8 +94,8 @@ def add_claims(
             continue
         end = start + len(claim.sentence)
         chunk = locator.locate(start, end)
-        source = _entity(claim.anchor, by_key, entities, chunk.seq)
-        target = _entity(claim.value, by_key, entities, chunk.seq)
+        source = _entity(claim.anchor, by_key, entities, chunk.seq, fit=_fits(claim, anchor=True))
+        target = _entity(claim.value, by_key, entities, chunk.seq, fit=_fits(claim, anchor=False))
         if source is None or target is None or source is target:
             continue
         key = (name_key(source.name), name_key(target.name))
@@ -91,17 +118,45 @@ def add_claims(
     return added
 
 
+def _fits(claim: Claim, *, anchor: bool) -> bool:
+    """Whether a claim's end may become an entity of its own (when no entity found holds
+    it): a short phrase with a capital or a digit ("Orchard", "MySQL 8", "30 s"); a short
+    common-noun phrase only for a setting or a state that changes: the anchor of a claim
+    whose value has a number ("request timeout" in "The request timeout is 30 s"), or the
+    value of a "be" or change claim ("master", "senior analyst"); never a pronoun or a
+    clause."""
+    name = claim.anchor if anchor else claim.value
+    words = name.split()
+    if not words or words[0].casefold() in PRONOUNS or "," in name:
+        return False
+    if any(ch.isupper() or ch.isdigit() for ch in name):
+        return len(words) <= MAX_NAME_WORDS
+    if len(words) > MAX_NOUN_WORDS - (0 if anchor else 1):
+        return False
+    if anchor:
+        return any(ch.isdigit() for ch in claim.value)
+    return claim.copular or claim.change
+
+
 def _entity(
-    name: str, by_key: dict[str, CandidateEntity], entities: list[CandidateEntity], seq: int
+    name: str,
+    by_key: dict[str, CandidateEntity],
+    entities: list[CandidateEntity],
+    seq: int,
+    *,
+    fit: bool,
 ) -> CandidateEntity | None:
     """The entity found with this name (or whose name holds it as whole words), else a
-    new one."""
+    new one when ``fit`` (:func:`_fits`)."""
     key = name_key(name)
     if not key:
         return None
     found = by_key.get(key)
     if found is None:
         found = next((e for k, e in by_key.items() if f" {key} " in f" {k} "), None)
+    if found is None and not fit:  # a long phrase: the entity found inside it, if any
+        inside = [e for k, e in by_key.items() if f" {k} " in f" {key} "]
+        return max(inside, key=lambda e: len(e.name)) if inside else None
     if found is None:
         found = CandidateEntity(
             name=name,
