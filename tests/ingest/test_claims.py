@@ -79,6 +79,7 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("Anika Patel speaks Gujarati.", "Anika Patel speaks Spanish."),
         ("The support line opens at 08:00.", "The support line opens at 8 am."),
         ("Bramble deploys to Heroku.", "The plan is to move Bramble to Fly.io."),
+        ("Mina Harker was the wife of Jonathan Harker.", "Mina Harker moved to Exeter."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(

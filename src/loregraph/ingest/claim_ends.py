@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph.errors import DependencyError
 from loregraph.ingest.claims import Claim, read_claims
+from loregraph.ingest.ends import End, retired, started
 from loregraph.models import ABOUT, CO_OCCURS, DocKind, DocumentBundle, Relation, name_key, utcnow
 from loregraph.store.base import Store
+from loregraph.text.entity_types import PERSON
 
 ClaimReader = Callable[[str], list[Claim]]
 """Text → its claims."""
@@ -74,21 +76,90 @@ async def claim_ends(store: Store, bundle: DocumentBundle, read: ClaimReader) ->
     ended: dict[str, list[Relation]] = {}
     for entity_id in await _named(store, bundle, new):
         for rel in await store.entity_relations(entity_id, direction="both", history=True):
-            if rel.id in mine or rel.type in _NOT_FACTS or _started(rel) > when:
+            if rel.id in mine or rel.type in _NOT_FACTS or started(rel) > when:
                 continue
             if _current(rel):
                 _group(current, rel)
             elif _ended_before(rel, when):
                 _group(ended, rel)
+    people = await _people(store, bundle, [r for facts in current.values() for r in facts])
     for sentence, facts in current.items():
         old = await asyncio.to_thread(read, sentence) if sentence else []
-        if any(changes(n, o) for n in new for o in old):
+        if any(changes(n, o) and _same_kind(n, o, people) for n in new for o in old):
             out.ends.extend((rel, when) for rel in facts)
     for sentence, facts in ended.items():
         old = await asyncio.to_thread(read, sentence) if sentence else []
         if any(restates(n, o) for n in new for o in old):
             out.reopened.extend(facts)
     return out
+
+
+async def followed(
+    store: Store, relation: Relation, functional: Collection[str], bundle: DocumentBundle
+) -> bool:
+    """Whether a later statement of the same source and functional type ends ``relation``
+    by the functional rule (then a restatement does not open it again: the rule orders
+    them)."""
+    if relation.type not in functional:
+        return False
+    when = bundle.document.valid_at or utcnow()
+    mine = {r.id for r in bundle.relations}
+    group = await store.entity_relations(
+        relation.source_id, direction="out", types=[relation.type], history=True
+    )
+    return any(
+        r.id != relation.id and not retired(r) and started(relation) < started(r) <= when
+        for r in [*group, *(r for r in bundle.relations if r.id in mine)]
+        if (r.source_id, r.type) == (relation.source_id, relation.type)
+    )
+
+
+async def _people(store: Store, bundle: DocumentBundle, facts: list[Relation]) -> dict[str, bool]:
+    """Name key → whether the entity of that name is a person, for the memory's entities
+    and the targets of ``facts``."""
+    found = {w.entity.id: w.entity for w in bundle.entities}
+    missing = sorted({r.target_id for r in facts} - set(found))
+    found.update({e.id: e for e in await store.get_entities(missing)})
+    return {name_key(e.name): e.type == PERSON for e in found.values()}
+
+
+def _same_kind(new: Claim, old: Claim, people: dict[str, bool]) -> bool:
+    """A change read without an attribute on one side ("Mina Harker moved to Exeter")
+    ends no fact whose value is a person when its own is not, nor the reverse ("Mina
+    Harker was the wife of Jonathan Harker"): the value's person-ness is known when an
+    entity of that name is, or of a name inside it."""
+    if new.old or (new.attribute and old.attribute):
+        return True
+    a, b = _person(new.value, people), _person(old.value, people)
+    return a is None or b is None or a == b
+
+
+def _person(value: str, people: dict[str, bool]) -> bool | None:
+    key = name_key(value)
+    if key in people:
+        return people[key]
+    inside = [p for k, p in people.items() if k and f" {k} " in f" {key} "]
+    return any(inside) if inside else None
+
+
+async def claimed_ends(
+    store: Store,
+    bundle: DocumentBundle,
+    read: ClaimReader,
+    functional: Collection[str],
+    ends: dict[str, End],
+) -> None:
+    """Add to ``ends`` what a memory's claims end, and the ended facts they state again
+    (unless a later statement of a functional type ends them: :func:`followed`)."""
+    by = next((r.id for r in bundle.relations if r.type not in _NOT_FACTS), "")
+    claimed = await claim_ends(store, bundle, read)
+    for old, when in claimed.ends:
+        known = ends.get(old.id)
+        if known is None or when < known.invalid_at:
+            ends[old.id] = End(old.id, when, by or old.id, bundle.document.id)
+    for old in claimed.reopened:
+        if not await followed(store, old, functional, bundle):
+            ends.setdefault(old.id, End(old.id, started(old), by, bundle.document.id, True))
 
 
 def _group(groups: dict[str, list[Relation]], rel: Relation) -> None:
@@ -109,10 +180,6 @@ async def _named(store: Store, bundle: DocumentBundle, new: list[Claim]) -> list
         for hit in await store.search_entities_text(scope, text, ANCHOR_MATCHES):
             ids.setdefault(hit.id)
     return list(ids)
-
-
-def _started(rel: Relation) -> datetime:
-    return rel.valid_at or rel.created_at
 
 
 def _current(rel: Relation) -> bool:
@@ -159,7 +226,7 @@ def changes(new: Claim, old: Claim) -> bool:
     if new.change:
         if new.attribute and old.attribute:
             return _overlap(new.attribute, old.attribute)
-        return _kinds_fit(new, old)
+        return _kinds_fit(new, old) and not _role(old.value)
     return (
         new.copular
         and old.copular
@@ -194,6 +261,14 @@ def _kinds_fit(new: Claim, old: Claim) -> bool:
     if kn.startswith("version:") and ko.startswith("version:"):
         return kn == ko
     return True
+
+
+def _role(value: str) -> bool:
+    """A value that is a role someone holds of something ("wife of Jonathan Harker", "CTO
+    of Sablefish Games"): a change that names no attribute ("moved to Exeter") leaves it
+    alone; one that names what it leaves ("left Sablefish Games") still ends it."""
+    words = value.split()
+    return len(words) > 2 and words[0][:1].islower() and " of " in f" {value} "
 
 
 def _names_in(name: str, text: str) -> bool:

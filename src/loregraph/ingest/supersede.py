@@ -1,6 +1,6 @@
 """Ending the facts a new fact contradicts; nothing is deleted.
 
-Two offline rules over the relations of a memory or document:
+Offline rules over the relations of a memory or document:
 
 * **functional types** (settings: ``ExtractionSettings.functional_relations``): a source
   has one current target per type. In a group of relations of one source and type, each
@@ -13,7 +13,10 @@ Two offline rules over the relations of a memory or document:
 * **negation cues** in the new relation's sentence ("instead of", "no longer", "stopped",
   "moved from … to …"): a current relation of the same source and type whose target is
   named after the cue ends at the new relation's time, whatever the type (the sentence's
-  own relation too: "no longer depends on Express" ends the relation it states).
+  own relation too: "no longer depends on Express" ends the relation it states);
+* **claims** of a memory (:mod:`.claim_ends`, with the offline parser): its clauses read as
+  anchor, attribute and value end the older sentences they change ("moved to Bristol",
+  "The request timeout is now 45 s"), and open again an ended fact they state again.
 
 An ended relation gets ``invalid_at`` (world time: when it stopped holding), ``expired_at``
 (system time: when the graph stopped believing it) and ``invalidated_by``, the memory or
@@ -41,7 +44,8 @@ from loregraph.ingest.changes import (
     named_in,
     negated_names,
 )
-from loregraph.ingest.claim_ends import ClaimReader, claim_ends, spacy_reader
+from loregraph.ingest.claim_ends import ClaimReader, claimed_ends, spacy_reader
+from loregraph.ingest.ends import End, retired, started
 from loregraph.ingest.statements import triple
 from loregraph.models import (
     ABOUT,
@@ -60,19 +64,6 @@ MAX_NEW = 40
 """New facts of one memory or document put to a contradiction check (the first ones)."""
 MAX_CURRENT = 80
 """Current facts put to it with them."""
-
-
-@dataclass(frozen=True, slots=True)
-class End:
-    """Relation ``relation_id`` ends at ``invalid_at`` because of relation ``by``, read from
-    document ``document_id``; with ``reopen``, an ended relation holds again instead (a
-    later memory states its fact again: :mod:`.claim_ends`)."""
-
-    relation_id: str
-    invalid_at: datetime
-    by: str
-    document_id: str
-    reopen: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,16 +88,6 @@ Contradict = Callable[
 ]
 """``(new facts, current facts, their time) -> [(new index, current index), ...]``, the
 indexes from 0."""
-
-
-def started(relation: Relation) -> datetime:
-    """When a relation started to hold, as far as the graph knows (see module notes)."""
-    return relation.valid_at or relation.created_at
-
-
-def retired(relation: Relation) -> bool:
-    """Retired without an end in world time: the graph holds it never held."""
-    return relation.expired_at is not None and relation.invalid_at is None
 
 
 def timeline(group: Iterable[Relation]) -> dict[str, tuple[datetime, str] | None]:
@@ -161,14 +142,7 @@ async def plan_invalidations(
     await _change_ends(store, bundle, ours, ends)
     await _cue_ends(store, bundle, ends)
     if read is not None:
-        by = next((r.id for r in bundle.relations if r.type not in _NOT_FACTS), "")
-        claimed = await claim_ends(store, bundle, read)
-        for old, when in claimed.ends:
-            known = ends.get(old.id)
-            if known is None or when < known.invalid_at:
-                ends[old.id] = End(old.id, when, by or old.id, bundle.document.id)
-        for old in claimed.reopened:
-            ends.setdefault(old.id, End(old.id, started(old), by, bundle.document.id, True))
+        await claimed_ends(store, bundle, read, functional, ends)
     if check is not None and ours:
         await _checked_ends(store, bundle, ours, check, ends)
     return list(ends.values())

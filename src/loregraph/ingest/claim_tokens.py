@@ -1,0 +1,146 @@
+"""The words of a parsed clause as a claim reads them: parts of speech from the Penn tags,
+lemmas, noun phrases and their text, proper-name runs, a verb's objects and prepositions
+(helpers of :mod:`loregraph.ingest.claims`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
+
+NOUN_TAGS = frozenset({"NOUN", "ADJ", "PROPN", "NUM", "X", "SYM"})
+"""Parts of speech a noun phrase's words may have."""
+Lemma = Callable[[Any, str], str]
+"""``lemma(token, "VERB" | "NOUN")``: :func:`~loregraph.ingest.extract.spacy_nlp.lemmatizer_of`."""
+
+LEMMA: ContextVar[Lemma] = ContextVar("claims_lemma")
+_TAGS = {
+    "NNP": "PROPN",
+    "NNPS": "PROPN",
+    "NN": "NOUN",
+    "NNS": "NOUN",
+    "JJ": "ADJ",
+    "JJR": "ADJ",
+    "JJS": "ADJ",
+    "CD": "NUM",
+    "PRP": "PRON",
+    "PRP$": "PRON",
+    "DT": "DET",
+    "MD": "AUX",
+}
+
+
+def pos(tok: Any) -> str:
+    """The coarse part of speech from the Penn tag (the pipeline runs without its
+    attribute ruler)."""
+    tag = str(tok.tag_)
+    return "VERB" if tag.startswith("VB") else _TAGS.get(tag, tag)
+
+
+def lemma(tok: Any, pos: str) -> str:
+    return LEMMA.get()(tok, pos) or str(tok.lower_)
+
+
+def phrase(token: Any, clause: Any) -> list[Any]:
+    """The tokens of ``token``'s noun phrase inside the clause, without determiners,
+    relative clauses, trailing punctuation and what "instead of" / "rather than" sets
+    aside."""
+    keep = []
+    aside = {d.i for t in token.subtree if t is not token and sets_aside(t) for d in t.subtree}
+    if named(token):  # "Lumora Health for Pallas Bank": a name ends before its phrases
+        aside |= {
+            d.i
+            for kid in token.children
+            if kid.dep_ == "prep" and kid.lower_ != "of" and kid.i > token.i
+            for d in kid.subtree
+        }
+    for t in token.subtree:
+        if t.i < clause.start or t.i >= clause.end or t.i in aside:
+            continue
+        if t.dep_ in ("det", "relcl", "punct", "cc", "advmod", "appos") and t is not token:
+            if t.dep_ == "punct" and t.text in ("-", "/", "."):
+                keep.append(t)
+            continue
+        if t.dep_ == "poss" and pos(t) == "PRON":
+            continue
+        keep.append(t)
+    return keep
+
+
+def sets_aside(tok: Any) -> bool:
+    """ "instead" / "rather", or the "of" / "than" right after one."""
+    low = tok.lower_
+    if low in ("instead", "rather"):
+        return True
+    return (
+        low in ("of", "than") and tok.i > 0 and tok.doc[tok.i - 1].lower_ in ("instead", "rather")
+    )
+
+
+def text(tokens: list[Any]) -> str:
+    if not tokens:
+        return ""
+    doc = tokens[0].doc
+    lo, hi = min(t.i for t in tokens), max(t.i for t in tokens)
+    keep = {t.i for t in tokens}
+    words = [t for t in doc[lo : hi + 1] if t.i in keep or t.text in ("-", "/", ".", "'s", "’s")]
+    out = ""
+    for t, after in zip(words, [*words[1:], None], strict=True):
+        gap = t.whitespace_ if after is not None and after.i == t.i + 1 else " "
+        out += t.text + gap
+    return out.strip().rstrip(".,;:").removesuffix("'s").removesuffix("’s").strip()
+
+
+def named(tok: Any) -> bool:
+    return pos(tok) == "PROPN" or (tok.text[:1].isupper() and tok.i > tok.sent.start)
+
+
+def anchor_of(tokens: list[Any], head: Any = None) -> tuple[str, tuple[str, ...]]:
+    """A subject phrase split into its name (the run of proper-name words that holds the
+    phrase's head, else the first) and the lemmas of its other nouns and adjectives (the
+    attribute)."""
+    runs: list[list[Any]] = []
+    for t in sorted(tokens, key=lambda t: t.i):
+        if named(t) or (runs and pos(t) == "NUM" and runs[-1][-1].i == t.i - 1):
+            if runs and runs[-1][-1].i == t.i - 1:
+                runs[-1].append(t)
+            else:
+                runs.append([t])
+    if not runs:
+        nouns = [t for t in tokens if pos(t) in NOUN_TAGS]
+        return text(nouns), ()
+    name = next((run for run in runs if head in run), runs[0])
+    attribute = tuple(
+        lemma(t, "NOUN")
+        for t in sorted(tokens, key=lambda t: t.i)
+        if pos(t) in ("NOUN", "ADJ") and t not in name and not named(t)
+    )
+    return text(name), attribute
+
+
+def objects(verb: Any, clause: Any, kinds: frozenset[str]) -> list[Any]:
+    return [c for c in verb.children if c.dep_ in kinds and clause.start <= c.i < clause.end]
+
+
+def preps(verb: Any, clause: Any) -> list[Any]:
+    """The verb's prepositions (and "off"), with those of an adverb it governs ("moved
+    back to Turin")."""
+    out = []
+    for c in verb.children:
+        if not clause.start <= c.i < clause.end:
+            continue
+        if c.dep_ in ("prep", "dative", "agent") or (c.dep_ == "prt" and c.lower_ == "off"):
+            out.append(c)
+        elif c.dep_ == "advmod":
+            out.extend(g for g in c.children if g.dep_ == "prep" and g.i < clause.end)
+    return out
+
+
+def pobj(prep: Any, clause: Any) -> Any | None:
+    kids = [c for c in prep.children if c.dep_ in ("pobj", "pcomp", "dobj") and c.i < clause.end]
+    if kids:
+        return kids[0]
+    after = prep.i + 1
+    if prep.dep_ == "prt" and after < clause.end:  # "migrated off RabbitMQ": a loose word
+        return prep.doc[after]
+    return None
