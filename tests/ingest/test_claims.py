@@ -92,3 +92,19 @@ def test_values_compare_by_their_numbers_or_words() -> None:
     assert same_value("08:00", "8 am")
     assert same_value("Kubernetes", "its Kubernetes cluster")
     assert not same_value("30 s", "45 s")
+
+
+def test_a_memory_with_no_name_found_still_holds_its_fact() -> None:
+    from loregraph.ingest.extract.offline import OfflineExtractor
+    from loregraph.ingest.types import SourceDocument, TextChunk
+    from loregraph.models import DocKind
+
+    def relations(text: str) -> set[tuple[str, str, str]]:
+        doc = SourceDocument(title="", text=text, source=text, kind=DocKind.MEMORY)
+        chunk = TextChunk(seq=0, start=0, end=len(text), text=text)
+        found = OfflineExtractor().extract_many([(doc, [chunk])])[0]
+        return {(r.source, r.type, r.target) for r in found.relations}
+
+    assert ("Gannet", "HAS_UPLOAD_LIMIT", "10 MB") in relations("The Gannet upload limit is 10 MB.")
+    assert ("Orchard", "STORES_IN", "MySQL 8") in relations("Orchard stores its data in MySQL 8.")
+    assert not relations("We meet on Saturday.")

@@ -88,6 +88,11 @@ class Claim:
     change: bool = False
     ended: bool = False
     copular: bool = False
+    anchor_type: str = ""
+    """The anchor's entity type as its sentence shows it ("" unknown; set by the offline
+    extractor)."""
+    value_type: str = ""
+    """The value's entity type likewise (``Time`` for a date)."""
 
 
 def read_claims(doc: Any, lemma: Lemma) -> list[Claim]:

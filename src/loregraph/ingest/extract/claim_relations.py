@@ -23,7 +23,7 @@ from loregraph.ingest.types import (
     RelationEvidence,
 )
 from loregraph.models import ABOUT, CO_OCCURS, name_key
-from loregraph.text.entity_types import CONCEPT
+from loregraph.text.entity_types import CONCEPT, TIME
 
 CLAIM_SALIENCE = 3.0
 """Salience of an entity a memory states a fact about or as (the default minimum a node
@@ -87,6 +87,8 @@ def add_claims(
     for claim in claims:
         if not claim.value or not claim.anchor:
             continue
+        if _when_only(claim):
+            continue
         if max(len(claim.value), len(claim.anchor)) > MAX_NAME_CHARS:
             continue
         start = text.find(claim.sentence)
@@ -94,8 +96,12 @@ def add_claims(
             continue
         end = start + len(claim.sentence)
         chunk = locator.locate(start, end)
-        source = _entity(claim.anchor, by_key, entities, chunk.seq, fit=_fits(claim, anchor=True))
-        target = _entity(claim.value, by_key, entities, chunk.seq, fit=_fits(claim, anchor=False))
+        source = _entity(
+            claim.anchor, claim.anchor_type, by_key, entities, chunk.seq, _fits(claim, anchor=True)
+        )
+        target = _entity(
+            claim.value, claim.value_type, by_key, entities, chunk.seq, _fits(claim, anchor=False)
+        )
         if source is None or target is None or source is target:
             continue
         key = (name_key(source.name), name_key(target.name))
@@ -116,6 +122,17 @@ def add_claims(
         )
         added += 1
     return added
+
+
+def _when_only(claim: Claim) -> bool:
+    """A claim whose value is only a day or a month ("on Saturday", "in November") and
+    that states no change and no attribute: when something happens, not a fact of its
+    anchor that a later memory changes."""
+    return (
+        claim.value_type == TIME
+        and not any(ch.isdigit() for ch in claim.value)
+        and not (claim.change or (claim.copular and claim.attribute))
+    )
 
 
 def _fits(claim: Claim, *, anchor: bool) -> bool:
@@ -140,10 +157,10 @@ def _fits(claim: Claim, *, anchor: bool) -> bool:
 
 def _entity(
     name: str,
+    kind: str,
     by_key: dict[str, CandidateEntity],
     entities: list[CandidateEntity],
     seq: int,
-    *,
     fit: bool,
 ) -> CandidateEntity | None:
     """The entity found with this name (or whose name holds it as whole words), else a
@@ -160,7 +177,7 @@ def _entity(
     if found is None:
         found = CandidateEntity(
             name=name,
-            type=CONCEPT,
+            type=kind or CONCEPT,
             occurrences=[Occurrence(chunk_seq=seq, surface=name)],
             confidence=TYPED_CONFIDENCE,
             salience=CLAIM_SALIENCE,

@@ -27,6 +27,7 @@ from typing import Any
 from loregraph.ingest.claims import Claim, read_claims
 from loregraph.ingest.extract.assemble import ChunkLocator, DocumentAnalysis, assemble_entities
 from loregraph.ingest.extract.claim_relations import add_claims
+from loregraph.ingest.extract.claim_types import type_claims
 from loregraph.ingest.extract.relations import build_relations
 from loregraph.ingest.extract.spacy_ner import (
     DATE_LABELS,
@@ -127,7 +128,7 @@ class OfflineExtractor:
                 analyses[i].add(piece)
                 analyses[i].cues.add(doc, offset)
                 if i in memories:
-                    claims[i].extend(read_claims(doc, self._lemma))
+                    claims[i].extend(type_claims(read_claims(doc, self._lemma), doc, self._lemma))
         return [
             self._assemble(doc, chunks, text, analysis, claims[i])
             for i, ((doc, chunks), text, analysis) in enumerate(
