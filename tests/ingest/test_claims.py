@@ -64,6 +64,8 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("Orchard uses Django 4.2.", "Orchard was upgraded to Django 5.1."),
         ("Greta Novak works at Lumora Health.", "Greta Novak left Lumora Health for Pallas Bank."),
         ("Quillmark uses Sentry for error tracking.", "Quillmark doesn't use Sentry any more."),
+        ("Lars Eriksen moved to Oslo.", "Lars Eriksen moved again; he lives in Trondheim now."),
+        ("Bramble's CI runs on Jenkins.", "Bramble's CI was migrated to GitHub Actions."),
     ],
 )
 def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str) -> None:

@@ -97,8 +97,9 @@ def named(tok: Any) -> bool:
 
 def anchor_of(tokens: list[Any], head: Any = None) -> tuple[str, tuple[str, ...]]:
     """A subject phrase split into its name (the run of proper-name words that holds the
-    phrase's head, else the first) and the lemmas of its other nouns and adjectives (the
-    attribute)."""
+    phrase's head, else the first; the owner's name when the head is one word owned by a
+    name: "Bramble's CI", "Kestrel's Redis") and the lemmas of its other nouns and
+    adjectives (the attribute)."""
     runs: list[list[Any]] = []
     for t in sorted(tokens, key=lambda t: t.i):
         if named(t) or (runs and pos(t) == "NUM" and runs[-1][-1].i == t.i - 1):
@@ -110,6 +111,9 @@ def anchor_of(tokens: list[Any], head: Any = None) -> tuple[str, tuple[str, ...]
         nouns = [t for t in tokens if pos(t) in NOUN_TAGS]
         return text(nouns), ()
     name = next((run for run in runs if head in run), runs[0])
+    owner = next((run for run in runs if run[-1].dep_ == "poss"), None)
+    if owner is not None and len(name) == 1:  # "Bramble's CI": the owner, not a one-word head
+        name = owner
     attribute = tuple(
         lemma(t, "NOUN")
         for t in sorted(tokens, key=lambda t: t.i)

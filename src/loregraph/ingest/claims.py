@@ -28,7 +28,7 @@ A clause that is a question, a condition, a wish or a plan ("If the timeout were
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loregraph.ingest import claim_tokens as tk
@@ -109,12 +109,22 @@ def _read(doc: Any) -> list[Claim]:
     out: list[Claim] = []
     for sent in doc.sents:
         anchor = ""
+        mine: list[Claim] = []
         for clause in _clauses(sent):
             claim = _claim(clause, sent.text.strip(), anchor)
             if claim is not None:
-                out.append(claim)
+                mine.append(claim)
                 anchor = claim.anchor
+        out.extend(_changed_together(mine))
     return out
+
+
+def _changed_together(claims: list[Claim]) -> list[Claim]:
+    """The claims of one sentence, those about the anchor of a change that gives no value
+    of its own marked as changes ("Lars moved again; as of this week he lives in
+    Trondheim")."""
+    moved = {c.anchor for c in claims if c.change and not c.value and not c.old}
+    return [replace(c, change=True) if c.anchor in moved and c.value else c for c in claims]
 
 
 def _clauses(sent: Any) -> Iterator[Any]:
@@ -159,7 +169,7 @@ def _main_verb(clause: Any) -> Any:
 def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     if len(clause) < 2 or _unsure(clause):
         return None
-    fragment = _fragment(clause, sentence)
+    fragment = _fragment(clause, sentence) or _verb_as_noun(clause, sentence)
     if fragment is not None:
         return fragment
     verb = _main_verb(clause)
@@ -233,6 +243,7 @@ def _values(
     old = ""
     lemma = tk.lemma(verb, "VERB")
     found: list[list[Any]] = []
+    replacing = 0
     for comp in tk.objects(
         verb, clause, _OBJECTS if copular else frozenset({"dobj", "obj", "attr"})
     ):
@@ -251,7 +262,8 @@ def _values(
             else:
                 subj = tk.objects(verb, clause, frozenset({"nsubjpass"}))
                 old = old or (tk.text(tk.phrase(subj[0], clause)) if subj else "")
-            found.insert(0, phrase)
+            found.insert(replacing, phrase)  # the first of "with", "by", "for" leads
+            replacing += 1
         elif prep.lower_ in _VALUE_PREPS:
             found.append(phrase)
     for kid in verb.children:
@@ -322,6 +334,28 @@ def _instead(clause: Any) -> str:
             obj = tk.pobj(tok, clause)
             return "" if obj is None else tk.text(tk.phrase(obj, clause))
     return ""
+
+
+def _verb_as_noun(clause: Any, sentence: str) -> Claim | None:
+    """ "Bramble's CI runs on Jenkins", "Marisol Vega banks with Pallas Bank": a clause the
+    tagger read as one noun phrase, its verb taken for a plural noun at its head, with a
+    preposition after it. The words before the head are the subject, the head is the verb."""
+    root = _main_verb(clause)
+    if root.tag_ != "NNS" or any(c.dep_ in _SUBJECTS for c in root.children):
+        return None
+    before = [t for c in root.children if c.i < root.i for t in c.subtree]
+    prep = next((c for c in root.children if c.dep_ == "prep" and c.i > root.i), None)
+    if prep is None:
+        return None
+    obj = tk.pobj(prep, clause)
+    if obj is None or not any(tk.named(t) for t in before):
+        return None
+    anchor, attribute = tk.anchor_of([t for t in before if not t.is_punct and tk.pos(t) != "DET"])
+    value = tk.text(tk.phrase(obj, clause))
+    verb = f"{tk.lemma(root, 'VERB')} {prep.lower_}"
+    if not anchor or not value:
+        return None
+    return Claim(sentence, anchor, attribute, verb, value, change="now" in sentence.split())
 
 
 def _fragment(clause: Any, sentence: str) -> Claim | None:
