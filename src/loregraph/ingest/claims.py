@@ -256,6 +256,16 @@ def _values(
         phrase = tk.phrase(obj, clause)
         if prep.lower_ in ("from", "off") and lemma in CHANGE_VERBS and not old:
             old = tk.text(phrase)
+            onward = [  # "from Express to Hono", "to Hono" hung on "from" or on "Express"
+                o
+                for c in [*prep.children, *obj.children]
+                if c.dep_ == "prep" and c.lower_ in ("to", "onto", "into")
+                for o in [tk.pobj(c, clause)]
+                if o is not None
+            ]
+            if onward:
+                found.insert(0, tk.phrase(onward[0], clause))
+                replacing += 1
         elif lemma in ("replace", "swap") and prep.lower_ in ("with", "by", "for"):
             if objects and not used_object:
                 old = old or tk.text(tk.phrase(objects[0], clause))
