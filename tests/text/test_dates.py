@@ -64,3 +64,9 @@ def test_user_time_reads_what_every_face_takes_and_names_the_forms_otherwise() -
     with pytest.raises(ValueError, match="cannot read 'whenever' as a date") as refused:
         user_time("whenever")
     assert "ISO 8601" in str(refused.value) and "last month" in str(refused.value)
+
+
+def test_a_phrase_with_symbols_or_control_characters_is_no_date() -> None:
+    for text in ("9®+\x99'ã ", "3 ★ days ago", "yesterday\x00"):
+        with pytest.raises(ValueError, match="cannot read"):
+            user_time(text)

@@ -17,6 +17,7 @@ is no date.
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, date, datetime, time
 from functools import lru_cache
 from typing import Any
@@ -123,7 +124,7 @@ def user_time(text: str, *, end_of_day: bool = False, now: datetime | None = Non
     except ValueError:
         phrase = text.strip()
         found = None
-        if phrase and len(phrase) <= MAX_PHRASE_CHARS:
+        if phrase and len(phrase) <= MAX_PHRASE_CHARS and _plain(phrase):
             try:
                 found = _parse(phrase, now or datetime.now(UTC))
             except (ValueError, OverflowError):  # the date library gives up on it
@@ -131,6 +132,13 @@ def user_time(text: str, *, end_of_day: bool = False, now: datetime | None = Non
         if found is None:
             raise
         return found
+
+
+def _plain(phrase: str) -> bool:
+    """Whether a phrase holds only what a written date may: letters, digits, spaces and
+    punctuation (the date library reads a day into "9®…", so symbols and control
+    characters make the phrase no date)."""
+    return not any(unicodedata.category(ch)[0] in "SC" and ch != "+" for ch in phrase)
 
 
 def read_time(text: str, now: datetime | None = None) -> datetime | None:
