@@ -47,6 +47,8 @@ def test_a_migration_said_by_we_ends_the_old_framework(tmp_path: Path) -> None:
     remember(db, "We migrated the API server from Express to Hono.", "2026-02-10")
     assert "Express" in ended_targets(db, "API server")
     assert "Express" not in current_targets(db, "API server")
+    answer = as_json(db, "ask", "Which framework does the API server use?")["answer"]
+    assert "Changed: now Hono (since 2026-02-10; before: Express)." in answer
 
 
 def test_a_replacement_ends_what_was_replaced(tmp_path: Path) -> None:
