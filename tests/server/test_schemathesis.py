@@ -87,13 +87,29 @@ def _list_items(method: str, path: str, name: str) -> dict[str, Any] | None:
     return None
 
 
+def _plain_text(method: str, path: str, name: str) -> bool:
+    """Whether the query parameter ``name`` is one unconstrained text (or null)."""
+    for parameter in DOCUMENT["paths"][path][method.lower()].get("parameters", []):
+        if parameter["name"] == name and parameter["in"] == "query":
+            schema = parameter["schema"]
+            options = [schema, *schema.get("anyOf", [])]
+            return any(option == {"type": "string"} for option in options)
+    return False
+
+
 def _text_on_the_wire(method: str, path: str, name: str, value: Any) -> bool:
-    """Whether whatever was generated for the list parameter ``name`` reaches the server as
-    a list of texts it may hold: a single value is a one-item list of text, and the items
-    of a list of unconstrained strings are texts whatever type they were generated as."""
-    items = _list_items(method, path, name)
-    if items is None or isinstance(value, dict):
+    """Whether whatever was generated for the query parameter ``name`` reaches the server
+    as text it may hold: for a list parameter, a single value is a one-item list of text,
+    and the items of a list of unconstrained strings are texts whatever type they were
+    generated as; for a parameter of unconstrained text, scalars (or a list of them, sent
+    as the parameter repeated) are text on the wire ("?source=false")."""
+    if isinstance(value, dict):
         return False
+    items = _list_items(method, path, name)
+    if items is None:
+        scalars = value if isinstance(value, list) else [value]
+        plain = all(not isinstance(v, (dict, list)) for v in scalars)
+        return plain and _plain_text(method, path, name)
     if not isinstance(value, list):
         return True
     return items == {"type": "string"}
