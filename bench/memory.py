@@ -131,7 +131,8 @@ async def _as_of(graph: Any, items: list[Fact], repeats: int) -> dict[str, Any]:
     }
     out: dict[str, Any] = {"names": len(known), "as_of": middle.isoformat()}
     for label, call in calls.items():
-        now_lat, then_lat = [], []
+        now_lat: list[float] = []
+        then_lat: list[float] = []
         for _ in range(repeats):
             for name in known:
                 for at, bucket in ((None, now_lat), (middle, then_lat)):
@@ -139,14 +140,19 @@ async def _as_of(graph: Any, items: list[Fact], repeats: int) -> dict[str, Any]:
                     await call(name, at)
                     bucket.append(time.perf_counter() - started)
         out[label] = _side_by_side(now_lat, then_lat)
-    now_lat, then_lat = [], []
+    now_lat, then_lat = [], []  # the path calls'
+    unjoined = {"now": 0, "as_of": 0}
     for _ in range(repeats):
         for a, b in pairs:
             for at, bucket in ((None, now_lat), (middle, then_lat)):
                 started = time.perf_counter()
-                await graph.path(a, b, max_hops=4, as_of=at)
+                try:
+                    await graph.path(a, b, max_hops=4, as_of=at)
+                except NotFoundError:  # no path then: the search ran to its end all the same
+                    unjoined["now" if at is None else "as_of"] += 1
                 bucket.append(time.perf_counter() - started)
     out["path"] = _side_by_side(now_lat, then_lat)
+    out["path"]["no_path"] = unjoined
     return out
 
 

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from loregraph.errors import DependencyError
 from loregraph.ingest.claims import Claim, read_claims
@@ -28,6 +29,12 @@ from loregraph.store.base import Store
 from loregraph.text.entity_types import PERSON
 
 ClaimReader = Callable[[str], list[Claim]]
+READ_CACHE = 8192
+"""Texts whose claims a reader keeps."""
+MAX_SENTENCES = 64
+"""Older sentences a new memory's claims are read against (those naming its anchors or
+what it leaves, latest first)."""
+_READERS: dict[str, ClaimReader] = {}
 """Text → its claims."""
 _NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
 ANCHOR_MATCHES = 5
@@ -35,20 +42,30 @@ ANCHOR_MATCHES = 5
 
 
 def spacy_reader(model: str) -> ClaimReader | None:
-    """A reader over the spaCy pipeline ``model``, or ``None`` when spaCy or the model is
+    """The reader over the spaCy pipeline ``model`` (one per model in a process; it keeps
+    the claims of the last :data:`READ_CACHE` texts it read, as older sentences are read
+    again for each new memory about their names), or ``None`` when spaCy or the model is
     not installed."""
-    from loregraph.ingest.extract.spacy_nlp import lemmatizer_of, load_nlp
+    from loregraph.ingest.extract.spacy_nlp import PARSE_LOCK, lemmatizer_of, load_nlp
 
+    found = _READERS.get(model)
+    if found is not None:
+        return found
     try:
         nlp = load_nlp(model)
     except DependencyError:
         return None
     lemma = lemmatizer_of(nlp)
 
-    def read(text: str) -> list[Claim]:
-        return read_claims(nlp(text), lemma)
+    @lru_cache(maxsize=READ_CACHE)
+    def claims_of(text: str) -> tuple[Claim, ...]:
+        with PARSE_LOCK:
+            return tuple(read_claims(nlp(text), lemma))
 
-    return read
+    def read(text: str) -> list[Claim]:
+        return list(claims_of(text))
+
+    return _READERS.setdefault(model, read)
 
 
 @dataclass(slots=True)
@@ -82,16 +99,31 @@ async def claim_ends(store: Store, bundle: DocumentBundle, read: ClaimReader) ->
                 _group(current, rel)
             elif _ended_before(rel, when):
                 _group(ended, rel)
+    current, ended = _relevant(current, new), _relevant(ended, new)
     people = await _people(store, bundle, [r for facts in current.values() for r in facts])
     for sentence, facts in current.items():
-        old = await asyncio.to_thread(read, sentence) if sentence else []
+        old = await asyncio.to_thread(read, sentence)
         if any(changes(n, o) and _same_kind(n, o, people) for n in new for o in old):
             out.ends.extend((rel, when) for rel in facts)
     for sentence, facts in ended.items():
-        old = await asyncio.to_thread(read, sentence) if sentence else []
+        old = await asyncio.to_thread(read, sentence)
         if any(restates(n, o) for n in new for o in old):
             out.reopened.extend(facts)
     return out
+
+
+def _relevant(groups: dict[str, list[Relation]], new: list[Claim]) -> dict[str, list[Relation]]:
+    """The sentences a new claim can change or restate: those holding the words of one of
+    its anchors or of what it leaves (every rule needs one), the latest
+    :data:`MAX_SENTENCES` of them."""
+    names = [n for claim in new for n in (claim.anchor, claim.old) if n]
+    kept = [
+        (sentence, facts)
+        for sentence, facts in groups.items()
+        if sentence and any(_names_in(name, sentence) for name in names)
+    ]
+    kept.sort(key=lambda item: max(started(r) for r in item[1]), reverse=True)
+    return dict(kept[:MAX_SENTENCES])
 
 
 async def followed(

@@ -20,7 +20,6 @@ CARDINAL/MONEY/PERCENT/QUANTITY — for entity-extraction benchmarks that score 
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +35,7 @@ from loregraph.ingest.extract.spacy_ner import (
     analyse_piece,
 )
 from loregraph.ingest.extract.spacy_nlp import (
+    PARSE_LOCK,
     PIECE_CHARS,
     lemmatizer_of,
     load_nlp,
@@ -52,7 +52,6 @@ MULTIPROCESS_MIN_CHARS = 200_000
 """Below this many characters per call, ``settings.processes`` is ignored: starting worker
 processes (each loads the model) costs more than it saves."""
 
-_PARSE_LOCK = threading.Lock()
 
 Item = tuple[SourceDocument, list[TextChunk]]
 
@@ -120,7 +119,7 @@ class OfflineExtractor:
         total = sum(len(t) for t, _ in tasks)
         processes = self.settings.processes if total >= MULTIPROCESS_MIN_CHARS else 1
         batch = max(4, min(256, 200_000 // max(1, total // max(1, len(tasks)))))
-        with _PARSE_LOCK:
+        with PARSE_LOCK:
             for doc, (i, offset) in nlp.pipe(
                 tasks, as_tuples=True, batch_size=batch, n_process=max(1, processes)
             ):

@@ -27,6 +27,8 @@ parsed in 10 kB pieces took 36 s against 46 s in 100 kB pieces.
 """
 
 _LOCK = threading.Lock()
+PARSE_LOCK = threading.Lock()
+"""Held while a shared pipeline parses (the extractor's batches, a memory's claims)."""
 _MODELS: dict[str, Any] = {}
 
 
