@@ -19,18 +19,15 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 
 from loregraph.errors import DependencyError
-from loregraph.ingest.claims import Claim, read_claims
+from loregraph.ingest.claims import Claim, read_claims, recent_claims
 from loregraph.ingest.ends import End, retired, started
 from loregraph.models import ABOUT, CO_OCCURS, DocKind, DocumentBundle, Relation, name_key, utcnow
 from loregraph.store.base import Store
 from loregraph.text.entity_types import PERSON
 
 ClaimReader = Callable[[str], list[Claim]]
-READ_CACHE = 8192
-"""Texts whose claims a reader keeps."""
 MAX_SENTENCES = 64
 """Older sentences a new memory's claims are read against (those naming its anchors or
 what it leaves, latest first)."""
@@ -42,9 +39,9 @@ ANCHOR_MATCHES = 5
 
 
 def spacy_reader(model: str) -> ClaimReader | None:
-    """The reader over the spaCy pipeline ``model`` (one per model in a process; it keeps
-    the claims of the last :data:`READ_CACHE` texts it read, as older sentences are read
-    again for each new memory about their names), or ``None`` when spaCy or the model is
+    """The reader over the spaCy pipeline ``model`` (one per model in a process; a text
+    read lately, by it or by the extractor, is not parsed again:
+    :func:`~loregraph.ingest.claims.recent_claims`), or ``None`` when spaCy or the model is
     not installed."""
     from loregraph.ingest.extract.spacy_nlp import PARSE_LOCK, lemmatizer_of, load_nlp
 
@@ -57,13 +54,12 @@ def spacy_reader(model: str) -> ClaimReader | None:
         return None
     lemma = lemmatizer_of(nlp)
 
-    @lru_cache(maxsize=READ_CACHE)
-    def claims_of(text: str) -> tuple[Claim, ...]:
-        with PARSE_LOCK:
-            return tuple(read_claims(nlp(text), lemma))
-
     def read(text: str) -> list[Claim]:
-        return list(claims_of(text))
+        found = recent_claims(text)
+        if found is None:
+            with PARSE_LOCK:
+                found = read_claims(nlp(text), lemma)
+        return found
 
     return _READERS.setdefault(model, read)
 

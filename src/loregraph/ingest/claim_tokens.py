@@ -1,12 +1,15 @@
 """The words of a parsed clause as a claim reads them: parts of speech from the Penn tags,
-lemmas, noun phrases and their text, proper-name runs, a verb's objects and prepositions
-(helpers of :mod:`loregraph.ingest.claims`)."""
+lemmas, noun phrases and their text, proper-name runs, a verb's objects and prepositions,
+what "left X and joined Y" joined and what "instead of X" sets aside (helpers of
+:mod:`loregraph.ingest.claims`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
+
+from loregraph.models import name_key
 
 NOUN_TAGS = frozenset({"NOUN", "ADJ", "PROPN", "NUM", "X", "SYM"})
 """Parts of speech a noun phrase's words may have."""
@@ -148,3 +151,42 @@ def pobj(prep: Any, clause: Any) -> Any | None:
     if prep.dep_ == "prt" and after < clause.end:  # "migrated off RabbitMQ": a loose word
         return prep.doc[after]
     return None
+
+
+def other_name(clause: Any, taken: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+    """The first run of proper-name words in the clause that is not one of ``taken``."""
+    keys = {name_key(t) for t in taken if t}
+    runs: list[list[Any]] = []
+    for t in clause:
+        if named(t):
+            if runs and runs[-1][-1].i == t.i - 1:
+                runs[-1].append(t)
+            else:
+                runs.append([t])
+    for run in runs:
+        said = text(run)
+        if not any(name_key(said) in k or k in name_key(said) for k in keys if k):
+            return said, ()
+    return None
+
+
+def joined(clause: Any) -> str:
+    """What "left X and joined Y" / "left X to join Y" / "left X for Y" joined."""
+    for tok in clause:
+        if lemma(tok, "VERB") in ("join", "found", "start"):
+            objs = [c for c in tok.children if c.dep_ in ("dobj", "obj")]
+            if objs:
+                return text(phrase(objs[-1], clause))
+    return ""
+
+
+def instead(clause: Any) -> str:
+    """What "instead of X" / "rather than X" sets aside."""
+    for tok in clause:
+        if tok.lower_ == "of" and tok.i > clause.start and tok.doc[tok.i - 1].lower_ == "instead":
+            obj = pobj(tok, clause)
+            return "" if obj is None else text(phrase(obj, clause))
+        if tok.lower_ == "than" and tok.i > clause.start and tok.doc[tok.i - 1].lower_ == "rather":
+            obj = pobj(tok, clause)
+            return "" if obj is None else text(phrase(obj, clause))
+    return ""

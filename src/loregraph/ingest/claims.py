@@ -27,13 +27,14 @@ A clause that is a question, a condition, a wish or a plan ("If the timeout were
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
 from loregraph.ingest import claim_tokens as tk
 from loregraph.ingest.claim_tokens import Lemma
-from loregraph.models import name_key
 
 CHANGE_VERBS = frozenset(
     {
@@ -97,12 +98,40 @@ class Claim:
 
 def read_claims(doc: Any, lemma: Lemma) -> list[Claim]:
     """The claims of a parsed text (a spaCy ``Doc``, tagged and parsed), one per clause that
-    makes one, in text order."""
+    makes one, in text order; kept for :func:`recent_claims` under the text."""
     token = tk.LEMMA.set(lemma)
     try:
-        return _read(doc)
+        found = _read(doc)
     finally:
         tk.LEMMA.reset(token)
+    _keep(" ".join(str(doc.text).split()), found)
+    return found
+
+
+RECENT = 8192
+"""Texts whose claims :func:`recent_claims` keeps (a memory's claims, read by the
+extractor, are read again when the memory's ends are planned; older sentences are read
+again for each new memory about their names)."""
+_RECENT: OrderedDict[str, tuple[Claim, ...]] = OrderedDict()
+_RECENT_LOCK = threading.Lock()
+
+
+def recent_claims(text: str) -> list[Claim] | None:
+    """The claims last read from ``text`` (whitespace aside), or ``None``."""
+    key = " ".join(text.split())
+    with _RECENT_LOCK:
+        found = _RECENT.get(key)
+        if found is not None:
+            _RECENT.move_to_end(key)
+    return None if found is None else list(found)
+
+
+def _keep(key: str, claims: list[Claim]) -> None:
+    with _RECENT_LOCK:
+        _RECENT[key] = tuple(claims)
+        _RECENT.move_to_end(key)
+        while len(_RECENT) > RECENT:
+            _RECENT.popitem(last=False)
 
 
 def _read(doc: Any) -> list[Claim]:
@@ -209,16 +238,16 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     change = lemma in CHANGE_VERBS or "now" in words or _change_noun(clause.sent)
     if lemma in ("replace", "swap") and used_object:  # "We replaced Redis with Valkey"
         old = tk.text(tk.phrase(objects[0], clause))
-        anchor, attribute = _other_name(clause, (old, value)) or (anchor, attribute)
+        anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
     elif lemma in ("replace", "swap") and subject is not None and subject.dep_ == "nsubjpass":
         old = tk.text(tk.phrase(subject, clause))  # "HAProxy was replaced by Envoy in front of …"
-        anchor, attribute = _other_name(clause, (old, value)) or (anchor, attribute)
+        anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
     if lemma in ("leave", "quit") and objects:
         old = tk.text(tk.phrase(objects[0], clause))
-        value = _joined(clause) or value
+        value = tk.joined(clause) or value
     if ended and not old:
         old, value = value, ""
-    instead = _instead(clause)
+    instead = tk.instead(clause)
     if instead:
         old, change = instead, True
     return Claim(
@@ -305,45 +334,6 @@ def _change_noun(sent: Any) -> bool:
 
 
 _CHANGE_NOUNS = ("upgrade", "migration", "switchover", "move")
-
-
-def _other_name(clause: Any, taken: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
-    """The first run of proper-name words in the clause that is not one of ``taken``."""
-    keys = {name_key(t) for t in taken if t}
-    runs: list[list[Any]] = []
-    for t in clause:
-        if tk.named(t):
-            if runs and runs[-1][-1].i == t.i - 1:
-                runs[-1].append(t)
-            else:
-                runs.append([t])
-    for run in runs:
-        text = tk.text(run)
-        if not any(name_key(text) in k or k in name_key(text) for k in keys if k):
-            return text, ()
-    return None
-
-
-def _joined(clause: Any) -> str:
-    """What "left X and joined Y" / "left X to join Y" / "left X for Y" joined."""
-    for tok in clause:
-        if tk.lemma(tok, "VERB") in ("join", "found", "start"):
-            objs = [c for c in tok.children if c.dep_ in ("dobj", "obj")]
-            if objs:
-                return tk.text(tk.phrase(objs[-1], clause))
-    return ""
-
-
-def _instead(clause: Any) -> str:
-    """What "instead of X" / "rather than X" sets aside."""
-    for tok in clause:
-        if tok.lower_ == "of" and tok.i > clause.start and tok.doc[tok.i - 1].lower_ == "instead":
-            obj = tk.pobj(tok, clause)
-            return "" if obj is None else tk.text(tk.phrase(obj, clause))
-        if tok.lower_ == "than" and tok.i > clause.start and tok.doc[tok.i - 1].lower_ == "rather":
-            obj = tk.pobj(tok, clause)
-            return "" if obj is None else tk.text(tk.phrase(obj, clause))
-    return ""
 
 
 def _verb_as_noun(clause: Any, sentence: str) -> Claim | None:
