@@ -104,6 +104,19 @@ def test_a_return_makes_the_first_fact_hold_again(tmp_path: Path) -> None:
     assert "Milan" not in current_targets(db, "Sofia Marchetti")
 
 
+def test_forgetting_a_return_ends_the_first_fact_again(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "Sofia Marchetti lives in Turin.", "2026-01-15")
+    remember(db, "Sofia Marchetti moved to Milan.", "2026-03-01")
+    back = as_json(db, "remember", "Sofia Marchetti has moved back to Turin.", "--at", "2026-06-01")
+    assert "Turin" in current_targets(db, "Sofia Marchetti")
+    assert run(db, "forget", back["id"]).exit_code == 0
+    assert "Milan" in current_targets(db, "Sofia Marchetti")
+    assert "Turin" not in current_targets(db, "Sofia Marchetti")
+    ended = [f for f in facts(db, "Sofia Marchetti") if f["target"] == "Turin"]
+    assert ended and all(str(f.get("invalid_at", "")).startswith("2026-03-01") for f in ended)
+
+
 def test_an_end_with_nothing_in_its_place_is_noted_after_the_quotes(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     remember(db, "Priyanka Rao works at Brightwater Analytics.", "2026-01-15")

@@ -308,8 +308,7 @@ class AsyncGraph(
         scope = self._scope(scope)
         require(scope, Role.WRITER, "delete documents")
         doc = await find_document(self.store, scope, ref)
-        rules = self.settings.extraction.functional_relations
-        report = await delete_and_recheck(self.store, doc.id, rules)
+        report = await delete_and_recheck(self.store, doc.id, self.settings.extraction)
         await self.store.add_audit(AuditEntry.removal("delete", doc, principal))
         return report
 

@@ -174,8 +174,7 @@ class MemoryMethods:
             raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")
         if not is_memory(document):
             raise NotFoundError(f"{memory_id!r} is a document, not a memory: use delete")
-        rules = self.settings.extraction.functional_relations
-        report = await delete_and_recheck(self.store, document.id, rules)
+        report = await delete_and_recheck(self.store, document.id, self.settings.extraction)
         await self.store.add_audit(AuditEntry.removal("forget", document, principal))
         return report
 

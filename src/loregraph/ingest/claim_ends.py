@@ -108,6 +108,32 @@ async def claim_ends(store: Store, bundle: DocumentBundle, read: ClaimReader) ->
     return out
 
 
+async def restated(store: Store, bundle: DocumentBundle, read: ClaimReader) -> list[Relation]:
+    """The open facts of other memories that a memory's claims state again (whatever
+    ended or opened them before): the facts a forgotten memory may have opened."""
+    if bundle.document.kind != DocKind.MEMORY:
+        return []
+    text = "\n".join(chunk.text for chunk in bundle.chunks)
+    new = await asyncio.to_thread(read, text)
+    if not new:
+        return []
+    when = bundle.document.valid_at or utcnow()
+    mine = {r.id for r in bundle.relations}
+    current: dict[str, list[Relation]] = {}
+    for entity_id in await _named(store, bundle, new):
+        for rel in await store.entity_relations(entity_id, direction="both", history=True):
+            if rel.type in _NOT_FACTS or started(rel) > when or not _current(rel):
+                continue
+            if rel.id not in mine or len(rel.evidence) > 1:
+                _group(current, rel)
+    out: list[Relation] = []
+    for sentence, facts in _relevant(current, new).items():
+        old = await asyncio.to_thread(read, sentence)
+        if any(restates(n, o) for n in new for o in old):
+            out.extend(facts)
+    return out
+
+
 def _relevant(groups: dict[str, list[Relation]], new: list[Claim]) -> dict[str, list[Relation]]:
     """The sentences a new claim can change or restate: those holding the words of one of
     its anchors or of what it leaves (every rule needs one), the latest

@@ -46,6 +46,7 @@ from loregraph.ingest.changes import (
 )
 from loregraph.ingest.claim_ends import ClaimReader, claimed_ends, spacy_reader
 from loregraph.ingest.ends import End, retired, started
+from loregraph.ingest.ends_again import ends_again
 from loregraph.ingest.statements import triple
 from loregraph.models import (
     ABOUT,
@@ -339,14 +340,23 @@ async def _document_of(store: Store, relation: Relation, gone: Collection[str] =
 
 
 async def delete_and_recheck(
-    store: Store, document_id: str, functional: Collection[str]
+    store: Store, document_id: str, settings: ExtractionSettings
 ) -> DeleteReport:
     """Delete a document and, in the same transaction, end what the functional groups its
     relations belonged to end once it is gone: the store opens what the document ended,
-    and a fact it ended may now be ended by another (:func:`ends_without`)."""
+    and a fact it ended may now be ended by another (:func:`ends_without`); a fact a
+    memory opened again ends again where the remaining memories end it
+    (:func:`~loregraph.ingest.ends_again.ends_again`)."""
     bundle = await store.read_bundle(document_id)
-    ends = [] if bundle is None else await ends_without(store, bundle, functional)
-    return await store.delete_document(document_id, ends=ends)
+    ends: dict[str, Relation] = {}
+    if bundle is not None:
+        read = spacy_reader(settings.spacy_model)
+        planned = await ends_without(store, bundle, settings.functional_relations)
+        for end in [*planned, *await ends_again(store, bundle, read)]:
+            known = ends.get(end.id)
+            if known is None or earlier(known.invalid_at, end.invalid_at or utcnow()):
+                ends[end.id] = end
+    return await store.delete_document(document_id, ends=list(ends.values()))
 
 
 async def ends_without(
