@@ -104,6 +104,16 @@ def test_a_return_makes_the_first_fact_hold_again(tmp_path: Path) -> None:
     assert "Milan" not in current_targets(db, "Sofia Marchetti")
 
 
+def test_a_move_to_a_place_the_tagger_took_for_a_person_still_ends_the_last(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "Jonas Weber moved to Amberville.", "2026-01-01")
+    remember(db, "Jonas Weber moved to Emberville.", "2026-02-01")
+    assert current_targets(db, "Jonas Weber") == {"Emberville"}
+    assert "Amberville" in ended_targets(db, "Jonas Weber")
+
+
 def test_forgetting_a_return_ends_the_first_fact_again(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     remember(db, "Sofia Marchetti lives in Turin.", "2026-01-15")

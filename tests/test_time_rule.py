@@ -259,3 +259,44 @@ def test_history_as_of_a_date_is_the_record_as_it_stood(agent: Path) -> None:
         ("Express", False),
         ("Hono", True),
     }
+
+
+def test_a_long_history_shows_only_its_latest_ended_facts(tmp_path: Path) -> None:
+    from loregraph.retrieve.ended import MAX_ENDED
+
+    db = tmp_path / "moves.db"
+    cities = [
+        "Leeds",
+        "Bristol",
+        "Oslo",
+        "Bergen",
+        "Porto",
+        "Lyon",
+        "Turin",
+        "Galway",
+        "Zurich",
+        "Lisbon",
+        "Madrid",
+        "Vienna",
+        "Prague",
+        "Krakow",
+        "Dublin",
+        "Cardiff",
+        "Glasgow",
+        "Seville",
+        "Ghent",
+        "Utrecht",
+        "Antwerp",
+        "Bologna",
+    ][: MAX_ENDED + 4]
+    for day, city in enumerate(cities, start=1):
+        ok(db, "remember", f"Nadia Petrova moved to {city}.", "--at", f"2026-01-{day:02d}")
+    graph = loregraph.open(str(db))
+    try:
+        result = graph.retrieve("Where does Nadia Petrova live?", show_ended=True)
+    finally:
+        graph.close()
+    ended = [r.target_name for r in result.changes]
+    assert len(ended) == MAX_ENDED
+    assert ended[0] == cities[-2] and cities[0] not in ended
+    assert result.relations[0].target_name == cities[-1]

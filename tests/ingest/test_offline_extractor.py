@@ -229,6 +229,23 @@ def test_what_is_set_aside_is_no_target(extractor: OfflineExtractor) -> None:
     assert not {r for r in typed(move) if r[2] == "London"}
 
 
+def test_where_someone_goes_is_a_place_and_what_software_moves_to_is_not(
+    extractor: OfflineExtractor,
+) -> None:
+    """ "moved to X", "is visiting from X": X is a place whatever the tagger took it for;
+    "moved the API server to X" moves a thing, and a name the sentence shows to be
+    software keeps that type."""
+    texts = {
+        "Move": "Jonas Weber moved to Emberville.",
+        "Visit": "Her sister Beatriz is visiting from Porto over Easter.",
+        "Deploy": "We moved the API server to Hono.",
+    }
+    move, visit, deploy = extractor.extract_many([item(t, x) for t, x in texts.items()])
+    assert entity(move, "Emberville").type == "Location"
+    assert entity(visit, "Porto").type == "Location"
+    assert entity(deploy, "Hono").type != "Location"
+
+
 def test_a_title_never_mentioned_still_gets_one_occurrence(
     short: dict[str, ExtractionResult],
 ) -> None:

@@ -17,6 +17,9 @@ from loregraph.timepoint import TimePoint
 
 LATER = "a later statement"
 """What replaced an ended fact when neither a successor nor its ending text is known."""
+MAX_ENDED = 16
+"""Ended facts one retrieval shows (the latest ended first): each costs a lookup of what
+replaced it, and a subject with a long history would otherwise fill the context."""
 
 
 async def ended_facts(
@@ -25,17 +28,19 @@ async def ended_facts(
     relations: Sequence[RankedRelation],
     point: TimePoint,
 ) -> list[RankedRelation]:
-    """The facts of ``facts`` ended at ``point`` and not among ``relations``, each with what
-    replaced it, ranked after ``relations``."""
+    """The facts of ``facts`` ended at ``point`` and not among ``relations`` (the latest
+    :data:`MAX_ENDED` to end), each with what replaced it, ranked after ``relations``."""
     have = {r.relation.id for r in relations}
     gone = [r for r in facts if r.id not in have and point.ended(r)]
     if not gone:
         return []
+    gone.sort(key=lambda r: r.invalid_at or r.created_at, reverse=True)
+    gone = gone[:MAX_ENDED]
     ends = sorted({r.source_id for r in facts} | {r.target_id for r in facts})
     names = {e.id: e.name for e in await store.get_entities(ends)}
     score = min((r.score for r in relations), default=1.0)
     out: list[RankedRelation] = []
-    for rel in sorted(gone, key=lambda r: r.invalid_at or r.created_at, reverse=True):
+    for rel in gone:
         replaced = await _replacement(store, rel, facts, names, point)
         source, target = names.get(rel.source_id, rel.source_id), names.get(rel.target_id, "")
         out.append(RankedRelation(rel, source, target, score, replaced_by=replaced))

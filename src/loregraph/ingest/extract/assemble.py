@@ -64,6 +64,9 @@ from loregraph.text.entity_types import CONCEPT, PERSON, normalize_type
 
 PLACE_HINT_SHARE = 3
 """A name is a place when at least 1 in this many of its mentions follow "in", "at"…"""
+_TAGGER_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "GPE", "LOC", "FAC", "WORK_OF_ART", "NORP"})
+"""The tagger's labels a place hint may overrule (a name the sentence shows to be software
+or code keeps that type: "kept in Redis")."""
 SHORT_DOCUMENT_SENTENCES = 40
 SHORT_TEXT_SENTENCES = 10
 MAX_COOCCURRING = 6
@@ -159,8 +162,8 @@ def _apply_name_rules(analysis: DocumentAnalysis) -> list[SpanRecord | None]:
     hints = Counter(name_key(s.surface) for s in spans if s.place_hint)
     for span in spans:
         key = name_key(span.surface)
-        if not span.title_ref and hints[key] * PLACE_HINT_SHARE >= counts[key] > 0:
-            span.label = "LOC"
+        if span.label in _TAGGER_LABELS and hints[key] * PLACE_HINT_SHARE >= counts[key] > 0:
+            span.label = "LOC" if not span.title_ref else span.label
     lower = analysis.lower_words
     kept: list[SpanRecord | None] = []
     for span in spans:

@@ -48,7 +48,13 @@ _PRONOUN_KINDS = {
     **dict.fromkeys(("it", "its"), "neuter"),
 }
 _PLACE_PREPS = frozenset({"in", "at", "near", "inside", "outside", "within"})
-_MAYBE_PLACE = frozenset({"PERSON", "ORG", "PRODUCT", "GPE", "LOC", "FAC"})
+_WAY_PREPS = frozenset({"to", "from"})
+_GOING = frozenset(
+    {"move", "relocate", "emigrate", "immigrate", "travel", "fly", "commute", "visit"}
+)
+"""Verbs of going somewhere (not "go", "come" or "return": one goes to a person too):
+"moved to X", "is visiting from X" make X a place."""
+_MAYBE_PLACE = frozenset({"PERSON", "ORG", "PRODUCT", "GPE", "LOC", "FAC", "WORK_OF_ART"})
 
 
 @dataclass(slots=True)
@@ -94,9 +100,22 @@ class PieceAnalysis:
     """Personal ("he", "she"…) and neuter ("it"…) pronouns of the first sentences."""
 
 
-def _in_place_phrase(token: Any) -> bool:
-    """Whether the token is the object of a locative preposition ("in Whitby")."""
-    return token.dep_ == "pobj" and token.head.lower_ in _PLACE_PREPS
+def _in_place_phrase(token: Any, lemma: Lemma) -> bool:
+    """Whether the token is the object of a locative preposition ("in Whitby"), or of "to"
+    or "from" after a verb of going with nothing moved ("moved to Leeds", "is visiting
+    from Porto"; not "moved the API to Hono", not "was moved to GitLab")."""
+    if token.dep_ != "pobj":
+        return False
+    prep = token.head
+    if prep.lower_ in _PLACE_PREPS:
+        return True
+    verb = prep.head
+    return (
+        prep.lower_ in _WAY_PREPS
+        and verb.tag_.startswith("VB")
+        and word_of(verb, lemma) in _GOING
+        and not any(c.dep_ in ("dobj", "nsubjpass", "auxpass") for c in verb.children)
+    )
 
 
 def _with_kind_noun(doc: Any, start: int, end: int) -> int:
@@ -127,7 +146,7 @@ def analyse_piece(
     in relations even where the tagger missed it.
     """
     piece = _Piece(doc, offset)
-    piece.entity_spans(labels)
+    piece.entity_spans(labels, lemma)
     piece.software_spans(lemma)
     piece.title_references()
     if title:
@@ -161,9 +180,10 @@ class _Piece:
         for i in tokens:
             self.owner[i] = index
 
-    def entity_spans(self, labels: frozenset[str]) -> None:
+    def entity_spans(self, labels: frozenset[str], lemma: Lemma) -> None:
         """The tagger's entities of the kept ``labels``, cleaned (module docstring)."""
         doc, offset, text = self.doc, self.offset, self.doc.text
+        technical = [components.technical(sent, lemma) for sent in self.sents]
         for ent in doc.ents:
             if ent.label_ not in labels:
                 continue
@@ -190,7 +210,11 @@ class _Piece:
             record = SpanRecord(
                 offset + begin, offset + stop, surface, ent.label_, self.sentence_of[start]
             )
-            record.place_hint = ent.label_ in _MAYBE_PLACE and _in_place_phrase(ent.root)
+            record.place_hint = (
+                ent.label_ in _MAYBE_PLACE
+                and _in_place_phrase(ent.root, lemma)
+                and not technical[self.sentence_of[start]]
+            )
             record.noun_type = typing_rules.noun_hint(doc, start, ent.root)
             record.after_the = typing_rules.follows_the(doc, start) and doc[end - 1].tag_ != "NNPS"
             record.in_code = typing_rules.in_code(text, begin, stop)
