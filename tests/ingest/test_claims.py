@@ -66,6 +66,7 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("Quillmark uses Sentry for error tracking.", "Quillmark doesn't use Sentry any more."),
         ("Lars Eriksen moved to Oslo.", "Lars Eriksen moved again; he lives in Trondheim now."),
         ("Bramble's CI runs on Jenkins.", "Bramble's CI was migrated to GitHub Actions."),
+        ("The Wrenfield API listens on port 8080.", "The Wrenfield API port is 9090."),
     ],
 )
 def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str) -> None:
@@ -82,6 +83,7 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("The support line opens at 08:00.", "The support line opens at 8 am."),
         ("Bramble deploys to Heroku.", "The plan is to move Bramble to Fly.io."),
         ("Mina Harker was the wife of Jonathan Harker.", "Mina Harker moved to Exeter."),
+        ("The Wrenfield API listens on port 8080.", "The Wrenfield API metrics port is 9100."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(

@@ -265,7 +265,8 @@ def changes(new: Claim, old: Claim) -> bool:
       a change ("moved to", "switched to", "now") ends a claim of a fitting attribute (they
       share an attribute noun, or one has none and the two values are of one kind: two
       numbers, two versions of one name, two names); a statement of a value with "be"
-      ("The upload limit is 25 MB") ends an older one of the same attribute.
+      ("The upload limit is 25 MB") ends an older one of the same attribute, or an older
+      number named by that attribute ("listens on port 8080" for "The API port is 9090").
     """
     if new.old:
         return (
@@ -281,6 +282,11 @@ def changes(new: Claim, old: Claim) -> bool:
         if new.attribute and old.attribute:
             return _overlap(new.attribute, old.attribute)
         return _kinds_fit(new, old) and not _role(old.value)
+    if new.copular and new.attribute and _numbers(new.value) and _numbers(old.value):
+        # "The API port is 9090" after "The API listens on port 8080": the old value names
+        # the attribute with its number
+        held = _stems((*old.attribute, *name_key(old.value).split()))
+        return _stems(new.attribute) <= held
     return (
         new.copular
         and old.copular

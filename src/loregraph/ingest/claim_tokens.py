@@ -46,8 +46,8 @@ def lemma(tok: Any, pos: str) -> str:
 
 def phrase(token: Any, clause: Any) -> list[Any]:
     """The tokens of ``token``'s noun phrase inside the clause, without determiners,
-    relative clauses, trailing punctuation and what "instead of" / "rather than" sets
-    aside."""
+    relative clauses, appositions (but a number right after a noun: "port 8080"), trailing
+    punctuation and what "instead of" / "rather than" sets aside."""
     keep = []
     aside = {d.i for t in token.subtree if t is not token and sets_aside(t) for d in t.subtree}
     if named(token):  # "Lumora Health for Pallas Bank": a name ends before its phrases
@@ -63,6 +63,8 @@ def phrase(token: Any, clause: Any) -> list[Any]:
         if t.dep_ in ("det", "relcl", "punct", "cc", "advmod", "appos") and t is not token:
             if t.dep_ == "punct" and t.text in ("-", "/", "."):
                 keep.append(t)
+            elif t.dep_ == "appos" and t.tag_ == "CD" and t.i == t.head.i + 1:
+                keep.append(t)  # "port 8080", "Room 4": the number names which one
             continue
         if t.dep_ == "poss" and pos(t) == "PRON":
             continue
