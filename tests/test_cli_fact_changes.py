@@ -114,6 +114,13 @@ def test_a_move_to_a_place_the_tagger_took_for_a_person_still_ends_the_last(
     assert "Amberville" in ended_targets(db, "Jonas Weber")
 
 
+def test_a_move_leaves_a_marriage_alone(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "Priya Shah is married to Tom Walsh.", "2026-01-01")
+    remember(db, "Priya Shah moved to Lisbon.", "2026-02-01")
+    assert current_targets(db, "Priya Shah") == {"Tom Walsh", "Lisbon"}
+
+
 def test_forgetting_a_return_ends_the_first_fact_again(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     remember(db, "Sofia Marchetti lives in Turin.", "2026-01-15")

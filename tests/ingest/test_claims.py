@@ -67,6 +67,7 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("Lars Eriksen moved to Oslo.", "Lars Eriksen moved again; he lives in Trondheim now."),
         ("Bramble's CI runs on Jenkins.", "Bramble's CI was migrated to GitHub Actions."),
         ("The Wrenfield API listens on port 8080.", "The Wrenfield API port is 9090."),
+        ("The Kettleby team is based in Leeds.", "The Kettleby team moved to Manchester."),
     ],
 )
 def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str) -> None:
@@ -112,3 +113,16 @@ def test_a_memory_with_no_name_found_still_holds_its_fact() -> None:
     assert ("Gannet", "HAS_UPLOAD_LIMIT", "10 MB") in relations("The Gannet upload limit is 10 MB.")
     assert ("Orchard", "STORES_IN", "MySQL 8") in relations("Orchard stores its data in MySQL 8.")
     assert not relations("We meet on Saturday.")
+
+
+def test_a_state_with_its_preposition_is_a_relation_not_an_attribute(read: ClaimReader) -> None:
+    claim = one(read, "Priya Shah is married to Tom Walsh.")
+    assert (claim.anchor, claim.verb, claim.value) == ("Priya Shah", "be married to", "Tom Walsh")
+    assert not claim.copular
+
+
+def test_a_team_named_by_its_project_is_an_anchor_and_we_is_not(read: ClaimReader) -> None:
+    team = one(read, "The Kettleby team works in Leeds.")
+    assert (team.anchor, team.attribute, team.value) == ("Kettleby", ("team",), "Leeds")
+    we = one(read, "We moved the API server to Hono.")
+    assert (we.anchor, we.value) == ("API", "Hono")

@@ -212,9 +212,9 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     ended = stopped or (negated and ("longer" in words or "anymore" in words or "more" in words))
     subjects = tk.objects(verb, clause, _SUBJECTS)
     objects = tk.objects(verb, clause, frozenset({"dobj", "obj"}))
-    subject = subjects[0] if subjects and subjects[0].lower_ not in _ASIDE else None
+    subject = subjects[0] if subjects and not _aside(subjects[0], clause) else None
     used_object = False
-    if subject is None and objects and (not subjects or subjects[0].lower_ in _ASIDE):
+    if subject is None and objects and (not subjects or _aside(subjects[0], clause)):
         subject, used_object = objects[0], True
     attribute: tuple[str, ...] = ()
     if subject is None:
@@ -234,6 +234,11 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     if first is not None and first.dep_ != "prt":
         verb_words.append(first.lower_)
     copular = lemma == "be"
+    state = _state(verb, clause) if copular else None
+    if state is not None:  # "is married to Tom Walsh": a relation, not an attribute
+        adjective, prep = state
+        verb, copular, preps, objects = adjective, False, [prep], []
+        verb_words = ["be", adjective.lower_, prep.lower_]
     value, old = _values(verb, clause, preps, objects, used_object, copular)
     change = lemma in CHANGE_VERBS or "now" in words or _change_noun(clause.sent)
     if lemma in ("replace", "swap") and used_object:  # "We replaced Redis with Valkey"
@@ -261,6 +266,27 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         ended=ended,
         copular=copular,
     )
+
+
+def _aside(subject: Any, clause: Any) -> bool:
+    """A subject that stands for the speaker ("we", "I", "the team"), not for what the
+    clause is about; a name in its phrase makes it an anchor ("The Kettleby team")."""
+    if subject.lower_ not in _ASIDE:
+        return False
+    return not any(tk.named(t) for t in tk.phrase(subject, clause) if t is not subject)
+
+
+def _state(verb: Any, clause: Any) -> tuple[Any, Any] | None:
+    """(adjective, preposition) of "is married to X", "is allergic to X": a complement of
+    "be" that is an adjective or participle with a preposition of its own; ``None``
+    otherwise."""
+    for comp in verb.children:
+        if comp.dep_ != "acomp" or not comp.tag_.startswith(("JJ", "VBN")):
+            continue
+        prep = next((c for c in comp.children if c.dep_ == "prep" and c.i > comp.i), None)
+        if prep is not None and tk.pobj(prep, clause) is not None:
+            return comp, prep
+    return None
 
 
 def _values(
