@@ -18,8 +18,9 @@ parse (spaCy) into a :class:`Claim`:
 * ``old``: the value a change names as left behind ("moved **from Berlin**", "migrated
   **off RabbitMQ**", "replaced **Redis** with", "instead of **GBP**", "left **GitHub**",
   "no longer uses **jQuery**");
-* ``change``: the clause says something changed: a change verb (:data:`CHANGE_VERBS`) or
-  "now"; ``ended``: it says something stopped ("no longer", "stopped", "not … any more").
+* ``change``: the clause says something changed: a change verb
+  (:data:`~loregraph.ingest.claim_words.CHANGE_VERBS`) or "now"; ``ended``: it says
+  something stopped ("no longer", "stopped", "not … any more").
 
 A clause that is a question, a condition, a wish or a plan ("If the timeout were 60 s",
 "would like to join", "The plan is to move …", "proposed raising …") claims nothing.
@@ -34,46 +35,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from loregraph.ingest import claim_tokens as tk
+from loregraph.ingest import claim_words as cw
 from loregraph.ingest.claim_tokens import Lemma
-
-CHANGE_VERBS = frozenset(
-    {
-        "move",
-        "migrate",
-        "switch",
-        "change",
-        "upgrade",
-        "downgrade",
-        "relocate",
-        "transfer",
-        "swap",
-        "replace",
-        "go",
-        "leave",
-        "quit",
-        "bump",
-        "raise",
-        "lower",
-        "increase",
-        "reduce",
-        "update",
-        "rename",
-    }
-)
-"""Verbs (lemmas) that say a fact changed."""
-UNSURE_VERBS = frozenset(
-    {"plan", "propose", "want", "like", "consider", "hope", "intend", "suggest", "think"}
-)
-"""Verbs whose complement is only an intention or an idea ("would like to join")."""
-MODALS = frozenset({"would", "could", "might", "may", "should", "shall", "must"})
-_STOP_VERBS = frozenset({"stop", "cease", "quit"})
-_ASIDE = frozenset({"we", "i", "you", "they", "us", "he", "she", "it", "someone", "team"})
-_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
-_OBJECTS = frozenset({"dobj", "obj", "attr", "oprd", "acomp"})
-_TO_PREPS = frozenset({"to", "onto", "into", "with", "by", "for"})
-_VALUE_PREPS = frozenset(
-    {"in", "on", "at", "with", "to", "onto", "into", "for", "by", "from", "under", "as", "via"}
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,9 +139,9 @@ def _unsure(clause: Any) -> bool:
         low = tok.lower_
         if tok.dep_ == "mark" and low in ("if", "unless", "whether"):
             return True
-        if tok.tag_ == "MD" and low in MODALS:
+        if tok.tag_ == "MD" and low in cw.MODALS:
             return True
-        if tk.pos(tok) in ("VERB", "NOUN") and tk.lemma(tok, tk.pos(tok)) in UNSURE_VERBS:
+        if tk.pos(tok) in ("VERB", "NOUN") and tk.lemma(tok, tk.pos(tok)) in cw.UNSURE_VERBS:
             return True
     return False
 
@@ -204,13 +167,13 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     verb = _main_verb(clause)
     lemma = tk.lemma(verb, "VERB")
     words = {t.lower_ for t in clause}
-    stopped = lemma in _STOP_VERBS and any(c.dep_ in ("xcomp", "dobj") for c in verb.children)
+    stopped = lemma in cw.STOP_VERBS and any(c.dep_ in ("xcomp", "dobj") for c in verb.children)
     if stopped:  # "stopped using Slack": the facts are those of the complement
         inner = [c for c in verb.children if c.dep_ == "xcomp" and tk.pos(c) == "VERB"]
         verb = inner[0] if inner else verb
     negated = any(c.dep_ == "neg" for c in verb.children) or "longer" in words
     ended = stopped or (negated and ("longer" in words or "anymore" in words or "more" in words))
-    subjects = tk.objects(verb, clause, _SUBJECTS)
+    subjects = tk.objects(verb, clause, cw.SUBJECTS)
     objects = tk.objects(verb, clause, frozenset({"dobj", "obj"}))
     subject = subjects[0] if subjects and not _aside(subjects[0], clause) else None
     used_object = False
@@ -240,7 +203,7 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         verb, copular, preps, objects = adjective, False, [prep], []
         verb_words = ["be", adjective.lower_, prep.lower_]
     value, old = _values(verb, clause, preps, objects, used_object, copular)
-    change = lemma in CHANGE_VERBS or "now" in words or _change_noun(clause.sent)
+    change = lemma in cw.CHANGE_VERBS or "now" in words or _change_noun(clause.sent)
     if lemma in ("replace", "swap") and used_object:  # "We replaced Redis with Valkey"
         old = tk.text(tk.phrase(objects[0], clause))
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
@@ -271,7 +234,7 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
 def _aside(subject: Any, clause: Any) -> bool:
     """A subject that stands for the speaker ("we", "I", "the team"), not for what the
     clause is about; a name in its phrase makes it an anchor ("The Kettleby team")."""
-    if subject.lower_ not in _ASIDE:
+    if subject.lower_ not in cw.ASIDE:
         return False
     return not any(tk.named(t) for t in tk.phrase(subject, clause) if t is not subject)
 
@@ -300,7 +263,7 @@ def _values(
     found: list[list[Any]] = []
     replacing = 0
     for comp in tk.objects(
-        verb, clause, _OBJECTS if copular else frozenset({"dobj", "obj", "attr"})
+        verb, clause, cw.OBJECTS if copular else frozenset({"dobj", "obj", "attr"})
     ):
         if not (used_object and comp in objects):
             found.append(tk.phrase(comp, clause))
@@ -309,7 +272,7 @@ def _values(
         if obj is None:
             continue
         phrase = tk.phrase(obj, clause)
-        if prep.lower_ in ("from", "off") and lemma in CHANGE_VERBS and not old:
+        if prep.lower_ in ("from", "off") and lemma in cw.CHANGE_VERBS and not old:
             old = tk.text(phrase)
             onward = [  # "from Express to Hono", "to Hono" hung on "from" or on "Express"
                 o
@@ -329,7 +292,7 @@ def _values(
                 old = old or (tk.text(tk.phrase(subj[0], clause)) if subj else "")
             found.insert(replacing, phrase)  # the first of "with", "by", "for" leads
             replacing += 1
-        elif prep.lower_ in _VALUE_PREPS:
+        elif prep.lower_ in cw.VALUE_PREPS:
             found.append(phrase)
     for kid in verb.children:
         if kid.dep_ in ("npadvmod", "advcl", "ccomp", "xcomp") and kid.i > verb.i:
@@ -356,10 +319,7 @@ def _values(
 
 def _change_noun(sent: Any) -> bool:
     """The sentence names a change as a noun ("After this week's upgrade, …")."""
-    return any(tk.pos(t) == "NOUN" and t.lower_.startswith(_CHANGE_NOUNS) for t in sent)
-
-
-_CHANGE_NOUNS = ("upgrade", "migration", "switchover", "move")
+    return any(tk.pos(t) == "NOUN" and t.lower_.startswith(cw.CHANGE_NOUNS) for t in sent)
 
 
 def _verb_as_noun(clause: Any, sentence: str) -> Claim | None:
@@ -367,7 +327,7 @@ def _verb_as_noun(clause: Any, sentence: str) -> Claim | None:
     tagger read as one noun phrase, its verb taken for a plural noun at its head, with a
     preposition after it. The words before the head are the subject, the head is the verb."""
     root = _main_verb(clause)
-    if root.tag_ != "NNS" or any(c.dep_ in _SUBJECTS for c in root.children):
+    if root.tag_ != "NNS" or any(c.dep_ in cw.SUBJECTS for c in root.children):
         return None
     before = [t for c in root.children if c.i < root.i for t in c.subtree]
     prep = next((c for c in root.children if c.dep_ == "prep" and c.i > root.i), None)

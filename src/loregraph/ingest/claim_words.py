@@ -1,0 +1,66 @@
+"""The English words claims are read by (:mod:`loregraph.ingest.claims`): the verbs that say
+a fact changed, stopped or is only intended, the words that stand for the speaker, and the
+dependency labels and prepositions a value is found under. Kept few and named: each entry
+is a general word of English, never a name from a question or a benchmark."""
+
+from __future__ import annotations
+
+CHANGE_VERBS = frozenset(
+    {
+        "move",
+        "migrate",
+        "switch",
+        "change",
+        "upgrade",
+        "downgrade",
+        "relocate",
+        "transfer",
+        "swap",
+        "replace",
+        "go",
+        "leave",
+        "quit",
+        "bump",
+        "raise",
+        "lower",
+        "increase",
+        "reduce",
+        "update",
+        "rename",
+        "rewrite",
+        "rebuild",
+        "promote",
+        "demote",
+    }
+)
+"""Verbs (lemmas) that say a fact changed."""
+UNSURE_VERBS = frozenset(
+    {"plan", "propose", "want", "like", "consider", "hope", "intend", "suggest", "think"}
+)
+"""Verbs whose complement is only an intention or an idea ("would like to join")."""
+MODALS = frozenset({"would", "could", "might", "may", "should", "shall", "must"})
+STOP_VERBS = frozenset({"stop", "cease", "quit"})
+ASIDE = frozenset({"we", "i", "you", "they", "us", "he", "she", "it", "someone", "team"})
+SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+OBJECTS = frozenset({"dobj", "obj", "attr", "oprd", "acomp"})
+TO_PREPS = frozenset({"to", "onto", "into", "with", "by", "for"})
+VALUE_PREPS = frozenset(
+    {
+        "in",
+        "on",
+        "at",
+        "with",
+        "to",
+        "onto",
+        "into",
+        "for",
+        "by",
+        "from",
+        "under",
+        "as",
+        "via",
+        "through",
+    }
+)
+CHANGE_NOUNS = ("upgrade", "migration", "switchover", "move")
+"""Nouns that name a change ("After this week's upgrade, …")."""
