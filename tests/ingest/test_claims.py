@@ -68,6 +68,11 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("Bramble's CI runs on Jenkins.", "Bramble's CI was migrated to GitHub Actions."),
         ("The Wrenfield API listens on port 8080.", "The Wrenfield API port is 9090."),
         ("The Kettleby team is based in Leeds.", "The Kettleby team moved to Manchester."),
+        (
+            "The Larkspur frontend is written in Vue.",
+            "The Larkspur frontend was rewritten in React.",
+        ),
+        ("Dev Anand is a junior developer.", "Dev Anand was promoted to senior developer."),
     ],
 )
 def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str) -> None:
