@@ -73,6 +73,16 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
             "The Larkspur frontend was rewritten in React.",
         ),
         ("Dev Anand is a junior developer.", "Dev Anand was promoted to senior developer."),
+        ("Fernwood uses Celery for background jobs.", "Fernwood dropped Celery in favour of RQ."),
+        (
+            "The Fernwood service depends on Flask.",
+            "The Fernwood service was ported from Flask to FastAPI.",
+        ),
+        ("Fernwood runs on Node 18.", "Fernwood was upgraded from Node 18 to Node 20."),
+        (
+            "Lucia Gomez goes to the gym at PureFit.",
+            "Lucia Gomez cancelled PureFit and joined Iron Works Gym.",
+        ),
     ],
 )
 def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str) -> None:
@@ -90,6 +100,9 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("Bramble deploys to Heroku.", "The plan is to move Bramble to Fly.io."),
         ("Mina Harker was the wife of Jonathan Harker.", "Mina Harker moved to Exeter."),
         ("The Wrenfield API listens on port 8080.", "The Wrenfield API metrics port is 9100."),
+        ("Fernwood uses Celery for background jobs.", "Fernwood uses Redis as the Celery broker."),
+        ("Omar Haddad's car is a Honda Civic.", "Omar Haddad rented a Kia EV6 for the weekend."),
+        ("The standup is at 9:30.", "The retro is at 16:00."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(

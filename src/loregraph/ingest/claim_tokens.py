@@ -182,6 +182,17 @@ def joined(clause: Any) -> str:
     return ""
 
 
+def favoured(clause: Any) -> str:
+    """What "in favour of X" / "in favor of X" chooses."""
+    for tok in clause:
+        if tok.lower_ in ("favour", "favor") and tok.head.lower_ == "in":
+            of = next((c for c in tok.children if c.lower_ == "of"), None)
+            obj = pobj(of, clause) if of is not None else None
+            if obj is not None:
+                return text(phrase(obj, clause))
+    return ""
+
+
 def instead(clause: Any) -> str:
     """What "instead of X" / "rather than X" sets aside."""
     for tok in clause:

@@ -31,6 +31,7 @@ CHANGE_VERBS = frozenset(
         "rebuild",
         "promote",
         "demote",
+        "port",
     }
 )
 """Verbs (lemmas) that say a fact changed."""
@@ -64,3 +65,5 @@ VALUE_PREPS = frozenset(
 )
 CHANGE_NOUNS = ("upgrade", "migration", "switchover", "move")
 """Nouns that name a change ("After this week's upgrade, …")."""
+LEAVE_VERBS = frozenset({"leave", "quit", "cancel", "drop", "ditch", "abandon"})
+"""Verbs whose object is what a change leaves behind ("left GitHub", "dropped Celery")."""

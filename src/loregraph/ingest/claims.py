@@ -173,7 +173,7 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         verb = inner[0] if inner else verb
     negated = any(c.dep_ == "neg" for c in verb.children) or "longer" in words
     ended = stopped or (negated and ("longer" in words or "anymore" in words or "more" in words))
-    subjects = tk.objects(verb, clause, cw.SUBJECTS)
+    subjects = tk.objects(verb, clause, cw.SUBJECTS) or _compound_subject(verb, clause)
     objects = tk.objects(verb, clause, frozenset({"dobj", "obj"}))
     subject = subjects[0] if subjects and not _aside(subjects[0], clause) else None
     used_object = False
@@ -210,9 +210,9 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     elif lemma in ("replace", "swap") and subject is not None and subject.dep_ == "nsubjpass":
         old = tk.text(tk.phrase(subject, clause))  # "HAProxy was replaced by Envoy in front of …"
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
-    if lemma in ("leave", "quit") and objects:
+    if lemma in cw.LEAVE_VERBS and objects:
         old = tk.text(tk.phrase(objects[0], clause))
-        value = tk.joined(clause) or value
+        value = tk.joined(clause) or tk.favoured(clause) or value
     if ended and not old:
         old, value = value, ""
     instead = tk.instead(clause)
@@ -229,6 +229,12 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         ended=ended,
         copular=copular,
     )
+
+
+def _compound_subject(verb: Any, clause: Any) -> list[Any]:
+    """ "Fernwood runs on Node 18" parsed with "Fernwood" as a compound of the verb: a
+    name hung before a verb that has no subject is its subject."""
+    return [c for c in verb.children if c.dep_ == "compound" and c.i < verb.i and tk.named(c)][:1]
 
 
 def _aside(subject: Any, clause: Any) -> bool:
