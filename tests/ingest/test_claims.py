@@ -144,3 +144,15 @@ def test_a_team_named_by_its_project_is_an_anchor_and_we_is_not(read: ClaimReade
     assert (team.anchor, team.attribute, team.value) == ("Kettleby", ("team",), "Leeds")
     we = one(read, "We moved the API server to Hono.")
     assert (we.anchor, we.value) == ("API", "Hono")
+
+
+def test_a_verb_the_tagger_took_for_a_noun_still_reads(read: ClaimReader) -> None:
+    # the small tagger reads "Tessellate" as a common noun and "caches" as a plural noun here
+    caches = one(read, "Tessellate caches sessions in Valkey.")
+    assert (caches.anchor, caches.verb, caches.value) == (
+        "Tessellate",
+        "cache sessions in",
+        "Valkey",
+    )
+    talks = one(read, "The billing service talks to Stripe.")
+    assert (talks.anchor, talks.verb, talks.value) == ("billing service", "talk to", "Stripe")

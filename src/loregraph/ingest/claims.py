@@ -329,25 +329,53 @@ def _change_noun(sent: Any) -> bool:
 
 
 def _verb_as_noun(clause: Any, sentence: str) -> Claim | None:
-    """ "Bramble's CI runs on Jenkins", "Marisol Vega banks with Pallas Bank": a clause the
+    """ "Bramble's CI runs on Jenkins", "The billing service talks to Stripe": a clause the
     tagger read as one noun phrase, its verb taken for a plural noun at its head, with a
-    preposition after it. The words before the head are the subject, the head is the verb."""
+    preposition after it. The words before the head are the subject (a name, or a
+    compound of nouns), the head is the verb. Also "Tessellate caches sessions in
+    Memcached", where the verb is taken for a noun before the object noun."""
     root = _main_verb(clause)
-    if root.tag_ != "NNS" or any(c.dep_ in cw.SUBJECTS for c in root.children):
+    if root.tag_ != "NNS":
         return None
-    before = [t for c in root.children if c.i < root.i for t in c.subtree]
+    verb, value_head = root, None
+    hung = next(  # "Tessellate caches sessions": the verb hangs on its object as a compound
+        (
+            c
+            for c in root.children
+            if c.dep_ == "compound" and c.tag_ == "NNS" and c.i == root.i - 1
+        ),
+        None,
+    )
+    subjects = [
+        c for t in (root, hung) if t is not None for c in t.children if c.dep_ in cw.SUBJECTS
+    ]
+    if subjects:
+        if hung is None:
+            return None
+        verb, value_head = hung, root
+        before = [t for s in subjects for t in s.subtree]
+    else:
+        before = [t for c in root.children if c.i < root.i for t in c.subtree]
     prep = next((c for c in root.children if c.dep_ == "prep" and c.i > root.i), None)
     if prep is None:
         return None
     obj = tk.pobj(prep, clause)
-    if obj is None or not any(tk.named(t) for t in before):
+    nouns = [t for t in before if tk.pos(t) in tk.NOUN_TAGS]
+    if obj is None or not (value_head or any(tk.named(t) for t in before) or len(nouns) > 1):
         return None
     anchor, attribute = tk.anchor_of([t for t in before if not t.is_punct and tk.pos(t) != "DET"])
     value = tk.text(tk.phrase(obj, clause))
-    verb = f"{tk.lemma(root, 'VERB')} {prep.lower_}"
+    words = [tk.lemma(verb, "VERB"), *([value_head.lower_] if value_head is not None else [])]
     if not anchor or not value:
         return None
-    return Claim(sentence, anchor, attribute, verb, value, change="now" in sentence.split())
+    return Claim(
+        sentence,
+        anchor,
+        attribute,
+        f"{' '.join(words)} {prep.lower_}",
+        value,
+        change="now" in sentence.split(),
+    )
 
 
 def _fragment(clause: Any, sentence: str) -> Claim | None:
