@@ -73,6 +73,8 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
             "The Larkspur frontend was rewritten in React.",
         ),
         ("Dev Anand is a junior developer.", "Dev Anand was promoted to senior developer."),
+        ("The Pinecrest API uses Express.", "As of this sprint, the Pinecrest API uses Fastify."),
+        ("Pinecrest's queue is RabbitMQ.", "Pinecrest traded RabbitMQ for NATS."),
         ("Fernwood uses Celery for background jobs.", "Fernwood dropped Celery in favour of RQ."),
         (
             "The Fernwood service depends on Flask.",

@@ -5,10 +5,12 @@ what "left X and joined Y" joined and what "instead of X" sets aside (helpers of
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
+from loregraph.ingest import claim_words
 from loregraph.models import name_key
 
 NOUN_TAGS = frozenset({"NOUN", "ADJ", "PROPN", "NUM", "X", "SYM"})
@@ -203,3 +205,30 @@ def instead(clause: Any) -> str:
             obj = pobj(tok, clause)
             return "" if obj is None else text(phrase(obj, clause))
     return ""
+
+
+def now(clause: Any) -> bool:
+    """The clause says what holds from now on: "now", "nowadays", "these days", "as of
+    this sprint"."""
+    lowered = [t.lower_ for t in clause]
+    pairs = set(itertools.pairwise(lowered))
+    return bool(claim_words.NOW_WORDS & set(lowered)) or bool(claim_words.NOW_PAIRS & pairs)
+
+
+def change_noun(sent: Any) -> bool:
+    """The sentence names a change as a noun ("After this week's upgrade, …")."""
+    return any(pos(t) == "NOUN" and t.lower_.startswith(claim_words.CHANGE_NOUNS) for t in sent)
+
+
+def compound_subject(verb: Any, clause: Any) -> list[Any]:
+    """ "Fernwood runs on Node 18" parsed with "Fernwood" as a compound of the verb: a
+    name hung before a verb that has no subject is its subject."""
+    return [c for c in verb.children if c.dep_ == "compound" and c.i < verb.i and named(c)][:1]
+
+
+def aside(subject: Any, clause: Any) -> bool:
+    """A subject that stands for the speaker ("we", "I", "the team"), not for what the
+    clause is about; a name in its phrase makes it an anchor ("The Kettleby team")."""
+    if subject.lower_ not in claim_words.ASIDE:
+        return False
+    return not any(named(t) for t in phrase(subject, clause) if t is not subject)

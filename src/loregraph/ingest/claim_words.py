@@ -67,3 +67,9 @@ CHANGE_NOUNS = ("upgrade", "migration", "switchover", "move")
 """Nouns that name a change ("After this week's upgrade, …")."""
 LEAVE_VERBS = frozenset({"leave", "quit", "cancel", "drop", "ditch", "abandon"})
 """Verbs whose object is what a change leaves behind ("left GitHub", "dropped Celery")."""
+REPLACE_VERBS = frozenset({"replace", "swap", "trade", "exchange"})
+"""Verbs of putting one thing in another's place ("replaced Redis with Valkey", "traded
+RabbitMQ for NATS")."""
+NOW_WORDS = frozenset({"now", "nowadays"})
+NOW_PAIRS = frozenset({("as", "of"), ("these", "days")})
+"""Words and word pairs that say what holds from now on."""

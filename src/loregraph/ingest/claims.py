@@ -173,11 +173,11 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         verb = inner[0] if inner else verb
     negated = any(c.dep_ == "neg" for c in verb.children) or "longer" in words
     ended = stopped or (negated and ("longer" in words or "anymore" in words or "more" in words))
-    subjects = tk.objects(verb, clause, cw.SUBJECTS) or _compound_subject(verb, clause)
+    subjects = tk.objects(verb, clause, cw.SUBJECTS) or tk.compound_subject(verb, clause)
     objects = tk.objects(verb, clause, frozenset({"dobj", "obj"}))
-    subject = subjects[0] if subjects and not _aside(subjects[0], clause) else None
+    subject = subjects[0] if subjects and not tk.aside(subjects[0], clause) else None
     used_object = False
-    if subject is None and objects and (not subjects or _aside(subjects[0], clause)):
+    if subject is None and objects and (not subjects or tk.aside(subjects[0], clause)):
         subject, used_object = objects[0], True
     attribute: tuple[str, ...] = ()
     if subject is None:
@@ -203,11 +203,11 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         verb, copular, preps, objects = adjective, False, [prep], []
         verb_words = ["be", adjective.lower_, prep.lower_]
     value, old = _values(verb, clause, preps, objects, used_object, copular)
-    change = lemma in cw.CHANGE_VERBS or "now" in words or _change_noun(clause.sent)
-    if lemma in ("replace", "swap") and used_object:  # "We replaced Redis with Valkey"
+    change = lemma in cw.CHANGE_VERBS or tk.now(clause) or tk.change_noun(clause.sent)
+    if lemma in cw.REPLACE_VERBS and used_object:  # "We replaced Redis with Valkey"
         old = tk.text(tk.phrase(objects[0], clause))
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
-    elif lemma in ("replace", "swap") and subject is not None and subject.dep_ == "nsubjpass":
+    elif lemma in cw.REPLACE_VERBS and subject is not None and subject.dep_ == "nsubjpass":
         old = tk.text(tk.phrase(subject, clause))  # "HAProxy was replaced by Envoy in front of …"
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
     if lemma in cw.LEAVE_VERBS and objects:
@@ -229,20 +229,6 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         ended=ended,
         copular=copular,
     )
-
-
-def _compound_subject(verb: Any, clause: Any) -> list[Any]:
-    """ "Fernwood runs on Node 18" parsed with "Fernwood" as a compound of the verb: a
-    name hung before a verb that has no subject is its subject."""
-    return [c for c in verb.children if c.dep_ == "compound" and c.i < verb.i and tk.named(c)][:1]
-
-
-def _aside(subject: Any, clause: Any) -> bool:
-    """A subject that stands for the speaker ("we", "I", "the team"), not for what the
-    clause is about; a name in its phrase makes it an anchor ("The Kettleby team")."""
-    if subject.lower_ not in cw.ASIDE:
-        return False
-    return not any(tk.named(t) for t in tk.phrase(subject, clause) if t is not subject)
 
 
 def _state(verb: Any, clause: Any) -> tuple[Any, Any] | None:
@@ -290,7 +276,7 @@ def _values(
             if onward:
                 found.insert(0, tk.phrase(onward[0], clause))
                 replacing += 1
-        elif lemma in ("replace", "swap") and prep.lower_ in ("with", "by", "for"):
+        elif lemma in cw.REPLACE_VERBS and prep.lower_ in ("with", "by", "for"):
             if objects and not used_object:
                 old = old or tk.text(tk.phrase(objects[0], clause))
             else:
@@ -321,11 +307,6 @@ def _values(
     if value.startswith("from ") and " to " in value:  # "went back from 90% to 80%"
         old, _, value = value.removeprefix("from ").partition(" to ")
     return value.removeprefix("to ").strip(), old.strip()
-
-
-def _change_noun(sent: Any) -> bool:
-    """The sentence names a change as a noun ("After this week's upgrade, …")."""
-    return any(tk.pos(t) == "NOUN" and t.lower_.startswith(cw.CHANGE_NOUNS) for t in sent)
 
 
 def _verb_as_noun(clause: Any, sentence: str) -> Claim | None:
