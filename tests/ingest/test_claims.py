@@ -75,6 +75,10 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("Dev Anand is a junior developer.", "Dev Anand was promoted to senior developer."),
         ("The Pinecrest API uses Express.", "As of this sprint, the Pinecrest API uses Fastify."),
         ("Pinecrest's queue is RabbitMQ.", "Pinecrest traded RabbitMQ for NATS."),
+        ("The Quarry API timeout is 30 s.", "The Quarry API timeout is set to 45 s."),
+        ("Quarry keeps logs for 14 days.", "Quarry keeps logs for 30 days."),
+        ("The Quarry worker pool has 8 workers.", "The Quarry worker pool has 16 workers."),
+        ("Quarry is on version 3.1.", "Quarry is on version 3.2."),
         ("Fernwood uses Celery for background jobs.", "Fernwood dropped Celery in favour of RQ."),
         (
             "The Fernwood service depends on Flask.",
@@ -105,6 +109,8 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("Fernwood uses Celery for background jobs.", "Fernwood uses Redis as the Celery broker."),
         ("Omar Haddad's car is a Honda Civic.", "Omar Haddad rented a Kia EV6 for the weekend."),
         ("The standup is at 9:30.", "The retro is at 16:00."),
+        ("Quarry keeps logs for 14 days.", "Quarry keeps backups for 30 days."),
+        ("Quarry's max upload size is 10 MB.", "Quarry's max image size is 5 MB."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(

@@ -282,6 +282,8 @@ def changes(new: Claim, old: Claim) -> bool:
         if new.attribute and old.attribute:
             return _overlap(new.attribute, old.attribute)
         return _kinds_fit(new, old) and not _role(old.value)
+    if _same_quantity(new, old):  # "has 16 workers" after "has 8 workers"
+        return True
     if new.copular and new.attribute and _numbers(new.value) and _numbers(old.value):
         # "The API port is 9090" after "The API listens on port 8080": the old value names
         # the attribute with its number
@@ -293,6 +295,24 @@ def changes(new: Claim, old: Claim) -> bool:
         and bool(new.attribute)
         and _stems(new.attribute) == _stems(old.attribute)
     )
+
+
+def _same_quantity(new: Claim, old: Claim) -> bool:
+    """Another amount of one thing, said the same way: one verb (or both a value of
+    "be"), the same attribute and object, and numbers of one unit that differ ("keeps logs
+    for 30 days" after "for 14 days", "is on version 3.2" after "version 3.1"; not
+    "keeps backups for 30 days")."""
+    if (new.verb, new.thing) != (old.verb, old.thing) and not (new.copular and old.copular):
+        return False
+    if _stems(new.attribute) != _stems(old.attribute):
+        return False
+    a, b = _numbers(new.value), _numbers(old.value)
+    return bool(a and b) and a != b and _unit(new.value) == _unit(old.value)
+
+
+def _unit(value: str) -> tuple[str, ...]:
+    """A value's words that are not numbers ("days" of "14 days")."""
+    return tuple(w for w in name_key(value).split() if not any(ch.isdigit() for ch in w))
 
 
 def same_name(a: str, b: str) -> bool:

@@ -73,3 +73,5 @@ RabbitMQ for NATS")."""
 NOW_WORDS = frozenset({"now", "nowadays"})
 NOW_PAIRS = frozenset({("as", "of"), ("these", "days")})
 """Words and word pairs that say what holds from now on."""
+SET_VERBS = frozenset({"set", "configure"})
+"""Verbs that state a setting's value with "to" or "at" ("is set to 45 s")."""

@@ -57,6 +57,9 @@ class Claim:
     extractor)."""
     value_type: str = ""
     """The value's entity type likewise (``Time`` for a date)."""
+    thing: str = ""
+    """The lemma of the verb's object when the value is elsewhere ("log" in "keeps logs
+    for 14 days")."""
 
 
 def read_claims(doc: Any, lemma: Lemma) -> list[Claim]:
@@ -196,8 +199,9 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     ]
     if first is not None and first.dep_ != "prt":
         verb_words.append(first.lower_)
-    copular = lemma == "be"
-    state = _state(verb, clause) if copular else None
+    setting = lemma in cw.SET_VERBS and first is not None and first.lower_ in ("to", "at")
+    copular = lemma == "be" or setting  # "is set to 45 s" states a value as "is 45 s" does
+    state = _state(verb, clause) if lemma == "be" else None
     if state is not None:  # "is married to Tom Walsh": a relation, not an attribute
         adjective, prep = state
         verb, copular, preps, objects = adjective, False, [prep], []
@@ -218,6 +222,10 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     instead = tk.instead(clause)
     if instead:
         old, change = instead, True
+    thing = ""  # "keeps logs for 14 days": what the verb acts on, when the value is elsewhere
+    if objects and not used_object and not copular:
+        noun = tk.text(tk.phrase(objects[0], clause))
+        thing = "" if not noun or noun in value else tk.lemma(objects[0], "NOUN")
     return Claim(
         sentence=sentence,
         anchor=anchor,
@@ -228,6 +236,7 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         change=change or bool(old),
         ended=ended,
         copular=copular,
+        thing=thing,
     )
 
 
