@@ -79,6 +79,7 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("Quarry keeps logs for 14 days.", "Quarry keeps logs for 30 days."),
         ("The Quarry worker pool has 8 workers.", "The Quarry worker pool has 16 workers."),
         ("Quarry is on version 3.1.", "Quarry is on version 3.2."),
+        ("The Quarry API timeout is 30 s.", "The Quarry API uses a 45 s timeout."),
         ("Fernwood uses Celery for background jobs.", "Fernwood dropped Celery in favour of RQ."),
         (
             "The Fernwood service depends on Flask.",
@@ -111,6 +112,7 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("The standup is at 9:30.", "The retro is at 16:00."),
         ("Quarry keeps logs for 14 days.", "Quarry keeps backups for 30 days."),
         ("Quarry's max upload size is 10 MB.", "Quarry's max image size is 5 MB."),
+        ("The Quarry API timeout is 30 s.", "The Quarry API uses a 5 s connect timeout."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(

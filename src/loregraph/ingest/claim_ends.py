@@ -289,6 +289,11 @@ def changes(new: Claim, old: Claim) -> bool:
         # the attribute with its number
         held = _stems((*old.attribute, *name_key(old.value).split()))
         return _stems(new.attribute) <= held
+    if old.copular and old.attribute and _numbers(new.value) and _numbers(old.value):
+        # "The API uses a 45 s timeout" after "The API timeout is 30 s": the new value names
+        # the old attribute with its number, and nothing else ("a 5 s connect timeout")
+        named = _stems(_unit(new.value))
+        return _stems(old.attribute) <= named <= _stems((*old.attribute, *_unit(old.value)))
     return (
         new.copular
         and old.copular
