@@ -80,6 +80,9 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("The Quarry worker pool has 8 workers.", "The Quarry worker pool has 16 workers."),
         ("Quarry is on version 3.1.", "Quarry is on version 3.2."),
         ("The Quarry API timeout is 30 s.", "The Quarry API uses a 45 s timeout."),
+        ("The Tern app's rating is 4.1.", "The Tern app's rating dropped to 3.8."),
+        ("The Tern retention window is 90 days.", "Tern's retention window was cut to 30 days."),
+        ("Yusuf Ali is a team lead.", "Yusuf Ali went from team lead to engineering manager."),
         ("Fernwood uses Celery for background jobs.", "Fernwood dropped Celery in favour of RQ."),
         (
             "The Fernwood service depends on Flask.",
@@ -113,6 +116,7 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("Quarry keeps logs for 14 days.", "Quarry keeps backups for 30 days."),
         ("Quarry's max upload size is 10 MB.", "Quarry's max image size is 5 MB."),
         ("The Quarry API timeout is 30 s.", "The Quarry API uses a 5 s connect timeout."),
+        ("Yusuf Ali is a team lead.", "Yusuf Ali went to a conference in Lisbon."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(

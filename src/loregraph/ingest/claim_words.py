@@ -17,7 +17,6 @@ CHANGE_VERBS = frozenset(
         "transfer",
         "swap",
         "replace",
-        "go",
         "leave",
         "quit",
         "bump",
@@ -35,6 +34,9 @@ CHANGE_VERBS = frozenset(
     }
 )
 """Verbs (lemmas) that say a fact changed."""
+FROM_VERBS = CHANGE_VERBS | {"go"}
+"""Verbs whose "from X" is what a change leaves ("went from $9 to $12"; "go" alone is no
+change: "went to a conference")."""
 UNSURE_VERBS = frozenset(
     {"plan", "propose", "want", "like", "consider", "hope", "intend", "suggest", "think"}
 )

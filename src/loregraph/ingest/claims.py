@@ -208,6 +208,8 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         verb_words = ["be", adjective.lower_, prep.lower_]
     value, old = _values(verb, clause, preps, objects, used_object, copular)
     change = lemma in cw.CHANGE_VERBS or tk.now(clause) or tk.change_noun(clause.sent)
+    if first is not None and first.lower_ == "to" and any(ch.isdigit() for ch in value):
+        change = True  # "dropped to 3.8", "was cut to 30 days": a new amount
     if lemma in cw.REPLACE_VERBS and used_object:  # "We replaced Redis with Valkey"
         old = tk.text(tk.phrase(objects[0], clause))
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
@@ -273,7 +275,7 @@ def _values(
         if obj is None:
             continue
         phrase = tk.phrase(obj, clause)
-        if prep.lower_ in ("from", "off") and lemma in cw.CHANGE_VERBS and not old:
+        if prep.lower_ in ("from", "off") and lemma in cw.FROM_VERBS and not old:
             old = tk.text(phrase)
             onward = [  # "from Express to Hono", "to Hono" hung on "from" or on "Express"
                 o
