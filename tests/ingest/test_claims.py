@@ -83,6 +83,7 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("The Tern app's rating is 4.1.", "The Tern app's rating dropped to 3.8."),
         ("The Tern retention window is 90 days.", "Tern's retention window was cut to 30 days."),
         ("Yusuf Ali is a team lead.", "Yusuf Ali went from team lead to engineering manager."),
+        ("Wren uses Jest for tests.", "Vitest has replaced Jest in Wren."),
         ("Fernwood uses Celery for background jobs.", "Fernwood dropped Celery in favour of RQ."),
         (
             "The Fernwood service depends on Flask.",
@@ -117,6 +118,7 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("Quarry's max upload size is 10 MB.", "Quarry's max image size is 5 MB."),
         ("The Quarry API timeout is 30 s.", "The Quarry API uses a 5 s connect timeout."),
         ("Yusuf Ali is a team lead.", "Yusuf Ali went to a conference in Lisbon."),
+        ("Kofi Mensah's gym is FitZone.", "Kofi Mensah's sister goes to FitZone."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(

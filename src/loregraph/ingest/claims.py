@@ -213,6 +213,10 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     if lemma in cw.REPLACE_VERBS and used_object:  # "We replaced Redis with Valkey"
         old = tk.text(tk.phrase(objects[0], clause))
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
+    elif lemma in cw.REPLACE_VERBS and objects and subject is not None and subject.dep_ == "nsubj":
+        old = tk.text(tk.phrase(objects[0], clause))  # "Vitest has replaced Jest in Wren"
+        value = tk.text(tk.phrase(subject, clause))
+        anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
     elif lemma in cw.REPLACE_VERBS and subject is not None and subject.dep_ == "nsubjpass":
         old = tk.text(tk.phrase(subject, clause))  # "HAProxy was replaced by Envoy in front of …"
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
