@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from loregraph.ingest.claim_ends import ClaimReader, changes, same_value, spacy_reader
-from loregraph.ingest.claims import Claim
+from loregraph.ingest.claim_model import Claim
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +84,8 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("The Tern retention window is 90 days.", "Tern's retention window was cut to 30 days."),
         ("Yusuf Ali is a team lead.", "Yusuf Ali went from team lead to engineering manager."),
         ("Wren uses Jest for tests.", "Vitest has replaced Jest in Wren."),
+        ("Zara's landlord is Mr. Patel.", "Zara has a new landlord, Ms. Gray."),
+        ("Ana works at Helix Bio.", "Ana got a new job at Orbit Labs."),
         ("Fernwood uses Celery for background jobs.", "Fernwood dropped Celery in favour of RQ."),
         (
             "The Fernwood service depends on Flask.",
@@ -119,6 +121,7 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("The Quarry API timeout is 30 s.", "The Quarry API uses a 5 s connect timeout."),
         ("Yusuf Ali is a team lead.", "Yusuf Ali went to a conference in Lisbon."),
         ("Kofi Mensah's gym is FitZone.", "Kofi Mensah's sister goes to FitZone."),
+        ("Ana has a cat called Miso.", "Ana has a new puppy."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(
@@ -172,3 +175,14 @@ def test_a_verb_the_tagger_took_for_a_noun_still_reads(read: ClaimReader) -> Non
     )
     talks = one(read, "The billing service talks to Stripe.")
     assert (talks.anchor, talks.verb, talks.value) == ("billing service", "talk to", "Stripe")
+
+
+def test_a_possessive_pronoun_takes_the_previous_anchor(read: ClaimReader) -> None:
+    moved, flat = read("Zara has moved; her new flat is in York.")
+    assert moved.change and (flat.anchor, flat.value) == ("Zara", "York")
+    assert flat.change  # the change of the first clause carries to the second
+
+
+def test_a_named_object_of_a_common_noun_object_is_the_value(read: ClaimReader) -> None:
+    claim = one(read, "Orbit rebuilt its mobile app in Flutter.")
+    assert (claim.anchor, claim.value, claim.thing) == ("Orbit", "Flutter", "app")

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from loregraph.errors import DependencyError
-from loregraph.ingest.claims import Claim, read_claims, recent_claims
+from loregraph.ingest.claim_model import Claim
+from loregraph.ingest.claims import read_claims, recent_claims
 from loregraph.ingest.ends import End, retired, started
 from loregraph.models import ABOUT, CO_OCCURS, DocKind, DocumentBundle, Relation, name_key, utcnow
 from loregraph.store.base import Store

@@ -232,3 +232,15 @@ def aside(subject: Any, clause: Any) -> bool:
     if subject.lower_ not in claim_words.ASIDE:
         return False
     return not any(named(t) for t in phrase(subject, clause) if t is not subject)
+
+
+def main_verb(clause: Any) -> Any:
+    """The clause's head verb; for "finished migrating X" the verb of the complement."""
+    roots = [
+        t for t in clause if t.head.i == t.i or t.head.i < clause.start or t.head.i >= clause.end
+    ]
+    root = roots[0] if roots else clause[0]
+    xcomp = [c for c in root.children if c.dep_ == "xcomp" and pos(c) == "VERB"]
+    if xcomp and lemma(root, "VERB") in ("finish", "start", "complete", "begin", "get"):
+        return xcomp[0]
+    return root

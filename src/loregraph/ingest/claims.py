@@ -31,35 +31,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from loregraph.ingest import claim_shapes as shapes
 from loregraph.ingest import claim_tokens as tk
 from loregraph.ingest import claim_words as cw
+from loregraph.ingest.claim_model import Claim
 from loregraph.ingest.claim_tokens import Lemma
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """One clause read as anchor, attribute, verb and value (see the module notes)."""
-
-    sentence: str
-    anchor: str
-    attribute: tuple[str, ...]
-    verb: str
-    value: str
-    old: str = ""
-    change: bool = False
-    ended: bool = False
-    copular: bool = False
-    anchor_type: str = ""
-    """The anchor's entity type as its sentence shows it ("" unknown; set by the offline
-    extractor)."""
-    value_type: str = ""
-    """The value's entity type likewise (``Time`` for a date)."""
-    thing: str = ""
-    """The lemma of the verb's object when the value is elsewhere ("log" in "keeps logs
-    for 14 days")."""
 
 
 def read_claims(doc: Any, lemma: Lemma) -> list[Claim]:
@@ -149,25 +128,13 @@ def _unsure(clause: Any) -> bool:
     return False
 
 
-def _main_verb(clause: Any) -> Any:
-    """The clause's head verb; for "finished migrating X" the verb of the complement."""
-    roots = [
-        t for t in clause if t.head.i == t.i or t.head.i < clause.start or t.head.i >= clause.end
-    ]
-    root = roots[0] if roots else clause[0]
-    xcomp = [c for c in root.children if c.dep_ == "xcomp" and tk.pos(c) == "VERB"]
-    if xcomp and tk.lemma(root, "VERB") in ("finish", "start", "complete", "begin", "get"):
-        return xcomp[0]
-    return root
-
-
 def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     if len(clause) < 2 or _unsure(clause):
         return None
-    fragment = _fragment(clause, sentence) or _verb_as_noun(clause, sentence)
+    fragment = shapes.fragment(clause, sentence) or shapes.verb_as_noun(clause, sentence)
     if fragment is not None:
         return fragment
-    verb = _main_verb(clause)
+    verb = tk.main_verb(clause)
     lemma = tk.lemma(verb, "VERB")
     words = {t.lower_ for t in clause}
     stopped = lemma in cw.STOP_VERBS and any(c.dep_ in ("xcomp", "dobj") for c in verb.children)
@@ -188,6 +155,10 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
             anchor = previous
         else:
             return None
+    elif previous and any(c.dep_ == "poss" and tk.pos(c) == "PRON" for c in subject.children):
+        # "her new flat is in York" after "Zara has moved": the previous anchor's flat
+        nouns = [t for t in tk.phrase(subject, clause) if tk.pos(t) in ("NOUN", "ADJ")]
+        anchor, attribute = previous, tuple(tk.lemma(t, "NOUN") for t in nouns)
     else:
         anchor, attribute = tk.anchor_of(tk.phrase(subject, clause), subject)
     if not anchor:
@@ -201,7 +172,7 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         verb_words.append(first.lower_)
     setting = lemma in cw.SET_VERBS and first is not None and first.lower_ in ("to", "at")
     copular = lemma == "be" or setting  # "is set to 45 s" states a value as "is 45 s" does
-    state = _state(verb, clause) if lemma == "be" else None
+    state = shapes.state(verb, clause) if lemma == "be" else None
     if state is not None:  # "is married to Tom Walsh": a relation, not an attribute
         adjective, prep = state
         verb, copular, preps, objects = adjective, False, [prep], []
@@ -228,6 +199,11 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     instead = tk.instead(clause)
     if instead:
         old, change = instead, True
+    renewed = shapes.renewed(verb, objects) if not used_object else None
+    if renewed is not None and not renewed[1] and value == tk.text(tk.phrase(objects[0], clause)):
+        renewed = None  # "has a new puppy": one more thing, not a new value of one
+    if renewed is not None:  # "has a new landlord, Ms. Gray": the landlord changed
+        attribute, value, copular, change = renewed[0], renewed[1] or value, True, True
     thing = ""  # "keeps logs for 14 days": what the verb acts on, when the value is elsewhere
     if objects and not used_object and not copular:
         noun = tk.text(tk.phrase(objects[0], clause))
@@ -246,19 +222,6 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     )
 
 
-def _state(verb: Any, clause: Any) -> tuple[Any, Any] | None:
-    """(adjective, preposition) of "is married to X", "is allergic to X": a complement of
-    "be" that is an adjective or participle with a preposition of its own; ``None``
-    otherwise."""
-    for comp in verb.children:
-        if comp.dep_ != "acomp" or not comp.tag_.startswith(("JJ", "VBN")):
-            continue
-        prep = next((c for c in comp.children if c.dep_ == "prep" and c.i > comp.i), None)
-        if prep is not None and tk.pobj(prep, clause) is not None:
-            return comp, prep
-    return None
-
-
 def _values(
     verb: Any, clause: Any, preps: list[Any], objects: list[Any], used_object: bool, copular: bool
 ) -> tuple[str, str]:
@@ -273,6 +236,7 @@ def _values(
         verb, clause, cw.OBJECTS if copular else frozenset({"dobj", "obj", "attr"})
     ):
         if not (used_object and comp in objects):
+            found.extend(shapes.held_in(comp, clause))
             found.append(tk.phrase(comp, clause))
     for prep in preps:
         obj = tk.pobj(prep, clause)
@@ -322,69 +286,3 @@ def _values(
     if value.startswith("from ") and " to " in value:  # "went back from 90% to 80%"
         old, _, value = value.removeprefix("from ").partition(" to ")
     return value.removeprefix("to ").strip(), old.strip()
-
-
-def _verb_as_noun(clause: Any, sentence: str) -> Claim | None:
-    """ "Bramble's CI runs on Jenkins", "The billing service talks to Stripe": a clause the
-    tagger read as one noun phrase, its verb taken for a plural noun at its head, with a
-    preposition after it. The words before the head are the subject (a name, or a
-    compound of nouns), the head is the verb. Also "Tessellate caches sessions in
-    Memcached", where the verb is taken for a noun before the object noun."""
-    root = _main_verb(clause)
-    if root.tag_ != "NNS":
-        return None
-    verb, value_head = root, None
-    hung = next(  # "Tessellate caches sessions": the verb hangs on its object as a compound
-        (
-            c
-            for c in root.children
-            if c.dep_ == "compound" and c.tag_ == "NNS" and c.i == root.i - 1
-        ),
-        None,
-    )
-    subjects = [
-        c for t in (root, hung) if t is not None for c in t.children if c.dep_ in cw.SUBJECTS
-    ]
-    if subjects:
-        if hung is None:
-            return None
-        verb, value_head = hung, root
-        before = [t for s in subjects for t in s.subtree]
-    else:
-        before = [t for c in root.children if c.i < root.i for t in c.subtree]
-    prep = next((c for c in root.children if c.dep_ == "prep" and c.i > root.i), None)
-    if prep is None:
-        return None
-    obj = tk.pobj(prep, clause)
-    nouns = [t for t in before if tk.pos(t) in tk.NOUN_TAGS]
-    if obj is None or not (value_head or any(tk.named(t) for t in before) or len(nouns) > 1):
-        return None
-    anchor, attribute = tk.anchor_of([t for t in before if not t.is_punct and tk.pos(t) != "DET"])
-    value = tk.text(tk.phrase(obj, clause))
-    words = [tk.lemma(verb, "VERB"), *([value_head.lower_] if value_head is not None else [])]
-    if not anchor or not value:
-        return None
-    return Claim(
-        sentence,
-        anchor,
-        attribute,
-        f"{' '.join(words)} {prep.lower_}",
-        value,
-        change="now" in sentence.split(),
-    )
-
-
-def _fragment(clause: Any, sentence: str) -> Claim | None:
-    """ "Gannet upload limit: 25 MB": a heading with no verb, a colon, then the value."""
-    colon = next((t for t in clause if t.text == ":"), None)
-    if colon is None:
-        return None
-    head = clause.doc[clause.start : colon.i]
-    if any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") for t in head):
-        return None
-    rest = clause.doc[colon.i + 1 : clause.end]
-    anchor, attribute = tk.anchor_of([t for t in head if tk.pos(t) != "DET" and not t.is_punct])
-    value = rest.text.strip().rstrip(".").strip()
-    if not anchor or not value:
-        return None
-    return Claim(sentence, anchor, attribute, "be", value, copular=True)

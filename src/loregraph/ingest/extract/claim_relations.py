@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from loregraph.ingest.claims import Claim
+from loregraph.ingest.claim_model import Claim
 from loregraph.ingest.extract.assemble import FACT_CHARS, TYPED_CONFIDENCE, ChunkLocator
 from loregraph.ingest.extract.dependency import relation_type, third_person
 from loregraph.ingest.types import (
@@ -140,8 +140,8 @@ def _fits(claim: Claim, *, anchor: bool) -> bool:
     it): a short phrase with a capital or a digit ("Orchard", "MySQL 8", "30 s"); a short
     common-noun phrase only for a setting or a state that changes: the anchor of a claim
     whose value has a number ("request timeout" in "The request timeout is 30 s"), or the
-    value of a "be" or change claim ("master", "senior analyst"); never a pronoun or a
-    clause."""
+    value of a "be" or change claim ("master", "senior analyst", "allergic to
+    penicillin"); never a pronoun or a clause."""
     name = claim.anchor if anchor else claim.value
     words = name.split()
     if not words or words[0].casefold() in PRONOUNS or "," in name:
@@ -152,7 +152,7 @@ def _fits(claim: Claim, *, anchor: bool) -> bool:
         return False
     if anchor:
         return any(ch.isdigit() for ch in claim.value)
-    return claim.copular or claim.change
+    return claim.copular or claim.change or claim.verb.startswith("be ")
 
 
 def _entity(
