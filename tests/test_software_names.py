@@ -63,6 +63,13 @@ def test_software_in_a_sentence_about_software_is_a_library() -> None:
     assert types["web server"] == "Service"
 
 
+def test_a_name_of_several_words_is_software_by_the_verb_it_depends_on() -> None:
+    types = _types("The Orbit mobile app is built with React Native.")
+    assert types.get("React Native") == "Library"
+    people = _types("Marco Rossi runs the deploy pipeline for the mobile app.")
+    assert people.get("Marco Rossi") == "Person"
+
+
 def test_a_version_after_a_name_is_cut_off_and_makes_it_software() -> None:
     types = _types("The session cache now runs on Valkey 8 in the staging cluster.")
     assert types.get("Valkey") == "Library"

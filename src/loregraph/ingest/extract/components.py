@@ -77,7 +77,7 @@ SOFTWARE_NOUNS = _words(
 
 TECHNICAL_LEMMAS = _words(
     "api server database deploy repo config framework endpoint pipeline backend frontend ci "
-    "timeout migrate upgrade cluster staging dependency env sdk cli"
+    "timeout migrate upgrade cluster staging dependency env sdk cli app"
 )
 """Words that mark a piece of text as one about software: the sentence rules of this
 module run only there (a novel's "the Count ran" is no software)."""
@@ -128,15 +128,19 @@ def word_of(token: Any, lemma: Lemma) -> str:
 
 
 def software_evidence(doc: Any, start: int, end: int, lemma: Lemma) -> bool:
-    """Whether the sentence treats the one-word name ``doc[start:end]`` as software."""
-    if end - start != 1:
-        return False
-    token = doc[start]
-    if token.text.islower() and token.is_alpha:
+    """Whether the sentence treats the name ``doc[start:end]`` as software: a one-word name
+    by its case, a version after it or its head noun; any name by the verb it depends on
+    ("built with React Native")."""
+    token = doc[end - 1]  # the name's last word, which the parser makes its head
+    if end - start == 1 and token.text.islower() and token.is_alpha:
         return True
     if end < len(doc) and _VERSION.match(doc[end].text) and any(c.isdigit() for c in doc[end].text):
         return True
-    if token.head is not token and word_of(token.head, lemma) in SOFTWARE_NOUNS:
+    if (
+        end - start == 1
+        and token.head is not token
+        and word_of(token.head, lemma) in SOFTWARE_NOUNS
+    ):
         return True
     if token.dep_.startswith("nsubj") and token.ent_type_ == "PERSON":
         return False  # "Priya runs the rota": a person who acts
