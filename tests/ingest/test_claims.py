@@ -86,6 +86,8 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("Wren uses Jest for tests.", "Vitest has replaced Jest in Wren."),
         ("Zara's landlord is Mr. Patel.", "Zara has a new landlord, Ms. Gray."),
         ("Ana works at Helix Bio.", "Ana got a new job at Orbit Labs."),
+        ("Theo Grant is dating Maya.", "Theo Grant and Maya broke up; he is seeing Iris now."),
+        ("Theo Grant is learning Spanish.", "Theo Grant gave up Spanish and is learning Italian."),
         ("Fernwood uses Celery for background jobs.", "Fernwood dropped Celery in favour of RQ."),
         (
             "The Fernwood service depends on Flask.",
@@ -122,6 +124,7 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("Yusuf Ali is a team lead.", "Yusuf Ali went to a conference in Lisbon."),
         ("Kofi Mensah's gym is FitZone.", "Kofi Mensah's sister goes to FitZone."),
         ("Ana has a cat called Miso.", "Ana has a new puppy."),
+        ("Theo Grant supports Arsenal.", "Theo Grant watched Spurs play on Saturday."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(

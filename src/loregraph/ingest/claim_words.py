@@ -77,3 +77,7 @@ NOW_PAIRS = frozenset({("as", "of"), ("these", "days")})
 """Words and word pairs that say what holds from now on."""
 SET_VERBS = frozenset({"set", "configure"})
 """Verbs that state a setting's value with "to" or "at" ("is set to 45 s")."""
+LEAVE_PHRASES = frozenset({"give up"})
+"""Verbs with a particle that leave their object behind ("gave up Spanish")."""
+THIRD_PERSON = frozenset({"he", "she", "they", "it"})
+"""Pronouns that stand for the clause before's anchor ("he is seeing Iris now")."""

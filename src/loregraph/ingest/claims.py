@@ -147,8 +147,14 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     objects = tk.objects(verb, clause, frozenset({"dobj", "obj"}))
     subject = subjects[0] if subjects and not tk.aside(subjects[0], clause) else None
     used_object = False
-    if subject is None and objects and (not subjects or tk.aside(subjects[0], clause)):
-        subject, used_object = objects[0], True
+    third = bool(subjects) and subjects[0].lower_ in cw.THIRD_PERSON and bool(previous)
+    if (
+        subject is None
+        and objects
+        and not third
+        and (not subjects or tk.aside(subjects[0], clause))
+    ):
+        subject, used_object = objects[0], True  # "We moved the docs site to …"
     attribute: tuple[str, ...] = ()
     if subject is None:
         if subjects and tk.pos(subjects[0]) == "PRON" and previous:
@@ -191,7 +197,7 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     elif lemma in cw.REPLACE_VERBS and subject is not None and subject.dep_ == "nsubjpass":
         old = tk.text(tk.phrase(subject, clause))  # "HAProxy was replaced by Envoy in front of …"
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
-    if lemma in cw.LEAVE_VERBS and objects:
+    if (lemma in cw.LEAVE_VERBS or " ".join(verb_words[:2]) in cw.LEAVE_PHRASES) and objects:
         old = tk.text(tk.phrase(objects[0], clause))
         value = tk.joined(clause) or tk.favoured(clause) or value
     if ended and not old:
