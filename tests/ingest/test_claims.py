@@ -189,3 +189,10 @@ def test_a_possessive_pronoun_takes_the_previous_anchor(read: ClaimReader) -> No
 def test_a_named_object_of_a_common_noun_object_is_the_value(read: ClaimReader) -> None:
     claim = one(read, "Orbit rebuilt its mobile app in Flutter.")
     assert (claim.anchor, claim.value, claim.thing) == ("Orbit", "Flutter", "app")
+
+
+def test_what_a_change_moves_to_is_its_value_and_what_it_moves_is_its_object(
+    read: ClaimReader,
+) -> None:
+    claim = one(read, "Heron switched its Docker base image to python:3.12-slim.")
+    assert (claim.anchor, claim.value, claim.thing) == ("Heron", "python:3.12-slim", "image")

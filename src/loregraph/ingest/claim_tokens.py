@@ -244,3 +244,7 @@ def main_verb(clause: Any) -> Any:
     if xcomp and lemma(root, "VERB") in ("finish", "start", "complete", "begin", "get"):
         return xcomp[0]
     return root
+
+
+def has_digit(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)

@@ -185,8 +185,8 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         verb_words = ["be", adjective.lower_, prep.lower_]
     value, old = _values(verb, clause, preps, objects, used_object, copular)
     change = lemma in cw.CHANGE_VERBS or tk.now(clause) or tk.change_noun(clause.sent)
-    if first is not None and first.lower_ == "to" and any(ch.isdigit() for ch in value):
-        change = True  # "dropped to 3.8", "was cut to 30 days": a new amount
+    if first is not None and first.lower_ == "to" and not objects and tk.has_digit(value):
+        change = True  # "dropped to 3.8", "was cut to 30 days": a new amount (not "pins X to")
     if lemma in cw.REPLACE_VERBS and used_object:  # "We replaced Redis with Valkey"
         old = tk.text(tk.phrase(objects[0], clause))
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
@@ -261,6 +261,9 @@ def _values(
             if onward:
                 found.insert(0, tk.phrase(onward[0], clause))
                 replacing += 1
+        elif lemma in cw.CHANGE_VERBS and prep.lower_ in ("to", "onto", "into") and objects:
+            found.insert(replacing, phrase)  # "switched its base image to python:3.12"
+            replacing += 1
         elif lemma in cw.REPLACE_VERBS and prep.lower_ in ("with", "by", "for"):
             if objects and not used_object:
                 old = old or tk.text(tk.phrase(objects[0], clause))
