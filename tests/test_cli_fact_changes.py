@@ -51,6 +51,14 @@ def test_a_migration_said_by_we_ends_the_old_framework(tmp_path: Path) -> None:
     assert "Changed: now Hono (since 2026-02-10; before: Express)." in answer
 
 
+def test_what_we_use_for_something_is_that_things_fact(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "We use Express for the API server.", "2026-01-15")
+    remember(db, "We migrated the API server from Express to Hono.", "2026-02-10")
+    answer = as_json(db, "ask", "Which framework does the API server use?")["answer"]
+    assert "Changed: now Hono (since 2026-02-10; before: Express)." in answer
+
+
 def test_a_replacement_ends_what_was_replaced(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     remember(db, "The API server uses Redis.", "2026-01-15")

@@ -81,3 +81,6 @@ LEAVE_PHRASES = frozenset({"give up"})
 """Verbs with a particle that leave their object behind ("gave up Spanish")."""
 THIRD_PERSON = frozenset({"he", "she", "they", "it"})
 """Pronouns that stand for the clause before's anchor ("he is seeing Iris now")."""
+USE_VERBS = frozenset({"use", "choose", "pick", "adopt"})
+"""Verbs whose "for" names what a speaker's choice is about ("We use Express for the API
+server")."""

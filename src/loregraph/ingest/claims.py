@@ -205,6 +205,10 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     instead = tk.instead(clause)
     if instead:
         old, change = instead, True
+    purpose = _purpose(lemma, preps, clause) if used_object else None
+    if purpose is not None:  # "We use Express for the API server": the API server's Express
+        value = tk.text(tk.phrase(objects[0], clause))
+        anchor, attribute = tk.anchor_of(tk.phrase(purpose, clause), purpose)
     renewed = shapes.renewed(verb, objects) if not used_object else None
     if renewed is not None and not renewed[1] and value == tk.text(tk.phrase(objects[0], clause)):
         renewed = None  # "has a new puppy": one more thing, not a new value of one
@@ -226,6 +230,14 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         copular=copular,
         thing=thing,
     )
+
+
+def _purpose(lemma: str, preps: list[Any], clause: Any) -> Any:
+    """What a speaker uses something for ("We use Express for the API server"), which the
+    clause is about; ``None`` for another verb or without "for"."""
+    if lemma not in cw.USE_VERBS:
+        return None
+    return next((tk.pobj(p, clause) for p in preps if p.lower_ == "for"), None)
 
 
 def _values(
