@@ -88,6 +88,12 @@ def test_questions_conditions_and_plans_claim_nothing(read: ClaimReader) -> None
         ("Ana works at Helix Bio.", "Ana got a new job at Orbit Labs."),
         ("Theo Grant is dating Maya.", "Theo Grant and Maya broke up; he is seeing Iris now."),
         ("Theo Grant is learning Spanish.", "Theo Grant gave up Spanish and is learning Italian."),
+        (
+            "Elena Popescu's phone is an iPhone 12.",
+            "Elena Popescu changed phones; she has a Pixel 8 now.",
+        ),
+        ("Yusuf Ali's team is Payments.", "Yusuf Ali changed teams and is on Growth now."),
+        ("Kofi Mensah banks with Barclays.", "Kofi Mensah switched banks to Monzo."),
         ("Fernwood uses Celery for background jobs.", "Fernwood dropped Celery in favour of RQ."),
         (
             "The Fernwood service depends on Flask.",
@@ -125,6 +131,8 @@ def test_a_change_ends_the_fact_it_changes(read: ClaimReader, old: str, new: str
         ("Kofi Mensah's gym is FitZone.", "Kofi Mensah's sister goes to FitZone."),
         ("Ana has a cat called Miso.", "Ana has a new puppy."),
         ("Theo Grant supports Arsenal.", "Theo Grant watched Spurs play on Saturday."),
+        ("Carla Diaz drives a Seat Ibiza.", "Carla Diaz switched banks to Monzo."),
+        ("Sparrow's default theme is light.", "Sparrow's docs theme changed to dark."),
     ],
 )
 def test_additions_other_subjects_and_restatements_end_nothing(

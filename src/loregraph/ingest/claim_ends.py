@@ -275,13 +275,22 @@ def changes(new: Claim, old: Claim) -> bool:
             and _names_in(new.old, old.sentence)
             and name_key(new.old) != name_key(old.anchor)
         )
-    if not new.value or not old.value or not same_name(new.anchor, old.anchor):
+    if not old.value or not same_name(new.anchor, old.anchor):
         return False
+    if not new.value:  # "Yusuf Ali changed teams": the team he was on is no longer his
+        return (
+            new.change
+            and bool(new.attribute and old.attribute)
+            and _overlap(new.attribute, old.attribute)
+        )
     if same_value(new.value, old.value):
         return False
     if new.change:
         if new.attribute and old.attribute:
             return _overlap(new.attribute, old.attribute)
+        named = new.thing in new.attribute  # "switched banks": the change names its kind
+        if named and not old.attribute and new.thing[:4] not in _stems(_words(old.sentence)):
+            return False  # "switched banks to Monzo" ends a bank, not "drives a Seat Ibiza"
         return _kinds_fit(new, old) and not _role(old.value)
     if _same_quantity(new, old):  # "has 16 workers" after "has 8 workers"
         return True
@@ -391,9 +400,16 @@ def _numbers(text: str) -> tuple[str, ...]:
     return tuple((n.lstrip("0") or "0").removesuffix(":00") for n in found)
 
 
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(name_key(text).split())
+
+
 def _stems(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w[:4] for w in words)
 
 
 def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    return bool(_stems(a) & _stems(b))
+    """Attributes of one thing: they share a word, and only one side has words the other
+    lacks ("newsletter day" and "newsletter"; not "docs theme" and "default theme")."""
+    sa, sb = _stems(a), _stems(b)
+    return bool(sa & sb) and not (sa - sb and sb - sa)

@@ -96,9 +96,15 @@ def _read(doc: Any) -> list[Claim]:
 def _changed_together(claims: list[Claim]) -> list[Claim]:
     """The claims of one sentence, those about the anchor of a change that gives no value
     of its own marked as changes ("Lars moved again; as of this week he lives in
-    Trondheim")."""
-    moved = {c.anchor for c in claims if c.change and not c.value and not c.old}
-    return [replace(c, change=True) if c.anchor in moved and c.value else c for c in claims]
+    Trondheim"), with the attribute that change names ("changed phones; she has a Pixel 8
+    now")."""
+    moved = {c.anchor: c.attribute for c in claims if c.change and not c.value and not c.old}
+    return [
+        replace(c, change=True, attribute=c.attribute or moved[c.anchor])
+        if c.anchor in moved and c.value
+        else c
+        for c in claims
+    ]
 
 
 def _clauses(sent: Any) -> Iterator[Any]:
@@ -205,6 +211,10 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     instead = tk.instead(clause)
     if instead:
         old, change = instead, True
+    if lemma in cw.CHANGE_VERBS and objects and not used_object and _kind_of(objects[0]):
+        # "changed phones", "switched banks to Monzo": the object names what changed
+        attribute = (*attribute, tk.lemma(objects[0], "NOUN"))
+        value = "" if value == objects[0].text else value
     purpose = _purpose(lemma, preps, clause) if used_object else None
     if purpose is not None:  # "We use Express for the API server": the API server's Express
         value = tk.text(tk.phrase(objects[0], clause))
@@ -230,6 +240,13 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         copular=copular,
         thing=thing,
     )
+
+
+def _kind_of(obj: Any) -> bool:
+    """A change's object that names a kind of thing, not a thing ("changed phones",
+    "switched banks"): a bare plural common noun."""
+    bare = not any(c.dep_ in ("det", "poss", "amod", "compound", "nummod") for c in obj.children)
+    return obj.tag_ == "NNS" and bare
 
 
 def _purpose(lemma: str, preps: list[Any], clause: Any) -> Any:
