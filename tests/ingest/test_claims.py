@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from loregraph.ingest.claim_ends import ClaimReader, changes, same_value, spacy_reader
+from loregraph.ingest.claim_ends import ClaimReader, spacy_reader
 from loregraph.ingest.claim_model import Claim
+from loregraph.ingest.claim_rules import changes, same_value
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ memories that remain end it. The store cannot tell which of its open facts the m
 opened, so the ends are derived again from what remains:
 
 1. the candidates are the open facts the memory states again (its claims
-   :func:`~loregraph.ingest.claim_ends.restates` their sentences), read before the delete;
+   :func:`~loregraph.ingest.claim_rules.restates` their sentences), read before the delete;
 2. for each, the remaining memories that name its source and are dated between its start
    and the removed memory (the latest :data:`MAX_ENDERS`) are read again in time order,
    exactly as they were read when written (:func:`~loregraph.ingest.claim_ends.claim_ends`);
