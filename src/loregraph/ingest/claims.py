@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loregraph.ingest import claim_shapes as shapes
@@ -149,32 +149,10 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
         verb = inner[0] if inner else verb
     negated = any(c.dep_ == "neg" for c in verb.children) or "longer" in words
     ended = stopped or (negated and ("longer" in words or "anymore" in words or "more" in words))
-    subjects = tk.objects(verb, clause, cw.SUBJECTS) or tk.compound_subject(verb, clause)
-    objects = tk.objects(verb, clause, frozenset({"dobj", "obj"}))
-    subject = subjects[0] if subjects and not tk.aside(subjects[0], clause) else None
-    used_object = False
-    third = bool(subjects) and subjects[0].lower_ in cw.THIRD_PERSON and bool(previous)
-    if (
-        subject is None
-        and objects
-        and not third
-        and (not subjects or tk.aside(subjects[0], clause))
-    ):
-        subject, used_object = objects[0], True  # "We moved the docs site to …"
-    attribute: tuple[str, ...] = ()
-    if subject is None:
-        if subjects and tk.pos(subjects[0]) == "PRON" and previous:
-            anchor = previous
-        else:
-            return None
-    elif previous and any(c.dep_ == "poss" and tk.pos(c) == "PRON" for c in subject.children):
-        # "her new flat is in York" after "Zara has moved": the previous anchor's flat
-        nouns = [t for t in tk.phrase(subject, clause) if tk.pos(t) in ("NOUN", "ADJ")]
-        anchor, attribute = previous, tuple(tk.lemma(t, "NOUN") for t in nouns)
-    else:
-        anchor, attribute = tk.anchor_of(tk.phrase(subject, clause), subject)
-    if not anchor:
+    parts = _subject(clause, verb, previous)
+    if parts is None:
         return None
+    subject, objects, used_object, anchor, attribute = parts
     preps = tk.preps(verb, clause)
     first = next((p for p in preps if p.lower_ != "from"), None)
     verb_words = [lemma] + [
@@ -193,7 +171,59 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     change = lemma in cw.CHANGE_VERBS or tk.now(clause) or tk.change_noun(clause.sent)
     if first is not None and first.lower_ == "to" and not objects and tk.has_digit(value):
         change = True  # "dropped to 3.8", "was cut to 30 days": a new amount (not "pins X to")
-    if lemma in cw.REPLACE_VERBS and used_object:  # "We replaced Redis with Valkey"
+    claim = Claim(
+        sentence, anchor, attribute, " ".join(verb_words), value, old, change, ended, copular
+    )
+    return _adjusted(claim, _Parts(clause, verb, lemma, subject, objects, used_object, preps))
+
+
+def _subject(
+    clause: Any, verb: Any, previous: str
+) -> tuple[Any, list[Any], bool, str, tuple[str, ...]] | None:
+    """(subject token, objects, whether the object stands for the subject, anchor,
+    attribute) of a clause, or ``None`` when it is about nothing it names."""
+    subjects = tk.objects(verb, clause, cw.SUBJECTS) or tk.compound_subject(verb, clause)
+    objects = tk.objects(verb, clause, frozenset({"dobj", "obj"}))
+    subject = subjects[0] if subjects and not tk.aside(subjects[0], clause) else None
+    used_object = False
+    third = bool(subjects) and subjects[0].lower_ in cw.THIRD_PERSON and bool(previous)
+    speaker = not subjects or tk.aside(subjects[0], clause)
+    if subject is None and objects and not third and speaker:
+        subject, used_object = objects[0], True  # "We moved the docs site to …"
+    attribute: tuple[str, ...] = ()
+    if subject is None:
+        if not (subjects and tk.pos(subjects[0]) == "PRON" and previous):
+            return None
+        anchor = previous
+    elif previous and any(c.dep_ == "poss" and tk.pos(c) == "PRON" for c in subject.children):
+        # "her new flat is in York" after "Zara has moved": the previous anchor's flat
+        nouns = [t for t in tk.phrase(subject, clause) if tk.pos(t) in ("NOUN", "ADJ")]
+        anchor, attribute = previous, tuple(tk.lemma(t, "NOUN") for t in nouns)
+    else:
+        anchor, attribute = tk.anchor_of(tk.phrase(subject, clause), subject)
+    return (subject, objects, used_object, anchor, attribute) if anchor else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """What :func:`_adjusted` reads of a clause besides its first claim."""
+
+    clause: Any
+    verb: Any
+    lemma: str
+    subject: Any
+    objects: list[Any]
+    used_object: bool
+    preps: list[Any]
+
+
+def _adjusted(claim: Claim, p: _Parts) -> Claim:
+    """``claim`` as the verbs that name what they leave or replace, "instead of", a kind
+    of thing changed, a speaker's purpose and a "new" thing read it."""
+    clause, lemma, objects, subject = p.clause, p.lemma, p.objects, p.subject
+    anchor, attribute, value, old = claim.anchor, claim.attribute, claim.value, claim.old
+    change, copular = claim.change, claim.copular
+    if lemma in cw.REPLACE_VERBS and p.used_object:  # "We replaced Redis with Valkey"
         old = tk.text(tk.phrase(objects[0], clause))
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
     elif lemma in cw.REPLACE_VERBS and objects and subject is not None and subject.dep_ == "nsubj":
@@ -203,40 +233,39 @@ def _claim(clause: Any, sentence: str, previous: str) -> Claim | None:
     elif lemma in cw.REPLACE_VERBS and subject is not None and subject.dep_ == "nsubjpass":
         old = tk.text(tk.phrase(subject, clause))  # "HAProxy was replaced by Envoy in front of …"
         anchor, attribute = tk.other_name(clause, (old, value)) or (anchor, attribute)
-    if (lemma in cw.LEAVE_VERBS or " ".join(verb_words[:2]) in cw.LEAVE_PHRASES) and objects:
+    leaving = lemma in cw.LEAVE_VERBS or " ".join(claim.verb.split()[:2]) in cw.LEAVE_PHRASES
+    if leaving and objects:
         old = tk.text(tk.phrase(objects[0], clause))
         value = tk.joined(clause) or tk.favoured(clause) or value
-    if ended and not old:
+    if claim.ended and not old:
         old, value = value, ""
     instead = tk.instead(clause)
     if instead:
         old, change = instead, True
-    if lemma in cw.CHANGE_VERBS and objects and not used_object and _kind_of(objects[0]):
+    if lemma in cw.CHANGE_VERBS and objects and not p.used_object and _kind_of(objects[0]):
         # "changed phones", "switched banks to Monzo": the object names what changed
         attribute = (*attribute, tk.lemma(objects[0], "NOUN"))
         value = "" if value == objects[0].text else value
-    purpose = _purpose(lemma, preps, clause) if used_object else None
+    purpose = _purpose(lemma, p.preps, clause) if p.used_object else None
     if purpose is not None:  # "We use Express for the API server": the API server's Express
         value = tk.text(tk.phrase(objects[0], clause))
         anchor, attribute = tk.anchor_of(tk.phrase(purpose, clause), purpose)
-    renewed = shapes.renewed(verb, objects) if not used_object else None
+    renewed = shapes.renewed(p.verb, objects) if not p.used_object else None
     if renewed is not None and not renewed[1] and value == tk.text(tk.phrase(objects[0], clause)):
         renewed = None  # "has a new puppy": one more thing, not a new value of one
     if renewed is not None:  # "has a new landlord, Ms. Gray": the landlord changed
         attribute, value, copular, change = renewed[0], renewed[1] or value, True, True
     thing = ""  # "keeps logs for 14 days": what the verb acts on, when the value is elsewhere
-    if objects and not used_object and not copular:
+    if objects and not p.used_object and not copular:
         noun = tk.text(tk.phrase(objects[0], clause))
         thing = "" if not noun or noun in value else tk.lemma(objects[0], "NOUN")
-    return Claim(
-        sentence=sentence,
+    return replace(
+        claim,
         anchor=anchor,
         attribute=attribute,
-        verb=" ".join(verb_words),
         value=value,
         old=old,
         change=change or bool(old),
-        ended=ended,
         copular=copular,
         thing=thing,
     )
