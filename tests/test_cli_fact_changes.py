@@ -129,6 +129,14 @@ def test_a_move_leaves_a_marriage_alone(tmp_path: Path) -> None:
     assert current_targets(db, "Priya Shah") == {"Tom Walsh", "Lisbon"}
 
 
+def test_a_schedule_is_a_fact_that_a_new_schedule_ends(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "We deploy Larch on Fridays.", "2026-01-01")
+    remember(db, "We deploy Larch on Tuesdays now.", "2026-02-01")
+    assert "Fridays" in ended_targets(db, "Larch")
+    assert "Tuesdays" in current_targets(db, "Larch")
+
+
 def test_forgetting_a_return_ends_the_first_fact_again(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     remember(db, "Sofia Marchetti lives in Turin.", "2026-01-15")

@@ -127,11 +127,13 @@ def add_claims(
 def _when_only(claim: Claim) -> bool:
     """A claim whose value is only a day or a month ("on Saturday", "in November") and
     that states no change and no attribute: when something happens, not a fact of its
-    anchor that a later memory changes."""
+    anchor that a later memory changes. A day in the plural is a schedule, a fact ("We
+    deploy Larch on Fridays")."""
     return (
         claim.value_type == TIME
         and not any(ch.isdigit() for ch in claim.value)
         and not (claim.change or (claim.copular and claim.attribute))
+        and not claim.value.endswith("s")
     )
 
 
