@@ -28,6 +28,14 @@ def ended_targets(db: Path, name: str) -> set[str]:
     return {f["target"] for f in facts(db, name) if not f["current"]}
 
 
+def asked_after(db: Path, old: str, new: str, question: str) -> str:
+    """The answer to ``question`` after ``old`` (2026-01-15) and ``new`` (2026-02-10)."""
+    remember(db, old, "2026-01-15")
+    remember(db, new, "2026-02-10")
+    answer: str = as_json(db, "ask", question)["answer"]
+    return answer
+
+
 def test_a_move_ends_where_she_lived_and_ask_answers_the_new_place(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     remember(db, "Priya Shah lives in Berlin.", "2026-01-15")
@@ -53,10 +61,9 @@ def test_a_migration_said_by_we_ends_the_old_framework(tmp_path: Path) -> None:
 
 
 def test_what_we_use_for_something_is_that_things_fact(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
-    remember(db, "We use Express for the API server.", "2026-01-15")
-    remember(db, "We migrated the API server from Express to Hono.", "2026-02-10")
-    answer = as_json(db, "ask", "Which framework does the API server use?")["answer"]
+    old = "We use Express for the API server."
+    new = "We migrated the API server from Express to Hono."
+    answer = asked_after(tmp_path / "m.db", old, new, "Which framework does the API server use?")
     assert "Changed: now Hono (since 2026-02-10; before: Express)." in answer
 
 
@@ -109,10 +116,8 @@ def test_a_new_value_ends_the_old_one(
 
 
 def test_ask_answers_with_the_replacement_when_the_old_fact_ended(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
-    remember(db, "The API server uses Redis.", "2026-01-15")
-    remember(db, "We replaced Redis with Valkey.", "2026-02-10")
-    answer = as_json(db, "ask", "What does the API server use?")["answer"]
+    old, new = "The API server uses Redis.", "We replaced Redis with Valkey."
+    answer = asked_after(tmp_path / "m.db", old, new, "What does the API server use?")
     assert "Changed: now Valkey (since 2026-02-10; before: Redis)." in answer
 
 

@@ -78,61 +78,67 @@ async def claim_ends(store: Store, bundle: DocumentBundle, read: ClaimReader) ->
     """The current facts a memory's claims end, each with the time it ends (the memory's),
     and the ended facts they state again; nothing for a document that is not a memory."""
     out = ClaimEnds()
-    if bundle.document.kind != DocKind.MEMORY:
-        return out
-    text = "\n".join(chunk.text for chunk in bundle.chunks)
-    new = await asyncio.to_thread(read, text)
-    if not new:
-        return out
+    new, facts = await _memory_facts(store, bundle, read)
     when = bundle.document.valid_at or utcnow()
     mine = {r.id for r in bundle.relations}
     current: dict[str, list[Relation]] = {}
     ended: dict[str, list[Relation]] = {}
-    for entity_id in await _named(store, bundle, new):
-        for rel in await store.entity_relations(entity_id, direction="both", history=True):
-            if rel.id in mine or rel.type in _NOT_FACTS or started(rel) > when:
-                continue
-            if _current(rel):
-                _group(current, rel)
-            elif _ended_before(rel, when):
-                _group(ended, rel)
+    for rel in facts:
+        if rel.id in mine:
+            continue
+        if _current(rel):
+            _group(current, rel)
+        elif _ended_before(rel, when):
+            _group(ended, rel)
     current, ended = _relevant(current, new), _relevant(ended, new)
-    people = await _people(store, bundle, [r for facts in current.values() for r in facts])
-    for sentence, facts in current.items():
+    people = await _people(store, bundle, [r for group in current.values() for r in group])
+    for sentence, group in current.items():
         old = await asyncio.to_thread(read, sentence)
         if any(changes(n, o) and _same_kind(n, o, people) for n in new for o in old):
-            out.ends.extend((rel, when) for rel in facts)
-    for sentence, facts in ended.items():
+            out.ends.extend((rel, when) for rel in group)
+    for sentence, group in ended.items():
         old = await asyncio.to_thread(read, sentence)
         if any(restates(n, o) for n in new for o in old):
-            out.reopened.extend(facts)
+            out.reopened.extend(group)
     return out
 
 
 async def restated(store: Store, bundle: DocumentBundle, read: ClaimReader) -> list[Relation]:
     """The open facts of other memories that a memory's claims state again (whatever
     ended or opened them before): the facts a forgotten memory may have opened."""
+    new, facts = await _memory_facts(store, bundle, read)
+    mine = {r.id for r in bundle.relations}
+    current: dict[str, list[Relation]] = {}
+    for rel in facts:
+        if _current(rel) and (rel.id not in mine or len(rel.evidence) > 1):
+            _group(current, rel)
+    out: list[Relation] = []
+    for sentence, group in _relevant(current, new).items():
+        old = await asyncio.to_thread(read, sentence)
+        if any(restates(n, o) for n in new for o in old):
+            out.extend(group)
+    return out
+
+
+async def _memory_facts(
+    store: Store, bundle: DocumentBundle, read: ClaimReader
+) -> tuple[list[Claim], list[Relation]]:
+    """A memory's claims and the facts (no co-occurrence, begun no later than the memory)
+    of the entities they may touch (:func:`_named`); nothing for a document that is not a
+    memory or a memory that claims nothing."""
     if bundle.document.kind != DocKind.MEMORY:
-        return []
+        return [], []
     text = "\n".join(chunk.text for chunk in bundle.chunks)
     new = await asyncio.to_thread(read, text)
     if not new:
-        return []
+        return [], []
     when = bundle.document.valid_at or utcnow()
-    mine = {r.id for r in bundle.relations}
-    current: dict[str, list[Relation]] = {}
+    facts: dict[str, Relation] = {}
     for entity_id in await _named(store, bundle, new):
         for rel in await store.entity_relations(entity_id, direction="both", history=True):
-            if rel.type in _NOT_FACTS or started(rel) > when or not _current(rel):
-                continue
-            if rel.id not in mine or len(rel.evidence) > 1:
-                _group(current, rel)
-    out: list[Relation] = []
-    for sentence, facts in _relevant(current, new).items():
-        old = await asyncio.to_thread(read, sentence)
-        if any(restates(n, o) for n in new for o in old):
-            out.extend(facts)
-    return out
+            if rel.type not in _NOT_FACTS and started(rel) <= when:
+                facts.setdefault(rel.id, rel)
+    return new, list(facts.values())
 
 
 def _relevant(groups: dict[str, list[Relation]], new: list[Claim]) -> dict[str, list[Relation]]:
