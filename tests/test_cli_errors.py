@@ -175,16 +175,6 @@ def test_search_documents_json_ranks_records(tmp_path: Path, records_file: Path)
     assert row["id"] == "q1" and len(row["results"]) == 3
 
 
-def test_mirror_must_be_a_graph_database(populated: Path) -> None:
-    before = run(populated, "stats", "--json").output
-    result = CliRunner().invoke(
-        main, ["--db", str(populated), "--mirror", "http://localhost/x", "stats"]
-    )
-    assert result.exit_code == 2, result.output
-    assert "mirror" in result.output.lower() and "falkordb://" in result.output
-    assert run(populated, "stats", "--json").output == before
-
-
 def test_unknown_database_scheme(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["--db", "mongodb://localhost/kg", "stats"])
     assert result.exit_code == 2, result.output

@@ -37,7 +37,6 @@ def test_kinds(text: str, kind: str, target: str) -> None:
     assert (where.kind, where.target, str(where)) == (kind, target, text)
     assert where.is_file == (kind in ("sqlite", "json"))
     assert where.is_server == (kind in ("postgresql", "falkordb", "neo4j"))
-    assert where.is_graph_database == (kind in ("falkordb", "neo4j"))
     assert (where.file is not None) == (kind in ("sqlite", "json"))
 
 

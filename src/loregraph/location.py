@@ -30,8 +30,6 @@ SQLITE_PREFIX = "sqlite://"
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 FALKORDB_SCHEMES = ("falkordb",)
 NEO4J_SCHEMES = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
-GRAPH_KINDS = ("falkordb", "neo4j")
-"""Kinds of graph database (Cypher stores, usable as a mirror)."""
 FILE_KINDS = ("sqlite", "json")
 """Kinds of store kept in one file."""
 JSON_SUFFIX = ".json"
@@ -97,11 +95,6 @@ class Location:
     def is_server(self) -> bool:
         """Whether the store lives on a database server (PostgreSQL, FalkorDB, Neo4j)."""
         return self.kind not in ("sqlite", "memory", "json")
-
-    @property
-    def is_graph_database(self) -> bool:
-        """Whether the store is a Cypher graph database (FalkorDB, Neo4j)."""
-        return self.kind in GRAPH_KINDS
 
     @property
     def file(self) -> Path | None:

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from loregraph.access import Principal, Role, acting_as
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.models import Entity, Subgraph
+from loregraph.models import Entity
 from loregraph.retrieve.cache import BoundedCache, ConversationNames
+from loregraph.retrieve.expander import Expansion, IndexExpander
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.resilience import GraphGuard
 from loregraph.settings import PRESETS, ResilienceSettings
@@ -28,20 +31,11 @@ class Clock:
 
 
 class CountingStore:
-    """The test store, counting graph expansions and the name keys looked up."""
+    """The test store, counting the name keys looked up."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.expansions = 0
         self.keys: list[str] = []
-
-    @property
-    def native_graph(self) -> bool:
-        return True
-
-    async def expand(self, scope: str, seed_ids: Sequence[str], **options: int) -> Subgraph:
-        self.expansions += 1
-        return await self.store.expand(scope, seed_ids, **options)
 
     async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
         self.keys.extend(keys)
@@ -56,27 +50,42 @@ def make(store: Store, embedder: HashingEmbedder, clock: Clock) -> tuple[Retriev
     return Retriever(store, embedder, PRESETS["hybrid"], guard=guard), guard
 
 
+@pytest.fixture()
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[Sequence[str]]:
+    """The seeds of every walk of the in-memory graph index (a cached neighbourhood is not
+    walked again)."""
+    seen: list[Sequence[str]] = []
+    walk = IndexExpander.expand
+
+    async def counted(self: IndexExpander, seed_ids: Sequence[str], **options: int) -> Expansion:
+        seen.append(seed_ids)
+        return await walk(self, seed_ids, **options)
+
+    monkeypatch.setattr(IndexExpander, "expand", counted)
+    return seen
+
+
 async def test_neighbourhoods_are_kept_five_minutes_and_dropped_by_a_write(
-    store: Store, embedder: HashingEmbedder
+    store: Store, embedder: HashingEmbedder, walks: list[Sequence[str]]
 ) -> None:
-    counting, clock = CountingStore(store), Clock()
-    ask, guard = make(counting, embedder, clock)  # type: ignore[arg-type]
+    clock = Clock()
+    ask, guard = make(store, embedder, clock)
     first = await ask.retrieve(QUESTION, "default")
     again = await ask.retrieve(QUESTION, "default")
-    assert counting.expansions == 1
+    assert len(walks) == 1
     assert [e.entity.id for e in again.entities] == [e.entity.id for e in first.entities]
     stats = guard.status().neighbourhoods
     assert (stats.hits, stats.misses, stats.size) == (1, 1, 1)
     clock.now += 299.0
     await ask.retrieve(QUESTION, "default")
-    assert counting.expansions == 1
+    assert len(walks) == 1
     clock.now += 2.0  # five minutes passed since it was made
     await ask.retrieve(QUESTION, "default")
-    assert counting.expansions == 2
+    assert len(walks) == 2
     osray = Entity.make_id("default", "Osray")
     await store.update_entity(osray, entity_type="LOCATION")  # a write: a new graph version
     await ask.retrieve(QUESTION, "default")
-    assert counting.expansions == 3
+    assert len(walks) == 3
 
 
 async def test_a_conversation_resolves_its_names_once_until_the_graph_changes(

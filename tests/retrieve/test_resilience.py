@@ -14,7 +14,7 @@ import pytest
 
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import StoreError
-from loregraph.models import Subgraph
+from loregraph.models import Relation
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.resilience import GraphGuard, bare_analysis, uses_graph
 from loregraph.retrieve.result import QueryAnalysis
@@ -33,8 +33,8 @@ class Clock:
 
 
 class GraphStore:
-    """The test store as a graph database: its expansion fails, hangs or works on demand;
-    every other call goes to the store."""
+    """The test store whose graph reads during expansion (the relations among the entities
+    reached) fail, hang or work on demand; every other call goes to the store."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -43,18 +43,14 @@ class GraphStore:
         self.hang = asyncio.Event()  # never set: a hanging call waits until cancelled
         self.entered = asyncio.Event()  # set when an expansion starts
 
-    @property
-    def native_graph(self) -> bool:
-        return True
-
-    async def expand(self, scope: str, seed_ids: Sequence[str], **options: int) -> Subgraph:
+    async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
         self.expansions += 1
         self.entered.set()
         if self.mode == "fail":
-            raise StoreError("FalkorDB error: Connection refused")
+            raise StoreError("PostgreSQL error: connection refused")
         if self.mode == "hang":
             await self.hang.wait()
-        return await self.store.expand(scope, seed_ids, **options)
+        return await self.store.relations_among(entity_ids)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)

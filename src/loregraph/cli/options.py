@@ -192,15 +192,8 @@ store_options = _all(
         help="Database: an SQLite file path, a JSON memory file (a path ending in .json), "
         "postgresql://..., falkordb://host:port/graph or neo4j://... (env LOREGRAPH_DB).",
     ),
-    click.option(
-        "--mirror",
-        envvar="LOREGRAPH_MIRROR",
-        default=None,
-        help="Also keep entities and relations in this graph database (falkordb://, neo4j://) "
-        "for traversal; --db stays the source of truth (env LOREGRAPH_MIRROR).",
-    ),
 )
-"""``--db`` and ``--mirror``: where the graph lives."""
+"""``--db``: where the graph lives."""
 
 
 def _setting(*declarations: str, help: str, **kwargs: Any) -> Callable[[F], F]:

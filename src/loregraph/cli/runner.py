@@ -47,7 +47,6 @@ class Context:
     scope: str | None
     preset: str | None
     llm: dict[str, Any] = dataclasses.field(default_factory=dict)
-    mirror: str | None = None
     quiet: bool = False
     as_of: datetime | None = None
     """``--as-of``: the world time queries see (``None``: now)."""
@@ -125,7 +124,7 @@ def run_graph(
                 f"no database at {where}: ingest documents first "
                 f"(loregraph --db {where} ingest PATH)"
             )
-        store = store_for_url(where, mirror=ctx.mirror, read_only=not writes)
+        store = store_for_url(where, read_only=not writes)
         graph = AsyncGraph(store, settings=settings)
         try:
             if must_exist:

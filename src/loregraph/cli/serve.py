@@ -187,7 +187,7 @@ def serve(
     configure_logging(choose_format(log_format), level)
 
     async def main() -> None:
-        store = store_for_url(ctx.location, mirror=ctx.mirror, read_only=False)
+        store = store_for_url(ctx.location, read_only=False)
         graph = AsyncGraph(store, settings=settings)
         try:
             await graph.open()

@@ -6,8 +6,7 @@ version check: expansion and mention look-ups are array slices (DESIGN: graph al
 run on an in-memory sparse matrix built from the store and refreshed on writes).
 
 Each entity's neighbours are kept heaviest first (summed weight of the relations between
-the two, ties by entity id): the order :mod:`loregraph.retrieve.expander` defines for every
-expansion, in memory or in a graph database.
+the two, ties by entity id): the order :mod:`loregraph.retrieve.expander` defines.
 """
 
 from __future__ import annotations

@@ -136,8 +136,8 @@ class Retriever:
         return index, rebuilt, watch.ms()
 
     def _wants_index(self, cfg: RetrievalSettings) -> bool:
-        """Whether a stage reads the in-memory graph (a graph database expands by itself)."""
-        walks = cfg.expansion == "ppr" or (cfg.expansion == "bfs" and not self.store.native_graph)
+        """Whether a stage reads the in-memory graph index."""
+        walks = cfg.expansion in ("ppr", "bfs")
         return walks or cfg.passages_by_mentions or cfg.entity_pages
 
     async def _prepare(self, question: str, scope: str, run: GuardedRun) -> Prepared:
@@ -234,7 +234,7 @@ class Retriever:
         found = run.found = await stages.search(
             store, scope, cfg, analysis, ready.vector, trace, kind
         )
-        expander = run.expander(expander_for(store, scope, ready.index), store, scope)
+        expander = run.expander(expander_for(ready.index), store, scope)
         expanded = await run.graph_call(
             "expand",
             stages.expand(store, cfg, analysis, found, ready.index, expander, trace),

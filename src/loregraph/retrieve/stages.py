@@ -211,7 +211,7 @@ async def _k_hop(
     matched: set[str],
     vector_ids: set[str],
 ) -> tuple[Expanded, list[Relation], dict[str, object]]:
-    """Breadth-first expansion (in memory or in the graph database), then merge + rank."""
+    """Breadth-first expansion over the in-memory graph index, then merge + rank."""
     seed_ids = [s.entity.id for s in found.seeds]
     reached = await expander.expand(
         seed_ids,
@@ -234,6 +234,5 @@ async def _k_hop(
         "mode": "bfs",
         "depth": cfg.max_graph_depth,
         "reached": len(reached.hops),
-        "expanded_in": reached.expanded_in,
     }
     return Expanded(entities, []), pool, details

@@ -295,12 +295,6 @@ class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
         """
 
     # ----------------------------------------------------------------- graph
-    @property
-    def native_graph(self) -> bool:
-        """Whether :meth:`expand` runs in a graph database: retrieval then expands there,
-        and walks an in-memory copy of the graph otherwise (the default)."""
-        return False
-
     async def expand(
         self,
         scope: str,

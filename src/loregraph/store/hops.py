@@ -1,8 +1,8 @@
 """One hop from many entities at once (a base of :class:`~loregraph.store.base.Store`).
 
 A path search grows a frontier of entities a hop at a time; a backend that can answer a
-hop for the whole frontier in one query (PostgreSQL, FalkorDB/Neo4j, the mirror's graph
-database) overrides :meth:`Hops.relations_touching`; the default asks for each entity's
+hop for the whole frontier in one query (PostgreSQL, FalkorDB/Neo4j)
+overrides :meth:`Hops.relations_touching`; the default asks for each entity's
 relations.
 """
 

@@ -12,8 +12,8 @@ A hop takes, for each frontier node in frontier order, its ``per_node`` heaviest
 neighbours: the far ends of its live relations either way (self-loops ignored), by the
 summed weight of the relations between the two (each counting at least ``$floor``)
 descending, then by id; it drops the ids already seen (and repeats), and keeps the first
-ones up to the entity cap. This is the rule retrieval's in-memory expansion follows
-(:mod:`loregraph.retrieve.expander`), so both reach the same entities. After the last hop
+ones up to the entity cap: the rule of retrieval's in-memory expansion
+(:mod:`loregraph.retrieve.expander`), so ``neighbors`` reaches the same entities. After the last hop
 the same statement returns one row per entity reached (its position in ``seen``,
 ``counts``, its live outgoing relations whose target was reached, relation filters
 applied, then its fields), so one round trip answers ``expand``.

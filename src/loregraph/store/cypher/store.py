@@ -231,11 +231,6 @@ class CypherStore(CypherGrants, Store):
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await graph.get_relations(self._conn(), list(relation_ids))
 
-    @property
-    def native_graph(self) -> bool:
-        """``True``: retrieval's k-hop expansion runs in this graph database."""
-        return True
-
     async def _expand(self, expansion: Expansion) -> models.Subgraph:
         """BFS in one Cypher query (see :mod:`.expand`)."""
         return await graph.expand(self._conn(), expansion)

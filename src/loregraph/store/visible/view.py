@@ -327,10 +327,6 @@ class VisibleStore(Passthrough):
         return [m for m in found if visible_merge(m, readable) and m.entity_id in seen]
 
     # ----------------------------------------------------------------- graph
-    @property
-    def native_graph(self) -> bool:
-        return self.inner.native_graph and acting() is None
-
     async def _expand(self, expansion: Expansion) -> models.Subgraph:
         if await self.readers.readable(expansion.scope) is None:
             return await self.inner._expand(expansion)
