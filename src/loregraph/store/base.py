@@ -12,10 +12,10 @@ Conventions:
 * ``write_document`` is atomic: after a failure the store is exactly as it was before.
 
 Where the contract itself checks or defaults a query's arguments (``find_document``, the
-vector searches, ``list_entities``, ``entity_relations``, ``expand``, the bulk iterators),
+vector searches, ``list_entities``, ``entity_relations``, the bulk iterators),
 the public method is written here and a backend implements the protected hook it calls
 (``_find_document``, ``_search_vector``, ``_list_entities``, ``_entity_relations``,
-``_expand``, ``_entities_page``, ``_relations_page``), which gets the checked arguments as
+``_entities_page``, ``_relations_page``), which gets the checked arguments as
 one value of :mod:`loregraph.store.queries`.
 """
 
@@ -29,6 +29,7 @@ from typing import Self
 
 from loregraph import models
 from loregraph.errors import SchemaVersionError
+from loregraph.store import expansion
 from loregraph.store.changes import ChangeLog
 from loregraph.store.grants import GrantStore
 from loregraph.store.hops import Hops
@@ -307,20 +308,17 @@ class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
         min_weight: float = 0.0,
         at: datetime | None = None,
     ) -> models.Subgraph:
-        """Breadth-first expansion from the seeds, following the heaviest relations first.
+        """Breadth-first expansion from the seeds, the heaviest neighbours first
+        (:mod:`loregraph.store.expansion`, written once over :meth:`relations_touching`).
 
-        At most ``per_node`` relations are followed from each node and ``max_entities``
+        At most ``per_node`` neighbours are followed from each entity and ``max_entities``
         entities are returned; relations whose ends are both reached are included. ``at``
-        follows only relations valid at that world time (as for :meth:`entity_relations`).
+        follows only relations valid at that world time (as for :meth:`entity_relations`);
+        seeds outside ``scope`` are ignored.
         """
         live = RelationFilter.of(types, at, min_weight)
         ask = Expansion(scope, tuple(seed_ids), depth, per_node, max_entities, live)
-        return await self._expand(ask)
-
-    @abstractmethod
-    async def _expand(self, expansion: Expansion) -> models.Subgraph:
-        """:meth:`expand`: live relations followed both ways; seeds outside the scope are
-        ignored; the relations carry no evidence."""
+        return await expansion.expand(self, ask)
 
     @abstractmethod
     async def graph_arrays(self, scope: str) -> models.GraphArrays:

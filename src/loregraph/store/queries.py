@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from loregraph.models import Vector
+from loregraph.models import Relation, Vector
 
 ENTITY_ORDERS = ("mentions", "degree", "name")
 """How :meth:`~.base.Store.list_entities` can order entities."""
@@ -72,6 +72,24 @@ class RelationFilter:
     ) -> RelationFilter:
         """A filter from a query's arguments."""
         return cls(None if types is None else tuple(types), at, min_weight, history)
+
+    def admits(self, relation: Relation) -> bool:
+        """Whether ``relation`` passes this filter (what a backend's query applies, in
+        Python)."""
+        if not self.history:
+            if self.at is None:
+                if relation.expired_at is not None:
+                    return False
+            else:
+                if relation.expired_at is not None and relation.invalid_at is None:
+                    return False
+                if relation.valid_at is not None and relation.valid_at > self.at:
+                    return False
+                if relation.invalid_at is not None and relation.invalid_at <= self.at:
+                    return False
+        if self.types is not None and relation.type not in self.types:
+            return False
+        return not (self.min_weight > 0 and relation.weight < self.min_weight)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,6 @@ from loregraph.models import (
     Evidence,
     Merge,
     Relation,
-    Subgraph,
     Vector,
 )
 
@@ -191,16 +190,6 @@ def supported_relations(rows: Iterable[tuple[Relation, Evidence, float]]) -> lis
         found.weight += 1
         found.evidence.append(evidence)
     return list(relations.values())
-
-
-def subgraph(hops: dict[K, int], entities: dict[K, Entity], relations: list[Relation]) -> Subgraph:
-    """An expansion's answer from the hop of each entity reached (by the backend's key, in
-    the order reached) and the entities read back by that key (missing ones left out)."""
-    return Subgraph(
-        entities={entities[key].id: entities[key] for key in hops if key in entities},
-        relations=relations,
-        hops={entities[key].id: hop for key, hop in hops.items() if key in entities},
-    )
 
 
 def listed_entity(

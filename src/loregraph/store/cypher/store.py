@@ -34,7 +34,6 @@ from loregraph.store.names import NameIndex
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
-    Expansion,
     Page,
     PageKey,
     RelationFilter,
@@ -230,10 +229,6 @@ class CypherStore(CypherGrants, Store):
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await graph.get_relations(self._conn(), list(relation_ids))
-
-    async def _expand(self, expansion: Expansion) -> models.Subgraph:
-        """BFS in one Cypher query (see :mod:`.expand`)."""
-        return await graph.expand(self._conn(), expansion)
 
     async def graph_arrays(self, scope: str) -> models.GraphArrays:
         return await graph.graph_arrays(self._conn(), scope)

@@ -14,18 +14,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from loregraph.models import GraphArrays, Relation, Subgraph
+from loregraph.models import GraphArrays, Relation
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
     CODEC,
-    ENTITY_COLUMNS,
     RELATION_SELECT,
     attach_evidence,
     relations_by_pk,
     utc,
 )
-from loregraph.store.queries import Expansion, RelationFilter, RelationQuery
-from loregraph.store.rows import in_order, subgraph
+from loregraph.store.queries import RelationFilter, RelationQuery
+from loregraph.store.rows import in_order
 
 _CONDITIONS = {
     "live": "r.expired_at IS NULL",
@@ -121,82 +120,6 @@ async def relations_among(conn: Conn, entity_ids: Sequence[str]) -> list[Relatio
     """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
     cursor = await conn.execute("SELECT pk FROM entities WHERE id = ANY(%s)", (list(entity_ids),))
     return await _among(conn, [pk for (pk,) in await cursor.fetchall()], RelationFilter())
-
-
-# Each step of ``bfs`` is one hop: for every frontier node (in frontier order ``i``) its
-# ``per_node`` heaviest relations either way (rank ``j``), then the far ends not seen yet,
-# each once, in (i, j) order, up to the entity cap: the order a queue-based BFS visits them.
-_EXPAND = """
-WITH RECURSIVE seeds AS (
-    SELECT e.pk, min(s.ord) AS ord
-    FROM unnest(%(seeds)s::text[]) WITH ORDINALITY AS s(id, ord)
-    JOIN entities AS e ON e.id = s.id AND e.scope = %(scope)s
-    GROUP BY e.pk ORDER BY min(s.ord) LIMIT %(max)s
-), bfs(hop, frontier, seen) AS (
-    SELECT 0, a.nodes, a.nodes
-    FROM (SELECT coalesce(array_agg(pk ORDER BY ord), '{}') AS nodes FROM seeds) AS a
-    UNION ALL
-    SELECT b.hop + 1, n.nodes, b.seen || n.nodes
-    FROM bfs AS b CROSS JOIN LATERAL (
-        SELECT coalesce(array_agg(c.other ORDER BY c.i, c.j), '{}') AS nodes FROM (
-            SELECT d.other, d.i, d.j FROM (
-                SELECT DISTINCT ON (x.other) x.other, x.i, x.j FROM (
-                    SELECT f.i, edge.j, edge.other
-                    FROM unnest(b.frontier) WITH ORDINALITY AS f(node, i)
-                    CROSS JOIN LATERAL (
-                        SELECT row_number() OVER (ORDER BY u.weight DESC, u.pk) AS j, u.other
-                        FROM (
-                            (SELECT r.pk, r.weight, r.target AS other FROM relations AS r
-                             WHERE r.source = f.node{where}
-                             ORDER BY r.weight DESC, r.pk LIMIT %(per_node)s)
-                            UNION ALL
-                            (SELECT r.pk, r.weight, r.source AS other FROM relations AS r
-                             WHERE r.target = f.node{where}
-                             ORDER BY r.weight DESC, r.pk LIMIT %(per_node)s)
-                        ) AS u
-                        ORDER BY u.weight DESC, u.pk LIMIT %(per_node)s
-                    ) AS edge
-                ) AS x
-                WHERE x.other <> ALL (b.seen)
-                ORDER BY x.other, x.i, x.j
-            ) AS d
-            ORDER BY d.i, d.j
-            LIMIT greatest(%(max)s - cardinality(b.seen), 0)
-        ) AS c
-    ) AS n
-    WHERE b.hop < %(depth)s AND cardinality(b.frontier) > 0 AND cardinality(b.seen) < %(max)s
-)
-SELECT hop, frontier FROM bfs ORDER BY hop
-"""
-
-
-async def expand(conn: Conn, ask: Expansion) -> Subgraph:
-    """Breadth-first expansion (relations followed both ways, heaviest first)."""
-    if not ask.seeds or ask.max_entities <= 0:
-        return Subgraph()
-    where, params = _filters(ask.filter)
-    cursor = await conn.execute(
-        _EXPAND.replace("{where}", where),
-        {
-            **params,
-            "seeds": list(ask.seeds),
-            "scope": ask.scope,
-            "max": ask.max_entities,
-            "depth": ask.depth if ask.per_node > 0 else 0,
-            "per_node": max(ask.per_node, 0),
-        },
-    )
-    hops: dict[int, int] = {}
-    for hop, frontier in await cursor.fetchall():
-        for pk in frontier:
-            hops.setdefault(pk, hop)
-    if not hops:
-        return Subgraph()
-    cursor = await conn.execute(
-        f"SELECT e.pk, {ENTITY_COLUMNS} FROM entities AS e WHERE e.pk = ANY(%s)", (list(hops),)
-    )
-    entities = {row[0]: CODEC.entity(row[1:]) for row in await cursor.fetchall()}
-    return subgraph(hops, entities, await _among(conn, list(hops), ask.filter))
 
 
 async def graph_arrays(conn: Conn, scope: str) -> GraphArrays:

@@ -36,7 +36,6 @@ from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_ind
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
-    Expansion,
     Page,
     PageKey,
     RelationFilter,
@@ -186,10 +185,6 @@ class PostgresStore(PostgresGrants, Store):
         """End a relation; raises :class:`NotFoundError` for an unknown relation."""
         if not await self._db.write(write.invalidate_relation, relation_id, invalid_at, by):
             raise NotFoundError(f"no relation with id {relation_id!r}")
-
-    async def _expand(self, expansion: Expansion) -> models.Subgraph:
-        """BFS in one recursive query, in one snapshot."""
-        return await self._db.snapshot(graph.expand, expansion)
 
     async def graph_arrays(self, scope: str) -> models.GraphArrays:
         return await self._db.snapshot(graph.graph_arrays, scope)

@@ -1,7 +1,8 @@
-"""Relation queries, breadth-first expansion and whole-graph snapshots.
+"""Relation queries, a hop from many entities, and whole-graph snapshots.
 
 Relations with ``expired_at`` set (retired by the graph, system time) are skipped by every
-graph query here (``entity_relations``, ``relations_among``, ``expand``, ``graph_arrays``);
+graph query here (``entity_relations``, ``relations_among``, ``relations_touching``,
+``graph_arrays``);
 ``get_relations`` and ``iter_relations`` still return them. Relations invalidated in world
 time (``invalid_at`` set) are kept: they are history the graph still knows; only the ``at``
 filter of ``entity_relations`` drops relations not valid at that time.
@@ -16,13 +17,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from loregraph.models import GraphArrays, Relation, Subgraph
-from loregraph.store.queries import Expansion, RelationFilter, RelationQuery
-from loregraph.store.rows import in_order, iso_or_none, subgraph
+from loregraph.models import GraphArrays, Relation
+from loregraph.store.queries import RelationFilter, RelationQuery
+from loregraph.store.rows import in_order, iso_or_none
 from loregraph.store.sqlite.db import transaction
 from loregraph.store.sqlite.rows import (
     CODEC,
-    ENTITY_COLUMNS,
     IN_JSON,
     NO_LIMIT,
     RELATION_SELECT,
@@ -115,63 +115,29 @@ def relations_among(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> list
     return _among(conn, pks, RelationFilter())
 
 
-def _neighbours(
-    conn: sqlite3.Connection, frontier: list[int], per_node: int, live: RelationFilter
-) -> dict[int, list[tuple[float, int, int]]]:
-    """For each frontier node, its ``per_node`` heaviest (weight, relation pk, other end)."""
-    edges: dict[int, list[tuple[float, int, int]]] = {node: [] for node in frontier}
+def relations_touching(
+    conn: sqlite3.Connection,
+    entity_ids: Sequence[str],
+    live: RelationFilter,
+    reaching: Sequence[str] | None,
+) -> list[Relation]:
+    """Relations with either end among ``entity_ids`` (filtered; with ``reaching``, only
+    those whose other end is among it), each once, heaviest first, without evidence: one
+    query for a whole hop of an expansion or a path search."""
     where, params = _filters(live)
-    params |= {"nodes": json_list(frontier), "per_node": per_node}
-    for near, far in (("source", "target"), ("target", "source")):
-        sql = (
-            f"SELECT f.value, o.{far}, o.weight, o.pk FROM json_each(:nodes) AS f "
-            "JOIN relations AS o ON o.pk IN ("
-            f"SELECT r.pk FROM relations AS r WHERE r.{near} = f.value{where} "
-            "ORDER BY r.weight DESC LIMIT :per_node)"
-        )
-        for node, other, weight, pk in conn.execute(sql, params):
-            edges[node].append((weight, pk, other))
-    for found in edges.values():
-        found.sort(key=lambda edge: (-edge[0], edge[1]))
-        del found[per_node:]
-    return edges
-
-
-def expand(conn: sqlite3.Connection, ask: Expansion) -> Subgraph:
-    """Breadth-first expansion (relations followed both ways, heaviest first)."""
+    near = "(SELECT pk FROM entities WHERE id IN (SELECT value FROM json_each(:near)))"
+    far = "(SELECT pk FROM entities WHERE id IN (SELECT value FROM json_each(:far)))"
+    out_far = "" if reaching is None else f" AND r.target IN {far}"
+    in_far = "" if reaching is None else f" AND r.source IN {far}"
+    sql = (
+        f"SELECT r.pk, r.weight FROM relations AS r WHERE r.source IN {near}{out_far}{where} "
+        f"UNION SELECT r.pk, r.weight FROM relations AS r WHERE r.target IN {near}{in_far}{where} "
+        "ORDER BY 2 DESC, 1"
+    )
+    params |= {"near": json_list(entity_ids), "far": json_list(reaching or [])}
     with transaction(conn, write=False):
-        found = dict(
-            conn.execute(
-                f"SELECT id, pk FROM entities WHERE scope = ? AND id IN {IN_JSON}",
-                (ask.scope, json_list(ask.seeds)),
-            ).fetchall()
-        )
-        hops: dict[int, int] = {}
-        for seed in ask.seeds:
-            pk = found.get(seed)
-            if pk is not None and pk not in hops and len(hops) < ask.max_entities:
-                hops[pk] = 0
-        frontier = list(hops)
-        for hop in range(1, ask.depth + 1):
-            if not frontier or len(hops) >= ask.max_entities or ask.per_node <= 0:
-                break
-            edges = _neighbours(conn, frontier, ask.per_node, ask.filter)
-            next_frontier: list[int] = []
-            for node in frontier:
-                for _, _, other in edges[node]:
-                    if other in hops:
-                        continue
-                    if len(hops) >= ask.max_entities:
-                        break
-                    hops[other] = hop
-                    next_frontier.append(other)
-            frontier = next_frontier
-        rows = conn.execute(
-            f"SELECT pk, {ENTITY_COLUMNS} FROM entities WHERE pk IN {IN_JSON}",
-            (json_list(hops),),
-        ).fetchall()
-        relations = _among(conn, list(hops), ask.filter)
-    return subgraph(hops, {row[0]: CODEC.entity(row[1:]) for row in rows}, relations)
+        pks = [pk for pk, _ in conn.execute(sql, params)]
+        return _relations_by_pk(conn, pks)
 
 
 def graph_arrays(conn: sqlite3.Connection, scope: str) -> GraphArrays:

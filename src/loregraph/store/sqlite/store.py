@@ -27,9 +27,9 @@ from loregraph.store.changes import AuditEntry, Decision
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
-    Expansion,
     Page,
     PageKey,
+    RelationFilter,
     RelationQuery,
     VectorSearch,
 )
@@ -175,12 +175,21 @@ class SqliteStore(SqliteGrants, Store):
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.run(graph.relations_among, list(entity_ids))
 
+    async def relations_touching(
+        self,
+        entity_ids: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        at: datetime | None = None,
+        reaching: Sequence[str] | None = None,
+    ) -> list[models.Relation]:
+        """One query for a whole hop (see :mod:`.graph`)."""
+        live = RelationFilter.of(types, at)
+        far = None if reaching is None else list(reaching)
+        return await self._db.run(graph.relations_touching, list(entity_ids), live, far)
+
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.run(graph.get_relations, list(relation_ids))
-
-    async def _expand(self, expansion: Expansion) -> models.Subgraph:
-        """BFS in the worker thread, one query per hop (see :mod:`.graph`)."""
-        return await self._db.run(graph.expand, expansion)
 
     async def graph_arrays(self, scope: str) -> models.GraphArrays:
         return await self._db.run(graph.graph_arrays, scope)

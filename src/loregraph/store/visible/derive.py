@@ -25,7 +25,6 @@ from dataclasses import replace
 from loregraph.models import Entity, Merge, Relation, name_key
 from loregraph.store.planning import alias_list, best_description
 from loregraph.store.provenance import EntitySource, RelationSource
-from loregraph.store.queries import RelationFilter
 
 
 def visible_entity(
@@ -100,24 +99,6 @@ def visible_relation(
     if relation.invalidated_by is not None and relation.invalidated_by not in readable:
         shown = replace(shown, invalid_at=None, expired_at=None, invalidated_by=None)
     return shown
-
-
-def admits(rule: RelationFilter, relation: Relation) -> bool:
-    """Whether ``relation`` passes ``rule`` (the stores' filter, in Python)."""
-    if not rule.history:
-        if rule.at is None:
-            if relation.expired_at is not None:
-                return False
-        else:
-            if relation.expired_at is not None and relation.invalid_at is None:
-                return False
-            if relation.valid_at is not None and relation.valid_at > rule.at:
-                return False
-            if relation.invalid_at is not None and relation.invalid_at <= rule.at:
-                return False
-    if rule.types is not None and relation.type not in rule.types:
-        return False
-    return not (rule.min_weight > 0 and relation.weight < rule.min_weight)
 
 
 def visible_merge(merge: Merge, readable: Container[str]) -> bool:

@@ -20,15 +20,13 @@ from loregraph import models
 from loregraph.store.base import Store
 from loregraph.store.queries import (
     EntityListing,
-    Expansion,
     Page,
     PageKey,
     RelationFilter,
     RelationQuery,
 )
 from loregraph.store.visible import filters, matches, snapshot
-from loregraph.store.visible.derive import admits, visible_merge
-from loregraph.store.visible.expand import expand_visible
+from loregraph.store.visible.derive import visible_merge
 from loregraph.store.visible.passthrough import Passthrough
 from loregraph.store.visible.readers import Readers, acting
 
@@ -255,7 +253,7 @@ class VisibleStore(Passthrough):
             shown = await filters.relations(
                 self.inner, self.readers, await self.inner._entity_relations(every)
             )
-        kept = [r for r in shown if admits(query.filter, r)]
+        kept = [r for r in shown if query.filter.admits(r)]
         kept.sort(key=lambda r: -r.weight)
         return kept[: query.limit] if query.limit is not None else kept
 
@@ -276,7 +274,7 @@ class VisibleStore(Passthrough):
                 r.id: replace(r, evidence=[])
                 for entity_id in wanted
                 for r in graph.touching(entity_id)
-                if {r.source_id, r.target_id} <= wanted and admits(RelationFilter(), r)
+                if {r.source_id, r.target_id} <= wanted and RelationFilter().admits(r)
             }
             return sorted(among.values(), key=lambda r: -r.weight)
         # each entity's relations as the principal sees them: a relation an unreadable
@@ -327,11 +325,6 @@ class VisibleStore(Passthrough):
         return [m for m in found if visible_merge(m, readable) and m.entity_id in seen]
 
     # ----------------------------------------------------------------- graph
-    async def _expand(self, expansion: Expansion) -> models.Subgraph:
-        if await self.readers.readable(expansion.scope) is None:
-            return await self.inner._expand(expansion)
-        return await expand_visible(self, expansion)
-
     async def graph_arrays(self, scope: str) -> models.GraphArrays:
         full = await self.inner.graph_arrays(scope)
         graph = await self._graph(scope)
