@@ -17,17 +17,38 @@ principal may read, so the walk never passes through what only unreadable docume
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Protocol
 
-from loregraph.models import Relation, Subgraph
+from loregraph.models import Entity, Relation, Subgraph
 from loregraph.store.queries import Expansion
-
-if TYPE_CHECKING:
-    from loregraph.store.base import Store
 
 MIN_WEIGHT = 1e-9
 """The least a relation counts for when neighbours are ranked (a weight of 0 still links)."""
+
+
+class GraphReads(Protocol):
+    """The reads an expansion needs (every :class:`~loregraph.store.base.Store` has them)."""
+
+    async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+        """Entities by id (missing ones left out)."""
+        ...
+
+    async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
+        """Relations by id (missing ones left out)."""
+        ...
+
+    async def relations_touching(
+        self,
+        entity_ids: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        at: datetime | None = None,
+        reaching: Sequence[str] | None = None,
+    ) -> list[Relation]:
+        """The relations with either end among ``entity_ids`` (one hop)."""
+        ...
 
 
 def neighbour_weights(relations: Iterable[Relation]) -> dict[str, dict[str, float]]:
@@ -43,7 +64,7 @@ def neighbour_weights(relations: Iterable[Relation]) -> dict[str, dict[str, floa
     return weights
 
 
-async def expand(store: Store, ask: Expansion) -> Subgraph:
+async def expand(store: GraphReads, ask: Expansion) -> Subgraph:
     """:meth:`Store.expand`, through ``store``'s reads (see the module notes)."""
     found = {e.id: e for e in await store.get_entities(list(dict.fromkeys(ask.seeds)))}
     hops: dict[str, int] = {}
