@@ -33,8 +33,10 @@ def test_keys_create_list_revoke(tmp_path: Path) -> None:
     assert made.exit_code == 0, made.output
     secret = made.stdout.strip()
     assert secret.startswith("lg_") and len(secret) > 40 and "shown only now" in made.stderr
-    stored = sqlite3.connect(db).execute("SELECT name, key_hash, roles FROM api_keys").fetchall()
-    assert stored == [("ci", hashlib.sha256(secret.encode()).hexdigest(), '{"team": "writer"}')]
+    stored = sqlite3.connect(db).execute("SELECT value FROM ledger WHERE kind = 'api_key'")
+    [key] = [json.loads(value) for (value,) in stored]
+    assert (key["name"], key["roles"]) == ("ci", {"team": "writer"})
+    assert key["key_hash"] == hashlib.sha256(secret.encode()).hexdigest()
     assert secret.encode() not in db.read_bytes()
     default = run(db, "--scope", "work", "keys", "create", "bot", "--json")
     assert json.loads(default.stdout)["roles"] == {"work": "reader"}

@@ -25,6 +25,7 @@ from loregraph.store.cypher.falkor import FalkorConnection
 from loregraph.store.cypher.literals import params_header
 from loregraph.store.cypher.plan import WritePlan
 
+from . import old_records
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
 from .contract_copy import CopyContract
@@ -124,6 +125,23 @@ async def test_concurrent_writers_on_one_graph_stay_consistent(
 
 
 # ----------------------------------------------------------------- schema, connection
+async def test_a_version_8_graph_moves_its_records_into_the_ledger(
+    falkor_server: FalkorServer,
+) -> None:
+    """A graph of version 8 kept keys, grants, links, decisions and the audit log as nodes
+    of their own; opened, each becomes a ledger row and reads back as it was written."""
+    url = falkor_server.url(new_graph())
+    async with CypherStore(url) as store:
+        write = store.connection.write
+        await write("MATCH (m:LgMeta) SET m.schema_version = 8, m.audit = 2")
+        for label, props in old_records.cypher_nodes():
+            await write(f"CREATE (n:{label}) SET n = $props", {"props": props})
+    async with CypherStore(url) as store:
+        await old_records.check(store)
+        found = await store.connection.read("MATCH (n:LgApiKey) RETURN count(n)")
+        assert found == [[0]]
+
+
 async def test_newer_schema_is_refused_and_foreign_graphs_are_not_stores(
     falkor_server: FalkorServer,
 ) -> None:

@@ -77,8 +77,7 @@ async def test_hostile_types_and_names_are_stored_verbatim(store_factory: StoreF
     labels = await store.connection.read("CALL db.labels() YIELD label RETURN label")
     assert {row[0] for row in labels} <= {
         "LgMeta", "LgScope", "LgDocument", "LgChunk", "LgEntity", "LgKey",
-        "LgContribution", "LgEvidence", "LgMerge", "LgCache", "LgApiKey", "LgDecision", "LgAudit",
-        "LgGrant", "LgScopeLink",
+        "LgContribution", "LgEvidence", "LgMerge", "LgCache", "LgLedger",
     }  # fmt: skip
     kinds = await store.connection.read(
         "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType"

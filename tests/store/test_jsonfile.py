@@ -317,7 +317,7 @@ CARRIED = {
     "entity_descriptions", "entity_aliases", "mentions", "relations", "relation_evidence",
     "merges",
     # the file's own sections for what belongs to no document
-    "merge_decisions", "audit_log", "api_keys", "grants", "scope_links",
+    "ledger",  # merge decisions, the audit log, API keys, grants and scope links
     # restored after the load (graph versions) or written by the store itself
     "meta",
     # derived from the tables above by the writer

@@ -29,8 +29,10 @@ from loregraph.store.postgres import PostgresStore
 from loregraph.store.postgres import migrations as migrations_module
 from loregraph.store.postgres import write as write_module
 from loregraph.store.postgres.connection import Conn
+from loregraph.store.postgres.schema import VERSION_3, VERSION_4, VERSION_8, statements
 from loregraph.store.sqlite import SqliteStore
 
+from . import old_records
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
 from .contract_copy import rich_store, snapshot
@@ -75,6 +77,18 @@ class TestPostgresContract(StoreContract):
 async def raw(url: str) -> Conn:
     """A plain autocommit connection, to inspect or tamper with a store."""
     return await psycopg.AsyncConnection.connect(url, autocommit=True)
+
+
+async def before_the_ledger(conn: Conn, schema: str, version: int) -> None:
+    """Give a new schema the record tables an older ``version`` had instead of its ledger
+    (keys from 3, decisions and the audit log from 4, grants and links from 8)."""
+    await conn.execute(f"SET search_path = {schema}, public")
+    await conn.execute("DROP TABLE ledger")
+    for since, script in ((3, VERSION_3), (4, VERSION_4), (8, VERSION_8)):
+        if version >= since:
+            for statement in statements(script):
+                await conn.execute(statement)
+    await conn.execute("DELETE FROM schema_migrations WHERE version > %s", (version,))
 
 
 # ----------------------------------------------------------------- concurrency
@@ -326,9 +340,7 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
     conn = await raw(pg_server.url)
     try:  # make it a version 1 schema: without the substring index and later tables
         await conn.execute(f"DROP INDEX {schema}.chunks_substrings")
-        await conn.execute(f"DROP TABLE {schema}.api_keys")
-        await conn.execute(f"DROP TABLE {schema}.merge_decisions, {schema}.audit_log")
-        await conn.execute(f"DROP TABLE {schema}.grants, {schema}.scope_links")
+        await conn.execute(f"DROP TABLE {schema}.ledger")
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN invalidated_by")
         await conn.execute(f"ALTER TABLE {schema}.relations DROP COLUMN statement")
         await conn.execute(
@@ -358,6 +370,32 @@ async def test_version_1_schema_gets_the_substring_index(pg_server: PgServer) ->
         await conn.close()
 
 
+async def test_a_version_8_store_moves_its_records_into_the_ledger(pg_server: PgServer) -> None:
+    """Migration 9 moves keys, grants, links, decisions and the audit log into ``ledger``:
+    every record reads back as it was written, and the five tables are gone."""
+    schema = new_schema()
+    async with PostgresStore(pg_server.url, schema=schema):
+        pass
+    conn = await raw(pg_server.url)
+    try:
+        await before_the_ledger(conn, schema, 8)
+        for statement, values in old_records.POSTGRES_ROWS:
+            await conn.execute(statement, values)
+    finally:
+        await conn.close()
+    async with PostgresStore(pg_server.url, schema=schema) as store:
+        await old_records.check(store)
+    conn = await raw(pg_server.url)
+    try:
+        cursor = await conn.execute(
+            "SELECT to_regclass(%s) IS NULL, to_regclass(%s) IS NOT NULL",
+            (f"{schema}.api_keys", f"{schema}.ledger"),
+        )
+        assert await cursor.fetchone() == (True, True)
+    finally:
+        await conn.close()
+
+
 async def test_version_6_listings_keep_the_entitys_scores(pg_server: PgServer) -> None:
     """Listings written before migration 7 have no salience or confidence of their own: an
     entity keeps its stored values while one of them remains."""
@@ -369,7 +407,7 @@ async def test_version_6_listings_keep_the_entitys_scores(pg_server: PgServer) -
         await conn.execute(
             f"ALTER TABLE {schema}.entity_descriptions DROP COLUMN salience, DROP COLUMN confidence"
         )
-        await conn.execute(f"DELETE FROM {schema}.schema_migrations WHERE version >= 7")
+        await before_the_ledger(conn, schema, 6)
     finally:
         await conn.close()
     async with PostgresStore(pg_server.url, schema=schema) as store:
@@ -387,12 +425,11 @@ async def test_a_version_7_store_gets_grants_and_links(pg_server: PgServer) -> N
         await shared_pair(store)
     conn = await raw(pg_server.url)
     try:
-        await conn.execute(f"DROP TABLE {schema}.grants, {schema}.scope_links")
-        await conn.execute(f"DELETE FROM {schema}.schema_migrations WHERE version >= 8")
+        await before_the_ledger(conn, schema, 7)
     finally:
         await conn.close()
     async with PostgresStore(pg_server.url, schema=schema) as store:
-        assert (await store.stats("default")).schema_version == 8
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION
         assert (await store.stats("default")).documents == 2
         await store.add_grant(Grant("ann", "default", Role.READER))
         await store.add_scope_link(ScopeLink("default", "other", "selective", ("doc-1",)))

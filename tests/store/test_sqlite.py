@@ -17,6 +17,7 @@ from loregraph.store.sqlite import SqliteStore
 from loregraph.store.sqlite import migrations as migrations_module
 from loregraph.store.sqlite import write as write_module
 
+from . import old_records
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, day, shared_pair, star
 from .contract_scores import listing, scores, two_listings
@@ -296,7 +297,7 @@ async def test_a_version_2_store_gains_the_key_table(tmp_path: Path) -> None:
     async with SqliteStore(path):
         pass
     conn = raw(path)
-    conn.execute("DROP TABLE api_keys")
+    conn.execute("DROP TABLE ledger")
     conn.execute("UPDATE meta SET value = 2 WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
@@ -342,6 +343,7 @@ async def test_version_5_relations_get_a_statement_key(tmp_path: Path) -> None:
     conn.execute("ALTER TABLE relations_v5 RENAME TO relations")
     conn.execute("ALTER TABLE entity_descriptions DROP COLUMN salience")
     conn.execute("ALTER TABLE entity_descriptions DROP COLUMN confidence")
+    old_records.before_the_ledger(conn, 5)
     conn.execute("UPDATE meta SET value = 5 WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
@@ -379,6 +381,7 @@ async def test_version_6_listings_keep_the_entitys_scores(tmp_path: Path) -> Non
     conn = raw(path)
     conn.execute("ALTER TABLE entity_descriptions DROP COLUMN salience")
     conn.execute("ALTER TABLE entity_descriptions DROP COLUMN confidence")
+    old_records.before_the_ledger(conn, 6)
     conn.execute("UPDATE meta SET value = 6 WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
@@ -395,18 +398,17 @@ async def test_version_6_listings_keep_the_entitys_scores(tmp_path: Path) -> Non
 
 async def test_a_version_7_store_gets_grants_and_links(tmp_path: Path) -> None:
     """Version 8 adds the grant and scope link tables to a store of version 7, which keeps
-    its documents."""
+    its documents (and version 9 their ledger)."""
     path = tmp_path / "graph.db"
     async with SqliteStore(path) as store:
         await shared_pair(store)
     conn = raw(path)
-    conn.execute("DROP TABLE grants")
-    conn.execute("DROP TABLE scope_links")
+    old_records.before_the_ledger(conn, 7)
     conn.execute("UPDATE meta SET value = 7 WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
     async with SqliteStore(path) as store:
-        assert (await store.stats("default")).schema_version == 8
+        assert (await store.stats("default")).schema_version == SCHEMA_VERSION
         assert (await store.stats("default")).documents == 2
         assert await store.list_grants() == [] and await store.scope_links() == []
         await store.add_grant(Grant("ann", "default", Role.READER))
@@ -414,6 +416,26 @@ async def test_a_version_7_store_gets_grants_and_links(tmp_path: Path) -> None:
     async with SqliteStore(path) as store:
         assert await store.list_grants() == [Grant("ann", "default", Role.READER)]
         assert await store.scope_links() == [ScopeLink("default", "other", "all")]
+    check_integrity(path)
+
+
+async def test_a_version_8_store_moves_its_records_into_the_ledger(tmp_path: Path) -> None:
+    """Version 9 moves keys, grants, links, decisions and the audit log into ``ledger``:
+    every record reads back as it was written, and the five tables are gone."""
+    path = tmp_path / "graph.db"
+    async with SqliteStore(path):
+        pass
+    conn = raw(path)
+    old_records.before_the_ledger(conn, 8)
+    for statement, values in old_records.SQLITE_ROWS:
+        conn.execute(statement, values)
+    conn.execute("UPDATE meta SET value = 8 WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    async with SqliteStore(path) as store:
+        await old_records.check(store)
+    tables = {row[0] for row in raw(path).execute("SELECT name FROM sqlite_master")}
+    assert "ledger" in tables and not tables & {"api_keys", "grants", "audit_log"}
     check_integrity(path)
 
 

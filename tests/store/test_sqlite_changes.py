@@ -10,6 +10,7 @@ from loregraph.store.base import SCHEMA_VERSION
 from loregraph.store.changes import SPLIT, AuditEntry, Decision
 from loregraph.store.sqlite import SqliteStore
 
+from .old_records import before_the_ledger
 from .scenarios import shared_pair
 
 
@@ -18,10 +19,9 @@ async def test_version_3_store_gets_the_change_tables(tmp_path: Path) -> None:
     async with SqliteStore(path) as store:
         ids = await shared_pair(store)
     conn = sqlite3.connect(path)
-    conn.executescript(
-        "DROP TABLE merge_decisions; DROP TABLE audit_log; "
-        "UPDATE meta SET value = 3 WHERE key = 'schema_version';"
-    )
+    before_the_ledger(conn, 3)
+    conn.execute("UPDATE meta SET value = 3 WHERE key = 'schema_version'")
+    conn.commit()
     conn.close()
     async with SqliteStore(path) as store:
         assert (await store.stats("default")).schema_version == SCHEMA_VERSION

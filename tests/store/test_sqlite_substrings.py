@@ -73,11 +73,9 @@ async def test_version_1_store_gets_the_index_when_opened(tmp_path: Path) -> Non
     # make it a version 1 store: the same file without the trigram and later tables and
     # columns
     conn = raw(db)
-    conn.execute("DROP TABLE api_keys")
+    conn.execute("DROP TABLE ledger")
     conn.execute("DROP TABLE chunks_trigram_vocab")
     conn.execute("DROP TABLE chunks_trigram")
-    conn.execute("DROP TABLE merge_decisions")
-    conn.execute("DROP TABLE audit_log")
     conn.execute("DROP INDEX relations_invalidated_by")
     conn.execute("ALTER TABLE relations DROP COLUMN invalidated_by")
     conn.execute("ALTER TABLE entity_descriptions DROP COLUMN salience")

@@ -3,10 +3,10 @@ links and API keys.
 
 Documents go through their bundles (:mod:`loregraph.copy`); these records belong to no
 document, so each is read from the source and added to the destination through the store
-contract (:class:`~loregraph.store.changes.ChangeLog`, :class:`~loregraph.store.keystore.
-KeyStore`), which every backend and the JSON memory file keep. Like the documents' copy,
-carrying them again adds nothing new, so an interrupted copy is finished by running it
-again:
+contract (:class:`~loregraph.store.changelog.ChangeLog`,
+:class:`~loregraph.store.keystore.KeyStore`, both over the ledger), which every backend and
+the JSON memory file keep. Like the documents' copy, carrying them again adds nothing new,
+so an interrupted copy is finished by running it again:
 
 * **merge decisions** (splits and hand merges, per scope): added with their id; one the
   destination holds (same scope, kind and merge id) is replaced by the source's;

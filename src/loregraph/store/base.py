@@ -29,8 +29,7 @@ from typing import Self
 
 from loregraph import models
 from loregraph.errors import SchemaVersionError
-from loregraph.store import expansion
-from loregraph.store.changes import ChangeLog
+from loregraph.store.changelog import ChangeLog
 from loregraph.store.grants import GrantStore
 from loregraph.store.hops import Hops
 from loregraph.store.keystore import KeyStore
@@ -49,7 +48,7 @@ from loregraph.store.queries import (
     paged,
 )
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """The schema version this code writes. A store written by a newer version is refused."""
 
 DocKindArg = models.DocKind | None
@@ -309,7 +308,7 @@ class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
         at: datetime | None = None,
     ) -> models.Subgraph:
         """Breadth-first expansion from the seeds, the heaviest neighbours first
-        (:mod:`loregraph.store.expansion`, written once over :meth:`relations_touching`).
+        (written once over :meth:`relations_touching`: :mod:`loregraph.store.hops`).
 
         At most ``per_node`` neighbours are followed from each entity and ``max_entities``
         entities are returned; relations whose ends are both reached are included. ``at``
@@ -318,7 +317,7 @@ class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
         """
         live = RelationFilter.of(types, at, min_weight)
         ask = Expansion(scope, tuple(seed_ids), depth, per_node, max_entities, live)
-        return await expansion.expand(self, ask)
+        return await self._walk(ask)
 
     @abstractmethod
     async def graph_arrays(self, scope: str) -> models.GraphArrays:

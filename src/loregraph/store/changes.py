@@ -12,14 +12,11 @@ An :class:`AuditEntry` says who changed what, and when.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import DEFAULT_SCOPE, Document, Entity, utcnow
-from loregraph.store.rows import Codec
+from loregraph.models import DEFAULT_SCOPE, Document, utcnow
 
 SPLIT = "split"
 JOIN = "join"
@@ -76,79 +73,3 @@ class AuditEntry:
         its text, never the text or its title (a memory's title is its text's start)."""
         detail = f"sha256:{document.content_hash}"
         return cls(action, document.id, detail, principal, document.scope)
-
-
-DECISION_FIELDS = (
-    "scope", "kind", "merge_id", "entity_id", "surface", "rule", "score", "document_id",
-    "principal", "created_at",
-)  # fmt: skip
-AUDIT_FIELDS = ("scope", "at", "principal", "action", "subject", "detail")
-
-
-def decision_values(decision: Decision, codec: Codec) -> tuple[Any, ...]:
-    """A decision's fields as a backend stores them, in :data:`DECISION_FIELDS` order."""
-    d = decision
-    return (
-        d.scope, d.kind, d.merge_id, d.entity_id, d.surface, d.rule, float(d.score),
-        d.document_id, d.principal, codec.time(d.created_at),
-    )  # fmt: skip
-
-
-def decision_of(row: Sequence[Any], codec: Codec) -> Decision:
-    """The inverse of :func:`decision_values`."""
-    return Decision(
-        scope=row[0], kind=row[1], merge_id=row[2], entity_id=row[3], surface=row[4],
-        rule=row[5], score=float(row[6]), document_id=row[7], principal=row[8],
-        created_at=codec.read_time(row[9]),
-    )  # fmt: skip
-
-
-def audit_values(entry: AuditEntry, codec: Codec) -> tuple[Any, ...]:
-    """An audit entry's fields as a backend stores them, in :data:`AUDIT_FIELDS` order."""
-    e = entry
-    return (e.scope, codec.time(e.at), e.principal, e.action, e.subject, e.detail)
-
-
-def audit_of(row: Sequence[Any], codec: Codec) -> AuditEntry:
-    """The inverse of :func:`audit_values`."""
-    return AuditEntry(
-        scope=row[0], at=codec.read_time(row[1]), principal=row[2], action=row[3],
-        subject=row[4], detail=row[5],
-    )  # fmt: skip
-
-
-class ChangeLog(ABC):
-    """The part of the store contract (:class:`~loregraph.store.base.Store` derives from it)
-    that keeps merge decisions and the audit log, and edits an entity by hand."""
-
-    @abstractmethod
-    async def add_decision(self, decision: Decision) -> None:
-        """Remember a merge decision (:mod:`loregraph.store.changes`); one of the same
-        scope, kind and ``merge_id`` is replaced."""
-
-    @abstractmethod
-    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
-        """Forget a decision; ``True`` when there was one."""
-
-    @abstractmethod
-    async def list_decisions(self, scope: str) -> list[Decision]:
-        """The scope's remembered merge decisions, oldest first."""
-
-    @abstractmethod
-    async def add_audit(self, entry: AuditEntry) -> None:
-        """Append an entry to the audit log."""
-
-    @abstractmethod
-    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
-        """The scope's audit log, newest first (at most ``limit`` entries)."""
-
-    @abstractmethod
-    async def update_entity(
-        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
-    ) -> Entity:
-        """Rename and/or retype an entity, keeping its id, mentions and relations.
-
-        A new name changes the entity's name key (exact lookups find it by the new name; the
-        aliases are recomputed, never holding the name's own key) and the text index. Raises
-        :class:`~loregraph.errors.NotFoundError` for an unknown id.
-        """

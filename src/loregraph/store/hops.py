@@ -1,19 +1,41 @@
-"""One hop from many entities at once (a base of :class:`~loregraph.store.base.Store`).
+"""One hop from many entities at once, and the breadth-first expansion written over it (a
+base of :class:`~loregraph.store.base.Store`).
 
-A path search grows a frontier of entities a hop at a time; a backend that can answer a
-hop for the whole frontier in one query (PostgreSQL, FalkorDB/Neo4j)
-overrides :meth:`Hops.relations_touching`; the default asks for each entity's
-relations.
+A path search grows a frontier of entities a hop at a time; every backend answers a hop
+for the whole frontier in one query (:meth:`Hops._relations_touching`; the default asks
+for each entity's relations).
+
+``Store.expand`` (what ``neighbors`` and the explorer show) follows the rule of
+retrieval's in-memory expansion (:mod:`loregraph.retrieve.expander`): from the seeds (hop
+0, in the order given), each hop takes every frontier entity in order and its ``per_node``
+neighbours with the largest summed weight of the relations between the two that pass the
+filter (either direction, self-loops ignored, a weight counting at least ``1e-9``), ties
+broken by entity id; a neighbour reached already is skipped, and expansion stops at
+``max_entities`` entities. The relations returned are those among the entities reached
+that pass the filter, heaviest first. A store seen through a principal's eyes
+(:mod:`loregraph.store.visible`) answers each hop from the relations that principal may
+read, so the walk never passes through what only unreadable documents said.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from loregraph.models import Relation
-from loregraph.store.queries import RelationFilter, RelationQuery
+from loregraph.models import Entity, Relation, Subgraph
+from loregraph.store.queries import Expansion, RelationFilter, RelationQuery
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """:meth:`Hops.relations_touching`'s checked arguments: the entities (each once), the
+    relation filter and, for the last hop of a search, the entities to reach."""
+
+    entity_ids: list[str]
+    live: RelationFilter
+    reaching: list[str] | None
 
 
 class Hops:
@@ -22,6 +44,10 @@ class Hops:
     if TYPE_CHECKING:
 
         async def _entity_relations(self, query: RelationQuery) -> list[Relation]: ...
+
+        async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]: ...
+
+        async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]: ...
 
     async def relations_touching(
         self,
@@ -36,18 +62,83 @@ class Hops:
         once. With ``reaching``, only those whose other end is among ``reaching`` (the last
         hop of a search only needs the relations that meet the other side). Each has at
         least its id, ends, type and weight; a backend may leave out its fact, times and
-        evidence (read them with ``get_relations``). A backend answers it in one query
-        where it can; this default asks for each entity's relations."""
-        live = RelationFilter.of(types, at)
+        evidence (read them with ``get_relations``)."""
+        far = None if reaching is None else list(reaching)
+        hop = Hop(list(dict.fromkeys(entity_ids)), RelationFilter.of(types, at), far)
+        return await self._relations_touching(hop)
+
+    async def _relations_touching(self, hop: Hop) -> list[Relation]:
+        """:meth:`relations_touching`; a backend answers it in one query where it can,
+        this default asks for each entity's relations."""
         found: dict[str, Relation] = {}
-        for entity_id in dict.fromkeys(entity_ids):
+        for entity_id in hop.entity_ids:
             for relation in await self._entity_relations(
-                RelationQuery(entity_id, "both", live, None)
+                RelationQuery(entity_id, "both", hop.live, None)
             ):
                 found.setdefault(relation.id, relation)
-        if reaching is None:
+        if hop.reaching is None:
             return list(found.values())
-        return reaching_only(list(found.values()), entity_ids, reaching)
+        return reaching_only(list(found.values()), hop.entity_ids, hop.reaching)
+
+    async def _walk(self, ask: Expansion) -> Subgraph:
+        """``Store.expand``: breadth-first, one :meth:`relations_touching` call a hop (see
+        the module notes)."""
+        found = {e.id: e for e in await self.get_entities(list(dict.fromkeys(ask.seeds)))}
+        hops: dict[str, int] = {}
+        for seed in ask.seeds:
+            known = found.get(seed)
+            if known is not None and known.scope == ask.scope and len(hops) < ask.max_entities:
+                hops.setdefault(seed, 0)
+        frontier = list(hops)
+        for hop in range(1, ask.depth + 1):
+            if not frontier or len(hops) >= ask.max_entities or ask.per_node <= 0:
+                break
+            touching = await self.relations_touching(
+                frontier, types=ask.filter.types, at=ask.filter.at
+            )
+            weights = neighbour_weights(r for r in touching if ask.filter.admits(r))
+            next_frontier: list[str] = []
+            for node in frontier:
+                ranked = sorted(weights.get(node, {}).items(), key=lambda kv: (-kv[1], kv[0]))
+                for other, _ in ranked[: ask.per_node]:
+                    if other in hops:
+                        continue
+                    if len(hops) >= ask.max_entities:
+                        break
+                    hops[other] = hop
+                    next_frontier.append(other)
+            frontier = next_frontier
+        if not hops:
+            return Subgraph()
+        reached = list(hops)
+        among = await self.relations_touching(
+            reached, types=ask.filter.types, at=ask.filter.at, reaching=reached
+        )
+        relations = await self.get_relations([r.id for r in among if ask.filter.admits(r)])
+        relations.sort(key=lambda r: (-r.weight, r.id))
+        entities = {e.id: e for e in await self.get_entities(reached)}
+        return Subgraph(
+            entities={i: entities[i] for i in reached if i in entities},
+            relations=relations,
+            hops={i: h for i, h in hops.items() if i in entities},
+        )
+
+
+MIN_WEIGHT = 1e-9
+"""The least a relation counts for when neighbours are ranked (a weight of 0 still links)."""
+
+
+def neighbour_weights(relations: Iterable[Relation]) -> dict[str, dict[str, float]]:
+    """For each entity, its neighbours and the summed weight of the relations to each."""
+    weights: dict[str, dict[str, float]] = {}
+    for r in relations:
+        if r.source_id == r.target_id:
+            continue
+        weight = max(r.weight, MIN_WEIGHT)
+        for a, b in ((r.source_id, r.target_id), (r.target_id, r.source_id)):
+            near = weights.setdefault(a, {})
+            near[b] = near.get(b, 0.0) + weight
+    return weights
 
 
 def reaching_only(

@@ -1,79 +1,19 @@
-"""Merge decisions, the audit log and hand edits of an entity (rename, retype).
-
-Decisions are ``(:LgDecision)`` nodes (one per scope, kind and merge id); audit entries are
-``(:LgAudit)`` nodes numbered by a counter on the meta node, so that the log keeps its order
-even when two entries share a time.
-"""
+"""Hand edits of an entity (rename, retype)."""
 
 from __future__ import annotations
 
 from loregraph.models import Entity, name_key, utcnow
-from loregraph.store.changes import (
-    AUDIT_FIELDS,
-    DECISION_FIELDS,
-    AuditEntry,
-    Decision,
-    audit_of,
-    audit_values,
-    decision_of,
-    decision_values,
-)
 from loregraph.store.cypher import state
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.reads import get_entities
-from loregraph.store.cypher.records import CODEC
 from loregraph.store.planning import alias_list
-from loregraph.store.rows import columns, iso
+from loregraph.store.rows import iso
 
 _KEY = "{scope: $scope, kind: $kind, merge_id: $merge_id}"
 
 
 def _sets(node: str, fields: tuple[str, ...]) -> str:
     return ", ".join(f"{node}.{name} = ${name}" for name in fields)
-
-
-async def add_decision(conn: Connection, decision: Decision) -> None:
-    """Insert or replace a decision."""
-    params = dict(zip(DECISION_FIELDS, decision_values(decision, CODEC), strict=True))
-    await conn.write(f"MERGE (d:LgDecision {_KEY}) SET {_sets('d', DECISION_FIELDS[3:])}", params)
-
-
-async def remove_decision(conn: Connection, scope: str, kind: str, merge_id: str) -> bool:
-    """Delete a decision; whether there was one."""
-    params = {"scope": scope, "kind": kind, "merge_id": merge_id}
-    rows = await conn.write(f"MATCH (d:LgDecision {_KEY}) DELETE d RETURN count(*)", params)
-    return bool(rows and rows[0][0])
-
-
-async def list_decisions(conn: Connection, scope: str) -> list[Decision]:
-    """A scope's decisions, oldest first."""
-    rows = await conn.read(
-        f"MATCH (d:LgDecision {{scope: $scope}}) RETURN {columns(DECISION_FIELDS, 'd')} "
-        "ORDER BY d.created_at, d.kind, d.merge_id",
-        {"scope": scope},
-    )
-    return [decision_of(row, CODEC) for row in rows]
-
-
-async def add_audit(conn: Connection, entry: AuditEntry) -> None:
-    """Append an audit entry (numbered by the meta node's ``audit`` counter)."""
-    params = dict(zip(AUDIT_FIELDS, audit_values(entry, CODEC), strict=True))
-    await conn.write(
-        "MATCH (m:LgMeta {key: 'meta'}) SET m.audit = coalesce(m.audit, 0) + 1 "
-        f"WITH m CREATE (a:LgAudit) SET {_sets('a', AUDIT_FIELDS)}, a.ord = m.audit",
-        params,
-    )
-
-
-async def list_audit(conn: Connection, scope: str, limit: int | None) -> list[AuditEntry]:
-    """A scope's audit log, newest first."""
-    tail = "" if limit is None else " LIMIT $limit"
-    rows = await conn.read(
-        f"MATCH (a:LgAudit {{scope: $scope}}) RETURN {columns(AUDIT_FIELDS, 'a')} "
-        f"ORDER BY a.ord DESC{tail}",
-        {"scope": scope, "limit": limit},
-    )
-    return [audit_of(row, CODEC) for row in rows]
 
 
 async def update_entity(

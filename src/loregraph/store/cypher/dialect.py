@@ -12,10 +12,9 @@ The graph model (labels and relationship types are constants, never taken from d
   entity: description, aliases, salience, confidence), ``(:LgEvidence)``, ``(:LgMerge)``,
   ``(:LgCache)`` (no longer written; its index and the relations' full-text index stay, so
   that the graph schema is unchanged), ``(:LgScope)`` (graph version per scope),
-  ``(:LgApiKey)`` (the HTTP server's keys, in no scope), ``(:LgDecision)`` and
-  ``(:LgAudit)`` (merge decisions and the audit log, :mod:`.changes`), ``(:LgGrant)`` and
-  ``(:LgScopeLink)`` (principals' roles and links between scopes, :mod:`.grants`) and one
-  ``(:LgMeta)`` (schema version, write sequence, audit counter);
+  ``(:LgLedger)`` (API keys, grants, scope links, merge decisions and the audit log, one
+  node per ledger row: :mod:`.ledger`) and one ``(:LgMeta)`` (schema version, write
+  sequence, ledger counter);
 * ``(:LgChunk)-[:LG_MENTIONS {surface, count}]->(:LgEntity)``;
 * ``(:LgEntity)-[:LG_REL {id, type, ...}]->(:LgEntity)``: the relation *type* is a property
   of one generic relationship type, so no relation type from data ever reaches the query
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 
 DOCUMENT, CHUNK, ENTITY, KEY = "LgDocument", "LgChunk", "LgEntity", "LgKey"
 CONTRIBUTION, EVIDENCE, MERGE, CACHE = "LgContribution", "LgEvidence", "LgMerge", "LgCache"
-SCOPE, META, API_KEY = "LgScope", "LgMeta", "LgApiKey"
+SCOPE, META, LEDGER = "LgScope", "LgMeta", "LgLedger"
 REL, MENTIONS = "LG_REL", "LG_MENTIONS"
 VECTOR_LABELS = (ENTITY, CHUNK)
 
@@ -57,11 +56,7 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     (MERGE, "document_id"),
     (CACHE, "key"),
     (SCOPE, "scope"),
-    (API_KEY, "key_hash"),
-    ("LgDecision", "scope"),
-    ("LgAudit", "scope"),
-    ("LgGrant", "principal"),
-    ("LgScopeLink", "scope"),
+    (LEDGER, "kind"),  # not "part": FalkorDB's index finds no node by an empty string
 )
 REL_INDEXES = ("id", "scope")
 

@@ -17,6 +17,7 @@ import numpy as np
 from loregraph.models import GraphArrays, Relation, utcnow
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import evidence_from_row, relation_from_row, relation_returning
+from loregraph.store.hops import Hop
 from loregraph.store.queries import Page, PageKey, RelationFilter, RelationQuery
 from loregraph.store.rows import in_order, iso, iso_or_none
 
@@ -89,12 +90,11 @@ async def entity_relations(conn: Connection, query: RelationQuery) -> list[Relat
     return await attach_evidence(conn, ordered)
 
 
-async def relations_touching(
-    conn: Connection, entity_ids: Sequence[str], live: RelationFilter, reaching: list[str] | None
-) -> list[Relation]:
+async def relations_touching(conn: Connection, hop: Hop) -> list[Relation]:
     """Relations with either end among ``entity_ids`` (filtered; with ``reaching``, only
     those whose other end is among it), each once, with their ends, type and weight only
     (a hop of a path search reads no more)."""
+    entity_ids, live, reaching = hop.entity_ids, hop.live, hop.reaching
     if not entity_ids or reaching == []:
         return []
     where, params = filters(live)

@@ -13,6 +13,7 @@ from loregraph.errors import ConfigError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, check_schema_version
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, ENTITY, RANGE_INDEXES, REL_INDEXES
+from loregraph.store.cypher.ledger import move_to_ledger
 
 DIM_FIELDS = {ENTITY: "entity_dim", CHUNK: "chunk_dim"}
 
@@ -56,7 +57,9 @@ async def ensure_schema(conn: Connection, where: str) -> SchemaState:
         # reads as one no document ended; one without ``statement`` (version 6) as one
         # that gathers every document's evidence; a contribution without ``salience`` or
         # ``confidence`` (version 7) as one whose values are unknown; version 8's grant and
-        # scope link nodes are created when first written
+        # scope link nodes are created when first written; version 9 keeps keys, grants,
+        # links, decisions and the audit log as ledger rows
+        await move_to_ledger(conn)
         await conn.write(
             "MATCH (m:LgMeta {key: 'meta'}) SET m.schema_version = $version",
             {"version": SCHEMA_VERSION},

@@ -14,29 +14,27 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from loregraph import models
-from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.models import name_key
 from loregraph.store.base import NOT_OPEN, Store
-from loregraph.store.changes import AuditEntry, Decision
-from loregraph.store.cypher import changes, graph, keys, provenance, reads, search
+from loregraph.store.cypher import changes, graph, provenance, reads, search
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
 from loregraph.store.cypher.bundle import read_bundle
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import ENTITY
 from loregraph.store.cypher.falkor import FalkorConnection
-from loregraph.store.cypher.grants import CypherGrants
+from loregraph.store.cypher.ledger import CypherLedger
 from loregraph.store.cypher.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
+from loregraph.store.hops import Hop
 from loregraph.store.names import NameIndex
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Page,
     PageKey,
-    RelationFilter,
     RelationQuery,
     VectorSearch,
 )
@@ -52,7 +50,7 @@ def connect(target: CypherTarget) -> Connection:
     return Neo4jConnection(target)
 
 
-class CypherStore(CypherGrants, Store):
+class CypherStore(CypherLedger, Store):
     """A store in a FalkorDB graph or a Neo4j database, chosen by the URL's scheme.
 
     >>> store = CypherStore("falkordb://localhost:6379/kg")  # doctest: +SKIP
@@ -214,18 +212,9 @@ class CypherStore(CypherGrants, Store):
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await graph.relations_among(self._conn(), list(entity_ids))
 
-    async def relations_touching(
-        self,
-        entity_ids: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-        reaching: Sequence[str] | None = None,
-    ) -> list[models.Relation]:
-        """One query for every entity's relations (a hop of a path search)."""
-        live = RelationFilter.of(types, at)
-        far = None if reaching is None else list(reaching)
-        return await graph.relations_touching(self._conn(), list(entity_ids), live, far)
+    async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
+        """One query for a whole hop."""
+        return await graph.relations_touching(self._conn(), hop)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await graph.get_relations(self._conn(), list(relation_ids))
@@ -241,21 +230,6 @@ class CypherStore(CypherGrants, Store):
         return await reads.list_merges(self._conn(), scope, entity_id)
 
     # ----------------------------------------------------------------- decisions, audit, edits
-    async def add_decision(self, decision: Decision) -> None:
-        await changes.add_decision(self._conn(), decision)
-
-    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
-        return await changes.remove_decision(self._conn(), scope, kind, merge_id)
-
-    async def list_decisions(self, scope: str) -> list[Decision]:
-        return await changes.list_decisions(self._conn(), scope)
-
-    async def add_audit(self, entry: AuditEntry) -> None:
-        await changes.add_audit(self._conn(), entry)
-
-    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
-        return await changes.list_audit(self._conn(), scope, limit)
-
     async def update_entity(
         self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
     ) -> models.Entity:
@@ -288,23 +262,3 @@ class CypherStore(CypherGrants, Store):
 
     async def scopes(self) -> list[str]:
         return await reads.scopes(self._conn())
-
-    # ----------------------------------------------------------------- API keys
-    async def add_api_key(self, key: ApiKey) -> None:
-        conn = self._conn()
-        async with self._lock:
-            await keys.add_key(conn, key)
-
-    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
-        return await keys.key_by_hash(self._conn(), key_hash)
-
-    async def list_api_keys(self) -> list[ApiKey]:
-        return await keys.list_keys(self._conn())
-
-    async def revoke_api_key(self, name: str, at: datetime) -> bool:
-        conn = self._conn()
-        async with self._lock:
-            return await keys.revoke_key(conn, name, at)
-
-
-__all__ = ["CypherStore", "connect"]

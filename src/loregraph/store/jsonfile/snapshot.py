@@ -12,25 +12,13 @@ import sqlite3
 from collections.abc import Awaitable, Callable
 from typing import Concatenate, ParamSpec, TypeVar
 
-from loregraph.store.access_rows import GRANT_FIELDS, LINK_FIELDS, grant_values, link_values
-from loregraph.store.apikeys import KEY_FIELDS, key_values
-from loregraph.store.changes import (
-    AUDIT_FIELDS,
-    DECISION_FIELDS,
-    audit_of,
-    audit_values,
-    decision_of,
-    decision_values,
-)
+from loregraph.store import ledger
 from loregraph.store.jsonfile.layout import Contents
 from loregraph.store.queries import Page, PageKey
-from loregraph.store.rows import columns, iso
 from loregraph.store.sqlite import reads
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
-from loregraph.store.sqlite.grants import list_grants, list_links
-from loregraph.store.sqlite.keys import list_keys
-from loregraph.store.sqlite.rows import CODEC
+from loregraph.store.sqlite.ledger import insert_rows, rows
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -44,20 +32,20 @@ def read_everything(conn: sqlite3.Connection) -> Contents:
     the bundles that rebuild them (oldest first) and its graph version; every merge
     decision, audit entry (oldest first), API key, grant and scope link."""
     contents = Contents()
-    contents.decisions = [
-        decision_of(row, CODEC)
-        for row in conn.execute(
-            f"SELECT {columns(DECISION_FIELDS)} FROM merge_decisions "
-            "ORDER BY scope, created_at, kind, merge_id"
-        )
-    ]
-    contents.audit = [
-        audit_of(row, CODEC)
-        for row in conn.execute(f"SELECT {columns(AUDIT_FIELDS)} FROM audit_log ORDER BY pk")
-    ]
-    contents.keys = list_keys(conn)
-    contents.grants = list_grants(conn, None)
-    contents.links = list_links(conn, None)
+
+    def every(kind: str) -> list[ledger.LedgerRow]:
+        return rows(conn, ledger.LedgerQuery(kind))
+
+    decisions = [ledger.decision_of(row) for row in every(ledger.DECISION)]
+    contents.decisions = sorted(
+        decisions, key=lambda d: (d.scope, d.created_at, d.kind, d.merge_id)
+    )
+    contents.audit = [ledger.audit_of(row) for row in every(ledger.AUDIT)]
+    contents.keys = sorted(map(ledger.key_of, every(ledger.API_KEY)), key=lambda k: k.created_at)
+    grants = [ledger.grant_of(row) for row in every(ledger.GRANT)]
+    contents.grants = sorted(grants, key=lambda g: (g.principal, g.scope))
+    links = [ledger.link_of(row) for row in every(ledger.SCOPE_LINK)]
+    contents.links = sorted(links, key=lambda link: (link.scope, link.linked))
     for scope in reads.scopes(conn):
         contents.graph_versions[scope] = read_graph_version(conn, scope)
         contents.entities += _every(reads.entities_page, conn, scope)
@@ -73,19 +61,17 @@ def insert_records(conn: sqlite3.Connection, contents: Contents) -> None:
     """Insert the merge decisions, audit entries, API keys, grants and scope links of
     ``contents`` (the caller holds the transaction; audit entries keep their order)."""
 
-    def insert(table: str, fields: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
-        marks = ", ".join("?" * len(fields))
-        conn.executemany(f"INSERT INTO {table}({columns(fields)}) VALUES ({marks})", rows)
-
-    insert(
-        "merge_decisions",
-        DECISION_FIELDS,
-        [decision_values(decision, CODEC) for decision in contents.decisions],
+    audit = [ledger.audit_row(entry, f"log-{n}") for n, entry in enumerate(contents.audit)]
+    insert_rows(
+        conn,
+        [
+            *map(ledger.decision_row, contents.decisions),
+            *audit,
+            *map(ledger.key_row, contents.keys),
+            *map(ledger.grant_row, contents.grants),
+            *map(ledger.link_row, contents.links),
+        ],
     )
-    insert("audit_log", AUDIT_FIELDS, [audit_values(entry, CODEC) for entry in contents.audit])
-    insert("api_keys", KEY_FIELDS, [key_values(key, iso) for key in contents.keys])
-    insert("grants", GRANT_FIELDS, [grant_values(grant) for grant in contents.grants])
-    insert("scope_links", LINK_FIELDS, [link_values(link) for link in contents.links])
 
 
 def _every(

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loregraph.models import GraphArrays, Relation
+from loregraph.store.hops import Hop
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
     CODEC,
@@ -86,12 +87,11 @@ async def _among(conn: Conn, entities: Sequence[int], live: RelationFilter) -> l
     return await relations_by_pk(conn, [pk for (pk,) in await cursor.fetchall()])
 
 
-async def relations_touching(
-    conn: Conn, entity_ids: Sequence[str], live: RelationFilter, reaching: list[str] | None
-) -> list[Relation]:
+async def relations_touching(conn: Conn, hop: Hop) -> list[Relation]:
     """Relations with either end among ``entity_ids`` (filtered; with ``reaching``, only
     those whose other end is among it), each once, with their ends, type and weight only
     (a hop of a path search reads no more)."""
+    entity_ids, live, reaching = hop.entity_ids, hop.live, hop.reaching
     where, params = _filters(live)
     far = ""
     if reaching is not None:

@@ -29,6 +29,7 @@ from loregraph.store.postgres.schema import (
     VERSION_6,
     VERSION_7,
     VERSION_8,
+    VERSION_9,
     statements,
     vector_index_statements,
 )
@@ -97,6 +98,12 @@ async def _version_8(conn: Conn) -> None:
         await conn.execute(statement)
 
 
+async def _version_9(conn: Conn) -> None:
+    """The ledger: what belongs to no document, moved into one table."""
+    for statement in statements(VERSION_9):
+        await conn.execute(statement)
+
+
 MIGRATIONS: dict[int, Migration] = {
     1: _version_1,
     2: _version_2,
@@ -106,6 +113,7 @@ MIGRATIONS: dict[int, Migration] = {
     6: _version_6,
     7: _version_7,
     8: _version_8,
+    9: _version_9,
 }
 """``MIGRATIONS[v]`` brings a schema from version ``v - 1`` to ``v`` (0: empty)."""
 

@@ -10,7 +10,8 @@ relation (forgetting it opens the relation again); version 6 adds ``relations.st
 (the memory or document whose statement a dated fact of a functional type is: one relation
 per statement; empty for the others) to the relation's unique key; version 7 adds each
 listing document's own salience and confidence; version 8 adds ``grants`` (a principal's
-role per scope) and ``scope_links`` (the scopes whose documents a scope reads).
+role per scope) and ``scope_links`` (the scopes whose documents a scope reads); version 9
+moves those five tables' rows into ``ledger`` (JSON values) and drops them.
 
 Layout. Documents, chunks, entities and relations have a text ``id`` (the model's) and a
 ``bigint`` identity ``pk``; every other table refers to them by ``pk`` with
@@ -305,6 +306,55 @@ CREATE TABLE IF NOT EXISTS scope_links (
 """
 """Version 8: principals' roles by scope and the links between scopes (``documents``: the
 JSON list of the document ids a selective link shares)."""
+
+
+def _utc(column: str) -> str:
+    """A timestamptz column as :func:`~loregraph.store.rows.iso` writes a time."""
+    return f"to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')"
+
+
+VERSION_9 = f"""
+CREATE TABLE IF NOT EXISTS ledger (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind text COLLATE "C" NOT NULL,
+    part text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    value jsonb NOT NULL,
+    UNIQUE (kind, part, key)
+);
+INSERT INTO ledger (kind, part, key, value)
+    SELECT 'api_key', '', name, jsonb_build_object('name', name, 'key_hash', key_hash,
+        'roles', roles::jsonb, 'created_at', {_utc("created_at")},
+        'revoked_at', {_utc("revoked_at")})
+    FROM api_keys ORDER BY created_at, pk;
+INSERT INTO ledger (kind, part, key, value)
+    SELECT 'grant', principal, scope,
+        jsonb_build_object('principal', principal, 'scope', scope, 'role', role)
+    FROM grants ORDER BY principal, scope;
+INSERT INTO ledger (kind, part, key, value)
+    SELECT 'scope_link', scope, linked, jsonb_build_object('scope', scope, 'linked', linked,
+        'share', share, 'documents', documents::jsonb)
+    FROM scope_links ORDER BY scope, linked;
+INSERT INTO ledger (kind, part, key, value)
+    SELECT 'decision', scope, kind || ':' || merge_id, jsonb_build_object('scope', scope,
+        'kind', kind, 'merge_id', merge_id, 'entity_id', entity_id, 'surface', surface,
+        'rule', rule, 'score', score, 'document_id', document_id, 'principal', principal,
+        'created_at', {_utc("created_at")})
+    FROM merge_decisions ORDER BY created_at, kind, merge_id;
+INSERT INTO ledger (kind, part, key, value)
+    SELECT 'audit', scope, 'log-' || pk, jsonb_build_object('at', {_utc("at")},
+        'principal', principal, 'action', action, 'subject', subject, 'detail', detail,
+        'scope', scope)
+    FROM audit_log ORDER BY pk;
+DROP TABLE api_keys;
+DROP TABLE grants;
+DROP TABLE scope_links;
+DROP TABLE merge_decisions;
+DROP TABLE audit_log
+"""
+"""Version 9: API keys, grants, scope links, merge decisions and the audit log moved into
+one table of JSON values (:mod:`loregraph.store.ledger`; ``seq``: the order rows were first
+written), the five tables dropped."""
 
 
 def statements(script: str) -> list[str]:

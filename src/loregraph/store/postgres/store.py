@@ -18,11 +18,10 @@ from datetime import datetime
 import psycopg
 
 from loregraph import models
-from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, Store
-from loregraph.store.changes import AuditEntry, Decision
-from loregraph.store.postgres import changes, graph, keys, provenance, reads, search, write
+from loregraph.store.hops import Hop
+from loregraph.store.postgres import changes, graph, provenance, reads, search, write
 from loregraph.store.postgres.cleanup import read_graph_version
 from loregraph.store.postgres.connection import (
     DEFAULT_SCHEMA,
@@ -31,14 +30,13 @@ from loregraph.store.postgres.connection import (
     redact,
     split_url,
 )
-from loregraph.store.postgres.grants import PostgresGrants
+from loregraph.store.postgres.ledger import PostgresLedger
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Page,
     PageKey,
-    RelationFilter,
     RelationQuery,
     VectorSearch,
 )
@@ -47,7 +45,7 @@ ANALYZE_AFTER_ROWS = 2_000
 """Entities and chunks written by this store object between two ``ANALYZE`` runs."""
 
 
-class PostgresStore(PostgresGrants, Store):
+class PostgresStore(PostgresLedger, Store):
     """A store in one schema of a PostgreSQL database (pgvector, pg_trgm and btree_gist).
 
     ``url`` is a libpq URL (``postgresql://user:pass@host:5432/db``); ``?schema=name`` in it,
@@ -163,18 +161,9 @@ class PostgresStore(PostgresGrants, Store):
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.read(graph.relations_among, list(entity_ids))
 
-    async def relations_touching(
-        self,
-        entity_ids: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-        reaching: Sequence[str] | None = None,
-    ) -> list[models.Relation]:
-        """One query for every entity's relations (a hop of a path search)."""
-        live = RelationFilter.of(types, at)
-        far = None if reaching is None else list(reaching)
-        return await self._db.read(graph.relations_touching, list(entity_ids), live, far)
+    async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
+        """One query for a whole hop."""
+        return await self._db.read(graph.relations_touching, hop)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.read(graph.get_relations, list(relation_ids))
@@ -197,21 +186,6 @@ class PostgresStore(PostgresGrants, Store):
         return await self._db.read(reads.list_merges, scope, entity_id)
 
     # ----------------------------------------------------------------- decisions, audit, edits
-    async def add_decision(self, decision: Decision) -> None:
-        await self._db.write(changes.add_decision, decision)
-
-    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
-        return await self._db.write(changes.remove_decision, scope, kind, merge_id)
-
-    async def list_decisions(self, scope: str) -> list[Decision]:
-        return await self._db.read(changes.list_decisions, scope)
-
-    async def add_audit(self, entry: AuditEntry) -> None:
-        await self._db.write(changes.add_audit, entry)
-
-    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
-        return await self._db.read(changes.list_audit, scope, limit)
-
     async def update_entity(
         self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
     ) -> models.Entity:
@@ -244,16 +218,3 @@ class PostgresStore(PostgresGrants, Store):
 
     async def scopes(self) -> list[str]:
         return await self._db.read(reads.scopes)
-
-    # ----------------------------------------------------------------- API keys
-    async def add_api_key(self, key: ApiKey) -> None:
-        await self._db.read(keys.add_key, key)
-
-    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
-        return await self._db.read(keys.key_by_hash, key_hash)
-
-    async def list_api_keys(self) -> list[ApiKey]:
-        return await self._db.read(keys.list_keys)
-
-    async def revoke_api_key(self, name: str, at: datetime) -> bool:
-        return await self._db.write(keys.revoke_key, name, at)

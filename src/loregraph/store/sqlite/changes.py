@@ -1,77 +1,16 @@
-"""Merge decisions, the audit log and hand edits of an entity (rename, retype)."""
+"""Hand edits of an entity (rename, retype)."""
 
 from __future__ import annotations
 
 import sqlite3
 
 from loregraph.models import Entity, name_key, utcnow
-from loregraph.store.changes import (
-    AUDIT_FIELDS,
-    DECISION_FIELDS,
-    AuditEntry,
-    Decision,
-    audit_of,
-    audit_values,
-    decision_of,
-    decision_values,
-)
-from loregraph.store.rows import columns, iso
+from loregraph.store.rows import iso
 from loregraph.store.sqlite.cleanup import alias_fields, bump_graph_version
 from loregraph.store.sqlite.db import transaction
 from loregraph.store.sqlite.fts import index_entities, unindex_entities
 from loregraph.store.sqlite.reads import get_entities
-from loregraph.store.sqlite.rows import CODEC, json_list
-
-_DECISIONS = columns(DECISION_FIELDS)
-_AUDIT = columns(AUDIT_FIELDS)
-
-
-def add_decision(conn: sqlite3.Connection, decision: Decision) -> None:
-    """Insert or replace a decision."""
-    with transaction(conn):
-        conn.execute(
-            f"INSERT OR REPLACE INTO merge_decisions({_DECISIONS}) "
-            f"VALUES ({', '.join('?' * len(DECISION_FIELDS))})",
-            decision_values(decision, CODEC),
-        )
-
-
-def remove_decision(conn: sqlite3.Connection, scope: str, kind: str, merge_id: str) -> bool:
-    """Delete a decision; whether there was one."""
-    with transaction(conn):
-        cursor = conn.execute(
-            "DELETE FROM merge_decisions WHERE scope = ? AND kind = ? AND merge_id = ?",
-            (scope, kind, merge_id),
-        )
-        return cursor.rowcount > 0
-
-
-def list_decisions(conn: sqlite3.Connection, scope: str) -> list[Decision]:
-    """A scope's decisions, oldest first."""
-    rows = conn.execute(
-        f"SELECT {_DECISIONS} FROM merge_decisions WHERE scope = ? "
-        "ORDER BY created_at, kind, merge_id",
-        (scope,),
-    )
-    return [decision_of(row, CODEC) for row in rows]
-
-
-def add_audit(conn: sqlite3.Connection, entry: AuditEntry) -> None:
-    """Append an audit entry."""
-    with transaction(conn):
-        conn.execute(
-            f"INSERT INTO audit_log({_AUDIT}) VALUES ({', '.join('?' * len(AUDIT_FIELDS))})",
-            audit_values(entry, CODEC),
-        )
-
-
-def list_audit(conn: sqlite3.Connection, scope: str, limit: int | None) -> list[AuditEntry]:
-    """A scope's audit log, newest first."""
-    rows = conn.execute(
-        f"SELECT {_AUDIT} FROM audit_log WHERE scope = ? ORDER BY pk DESC LIMIT ?",
-        (scope, -1 if limit is None else limit),
-    )
-    return [audit_of(row, CODEC) for row in rows]
+from loregraph.store.sqlite.rows import json_list
 
 
 def update_entity(

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loregraph.models import GraphArrays, Relation
+from loregraph.store.hops import Hop
 from loregraph.store.queries import RelationFilter, RelationQuery
 from loregraph.store.rows import in_order, iso_or_none
 from loregraph.store.sqlite.db import transaction
@@ -115,15 +116,11 @@ def relations_among(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> list
     return _among(conn, pks, RelationFilter())
 
 
-def relations_touching(
-    conn: sqlite3.Connection,
-    entity_ids: Sequence[str],
-    live: RelationFilter,
-    reaching: Sequence[str] | None,
-) -> list[Relation]:
+def relations_touching(conn: sqlite3.Connection, hop: Hop) -> list[Relation]:
     """Relations with either end among ``entity_ids`` (filtered; with ``reaching``, only
     those whose other end is among it), each once, heaviest first, without evidence: one
     query for a whole hop of an expansion or a path search."""
+    entity_ids, live, reaching = hop.entity_ids, hop.live, hop.reaching
     where, params = _filters(live)
     near = "(SELECT pk FROM entities WHERE id IN (SELECT value FROM json_each(:near)))"
     far = "(SELECT pk FROM entities WHERE id IN (SELECT value FROM json_each(:far)))"

@@ -18,6 +18,7 @@ from loregraph.store.sqlite.schema import (
     GRANT_TABLES,
     INVALIDATED_INDEX,
     KEY_TABLES,
+    LEDGER_TABLE,
     RELATIONS_TABLE,
     TABLES,
     TRIGRAM_TABLES,
@@ -92,6 +93,36 @@ def _add_grant_tables(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+_FROM_OLD_TABLES = (
+    "INSERT INTO ledger (kind, part, key, value) SELECT 'api_key', '', name, json_object("
+    "'name', name, 'key_hash', key_hash, 'roles', json(roles), 'created_at', created_at, "
+    "'revoked_at', revoked_at) FROM api_keys ORDER BY created_at, pk",
+    "INSERT INTO ledger (kind, part, key, value) SELECT 'grant', principal, scope, json_object("
+    "'principal', principal, 'scope', scope, 'role', role) FROM grants ORDER BY principal, scope",
+    "INSERT INTO ledger (kind, part, key, value) SELECT 'scope_link', scope, linked, "
+    "json_object('scope', scope, 'linked', linked, 'share', share, 'documents', "
+    "json(documents)) FROM scope_links ORDER BY scope, linked",
+    "INSERT INTO ledger (kind, part, key, value) SELECT 'decision', scope, kind || ':' || "
+    "merge_id, json_object('scope', scope, 'kind', kind, 'merge_id', merge_id, 'entity_id', "
+    "entity_id, 'surface', surface, 'rule', rule, 'score', score, 'document_id', document_id, "
+    "'principal', principal, 'created_at', created_at) FROM merge_decisions "
+    "ORDER BY created_at, kind, merge_id",
+    "INSERT INTO ledger (kind, part, key, value) SELECT 'audit', scope, 'log-' || pk, "
+    "json_object('at', at, 'principal', principal, 'action', action, 'subject', subject, "
+    "'detail', detail, 'scope', scope) FROM audit_log ORDER BY pk",
+)
+
+
+def _move_to_ledger(conn: sqlite3.Connection) -> None:
+    """Version 9: the rows of the five tables of version 8 moved into ``ledger`` (the
+    tables dropped)."""
+    conn.execute(LEDGER_TABLE)
+    for statement in _FROM_OLD_TABLES:
+        conn.execute(statement)
+    for table in ("api_keys", "grants", "scope_links", "merge_decisions", "audit_log"):
+        conn.execute(f"DROP TABLE {table}")
+
+
 MIGRATIONS: dict[int, Migration] = {
     1: _add_trigram_index,
     2: _add_key_table,
@@ -100,6 +131,7 @@ MIGRATIONS: dict[int, Migration] = {
     5: _add_statement,
     6: _add_contribution_scores,
     7: _add_grant_tables,
+    8: _move_to_ledger,
 }
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
 transaction :func:`ensure_schema` opens)."""

@@ -33,8 +33,8 @@ of at random places (text ids are hashes), which keeps large writes fast.
 own file, and the store contract has no relation text search); they stay, kept in step, so
 that the schema is unchanged.
 
-``api_keys`` holds the HTTP server's keys (name, SHA-256 of the secret, roles by scope as
-JSON, created and revoked times); it belongs to no scope.
+``ledger`` holds what belongs to no document (:mod:`loregraph.store.ledger`): API keys,
+grants, scope links, merge decisions and the audit log, one JSON value a row.
 
 Versions: 1, the first; 2 adds ``chunks_trigram`` (and fills it from the stored chunks);
 3 adds ``api_keys``; 4 adds ``merge_decisions`` and ``audit_log``; 5 adds
@@ -44,7 +44,9 @@ rebuilt, since SQLite cannot change a UNIQUE constraint; foreign keys are off wh
 :func:`ensure_schema` migrates, as SQLite's procedure for this asks); 7 adds
 ``entity_descriptions.salience`` and ``confidence``, the document's own values (NULL in rows
 written before: unknown, so the entity keeps its stored values); 8 adds ``grants`` (a
-principal's role per scope) and ``scope_links`` (the scopes whose documents a scope reads).
+principal's role per scope) and ``scope_links`` (the scopes whose documents a scope reads);
+9 moves the rows of ``api_keys``, ``grants``, ``scope_links``, ``merge_decisions`` and
+``audit_log`` into ``ledger`` and drops those tables.
 
 Every foreign-key column is indexed (deleting a parent row would otherwise scan the child).
 WITHOUT ROWID tables list their primary-key columns first and in key order: SQLite 3.40's
@@ -119,6 +121,20 @@ CREATE TABLE IF NOT EXISTS scope_links (
 """
 """Version 8: principals' roles by scope and the links between scopes (``documents``: the
 JSON list of the document ids a selective link shares)."""
+LEDGER_TABLE = """
+CREATE TABLE IF NOT EXISTS ledger (
+    seq INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    part TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    UNIQUE (kind, part, key)
+);
+"""
+"""Version 9: API keys, grants, scope links, merge decisions and the audit log as rows of
+one table (``seq``: the order rows were first written)."""
+
+
 INVALIDATED_INDEX = (
     "CREATE INDEX relations_invalidated_by ON relations(invalidated_by) "
     "WHERE invalidated_by IS NOT NULL;"
@@ -292,9 +308,7 @@ CREATE VIRTUAL TABLE relations_fts USING fts5(
     fact, type, content='relations', content_rowid='pk', {_TEXT}
 );
 {TRIGRAM_TABLES}
-{KEY_TABLES}
-{CHANGE_TABLES}
-{GRANT_TABLES}"""
+{LEDGER_TABLE}"""
 
 
 def read_version(conn: sqlite3.Connection) -> int | None:

@@ -19,28 +19,26 @@ from pathlib import Path
 import numpy as np
 
 from loregraph import models
-from loregraph.access import ApiKey
 from loregraph.errors import NotFoundError
 from loregraph.models import name_key
 from loregraph.store.base import Store
-from loregraph.store.changes import AuditEntry, Decision
+from loregraph.store.hops import Hop
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
     Page,
     PageKey,
-    RelationFilter,
     RelationQuery,
     VectorSearch,
 )
-from loregraph.store.sqlite import changes, graph, keys, provenance, reads, search, write
+from loregraph.store.sqlite import changes, graph, provenance, reads, search, write
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
-from loregraph.store.sqlite.grants import SqliteGrants
 from loregraph.store.sqlite.indexes import ENTITY, MemoryIndexes
+from loregraph.store.sqlite.ledger import SqliteLedger
 
 
-class SqliteStore(SqliteGrants, Store):
+class SqliteStore(SqliteLedger, Store):
     """A store in one SQLite file (or ``":memory:"``), created on first open.
 
     >>> store = SqliteStore("graph.db")  # doctest: +SKIP
@@ -175,18 +173,9 @@ class SqliteStore(SqliteGrants, Store):
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.run(graph.relations_among, list(entity_ids))
 
-    async def relations_touching(
-        self,
-        entity_ids: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-        reaching: Sequence[str] | None = None,
-    ) -> list[models.Relation]:
-        """One query for a whole hop (see :mod:`.graph`)."""
-        live = RelationFilter.of(types, at)
-        far = None if reaching is None else list(reaching)
-        return await self._db.run(graph.relations_touching, list(entity_ids), live, far)
+    async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
+        """One query for a whole hop."""
+        return await self._db.run(graph.relations_touching, hop)
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
         return await self._db.run(graph.get_relations, list(relation_ids))
@@ -202,21 +191,6 @@ class SqliteStore(SqliteGrants, Store):
         return await self._db.run(reads.list_merges, scope, entity_id)
 
     # ----------------------------------------------------------------- decisions, audit, edits
-    async def add_decision(self, decision: Decision) -> None:
-        await self._db.run(changes.add_decision, decision)
-
-    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
-        return await self._db.run(changes.remove_decision, scope, kind, merge_id)
-
-    async def list_decisions(self, scope: str) -> list[Decision]:
-        return await self._db.run(changes.list_decisions, scope)
-
-    async def add_audit(self, entry: AuditEntry) -> None:
-        await self._db.run(changes.add_audit, entry)
-
-    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
-        return await self._db.run(changes.list_audit, scope, limit)
-
     async def update_entity(
         self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
     ) -> models.Entity:
@@ -250,16 +224,3 @@ class SqliteStore(SqliteGrants, Store):
 
     async def scopes(self) -> list[str]:
         return await self._db.run(reads.scopes)
-
-    # ----------------------------------------------------------------- API keys
-    async def add_api_key(self, key: ApiKey) -> None:
-        await self._db.run(keys.add_key, key)
-
-    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
-        return await self._db.run(keys.key_by_hash, key_hash)
-
-    async def list_api_keys(self) -> list[ApiKey]:
-        return await self._db.run(keys.list_keys)
-
-    async def revoke_api_key(self, name: str, at: datetime) -> bool:
-        return await self._db.run(keys.revoke_key, name, at)

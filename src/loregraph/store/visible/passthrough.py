@@ -10,9 +10,8 @@ from datetime import datetime
 from typing import Any
 
 from loregraph import models
-from loregraph.access import ApiKey, Grant, ScopeLink
 from loregraph.store.base import Store
-from loregraph.store.changes import AuditEntry, Decision
+from loregraph.store.ledger import SCOPE_LINK, LedgerQuery, LedgerRow
 from loregraph.store.provenance import EntitySource, RelationSource
 
 
@@ -77,55 +76,20 @@ class Passthrough(Store):
     ) -> dict[str, list[RelationSource]]:
         return await self.inner.relation_sources(relation_ids)
 
-    # ----------------------------------------------------------------- keys, changes
-    async def add_api_key(self, key: ApiKey) -> None:
-        await self.inner.add_api_key(key)
-
-    async def api_key_by_hash(self, key_hash: str) -> ApiKey | None:
-        return await self.inner.api_key_by_hash(key_hash)
-
-    async def list_api_keys(self) -> list[ApiKey]:
-        return await self.inner.list_api_keys()
-
-    async def revoke_api_key(self, name: str, at: datetime) -> bool:
-        return await self.inner.revoke_api_key(name, at)
-
-    async def add_decision(self, decision: Decision) -> None:
-        await self.inner.add_decision(decision)
-
-    async def remove_decision(self, scope: str, kind: str, merge_id: str) -> bool:
-        return await self.inner.remove_decision(scope, kind, merge_id)
-
-    async def list_decisions(self, scope: str) -> list[Decision]:
-        return await self.inner.list_decisions(scope)
-
-    async def add_audit(self, entry: AuditEntry) -> None:
-        await self.inner.add_audit(entry)
-
-    async def list_audit(self, scope: str, limit: int | None = None) -> list[AuditEntry]:
-        return await self.inner.list_audit(scope, limit)
-
-    # ----------------------------------------------------------------- grants, links
-    async def add_grant(self, grant: Grant) -> None:
-        await self.inner.add_grant(grant)
-
-    async def remove_grant(self, principal: str, scope: str) -> bool:
-        return await self.inner.remove_grant(principal, scope)
-
-    async def list_grants(self, principal: str | None = None) -> list[Grant]:
-        return await self.inner.list_grants(principal)
-
-    async def add_scope_link(self, link: ScopeLink) -> None:
+    # ----------------------------------------------------------------- the ledger
+    async def ledger_put(self, row: LedgerRow, *, replace: bool = True) -> bool:
         try:
-            await self.inner.add_scope_link(link)
+            return await self.inner.ledger_put(row, replace=replace)
         finally:
-            self.changed()
+            if row.kind == SCOPE_LINK:  # a link changes what a scope's readers see
+                self.changed()
 
-    async def remove_scope_link(self, scope: str, linked: str) -> bool:
+    async def ledger_delete(self, kind: str, part: str, key: str) -> bool:
         try:
-            return await self.inner.remove_scope_link(scope, linked)
+            return await self.inner.ledger_delete(kind, part, key)
         finally:
-            self.changed()
+            if kind == SCOPE_LINK:
+                self.changed()
 
-    async def scope_links(self, scope: str | None = None) -> list[ScopeLink]:
-        return await self.inner.scope_links(scope)
+    async def ledger_rows(self, query: LedgerQuery) -> list[LedgerRow]:
+        return await self.inner.ledger_rows(query)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
 from typing import Any
 
 from loregraph import models
 from loregraph.store.base import Store
+from loregraph.store.hops import Hop
 from loregraph.store.queries import (
     EntityListing,
     Page,
@@ -291,19 +291,10 @@ class VisibleStore(Passthrough):
         found = await self.inner.get_relations(relation_ids)
         return await filters.relations(self.inner, self.readers, found)
 
-    async def relations_touching(
-        self,
-        entity_ids: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        at: datetime | None = None,
-        reaching: Sequence[str] | None = None,
-    ) -> list[models.Relation]:
+    async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
         if acting() is None:
-            return await self.inner.relations_touching(
-                entity_ids, types=types, at=at, reaching=reaching
-            )
-        return await super().relations_touching(entity_ids, types=types, at=at, reaching=reaching)
+            return await self.inner._relations_touching(hop)
+        return await super()._relations_touching(hop)
 
     async def _relations_page(
         self, scope: str, after: PageKey, batch: int
