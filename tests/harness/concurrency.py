@@ -215,7 +215,7 @@ def run_concurrency(
     seconds: float = 10.0,
     embedder: str = "hashing",
 ) -> ConcurrencyReport:
-    """Seed ``location``, run the workers, check the store; returns the figures."""
+    """StartEntity ``location``, run the workers, check the store; returns the figures."""
     started = time.monotonic()
     workdir.mkdir(parents=True, exist_ok=True)
     asyncio.run(_seed(location, workdir, embedder))

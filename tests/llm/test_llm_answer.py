@@ -39,7 +39,7 @@ def result(question: str = "How does Dracula reach England?") -> RetrievalResult
         scope="default",
         preset="hybrid",
         analysis=QueryAnalysis(question=question),
-        entities=[RankedEntity(entity=count, score=1.0, hop=0, is_seed=True)],
+        entities=[RankedEntity(entity=count, score=1.0, hop=0, is_start=True)],
         passages=[passage(i, a, b) for i, (a, b) in enumerate(bounds)],
     )
 

@@ -118,6 +118,6 @@ async def test_turns_change_what_is_retrieved(family: AsyncGraph) -> None:
     with_turns = await family.retrieve(
         "What did he like to cook?", history=["Tell me about Jim Kowalski"]
     )
-    assert "Jim Kowalski" not in {s.entity.name for s in without.seeds}
-    assert "Jim Kowalski" in {s.entity.name for s in with_turns.seeds}
+    assert "Jim Kowalski" not in {s.entity.name for s in without.start_entities}
+    assert "Jim Kowalski" in {s.entity.name for s in with_turns.start_entities}
     assert with_turns.persona is None  # turns alone do not ask through a persona

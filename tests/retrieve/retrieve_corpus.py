@@ -243,7 +243,7 @@ def sample_result(
         RankedEntity,
         RankedRelation,
         RetrievalResult,
-        Seed,
+        StartEntity,
     )
     from loregraph.retrieve.trace import RetrievalTrace
     from loregraph.text.words import content_words
@@ -262,7 +262,7 @@ def sample_result(
     }
     order = ["Meridian", "Port Calder", "Osray", "Elena Varga", "Tomas Reyes", "Kettle Reefs"]
     entities = [
-        RankedEntity(by_name[n], score=2.0 - i * 0.2, hop=0 if i < 2 else 1, is_seed=i < 2)
+        RankedEntity(by_name[n], score=2.0 - i * 0.2, hop=0 if i < 2 else 1, is_start=i < 2)
         for i, n in enumerate(order)
     ]
     relations = []
@@ -307,7 +307,7 @@ def sample_result(
         scope=scope,
         preset="hybrid",
         analysis=analysis,
-        seeds=[Seed(by_name[name], 1.0, ["exact"]) for name in named],
+        start_entities=[StartEntity(by_name[name], 1.0, ["exact"]) for name in named],
         entities=entities,
         relations=relations,
         passages=passages,

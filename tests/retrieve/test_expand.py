@@ -12,7 +12,7 @@ from loregraph.retrieve.expand import (
     rank_relations,
     rank_subgraph,
 )
-from loregraph.retrieve.result import Seed
+from loregraph.retrieve.result import StartEntity
 
 
 def ent(name: str) -> Entity:
@@ -44,10 +44,14 @@ def test_hop_factors_follow_seed_003() -> None:
 
 def test_seeds_lead_then_by_hop_and_relation_weight() -> None:
     ranked = rank_subgraph(
-        subgraph(), [Seed(ent("seed"), 1.0)], matched_ids=set(), vector_ids=set(), max_entities=10
+        subgraph(),
+        [StartEntity(ent("seed"), 1.0)],
+        matched_ids=set(),
+        vector_ids=set(),
+        max_entities=10,
     )
     order = [r.entity.id for r in ranked]
-    assert order[0] == "seed" and ranked[0].is_seed and ranked[0].hop == 0
+    assert order[0] == "seed" and ranked[0].is_start and ranked[0].hop == 0
     assert order.index("near") < order.index("near_weak")
     assert order.index("near") < order.index("far")
     scores = {r.entity.id: r.score for r in ranked}
@@ -59,7 +63,7 @@ def test_query_match_and_vector_bonuses() -> None:
         r.entity.id: r.score
         for r in rank_subgraph(
             subgraph(),
-            [Seed(ent("seed"), 1.0)],
+            [StartEntity(ent("seed"), 1.0)],
             matched_ids=set(),
             vector_ids=set(),
             max_entities=9,
@@ -69,7 +73,7 @@ def test_query_match_and_vector_bonuses() -> None:
         r.entity.id: r
         for r in rank_subgraph(
             subgraph(),
-            [Seed(ent("seed"), 1.0)],
+            [StartEntity(ent("seed"), 1.0)],
             matched_ids={"near_weak"},
             vector_ids={"near_weak"},
             max_entities=9,
@@ -82,7 +86,11 @@ def test_query_match_and_vector_bonuses() -> None:
 
 def test_max_entities_caps_the_result() -> None:
     ranked = rank_subgraph(
-        subgraph(), [Seed(ent("seed"), 1.0)], matched_ids=set(), vector_ids=set(), max_entities=2
+        subgraph(),
+        [StartEntity(ent("seed"), 1.0)],
+        matched_ids=set(),
+        vector_ids=set(),
+        max_entities=2,
     )
     assert len(ranked) == 2
 

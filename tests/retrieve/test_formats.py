@@ -52,7 +52,7 @@ def test_json_holds_everything_structured() -> None:
     assert {
         "question",
         "analysis",
-        "seeds",
+        "start_entities",
         "entities",
         "relations",
         "passages",

@@ -26,12 +26,12 @@ def eid(name: str, scope: str = "default") -> str:
 
 async def test_seeds_expansion_and_passages(store: Any, embedder: HashingEmbedder) -> None:
     result = await Retriever(store, embedder, PRESETS["hybrid"]).retrieve(QUESTION, "default")
-    seed_ids = [s.entity.id for s in result.seeds]
+    seed_ids = [s.entity.id for s in result.start_entities]
     assert seed_ids[:2] == [eid("Elena Varga"), eid("Osray")]
-    assert "exact" in result.seeds[0].found_by
+    assert "exact" in result.start_entities[0].found_by
     entity_ids = [e.entity.id for e in result.entities]
     assert eid("Meridian") in entity_ids  # one hop from both seeds
-    assert result.entities[0].is_seed
+    assert result.entities[0].is_start
     assert result.passages and all(p.text and p.document_title for p in result.passages)
     assert {d.title for d in result.documents} <= {"The Voyage of the Meridian", "Osray Chronicles"}
     assert result.documents[0].best_chunk_id in {p.chunk_id for p in result.passages}
@@ -39,16 +39,16 @@ async def test_seeds_expansion_and_passages(store: Any, embedder: HashingEmbedde
 
 async def test_every_stage_reports_time_and_count(store: Any, embedder: HashingEmbedder) -> None:
     result = await Retriever(store, embedder).retrieve(QUESTION, "default")
-    for name in ("analyze", "embed", "graph", "seeds", "expand", "passages", "total"):
+    for name in ("analyze", "embed", "graph", "start", "expand", "passages", "total"):
         assert {"ms", "count"} <= set(result.debug[name]), name
         assert result.debug[name]["ms"] >= 0
-    assert result.debug["seeds"]["count"] == len(result.seeds)
+    assert result.debug["start"]["count"] == len(result.start_entities)
     assert result.debug["passages"]["count"] == len(result.passages)
     assert result.stages_run() == [
         "analyze",
         "embed",
         "graph",
-        "seeds",
+        "start",
         "expand",
         "passages",
         "time",
@@ -101,10 +101,10 @@ async def test_presets_select_stages(
     result = await Retriever(store, embedder, PRESETS[preset]).retrieve(QUESTION, "default")
     assert result.preset == preset
     if seed_finders is None:
-        assert result.debug["seeds"].get("skipped") and result.seeds == []
+        assert result.debug["start"].get("skipped") and result.start_entities == []
         assert result.debug["graph"].get("skipped")  # no graph work at all
     else:
-        assert result.debug["seeds"]["ran"] == seed_finders
+        assert result.debug["start"]["ran"] == seed_finders
     if expansion is None:
         assert result.debug["expand"].get("skipped")
     else:
@@ -121,7 +121,7 @@ async def test_global_preset_reaches_one_hop(store: Any, embedder: HashingEmbedd
 async def test_per_call_settings_override(store: Any, embedder: HashingEmbedder) -> None:
     retriever = Retriever(store, embedder, PRESETS["hybrid"])
     result = await retriever.retrieve(QUESTION, "default", settings=PRESETS["passages"])
-    assert result.preset == "passages" and result.seeds == []
+    assert result.preset == "passages" and result.start_entities == []
 
 
 async def test_empty_scope_raises(store: Any, embedder: HashingEmbedder) -> None:
@@ -137,7 +137,7 @@ async def test_blank_question_raises(store: Any, embedder: HashingEmbedder) -> N
 async def test_works_without_an_embedder(store: Any) -> None:
     result = await Retriever(store, None).retrieve(QUESTION, "default")
     assert result.debug["embed"]["count"] == 0
-    assert "vector" not in result.debug["seeds"]["ran"]
+    assert "vector" not in result.debug["start"]["ran"]
     assert result.passages
 
 

@@ -84,7 +84,7 @@ async def test_a_hanging_expansion_is_cut_and_the_question_answered(
     assert "expand" in result.trace.timeouts
     assert result.debug["expand"]["skipped"] and result.debug["expand"]["reason"] == "timed out"
     assert result.debug["timeouts"]["expand"] == 50
-    assert all(e.is_seed for e in result.entities) and not result.relations
+    assert all(e.is_start for e in result.entities) and not result.relations
     assert guard.breaker.failures == 1 and guard.breaker.state == "closed"
 
 
@@ -107,7 +107,7 @@ async def test_the_breaker_opens_after_three_failures_then_half_opens(
     fallback = await ask.retrieve(QUESTION, "default")
     assert graph.expansions == 4  # the graph is not asked while the breaker is open
     assert fallback.debug["graph layer"]["skipped"]
-    assert not fallback.entities and not fallback.relations and not fallback.seeds
+    assert not fallback.entities and not fallback.relations and not fallback.start_entities
     assert fallback.passages and fallback.relevant
     assert {p.chunk_id for p in fallback.passages} <= {
         p.chunk_id for p in healthy.passages + healthy.reserve

@@ -30,9 +30,9 @@ async def test_every_result_has_one_finding(
 ) -> None:
     result = await Retriever(store, embedder, PRESETS[preset]).retrieve(QUESTION, "default")
     trace = result.trace
-    seeds = trace.findings_of("seed")
+    seeds = trace.findings_of("start")
     assert {i: f.found_by for i, f in seeds.items()} == {
-        s.entity.id: tuple(s.found_by) for s in result.seeds
+        s.entity.id: tuple(s.found_by) for s in result.start_entities
     }
     entities = trace.findings_of("entity")
     assert {i: f.found_by for i, f in entities.items()} == {
@@ -65,17 +65,17 @@ async def test_bfs_expansion_says_how_far_it_went(store: Any, embedder: HashingE
     result = await Retriever(store, embedder, PRESETS["hybrid"]).retrieve(QUESTION, "default")
     expand = result.debug["expand"]
     assert expand["mode"] == "bfs" and expand["depth"] == PRESETS["hybrid"].max_graph_depth
-    assert expand["reached"] >= len(result.seeds) > 0
+    assert expand["reached"] >= len(result.start_entities) > 0
 
 
 def test_skipped_stage_and_errors_before_total() -> None:
     trace = RetrievalTrace()
-    trace.record("seeds", 1.5, 2, ran=["exact"])
+    trace.record("start", 1.5, 2, ran=["exact"])
     trace.skip("expand", "no seeds", 2, 0.5, relations=0)
     trace.errors["chunks.bm25"] = "StoreError: bad query"
     trace.record("total", 3.0, 0, preset="hybrid")
     debug = trace.debug()
-    assert list(debug) == ["seeds", "expand", "errors", "total"]
+    assert list(debug) == ["start", "expand", "errors", "total"]
     assert debug["expand"] == {
         "ms": 0.5,
         "count": 2,
@@ -89,8 +89,8 @@ def test_skipped_stage_and_errors_before_total() -> None:
         "skipped": True,
         "chunks.bm25": "StoreError: bad query",
     }
-    trace.record("seeds", 2.0, 3)  # a stage recorded again replaces its record
-    assert [s.name for s in trace.stages] == ["expand", "total", "seeds"]
+    trace.record("start", 2.0, 3)  # a stage recorded again replaces its record
+    assert [s.name for s in trace.stages] == ["expand", "total", "start"]
 
 
 async def test_guarded_search_records_its_failure() -> None:

@@ -34,13 +34,13 @@ def check_report(report: dict[str, Any]) -> None:
     assert first["rank"] == 1 and first["document_title"] == "Harker notes"
     assert first["score"] > 0 and first["stage"] == "passages" and first["found_by"]
     assert {"bm25", "vector", "mentions"} & {r for p in sources["passages"] for r in p["found_by"]}
-    seeds = [e for e in sources["entities"] if e["seed"]]
-    assert seeds and all(e["seed_found_by"] and "seed" in e["found_by"] for e in seeds)
+    starts = [e for e in sources["entities"] if e["start"]]
+    assert starts and all(e["start_found_by"] and "start" in e["found_by"] for e in starts)
     assert any(e["name"] == "Count Dracula" for e in sources["entities"])
     for relation in sources["relations"]:
         assert relation["found_by"] and relation["source"] and relation["target"]
     stages = report["stages"]
-    assert stages["total"]["ms"] >= 0 and "passages" in stages and "seeds" in stages
+    assert stages["total"]["ms"] >= 0 and "passages" in stages and "start" in stages
     assert report["circuit"] is None  # no language model configured
 
 

@@ -76,6 +76,15 @@ async def test_openapi_lists_every_endpoint_with_typed_models(client: Client) ->
     }
 
 
+async def test_the_description_speaks_the_words_users_read(client: Client) -> None:
+    """Fields, values and their descriptions say "start entity" (one the question is about,
+    where the graph walk starts), never the internal word "seed"."""
+    async with client() as http:
+        text = (await http.get("/openapi.json")).text
+    assert "seed" not in text.lower()
+    assert '"start_found_by"' in text
+
+
 async def test_errors_are_described_as_the_problem_details_they_are(client: Client) -> None:
     async with client() as http:
         document = (await http.get("/openapi.json")).json()

@@ -33,7 +33,7 @@ async def test_hostile_types_and_names_are_stored_verbatim(store_factory: StoreF
     assert isinstance(store, CypherStore)
     book = Book("doc", title='A "title" with `ticks` and {braces}')
     chunk = book.chunk("Text with ') DETACH DELETE n // and `backticks`.", unit(0))
-    anchor = book.entity("Anchor", mentions=[(chunk, 1)], vector=unit(1))
+    anchor = book.entity("StartEntity", mentions=[(chunk, 1)], vector=unit(1))
     targets = []
     for i, hostile in enumerate(HOSTILE):
         target = book.entity(

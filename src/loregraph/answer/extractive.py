@@ -123,9 +123,9 @@ class _Scorer:
         self.focus = result.focus
         named_ids = set(result.analysis.matched.values())
         self.named_ids = named_ids
-        seed_ids = {s.entity.id for s in result.seeds}
+        seed_ids = {s.entity.id for s in result.start_entities}
         known = {r.entity.id: r.entity for r in result.entities[:TOP_ENTITIES]}
-        known.update({s.entity.id: s.entity for s in result.seeds})
+        known.update({s.entity.id: s.entity for s in result.start_entities})
         self.names = {entity_id: entity.name for entity_id, entity in known.items()}
         self.types = {entity_id: entity.type for entity_id, entity in known.items()}
         self.wanted = wanted_types(result.question)
@@ -364,7 +364,7 @@ def _changed(result: RetrievalResult, scorer: _Scorer) -> tuple[str, str]:
     ("Changed: now Lisbon (since 2026-02-10; before: Berlin)."); a fact that ended with
     nothing known in its place is a note after the quotes ("No longer current: Berlin
     (until 2026-02-10).")."""
-    asked = scorer.named_ids or {s.entity.id for s in result.seeds}
+    asked = scorer.named_ids or {s.entity.id for s in result.start_entities}
     now: list[str] = []
     gone: list[str] = []
     for ranked in result.changes:

@@ -41,12 +41,13 @@ def debug_report(
     ``sources`` holds ``passages``, ``entities`` and ``relations`` in their ranked order,
     each with its ``score``, the ``stage`` that produced it and ``found_by``: the rankings
     that proposed it (passages: ``mentions``, ``bm25``, ``vector``, ``ppr``, ...; entities:
-    ``seed``, ``graph``, ``vector``, ``ppr``, and for a seed its finders in ``seed_found_by``:
+    ``start``, ``graph``, ``vector``, ``ppr``, and for a start entity (one the question is
+    about, where the graph walk starts) its finders in ``start_found_by``:
     ``exact``, ``fuzzy``, ``bm25``, ``vector``; relations: the expansion that reached
     them, ``bfs`` or ``ppr``). ``stages`` is :attr:`RetrievalResult.debug` (milliseconds,
     counts, each stage's figures, searches that failed under ``errors``). ``timed_out``
     lists the stages cut short by their time limit (``total``: the whole retrieval, which
-    then returned what it had gathered). ``graph`` holds the graph database's circuit
+    then returned what it had gathered). ``graph`` holds the graph layer's circuit
     state (``None`` when not given), whether this question ran without the graph because
     it was open (``fallback``), and the graph caches' hits and misses.
     """
@@ -116,7 +117,7 @@ def _passages(result: RetrievalResult) -> list[dict[str, Any]]:
 
 def _entities(result: RetrievalResult) -> list[dict[str, Any]]:
     found = result.trace.findings_of("entity")
-    seeds = result.trace.findings_of("seed")
+    seeds = result.trace.findings_of("start")
     out: list[dict[str, Any]] = []
     for rank, ranked in enumerate(result.entities, 1):
         entity = ranked.entity
@@ -127,12 +128,12 @@ def _entities(result: RetrievalResult) -> list[dict[str, Any]]:
             "type": entity.type,
             "score": round(ranked.score, 6),
             "hop": ranked.hop,
-            "seed": ranked.is_seed,
+            "start": ranked.is_start,
             **_how(found, entity.id, "expand", ranked.found_by),
         }
         seed = seeds.get(entity.id)
         if seed is not None:
-            item["seed_found_by"] = list(seed.found_by)
+            item["start_found_by"] = list(seed.found_by)
         out.append(item)
     return out
 

@@ -10,7 +10,7 @@ from loregraph.retrieve.result import (
     RankedEntity,
     RankedRelation,
     RetrievalResult,
-    Seed,
+    StartEntity,
 )
 
 __all__ = [
@@ -23,6 +23,6 @@ __all__ = [
     "RankedRelation",
     "RetrievalResult",
     "Retriever",
-    "Seed",
+    "StartEntity",
     "format_context",
 ]

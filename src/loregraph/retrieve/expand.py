@@ -13,7 +13,7 @@ import math
 from collections.abc import Collection, Iterable, Mapping
 
 from loregraph.models import CO_OCCURS, Entity, Relation, Subgraph, utcnow
-from loregraph.retrieve.result import RankedEntity, RankedRelation, Seed
+from loregraph.retrieve.result import RankedEntity, RankedRelation, StartEntity
 
 HOP_FACTORS = {0: 1.0, 1: 1.0, 2: 0.6}
 FAR_HOP_DECAY = 0.6
@@ -67,7 +67,7 @@ def rank_entities(
     entities: Mapping[str, Entity],
     hops: Mapping[str, int],
     links: Mapping[str, float],
-    seeds: list[Seed],
+    seeds: list[StartEntity],
     *,
     matched_ids: Collection[str],
     vector_ids: Collection[str],
@@ -92,7 +92,7 @@ def rank_entities(
         found_by: list[str] = []
         if entity_id in seed_scores:
             score = 1.0 + 0.5 * seed_scores[entity_id] / top_seed
-            found_by.append("seed")
+            found_by.append("start")
         else:
             link = links.get(entity_id, 0.0)
             weight = MIN_RELATION_WEIGHT + (1.0 - MIN_RELATION_WEIGHT) * math.log1p(link) / scale
@@ -108,7 +108,7 @@ def rank_entities(
                 entity=entity,
                 score=score,
                 hop=hop,
-                is_seed=entity_id in seed_scores,
+                is_start=entity_id in seed_scores,
                 found_by=found_by,
             )
         )
@@ -118,7 +118,7 @@ def rank_entities(
 
 def rank_subgraph(
     subgraph: Subgraph,
-    seeds: list[Seed],
+    seeds: list[StartEntity],
     *,
     matched_ids: Collection[str],
     vector_ids: Collection[str],
@@ -183,7 +183,7 @@ def rank_relations(
 
 
 def seeds_only(
-    seeds: list[Seed], *, matched_ids: Collection[str], vector_ids: Collection[str]
+    seeds: list[StartEntity], *, matched_ids: Collection[str], vector_ids: Collection[str]
 ) -> list[RankedEntity]:
     """The seeds as ranked entities, for when no expansion runs."""
     return rank_subgraph(

@@ -204,7 +204,7 @@ def _entity_json(entity: RankedEntity) -> dict[str, Any]:
         "mentions": e.mention_count,
         "score": round(entity.score, 6),
         "hop": entity.hop,
-        "seed": entity.is_seed,
+        "start": entity.is_start,
         "found_by": entity.found_by,
     }
 
@@ -264,14 +264,14 @@ class JsonRenderer:
             "scope": result.scope,
             "preset": result.preset,
             "analysis": asdict(result.analysis),
-            "seeds": [
+            "start_entities": [
                 {
                     "id": s.entity.id,
                     "name": s.entity.name,
                     "score": round(s.score, 6),
                     "found_by": s.found_by,
                 }
-                for s in result.seeds
+                for s in result.start_entities
             ],
             "entities": [_entity_json(e) for e in view.entities],
             "relations": [_relation_json(r) for r in view.relations],

@@ -32,7 +32,7 @@ from loregraph.retrieve.result import (
     QueryAnalysis,
     RankedDocument,
     RankedRelation,
-    Seed,
+    StartEntity,
 )
 from loregraph.retrieve.stages import Expanded, Found
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch
@@ -210,16 +210,16 @@ def judge_relevance(
 
 
 def record_findings(
-    trace: RetrievalTrace, seeds: Sequence[Seed], expanded: Expanded, gathered: Gathered
+    trace: RetrievalTrace, seeds: Sequence[StartEntity], expanded: Expanded, gathered: Gathered
 ) -> None:
     """Record which stage and which rankings found each result.
 
     A document is found by the rankings of its passages among those it was ranked from.
     """
-    trace.found("seed", "seeds", ((s.entity.id, s.found_by) for s in seeds))
+    trace.found("start", "start", ((s.entity.id, s.found_by) for s in seeds))
     trace.found("entity", "expand", ((e.entity.id, e.found_by) for e in expanded.entities))
     mode = trace.stage("expand")
-    how = str(mode.details.get("mode", "seeds")) if mode is not None else "seeds"
+    how = str(mode.details.get("mode", "start")) if mode is not None else "start"
     trace.found("relation", "expand", ((r.relation.id, (how,)) for r in expanded.relations))
     trace.found("passage", "passages", ((p.chunk_id, p.found_by) for p in gathered.passages))
     by_document: dict[str, dict[str, None]] = {}

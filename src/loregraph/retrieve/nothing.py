@@ -28,7 +28,7 @@ def nothing_relevant_context(result: RetrievalResult, fmt: str = "markdown") -> 
             "relevant": False,
             "message": NOTHING_RELEVANT,
             "analysis": asdict(result.analysis),
-            "seeds": [],
+            "start_entities": [],
             "entities": [],
             "relations": [],
             "passages": [],

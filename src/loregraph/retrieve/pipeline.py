@@ -280,7 +280,7 @@ class Retriever:
             scope=scope,
             preset=cfg.name,
             analysis=analysis,
-            seeds=found.seeds,
+            start_entities=found.seeds,
             entities=expanded.entities,
             relations=expanded.relations,
             passages=passages,

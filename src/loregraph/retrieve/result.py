@@ -32,8 +32,9 @@ class QueryAnalysis:
 
 
 @dataclass(slots=True)
-class Seed:
-    """An entity the question is about, with the seed finders that proposed it."""
+class StartEntity:
+    """An entity the question is about, where the graph walk starts (a start entity), with
+    the finders that proposed it (``exact``, ``fuzzy``, ``bm25``, ``vector``)."""
 
     entity: Entity
     score: float
@@ -44,14 +45,14 @@ class Seed:
 class RankedEntity:
     """An entity of the retrieved neighbourhood with its relevance score.
 
-    ``hop`` is the graph distance from the nearest seed (0 for a seed, ``None`` when it was
-    not reached by breadth-first expansion, e.g. under PageRank).
+    ``hop`` is the graph distance from the nearest start entity (0 for one, ``None`` when it
+    was not reached by breadth-first expansion, e.g. under PageRank).
     """
 
     entity: Entity
     score: float
     hop: int | None = None
-    is_seed: bool = False
+    is_start: bool = False
     found_by: list[str] = field(default_factory=list)
 
 
@@ -158,7 +159,7 @@ class RetrievalResult:
     scope: str
     preset: str
     analysis: QueryAnalysis
-    seeds: list[Seed] = field(default_factory=list)
+    start_entities: list[StartEntity] = field(default_factory=list)
     entities: list[RankedEntity] = field(default_factory=list)
     relations: list[RankedRelation] = field(default_factory=list)
     passages: list[Passage] = field(default_factory=list)

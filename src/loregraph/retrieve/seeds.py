@@ -1,4 +1,4 @@
-"""Seed entities: the entities a question is about, found four ways and fused with RRF.
+"""StartEntity entities: the entities a question is about, found four ways and fused with RRF.
 
 * ``exact``: mentions whose name or alias matched exactly during analysis;
 * ``fuzzy``: trigram similarity for mentions that matched nothing exactly;
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from loregraph.models import Scored, Vector
 from loregraph.retrieve.analyze import unresolved_candidates
 from loregraph.retrieve.fuse import reciprocal_rank_fusion
-from loregraph.retrieve.result import QueryAnalysis, Seed
+from loregraph.retrieve.result import QueryAnalysis, StartEntity
 from loregraph.retrieve.trace import guarded, no_hits
 from loregraph.settings import RetrievalSettings
 from loregraph.store.base import Store
@@ -136,15 +136,15 @@ async def find_seeds(
     analysis: QueryAnalysis,
     vector: Vector | None,
     settings: RetrievalSettings,
-) -> tuple[list[Seed], SeedLists]:
-    """The top ``settings.max_seed_nodes`` seed entities with their finders, best first."""
+) -> tuple[list[StartEntity], SeedLists]:
+    """The top ``settings.max_start_entities`` seed entities with their finders, best first."""
     lists = await seed_lists(store, scope, analysis, vector, settings)
-    top = fuse_seed_lists(lists, settings.rrf_k, settings.max_seed_nodes)
+    top = fuse_seed_lists(lists, settings.rrf_k, settings.max_start_entities)
     if not top:
         return [], lists
     entities = {e.id: e for e in await store.get_entities([entity_id for entity_id, _, _ in top])}
     seeds = [
-        Seed(entity=entities[entity_id], score=score, found_by=found_by)
+        StartEntity(entity=entities[entity_id], score=score, found_by=found_by)
         for entity_id, score, found_by in top
         if entity_id in entities
     ]

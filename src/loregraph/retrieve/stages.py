@@ -17,7 +17,7 @@ from loregraph.retrieve.expander import Expander
 from loregraph.retrieve.graphindex import GraphIndex
 from loregraph.retrieve.ppr import personalised_pagerank, restart_weights
 from loregraph.retrieve.relevance import chunk_counts, question_terms
-from loregraph.retrieve.result import QueryAnalysis, RankedEntity, RankedRelation, Seed
+from loregraph.retrieve.result import QueryAnalysis, RankedEntity, RankedRelation, StartEntity
 from loregraph.retrieve.seeds import SeedLists, find_seeds, text_query
 from loregraph.retrieve.terms import Term
 from loregraph.retrieve.trace import RetrievalTrace, Stopwatch, guarded, no_hits
@@ -35,7 +35,7 @@ PPR_CHUNK_SEEDS = 5
 class Found:
     """What the search stage found: seeds, their finders' lists, text/vector chunk rankings."""
 
-    seeds: list[Seed]
+    seeds: list[StartEntity]
     lists: SeedLists
     chunk_rankings: dict[str, list[str]]
     terms: list[Term]
@@ -62,7 +62,7 @@ async def search(
     trace: RetrievalTrace,
     kind: DocKind | None = None,
 ) -> Found:
-    """Seed entities, BM25/vector chunk rankings (of documents of ``kind`` only, when
+    """StartEntity entities, BM25/vector chunk rankings (of documents of ``kind`` only, when
     given) and the relevance term counts, together."""
     watch = Stopwatch()
     errors = trace.errors
@@ -93,7 +93,7 @@ async def search(
     errors.update(lists.errors)
     if lists.ran:
         trace.record(
-            "seeds",
+            "start",
             watch.ms(),
             len(seeds),
             ran=lists.ran,
@@ -101,7 +101,7 @@ async def search(
             seeds=[s.entity.name for s in seeds],
         )
     else:
-        trace.skip("seeds", "no seed finder in this preset")
+        trace.skip("start", "no start entity finder in this preset")
     chunk_rankings: dict[str, list[str]] = {}
     if bm25_hits:
         chunk_rankings["bm25"] = [h.id for h in bm25_hits]
@@ -153,7 +153,7 @@ async def expand(
     if details:
         trace.record("expand", watch.ms(), count, **details, relations=n_relations)
     else:
-        reason = "no seeds" if not seeds else f"expansion={cfg.expansion!r}"
+        reason = "no start entities" if not seeds else f"expansion={cfg.expansion!r}"
         trace.skip("expand", reason, count, watch.ms(), relations=n_relations)
     return expanded
 
@@ -161,7 +161,7 @@ async def expand(
 async def _pagerank(
     store: Store,
     cfg: RetrievalSettings,
-    seeds: list[Seed],
+    seeds: list[StartEntity],
     index: GraphIndex,
     chunk_rankings: list[list[str]],
 ) -> tuple[Expanded, list[Relation], dict[str, object]]:
@@ -188,8 +188,8 @@ async def _pagerank(
             entity=found[eid],
             score=scores.entities.get(eid, 0.0) / top_score + (1.0 if eid in seed_ids else 0.0),
             hop=0 if eid in seed_ids else None,
-            is_seed=eid in seed_ids,
-            found_by=["seed", "ppr"] if eid in seed_ids else ["ppr"],
+            is_start=eid in seed_ids,
+            found_by=["start", "ppr"] if eid in seed_ids else ["ppr"],
         )
         for eid in wanted
         if eid in found

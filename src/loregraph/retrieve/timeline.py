@@ -35,7 +35,7 @@ from loregraph.retrieve.result import (
     RankedDocument,
     RankedEntity,
     RankedRelation,
-    Seed,
+    StartEntity,
 )
 from loregraph.retrieve.runs import chains
 from loregraph.store.base import Store
@@ -71,7 +71,7 @@ async def at_time(
     documents: list[RankedDocument],
     entities: list[RankedEntity],
     relations: list[RankedRelation],
-    seeds: Sequence[Seed],
+    seeds: Sequence[StartEntity],
     point: TimePoint | None = None,
     show_ended: bool = False,
 ) -> TimedView:
@@ -165,7 +165,7 @@ def _entities_at(
     return [
         replace(e, entity=replace(e.entity, description=""))
         for e in entities
-        if e.is_seed or e.entity.id in ends
+        if e.is_start or e.entity.id in ends
     ]
 
 
@@ -183,7 +183,7 @@ async def _later_documents(store: Store, ranked: Sequence[Passage], point: TimeP
     return out
 
 
-async def _seed_facts(store: Store, seeds: Sequence[Seed]) -> list[Relation]:
+async def _seed_facts(store: Store, seeds: Sequence[StartEntity]) -> list[Relation]:
     """The typed relations of the best seeds, whatever their time, with evidence."""
     facts: dict[str, Relation] = {}
     for seed in seeds[:SEEDS_CHECKED]:

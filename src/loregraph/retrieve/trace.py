@@ -24,7 +24,7 @@ from loregraph.models import Scored
 
 log = logging.getLogger("loregraph.retrieve")
 
-ResultKind = Literal["seed", "entity", "relation", "passage", "document"]
+ResultKind = Literal["start", "entity", "relation", "passage", "document"]
 
 
 class Stopwatch:

@@ -40,15 +40,16 @@ class PassageSourceOut(HowFound):
 
 
 class EntitySourceOut(HowFound):
-    """An entity retrieved (``found_by``: ``seed``, ``graph``, ``vector``, ``ppr``;
-    ``seed_found_by``: the finders of a seed, ``exact``, ``fuzzy``, ``bm25``, ``vector``)."""
+    """An entity retrieved (``found_by``: ``start``, ``graph``, ``vector``, ``ppr``;
+    ``start_found_by``: the finders of a start entity, one the question is about, where
+    the graph walk starts: ``exact``, ``fuzzy``, ``bm25``, ``vector``)."""
 
     id: str
     name: str
     type: str
     hop: int | None
-    seed: bool
-    seed_found_by: list[str] | None = None
+    start: bool
+    start_found_by: list[str] | None = None
 
 
 class RelationSourceOut(HowFound):

@@ -108,7 +108,7 @@ class RetrievalSettings:
     """Which retrieval stages run and how far they reach. Use :data:`PRESETS` for names."""
 
     name: str = "hybrid"
-    max_seed_nodes: int = 5
+    max_start_entities: int = 5
     max_graph_depth: int = 2
     per_node: int = 20
     max_entities: int = 60
@@ -160,7 +160,7 @@ PRESETS: dict[str, RetrievalSettings] = {
     ),
     # theme-centred: entities and relations found by text and vectors, 1 hop
     "global": RetrievalSettings(
-        name="global", use_exact=False, use_fuzzy=False, max_graph_depth=1, max_seed_nodes=10
+        name="global", use_exact=False, use_fuzzy=False, max_graph_depth=1, max_start_entities=10
     ),
     # everything fused
     "hybrid": RetrievalSettings(name="hybrid"),

@@ -100,7 +100,7 @@ VARIABLES: tuple[Variable, ...] = (
         float,
     ),
     Variable(
-        "retrieval", "max_seed_nodes", "LOREGRAPH_MAX_START_ENTITIES", "KG_MAX_SEED_NODES", int
+        "retrieval", "max_start_entities", "LOREGRAPH_MAX_START_ENTITIES", "KG_MAX_SEED_NODES", int
     ),
     Variable(
         "retrieval", "max_graph_depth", "LOREGRAPH_MAX_GRAPH_DEPTH", "KG_MAX_GRAPH_DEPTH", int
