@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from contextvars import ContextVar
 from typing import Any
 
 from loregraph.ingest import claim_words
@@ -18,7 +17,8 @@ NOUN_TAGS = frozenset({"NOUN", "ADJ", "PROPN", "NUM", "X", "SYM"})
 Lemma = Callable[[Any, str], str]
 """``lemma(token, "VERB" | "NOUN")``: :func:`~loregraph.ingest.extract.spacy_nlp.lemmatizer_of`."""
 
-LEMMA: ContextVar[Lemma] = ContextVar("claims_lemma")
+LEMMATIZER = "loregraph.lemmatizer"
+"""Where a parse keeps the lemmatizer its words are read with (``doc.user_data``)."""
 _TAGS = {
     "NNP": "PROPN",
     "NNPS": "PROPN",
@@ -43,7 +43,9 @@ def pos(tok: Any) -> str:
 
 
 def lemma(tok: Any, pos: str) -> str:
-    return LEMMA.get()(tok, pos) or str(tok.lower_)
+    """The lemma of ``tok`` read as ``pos``, by its parse's lemmatizer."""
+    lemmatize: Lemma = tok.doc.user_data[LEMMATIZER]
+    return lemmatize(tok, pos) or str(tok.lower_)
 
 
 def phrase(token: Any, clause: Any) -> list[Any]:

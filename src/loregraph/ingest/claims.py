@@ -44,11 +44,8 @@ from loregraph.ingest.claim_tokens import Lemma
 def read_claims(doc: Any, lemma: Lemma) -> list[Claim]:
     """The claims of a parsed text (a spaCy ``Doc``, tagged and parsed), one per clause that
     makes one, in text order; kept for :func:`recent_claims` under the text."""
-    token = tk.LEMMA.set(lemma)
-    try:
-        found = _read(doc)
-    finally:
-        tk.LEMMA.reset(token)
+    doc.user_data[tk.LEMMATIZER] = lemma  # read by every word of this parse
+    found = _read(doc)
     _keep(" ".join(str(doc.text).split()), found)
     return found
 
