@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import typing
+from typing import Any
 
 import loregraph
 
@@ -50,6 +53,41 @@ EXPECTED = {
     "open",
     "open_async",
     "open_store",
+    "ApiKey",
+    "Grant",
+    "Principal",
+    "Role",
+    "ScopeLink",
+    "Embedder",
+    "BackfillReport",
+    "Clock",
+    "NewKey",
+    "PassageView",
+    "Asking",
+    "Suggestion",
+    "EngineOptions",
+    "Extractor",
+    "Progress",
+    "SourceDocument",
+    "LLMClient",
+    "UsageTracker",
+    "DeleteReport",
+    "StoreStats",
+    "Persona",
+    "PersonaLibrary",
+    "GraphStatus",
+    "Passage",
+    "QueryAnalysis",
+    "RankedDocument",
+    "RankedEntity",
+    "RankedRelation",
+    "RetrievalResult",
+    "StartEntity",
+    "BlockingStreamedAnswer",
+    "StreamedAnswer",
+    "Focus",
+    "PersonaReport",
+    "RetrievalTrace",
 }
 
 GRAPH_METHODS = {
@@ -136,3 +174,50 @@ def test_presets_are_named() -> None:
     assert {"local", "global", "hybrid", "passages", "ppr"} <= set(loregraph.PRESETS)
     for name, preset in loregraph.PRESETS.items():
         assert preset.name == name
+
+
+def _named_types(annotation: Any) -> set[type]:
+    """The loregraph classes an annotation names (inside unions and generics too)."""
+    found: set[type] = set()
+    origin = typing.get_origin(annotation)
+    for part in (*typing.get_args(annotation), origin or annotation):
+        if part is annotation or part is origin:
+            if isinstance(part, type) and part.__module__.startswith("loregraph"):
+                found.add(part)
+        else:
+            found |= _named_types(part)
+    return found
+
+
+def _signature_types(cls: type) -> dict[str, set[type]]:
+    """The loregraph classes in each public method's and property's annotations."""
+    names = {name: getattr(loregraph, name) for name in loregraph.__all__}
+    out: dict[str, set[type]] = {}
+    for name, member in inspect.getmembers(cls):
+        if name.startswith("_") and name != "__init__":
+            continue
+        function = member.fget if isinstance(member, property) else member
+        if not callable(function):
+            continue
+        hints = typing.get_type_hints(function, localns=names)
+        out[name] = set().union(*map(_named_types, hints.values()))
+    return out
+
+
+def test_every_type_in_a_public_signature_is_exported() -> None:
+    """A user can name (and import from ``loregraph``) every type the engine's methods take
+    and give, and every type a retrieval result holds."""
+    exported = {t for name in loregraph.__all__ if isinstance(t := getattr(loregraph, name), type)}
+    missing = {
+        f"{cls.__name__}.{method}: {t.__module__}.{t.__qualname__}"
+        for cls in (loregraph.AsyncGraph, loregraph.Graph)
+        for method, types in _signature_types(cls).items()
+        for t in types
+        if t not in exported
+    }
+    names = {name: getattr(loregraph, name) for name in loregraph.__all__}
+    for field in dataclasses.fields(loregraph.RetrievalResult):
+        hint = typing.get_type_hints(loregraph.RetrievalResult, localns=names)[field.name]
+        missing |= {f"RetrievalResult.{field.name}: {t.__qualname__}" for t in _named_types(hint)}
+        missing -= {f"RetrievalResult.{field.name}: {t.__qualname__}" for t in exported}
+    assert not missing, sorted(missing)

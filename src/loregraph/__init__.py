@@ -7,14 +7,21 @@ retrieval. Offline by default, on one SQLite file.
     print(g.ask("Who gave blood to Lucy in the transfusions?").text)
 """
 
+from loregraph.access import ApiKey, Grant, Principal, Role, ScopeLink
 from loregraph.answer.extractive import Answer, Citation
 from loregraph.blocking import Graph, open
+from loregraph.embed.base import Embedder
+from loregraph.engine.backfill import BackfillReport, Clock
 from loregraph.engine.history import History
+from loregraph.engine.keys import NewKey
 from loregraph.engine.memories import Memory, NewMemory
 from loregraph.engine.merge_views import MergeView
+from loregraph.engine.passages import PassageView
 from loregraph.engine.paths import GraphPath
 from loregraph.engine.patterns import EntityRelations, Neighbourhood
+from loregraph.engine.questions import Asking
 from loregraph.engine.recall import MemoryHit
+from loregraph.engine.suggest import Suggestion
 from loregraph.engine.views import EntityView, SearchHit, SearchResults
 from loregraph.errors import (
     ConfigError,
@@ -26,16 +33,37 @@ from loregraph.errors import (
     NotFoundError,
     SchemaVersionError,
 )
-from loregraph.graph import AsyncGraph, open_async, open_store
+from loregraph.graph import AsyncGraph, EngineOptions, open_async, open_store
+from loregraph.ingest.extract.base import Extractor
+from loregraph.ingest.progress import Progress
 from loregraph.ingest.report import IngestReport
+from loregraph.ingest.types import SourceDocument
+from loregraph.llm.client import LLMClient
+from loregraph.llm.usage import UsageTracker
 from loregraph.models import (
     Chunk,
+    DeleteReport,
     DocKind,
     Document,
     Entity,
     Mention,
     Relation,
+    StoreStats,
 )
+from loregraph.retrieve.personas import Persona, PersonaLibrary
+from loregraph.retrieve.provenance import PersonaReport
+from loregraph.retrieve.resilience import GraphStatus
+from loregraph.retrieve.result import (
+    Passage,
+    QueryAnalysis,
+    RankedDocument,
+    RankedEntity,
+    RankedRelation,
+    RetrievalResult,
+    StartEntity,
+)
+from loregraph.retrieve.terms import Focus
+from loregraph.retrieve.trace import RetrievalTrace
 from loregraph.settings import (
     PRESETS,
     ChunkSettings,
@@ -47,32 +75,46 @@ from loregraph.settings import (
 )
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
+from loregraph.streaming import BlockingStreamedAnswer, StreamedAnswer
 
 __version__ = "0.1.0"
 
 __all__ = [
     "PRESETS",
     "Answer",
+    "ApiKey",
+    "Asking",
     "AsyncGraph",
     "AuditEntry",
+    "BackfillReport",
+    "BlockingStreamedAnswer",
     "Chunk",
     "ChunkSettings",
     "Citation",
+    "Clock",
     "ConfigError",
+    "DeleteReport",
     "DependencyError",
     "DocKind",
     "Document",
+    "Embedder",
     "EmptyInputError",
     "EmptyStoreError",
+    "EngineOptions",
     "Entity",
     "EntityRelations",
     "EntityView",
     "ExtractionSettings",
+    "Extractor",
+    "Focus",
+    "Grant",
     "Graph",
     "GraphPath",
+    "GraphStatus",
     "History",
     "IngestReport",
     "InputError",
+    "LLMClient",
     "LLMSettings",
     "LoregraphError",
     "Memory",
@@ -80,16 +122,38 @@ __all__ = [
     "Mention",
     "MergeView",
     "Neighbourhood",
+    "NewKey",
     "NewMemory",
     "NotFoundError",
+    "Passage",
+    "PassageView",
+    "Persona",
+    "PersonaLibrary",
+    "PersonaReport",
+    "Principal",
+    "Progress",
+    "QueryAnalysis",
+    "RankedDocument",
+    "RankedEntity",
+    "RankedRelation",
     "Relation",
     "ResolutionSettings",
+    "RetrievalResult",
     "RetrievalSettings",
+    "RetrievalTrace",
+    "Role",
     "SchemaVersionError",
+    "ScopeLink",
     "SearchHit",
     "SearchResults",
     "Settings",
+    "SourceDocument",
+    "StartEntity",
     "Store",
+    "StoreStats",
+    "StreamedAnswer",
+    "Suggestion",
+    "UsageTracker",
     "__version__",
     "open",
     "open_async",
