@@ -158,7 +158,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def asker(graph: Any) -> Ask:
     """Ask through ``graph`` (an ``AsyncGraph``), as the question's principal if any."""
-    from loregraph.access import Principal, Role, acting_as
+    from loregraph.access import Principal, Role
 
     async def ask(question: dict[str, Any], persona: str | None) -> str:
         keywords: dict[str, Any] = {
@@ -170,8 +170,8 @@ def asker(graph: Any) -> Ask:
         if not who:
             return str(await graph.context(question["question"], **keywords))
         roles = {scope: Role.parse(role) for scope, role in who["roles"].items()}
-        with acting_as(Principal(who["name"], roles)):
-            return str(await graph.context(question["question"], **keywords))
+        engine = graph.acting_as(Principal(who["name"], roles))
+        return str(await engine.context(question["question"], **keywords))
 
     return ask
 

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 import loregraph
 from loregraph import Graph
-from loregraph.access import Principal, Role, acting_as
+from loregraph.access import Principal, Role
 from loregraph.cli.app import main
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import NotAllowedError, NotFoundError
@@ -82,11 +82,8 @@ def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
 
 def _as(path: str, name: str) -> Iterator[Graph]:
-    with (
-        loregraph.open(path, embedder=HashingEmbedder(dim=64)) as g,
-        acting_as(g.principal_named(name)),
-    ):
-        yield g
+    with loregraph.open(path, embedder=HashingEmbedder(dim=64)) as g:
+        yield g.acting_as(g.principal_named(name))
 
 
 def _never(text: str, name: str) -> None:
@@ -170,27 +167,28 @@ def test_writing_needs_a_role_that_allows_it(tmp_path: Path) -> None:
     copied = Path(_family(str(tmp_path / "writes.db")))
     with loregraph.open(copied, embedder=HashingEmbedder(dim=64)) as g:
         for name, allowed in (("bob", False), ("cy", True)):
-            with acting_as(g.principal_named(name)):
-                attempts = (
-                    lambda: g.ingest_text("Ada Lovelace met Faraday.", title="x", scope="family"),
-                    lambda: g.remember("Ada liked music.", scope="family"),
-                    lambda: g.delete("London", scope="family"),
-                )
-                for attempt in attempts:
-                    if allowed:
-                        attempt()
-                    else:
-                        with pytest.raises(NotAllowedError, match="bob"):
-                            attempt()
-                with pytest.raises(NotAllowedError, match="admin"):
-                    g.grant("eve", "viewer", "family")
-                with pytest.raises(NotAllowedError, match="admin"):
-                    g.link("family", "friends", "all")
-        with acting_as(g.principal_named("ann")), pytest.raises(NotAllowedError):
-            g.remember("Bob's secret.", scope="family", visibility="personal", owner="bob")
-        with acting_as(Principal("keeper", {"family": Role.ADMIN})):
-            given = g.remember(
-                "Bob hides keys.", scope="family", visibility="personal", owner="bob"
+            who = g.acting_as(g.principal_named(name))
+            attempts = (
+                lambda w=who: w.ingest_text("Ada Lovelace met Faraday.", title="x", scope="family"),
+                lambda w=who: w.remember("Ada liked music.", scope="family"),
+                lambda w=who: w.delete("London", scope="family"),
             )
-            assert (given.visibility, given.owner) == ("personal", "bob")  # written, shown back
-            assert "Bob hides keys." not in [m.text for m in g.memories(scope="family")]
+            for attempt in attempts:
+                if allowed:
+                    attempt()
+                else:
+                    with pytest.raises(NotAllowedError, match="bob"):
+                        attempt()
+            with pytest.raises(NotAllowedError, match="admin"):
+                who.grant("eve", "viewer", "family")
+            with pytest.raises(NotAllowedError, match="admin"):
+                who.link("family", "friends", "all")
+        ann = g.acting_as(g.principal_named("ann"))
+        with pytest.raises(NotAllowedError):
+            ann.remember("Bob's secret.", scope="family", visibility="personal", owner="bob")
+        keeper = g.acting_as(Principal("keeper", {"family": Role.ADMIN}))
+        given = keeper.remember(
+            "Bob hides keys.", scope="family", visibility="personal", owner="bob"
+        )
+        assert (given.visibility, given.owner) == ("personal", "bob")  # written, shown back
+        assert "Bob hides keys." not in [m.text for m in keeper.memories(scope="family")]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from loregraph.access import Principal, Role, current_principal
+from loregraph.access import Principal, Role
 from loregraph.cli.app import main
 from loregraph.errors import NotAllowedError, NotFoundError
 from loregraph.graph import AsyncGraph
@@ -162,7 +162,7 @@ def test_principal_runs_every_command_as_that_principal(
     stats = AsyncGraph.stats
 
     async def watched(self: AsyncGraph, **kwargs: Any) -> Any:
-        seen.append(current_principal())
+        seen.append(self.principal)
         return await stats(self, **kwargs)
 
     monkeypatch.setattr(AsyncGraph, "stats", watched)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import loregraph
-from loregraph.access import LOCAL, Grant, Principal, Role, ScopeLink, acting_as
+from loregraph.access import LOCAL, Grant, Principal, Role, ScopeLink
 from loregraph.errors import InputError, NotFoundError
 
 STORY = "Grandma Rose planted the apple orchard by the river in 1952."
@@ -49,8 +49,7 @@ def test_grants_are_kept_replaced_revoked_and_audited(graph: loregraph.Graph) ->
         ("grant", "ann", "owner", ""),
         ("grant", "ann", "reader", "op"),
     ]
-    with acting_as(Principal("root", {"*": Role.OWNER})):
-        graph.grant("cat", "editor", "friends")
+    graph.acting_as(Principal("root", {"*": Role.OWNER})).grant("cat", "editor", "friends")
     assert graph.audit(scope="friends")[0].principal == "root"
 
 
@@ -135,12 +134,12 @@ def test_a_personal_document_needs_an_owner(graph: loregraph.Graph) -> None:
         graph.ingest_text("A secret recipe.", title="Recipe", visibility="secret")
     with pytest.raises(InputError, match="personal"):
         graph.remember("Ann likes plums.", visibility="personal")
-    with acting_as(Principal("ann", {"*": Role.WRITER})):
-        memory = graph.remember("Ann likes plums.", visibility="personal")
+    ann = graph.acting_as(Principal("ann", {"*": Role.WRITER}))
+    memory = ann.remember("Ann likes plums.", visibility="personal")
     assert (memory.visibility, memory.owner) == ("personal", "ann")
     assert graph.memories()[0].to_dict()["owner"] == "ann"
-    with acting_as(LOCAL):
-        report = graph.ingest_text("A shared recipe.", title="Recipe", visibility="private")
+    local = graph.acting_as(LOCAL)
+    report = local.ingest_text("A shared recipe.", title="Recipe", visibility="private")
     assert len(report.document_ids) == 1
     docs = {d.title: (d.visibility, d.owner) for d in graph.documents()}
     assert docs["Recipe"] == ("private", None)

@@ -13,9 +13,10 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from loregraph import AsyncGraph
-from loregraph.access import Principal, Role, acting_as
+from loregraph.access import Principal, Role
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.mcp import build_server
+from loregraph.mcp.acting import serving
 from loregraph.store.sqlite import SqliteStore
 from tool_results import structured
 
@@ -69,7 +70,7 @@ async def test_remember_takes_a_visibility_and_an_owner(graph: AsyncGraph) -> No
         assert (memory["visibility"], memory["owner"]) == ("private", "ada")
         nobody = await client.call_tool("remember", {"text": "Ada hums.", "visibility": "personal"})
         assert nobody.is_error and "needs an owner" in str(nobody.content)
-        with acting_as(Principal("kenji", {"*": Role.WRITER})):
+        with serving(Principal("kenji", {"*": Role.WRITER})):
             mine = structured(
                 await client.call_tool(
                     "remember", {"text": "Kenji hums.", "visibility": "personal"}

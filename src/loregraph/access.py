@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum, StrEnum
@@ -244,29 +242,11 @@ class Principal:
 LOCAL = Principal("local", {ALL_SCOPES: Role.ADMIN})
 """The principal of a server started without authentication (on loopback only)."""
 
-_acting: ContextVar[Principal | None] = ContextVar("loregraph_principal", default=None)
 
-
-@contextmanager
-def acting_as(principal: Principal) -> Iterator[Principal]:
-    """Run the engine calls inside the block on behalf of ``principal``."""
-    token = _acting.set(principal)
-    try:
-        yield principal
-    finally:
-        _acting.reset(token)
-
-
-def current_principal() -> Principal | None:
-    """The principal engine calls run for (``None``: the library's own user, who sees all)."""
-    return _acting.get()
-
-
-def require(scope: str, needed: Role, doing: str) -> None:
-    """Raise :class:`NotAllowedError` when a principal acts and lacks ``needed`` in
-    ``scope`` (``doing``: what it tried, for the message). The store's operator (no
-    principal, or :data:`LOCAL`) may do anything."""
-    principal = current_principal()
+def require(principal: Principal | None, scope: str, needed: Role, doing: str) -> None:
+    """Raise :class:`NotAllowedError` when ``principal`` lacks ``needed`` in ``scope``
+    (``doing``: what it tried, for the message). The store's operator (no principal, or
+    :data:`LOCAL`) may do anything."""
     if principal is None or principal == LOCAL or principal.may(scope, needed):
         return
     had = principal.role_in(scope)
@@ -290,8 +270,6 @@ __all__ = [
     "Role",
     "ScopeLink",
     "Visibility",
-    "acting_as",
-    "current_principal",
     "hash_key",
     "merged_roles",
     "new_key",

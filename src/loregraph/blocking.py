@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
 import functools
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Unpack, cast
 
+from loregraph.access import Principal
 from loregraph.engine.questions import Asking
 from loregraph.graph import AsyncGraph, EngineOptions, open_store
 from loregraph.store.base import Store
@@ -67,8 +69,14 @@ class Graph:
         self.aio = aio
         self._runner = asyncio.Runner()
 
+    def acting_as(self, principal: Principal) -> Graph:
+        """This graph acting for ``principal`` (see :meth:`AsyncGraph.acting_as`); it shares
+        this graph's store and event loop: close the graph it came from."""
+        view = copy.copy(self)
+        view.aio = self.aio.acting_as(principal)
+        return view
+
     def _run(self, coro: Coroutine[Any, Any, R]) -> R:
-        # the caller's context (``access.acting_as``) reaches the coroutine
         return self._runner.run(coro, context=contextvars.copy_context())
 
     def __enter__(self) -> Graph:

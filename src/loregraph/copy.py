@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loregraph.access import Principal, acting_as, check_name
+from loregraph.access import Principal, check_name
 from loregraph.engine.carry import Carried, carry_keys, carry_records
 from loregraph.engine.grants import granted_roles
 from loregraph.errors import (
@@ -377,12 +377,11 @@ async def copy_locations(
                     keys=keys,
                 )
             roles = granted_roles(await source_store.list_grants(as_principal))
-            with acting_as(Principal(as_principal, roles)):
-                return await copy_store(
-                    VisibleStore(source_store),
-                    dest_store,
-                    scopes=scopes,
-                    merge=merge,
-                    progress=progress,
-                    records=False,
-                )
+            return await copy_store(
+                VisibleStore(source_store, Principal(as_principal, roles)),
+                dest_store,
+                scopes=scopes,
+                merge=merge,
+                progress=progress,
+                records=False,
+            )

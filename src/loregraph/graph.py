@@ -5,16 +5,17 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import itertools
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict, Unpack
+from typing import IO, TYPE_CHECKING, Any, Literal, Self, TypedDict, Unpack
 
-from loregraph.access import Role, require
+from loregraph.access import Principal, Role, require
 from loregraph.embed.base import Embedder
 from loregraph.engine.backfill import BackfillMethods
-from loregraph.engine.grants import GrantMethods
+from loregraph.engine.grants import GrantMethods, actor
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document
 from loregraph.engine.merges import MergeMethods
@@ -27,7 +28,7 @@ from loregraph.engine.remember import MemoryMethods
 from loregraph.engine.suggest import SuggestMethods
 from loregraph.engine.views import EntityView, SearchHit, SearchResults
 from loregraph.engine.visibility import check_owner, document_access, with_access
-from loregraph.errors import EmptyStoreError
+from loregraph.errors import EmptyStoreError, InputError
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.pipeline import IngestPipeline
 from loregraph.ingest.progress import Progress
@@ -94,7 +95,12 @@ class AsyncGraph(
     """
 
     def __init__(self, store: Store, **options: Unpack[EngineOptions]) -> None:
-        self.store = VisibleStore.over(store)
+        self._visible = VisibleStore.over(store)
+        self.store: Store = self._visible
+        """The store as :attr:`principal` sees it."""
+        self.principal: Principal | None = None
+        """Who the engine acts for: ``None``, the store's operator, who may do and see
+        everything (library use); :meth:`acting_as` gives the engine of a principal."""
         self.settings = options.get("settings") or Settings()
         self.parts = Parts(
             self.settings,
@@ -107,6 +113,28 @@ class AsyncGraph(
         self._opened = False
         self.corrections = asyncio.Lock()
         self.observers = Observers(options.get("observers") or ())
+
+    def acting_as(self, principal: Principal) -> Self:
+        """This engine acting for ``principal``: the same methods, which see only the
+        documents it may read and do only what its roles allow (it shares this engine's
+        store, models and caches). Raises :class:`~loregraph.errors.InputError` for a
+        principal with a blank name: the operator is the engine itself, never a blank one.
+        """
+        if not isinstance(principal, Principal) or not principal.name.strip():
+            raise InputError(f"a principal needs a name, not {principal!r}")
+        view = copy.copy(self)
+        view.principal = principal
+        view.store = self._visible.seen_by(principal)
+        return view
+
+    @property
+    def operator_store(self) -> Store:
+        """The store as its operator sees it: everything, whoever the engine acts for."""
+        return self._visible
+
+    def seen_by(self, principal: Principal | None) -> Store:
+        """The store as ``principal`` sees it (``None``: its operator)."""
+        return self._visible.seen_by(principal)
 
     async def open(self) -> None:
         """Open the store (creating or migrating its schema)."""
@@ -169,7 +197,9 @@ class AsyncGraph(
         ``visibility`` (public, private, personal) and ``owner`` apply to every document
         (see :meth:`ingest_documents`).
         """
-        document_access(visibility, owner)  # a bad one fails before anything is read
+        document_access(
+            visibility, owner, self.principal
+        )  # a bad one fails before anything is read
         log = ReadLog()
         sources = iter_sources(
             [str(p) for p in paths],
@@ -253,10 +283,10 @@ class AsyncGraph(
         this run, per stage.
         """
         where = self._scope(scope)
-        require(where, Role.WRITER, "ingest")
-        access = document_access(visibility, owner)
-        check_owner(access.owner, where)
-        sources = with_access(sources, access, where)
+        require(self.principal, where, Role.WRITER, "ingest")
+        access = document_access(visibility, owner, self.principal)
+        check_owner(access.owner, where, self.principal)
+        sources = with_access(sources, access, where, self.principal)
         await self.open()
         pipeline = IngestPipeline(
             self.store, self.extractor, self.embedder, self.settings, progress=progress
@@ -306,7 +336,8 @@ class AsyncGraph(
         supported; recorded in the audit log under ``principal``."""
         await self.open()
         scope = self._scope(scope)
-        require(scope, Role.WRITER, "delete documents")
+        require(self.principal, scope, Role.WRITER, "delete documents")
+        principal = actor(self.principal, principal)
         doc = await find_document(self.store, scope, ref)
         report = await delete_and_recheck(self.store, doc.id, self.settings.extraction)
         await self.store.add_audit(AuditEntry.removal("delete", doc, principal))

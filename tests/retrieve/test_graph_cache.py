@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from loregraph.access import Principal, Role, acting_as
+from loregraph.access import Principal, Role
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.models import Entity
 from loregraph.retrieve.cache import BoundedCache, ConversationNames
@@ -113,9 +113,11 @@ async def test_a_conversation_resolves_its_names_once_until_the_graph_changes(
         before = len(counting.keys)
         if principal is None:
             await ask.retrieve(QUESTION, "default", conversation=conversation)
-        else:
-            with acting_as(principal):
-                await ask.retrieve(QUESTION, "default", conversation=conversation)
+        else:  # the same guard, another asker
+            other = Retriever(
+                counting, embedder, PRESETS["hybrid"], guard=guard, principal=principal
+            )  # type: ignore[arg-type]
+            await other.retrieve(QUESTION, "default", conversation=conversation)
         looked_up[label] = "elena varga" in counting.keys[before:]
     assert looked_up == {"c2": True, "none": True, "viewer": True, "c1": False}
     before = len(counting.keys)

@@ -3,10 +3,12 @@ the principal reaching the engine, and --no-auth on loopback only."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from loregraph import AsyncGraph
-from loregraph.access import LOCAL, Principal, Role, current_principal
+from loregraph.access import LOCAL, Principal, Role
 from loregraph.errors import ConfigError
 from loregraph.server.auth import check_no_auth, is_loopback
 
@@ -61,19 +63,19 @@ async def test_the_principal_reaches_the_engine(
     client: Client, keys: Keys, graph: AsyncGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[Principal | None] = []
-    stats = graph.stats
+    stats = AsyncGraph.stats
 
-    async def watched(**kwargs: object) -> object:
-        seen.append(current_principal())
-        return await stats(**kwargs)  # type: ignore[arg-type]
+    async def watched(self: AsyncGraph, **kwargs: Any) -> Any:
+        seen.append(self.principal)
+        return await stats(self, **kwargs)
 
-    monkeypatch.setattr(graph, "stats", watched)
+    monkeypatch.setattr(AsyncGraph, "stats", watched)
     async with client(keys.reader) as http:
         assert (await http.get("/stats")).status_code == 200
     async with client(auth=False) as http:
         assert (await http.get("/stats")).status_code == 200
     assert seen == [Principal("reader", {"default": Role.READER}), LOCAL]
-    assert current_principal() is None
+    assert graph.principal is None  # the server's engine itself acts for nobody
 
 
 async def test_without_auth_every_request_is_the_local_administrator(client: Client) -> None:

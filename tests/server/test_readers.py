@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from loregraph import AsyncGraph
-from loregraph.access import Principal, Role, current_principal
+from loregraph.access import Principal, Role
 
 from .conftest import Client, Keys, events, problem
 
@@ -78,13 +78,13 @@ async def test_a_keys_principal_has_the_grants_of_its_name(
 ) -> None:
     await graph.grant("reader", "writer", "default")
     seen: list[Principal | None] = []
-    stats = graph.stats
+    stats = AsyncGraph.stats
 
-    async def watched(**kwargs: Any) -> Any:
-        seen.append(current_principal())
-        return await stats(**kwargs)
+    async def watched(self: AsyncGraph, **kwargs: Any) -> Any:
+        seen.append(self.principal)
+        return await stats(self, **kwargs)
 
-    monkeypatch.setattr(graph, "stats", watched)
+    monkeypatch.setattr(AsyncGraph, "stats", watched)
     async with client(keys.reader) as http:
         assert (await http.get("/stats")).status_code == 200
         made = await http.post("/memories", json={"text": "Quincey rode west."})

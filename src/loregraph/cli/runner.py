@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 import click
 from rich.console import Console
 
-from loregraph.access import Principal, acting_as
+from loregraph.access import Principal
 from loregraph.cli.progress import PLAIN_INTERVAL, PlainProgress, RichProgress
 from loregraph.cli.support import INTERRUPTED_EXIT, fail_on
 from loregraph.errors import EmptyStoreError, LoregraphError
@@ -131,8 +131,8 @@ def run_graph(
                 await graph.open()  # an ingest opens it once its input has been read
             if ctx.principal is None:
                 return await work(graph)
-            with acting_as(await acting_principal(graph, ctx, where.exists())):
-                return await work(graph)
+            principal = await acting_principal(graph, ctx, where.exists())
+            return await work(graph.acting_as(principal))
         finally:
             await graph.close()
 

@@ -30,7 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from loregraph.access import Role, require
+from loregraph.access import Principal, Role, require
 from loregraph.errors import InputError
 from loregraph.ingest.extract.base import identity
 from loregraph.ingest.pipeline import EXTRACTED_BY, IngestPipeline
@@ -207,6 +207,7 @@ class BackfillMethods:
     """``backfill`` (a base of ``AsyncGraph``)."""
 
     store: Store
+    principal: Principal | None
     settings: Settings
     parts: Parts
     corrections: asyncio.Lock
@@ -243,7 +244,7 @@ class BackfillMethods:
         if limit is not None and limit < 1:
             raise InputError(f"the limit must be at least 1, not {limit}")
         pace = Pace(rate, clock)
-        require(self._scope(scope), Role.WRITER, "backfill")
+        require(self.principal, self._scope(scope), Role.WRITER, "backfill")
         await self.open()
         sink = progress or NullProgress()
         pipeline = IngestPipeline(

@@ -23,7 +23,6 @@ from loregraph.access import (
     Role,
     ScopeLink,
     check_name,
-    current_principal,
     require,
 )
 from loregraph.engine.lookup import find_document
@@ -37,10 +36,10 @@ def granted_roles(grants: Iterable[Grant]) -> dict[str, Role]:
     return {grant.scope: grant.role for grant in grants}
 
 
-def actor(principal: str) -> str:
-    """Who makes a change, for the audit log: ``principal`` when given, else the principal
-    engine calls run for (empty when none)."""
-    acting = current_principal()
+def actor(acting: Principal | None, principal: str) -> str:
+    """Who makes a change, for the audit log and merge decisions (the one rule for every
+    change): ``principal`` when given, else the principal the engine acts for (empty for
+    the store's operator)."""
     return principal or (acting.name if acting is not None else "")
 
 
@@ -62,6 +61,7 @@ class GrantMethods:
     """Roles of principals by scope, and links between scopes, kept in the store."""
 
     store: Store
+    principal: Principal | None
 
     if TYPE_CHECKING:
 
@@ -84,10 +84,12 @@ class GrantMethods:
         name = check_name(name, "a principal's name")
         await self.open()
         where = scope_named(self._scope(scope), every=True)
-        require(where, Role.ADMIN, "grant roles")
+        require(self.principal, where, Role.ADMIN, "grant roles")
         made = Grant(name, where, chosen)
         await self.store.add_grant(made)
-        await self.store.add_audit(AuditEntry("grant", name, str(chosen), actor(principal), where))
+        await self.store.add_audit(
+            AuditEntry("grant", name, str(chosen), actor(self.principal, principal), where)
+        )
         return made
 
     async def revoke_grant(
@@ -98,13 +100,13 @@ class GrantMethods:
         had none there."""
         await self.open()
         where = self._scope(scope)
-        require(where, Role.ADMIN, "revoke roles")
+        require(self.principal, where, Role.ADMIN, "revoke roles")
         held = [g for g in await self.store.list_grants(name) if g.scope == where]
         if not held or not await self.store.remove_grant(name, where):
             raise NotFoundError(f"{name!r} has no role in scope {where!r}")
         detail = f"was {held[0].role}"
         await self.store.add_audit(
-            AuditEntry("revoke grant", name, detail, actor(principal), where)
+            AuditEntry("revoke grant", name, detail, actor(self.principal, principal), where)
         )
         return held[0]
 
@@ -142,24 +144,28 @@ class GrantMethods:
         ScopeLink(scope, linked, share, tuple(documents))  # checks the shape first
         await self.open()
         scope, linked = scope_named(scope), scope_named(linked)
-        require(linked, Role.ADMIN, f"share its documents with scope {scope!r}")
+        require(self.principal, linked, Role.ADMIN, f"share its documents with scope {scope!r}")
         ids = [(await find_document(self.store, linked, ref)).id for ref in documents]
         made = ScopeLink(scope, linked, share, tuple(ids))
         await self.store.add_scope_link(made)
         shared = f": {', '.join(made.documents)}" if share == SHARE_SELECTIVE else ""
         detail = f"{linked} ({share}{shared})"
-        await self.store.add_audit(AuditEntry("link", scope, detail, actor(principal), scope))
+        await self.store.add_audit(
+            AuditEntry("link", scope, detail, actor(self.principal, principal), scope)
+        )
         return made
 
     async def unlink(self, scope: str, linked: str, *, principal: str = "") -> ScopeLink:
         """Remove the link from ``scope`` to ``linked``; returns it. Raises
         :class:`~loregraph.errors.NotFoundError` when there is none."""
         await self.open()
-        require(linked, Role.ADMIN, f"stop sharing with scope {scope!r}")
+        require(self.principal, linked, Role.ADMIN, f"stop sharing with scope {scope!r}")
         held = [link for link in await self.store.scope_links(scope) if link.linked == linked]
         if not held or not await self.store.remove_scope_link(scope, linked):
             raise NotFoundError(f"scope {scope!r} is not linked to {linked!r}")
-        await self.store.add_audit(AuditEntry("unlink", scope, linked, actor(principal), scope))
+        await self.store.add_audit(
+            AuditEntry("unlink", scope, linked, actor(self.principal, principal), scope)
+        )
         return held[0]
 
     async def links(self, scope: str | None = None) -> list[ScopeLink]:

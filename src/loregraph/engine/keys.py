@@ -38,6 +38,7 @@ class KeyMethods:
     """The keys of the HTTP server, kept (by hash) in the store."""
 
     store: Store
+    principal: Principal | None
 
     if TYPE_CHECKING:
 
@@ -56,13 +57,15 @@ class KeyMethods:
         if not roles:
             raise InputError("a key needs at least one scope")
         for scope in roles:
-            require(scope, Role.ADMIN, "create keys")
+            require(self.principal, scope, Role.ADMIN, "create keys")
         await self.open()
         secret = new_key()
         key = ApiKey(check_name(name), hash_key(secret), roles=dict(roles))
         await self.store.add_api_key(key)
         for scope, role in key.roles.items():
-            entry = AuditEntry("create key", key.name, str(role), actor(principal), scope)
+            entry = AuditEntry(
+                "create key", key.name, str(role), actor(self.principal, principal), scope
+            )
             await self.store.add_audit(entry)
         return NewKey(key, secret)
 
@@ -78,13 +81,15 @@ class KeyMethods:
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown name.
         """
-        require(ALL_SCOPES, Role.ADMIN, "revoke keys")
+        require(self.principal, ALL_SCOPES, Role.ADMIN, "revoke keys")
         await self.open()
         if not await self.store.revoke_api_key(name, utcnow()):
             raise NotFoundError(f"no key called {name!r}")
         found = next(key for key in await self.store.list_api_keys() if key.name == name)
         for scope, role in found.roles.items():
-            entry = AuditEntry("revoke key", name, f"was {role}", actor(principal), scope)
+            entry = AuditEntry(
+                "revoke key", name, f"was {role}", actor(self.principal, principal), scope
+            )
             await self.store.add_audit(entry)
         return found
 

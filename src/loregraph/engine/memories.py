@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from loregraph.access import Principal
 from loregraph.engine.visibility import document_access
 from loregraph.errors import InputError
 from loregraph.ingest.types import SourceDocument
@@ -126,16 +127,17 @@ def memory_time(new: NewMemory) -> datetime:
     return at
 
 
-def memory_document(new: NewMemory) -> SourceDocument:
+def memory_document(new: NewMemory, acting: Principal | None = None) -> SourceDocument:
     """The document a memory is stored as (see the module docstring); the text is kept
     without the blank space around it.
 
     Raises :class:`~loregraph.errors.InputError` for an empty text, a tag that is not a
     non-empty string, an unknown visibility, a personal memory nobody owns or a time in
-    the future of a memory not marked planned.
+    the future of a memory not marked planned. A personal memory with no owner belongs to
+    ``acting``.
     """
     at = memory_time(new)
-    access = document_access(new.visibility, new.owner)
+    access = document_access(new.visibility, new.owner, acting)
     if not isinstance(new.text, str) or not new.text.strip():
         raise InputError("a memory needs a non-empty text")
     text, tags = new.text.strip(), new.tags

@@ -17,7 +17,8 @@ import asyncio
 import dataclasses
 from typing import TYPE_CHECKING
 
-from loregraph.access import Role, require
+from loregraph.access import Principal, Role, require
+from loregraph.engine.grants import actor
 from loregraph.engine.lookup import exact_entity, find_entity
 from loregraph.engine.merge_views import MergeView, list_merge_views
 from loregraph.errors import AlreadyDoneError, InputError, NotFoundError
@@ -41,6 +42,7 @@ class MergeMethods:
     ``AsyncGraph``). ``principal`` names who made a change (the CLI passes the OS user)."""
 
     store: Store
+    principal: Principal | None
     settings: Settings
     parts: Parts
     corrections: asyncio.Lock
@@ -84,7 +86,8 @@ class MergeMethods:
         """
         await self.open()
         scope = self._scope(scope)
-        require(scope, Role.WRITER, "undo merges")
+        require(self.principal, scope, Role.WRITER, "undo merges")
+        principal = actor(self.principal, principal)
         async with self.corrections:  # one undo at a time: the check below stays true
             views = {v.id: v for v in await list_merge_views(self.store, scope, None, True)}
             view = views.get(merge_id)
@@ -117,7 +120,8 @@ class MergeMethods:
         :class:`~loregraph.errors.InputError` when both are one entity."""
         await self.open()
         scope = self._scope(scope)
-        require(scope, Role.WRITER, "merge entities")
+        require(self.principal, scope, Role.WRITER, "merge entities")
+        principal = actor(self.principal, principal)
         async with self.corrections:
             kept = await exact_entity(self.store, scope, name)
             gone = await exact_entity(self.store, scope, other)
@@ -146,7 +150,8 @@ class MergeMethods:
         them instead)."""
         await self.open()
         scope = self._scope(scope)
-        require(scope, Role.WRITER, "rename entities")
+        require(self.principal, scope, Role.WRITER, "rename entities")
+        principal = actor(self.principal, principal)
         entity = await exact_entity(self.store, scope, name)
         taken = (await self.store.find_entities_by_key(scope, [name_key(new_name)])).get(
             name_key(new_name)
@@ -177,7 +182,8 @@ class MergeMethods:
         ``candidates``)."""
         await self.open()
         scope = self._scope(scope)
-        require(scope, Role.WRITER, "retype entities")
+        require(self.principal, scope, Role.WRITER, "retype entities")
+        principal = actor(self.principal, principal)
         entity = await exact_entity(self.store, scope, name)
         kind = await self._entity_type(scope, entity_type, new_type)
         retyped = await self.store.update_entity(entity.id, entity_type=kind)
@@ -190,7 +196,7 @@ class MergeMethods:
         """The scope's audit log (merges, unmerges, renames, retypes, forgotten memories),
         newest first."""
         await self.open()
-        require(self._scope(scope), Role.ADMIN, "read the audit log")
+        require(self.principal, self._scope(scope), Role.ADMIN, "read the audit log")
         return await self.store.list_audit(self._scope(scope), limit)
 
     # ------------------------------------------------------------------ helpers

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 
+from loregraph.access import Principal, Role
 from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
 from loregraph.engine.queries import world_time
@@ -86,6 +87,7 @@ class QuestionMethods:
     ranked hits."""
 
     store: Store
+    principal: Principal | None
     settings: Settings
     parts: Parts
     observers: Observers
@@ -93,6 +95,8 @@ class QuestionMethods:
     if TYPE_CHECKING:
 
         def _scope(self, scope: str | None) -> str: ...
+
+        def seen_by(self, principal: Principal | None) -> Store: ...
 
         async def open(self) -> None: ...
 
@@ -117,17 +121,25 @@ class QuestionMethods:
         return [p for _, p in sorted(self.persona_library().all().items())]
 
     def _lens(
-        self, persona: str | Persona | None, history: Sequence[str], linked_scopes: Sequence[str]
+        self,
+        persona: str | Persona | None,
+        history: Sequence[str],
+        linked_scopes: Sequence[str],
+        scope: str,
     ) -> PersonaLens | None:
         if persona is None and not history:
             return None
         chosen = self.persona_library().get(persona) if isinstance(persona, str) else persona
+        # the linked scopes are read as the principal asking reads them; the operator reads
+        # them only as far as their links share them
+        reader = self.principal or Principal(f"through links of {scope}", {scope: Role.READER})
         return PersonaLens(
             chosen,
             history=history,
             linked_scopes=linked_scopes,
             router=self.parts.intent_router(),
             graph=self.settings.graph_augmentation,
+            linked_reader=self.seen_by(reader),
         )
 
     async def retrieve(
@@ -178,7 +190,7 @@ class QuestionMethods:
             linked_scopes = [
                 link.linked for link in await self.store.scope_links(self._scope(scope))
             ]
-        lens = self._lens(persona, history, linked_scopes)
+        lens = self._lens(persona, history, linked_scopes, self._scope(scope))
         retriever = Retriever(
             self.store,
             self.embedder,
@@ -186,6 +198,7 @@ class QuestionMethods:
             analyzer=self.parts.analyzer(),
             guard=self.parts.guard,
             lens=lens,
+            principal=self.principal,
         )
         result = await retriever.retrieve(
             question,

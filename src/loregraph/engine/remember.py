@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from loregraph.access import LOCAL, Role, acting_as, require
+from loregraph.access import Principal, Role, require
+from loregraph.engine.grants import actor
 from loregraph.engine.memories import (
     Memory,
     MemoryFilter,
@@ -41,9 +42,13 @@ class MemoryMethods:
     """
 
     store: Store
+    principal: Principal | None
     settings: Settings
 
     if TYPE_CHECKING:
+
+        @property
+        def operator_store(self) -> Store: ...
 
         def _scope(self, scope: str | None) -> str: ...
 
@@ -101,13 +106,13 @@ class MemoryMethods:
         stored, in order. Each memory is written in its own transaction: when one cannot
         be, the others still are and :class:`~loregraph.errors.LoregraphError` says which
         failed."""
-        documents = [memory_document(new) for new in memories]
+        documents = [memory_document(new, self.principal) for new in memories]
         if not documents:
             return []
         where = self._scope(scope)
-        require(where, Role.WRITER, "remember")
+        require(self.principal, where, Role.WRITER, "remember")
         for document in documents:  # before any is written
-            check_owner(document.owner, where)
+            check_owner(document.owner, where, self.principal)
         report = await self.ingest_documents(documents, scope=where)
         if report.failed:
             reasons = "; ".join(f"{f.source}: {f.error}" for f in report.failed)
@@ -115,9 +120,10 @@ class MemoryMethods:
                 f"{len(report.failed)} of {len(documents)} memories could not be stored "
                 f"(the others are): {reasons}"
             )
-        with acting_as(LOCAL):  # what was just written, even someone else's (an admin's)
-            stored = [await self.store.get_document(i) for i in report.document_ids]
-            return await read_memories(self.store, [d for d in stored if d is not None])
+        # what was just written, even someone else's (an administrator's): as the operator
+        store = self.operator_store
+        stored = [await store.get_document(i) for i in report.document_ids]
+        return await read_memories(store, [d for d in stored if d is not None])
 
     async def memories(
         self,
@@ -168,7 +174,8 @@ class MemoryMethods:
         """
         await self.open()
         scope = self._scope(scope)
-        require(scope, Role.WRITER, "forget memories")
+        require(self.principal, scope, Role.WRITER, "forget memories")
+        principal = actor(self.principal, principal)
         document = await self.store.get_document(memory_id)
         if document is None or document.scope != scope:
             raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")

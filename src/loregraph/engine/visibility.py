@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator
 
-from loregraph.access import LOCAL, Role, Visibility, current_principal, require
+from loregraph.access import LOCAL, Principal, Role, Visibility, require
 from loregraph.errors import InputError
 from loregraph.ingest.types import SourceDocument
 
@@ -32,11 +32,13 @@ class Access:
         return dataclasses.replace(source, visibility=visibility, owner=self.owner)
 
 
-def document_access(visibility: str | None, owner: str | None) -> Access:
+def document_access(
+    visibility: str | None, owner: str | None, acting: Principal | None = None
+) -> Access:
     """The checked visibility and owner of documents to write.
 
     Raises :class:`~loregraph.errors.InputError` for an unknown visibility, an empty owner,
-    or a personal document with no owner and no principal acting.
+    or a personal document with no owner and no principal ``acting`` (who owns it then).
     """
     if owner is not None:
         owner = owner.strip() if isinstance(owner, str) else ""
@@ -46,29 +48,27 @@ def document_access(visibility: str | None, owner: str | None) -> Access:
         return Access(None, owner)
     chosen = Visibility.parse(visibility)
     if chosen is Visibility.PERSONAL and owner is None:
-        acting = current_principal()
         if acting is None:
             raise InputError("a personal document needs an owner: give the principal it belongs to")
         owner = acting.name
     return Access(chosen.value, owner)
 
 
-def check_owner(owner: str | None, scope: str) -> None:
-    """Raise :class:`~loregraph.errors.NotAllowedError` when a principal acts, ``owner`` is
-    another principal and the acting one does not administer ``scope``: only an
-    administrator writes what belongs to someone else."""
-    acting = current_principal()
+def check_owner(owner: str | None, scope: str, acting: Principal | None) -> None:
+    """Raise :class:`~loregraph.errors.NotAllowedError` when ``owner`` is another principal
+    than ``acting`` and ``acting`` does not administer ``scope``: only an administrator
+    writes what belongs to someone else (the store's operator, ``None``, may)."""
     if owner is None or acting is None or acting == LOCAL or owner == acting.name:
         return
-    require(scope, Role.ADMIN, f"write documents owned by {owner!r}")
+    require(acting, scope, Role.ADMIN, f"write documents owned by {owner!r}")
 
 
 def with_access(
-    sources: Iterable[SourceDocument], access: Access, scope: str
+    sources: Iterable[SourceDocument], access: Access, scope: str, acting: Principal | None
 ) -> Iterator[SourceDocument]:
     """``sources`` with ``access`` applied, read as they come, each owner checked
     (:func:`check_owner`)."""
     for source in sources:
         chosen = access.apply(source)
-        check_owner(chosen.owner, scope)
+        check_owner(chosen.owner, scope, acting)
         yield chosen

@@ -9,6 +9,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from loregraph.graph import AsyncGraph
+from loregraph.mcp.acting import engine
 from loregraph.mcp.tools import READ, AsOf, KnownAt, Limit, Name, Result, as_time, reported
 
 
@@ -31,7 +32,7 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
     async def entity(
         name: Name, as_of: AsOf = None, limit: Limit = 50, known_at: KnownAt = None
     ) -> Result:
-        found = await graph.entity(
+        found = await engine(graph).entity(
             name, limit=limit, as_of=as_time(as_of), known_at=as_time(known_at, "known_at")
         )
         return found.to_dict()
@@ -55,7 +56,7 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
         as_of: AsOf = None,
         known_at: KnownAt = None,
     ) -> Result:
-        found = await graph.history(
+        found = await engine(graph).history(
             name,
             other,
             type=types or None,
@@ -73,7 +74,7 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
     async def passage(
         chunk_id: Annotated[str, Field(description="The passage's id (chunk_id).")],
     ) -> Result:
-        return (await graph.passage(chunk_id)).to_dict()
+        return (await engine(graph).passage(chunk_id)).to_dict()
 
 
 def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
@@ -96,7 +97,7 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         limit: Limit = 100,
         known_at: KnownAt = None,
     ) -> Result:
-        found = await graph.relations(
+        found = await engine(graph).relations(
             name,
             direction=direction,
             type=types,
@@ -119,7 +120,7 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         limit: Limit = 100,
         known_at: KnownAt = None,
     ) -> Result:
-        found = await graph.neighbors(
+        found = await engine(graph).neighbors(
             name,
             hops=hops,
             as_of=as_time(as_of),
@@ -142,7 +143,7 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         as_of: AsOf = None,
         known_at: KnownAt = None,
     ) -> Result:
-        paths = await graph.path(
+        paths = await engine(graph).path(
             source,
             target,
             max_hops=max_hops,
@@ -169,5 +170,5 @@ def add_suggest_tool(server: MCPServer, graph: AsyncGraph) -> None:
         document: Annotated[str, Field(description="The document: its id, source or exact title.")],
         limit: Annotated[int, Field(ge=1, le=100, description="How many at most.")] = 5,
     ) -> Result:
-        found = await graph.suggest(document, limit=limit)
+        found = await engine(graph).suggest(document, limit=limit)
         return {"suggestions": [s.to_dict() for s in found]}

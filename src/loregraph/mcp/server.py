@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from loregraph import __version__
 from loregraph.errors import ConfigError, LoregraphError, NotFoundError
 from loregraph.graph import AsyncGraph
+from loregraph.mcp.acting import engine
 from loregraph.mcp.graph_tools import add_graph_tools
 from loregraph.mcp.shaping import LEAST_CHARS, RESULT_CHARS, as_text, capped, refusal
 from loregraph.mcp.tools import add_memories_tool, add_question_tools, add_search_tool
@@ -107,7 +108,7 @@ def add_entity_resources(server: MCPServer, graph: AsyncGraph) -> None:
     )
     async def entities() -> dict[str, Any]:
         try:
-            listed = await graph.entities(limit=LISTED_ENTITIES)
+            listed = await engine(graph).entities(limit=LISTED_ENTITIES)
         except LoregraphError as exc:
             raise ResourceError(str(exc)) from exc
         return {
@@ -124,7 +125,7 @@ def add_entity_resources(server: MCPServer, graph: AsyncGraph) -> None:
     )
     async def entity(name: str) -> dict[str, Any]:
         try:
-            return (await graph.entity(name)).to_dict()
+            return (await engine(graph).entity(name)).to_dict()
         except NotFoundError as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         except LoregraphError as exc:

@@ -24,6 +24,7 @@ from pydantic import Field
 
 from loregraph.errors import InputError, LoregraphError
 from loregraph.graph import AsyncGraph
+from loregraph.mcp.acting import engine
 from loregraph.settings import PRESETS
 from loregraph.text.dates import user_time
 
@@ -145,9 +146,9 @@ def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
             if only == "documents":
                 raise InputError("only='documents' leaves no memories to search; omit it")
             until = as_time(as_of)
-            hits = await graph.search_memories(query, limit=limit, until=until)
+            hits = await engine(graph).search_memories(query, limit=limit, until=until)
             return {"hits": [h.to_dict() for h in hits]}
-        found = await graph.search(
+        found = await engine(graph).search(
             query,
             kind=what,
             limit=limit,
@@ -181,7 +182,7 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
         known_at: KnownAt = None,
         show_ended: ShowEnded = None,
     ) -> Result:
-        answer = await graph.ask(
+        answer = await engine(graph).ask(
             question,
             preset=preset,
             as_of=as_time(as_of),
@@ -216,7 +217,7 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
         known_at: KnownAt = None,
         show_ended: ShowEnded = None,
     ) -> Result:
-        text = await graph.context(
+        text = await engine(graph).context(
             question,
             format=format,
             budget=budget,
@@ -246,7 +247,7 @@ def add_memories_tool(server: MCPServer, graph: AsyncGraph) -> None:
         until: When = None,
         limit: Limit = 50,
     ) -> Result:
-        found = await graph.memories(
+        found = await engine(graph).memories(
             about=about,
             tags=tags or (),
             since=as_time(since, "since"),

@@ -9,6 +9,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from loregraph.graph import AsyncGraph
+from loregraph.mcp.acting import engine
 from loregraph.mcp.tools import DELETE, WRITE, Result, as_time, reported
 
 
@@ -52,7 +53,7 @@ def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
             Field(description="Whose it is (a personal memory's default: the caller)."),
         ] = None,
     ) -> Result:
-        memory = await graph.remember(
+        memory = await engine(graph).remember(
             text,
             at=as_time(at, "at"),
             tags=tags or (),
@@ -72,4 +73,4 @@ def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
     async def forget(
         memory_id: Annotated[str, Field(description="The memory's id.")],
     ) -> Result:
-        return (await graph.forget(memory_id)).to_dict()
+        return (await engine(graph).forget(memory_id)).to_dict()

@@ -242,7 +242,9 @@ async def _entity_pages(
 
 
 class GraphCache:
-    """Graph indexes per (store, scope), rebuilt when the scope's graph version changes."""
+    """Graph indexes per (store, scope), rebuilt when the scope's graph version changes (the
+    views of one store for different principals share its entry: a view's version says
+    which documents it reads)."""
 
     def __init__(self) -> None:
         self._indexes: weakref.WeakKeyDictionary[Store, dict[str, GraphIndex]] = (
@@ -252,7 +254,7 @@ class GraphCache:
     async def get(self, store: Store, scope: str) -> tuple[GraphIndex, bool]:
         """The scope's index and whether this call (re)built it."""
         version = await store.graph_version(scope)
-        per_store = self._indexes.setdefault(store, {})
+        per_store = self._indexes.setdefault(store.underlying, {})
         index = per_store.get(scope)
         if index is not None and index.version == version:
             return index, False

@@ -108,8 +108,12 @@ class PersonaLens:
         router: IntentRouter | None = None,
         graph_cache: GraphCache | None = None,
         graph: bool = True,
+        linked_reader: Store | None = None,
     ) -> None:
         self.persona = persona
+        self.linked_reader = linked_reader
+        """The store as the linked scopes are read: by the principal asking, or by one who
+        reads only what the links share (``None``: the retriever's store)."""
         self.graph = graph
         self.history = tuple(history)
         self.linked_scopes = tuple(linked_scopes)
@@ -154,8 +158,9 @@ class PersonaLens:
         hits = dict(walked.hits)
         reads_linked = persona.include_cross_legacy and route.intent == "cross_legacy"
         linked = self.linked_scopes if reads_linked else ()
+        reader = self.linked_reader or store
         for hit in await linked_hits(
-            store, scope, linked, vector, route, persona.max_graph_results
+            reader, scope, linked, vector, route, persona.max_graph_results
         ):
             if hit.chunk_id not in hits or hit.score > hits[hit.chunk_id].score:
                 hits[hit.chunk_id] = hit

@@ -25,7 +25,7 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
-from loregraph.access import current_principal
+from loregraph.access import Principal
 from loregraph.embed.base import Embedder
 from loregraph.errors import EmptyStoreError, InputError, NotAllowedError
 from loregraph.models import DocKind, Vector
@@ -37,7 +37,7 @@ from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.retrieve.kinds import entities_of_kind, relations_of_kind
 from loregraph.retrieve.lens import PersonaLens
 from loregraph.retrieve.relevance import MIN_COVERAGE
-from loregraph.retrieve.resilience import GraphGuard, GuardedRun, begin, seeds_alone
+from loregraph.retrieve.resilience import GraphGuard, GuardedRun, begin, seeds_alone, viewer
 from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
 from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.timeline import at_time
@@ -105,8 +105,12 @@ class Retriever:
         min_coverage: float = MIN_COVERAGE,
         guard: GraphGuard | None = None,
         lens: PersonaLens | None = None,
+        principal: Principal | None = None,
     ) -> None:
         self.guard = guard
+        self.principal = principal
+        """Who asks (``None``: the store's operator): named in errors, and what the
+        guard's caches are kept by; ``store`` is the store as it sees it."""
         self.store = store
         self.min_coverage = min_coverage
         self.analyzer: Analyzer = analyzer or analyze_query
@@ -180,7 +184,7 @@ class Retriever:
             raise InputError("the question is empty; ask something about the documents")
         check_question(question)
         if not await self.store.list_documents(scope, limit=1):
-            acting = current_principal()
+            acting = self.principal
             if acting is not None and acting.role_in(scope) is None:
                 raise NotAllowedError(
                     f"principal {acting.name!r} has no role in scope {scope!r} (nor a link "
@@ -215,7 +219,9 @@ class Retriever:
         """
         total = Stopwatch()
         await self._check(question, scope)
-        run = await begin(self.guard, settings or self.settings, scope, conversation, self.embedder)
+        cfg = settings or self.settings
+        asker = viewer(self.principal)
+        run = await begin(self.guard, cfg, scope, conversation, self.embedder, asker)
         point = TimePoint(as_of, known_at)
         work = self._retrieve(question, run, total, kind, point)
         return await within_limit(run, work, self.store, question, self.min_coverage, point)

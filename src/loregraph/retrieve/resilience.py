@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from loregraph.access import current_principal
+from loregraph.access import Principal
 from loregraph.breaker import CircuitBreaker, CircuitOpenError
 from loregraph.embed.base import Embedder
 from loregraph.retrieve.analyze import (
@@ -77,10 +77,9 @@ def seeds_alone(analysis: QueryAnalysis, found: Found) -> Expanded:
     return Expanded(entities, [])
 
 
-def viewer() -> str:
-    """Who is asking, as a cache key: the acting principal's name and roles (``""`` for the
+def viewer(principal: Principal | None) -> str:
+    """Who is asking, as a cache key: the principal's name and roles (``""`` for the
     store's own user). Cached graph views are kept per viewer."""
-    principal = current_principal()
     if principal is None:
         return ""
     roles = ",".join(f"{scope}={int(role)}" for scope, role in sorted(principal.roles.items()))
@@ -150,10 +149,12 @@ async def begin(
     scope: str,
     conversation: str | None = None,
     embedder: Embedder | None = None,
+    asker: str = "",
 ) -> GuardedRun:
     """A question's run: ``cfg``, or ``cfg`` without the graph while ``guard``'s breaker is
     open (recorded as the skipped stage ``graph layer``); unguarded without a guard. The
-    embedder is warmed first when the question will use it (:meth:`GraphGuard.warm`)."""
+    embedder is warmed first when the question will use it (:meth:`GraphGuard.warm`);
+    ``asker`` is who asks (:func:`viewer`), what the run's caches are kept by."""
     trace = RetrievalTrace()
     if guard is None:
         return GuardedRun(None, cfg, trace, scope)
@@ -165,8 +166,8 @@ async def begin(
             guard.breaker.before_call()
         except CircuitOpenError:
             trace.skip("graph layer", "the graph circuit is open", circuit="open")
-            return GuardedRun(guard, cfg.without_graph(), trace, scope, conversation)
-    return GuardedRun(guard, cfg, trace, scope, conversation, graph)
+            return GuardedRun(guard, cfg.without_graph(), trace, scope, conversation, asker)
+    return GuardedRun(guard, cfg, trace, scope, conversation, asker, graph)
 
 
 @dataclass(slots=True)
@@ -182,6 +183,7 @@ class GuardedRun:
     trace: RetrievalTrace
     scope: str
     conversation: str | None = None
+    asker: str = ""
     graph: bool = False
     failure: str = ""
     analysed: QueryAnalysis | None = None
@@ -253,14 +255,14 @@ class GuardedRun:
             return store
         cache, scope = self.guard.names, self.scope
         version = await store.graph_version(scope)
-        names = cache.names(viewer(), self.conversation, scope, version)
+        names = cache.names(self.asker, self.conversation, scope, version)
         return NamesStore.wrap(store, names, cache)
 
     def expander(self, expander: Expander | None, store: Store, scope: str) -> Expander | None:
         """``expander`` behind the neighbourhood cache (none without a guard)."""
         if expander is None or self.guard is None:
             return expander
-        return CachedExpander(expander, self.guard.neighbourhoods, store, scope, viewer())
+        return CachedExpander(expander, self.guard.neighbourhoods, store, scope, self.asker)
 
     def end(self, cancelled: bool = False) -> None:
         """Tell the breaker how the question's graph calls went."""

@@ -35,7 +35,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from loregraph.access import Principal, Role, acting_as, current_principal
 from loregraph.models import Entity, Relation, Vector
 from loregraph.retrieve.categories import OTHER, category_of
 from loregraph.retrieve.graphindex import GraphIndex
@@ -345,17 +344,16 @@ async def linked_hits(
 ) -> list[GraphHit]:
     """The passages of linked scopes closest in meaning to the question (score: their
     similarity, + 0.2 when they name an entity of the question), each marked as shared
-    through the link to its scope. They are read as far as the links from ``scope`` share
-    them, even by the store's operator (who reads every document of a scope it asks)."""
+    through the link to its scope. ``store`` is the store as the linked scopes may be read:
+    by the principal asking, or, for the operator, by one who reads only what the links
+    from ``scope`` share (the caller's choice)."""
     if vector is None:
         return []
     names = [n.casefold() for n in route.names() if len(n) > 2]
     hits: list[GraphHit] = []
-    reader = current_principal() or Principal(f"through links of {scope}", {scope: Role.READER})
     for linked in linked_scopes:
-        with acting_as(reader):
-            found = await store.search_chunks_vector(linked, vector, limit)
-            chunks = {c.id: c for c in await store.get_chunks([f.id for f in found])}
+        found = await store.search_chunks_vector(linked, vector, limit)
+        chunks = {c.id: c for c in await store.get_chunks([f.id for f in found])}
         for scored in found:
             chunk = chunks.get(scored.id)
             text = chunk.text.casefold() if chunk is not None else ""

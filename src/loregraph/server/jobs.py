@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from loregraph.access import Principal, acting_as
+from loregraph.access import Principal
 from loregraph.errors import LoregraphError
 from loregraph.graph import AsyncGraph
 from loregraph.ingest.progress import Progress
@@ -53,7 +53,7 @@ class JobReport(Protocol):
         ...
 
 
-Work = Callable[[Progress], Awaitable[JobReport]]
+Work = Callable[[AsyncGraph, Progress], Awaitable[JobReport]]
 """An ingest (or a backfill) to run as a job, given the job's progress sink."""
 
 
@@ -184,8 +184,8 @@ class Jobs:
         inputs ``skipped`` while reading them are reported: a ``skipped`` event each, and
         in the report's ``skipped_inputs``."""
 
-        async def work(progress: Progress) -> JobReport:
-            report = await self.graph.ingest_documents(documents, scope=scope, progress=progress)
+        async def work(graph: AsyncGraph, progress: Progress) -> JobReport:
+            report = await graph.ingest_documents(documents, scope=scope, progress=progress)
             report.skipped_inputs = [*skipped, *report.skipped_inputs]
             return report
 
@@ -217,8 +217,7 @@ class Jobs:
 
     async def _run(self, job: Job, principal: Principal, work: Work) -> None:
         try:
-            with acting_as(principal):
-                report = await work(JobProgress(job))
+            report = await work(self.graph.acting_as(principal), JobProgress(job))
         except Exception as exc:  # the job reports it; the server goes on
             problem = (
                 problem_of(exc)

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from loregraph.access import Principal, Role, acting_as
+from loregraph.access import Principal, Role
 from loregraph.graph import AsyncGraph
+from loregraph.mcp.acting import serving
 from loregraph.server.auth import principal_of
 from loregraph.server.config import Mount
 from loregraph.server.problems import Problem, forbidden
@@ -95,7 +96,7 @@ class KeyGuard:
             await _send_problem(problem, send)
             return
         writes = principal.may(self.graph.settings.scope, Role.WRITER)
-        with acting_as(principal):
+        with serving(principal):
             await (self.app if writes else self.reader)(scope, receive, send)
 
     async def _principal(self, scope: Scope) -> Principal:

@@ -22,7 +22,7 @@ from sse_starlette import EventSourceResponse
 from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
-from loregraph.access import Principal, acting_as
+from loregraph.access import Principal
 from loregraph.errors import LoregraphError
 from loregraph.retrieve.result import RetrievalResult
 from loregraph.server.jobs import Job
@@ -97,7 +97,7 @@ def _failure(exc: BaseException) -> Problem:
 
 async def _next(stream: StreamedAnswer, principal: Principal, deadline: float) -> str | None:
     """The next piece (``None`` at the end), for ``principal``, by the ``deadline``."""
-    with acting_as(principal), anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+    with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
         try:
             return await anext(stream)
         except StopAsyncIteration:

@@ -95,6 +95,11 @@ class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
     ) -> None:
         await self.close()
 
+    @property
+    def underlying(self) -> Store:
+        """The store that holds the data (a view of a store gives the store it views)."""
+        return self
+
     # ----------------------------------------------------------------- documents
     @abstractmethod
     async def write_document(self, bundle: models.DocumentBundle) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from loregraph.access import Role, acting_as
+from loregraph.access import Role
 from loregraph.engine.passages import PassageView
 from loregraph.models import CO_OCCURS, StoreStats
 from loregraph.server.auth import Anyone, Reader
@@ -31,8 +31,8 @@ async def entities(
     limit: Annotated[int, Query(ge=1, le=10_000)] = 30,
 ) -> Any:
     """Entities of the scope, most mentioned first."""
-    with acting_as(caller.principal):
-        found = await graph.entities(entity_type=type, order=order, limit=limit, scope=caller.scope)
+    graph = graph.acting_as(caller.principal)
+    found = await graph.entities(entity_type=type, order=order, limit=limit, scope=caller.scope)
     return [e.to_dict() for e in found]
 
 
@@ -50,10 +50,8 @@ async def entity(
 ) -> Any:
     """An entity (by name or alias; the closest name if none is exact) with its relations
     and their evidence; 404 when no entity is close."""
-    with acting_as(caller.principal):
-        view = await graph.entity(
-            name, limit=None, scope=caller.scope, as_of=as_of, known_at=known_at
-        )
+    graph = graph.acting_as(caller.principal)
+    view = await graph.entity(name, limit=None, scope=caller.scope, as_of=as_of, known_at=known_at)
     shown = [r for r in view.relations if co_occurrence or r.type != CO_OCCURS][:limit]
     return dataclasses.replace(view, relations=shown).to_dict()
 
@@ -63,16 +61,16 @@ async def documents(caller: Reader, graph: Engine, config: Config) -> Any:
     """The documents of the scope (a file's ``source`` relative to the folder the server
     ingests from, or its name, except for administrators: see :mod:`..sources`)."""
     view = source_view(caller.principal, caller.scope, config.ingest_roots)
-    with acting_as(caller.principal):
-        return [view.document(d.to_dict()) for d in await graph.documents(scope=caller.scope)]
+    graph = graph.acting_as(caller.principal)
+    return [view.document(d.to_dict()) for d in await graph.documents(scope=caller.scope)]
 
 
 @router.get("/passages/{passage_id}", response_model=PassageView)
 async def passage(passage_id: str, caller: Reader, graph: Engine) -> Any:
     """A passage by id (a citation's ``chunk_id``) with its document's title; 404 when the
     scope has none."""
-    with acting_as(caller.principal):
-        return (await graph.passage(passage_id, scope=caller.scope)).to_dict()
+    graph = graph.acting_as(caller.principal)
+    return (await graph.passage(passage_id, scope=caller.scope)).to_dict()
 
 
 @router.get("/suggest", response_model=list[SuggestionOut])
@@ -86,21 +84,20 @@ async def suggest(
 ) -> Any:
     """Other documents about the same people, places and periods as ``document``, best
     first, each with the entities they share and a reason; 404 for an unknown document."""
-    with acting_as(caller.principal):
-        found = await graph.suggest(document, limit=limit, scope=caller.scope)
+    graph = graph.acting_as(caller.principal)
+    found = await graph.suggest(document, limit=limit, scope=caller.scope)
     return [s.to_dict() for s in found]
 
 
 @router.get("/stats", response_model=StoreStats)
 async def stats(caller: Reader, graph: Engine) -> Any:
     """Counts of documents, chunks, entities, relations and mentions in the scope."""
-    with acting_as(caller.principal):
-        return (await graph.stats(scope=caller.scope)).to_dict()
+    graph = graph.acting_as(caller.principal)
+    return (await graph.stats(scope=caller.scope)).to_dict()
 
 
 @router.get("/scopes", response_model=dict[str, StoreStats])
 async def scopes(principal: Anyone, graph: Engine) -> Any:
     """The scopes that hold data and that this key may read, with their counts."""
-    with acting_as(principal):
-        found = await graph.scopes()
+    found = await graph.acting_as(principal).scopes()
     return {name: st.to_dict() for name, st in found.items() if principal.may(name, Role.READER)}

@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, FastAPI, Path, Request
 
-from loregraph.access import acting_as
+from loregraph import AsyncGraph
 from loregraph.engine.merge_views import MergeView
 from loregraph.models import Entity
 from loregraph.server.auth import Caller, Writer
@@ -64,11 +64,11 @@ async def to_the_end(request: Request, change: Coroutine[Any, Any, T]) -> T:
 async def _change(
     request: Request,
     caller: Caller,
-    make: Callable[[str, str], Coroutine[Any, Any, MergeView | Entity]],
+    graph: AsyncGraph,
+    make: Callable[[AsyncGraph, str], Coroutine[Any, Any, MergeView | Entity]],
 ) -> dict[str, Any]:
-    """The change ``make(principal, scope)`` made for the caller, to its end, as JSON."""
-    with acting_as(caller.principal):
-        done = await to_the_end(request, make(caller.principal.name, caller.scope))
+    """The change ``make(engine, scope)`` made by the caller's engine, to its end, as JSON."""
+    done = await to_the_end(request, make(graph.acting_as(caller.principal), caller.scope))
     return done.to_dict()
 
 
@@ -78,9 +78,7 @@ async def undo(merge_id: MergeId, request: Request, caller: Writer, graph: Engin
     again, with its aliases, mentions, relations and evidence, and later ingests do not
     merge it back. 404 for an unknown merge, 409 for one already undone, 422 for names the
     ingest takes for one (rename the entity instead)."""
-    return await _change(
-        request, caller, lambda who, scope: graph.unmerge(merge_id, principal=who, scope=scope)
-    )
+    return await _change(request, caller, graph, lambda g, scope: g.unmerge(merge_id, scope=scope))
 
 
 @router.post("/merge", response_model=MergeOut)
@@ -92,7 +90,8 @@ async def merge(body: MergeRequest, request: Request, caller: Writer, graph: Eng
     return await _change(
         request,
         caller,
-        lambda who, scope: graph.merge(body.name, body.other, principal=who, scope=scope),
+        graph,
+        lambda g, scope: g.merge(body.name, body.other, scope=scope),
     )
 
 
@@ -103,7 +102,8 @@ async def rename(body: RenameRequest, request: Request, caller: Writer, graph: E
     return await _change(
         request,
         caller,
-        lambda who, scope: graph.rename(body.name, body.new_name, principal=who, scope=scope),
+        graph,
+        lambda g, scope: g.rename(body.name, body.new_name, scope=scope),
     )
 
 
@@ -115,7 +115,6 @@ async def retype(body: RetypeRequest, request: Request, caller: Writer, graph: E
     return await _change(
         request,
         caller,
-        lambda who, scope: graph.retype(
-            body.name, body.type, new_type=body.new_type, principal=who, scope=scope
-        ),
+        graph,
+        lambda g, scope: g.retype(body.name, body.type, new_type=body.new_type, scope=scope),
     )

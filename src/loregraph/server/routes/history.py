@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from loregraph.access import acting_as
 from loregraph.server.auth import Admin, Reader
 from loregraph.server.requests import AsOf, KnownAt
 from loregraph.server.responses import AuditEntryOut, HistoryOut, MergeOut
@@ -36,10 +35,10 @@ async def history(
     ``known_at``, those begun and known by then):
     when each held, when the graph learnt it and stopped believing it, its evidence, and
     the memory or document that ended it. 404 for an unknown name."""
-    with acting_as(caller.principal):
-        found = await graph.history(
-            name, other, type=type or None, scope=caller.scope, as_of=as_of, known_at=known_at
-        )
+    graph = graph.acting_as(caller.principal)
+    found = await graph.history(
+        name, other, type=type or None, scope=caller.scope, as_of=as_of, known_at=known_at
+    )
     return found.to_dict()
 
 
@@ -56,8 +55,8 @@ async def merges(
     """Every merge of the scope, newest first: the name merged, the entity, the rule, its
     score, the document that caused it and when; undo one with ``POST /merges/{id}/undo``.
     404 for an unknown ``entity``."""
-    with acting_as(caller.principal):
-        found = await graph.merges(entity=entity, undone=undone, scope=caller.scope)
+    graph = graph.acting_as(caller.principal)
+    found = await graph.merges(entity=entity, undone=undone, scope=caller.scope)
     return [m.to_dict() for m in found]
 
 
@@ -70,6 +69,6 @@ async def audit(
     """The scope's audit log, newest first: every merge, unmerge, rename, retype, deletion
     and forgotten memory, grant, link and key created or revoked (never its secret), with
     its time and the key that made it (administrators only: it names the keys)."""
-    with acting_as(caller.principal):
-        found = await graph.audit(limit=limit, scope=caller.scope)
+    graph = graph.acting_as(caller.principal)
+    found = await graph.audit(limit=limit, scope=caller.scope)
     return [e.to_dict() for e in found]

@@ -13,7 +13,8 @@ from typing import Annotated, Any
 import anyio
 from fastapi import APIRouter, File, Form, UploadFile
 
-from loregraph.access import Principal, Role, acting_as
+from loregraph import AsyncGraph
+from loregraph.access import Principal, Role
 from loregraph.engine.visibility import Access, check_owner, document_access
 from loregraph.errors import InputError
 from loregraph.ingest.progress import Progress
@@ -101,7 +102,7 @@ async def ingest_paths(
     paths = allowed_paths(body.paths, config.ingest_roots)
     readers = _readers(caller, body.visibility, body.owner)
 
-    def work(progress: Progress) -> Awaitable[JobReport]:
+    def work(graph: AsyncGraph, progress: Progress) -> Awaitable[JobReport]:
         return graph.ingest(
             *paths,
             scope=caller.scope,
@@ -116,10 +117,9 @@ async def ingest_paths(
 def _readers(caller: Caller, visibility: str | None, owner: str | None) -> Access:
     """The checked visibility and owner of the documents ``caller`` sends (422 for a bad
     one; a personal document's default owner: the caller's principal)."""
-    with acting_as(caller.principal):
-        access = document_access(visibility, owner)
-        check_owner(access.owner, caller.scope)  # 403: someone else's, and not an admin
-        return access
+    access = document_access(visibility, owner, caller.principal)
+    check_owner(access.owner, caller.scope, caller.principal)  # 403: not yours, not an admin
+    return access
 
 
 @router.post("/backfill", response_model=JobOut, status_code=202)
@@ -127,7 +127,7 @@ async def backfill(body: BackfillRequest, caller: Writer, jobs: JobList, graph: 
     """Extract the scope's stored documents again with the server's current extractor, as
     ``loregraph backfill`` does (those it already made are skipped); returns the job."""
 
-    def work(progress: Progress) -> Awaitable[JobReport]:
+    def work(graph: AsyncGraph, progress: Progress) -> Awaitable[JobReport]:
         return graph.backfill(
             scope=caller.scope, rate=body.rate, limit=body.limit, progress=progress
         )

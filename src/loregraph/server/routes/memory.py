@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from loregraph.access import acting_as
 from loregraph.models import DeleteReport
 from loregraph.server.auth import Reader, Writer
 from loregraph.server.requests import Moment, RememberRequest, Until
@@ -20,18 +19,18 @@ router = APIRouter(tags=["memories"])
 @router.post("/memories", response_model=MemoryOut, status_code=201)
 async def remember(body: RememberRequest, caller: Writer, graph: Engine) -> Any:
     """Remember a text; it is searchable as soon as this returns."""
-    with acting_as(caller.principal):
-        memory = await graph.remember(
-            body.text,
-            at=body.at,
-            source=body.source,
-            tags=body.tags,
-            metadata=body.metadata,
-            scope=caller.scope,
-            visibility=body.visibility,
-            owner=body.owner,
-            planned=body.planned,
-        )
+    graph = graph.acting_as(caller.principal)
+    memory = await graph.remember(
+        body.text,
+        at=body.at,
+        source=body.source,
+        tags=body.tags,
+        metadata=body.metadata,
+        scope=caller.scope,
+        visibility=body.visibility,
+        owner=body.owner,
+        planned=body.planned,
+    )
     return memory.to_dict()
 
 
@@ -48,17 +47,17 @@ async def memories(
 ) -> Any:
     """Memories, oldest first: by tag, source, time, or the entity they mention (the latest
     ``limit``)."""
-    with acting_as(caller.principal):
-        found = await graph.memories(
-            tags=tag or (), source=source, since=since, until=until, about=about, limit=limit,
-            scope=caller.scope,
-        )  # fmt: skip
+    graph = graph.acting_as(caller.principal)
+    found = await graph.memories(
+        tags=tag or (), source=source, since=since, until=until, about=about, limit=limit,
+        scope=caller.scope,
+    )  # fmt: skip
     return [m.to_dict() for m in found]
 
 
 @router.delete("/memories/{memory_id}", response_model=DeleteReport)
 async def forget(memory_id: str, caller: Writer, graph: Engine) -> Any:
     """Forget a memory and exactly what only it supported; 404 for an unknown id."""
-    with acting_as(caller.principal):
-        forgot = await graph.forget(memory_id, principal=caller.principal.name, scope=caller.scope)
-        return forgot.to_dict()
+    graph = graph.acting_as(caller.principal)
+    forgot = await graph.forget(memory_id, principal=caller.principal.name, scope=caller.scope)
+    return forgot.to_dict()

@@ -8,7 +8,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse, Response
 
-from loregraph.access import acting_as
 from loregraph.engine.patterns import MAX_HOPS
 from loregraph.export import subgraph_text
 from loregraph.server.auth import Reader
@@ -42,11 +41,11 @@ async def relations(
     known_at: KnownAt = None,
 ) -> Any:
     """The relations of an entity, heaviest first, with the other end and evidence."""
-    with acting_as(caller.principal):
-        found = await graph.relations(
-            name, direction=direction, type=type or None, limit=limit, as_of=as_of,
-            known_at=known_at, scope=caller.scope,
-        )  # fmt: skip
+    graph = graph.acting_as(caller.principal)
+    found = await graph.relations(
+        name, direction=direction, type=type or None, limit=limit, as_of=as_of,
+        known_at=known_at, scope=caller.scope,
+    )  # fmt: skip
     return found.to_dict()
 
 
@@ -64,16 +63,16 @@ async def neighbors(
 ) -> Any:
     """The entities within ``hops`` relations of an entity, with their distance, and the
     relations joining them."""
-    with acting_as(caller.principal):
-        found = await graph.neighbors(
-            name,
-            hops=hops,
-            limit=limit,
-            type=type or None,
-            as_of=as_of,
-            known_at=known_at,
-            scope=caller.scope,
-        )
+    graph = graph.acting_as(caller.principal)
+    found = await graph.neighbors(
+        name,
+        hops=hops,
+        limit=limit,
+        type=type or None,
+        as_of=as_of,
+        known_at=known_at,
+        scope=caller.scope,
+    )
     if format == "json":
         return found.to_dict()
     text = subgraph_text(found.ordered(), found.relations, format)
@@ -96,9 +95,9 @@ async def path(
 ) -> Any:
     """The shortest paths between two entities, each step with its relation and evidence;
     404 when none is within ``max_hops``."""
-    with acting_as(caller.principal):
-        found = await graph.path(
-            source, target, max_hops=max_hops, limit=limit, type=type or None, as_of=as_of,
-            known_at=known_at, scope=caller.scope,
-        )  # fmt: skip
+    graph = graph.acting_as(caller.principal)
+    found = await graph.path(
+        source, target, max_hops=max_hops, limit=limit, type=type or None, as_of=as_of,
+        known_at=known_at, scope=caller.scope,
+    )  # fmt: skip
     return [p.to_dict() for p in found]

@@ -6,7 +6,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from loregraph.access import acting_as
 from loregraph.engine.questions import Asking, context_of
 from loregraph.server.auth import Caller, Reader
 from loregraph.server.debug import DebugParam, check_debug, debug_of
@@ -51,6 +50,7 @@ async def ask(
     """Answer a question with citations, streamed as server-sent events."""
     check_length(config, body.question, "question")
     report = check_debug(caller, debug)
+    graph = graph.acting_as(caller.principal)
     stream = graph.ask_stream(body.question, **asking(body, caller))
     events = answer_events(
         stream,
@@ -68,8 +68,8 @@ async def ask_json(
     """Answer a question with citations, in one JSON response."""
     check_length(config, body.question, "question")
     report = check_debug(caller, debug)
-    with acting_as(caller.principal):
-        answer = await graph.ask(body.question, **asking(body, caller))
+    graph = graph.acting_as(caller.principal)
+    answer = await graph.ask(body.question, **asking(body, caller))
     out = {**answer.to_dict(), "found": answer.found}
     if report and answer.retrieval is not None:
         out["debug"] = debug_of(graph, answer.retrieval)
@@ -83,8 +83,8 @@ async def context(
     """The graph-augmented context an LLM would receive for the question."""
     check_length(config, body.question, "question")
     report = check_debug(caller, debug)
-    with acting_as(caller.principal):
-        result = await graph.retrieve(body.question, **asking(body, caller))
+    graph = graph.acting_as(caller.principal)
+    result = await graph.retrieve(body.question, **asking(body, caller))
     text = context_of(result, body.format, body.budget)
     out: dict[str, Any] = {"question": body.question, "format": body.format, "context": text}
     if report:
@@ -108,17 +108,17 @@ async def search(
     """Ranked documents, entities or relations for a query (a document's ``source`` shown
     as ``GET /documents`` shows it)."""
     check_length(config, q, "query")
-    with acting_as(caller.principal):
-        hits = await graph.search(
-            q,
-            kind=kind,
-            limit=limit,
-            preset=preset,
-            scope=caller.scope,
-            as_of=as_of,
-            known_at=known_at,
-            only=only,
-        )
+    graph = graph.acting_as(caller.principal)
+    hits = await graph.search(
+        q,
+        kind=kind,
+        limit=limit,
+        preset=preset,
+        scope=caller.scope,
+        as_of=as_of,
+        known_at=known_at,
+        only=only,
+    )
     view = source_view(caller.principal, caller.scope, config.ingest_roots)
     found = hits.to_dict()
     found["hits"] = [{**hit, "extra": view.document(hit["extra"])} for hit in found["hits"]]

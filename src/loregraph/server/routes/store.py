@@ -10,7 +10,6 @@ from typing import Any, Literal
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from loregraph.access import acting_as
 from loregraph.models import DeleteReport
 from loregraph.server.auth import Reader, Writer
 from loregraph.server.requests import AsOf, KnownAt
@@ -28,9 +27,9 @@ MEDIA = {"json": "application/json", "graphml": "application/xml"}
 async def delete(ref: str, caller: Writer, graph: Engine) -> Any:
     """Delete a document (id, source or exact title) and exactly what only it supported;
     404 for an unknown document."""
-    with acting_as(caller.principal):
-        report = await graph.delete(ref, scope=caller.scope, principal=caller.principal.name)
-        return report.to_dict()
+    graph = graph.acting_as(caller.principal)
+    report = await graph.delete(ref, scope=caller.scope, principal=caller.principal.name)
+    return report.to_dict()
 
 
 @router.get(
@@ -49,10 +48,8 @@ async def export(
     """The scope's graph as a JSON or GraphML file (documents' sources shown as
     ``GET /documents`` shows them); with ``as_of`` or ``known_at``, as it stood then."""
     buffer = io.BytesIO()
-    with acting_as(caller.principal):
-        await graph.export(
-            buffer, format=format, scope=caller.scope, as_of=as_of, known_at=known_at
-        )
+    graph = graph.acting_as(caller.principal)
+    await graph.export(buffer, format=format, scope=caller.scope, as_of=as_of, known_at=known_at)
     body = buffer.getvalue()
     view = source_view(caller.principal, caller.scope, config.ingest_roots)
     if format == "json" and not view.full:

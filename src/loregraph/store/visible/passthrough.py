@@ -26,6 +26,10 @@ class Passthrough(Store):
             raise AttributeError(name)
         return getattr(self.inner, name)
 
+    @property
+    def underlying(self) -> Store:
+        return self.inner.underlying
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.inner!r})"
 

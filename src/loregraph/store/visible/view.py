@@ -1,7 +1,9 @@
-"""A store as the acting principal sees it: the graph built from the documents it may read.
+"""A store as one principal sees it: the graph built from the documents it may read.
 
-:class:`VisibleStore` wraps any store. With no principal acting (library use, the command
-line without ``--principal``, a server without keys), or when the principal reads every
+:class:`VisibleStore` wraps any store for one principal, given when it is made
+(:meth:`VisibleStore.seen_by` gives the view of another, sharing the caches). For the
+store's operator (no principal: library use, the command line without ``--principal``, a
+server without keys), or when the principal reads every
 document of a scope, each call goes straight to the wrapped store and costs nothing more.
 Otherwise passages of unreadable documents are left out, and every entity, relation, alias,
 description, count and evidence sentence is derived again from the readable documents'
@@ -16,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from loregraph import models
+from loregraph.access import Principal
 from loregraph.store.base import Store
 from loregraph.store.hops import Hop
 from loregraph.store.queries import (
@@ -28,29 +31,45 @@ from loregraph.store.queries import (
 from loregraph.store.visible import filters, matches, snapshot
 from loregraph.store.visible.derive import visible_merge
 from loregraph.store.visible.passthrough import Passthrough
-from loregraph.store.visible.readers import Readers, acting
+from loregraph.store.visible.readers import Readers, ReadersCache, viewing
 
 SNAPSHOTS = 8
 """Whole-scope views kept (per scope and readable set)."""
+Snapshots = dict[tuple[str, frozenset[str]], tuple[int | None, snapshot.VisibleGraph]]
+"""Whole-scope views by scope and readable set, with the graph version they were built at."""
 
 
 class VisibleStore(Passthrough):
-    """``inner`` as the acting principal sees it (see the module notes)."""
+    """``inner`` as ``principal`` sees it (``None``: the store's operator; see the module
+    notes)."""
 
-    def __init__(self, inner: Store) -> None:
+    def __init__(
+        self,
+        inner: Store,
+        principal: Principal | None = None,
+        *,
+        shared: tuple[ReadersCache, Snapshots] | None = None,
+    ) -> None:
         super().__init__(inner)
-        self.readers = Readers(inner)
-        self._graphs: dict[
-            tuple[str, frozenset[str]], tuple[int | None, snapshot.VisibleGraph]
-        ] = {}
+        cache, self._graphs = shared or (ReadersCache(), {})
+        self.readers = Readers(inner, principal, cache)
+        self.principal = principal
 
     def changed(self) -> None:
         self.readers.forget()
 
     @classmethod
-    def over(cls, store: Store) -> Store:
+    def over(cls, store: Store) -> VisibleStore:
         """``store`` wrapped once (a store already wrapped is returned as it is)."""
         return store if isinstance(store, VisibleStore) else cls(store)
+
+    def seen_by(self, principal: Principal | None) -> VisibleStore:
+        """The same store as ``principal`` sees it (``None``: the operator), sharing what
+        this view has cached."""
+        return VisibleStore(self.inner, principal, shared=(self.readers.cache, self._graphs))
+
+    def _operator(self) -> bool:
+        return viewing(self.principal) is None
 
     # ----------------------------------------------------------------- documents
     async def get_document(self, document_id: str) -> models.Document | None:
@@ -88,7 +107,7 @@ class VisibleStore(Passthrough):
 
     async def scopes(self) -> list[str]:
         names = await self.inner.scopes()
-        if acting() is None:
+        if self._operator():
             return names
         shown = []
         for scope in names:
@@ -236,7 +255,7 @@ class VisibleStore(Passthrough):
 
     # ----------------------------------------------------------------- relations
     async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
-        if acting() is None:
+        if self._operator():
             return await self.inner._entity_relations(query)
         entity = await self.inner.get_entities([query.entity_id])
         readable = await self.readers.readable(entity[0].scope) if entity else None
@@ -258,7 +277,7 @@ class VisibleStore(Passthrough):
         return kept[: query.limit] if query.limit is not None else kept
 
     async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
-        if acting() is None:
+        if self._operator():
             return await self.inner.relations_among(entity_ids)
         scopes = {e.scope for e in await self.inner.get_entities(entity_ids)}
         readable = await self.readers.per_scope(sorted(scopes))
@@ -292,7 +311,7 @@ class VisibleStore(Passthrough):
         return await filters.relations(self.inner, self.readers, found)
 
     async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
-        if acting() is None:
+        if self._operator():
             return await self.inner._relations_touching(hop)
         return await super()._relations_touching(hop)
 
