@@ -88,6 +88,7 @@ EXPECTED = {
     "Focus",
     "PersonaReport",
     "RetrievalTrace",
+    "Visibility",
 }
 
 GRAPH_METHODS = {

@@ -7,7 +7,7 @@ retrieval. Offline by default, on one SQLite file.
     print(g.ask("Who gave blood to Lucy in the transfusions?").text)
 """
 
-from loregraph.access import ApiKey, Grant, Principal, Role, ScopeLink
+from loregraph.access import ApiKey, Grant, Principal, Role, ScopeLink, Visibility
 from loregraph.answer.extractive import Answer, Citation
 from loregraph.blocking import Graph, open
 from loregraph.embed.base import Embedder
@@ -154,6 +154,7 @@ __all__ = [
     "StreamedAnswer",
     "Suggestion",
     "UsageTracker",
+    "Visibility",
     "__version__",
     "open",
     "open_async",

@@ -17,11 +17,11 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import IntEnum, StrEnum
+from enum import IntEnum
 from typing import Any
 
 from loregraph.errors import InputError, NotAllowedError
-from loregraph.models import utcnow
+from loregraph.models import Visibility, utcnow
 
 KEY_PREFIX = "lg_"
 """Every key starts with this, so that a leaked key is recognisable in logs and scanners."""
@@ -73,25 +73,6 @@ ROLE_ALIASES: dict[str, Role] = {
     "creator": Role.OWNER,
 }
 """Other names of the roles (those of the persona design), for :meth:`Role.parse`."""
-
-
-class Visibility(StrEnum):
-    """Who may read a document or memory: anyone who reads its scope (``public``), its
-    writers (``private``), or only its ``owner`` (``personal``)."""
-
-    PUBLIC = "public"
-    PRIVATE = "private"
-    PERSONAL = "personal"
-
-    @classmethod
-    def parse(cls, value: str) -> Visibility:
-        """The visibility called ``value``; :class:`InputError` naming the allowed ones."""
-        cleaned = value.strip().lower() if isinstance(value, str) else ""
-        try:
-            return cls(cleaned)
-        except ValueError:
-            allowed = ", ".join(v.value for v in cls)
-            raise InputError(f"unknown visibility {value!r}; allowed: {allowed}") from None
 
 
 SHARE_ALL = "all"

@@ -38,7 +38,7 @@ from loregraph.ingest.report import IngestReport
 from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.ingest.types import SourceDocument
 from loregraph.location import Location
-from loregraph.models import DeleteReport, DocKind, Document, StoreStats
+from loregraph.models import DeleteReport, DocKind, Document, StoreStats, Visibility
 from loregraph.observe import Observer, Observers, observed
 from loregraph.settings import Settings
 from loregraph.store.base import Store
@@ -183,7 +183,7 @@ class AsyncGraph(
         stdin_title: str | None = None,
         scope: str | None = None,
         progress: Progress | None = None,
-        visibility: str | None = None,
+        visibility: Visibility | str | None = None,
         owner: str | None = None,
     ) -> IngestReport:
         """Ingest files, directories, JSON/JSONL record files or stdin (``"-"``).
@@ -228,7 +228,7 @@ class AsyncGraph(
         *,
         scope: str | None = None,
         progress: Progress | None = None,
-        visibility: str | None = None,
+        visibility: Visibility | str | None = None,
         owner: str | None = None,
     ) -> IngestReport:
         """Ingest a JSON array or JSONL file of ``{"title", "text", "id"?, ...}`` records."""
@@ -250,7 +250,7 @@ class AsyncGraph(
         kind: DocKind = DocKind.DOCUMENT,
         metadata: dict[str, Any] | None = None,
         scope: str | None = None,
-        visibility: str | None = None,
+        visibility: Visibility | str | None = None,
         owner: str | None = None,
     ) -> IngestReport:
         """Ingest one text (a document, or an agent memory with ``kind=DocKind.MEMORY``)."""
@@ -269,7 +269,7 @@ class AsyncGraph(
         *,
         scope: str | None = None,
         progress: Progress | None = None,
-        visibility: str | None = None,
+        visibility: Visibility | str | None = None,
         owner: str | None = None,
     ) -> IngestReport:
         """Ingest already-read documents.

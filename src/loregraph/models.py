@@ -21,6 +21,8 @@ from typing import Any, overload
 import numpy as np
 import numpy.typing as npt
 
+from loregraph.errors import InputError
+
 Vector = npt.NDArray[np.float32]
 
 DEFAULT_SCOPE = "default"
@@ -94,6 +96,25 @@ class DocKind(StrEnum):
     MEMORY = "memory"
 
 
+class Visibility(StrEnum):
+    """Who may read a document or memory: anyone who reads its scope (``public``), its
+    writers (``private``), or only its ``owner`` (``personal``)."""
+
+    PUBLIC = "public"
+    PRIVATE = "private"
+    PERSONAL = "personal"
+
+    @classmethod
+    def parse(cls, value: str) -> Visibility:
+        """The visibility called ``value``; :class:`InputError` naming the allowed ones."""
+        cleaned = value.strip().lower() if isinstance(value, str) else ""
+        try:
+            return cls(cleaned)
+        except ValueError:
+            allowed = ", ".join(v.value for v in cls)
+            raise InputError(f"unknown visibility {value!r}; allowed: {allowed}") from None
+
+
 @dataclass(slots=True)
 class Document:
     """A source text. Its derived data (chunks, mentions, evidence) is deleted with it."""
@@ -104,13 +125,16 @@ class Document:
     scope: str = DEFAULT_SCOPE
     source: str = ""
     kind: DocKind = DocKind.DOCUMENT
-    visibility: str = "public"
+    visibility: Visibility = Visibility.PUBLIC
     owner: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     status: DocStatus = DocStatus.PENDING
     char_count: int = 0
     created_at: datetime = field(default_factory=utcnow)
     valid_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        self.visibility = Visibility.parse(self.visibility)
 
     def to_dict(self) -> dict[str, Any]:
         """The document as JSON: id, title, source, characters, status, visibility, owner."""

@@ -20,7 +20,7 @@ from loregraph.access import Principal
 from loregraph.engine.visibility import document_access
 from loregraph.errors import InputError
 from loregraph.ingest.types import SourceDocument
-from loregraph.models import Chunk, DocKind, Document, aware, chunk_id, utcnow
+from loregraph.models import Chunk, DocKind, Document, Visibility, aware, chunk_id, utcnow
 from loregraph.store.base import Store
 
 TITLE_CHARS = 80
@@ -42,7 +42,7 @@ class Memory:
     metadata: dict[str, Any] = field(default_factory=dict)
     scope: str = ""
     created_at: datetime = field(default_factory=utcnow)
-    visibility: str = "public"
+    visibility: Visibility = Visibility.PUBLIC
     owner: str | None = None
     planned: bool = False
     """Remembered as a plan: its time was after when it was remembered."""
@@ -105,7 +105,7 @@ class NewMemory:
     source: str | None = None
     tags: Sequence[str] = ()
     metadata: Mapping[str, Any] | None = None
-    visibility: str | None = None
+    visibility: Visibility | str | None = None
     owner: str | None = None
     planned: bool = False
 

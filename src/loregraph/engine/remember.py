@@ -21,7 +21,7 @@ from loregraph.engine.memories import (
 from loregraph.engine.visibility import check_owner
 from loregraph.errors import LoregraphError, NotFoundError
 from loregraph.ingest.supersede import delete_and_recheck
-from loregraph.models import DeleteReport, Document
+from loregraph.models import DeleteReport, Document, Visibility
 from loregraph.retrieve.graphindex import SHARED_CACHE
 from loregraph.settings import Settings, check_limit
 from loregraph.store.base import Store
@@ -73,7 +73,7 @@ class MemoryMethods:
         tags: Sequence[str] = (),
         metadata: Mapping[str, Any] | None = None,
         scope: str | None = None,
-        visibility: str | None = None,
+        visibility: Visibility | str | None = None,
         owner: str | None = None,
         planned: bool = False,
     ) -> Memory:

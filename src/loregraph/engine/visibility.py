@@ -21,7 +21,7 @@ from loregraph.ingest.types import SourceDocument
 class Access:
     """A checked visibility (``None``: leave as it is, public for a new document) and owner."""
 
-    visibility: str | None = None
+    visibility: Visibility | None = None
     owner: str | None = None
 
     def apply(self, source: SourceDocument) -> SourceDocument:
@@ -33,7 +33,7 @@ class Access:
 
 
 def document_access(
-    visibility: str | None, owner: str | None, acting: Principal | None = None
+    visibility: Visibility | str | None, owner: str | None, acting: Principal | None = None
 ) -> Access:
     """The checked visibility and owner of documents to write.
 
@@ -51,7 +51,7 @@ def document_access(
         if acting is None:
             raise InputError("a personal document needs an owner: give the principal it belongs to")
         owner = acting.name
-    return Access(chosen.value, owner)
+    return Access(chosen, owner)
 
 
 def check_owner(owner: str | None, scope: str, acting: Principal | None) -> None:

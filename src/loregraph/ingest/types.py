@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import DocKind, Document, Entity, Merge
+from loregraph.models import DocKind, Document, Entity, Merge, Visibility
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class SourceDocument:
     cluster_rules: ClusterRules = field(default_factory=lambda: ClusterRules())
     """Joins the clustering of this document's names must not make (set by the pipeline
     from the merge rules switched off and the splits people made)."""
-    visibility: str | None = None
+    visibility: Visibility | None = None
     """Who may read it (``public``, ``private``, ``personal``); ``None``: the document's
     it replaces, else ``public``."""
     owner: str | None = None

@@ -23,6 +23,7 @@ from loregraph.models import (
     Merge,
     Relation,
     Vector,
+    Visibility,
 )
 
 Row = Sequence[Any]
@@ -105,7 +106,7 @@ class Codec:
         valid = None if doc.valid_at is None else self.time(doc.valid_at)
         return (
             doc.id, doc.scope, doc.title, doc.source, doc.content_hash, str(doc.kind),
-            doc.visibility, doc.owner, self.metadata(doc.metadata), str(doc.status),
+            str(doc.visibility), doc.owner, self.metadata(doc.metadata), str(doc.status),
             doc.char_count, self.time(doc.created_at), valid,
         )  # fmt: skip
 
@@ -113,7 +114,7 @@ class Codec:
         """A document from its fields."""
         return Document(
             id=row[0], scope=row[1], title=row[2], source=row[3], content_hash=row[4],
-            kind=DocKind(row[5]), visibility=row[6], owner=row[7],
+            kind=DocKind(row[5]), visibility=Visibility(row[6]), owner=row[7],
             metadata=self.read_metadata(row[8]), status=DocStatus(row[9]),
             char_count=int(row[10]), created_at=self.read_time(row[11]),
             valid_at=self.read_time_or_none(row[12]),

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from loregraph.errors import SchemaVersionError
+from loregraph.errors import InputError, SchemaVersionError
 from loregraph.models import (
     DEFAULT_SCOPE,
     Chunk,
@@ -25,6 +25,7 @@ from loregraph.models import (
     Mention,
     Merge,
     Relation,
+    Visibility,
     name_key,
 )
 from loregraph.store.jsonfile.fields import Fields, ShapeError
@@ -209,6 +210,10 @@ def _document(item: Fields) -> Document:
         kind = DocKind(item.text("kind", DocKind.DOCUMENT.value))
     except ValueError:
         raise ShapeError(f"{item.at('kind')}: expected 'document' or 'memory'") from None
+    try:
+        visibility = Visibility.parse(item.text("visibility", "public"))
+    except InputError as exc:
+        raise ShapeError(f"{item.at('visibility')}: {exc}") from None
     document = Document(
         id=item.text("id"),
         title=item.text("title", ""),
@@ -216,7 +221,7 @@ def _document(item: Fields) -> Document:
         scope=item.text("scope", DEFAULT_SCOPE),
         source=item.text("source", ""),
         kind=kind,
-        visibility=item.text("visibility", "public"),
+        visibility=visibility,
         owner=item.optional_text("owner"),
         metadata=item.mapping("metadata"),
         char_count=item.integer("char_count", 0),
