@@ -7,6 +7,9 @@ retrieval. Offline by default, on one SQLite file.
     print(g.ask("Who gave blood to Lucy in the transfusions?").text)
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from loregraph.access import ApiKey, Grant, Principal, Role, ScopeLink, Visibility
 from loregraph.answer.extractive import Answer, Citation
 from loregraph.blocking import Graph, open
@@ -38,8 +41,6 @@ from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.progress import Progress
 from loregraph.ingest.report import IngestReport
 from loregraph.ingest.types import SourceDocument
-from loregraph.llm.client import LLMClient
-from loregraph.llm.usage import UsageTracker
 from loregraph.models import (
     Chunk,
     DeleteReport,
@@ -77,7 +78,23 @@ from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
 from loregraph.streaming import BlockingStreamedAnswer, StreamedAnswer
 
+if TYPE_CHECKING:
+    from loregraph.llm.client import LLMClient
+    from loregraph.llm.usage import UsageTracker
+
 __version__ = "0.1.0"
+
+_LLM_TYPES = {"LLMClient": "loregraph.llm.client", "UsageTracker": "loregraph.llm.usage"}
+
+
+def __getattr__(name: str) -> Any:
+    """The LLM client's types, imported when first asked for: an offline engine loads no
+    LLM code."""
+    module = _LLM_TYPES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'loregraph' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "PRESETS",
