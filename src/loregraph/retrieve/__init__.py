@@ -1,28 +1,3 @@
-"""Retrieval: analyse → seed → expand → gather passages → fuse → budget → format."""
-
-from loregraph.retrieve.formats import FORMATS, format_context
-from loregraph.retrieve.graphindex import GraphCache
-from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.result import (
-    Passage,
-    QueryAnalysis,
-    RankedDocument,
-    RankedEntity,
-    RankedRelation,
-    RetrievalResult,
-    StartEntity,
-)
-
-__all__ = [
-    "FORMATS",
-    "GraphCache",
-    "Passage",
-    "QueryAnalysis",
-    "RankedDocument",
-    "RankedEntity",
-    "RankedRelation",
-    "RetrievalResult",
-    "Retriever",
-    "StartEntity",
-    "format_context",
-]
+"""Retrieval: analyse → find the start entities → expand → gather passages → fuse → budget
+→ format. The engine's entry is :class:`loregraph.retrieve.pipeline.Retriever`; the
+records it produces are in :mod:`loregraph.retrieve.result` (exported from ``loregraph``)."""
