@@ -13,7 +13,17 @@ import copy
 import functools
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Unpack, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Concatenate,
+    Generic,
+    ParamSpec,
+    TypeVar,
+    Unpack,
+    cast,
+    overload,
+)
 
 from loregraph.access import Principal
 from loregraph.engine.questions import Asking
@@ -22,8 +32,12 @@ from loregraph.store.base import Store
 from loregraph.streaming import BlockingStreamedAnswer
 
 if TYPE_CHECKING:
+    from loregraph.embed.base import Embedder
+    from loregraph.ingest.extract.base import Extractor
     from loregraph.llm.client import LLMClient
     from loregraph.llm.usage import UsageTracker
+    from loregraph.retrieve.personas import PersonaLibrary
+    from loregraph.retrieve.resilience import GraphStatus
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -55,7 +69,15 @@ class _CoreAttribute(Generic[V]):
         if self.__doc__ is None:
             self.__doc__ = getattr(AsyncGraph, name).__doc__
 
-    def __get__(self, graph: Graph, owner: type | None = None) -> V:
+    @overload
+    def __get__(self, graph: None, owner: type | None = None) -> _CoreAttribute[V]: ...
+
+    @overload
+    def __get__(self, graph: Graph, owner: type | None = None) -> V: ...
+
+    def __get__(self, graph: Graph | None, owner: type | None = None) -> V | _CoreAttribute[V]:
+        if graph is None:  # read on the class: the attribute itself (its documentation)
+            return self
         return cast(V, getattr(graph.aio, self.name))
 
 
@@ -147,6 +169,26 @@ class Graph:
     links = _blocking(AsyncGraph.links)
     backfill = _blocking(AsyncGraph.backfill)
     suggest = _blocking(AsyncGraph.suggest)
+    create_key = _blocking(AsyncGraph.create_key)
+    keys = _blocking(AsyncGraph.keys)
+    revoke_key = _blocking(AsyncGraph.revoke_key)
+    principal_for_key = _blocking(AsyncGraph.principal_for_key)
+    embedder: _CoreAttribute[Embedder] = _CoreAttribute()
+    extractor: _CoreAttribute[Extractor] = _CoreAttribute()
+    operator_store: _CoreAttribute[Store] = _CoreAttribute()
+
+    def graph_status(self) -> GraphStatus:
+        return self.aio.graph_status()
+
+    def persona_library(self) -> PersonaLibrary:
+        return self.aio.persona_library()
+
+    def seen_by(self, principal: Principal | None) -> Store:
+        return self.aio.seen_by(principal)
+
+    graph_status.__doc__ = AsyncGraph.graph_status.__doc__
+    persona_library.__doc__ = AsyncGraph.persona_library.__doc__
+    seen_by.__doc__ = AsyncGraph.seen_by.__doc__
 
 
 def open(
