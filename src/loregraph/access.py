@@ -21,7 +21,8 @@ from enum import IntEnum
 from typing import Any
 
 from loregraph.errors import InputError, NotAllowedError
-from loregraph.models import Visibility, utcnow
+from loregraph.kinds import Visibility
+from loregraph.models import utcnow
 
 KEY_PREFIX = "lg_"
 """Every key starts with this, so that a leaked key is recognisable in logs and scanners."""

@@ -37,8 +37,9 @@ from loregraph.ingest.readlog import ReadLog
 from loregraph.ingest.report import IngestReport
 from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.ingest.types import SourceDocument
+from loregraph.kinds import Visibility
 from loregraph.location import Location
-from loregraph.models import DeleteReport, DocKind, Document, StoreStats, Visibility
+from loregraph.models import DeleteReport, DocKind, Document, StoreStats
 from loregraph.observe import Observer, Observers, observed
 from loregraph.settings import Settings
 from loregraph.store.base import Store

@@ -14,14 +14,15 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from enum import StrEnum
 from functools import lru_cache
 from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from loregraph.errors import InputError
+from loregraph.kinds import DocKind as DocKind
+from loregraph.kinds import DocStatus as DocStatus
+from loregraph.kinds import Visibility as Visibility
 
 Vector = npt.NDArray[np.float32]
 
@@ -78,41 +79,6 @@ def name_key(name: str) -> str:
             text = text[len(article) :]
             break
     return text
-
-
-class DocStatus(StrEnum):
-    """Where a document is in the ingestion pipeline."""
-
-    PENDING = "pending"
-    PROCESSING = "processing"
-    DONE = "done"
-    FAILED = "failed"
-
-
-class DocKind(StrEnum):
-    """A document read from a source, or a memory written by an agent."""
-
-    DOCUMENT = "document"
-    MEMORY = "memory"
-
-
-class Visibility(StrEnum):
-    """Who may read a document or memory: anyone who reads its scope (``public``), its
-    writers (``private``), or only its ``owner`` (``personal``)."""
-
-    PUBLIC = "public"
-    PRIVATE = "private"
-    PERSONAL = "personal"
-
-    @classmethod
-    def parse(cls, value: str) -> Visibility:
-        """The visibility called ``value``; :class:`InputError` naming the allowed ones."""
-        cleaned = value.strip().lower() if isinstance(value, str) else ""
-        try:
-            return cls(cleaned)
-        except ValueError:
-            allowed = ", ".join(v.value for v in cls)
-            raise InputError(f"unknown visibility {value!r}; allowed: {allowed}") from None
 
 
 @dataclass(slots=True)

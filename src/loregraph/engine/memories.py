@@ -20,7 +20,8 @@ from loregraph.access import Principal
 from loregraph.engine.visibility import document_access
 from loregraph.errors import InputError
 from loregraph.ingest.types import SourceDocument
-from loregraph.models import Chunk, DocKind, Document, Visibility, aware, chunk_id, utcnow
+from loregraph.kinds import Visibility
+from loregraph.models import Chunk, DocKind, Document, aware, chunk_id, utcnow
 from loregraph.store.base import Store
 
 TITLE_CHARS = 80

@@ -21,7 +21,8 @@ from loregraph.engine.memories import (
 from loregraph.engine.visibility import check_owner
 from loregraph.errors import LoregraphError, NotFoundError
 from loregraph.ingest.supersede import delete_and_recheck
-from loregraph.models import DeleteReport, Document, Visibility
+from loregraph.kinds import Visibility
+from loregraph.models import DeleteReport, Document
 from loregraph.retrieve.graphindex import SHARED_CACHE
 from loregraph.settings import Settings, check_limit
 from loregraph.store.base import Store

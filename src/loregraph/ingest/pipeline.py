@@ -44,6 +44,7 @@ from loregraph.ingest.types import (
     SourceDocument,
     TextChunk,
 )
+from loregraph.kinds import Visibility
 from loregraph.models import (
     Chunk,
     DocStatus,
@@ -51,7 +52,6 @@ from loregraph.models import (
     DocumentBundle,
     EntityWrite,
     Merge,
-    Visibility,
     chunk_id,
     content_hash,
     stable_id,

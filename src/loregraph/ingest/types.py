@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from loregraph.models import DocKind, Document, Entity, Merge, Visibility
+from loregraph.kinds import Visibility
+from loregraph.models import DocKind, Document, Entity, Merge
 
 
 @dataclass(frozen=True, slots=True)

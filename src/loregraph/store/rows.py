@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from loregraph.kinds import Visibility
 from loregraph.models import (
     Chunk,
     DocKind,
@@ -23,7 +24,6 @@ from loregraph.models import (
     Merge,
     Relation,
     Vector,
-    Visibility,
 )
 
 Row = Sequence[Any]

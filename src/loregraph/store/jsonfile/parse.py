@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from loregraph.errors import InputError, SchemaVersionError
+from loregraph.kinds import Visibility
 from loregraph.models import (
     DEFAULT_SCOPE,
     Chunk,
@@ -25,7 +26,6 @@ from loregraph.models import (
     Mention,
     Merge,
     Relation,
-    Visibility,
     name_key,
 )
 from loregraph.store.jsonfile.fields import Fields, ShapeError
