@@ -89,6 +89,7 @@ EXPECTED = {
     "PersonaReport",
     "RetrievalTrace",
     "Visibility",
+    "user_time",
 }
 
 GRAPH_METHODS = {

@@ -77,6 +77,7 @@ from loregraph.settings import (
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
 from loregraph.streaming import BlockingStreamedAnswer, StreamedAnswer
+from loregraph.text.dates import user_time
 
 if TYPE_CHECKING:
     from loregraph.llm.client import LLMClient
@@ -176,4 +177,5 @@ __all__ = [
     "open",
     "open_async",
     "open_store",
+    "user_time",
 ]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from starlette.staticfiles import StaticFiles
 
-from loregraph.errors import DependencyError
-from loregraph.server.config import Mount
+from loregraph import DependencyError
+from loregraph.server import Mount
 
 STATIC = Path(__file__).with_name("static")
 """The built page: ``index.html``, ``assets/`` and ``sources.sha256`` (the hash of the

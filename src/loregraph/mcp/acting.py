@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from loregraph.access import Principal
-from loregraph.graph import AsyncGraph
+from loregraph import AsyncGraph, Principal
 
 _PRINCIPAL: ContextVar[Principal | None] = ContextVar("loregraph_mcp_principal", default=None)
 

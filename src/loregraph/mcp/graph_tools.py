@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from loregraph.graph import AsyncGraph
+from loregraph import AsyncGraph
 from loregraph.mcp.acting import engine
 from loregraph.mcp.tools import READ, AsOf, KnownAt, Limit, Name, Result, as_time, reported
 

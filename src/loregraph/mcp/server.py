@@ -22,9 +22,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import ValidationError
 
-from loregraph import __version__
-from loregraph.errors import ConfigError, LoregraphError, NotFoundError
-from loregraph.graph import AsyncGraph
+from loregraph import AsyncGraph, ConfigError, LoregraphError, NotFoundError, __version__
 from loregraph.mcp.acting import engine
 from loregraph.mcp.graph_tools import add_graph_tools
 from loregraph.mcp.shaping import LEAST_CHARS, RESULT_CHARS, as_text, capped, refusal

@@ -22,11 +22,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from loregraph.errors import InputError, LoregraphError
-from loregraph.graph import AsyncGraph
+from loregraph import PRESETS, AsyncGraph, InputError, LoregraphError, user_time
 from loregraph.mcp.acting import engine
-from loregraph.settings import PRESETS
-from loregraph.text.dates import user_time
 
 P = ParamSpec("P")
 Result = dict[str, Any]
