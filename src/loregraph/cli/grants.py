@@ -74,7 +74,7 @@ def grant(
     if name is None:
         raise click.UsageError("give the principal's NAME and a ROLE (or --list)")
     where = scope or settings_for(ctx).scope
-    who = ctx.principal or os_user()
+    who = os_user(ctx)
     if revoke:
         if role is not None:
             raise click.UsageError("--revoke takes no ROLE: it removes NAME's role in the scope")
@@ -174,7 +174,7 @@ def link(
         raise click.UsageError(f"unexpected arguments: {' '.join(more)}")
     wanted = [ref.strip() for given in [*documents, *more] for ref in given.split(",")]
     wanted = [ref for ref in wanted if ref]
-    who = ctx.principal or os_user()
+    who = os_user(ctx)
     if remove:
         if wanted or share:
             raise click.UsageError("--remove takes only SCOPE and LINKED")

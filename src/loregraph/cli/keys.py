@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from loregraph.access import ApiKey, Role
+from loregraph.cli.merges import principal
 from loregraph.cli.options import json_option, scope_option
 from loregraph.cli.runner import Context, echo_json, run_graph, settings_for
 from loregraph.cli.support import fail_on
@@ -46,7 +47,10 @@ def create(ctx: Context, name: str, scopes: tuple[str, ...], role: str, as_json:
     except LoregraphError as exc:
         fail_on(exc)
     made: NewKey = run_graph(
-        ctx, lambda g: g.create_key(name, roles), must_exist=False, writes=True
+        ctx,
+        lambda g: g.create_key(name, roles, principal=principal(ctx)),
+        must_exist=False,
+        writes=True,
     )
     if as_json:
         echo_json({**made.key.to_dict(), "key": made.secret})
@@ -81,7 +85,7 @@ def list_keys(ctx: Context, as_json: bool) -> None:
 @click.pass_obj
 def revoke(ctx: Context, name: str, as_json: bool) -> None:
     """Revoke the key NAME at once and for good."""
-    key = run_graph(ctx, lambda g: g.revoke_key(name), writes=True)
+    key = run_graph(ctx, lambda g: g.revoke_key(name, principal=principal(ctx)), writes=True)
     if as_json:
         echo_json(key.to_dict())
     else:

@@ -224,7 +224,7 @@ def _show_hits(hits: list[MemoryHit], as_json: bool) -> None:
 @click.pass_obj
 def forget(ctx: Context, memory_id: str, as_json: bool) -> None:
     """Forget the memory ID and exactly what only it supported."""
-    who = principal()
+    who = principal(ctx)
     report = run_graph(ctx, lambda g: g.forget(memory_id, principal=who), writes=True)
     if as_json:
         echo_json(report.to_dict())

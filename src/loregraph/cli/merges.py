@@ -15,8 +15,12 @@ from loregraph.models import Entity
 from loregraph.store.changes import AuditEntry
 
 
-def principal() -> str:
-    """Who runs the command: the operating system's user name (``unknown`` without one)."""
+def principal(ctx: Context | None = None) -> str:
+    """Who runs the command, as the audit log names them (one rule for every change):
+    ``--principal`` when given, else the operating system's user name (``unknown``
+    without one)."""
+    if ctx is not None and ctx.principal:
+        return ctx.principal
     try:
         return getpass.getuser()
     except (KeyError, OSError):
@@ -62,7 +66,7 @@ def merges(ctx: Context, entity: str | None, undone: bool, as_json: bool) -> Non
 def unmerge(ctx: Context, merge_id: str, as_json: bool) -> None:
     """Undo the merge ID: what it joined becomes an entity of its own again (aliases,
     mentions, relations and evidence), and later ingests do not merge it back."""
-    who = principal()
+    who = principal(ctx)
     view = run_graph(ctx, lambda g: g.unmerge(merge_id, principal=who), writes=True)
     if as_json:
         echo_json(view.to_dict())
@@ -81,7 +85,7 @@ def merge(ctx: Context, name: str, other: str, as_json: bool) -> None:
     Both are named exactly: a name or an alias (case, accents, punctuation and a leading
     "the" aside) or an id. A name no entity has is refused with the close names it may
     mean; nothing is merged on a guess."""
-    who = principal()
+    who = principal(ctx)
     view = run_graph(ctx, lambda g: g.merge(name, other, principal=who), writes=True)
     if as_json:
         echo_json(view.to_dict())
@@ -97,7 +101,7 @@ def merge(ctx: Context, name: str, other: str, as_json: bool) -> None:
 def rename(ctx: Context, name: str, new_name: str, as_json: bool) -> None:
     """Give the entity NAME (its exact name, an alias or its id) the name NEW_NAME (its
     mentions and relations stay)."""
-    who = principal()
+    who = principal(ctx)
     entity = run_graph(ctx, lambda g: g.rename(name, new_name, principal=who), writes=True)
     _echo_entity(entity, as_json, "renamed to")
 
@@ -117,7 +121,7 @@ def retype(ctx: Context, name: str, entity_type: str, new_type: bool, as_json: b
     """Give the entity NAME (its exact name, an alias or its id) the type TYPE: Person,
     Organization, Location, Product, Concept, Event, Role, Time or Code (or a word for
     one, such as company), or a type the scope's entities already have."""
-    who = principal()
+    who = principal(ctx)
     entity = run_graph(
         ctx,
         lambda g: g.retype(name, entity_type, new_type=new_type, principal=who),
