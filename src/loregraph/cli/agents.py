@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import click
 
+from loregraph import AsyncGraph, DependencyError
 from loregraph.cli.runner import Context, run_graph
 from loregraph.cli.support import fail
-from loregraph.errors import DependencyError
-from loregraph.graph import AsyncGraph
 
 
 @click.command("mcp")

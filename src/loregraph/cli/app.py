@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from loregraph import PRESETS, InputError
 from loregraph.cli import (
     admin,
     agents,
@@ -42,8 +43,6 @@ from loregraph.cli.options import (
 )
 from loregraph.cli.runner import Context
 from loregraph.cli.support import LoregraphGroup, fail
-from loregraph.errors import InputError
-from loregraph.settings import PRESETS
 
 AS_OF_COMMANDS = (
     "ask",

@@ -8,9 +8,9 @@ from typing import Any
 import click
 from rich.console import Console
 
+from loregraph import AsyncGraph
 from loregraph.cli.options import json_option
 from loregraph.cli.runner import Context, echo_report, progress_for, run_graph, showing
-from loregraph.graph import AsyncGraph
 
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:/\s*(s|sec|second|min|minute|h|hour))?\s*$")
 _PER = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "h": 3600.0,

@@ -6,11 +6,10 @@ import dataclasses
 
 import click
 
+from loregraph import AsyncGraph, EntityView, StoreStats
 from loregraph.cli.options import json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph, settings_for
-from loregraph.engine.views import EntityView
-from loregraph.graph import AsyncGraph
-from loregraph.models import CO_OCCURS, StoreStats
+from loregraph.models import CO_OCCURS
 
 
 @click.command()

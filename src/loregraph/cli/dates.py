@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from loregraph.text.dates import user_time
+from loregraph import user_time
 
 
 def memory_time(text: str | None, where: str = "") -> datetime | None:

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 import click
 
-from loregraph.access import (
-    ALL_SCOPES,
-    ROLE_ALIASES,
-    SHARE_ALL,
-    SHARE_SELECTIVE,
-    SHARES,
-    Grant,
-    Role,
-)
+from loregraph import AsyncGraph, Grant, LoregraphError, Role
+from loregraph.access import ALL_SCOPES, ROLE_ALIASES, SHARE_ALL, SHARE_SELECTIVE, SHARES
 from loregraph.access import ScopeLink as Link
 from loregraph.cli.merges import principal as os_user
 from loregraph.cli.options import json_option
 from loregraph.cli.runner import Context, echo_json, run_graph, settings_for
 from loregraph.cli.support import fail_on
-from loregraph.errors import LoregraphError
-from loregraph.graph import AsyncGraph
 
 ROLE_HELP = ", ".join(str(r) for r in Role) + " (also " + ", ".join(ROLE_ALIASES) + ")"
 

@@ -6,9 +6,10 @@ from datetime import datetime
 
 import click
 
+from loregraph import History
 from loregraph.cli.options import json_option
 from loregraph.cli.runner import Context, echo_json, run_graph
-from loregraph.engine.history import Fact, History
+from loregraph.engine.history import Fact
 
 
 @click.command()

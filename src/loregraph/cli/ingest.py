@@ -9,6 +9,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from loregraph import AsyncGraph, InputError
 from loregraph.cli.options import json_option, visibility_options
 from loregraph.cli.runner import (
     Context,
@@ -19,8 +20,6 @@ from loregraph.cli.runner import (
     showing,
 )
 from loregraph.cli.support import fail
-from loregraph.errors import InputError
-from loregraph.graph import AsyncGraph
 
 
 @click.command()

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import click
 
-from loregraph.access import ApiKey, Role
+from loregraph import ApiKey, LoregraphError, NewKey, Role
 from loregraph.cli.merges import principal
 from loregraph.cli.options import json_option, scope_option
 from loregraph.cli.runner import Context, echo_json, run_graph, settings_for
 from loregraph.cli.support import fail_on
-from loregraph.engine.keys import NewKey
-from loregraph.errors import LoregraphError
 
 ROLES = [str(role) for role in Role]
 

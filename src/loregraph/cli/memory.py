@@ -13,15 +13,13 @@ from typing import Any
 
 import click
 
+from loregraph import InputError, Memory, MemoryHit, NewMemory
 from loregraph.cli.admin import deleted_line
 from loregraph.cli.dates import TimeParam, memory_time
 from loregraph.cli.merges import principal
 from loregraph.cli.options import json_option, limit_option, visibility_options
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
-from loregraph.engine.memories import Memory, NewMemory
-from loregraph.engine.recall import MemoryHit
-from loregraph.errors import InputError
 
 RECORD_FIELDS = {"text", "at", "tags", "source", "metadata"}
 """The fields a line of a JSONL file of memories may have (``text`` is required)."""

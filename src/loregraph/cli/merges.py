@@ -8,11 +8,9 @@ import getpass
 
 import click
 
+from loregraph import AuditEntry, Entity, MergeView
 from loregraph.cli.options import json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph
-from loregraph.engine.merge_views import MergeView
-from loregraph.models import Entity
-from loregraph.store.changes import AuditEntry
 
 
 def principal(ctx: Context | None = None) -> str:

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 import click
 
+from loregraph import InputError
 from loregraph.access import check_name
-from loregraph.errors import InputError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

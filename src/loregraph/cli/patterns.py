@@ -8,10 +8,11 @@ from typing import Any, Literal, TypeVar
 
 import click
 
+from loregraph import EntityRelations, Neighbourhood
 from loregraph.cli.options import format_option, json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.engine.paths import evidence_sentence
-from loregraph.engine.patterns import MAX_HOPS, Direction, EntityRelations, Link, Neighbourhood
+from loregraph.engine.patterns import MAX_HOPS, Direction, Link
 from loregraph.export import subgraph_text
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
+from loregraph import Persona, PersonaLibrary
 from loregraph.cli.options import json_option
 from loregraph.cli.runner import Context, echo_json, settings_for
 from loregraph.cli.support import fail_on
-from loregraph.retrieve.personas import Persona, PersonaLibrary
 
 
 def _line(persona: Persona) -> str:

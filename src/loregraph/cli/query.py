@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from loregraph.answer.types import Answer
+from loregraph import Answer, AsyncGraph, InputError, Persona
 from loregraph.cli.options import (
     format_option,
     json_option,
@@ -20,9 +20,8 @@ from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
 from loregraph.engine.questions import Only
 from loregraph.engine.views import SearchKind
-from loregraph.errors import InputError
-from loregraph.graph import AsyncGraph, ContextFormat
-from loregraph.retrieve.personas import Persona, read_persona
+from loregraph.graph import ContextFormat
+from loregraph.retrieve.personas import read_persona
 from loregraph.settings import MIN_BUDGET
 
 

@@ -17,13 +17,18 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 import click
 from rich.console import Console
 
-from loregraph.access import Principal
+from loregraph import (
+    PRESETS,
+    AsyncGraph,
+    ChunkSettings,
+    EmptyStoreError,
+    LoregraphError,
+    Principal,
+    Settings,
+)
 from loregraph.cli.progress import PLAIN_INTERVAL, PlainProgress, RichProgress
 from loregraph.cli.support import INTERRUPTED_EXIT, fail_on
-from loregraph.errors import EmptyStoreError, LoregraphError
-from loregraph.graph import AsyncGraph
 from loregraph.location import Location
-from loregraph.settings import PRESETS, ChunkSettings, Settings
 from loregraph.store.urls import store_for_url
 
 if TYPE_CHECKING:

@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from loregraph import AsyncGraph, DependencyError, LoregraphError
 from loregraph.cli.runner import Context, run_async, settings_for
 from loregraph.cli.support import fail, fail_on
-from loregraph.errors import DependencyError, LoregraphError
-from loregraph.graph import AsyncGraph
 from loregraph.store.urls import store_for_url
 
 if TYPE_CHECKING:

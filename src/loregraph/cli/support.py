@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 
 import click
 
-from loregraph.errors import InputError, LoregraphError
+from loregraph import InputError, LoregraphError
 
 PERMISSION_EXIT = 8
 """Exit code when a file or folder cannot be read or written for lack of permission."""

@@ -18,7 +18,7 @@ from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import Route
 
-from loregraph.graph import AsyncGraph
+from loregraph import AsyncGraph
 from loregraph.server import problems
 from loregraph.server.config import ServerConfig
 from loregraph.server.jobs import Jobs

@@ -17,9 +17,8 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from loregraph.access import LOCAL, Principal, Role
-from loregraph.errors import ConfigError
-from loregraph.graph import AsyncGraph
+from loregraph import AsyncGraph, ConfigError, Principal, Role
+from loregraph.access import LOCAL
 from loregraph.server.problems import forbidden, unauthorized
 
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loregraph.errors import ConfigError
+from loregraph import ConfigError
 from loregraph.server.origins import check_hosts, check_origins
 
 MB = 1024 * 1024

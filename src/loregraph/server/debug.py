@@ -12,10 +12,8 @@ from typing import Annotated, Any
 
 from fastapi import Query
 
-from loregraph.access import Role
-from loregraph.graph import AsyncGraph
+from loregraph import AsyncGraph, RetrievalResult, Role
 from loregraph.observe.debug import circuit_state, debug_report
-from loregraph.retrieve.result import RetrievalResult
 from loregraph.server.auth import Caller
 from loregraph.server.problems import forbidden
 

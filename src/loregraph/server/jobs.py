@@ -16,13 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from loregraph.access import Principal
-from loregraph.errors import LoregraphError
-from loregraph.graph import AsyncGraph
-from loregraph.ingest.progress import Progress
+from loregraph import AsyncGraph, LoregraphError, Principal, Progress, SourceDocument
 from loregraph.ingest.readlog import SkippedInput
 from loregraph.ingest.report import DocumentFailure
-from loregraph.ingest.types import SourceDocument
 from loregraph.models import utcnow
 from loregraph.server.problems import Problem, problem_of
 

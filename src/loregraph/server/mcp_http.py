@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from loregraph.access import Principal, Role
-from loregraph.graph import AsyncGraph
+from loregraph import AsyncGraph, Principal, Role
 from loregraph.mcp.acting import serving
 from loregraph.server.auth import principal_of
 from loregraph.server.config import Mount

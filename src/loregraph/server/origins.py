@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from loregraph.errors import ConfigError
+from loregraph import ConfigError
 from loregraph.server.auth import is_loopback
 from loregraph.server.problems import Problem, forbidden
 

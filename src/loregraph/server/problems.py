@@ -16,17 +16,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from loregraph.errors import (
-    AlreadyDoneError,
+from loregraph import (
     ConfigError,
     DependencyError,
     EmptyStoreError,
     InputError,
     LoregraphError,
-    NotAllowedError,
     NotFoundError,
-    StoreError,
 )
+from loregraph.errors import AlreadyDoneError, NotAllowedError, StoreError
 from loregraph.server.logs import HEADER, bound, request_id
 
 MEDIA_TYPE = "application/problem+json"

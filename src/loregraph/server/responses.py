@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loregraph.answer.types import Citation
+from loregraph import Citation
 
 
 class Shape(BaseModel):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from loregraph.access import Principal, Role
+from loregraph import Principal, Role
 
 
 def relative_source(source: str, roots: Sequence[Path]) -> str:

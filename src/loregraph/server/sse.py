@@ -22,13 +22,10 @@ from sse_starlette import EventSourceResponse
 from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
-from loregraph.access import Principal
-from loregraph.errors import LoregraphError
-from loregraph.retrieve.result import RetrievalResult
+from loregraph import LoregraphError, Principal, RetrievalResult, StreamedAnswer
 from loregraph.server.jobs import Job
 from loregraph.server.problems import Problem, problem_of
 from loregraph.server.sources import SourceView
-from loregraph.streaming import StreamedAnswer
 
 STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 """Headers of every event stream (no caching, no buffering by a proxy)."""

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from loregraph.graph import AsyncGraph
+from loregraph import AsyncGraph
 from loregraph.server.config import ServerConfig
 from loregraph.server.jobs import Jobs
 from loregraph.server.problems import Problem

@@ -31,7 +31,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 
-from loregraph.errors import DependencyError, EmptyInputError, InputError
+from loregraph import DependencyError, EmptyInputError, InputError, SourceDocument
 from loregraph.ingest.convert import (
     CONVERTIBLE,
     ConversionError,
@@ -43,7 +43,6 @@ from loregraph.ingest.readlog import SkippedInput
 from loregraph.ingest.records import read_records
 from loregraph.ingest.textio import BinaryFileError, NotUtf8Error, binary_kind
 from loregraph.ingest.titles import file_title
-from loregraph.ingest.types import SourceDocument
 from loregraph.models import content_hash
 from loregraph.server.problems import forbidden
 

@@ -8,9 +8,8 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from loregraph.access import Role
-from loregraph.engine.passages import PassageView
-from loregraph.models import CO_OCCURS, StoreStats
+from loregraph import PassageView, Role, StoreStats
+from loregraph.models import CO_OCCURS
 from loregraph.server.auth import Anyone, Reader
 from loregraph.server.requests import AsOf, KnownAt
 from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut, SuggestionOut

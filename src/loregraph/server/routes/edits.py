@@ -17,9 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, FastAPI, Path, Request
 
-from loregraph import AsyncGraph
-from loregraph.engine.merge_views import MergeView
-from loregraph.models import Entity
+from loregraph import AsyncGraph, Entity, MergeView
 from loregraph.server.auth import Caller, Writer
 from loregraph.server.requests import MergeRequest, RenameRequest, RetypeRequest
 from loregraph.server.responses import EntityOut, MergeOut

@@ -13,11 +13,8 @@ from typing import Annotated, Any
 import anyio
 from fastapi import APIRouter, File, Form, UploadFile
 
-from loregraph import AsyncGraph
-from loregraph.access import Principal, Role
+from loregraph import AsyncGraph, InputError, Principal, Progress, Role
 from loregraph.engine.visibility import Access, check_owner, document_access
-from loregraph.errors import InputError
-from loregraph.ingest.progress import Progress
 from loregraph.server.auth import Anyone, Caller, Writer
 from loregraph.server.jobs import Job, JobReport
 from loregraph.server.problems import Problem

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from loregraph.models import DeleteReport
+from loregraph import DeleteReport
 from loregraph.server.auth import Reader, Writer
 from loregraph.server.requests import Moment, RememberRequest, Until
 from loregraph.server.responses import MemoryOut

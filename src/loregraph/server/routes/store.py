@@ -10,7 +10,7 @@ from typing import Any, Literal
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from loregraph.models import DeleteReport
+from loregraph import DeleteReport
 from loregraph.server.auth import Reader, Writer
 from loregraph.server.requests import AsOf, KnownAt
 from loregraph.server.sources import source_view
