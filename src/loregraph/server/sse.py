@@ -22,7 +22,7 @@ from sse_starlette import EventSourceResponse
 from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
-from loregraph import LoregraphError, Principal, RetrievalResult, StreamedAnswer
+from loregraph import LoregraphError, RetrievalResult, StreamedAnswer
 from loregraph.server.jobs import Job
 from loregraph.server.problems import Problem, problem_of
 from loregraph.server.sources import SourceView
@@ -92,8 +92,8 @@ def _failure(exc: BaseException) -> Problem:
     return Problem(500, "internal-error", "Internal server error", type(exc).__name__)
 
 
-async def _next(stream: StreamedAnswer, principal: Principal, deadline: float) -> str | None:
-    """The next piece (``None`` at the end), for ``principal``, by the ``deadline``."""
+async def _next(stream: StreamedAnswer, deadline: float) -> str | None:
+    """The next piece (``None`` at the end), by the ``deadline``."""
     with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
         try:
             return await anext(stream)
@@ -103,11 +103,11 @@ async def _next(stream: StreamedAnswer, principal: Principal, deadline: float) -
 
 async def answer_events(
     stream: StreamedAnswer,
-    principal: Principal,
     timeout: float,
     debug: Callable[[RetrievalResult], dict[str, Any]] | None = None,
 ) -> AsyncIterator[dict[str, str]]:
-    """The events of an answer written by ``stream`` for ``principal``, within ``timeout``
+    """The events of an answer written by ``stream`` (an engine's acting for the caller),
+    within ``timeout``
     seconds (no event is sent from inside the time limit's scope); with ``debug``, a
     ``debug`` event of its report on the retrieval comes just before the last event."""
     yield event("status", {"stage": "retrieving"})
@@ -117,7 +117,7 @@ async def answer_events(
     try:
         while True:
             try:
-                piece = await _next(stream, principal, deadline)
+                piece = await _next(stream, deadline)
             except TimeoutError:
                 failure = Problem(
                     504,

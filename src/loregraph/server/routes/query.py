@@ -55,7 +55,6 @@ async def ask(
     stream = graph.ask_stream(body.question, **asking(body, caller))
     events = answer_events(
         stream,
-        caller.principal,
         config.limits.request_timeout,
         debug=(lambda result: debug_of(graph, result)) if report else None,
     )

@@ -31,7 +31,7 @@ from loregraph.store.queries import (
 from loregraph.store.visible import filters, matches, snapshot
 from loregraph.store.visible.derive import visible_merge
 from loregraph.store.visible.passthrough import Passthrough
-from loregraph.store.visible.readers import Readers, ReadersCache, viewing
+from loregraph.store.visible.readers import Readers, ReadersCache
 
 SNAPSHOTS = 8
 """Whole-scope views kept (per scope and readable set)."""
@@ -53,7 +53,6 @@ class VisibleStore(Passthrough):
         super().__init__(inner)
         cache, self._graphs = shared or (ReadersCache(), {})
         self.readers = Readers(inner, principal, cache)
-        self.principal = principal
 
     def changed(self) -> None:
         self.readers.forget()
@@ -69,7 +68,7 @@ class VisibleStore(Passthrough):
         return VisibleStore(self.inner, principal, shared=(self.readers.cache, self._graphs))
 
     def _operator(self) -> bool:
-        return viewing(self.principal) is None
+        return self.readers.everything()
 
     # ----------------------------------------------------------------- documents
     async def get_document(self, document_id: str) -> models.Document | None:
