@@ -23,7 +23,7 @@ from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.dialect import Dialect
 from loregraph.store.cypher.falkor import FalkorConnection
 from loregraph.store.cypher.literals import params_header
-from loregraph.store.cypher.plan import WritePlan
+from loregraph.store.plan import WritePlan
 
 from . import old_records
 from .builders import Book, unit

@@ -19,8 +19,8 @@ from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection, driver_arguments, make_driver
 from loregraph.store.cypher.dialect import CHUNK, ENTITY, FALKORDB, NEO4J
 from loregraph.store.cypher.falkor import FalkorConnection
-from loregraph.store.cypher.plan import WritePlan
 from loregraph.store.cypher.schema import index_statements
+from loregraph.store.plan import WritePlan
 from loregraph.store.urls import store_for_url
 
 from .builders import Book

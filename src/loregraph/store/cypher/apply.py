@@ -1,4 +1,4 @@
-"""Writing a :class:`~loregraph.store.cypher.plan.WritePlan` as ONE Cypher statement.
+"""Writing a :class:`~loregraph.store.plan.WritePlan` as ONE Cypher statement.
 
 Atomicity. FalkorDB has no multi-statement transactions, but it runs each query under the
 graph's write lock and rolls a query that fails part-way back with its undo log; Neo4j runs
@@ -26,8 +26,8 @@ import uuid
 from typing import Any
 
 from loregraph.store.cypher.dialect import Dialect
-from loregraph.store.cypher.plan import WritePlan
-from loregraph.store.cypher.records import ENTITY_PROPS, RELATION_PROPS
+from loregraph.store.plan import WritePlan
+from loregraph.store.props import ENTITY_PROPS, RELATION_PROPS
 
 _NEXT = "WITH count(*) AS _n MATCH (meta:LgMeta) WHERE meta.writer = $token "
 
@@ -186,8 +186,8 @@ def _params(plan: WritePlan) -> dict[str, Any]:
         "token": uuid.uuid4().hex,
         "doc": plan.document_id,
         "scope": plan.scope,
-        "entity_dim": plan.dims.get("LgEntity"),
-        "chunk_dim": plan.dims.get("LgChunk"),
+        "entity_dim": plan.dims.get("entity"),
+        "chunk_dim": plan.dims.get("chunk"),
         "document": plan.document,
         "chunks": plan.chunks,
         "dead_relations": plan.dead_relations,

@@ -10,10 +10,10 @@ from loregraph.store.cypher.graph import REL_RETURN
 from loregraph.store.cypher.reads import ENTITY_RETURN, get_document
 from loregraph.store.cypher.records import (
     CHUNK_FIELDS,
-    CODEC,
     entity_from_row,
     relation_from_row,
 )
+from loregraph.store.props import CODEC
 from loregraph.store.rows import (
     ENTITY_FIELDS,
     MERGE_FIELDS,

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from loregraph.models import Entity, name_key, utcnow
-from loregraph.store.cypher import state
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.reads import get_entities
+from loregraph.store.cypher.state import CypherWriteState
 from loregraph.store.planning import alias_list
+from loregraph.store.planstate import entity_states
 from loregraph.store.rows import iso
 
 _KEY = "{scope: $scope, kind: $kind, merge_id: $merge_id}"
@@ -21,7 +22,7 @@ async def update_entity(
 ) -> Entity | None:
     """Rename and/or retype an entity (``None`` for an unknown id); aliases and the name and
     alias keys follow the new name."""
-    found = (await state.entity_states(conn, [entity_id], "")).get(entity_id)
+    found = (await entity_states(CypherWriteState(conn), [entity_id], "")).get(entity_id)
     if found is None:
         return None
     key = found.key if name is None else name_key(name)

@@ -9,10 +9,10 @@ from loregraph.models import Chunk, Document, Entity, Merge, StoreStats, Vector
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import (
     CHUNK_FIELDS,
-    CODEC,
     entity_from_row,
     to_vector,
 )
+from loregraph.store.props import CODEC
 from loregraph.store.queries import EntityListing, Page, PageKey
 from loregraph.store.rows import DOCUMENT_FIELDS, ENTITY_FIELDS, MERGE_FIELDS, columns, in_order
 

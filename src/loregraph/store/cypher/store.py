@@ -1,7 +1,8 @@
 """The Cypher store: FalkorDB or Neo4j behind the same queries.
 
 ``CypherStore("falkordb://localhost:6379/kg")`` or ``CypherStore("neo4j://user:pw@host/db")``.
-Writes are planned in Python from a few reads (:mod:`.plan`) and carried out by one
+Writes are planned in Python from a few reads (:mod:`loregraph.store.plan` over
+:mod:`.state`) and carried out by one
 statement (:mod:`.apply`): atomic on both databases, and re-planned when another writer
 committed in between. Writes from one store object are serialised by a lock; search and
 graph semantics follow the SQL stores (:mod:`.graph`, :mod:`.search`).
@@ -22,14 +23,15 @@ from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
 from loregraph.store.cypher.bundle import read_bundle
 from loregraph.store.cypher.connection import Connection
-from loregraph.store.cypher.dialect import ENTITY
+from loregraph.store.cypher.dialect import CHUNK, ENTITY
 from loregraph.store.cypher.falkor import FalkorConnection
 from loregraph.store.cypher.ledger import CypherLedger
-from loregraph.store.cypher.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vector_index
+from loregraph.store.cypher.state import CypherWriteState
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 from loregraph.store.hops import Hop
 from loregraph.store.names import NameIndex
+from loregraph.store.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     EntityListing,
@@ -41,6 +43,8 @@ from loregraph.store.queries import (
 from loregraph.store.vectors import VersionedCache
 
 WRITE_ATTEMPTS = 20
+LABELS = {"entity": ENTITY, "chunk": CHUNK}
+"""The node label of each kind of record a plan gives embeddings to."""
 
 
 def connect(target: CypherTarget) -> Connection:
@@ -103,7 +107,7 @@ class CypherStore(CypherLedger, Store):
         conn = self._conn()
         async with self._lock:
             for _ in range(WRITE_ATTEMPTS):
-                plan = await plan_write(conn, bundle)
+                plan = await plan_write(CypherWriteState(conn), bundle)
                 if await self._apply(conn, plan):
                     return
         raise StoreError(f"could not write document {bundle.document.id}: too many conflicts")
@@ -115,7 +119,7 @@ class CypherStore(CypherLedger, Store):
         conn = self._conn()
         async with self._lock:
             for _ in range(WRITE_ATTEMPTS):
-                plan = await plan_delete(conn, document_id, ends)
+                plan = await plan_delete(CypherWriteState(conn), document_id, ends)
                 if plan is None:
                     return models.DeleteReport(document_id=document_id)
                 if await self._apply(conn, plan):
@@ -125,13 +129,14 @@ class CypherStore(CypherLedger, Store):
     async def _apply(self, conn: Connection, plan: WritePlan) -> bool:
         """Run the plan's statement; ``False`` when another writer got in first."""
         schema = self._state()
-        for label, dim in plan.dims.items():
+        dims = {LABELS[kind]: dim for kind, dim in plan.dims.items()}
+        for label, dim in dims.items():
             await ensure_vector_index(conn, schema, label, dim)
         query, params = write_statement(plan, conn.dialect)
         rows = await conn.write(query, params)
         if not rows:
             return False
-        for label, dim in plan.dims.items():
+        for label, dim in dims.items():
             schema.dims.setdefault(label, dim)
         return True
 

@@ -1,4 +1,6 @@
-"""Planning a write or a delete: read the touched state, compute every derived value.
+"""Planning a graph store's write or delete: read the touched state (the backend's
+:class:`~loregraph.store.planstate.WriteState`), compute every derived value, once for the
+graph backends.
 
 Which entities a bundle writes, and what it adds to them, is planned by
 :func:`loregraph.store.planning.plan_bundle`, as in the SQL stores; derived values follow
@@ -8,9 +10,9 @@ the same rules (see :mod:`loregraph.store.planning`):
   unsupported entity is removed with its relations;
 * a relation left with no evidence is removed.
 
-The plan is computed in Python from a few reads, then written by one statement
-(:mod:`.apply`); the statement only runs if no other writer moved the store's write
-sequence since the reads (see :mod:`.apply`).
+The plan is computed in Python from a few reads, then written by the backend in one
+atomic statement or transaction, which only runs if no other writer moved the store's
+write sequence since the reads.
 """
 
 from __future__ import annotations
@@ -24,10 +26,6 @@ import numpy as np
 import numpy.typing as npt
 
 from loregraph.models import DeleteReport, DocumentBundle, Entity, Relation, Vector, utcnow
-from loregraph.store.cypher import state
-from loregraph.store.cypher.connection import Connection
-from loregraph.store.cypher.records import document_props, entity_props, relation_props
-from loregraph.store.cypher.remaining import Remains, remains, replaced
 from loregraph.store.planning import (
     BundlePlan,
     PlannedEntity,
@@ -38,6 +36,17 @@ from loregraph.store.planning import (
     referenced_ids,
     unknown_keys,
 )
+from loregraph.store.planstate import (
+    EntityState,
+    OldDocument,
+    Remains,
+    WriteState,
+    entity_states,
+    merge_aliases,
+    remains,
+    replaced,
+)
+from loregraph.store.props import document_props, entity_props, relation_props
 from loregraph.store.rows import iso, iso_or_none
 
 
@@ -67,24 +76,24 @@ class WritePlan:
     invalidations: list[dict[str, Any]] = field(default_factory=list)
     """``{id, invalid_at, expired_at, by}`` of the relations the document ends."""
     dims: dict[str, int] = field(default_factory=dict)
-    """Vector dimension per label written (``LgEntity``, ``LgChunk``)."""
+    """Vector dimension per kind of record written (``entity``, ``chunk``)."""
     report: DeleteReport = field(default_factory=lambda: DeleteReport(""))
     written_entities: list[str] = field(default_factory=list)
     """Ids of entities created or recomputed (for the caller's name index)."""
 
 
 async def plan_delete(
-    conn: Connection, document_id: str, ends: Sequence[Relation] = ()
+    reads: WriteState, document_id: str, ends: Sequence[Relation] = ()
 ) -> WritePlan | None:
     """The plan deleting ``document_id``, then ending ``ends`` (as a bundle's
     invalidations); ``None``: there is no such document."""
-    seq = await state.meta_seq(conn)
-    old = await state.old_document(conn, document_id)
+    seq = await reads.meta_seq()
+    old = await reads.old_document(document_id)
     if old is None:
         return None
     plan = WritePlan(old.scope, document_id, seq, replace=True)
     plan.invalidations = invalidation_rows(ends)
-    await _recompute(conn, plan, old, BundlePlan())
+    await _recompute(reads, plan, old, BundlePlan())
     report = plan.report
     report.document_id = document_id
     report.chunks, report.mentions = len(old.chunk_ids), old.mentions
@@ -107,27 +116,27 @@ def invalidation_rows(ends: Sequence[Relation]) -> list[dict[str, Any]]:
     ]
 
 
-async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
+async def plan_write(reads: WriteState, bundle: DocumentBundle) -> WritePlan:
     """The plan writing (or replacing) a document; raises ``ValueError`` for a bad bundle."""
     bundle.validate()
     doc = bundle.document
-    seq = await state.meta_seq(conn)
-    old = await state.old_document(conn, doc.id)
+    seq = await reads.meta_seq()
+    old = await reads.old_document(doc.id)
     if old is not None and old.scope != doc.scope:
         raise ValueError(f"document {doc.id} is stored in scope {old.scope!r}, not {doc.scope!r}")
-    foreign = await state.foreign_chunks(conn, doc.id, [c.id for c in bundle.chunks])
+    foreign = await reads.foreign_chunks(doc.id, [c.id for c in bundle.chunks])
     if foreign:
         raise ValueError(f"chunk {foreign[0]} of document {doc.id} belongs to another document")
     ids = sorted({w.entity.id for w in bundle.entities} | referenced_ids(bundle))
-    stored = await state.stored_by_id(conn, ids)
-    by_key = await state.stored_by_key(conn, doc.scope, sorted(unknown_keys(bundle, stored)))
+    stored = await reads.stored_by_id(ids)
+    by_key = await reads.stored_by_key(doc.scope, sorted(unknown_keys(bundle, stored)))
     ours = plan_bundle(bundle, stored, by_key)
     plan = WritePlan(doc.scope, doc.id, seq, replace=old is not None)
     plan.document = document_props(doc)
     plan.invalidations = invalidation_rows(bundle.invalidations)
     for chunk in bundle.chunks:
         vector = _vector(chunk.embedding)
-        _dim(plan, "LgChunk", vector)
+        _dim(plan, "chunk", vector)
         plan.chunks.append(
             {
                 "id": chunk.id,
@@ -142,7 +151,7 @@ async def plan_write(conn: Connection, bundle: DocumentBundle) -> WritePlan:
                 "embedding": vector,
             }
         )
-    await _recompute(conn, plan, old or state.OldDocument(doc.scope), ours)
+    await _recompute(reads, plan, old or OldDocument(doc.scope), ours)
     for offset, merge in enumerate(bundle.merges):
         plan.merges.append(
             {
@@ -164,12 +173,12 @@ def _vector(vector: Vector | None) -> npt.NDArray[np.float32] | None:
     return None if vector is None else np.asarray(vector, dtype=np.float32).reshape(-1)
 
 
-def _dim(plan: WritePlan, label: str, vector: npt.NDArray[np.float32] | None) -> None:
+def _dim(plan: WritePlan, kind: str, vector: npt.NDArray[np.float32] | None) -> None:
     if vector is None:
         return
-    dim = plan.dims.setdefault(label, len(vector))
+    dim = plan.dims.setdefault(kind, len(vector))
     if dim != len(vector):
-        raise ValueError(f"{label} embeddings of dimensions {dim} and {len(vector)} in one write")
+        raise ValueError(f"{kind} embeddings of dimensions {dim} and {len(vector)} in one write")
 
 
 def _mention_counts(ours: BundlePlan) -> dict[str, tuple[int, int]]:
@@ -182,7 +191,7 @@ def _mention_counts(ours: BundlePlan) -> dict[str, tuple[int, int]]:
 
 
 async def _recompute(
-    conn: Connection, plan: WritePlan, old: state.OldDocument, ours: BundlePlan
+    reads: WriteState, plan: WritePlan, old: OldDocument, ours: BundlePlan
 ) -> None:
     """Fill the plan's entity, mention, relation and evidence parts."""
     now = utcnow()
@@ -190,7 +199,7 @@ async def _recompute(
     new = set(ours.new)
     touched = set(old.entities) | set(ours.updated) | (set(counts) - new)
     touched |= set(ours.aliases) - new
-    dead = await _update_entities(conn, plan, ours, sorted(touched), counts, iso(now))
+    dead = await _update_entities(reads, plan, ours, sorted(touched), counts, iso(now))
     for entity_id in ours.new:
         item = ours.listed[entity_id]
         surfaces = _keys(plan, entity_id, item.key, ours.aliases.get(entity_id, {}))
@@ -201,7 +210,7 @@ async def _recompute(
         node.created_at, node.updated_at = item.entity.created_at, now
         row = entity_props(node)
         row["embedding"] = _vector(item.embedding)
-        _dim(plan, "LgEntity", row["embedding"])
+        _dim(plan, "entity", row["embedding"])
         plan.new_entities.append(row)
     plan.dead_entities = sorted(dead)
     plan.key_owners = sorted(touched)
@@ -223,12 +232,12 @@ async def _recompute(
                 "aliases": json.dumps(ours.aliases.get(entity_id, {}), ensure_ascii=False),
             }
         )
-    dead_relations = await state.relations_of(conn, sorted(dead)) if dead else set()
-    await _relations(conn, plan, old, ours, dead, dead_relations)
+    dead_relations = await reads.relations_of(sorted(dead)) if dead else set()
+    await _relations(reads, plan, old, ours, dead, dead_relations)
 
 
 async def _update_entities(
-    conn: Connection,
+    reads: WriteState,
     plan: WritePlan,
     ours: BundlePlan,
     touched: list[str],
@@ -236,7 +245,7 @@ async def _update_entities(
     now: str,
 ) -> set[str]:
     """Recompute the touched stored entities into the plan; returns the unsupported ones."""
-    states = await state.entity_states(conn, touched, plan.document_id)
+    states = await entity_states(reads, touched, plan.document_id)
     dead: set[str] = set()
     for entity_id in touched:
         found = states.get(entity_id)
@@ -247,7 +256,7 @@ async def _update_entities(
         if rows + found.mention_rows == 0 and not found.listed and item is None:
             dead.add(entity_id)
             continue
-        aliases = state.merge_aliases(found.aliases, ours.aliases.get(entity_id, {}))
+        aliases = merge_aliases(found.aliases, ours.aliases.get(entity_id, {}))
         surfaces = _keys(plan, entity_id, found.key, aliases)
         descriptions = [*found.descriptions, *([] if item is None else [item.description()])]
         update: dict[str, Any] = {
@@ -266,12 +275,12 @@ async def _update_entities(
         if item is not None:
             update["type"] = found.type or item.type
             update["embedding"] = _vector(item.embedding)
-            _dim(plan, "LgEntity", update["embedding"])
+            _dim(plan, "entity", update["embedding"])
         plan.entity_updates.append(update)
     return dead
 
 
-def _scores(found: state.EntityState, item: PlannedEntity | None) -> tuple[float, float]:
+def _scores(found: EntityState, item: PlannedEntity | None) -> tuple[float, float]:
     """A stored entity's salience and confidence from the other documents' contributions
     and this document's (``item``: it lists the entity); see
     :func:`~loregraph.store.planning.contributed_max`."""
@@ -299,19 +308,19 @@ def _keys(plan: WritePlan, entity_id: str, key: str, aliases: dict[str, str]) ->
 
 
 async def _relations(
-    conn: Connection,
+    reads: WriteState,
     plan: WritePlan,
-    old: state.OldDocument,
+    old: OldDocument,
     ours: BundlePlan,
     dead: set[str],
     dead_relations: set[str],
 ) -> None:
     """Fill the plan's relation, weight and evidence parts."""
     groups = ours.relations
-    stored = await state.relations_by_key(conn, list(groups))
+    stored = await reads.relations_by_key(list(groups))
     touched = sorted(set(old.relations) | {found.id for found in stored.values()})
-    others = await state.other_evidence(conn, touched, plan.document_id)
-    left = await remains(conn, sorted(old.relations), plan.document_id)
+    others = await reads.other_evidence(touched, plan.document_id)
+    left = await remains(reads, sorted(old.relations), plan.document_id)
     kept: set[str] = set()
     for key, group in groups.items():
         if key[0] in dead or key[2] in dead:
