@@ -1,0 +1,187 @@
+"""Where a SurrealDB store lives, and the one thing the store needs from it: run SurrealQL
+with parameters and get each statement's result, or an error that names the failing one.
+
+* ``mem://``: an embedded in-memory database (gone when closed);
+* ``surrealkv://PATH`` (or a path ending in ``.surreal``): an embedded database kept in the
+  directory ``PATH``. The engine locks it, so one process opens it at a time;
+* ``ws://``, ``wss://``, ``http://``, ``https://`` ``[user:password@]host[:port][/ns[/db]]``:
+  a SurrealDB server, signed in as the user (namespace and database ``loregraph`` unless
+  given). No server can be installed here, so only the embedded engines are tested.
+
+The SDK (``surrealdb`` 2.0, which embeds engine 2.3) returns only the first statement's
+result from ``query()`` and ignores errors in later ones, so every call goes through
+``query_raw()`` and checks each statement's status.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+
+from loregraph.errors import ConfigError, DependencyError, StoreError
+
+EMBEDDED = ("mem", "surrealkv")
+REMOTE = ("ws", "wss", "http", "https")
+SCHEMES = EMBEDDED + REMOTE
+SUFFIX = ".surreal"
+"""A path ending in this is an embedded SurrealDB store."""
+NAME = "loregraph"
+CONFLICT = "loregraph: write conflict"
+"""What a write transaction throws when another writer moved the store in between."""
+
+
+@dataclass(frozen=True, slots=True)
+class SurrealTarget:
+    """A parsed SurrealDB location."""
+
+    scheme: str
+    path: str = ""
+    """The directory of a ``surrealkv`` store, or ``host:port`` of a server."""
+    namespace: str = NAME
+    database: str = NAME
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def parse(cls, url: str) -> SurrealTarget:
+        """Read a location (see the module notes); :class:`ConfigError` when it is not one."""
+        scheme, sep, rest = url.partition("://")
+        if not sep:
+            if not url.lower().endswith(SUFFIX):
+                raise ConfigError(f"not a SurrealDB location: {url}")
+            scheme, rest = "surrealkv", url
+        scheme = scheme.lower()
+        if scheme not in SCHEMES:
+            raise ConfigError(f"unsupported SurrealDB scheme {scheme!r}: use one of {SCHEMES}")
+        if scheme == "mem":
+            return cls("mem")
+        if scheme == "surrealkv":
+            if not rest:
+                raise ConfigError("surrealkv:// needs a directory: surrealkv://path/to/store")
+            return cls("surrealkv", str(Path(rest).expanduser().resolve()))
+        parts = urlsplit(url)
+        names = [unquote(p) for p in parts.path.split("/") if p]
+        if not parts.hostname or len(names) > 2:
+            raise ConfigError(f"a SurrealDB server URL is {scheme}://[user:password@]host/ns/db")
+        host = parts.hostname + (f":{parts.port}" if parts.port else "")
+        user = None if parts.username is None else unquote(parts.username)
+        password = None if parts.password is None else unquote(parts.password)
+        ns, db = [*names, NAME, NAME][:2]
+        return cls(scheme, host, ns, db, user, password)
+
+    @property
+    def sdk_url(self) -> str:
+        """The URL the SDK connects to."""
+        if self.scheme == "mem":
+            return "mem://"
+        if self.scheme == "surrealkv":
+            return f"surrealkv://{self.path}"
+        return f"{self.scheme}://{self.path}" + ("/rpc" if self.scheme.startswith("ws") else "")
+
+    def redacted(self) -> str:
+        """The location with its password hidden, for messages."""
+        if self.scheme in EMBEDDED:
+            return f"{self.scheme}://{self.path}"
+        auth = "" if self.user is None else self.user + ":***@"
+        return f"{self.scheme}://{auth}{self.path}/{self.namespace}/{self.database}"
+
+
+def plain(value: Any) -> Any:
+    """``value`` as data the SDK sends (numpy values converted; a non-finite float refused)."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"a non-finite number cannot be stored: {value!r}")
+        return value
+    if isinstance(value, np.ndarray):
+        return [plain(float(x)) for x in value.reshape(-1).tolist()]
+    if isinstance(value, np.generic):
+        return plain(value.item())
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, Sequence):
+        return [plain(v) for v in value]
+    return value  # a RecordID
+
+
+class SurrealConnection:
+    """One SDK handle on one database."""
+
+    def __init__(self, target: SurrealTarget) -> None:
+        self.target = target
+        self._db: Any = None
+
+    async def open(self) -> None:
+        """Connect (and sign in to a server); :class:`StoreError` when that fails."""
+        try:
+            from surrealdb import AsyncSurreal
+        except ImportError as exc:
+            raise DependencyError(
+                "a SurrealDB store needs the surrealdb package: pip install 'loregraph[surrealdb]'"
+            ) from exc
+        where = self.target.redacted()
+        if self.target.scheme == "surrealkv":
+            Path(self.target.path).parent.mkdir(parents=True, exist_ok=True)
+        db = AsyncSurreal(self.target.sdk_url)
+        try:
+            await db.connect()  # type: ignore[call-arg]  # its URL was given above
+            if self.target.user is not None:
+                await db.signin({"username": self.target.user, "password": self.target.password})
+            await db.use(self.target.namespace, self.target.database)
+        except Exception as exc:  # the SDK raises plain exceptions of several kinds
+            await _quietly_close(db)
+            raise StoreError(f"cannot open the SurrealDB store {where}: {exc}") from exc
+        self._db = db
+
+    async def close(self) -> None:
+        """Disconnect (safe to call twice)."""
+        db, self._db = self._db, None
+        if db is not None:
+            await _quietly_close(db)
+
+    async def run(self, sql: str, params: Mapping[str, Any] | None = None) -> list[Any]:
+        """Every statement's result, in order; :class:`StoreError` naming the first that
+        failed (``ConflictError`` text kept, see :data:`CONFLICT`)."""
+        if self._db is None:
+            raise StoreError("the SurrealDB connection is closed")
+        sent = {} if params is None else {k: plain(v) for k, v in params.items()}
+        try:
+            reply = await self._db.query_raw(sql, sent)
+        except Exception as exc:
+            raise StoreError(f"SurrealDB failed: {exc}") from exc
+        if "error" in reply:
+            raise StoreError(f"SurrealDB refused a query: {reply['error']}")
+        results = reply.get("result") or []
+        failed = [r["result"] for r in results if r.get("status") != "OK"]
+        if failed:
+            # in a failed transaction every statement reports it; the cause is the one
+            # that does not say so
+            cause = [f for f in failed if "failed transaction" not in str(f)] or failed
+            raise StoreError(f"SurrealDB: {cause[0]}")
+        return [r.get("result") for r in results]
+
+    async def rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[Any]:
+        """The last statement's rows."""
+        last = await self.value(sql, params)
+        if last is None:
+            return []
+        return list(last) if isinstance(last, list) else [last]
+
+    async def value(self, sql: str, params: Mapping[str, Any] | None = None) -> Any:
+        """The last statement's result as it is."""
+        results = await self.run(sql, params)
+        return results[-1] if results else None
+
+
+async def _quietly_close(db: Any) -> None:
+    try:
+        await db.close()
+    except Exception:  # closing a half-open handle: nothing left to release
+        return

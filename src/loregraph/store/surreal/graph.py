@@ -1,0 +1,216 @@
+"""Relation queries, snapshots and edits in SurrealQL.
+
+The filters of a relation query (time, types, weight) are conditions of the query itself.
+As in the other stores, relations with ``expired_at`` set are skipped by the graph queries
+and still returned by ``get_relations`` and ``iter_relations``. A hop reads the edges of
+its frontier by graph traversal (``<->relates_to``), not by scanning the relation table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from loregraph.models import GraphArrays, Relation, name_key, utcnow
+from loregraph.store.hops import Hop
+from loregraph.store.planning import alias_list
+from loregraph.store.planstate import entity_states
+from loregraph.store.queries import Page, PageKey, RelationFilter, RelationQuery
+from loregraph.store.rows import in_order, iso, iso_or_none
+from loregraph.store.surreal import records
+from loregraph.store.surreal.connection import SurrealConnection
+from loregraph.store.surreal.records import RELATION, thing, things
+from loregraph.store.surreal.state import TOUCHING, SurrealWriteState
+
+_CONDITIONS = {
+    "live": "expired_at IS NONE",
+    "types": "type IN $types",
+    "at": "(valid_at IS NONE OR valid_at <= $at) AND (invalid_at IS NONE OR invalid_at > $at) "
+    "AND (expired_at IS NONE OR invalid_at IS NOT NONE)",
+    "min_weight": "weight >= $min_weight",
+}
+"""How this store spells each condition of a :class:`RelationFilter`."""
+
+
+def filters(live: RelationFilter) -> tuple[str, dict[str, Any]]:
+    """The filter's conditions (``true`` when none) and their parameters."""
+    names = live.conditions()
+    text = " AND ".join(["true", *(_CONDITIONS[name] for name in names)])
+    given = {"types": live.types, "at": iso_or_none(live.at), "min_weight": live.min_weight}
+    return text, {name: given[name] for name in names if name in given}
+
+
+async def attach_evidence(conn: SurrealConnection, relations: list[Relation]) -> list[Relation]:
+    """Load each relation's evidence (in the order it was written)."""
+    if not relations:
+        return relations
+    found = await conn.rows(
+        "SELECT relation_id, chunk_id, sentence, char_start, char_end, ord FROM evidence "
+        "WHERE relation_id IN $ids ORDER BY ord",
+        {"ids": [r.id for r in relations]},
+    )
+    by_id: dict[str, list[Any]] = {}
+    for row in found:
+        if row.get("chunk_id"):
+            by_id.setdefault(row["relation_id"], []).append(records.evidence(row))
+    for relation in relations:
+        relation.evidence = by_id.get(relation.id, [])
+    return relations
+
+
+async def get_relations(conn: SurrealConnection, relation_ids: Sequence[str]) -> list[Relation]:
+    """Relations by id in the order asked (missing skipped), with evidence."""
+    found = await conn.rows(
+        f"SELECT {RELATION} FROM $ids", {"ids": things("relates_to", relation_ids)}
+    )
+    by_id = {row["id"]: records.relation(row) for row in found}
+    return await attach_evidence(conn, in_order(by_id, relation_ids))
+
+
+async def entity_relations(conn: SurrealConnection, query: RelationQuery) -> list[Relation]:
+    """An entity's relations that pass the filter, heaviest first, with evidence."""
+    where, params = filters(query.filter)
+    arrow = {"out": "->", "in": "<-", "both": "<->"}[query.direction]
+    limit = "" if query.limit is None else f" LIMIT {max(0, int(query.limit))}"
+    found = await conn.rows(
+        f"SELECT {RELATION} FROM array::distinct(array::flatten((SELECT VALUE {arrow}relates_to "
+        "FROM $e))) "
+        f"WHERE {where} ORDER BY weight DESC, id{limit}",
+        {"e": thing("entity", query.entity_id), **params},
+    )
+    return await attach_evidence(conn, [records.relation(row) for row in found])
+
+
+async def relations_touching(conn: SurrealConnection, hop: Hop) -> list[Relation]:
+    """One hop: relations with an end among the frontier (and, with ``reaching``, the
+    other end among it), with their ends, type and weight only."""
+    if not hop.entity_ids or hop.reaching == []:
+        return []
+    where, params = filters(hop.live)
+    if hop.reaching is not None:
+        where += " AND ((in IN $ids AND out IN $far) OR (out IN $ids AND in IN $far))"
+        params["far"] = things("entity", hop.reaching)
+    found = await conn.rows(
+        "SELECT record::id(id) AS id, record::id(in) AS s, record::id(out) AS t, type, weight "
+        f"FROM {TOUCHING} WHERE {where}",
+        {"ids": things("entity", hop.entity_ids), **params},
+    )
+    relations = [Relation(r["id"], r["s"], r["t"], r["type"], weight=r["weight"]) for r in found]
+    return sorted(relations, key=lambda r: (-r.weight, r.id))
+
+
+async def relations_among(conn: SurrealConnection, entity_ids: Sequence[str]) -> list[Relation]:
+    """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
+    if not entity_ids:
+        return []
+    found = await conn.rows(
+        f"SELECT {RELATION} FROM array::distinct(array::flatten((SELECT VALUE ->relates_to "
+        "FROM $ids))) WHERE out IN $ids AND expired_at IS NONE ORDER BY weight DESC, id",
+        {"ids": things("entity", entity_ids)},
+    )
+    return [records.relation(row) for row in found]
+
+
+async def graph_arrays(conn: SurrealConnection, scope: str) -> GraphArrays:
+    """Index arrays of the scope's entities, live relations, chunks and mentions."""
+    params = {"scope": scope}
+    entity_ids: list[str] = sorted(
+        await conn.rows("SELECT VALUE record::id(id) FROM entity WHERE scope = $scope", params)
+    )
+    chunks = await conn.rows(
+        "SELECT record::id(id) AS id, document_id, seq FROM chunk WHERE scope = $scope", params
+    )
+    chunks.sort(key=lambda c: (c["document_id"], c["seq"]))
+    edges = await conn.rows(
+        "SELECT record::id(in) AS s, record::id(out) AS t, weight FROM relates_to "
+        "WHERE scope = $scope AND expired_at IS NONE",
+        params,
+    )
+    mentions = await conn.rows(
+        "SELECT record::id(out) AS e, record::id(in) AS c, count FROM mentions "
+        "WHERE scope = $scope",
+        params,
+    )
+    entity_index = {entity_id: i for i, entity_id in enumerate(entity_ids)}
+    chunk_index = {row["id"]: i for i, row in enumerate(chunks)}
+    counts: dict[tuple[str, str], float] = {}
+    for m in mentions:
+        if m["e"] in entity_index and m["c"] in chunk_index:
+            counts[(m["e"], m["c"])] = counts.get((m["e"], m["c"]), 0.0) + m["count"]
+    pairs = sorted(counts)
+    return GraphArrays(
+        entity_ids=entity_ids,
+        edge_src=np.asarray([entity_index[e["s"]] for e in edges], dtype=np.int64),
+        edge_dst=np.asarray([entity_index[e["t"]] for e in edges], dtype=np.int64),
+        edge_weight=np.asarray([e["weight"] for e in edges], dtype=np.float32),
+        chunk_ids=[row["id"] for row in chunks],
+        chunk_document=[row["document_id"] for row in chunks],
+        mention_entity=np.asarray([entity_index[e] for e, _ in pairs], dtype=np.int64),
+        mention_chunk=np.asarray([chunk_index[c] for _, c in pairs], dtype=np.int64),
+        mention_count=np.asarray([counts[pair] for pair in pairs], dtype=np.float32),
+    )
+
+
+async def relations_page(
+    conn: SurrealConnection, scope: str, after: PageKey, batch: int
+) -> Page[Relation]:
+    """The next ``batch`` relations (with evidence) with ids after ``after``, by id."""
+    found = await conn.rows(
+        f"SELECT {RELATION} FROM relates_to WHERE scope = $scope AND record::id(id) > $after "
+        "ORDER BY id LIMIT $batch",
+        {"scope": scope, "after": after or "", "batch": max(1, batch)},
+    )
+    relations = await attach_evidence(conn, [records.relation(row) for row in found])
+    return [(relation.id, relation) for relation in relations]
+
+
+async def invalidate_relation(
+    conn: SurrealConnection, relation_id: str, invalid_at: datetime, by: str | None
+) -> bool:
+    """End a relation and bump its scope's version; ``False``: unknown id."""
+    found = await conn.run(
+        "BEGIN TRANSACTION; "
+        "LET $r = (UPDATE $id SET invalid_at = $at, expired_at = $now, invalidated_by = $by)[0]; "
+        "IF $r != NONE { UPDATE meta:meta SET seq += 1; "
+        "UPSERT type::thing('scope_version', $r.scope) SET version = (version ?? 0) + 1; }; "
+        "RETURN $r != NONE; COMMIT TRANSACTION;",
+        {"id": thing("relates_to", relation_id), "at": iso(invalid_at), "now": iso(utcnow()),
+         "by": by},
+    )  # fmt: skip
+    return bool(found[-1])
+
+
+async def graph_version(conn: SurrealConnection, scope: str) -> int:
+    """A scope's graph version (0 when it was never written)."""
+    version = await conn.value("RETURN $v.version", {"v": thing("scope_version", scope)})
+    return int(version or 0)
+
+
+async def update_entity(
+    conn: SurrealConnection, entity_id: str, name: str | None, kind: str | None
+) -> bool:
+    """Rename and/or retype an entity (``False``: unknown id); aliases and the name and
+    alias keys follow the new name."""
+    found = (await entity_states(SurrealWriteState(conn), [entity_id], "")).get(entity_id)
+    if found is None:
+        return False
+    key = found.key if name is None else name_key(name)
+    surfaces, alias_keys = alias_list(key, found.aliases)
+    changes: dict[str, Any] = {"name_key": key, "aliases": surfaces}
+    changes |= {"alias_text": " ".join(surfaces), "updated_at": iso(utcnow())}
+    changes |= {"name": name} if name is not None else {}
+    changes |= {"type": kind} if kind is not None else {}
+    rows = [(key, 1)] + [(k, 0) for k in alias_keys]
+    await conn.run(
+        "BEGIN TRANSACTION; LET $e = (UPDATE ONLY $id MERGE $changes); "
+        "DELETE name_key WHERE entity_id = $key; "
+        "FOR $k IN $keys { CREATE name_key CONTENT { entity_id: $key, scope: $e.scope, "
+        "key: $k[0], canonical: $k[1] } }; "
+        "UPSERT type::thing('scope_version', $e.scope) SET version = (version ?? 0) + 1; "
+        "COMMIT TRANSACTION;",
+        {"id": thing("entity", entity_id), "key": entity_id, "changes": changes, "keys": rows},
+    )
+    return True

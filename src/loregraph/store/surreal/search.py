@@ -1,0 +1,167 @@
+"""Full-text, vector and fuzzy-name search in SurrealDB.
+
+* Full-text: the BM25 indexes find the matches (a query matches any of its words, each
+  word a parameter, so no query syntax from the caller reaches the engine) and give each
+  word's occurrences (``search::offsets``); the score is computed here by BM25 (k1 1.2,
+  b 0.75, idf ``ln(1 + (N - n + 0.5) / (n + 0.5))`` over the scope, the mean length of the
+  matches standing in for the scope's). The engine's own ``search::score`` is 0 whenever a
+  word is in half the texts or more, which ties every hit in a small store.
+* Chunk search splits the query by script (:func:`loregraph.store.scripts.split_query`):
+  terms in scripts written without spaces are matched as substrings and ranked by
+  ``sum(ln(1 + occurrences))``; a query with words too fuses both rankings.
+* Vector: the HNSW index (cosine) with the scope (and type or kind) as conditions of the
+  same query; ``k`` grows until ``limit`` hits are found or the index has no more.
+* Fuzzy names: trigram similarity of name and alias keys in Python
+  (:class:`~loregraph.store.names.NameIndex`), loaded per scope and graph version.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from loregraph.errors import ConfigError
+from loregraph.models import Scored, name_key
+from loregraph.store.names import NameIndex, key_lines
+from loregraph.store.queries import VectorSearch
+from loregraph.store.scripts import fuse_rankings, split_query
+from loregraph.store.surreal.connection import SurrealConnection
+from loregraph.store.surreal.schema import SchemaState, ensure_vector_index, refresh_dims
+
+MAX_WORDS = 32
+MAX_K = 100_000
+K1, B = 1.2, 0.75
+
+
+async def search_chunks_text(
+    conn: SurrealConnection, scope: str, query: str, limit: int, kind: str | None
+) -> list[Scored]:
+    """Chunk ids of ``scope`` (of documents of ``kind`` only, when given) by BM25, terms of
+    substring-matched scripts by their occurrences (see the module notes)."""
+    terms = split_query(query)
+    words = await search_text(conn, "chunk", scope, terms.words, limit, kind)
+    if not terms.substrings:
+        return words
+    found = await search_substrings(conn, scope, terms.substrings, limit, kind)
+    return fuse_rankings([words, found], limit) if terms.words else found
+
+
+async def search_text(
+    conn: SurrealConnection,
+    table: str,
+    scope: str,
+    words: list[str],
+    limit: int,
+    kind: str | None = None,
+) -> list[Scored]:
+    """Ids of ``table`` records of ``scope`` ranked by BM25 over their ``search_text``."""
+    words = list(dict.fromkeys(w.casefold() for w in words))[:MAX_WORDS]
+    if not words or limit <= 0:
+        return []
+    where = "scope = $scope" + ("" if kind is None else " AND kind = $kind")
+    params: dict[str, Any] = {"scope": scope, "kind": kind}
+    params |= {f"w{i}": word for i, word in enumerate(words)}
+    matches = " OR ".join(f"search_text @{i}@ $w{i}" for i in range(len(words)))
+    offsets = ", ".join(f"search::offsets({i}) AS o{i}" for i in range(len(words)))
+    counted, hits = await conn.run(
+        f"SELECT count() AS n FROM {table} WHERE {where} GROUP ALL; "
+        f"SELECT record::id(id) AS id, array::len(string::words(search_text)) AS dl, {offsets} "
+        f"FROM {table} WHERE {where} AND ({matches});",
+        params,
+    )
+    if not hits:
+        return []
+    total = int(counted[0]["n"]) if counted else len(hits)
+    freqs = [[_occurrences(hit.get(f"o{i}")) for i in range(len(words))] for hit in hits]
+    df = [sum(1 for f in freqs if f[i]) for i in range(len(words))]
+    idf = [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in df]
+    mean = sum(max(1, int(hit["dl"] or 0)) for hit in hits) / len(hits)
+    scored = []
+    for hit, freq in zip(hits, freqs, strict=True):
+        norm = K1 * (1 - B + B * max(1, int(hit["dl"] or 0)) / mean)
+        score = sum(w * tf * (K1 + 1) / (tf + norm) for w, tf in zip(idf, freq, strict=True))
+        scored.append(Scored(hit["id"], score))
+    scored.sort(key=lambda hit: (-hit.score, hit.id))
+    return scored[:limit]
+
+
+def _occurrences(offsets: Any) -> int:
+    """How many times a word occurs, from ``search::offsets`` (per field: a list)."""
+    if not offsets:
+        return 0
+    return sum(len(found) for found in offsets.values())
+
+
+async def search_substrings(
+    conn: SurrealConnection, scope: str, terms: list[str], limit: int, kind: str | None
+) -> list[Scored]:
+    """Chunk ids of ``scope`` holding any of ``terms`` (case-insensitive substrings), ranked
+    by the sum over the terms of ``ln(1 + occurrences)``."""
+    if not terms or limit <= 0:
+        return []
+    where = "scope = $scope" + ("" if kind is None else " AND kind = $kind")
+    matches = " OR ".join(f"string::contains(lowered, $t{i})" for i in range(len(terms)))
+    found = await conn.rows(
+        "SELECT * FROM (SELECT record::id(id) AS id, string::lowercase(text) AS lowered "
+        f"FROM chunk WHERE {where}) WHERE {matches}",
+        {"scope": scope, "kind": kind} | {f"t{i}": term for i, term in enumerate(terms)},
+    )
+    hits = [Scored(r["id"], sum(math.log1p(r["lowered"].count(t)) for t in terms)) for r in found]
+    hits.sort(key=lambda hit: (-hit.score, hit.id))
+    return hits[:limit]
+
+
+async def search_vector(
+    conn: SurrealConnection, schema: SchemaState, ask: VectorSearch
+) -> list[Scored]:
+    """Ids of the scope's entities or chunks (of the type or kind asked) by cosine similarity."""
+    if ask.limit <= 0:
+        return []
+    if ask.kind not in schema.dims:
+        await refresh_dims(conn, schema)
+    dim = schema.dims.get(ask.kind)
+    if dim is None:
+        return []
+    if len(ask.vector) != dim:
+        raise ConfigError(
+            f"a query vector of dimension {len(ask.vector)} for {ask.kind} embeddings of "
+            f"dimension {dim}"
+        )
+    await ensure_vector_index(conn, schema, ask.kind, dim)
+    where, tag = "scope = $scope", ask.entity_type if ask.kind == "entity" else ask.document_kind
+    if tag is not None:
+        where += " AND type = $tag" if ask.kind == "entity" else " AND kind = $tag"
+    params = {"v": [float(x) for x in ask.vector], "scope": ask.scope, "tag": tag}
+    counted = await conn.rows(
+        f"SELECT count() AS n FROM {ask.kind} WHERE {where} AND embedding IS NOT NONE GROUP ALL",
+        params,
+    )
+    total = int(counted[0]["n"]) if counted else 0
+    k = max(4 * ask.limit, 16)
+    while total:
+        found = await conn.rows(
+            "SELECT record::id(id) AS id, vector::similarity::cosine(embedding, $v) AS score "
+            f"FROM {ask.kind} WHERE {where} AND embedding <|{k},{max(k, 64)}|> $v",
+            params,
+        )
+        if len(found) >= ask.limit or k >= total or k >= MAX_K:
+            break
+        k *= 4
+    else:
+        return []
+    hits = [Scored(row["id"], float(row["score"])) for row in found]
+    hits.sort(key=lambda hit: (-hit.score, hit.id))
+    return hits[: ask.limit]
+
+
+async def load_names(conn: SurrealConnection, scope: str, version: int) -> NameIndex:
+    """A scope's entity name and alias keys as a :class:`NameIndex`."""
+    found = await conn.rows(
+        "SELECT record::id(id) AS id, type, name_key, aliases FROM entity WHERE scope = $scope",
+        {"scope": scope},
+    )
+    entries = [
+        (r["id"], r["type"], key_lines([r["name_key"], *(name_key(a) for a in r["aliases"])]))
+        for r in sorted(found, key=lambda r: r["id"])
+    ]
+    return NameIndex.build(entries, version)
