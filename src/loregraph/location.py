@@ -1,8 +1,9 @@
 """Where a store lives: one value parsed once from what the user wrote.
 
 A location is an SQLite file path (``kg.db``, ``sqlite://kg.db``), ``:memory:``, a JSON
-memory file (a path ending in ``.json``), or a database URL (``postgresql://``,
-``falkordb://``, ``neo4j://``, ``bolt://``...).
+memory file (a path ending in ``.json``), an embedded SurrealDB store (a directory ending in
+``.surreal``, ``surrealkv://PATH``, ``mem://``), or a database URL (``postgresql://``,
+``falkordb://``, ``neo4j://``, ``bolt://``, ``ws://``...).
 :meth:`Location.parse` reads it and answers what callers ask: which kind of store it is,
 whether it is a file and whether that file exists, whether two locations name the same
 store, and where the LLM response cache for it goes.
@@ -23,13 +24,16 @@ from typing import Literal
 
 from loregraph.errors import ConfigError
 
-StoreKind = Literal["sqlite", "memory", "json", "postgresql", "falkordb", "neo4j"]
+StoreKind = Literal["sqlite", "memory", "json", "postgresql", "falkordb", "neo4j", "surreal"]
 
 MEMORY = ":memory:"
 SQLITE_PREFIX = "sqlite://"
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 FALKORDB_SCHEMES = ("falkordb",)
 NEO4J_SCHEMES = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
+SURREAL_SCHEMES = ("surrealkv", "mem", "ws", "wss", "http", "https")
+SURREAL_SUFFIX = ".surreal"
+"""A path ending in this (any case) is an embedded SurrealDB store (a directory)."""
 FILE_KINDS = ("sqlite", "json")
 """Kinds of store kept in one file."""
 JSON_SUFFIX = ".json"
@@ -68,6 +72,8 @@ class Location:
         if isinstance(location, Path) or not sep:
             if text.lower().endswith(JSON_SUFFIX):
                 return cls(text, "json", text)
+            if text.lower().endswith(SURREAL_SUFFIX):
+                return cls(text, "surreal", f"surrealkv://{text}")
             return cls(text, "memory" if text == MEMORY else "sqlite", text)
         scheme = scheme.lower()
         if scheme == "sqlite":
@@ -77,8 +83,8 @@ class Location:
         if kind is None:
             raise ConfigError(
                 f"unsupported store URL scheme {scheme!r} in {text}: use a file path (SQLite), "
-                "sqlite://path, postgresql://user@host/database, falkordb://host:port/graph or "
-                "neo4j://user@host:port/database"
+                "sqlite://path, postgresql://user@host/database, falkordb://host:port/graph, "
+                "neo4j://user@host:port/database or surrealkv://path"
             )
         return cls(text, kind, text)
 
@@ -94,18 +100,26 @@ class Location:
     @property
     def is_server(self) -> bool:
         """Whether the store lives on a database server (PostgreSQL, FalkorDB, Neo4j)."""
-        return self.kind not in ("sqlite", "memory", "json")
+        return self.kind not in ("sqlite", "memory", "json") and not self.is_embedded
+
+    @property
+    def is_embedded(self) -> bool:
+        """Whether the store is an embedded SurrealDB (``surrealkv://`` or ``mem://``)."""
+        return self.kind == "surreal" and self.target.lower().startswith(("surrealkv:", "mem:"))
 
     @property
     def file(self) -> Path | None:
-        """The store's file (``~`` expanded), or ``None`` for memory and servers."""
+        """The store's file (``~`` expanded; the directory of a ``surrealkv`` store), or
+        ``None`` for memory and servers."""
+        if self.kind == "surreal" and self.target.lower().startswith("surrealkv://"):
+            return Path(self.target[len("surrealkv://") :]).expanduser()
         return Path(self.target).expanduser() if self.is_file else None
 
     def exists(self) -> bool:
         """Whether a store may already be there: ``False`` for a file path with no file and
         for ``:memory:`` (always new and empty); a server is assumed to exist (only
         connecting tells)."""
-        if self.kind == "memory":
+        if self.kind == "memory" or self.target.lower().startswith("mem:"):
             return False
         return self.file.exists() if self.file is not None else True
 
@@ -136,4 +150,6 @@ def _server_kind(scheme: str) -> StoreKind | None:
         return "falkordb"
     if scheme in NEO4J_SCHEMES:
         return "neo4j"
+    if scheme in SURREAL_SCHEMES:
+        return "surreal"
     return None

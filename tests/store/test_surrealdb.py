@@ -38,3 +38,5 @@ async def store_factory() -> AsyncIterator[StoreFactory]:
 
 class TestSurrealContract(StoreContract):
     """Every contract test against SurrealDB's in-memory engine."""
+
+    visibility_default_cases = 1_000

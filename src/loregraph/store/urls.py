@@ -17,7 +17,10 @@ def store_for_url(location: str | Path | Location, *, read_only: bool = False) -
     * ``postgresql://...`` or ``postgres://...`` (optionally ``?schema=name``):
       :class:`~loregraph.store.postgres.PostgresStore`;
     * ``falkordb://host:port/graph``, ``neo4j://``, ``neo4j+s://``, ``bolt://``
-      (``user:password@host:port/database``): :class:`~loregraph.store.cypher.CypherStore`.
+      (``user:password@host:port/database``): :class:`~loregraph.store.cypher.CypherStore`;
+    * a directory ending in ``.surreal``, ``surrealkv://path``, ``mem://``, or a SurrealDB
+      server (``ws://user:password@host:port/namespace/database``):
+      :class:`~loregraph.store.surreal.SurrealStore`.
 
     ``read_only`` opens an SQLite file for reading only (it must exist): for queries on a
     store the user may not write; a JSON memory file opened so is never written back.
@@ -47,6 +50,14 @@ def _store(where: Location, read_only: bool) -> Store:
                 "pip install 'loregraph[postgres]'"
             ) from exc
         return PostgresStore(where.target)
+    if where.kind == "surreal":
+        try:
+            from loregraph.store.surreal import SurrealStore
+        except ImportError as exc:
+            raise DependencyError(
+                "a SurrealDB store needs the surrealdb package: pip install 'loregraph[surrealdb]'"
+            ) from exc
+        return SurrealStore(where.target)
     from loregraph.store.cypher import CypherStore
 
     return CypherStore(where.target)

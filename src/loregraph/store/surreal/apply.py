@@ -20,7 +20,7 @@ _ENTITY_UPDATE = (
     "type", "description", "aliases", "alias_text", "mention_count", "salience",
     "confidence", "updated_at",
 )  # fmt: skip
-_PER_DOCUMENT = ("chunk", "evidence", "contribution", "merge")
+_PER_DOCUMENT = ("mentions", "evidence", "contribution", "merge")
 _RELATION_UPDATE = ("weight", "confidence", "fact", "valid_at", "invalid_at", "expired_at")
 
 
@@ -28,13 +28,15 @@ def transaction(plan: WritePlan) -> tuple[str, dict[str, Any]]:
     """The SurrealQL and parameters that carry out ``plan`` (see the module notes)."""
     lines = [
         "BEGIN TRANSACTION",
-        "IF (meta:meta.seq ?? 0) != $seq { THROW $conflict }",
+        # (a record's field read as ``meta:meta.seq`` fails inside a 3.x transaction)
+        "LET $now = (SELECT VALUE seq FROM meta:meta)[0]",
+        "IF ($now ?? 0) != $seq { THROW $conflict }",
         "UPDATE meta:meta SET seq += 1, entity_dim = entity_dim ?? $entity_dim, "
         "chunk_dim = chunk_dim ?? $chunk_dim",
         *_deletions(plan),
         *_records(plan),
         *_relations(plan),
-        "UPSERT type::thing('scope_version', $scope) SET version = (version ?? 0) + 1",
+        "UPSERT type::record('scope_version', $scope) SET version = (version ?? 0) + 1",
         "COMMIT TRANSACTION",
     ]
     return ";\n".join(lines) + ";", _params(plan)
@@ -43,9 +45,13 @@ def transaction(plan: WritePlan) -> tuple[str, dict[str, Any]]:
 def _deletions(plan: WritePlan) -> list[str]:
     lines = []
     if plan.replace:
+        # a record deleted and written again in one transaction is lost by the 3.2 engine
+        # (UPSERT) or refused (CREATE): the document and the chunks it keeps are
+        # overwritten in place instead, their mention edges deleted
         lines += [
             *(f"DELETE {t} WHERE document_id = $doc" for t in _PER_DOCUMENT),
-            "DELETE $document_id",
+            "DELETE chunk WHERE document_id = $doc AND record::id(id) NOT IN $chunk_ids",
+            *(["DELETE $document_id"] if plan.document is None else []),
             # what the document ended holds again (its new version may end it anew)
             "UPDATE relates_to SET invalid_at = NONE, expired_at = NONE, invalidated_by = NONE "
             "WHERE invalidated_by = $doc",
@@ -66,24 +72,24 @@ def _deletions(plan: WritePlan) -> list[str]:
 def _records(plan: WritePlan) -> list[str]:
     lines = []
     if plan.document is not None:
-        lines.append("CREATE $document_id CONTENT $document")
+        lines.append("UPSERT $document_id CONTENT $document")
     if plan.chunks:
-        lines.append("FOR $x IN $chunks { CREATE type::thing('chunk', $x.id) CONTENT $x.body }")
+        lines.append("FOR $x IN $chunks { UPSERT type::record('chunk', $x.id) CONTENT $x.body }")
     if plan.new_entities:
         lines.append(
-            "FOR $x IN $new_entities { CREATE type::thing('entity', $x.id) CONTENT $x.body }"
+            "FOR $x IN $new_entities { CREATE type::record('entity', $x.id) CONTENT $x.body }"
         )
     if plan.entity_updates:
         lines.append(
-            "FOR $x IN $entity_updates { UPDATE type::thing('entity', $x.id) MERGE $x.body }"
+            "FOR $x IN $entity_updates { UPDATE type::record('entity', $x.id) MERGE $x.body }"
         )
     for name, table in (("keys", "name_key"), ("contributions", "contribution")):
         if getattr(plan, name):
             lines.append(f"INSERT INTO {table} ${name}")
     if plan.mentions:
         lines.append(
-            "FOR $x IN $mentions { RELATE (type::thing('chunk', $x.chunk_id))->mentions->"
-            "(type::thing('entity', $x.entity_id)) CONTENT { surface: $x.surface, "
+            "FOR $x IN $mentions { RELATE (type::record('chunk', $x.chunk_id))->mentions->"
+            "(type::record('entity', $x.entity_id)) CONTENT { surface: $x.surface, "
             "count: $x.count, document_id: $doc, scope: $scope } }"
         )
     return lines
@@ -95,11 +101,11 @@ def _relations(plan: WritePlan) -> list[str]:
         lines.append("INSERT RELATION INTO relates_to $new_relations")
     if plan.relation_updates or plan.relation_weights:
         lines.append(
-            "FOR $x IN $relation_updates { UPDATE type::thing('relates_to', $x.id) MERGE $x.body }"
+            "FOR $x IN $relation_updates { UPDATE type::record('relates_to', $x.id) MERGE $x.body }"
         )
     if plan.invalidations:
         lines.append(
-            "FOR $x IN $invalidations { UPDATE type::thing('relates_to', $x.id) SET "
+            "FOR $x IN $invalidations { UPDATE type::record('relates_to', $x.id) SET "
             "invalid_at = $x.invalid_at, expired_at = $x.expired_at, invalidated_by = $x.by }"
         )
     if plan.evidence:
@@ -140,6 +146,7 @@ def _params(plan: WritePlan) -> dict[str, Any]:
             {"id": row["id"], "body": _body(row, "id") | {"kind": (document or {}).get("kind")}}
             for row in plan.chunks
         ],
+        "chunk_ids": [row["id"] for row in plan.chunks],
         "dead_relations": plan.dead_relations,
         "dead_edges": things("relates_to", plan.dead_relations),
         "dead_entities": plan.dead_entities,

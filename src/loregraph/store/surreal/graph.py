@@ -175,17 +175,19 @@ async def invalidate_relation(
         "BEGIN TRANSACTION; "
         "LET $r = (UPDATE $id SET invalid_at = $at, expired_at = $now, invalidated_by = $by)[0]; "
         "IF $r != NONE { UPDATE meta:meta SET seq += 1; "
-        "UPSERT type::thing('scope_version', $r.scope) SET version = (version ?? 0) + 1; }; "
+        "UPSERT type::record('scope_version', $r.scope) SET version = (version ?? 0) + 1; }; "
         "RETURN $r != NONE; COMMIT TRANSACTION;",
         {"id": thing("relates_to", relation_id), "at": iso(invalid_at), "now": iso(utcnow()),
          "by": by},
     )  # fmt: skip
-    return bool(found[-1])
+    return bool(found[-2])  # the last result is the COMMIT's
 
 
 async def graph_version(conn: SurrealConnection, scope: str) -> int:
     """A scope's graph version (0 when it was never written)."""
-    version = await conn.value("RETURN $v.version", {"v": thing("scope_version", scope)})
+    version = await conn.value(
+        "RETURN (SELECT VALUE version FROM $v)[0]", {"v": thing("scope_version", scope)}
+    )
     return int(version or 0)
 
 
@@ -209,7 +211,7 @@ async def update_entity(
         "DELETE name_key WHERE entity_id = $key; "
         "FOR $k IN $keys { CREATE name_key CONTENT { entity_id: $key, scope: $e.scope, "
         "key: $k[0], canonical: $k[1] } }; "
-        "UPSERT type::thing('scope_version', $e.scope) SET version = (version ?? 0) + 1; "
+        "UPSERT type::record('scope_version', $e.scope) SET version = (version ?? 0) + 1; "
         "COMMIT TRANSACTION;",
         {"id": thing("entity", entity_id), "key": entity_id, "changes": changes, "keys": rows},
     )

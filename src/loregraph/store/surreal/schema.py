@@ -48,6 +48,11 @@ INDEXES = {
 }
 """Plain indexes, one per field, by table."""
 VECTOR_TABLES = ("entity", "chunk")
+SCHEMALESS = (
+    "meta", "scope_version", "document", "chunk", "contribution", "evidence", "name_key",
+    "merge", "ledger",
+)  # fmt: skip
+"""The tables whose records are the planner's rows as they are."""
 
 
 def statements() -> list[str]:
@@ -55,6 +60,7 @@ def statements() -> list[str]:
     out = [
         "DEFINE ANALYZER IF NOT EXISTS lg_words TOKENIZERS class "
         "FILTERS lowercase, ascii, snowball(english)",
+        *(f"DEFINE TABLE IF NOT EXISTS {table} SCHEMALESS" for table in SCHEMALESS),
         "DEFINE TABLE IF NOT EXISTS entity SCHEMAFULL",
         "DEFINE TABLE IF NOT EXISTS relates_to TYPE RELATION IN entity OUT entity SCHEMAFULL",
         "DEFINE TABLE IF NOT EXISTS mentions TYPE RELATION IN chunk OUT entity SCHEMALESS",
@@ -67,7 +73,7 @@ def statements() -> list[str]:
         out += [f"DEFINE INDEX IF NOT EXISTS {table}_{n} ON {table} FIELDS {n}" for n in names]
     out += [
         f"DEFINE INDEX IF NOT EXISTS {table}_text ON {table} FIELDS search_text "
-        "SEARCH ANALYZER lg_words BM25 HIGHLIGHTS"
+        "FULLTEXT ANALYZER lg_words BM25 HIGHLIGHTS"
         for table in ("chunk", "entity", "relates_to")
     ]
     out.append("DEFINE INDEX IF NOT EXISTS ledger_row ON ledger FIELDS kind, part, key UNIQUE")
@@ -85,19 +91,21 @@ class SchemaState:
 
 async def ensure_schema(conn: SurrealConnection, where: str) -> SchemaState:
     """Create or check the tables; raises on a newer or foreign database."""
-    found = await conn.rows("SELECT * FROM ONLY meta:meta")
+    info = await conn.value("INFO FOR DB")
+    tables = set((info or {}).get("tables") or {})
+    found = await conn.rows("SELECT * FROM meta:meta") if "meta" in tables else []
+    if tables and not found:
+        raise StoreError(f"{where} holds data that is not a loregraph store")
+    if found:
+        check_schema_version(int(found[0]["schema_version"]))
+    await conn.run(";\n".join(statements()))
     if not found:
-        info = await conn.rows("INFO FOR DB")
-        if info and (info[0].get("tables") or {}):
-            raise StoreError(f"{where} holds data that is not a loregraph store")
         await conn.run(
             "CREATE meta:meta SET schema_version = $version, seq = 0, ledger = 0",
             {"version": SCHEMA_VERSION},
         )
         found = [{"schema_version": SCHEMA_VERSION}]
     meta = found[0]
-    check_schema_version(int(meta["schema_version"]))
-    await conn.run(";\n".join(statements()))
     state = SchemaState(int(meta["schema_version"]))
     for table in VECTOR_TABLES:
         dim = meta.get(f"{table}_dim")
@@ -128,7 +136,7 @@ async def ensure_vector_index(
 
 async def refresh_dims(conn: SurrealConnection, schema: SchemaState) -> None:
     """Re-read the dimensions (another process may have written the first vectors)."""
-    found = await conn.rows("SELECT * FROM ONLY meta:meta")
+    found = await conn.rows("SELECT * FROM meta:meta")
     for table in VECTOR_TABLES:
         dim = found[0].get(f"{table}_dim") if found else None
         if dim is not None and table not in schema.dims:

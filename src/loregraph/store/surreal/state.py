@@ -24,7 +24,7 @@ class SurrealWriteState:
         self.conn = conn
 
     async def meta_seq(self) -> int:
-        return int(await self.conn.value("RETURN meta:meta.seq") or 0)
+        return int(await self.conn.value("RETURN (SELECT VALUE seq FROM meta:meta)[0]") or 0)
 
     async def old_document(self, document_id: str) -> OldDocument | None:
         rows = self.conn.rows

@@ -139,20 +139,20 @@ class SurrealStore(Store):
 
     # ----------------------------------------------------------------- ledger
     async def ledger_put(self, row: LedgerRow, *, replace: bool = True) -> bool:
-        found = "(SELECT VALUE id FROM ledger WHERE " + _LEDGER_WHERE + ")"
         params = {"kind": row.kind, "part": row.part, "key": row.key}
         params["value"] = json.dumps(row.value, sort_keys=True)
-        update = "UPDATE $found SET value = $value; RETURN true" if replace else "RETURN false"
+        when_found = "UPDATE $found SET value = $value; true" if replace else "false"
         async with self._lock:
             result = await self._conn().run(
-                f"BEGIN TRANSACTION; LET $found = {found}; "
-                f"IF array::len($found) > 0 {{ {update} }} ELSE {{ "
+                "BEGIN TRANSACTION; "
+                f"LET $found = (SELECT VALUE id FROM ledger WHERE {_LEDGER_WHERE}); "
+                f"LET $done = IF array::len($found) > 0 {{ {when_found} }} ELSE {{ "
                 "UPDATE meta:meta SET ledger += 1; CREATE ledger SET kind = $kind, part = $part, "
-                "key = $key, value = $value, seq = meta:meta.ledger; RETURN true }; "
-                "COMMIT TRANSACTION;",
+                "key = $key, value = $value, seq = (SELECT VALUE ledger FROM meta:meta)[0]; "
+                "true }; RETURN $done; COMMIT TRANSACTION;",
                 params,
             )
-        return bool(result[-1])
+        return bool(result[-2])  # the last result is the COMMIT's
 
     async def ledger_delete(self, kind: str, part: str, key: str) -> bool:
         async with self._lock:
