@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -259,3 +260,14 @@ def test_falkordb_forgets(tmp_path: Path, falkor_server: FalkorServer) -> None:
         return dumped if isinstance(dumped, bytes) else b""
 
     _property(tmp_path, lambda: falkor_server.url(next(names)), raw)()
+
+
+def test_surrealdb_forgets(tmp_path: Path) -> None:
+    pytest.importorskip("surrealdb")
+    names = _counter(str(tmp_path / "k"))
+
+    def raw(location: str) -> bytes:
+        folder = Path(location.removeprefix("surrealkv://"))
+        return b"".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())
+
+    _property(tmp_path, lambda: f"surrealkv://{next(names)}.surreal", raw)()

@@ -190,7 +190,9 @@ store_options = _all(
         default=DEFAULT_DB,
         show_default=True,
         help="Database: an SQLite file path, a JSON memory file (a path ending in .json), "
-        "postgresql://..., falkordb://host:port/graph or neo4j://... (env LOREGRAPH_DB).",
+        "an embedded SurrealDB directory (a path ending in .surreal, or surrealkv://PATH), "
+        "postgresql://..., falkordb://host:port/graph, neo4j://... or ws://... (SurrealDB) "
+        "(env LOREGRAPH_DB).",
     ),
 )
 """``--db``: where the graph lives."""

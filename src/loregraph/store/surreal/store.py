@@ -13,6 +13,7 @@ import asyncio
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 
 from loregraph import models
 from loregraph.errors import NotFoundError, StoreError
@@ -27,6 +28,7 @@ from loregraph.store.queries import EntityListing, Page, PageKey, RelationQuery,
 from loregraph.store.scripts import split_query
 from loregraph.store.surreal import graph, reads, search
 from loregraph.store.surreal.apply import transaction
+from loregraph.store.surreal.compact import recover, rewrite
 from loregraph.store.surreal.connection import CONFLICT, SurrealConnection, SurrealTarget
 from loregraph.store.surreal.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.surreal.state import SurrealWriteState, relation_sources
@@ -49,6 +51,9 @@ class SurrealStore(Store):
         self._schema: SchemaState | None = None
         self._lock = asyncio.Lock()
         self._names: VersionedCache[NameIndex] = VersionedCache()
+        self._removed = False
+        """Whether something was removed since opening (a ``surrealkv`` store is then
+        rewritten when it closes: :mod:`.compact`)."""
 
     def __repr__(self) -> str:
         return f"SurrealStore({self.target.redacted()!r})"
@@ -62,6 +67,8 @@ class SurrealStore(Store):
     async def open(self) -> None:
         if self._schema is not None:
             return
+        if self.target.scheme == "surrealkv":
+            recover(Path(self.target.path))
         await self.connection.open()
         try:
             self._schema = await ensure_schema(self.connection, self.target.redacted())
@@ -70,8 +77,13 @@ class SurrealStore(Store):
             raise
 
     async def close(self) -> None:
-        self._schema = None
+        """Close; a ``surrealkv`` store that removed anything is first rewritten so that
+        nothing removed stays in its files (:mod:`.compact`)."""
+        schema, self._schema = self._schema, None
         self._names.clear()
+        removed, self._removed = self._removed, False
+        if schema is not None and removed and self.target.scheme == "surrealkv":
+            await rewrite(self.connection, schema.dims)
         await self.connection.close()
 
     def _conn(self) -> SurrealConnection:
@@ -112,6 +124,7 @@ class SurrealStore(Store):
         schema = self._state()
         for table, dim in plan.dims.items():
             await ensure_vector_index(self.connection, schema, table, dim)
+        self._removed |= plan.replace or bool(plan.dead_entities or plan.dead_relations)
         try:
             await self.connection.run(*transaction(plan))
         except StoreError as exc:
@@ -133,6 +146,7 @@ class SurrealStore(Store):
     ) -> models.Entity:
         async with self._lock:
             found = await graph.update_entity(self._conn(), entity_id, name, entity_type)
+            self._removed = True
         if not found:
             raise NotFoundError(f"no entity with id {entity_id!r}")
         return (await reads.get_entities(self._conn(), [entity_id]))[0]
@@ -155,6 +169,7 @@ class SurrealStore(Store):
         return bool(result[-2])  # the last result is the COMMIT's
 
     async def ledger_delete(self, kind: str, part: str, key: str) -> bool:
+        self._removed = True
         async with self._lock:
             gone = await self._conn().rows(
                 f"DELETE ledger WHERE {_LEDGER_WHERE} RETURN BEFORE",
