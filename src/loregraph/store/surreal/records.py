@@ -55,14 +55,14 @@ def document(row: Row) -> Document:
     return CODEC.document(values(row, DOCUMENT_FIELDS))
 
 
-def chunk(row: Row) -> Chunk:
-    """A chunk from a :data:`CHUNK` row (with ``embedding`` when selected)."""
-    return CODEC.chunk(values(row, CHUNK_STORED), row.get("embedding"))
+def chunk(row: Row, embedding: Any = None) -> Chunk:
+    """A chunk from a :data:`CHUNK` row (and its embedding, when given)."""
+    return CODEC.chunk(values(row, CHUNK_STORED), embedding)
 
 
-def entity(row: Row) -> Entity:
-    """An entity from an :data:`ENTITY` row (with ``embedding`` when selected)."""
-    return CODEC.entity(values(row, ENTITY_FIELDS), row.get("embedding"))
+def entity(row: Row, embedding: Any = None) -> Entity:
+    """An entity from an :data:`ENTITY` row (and its embedding, when given)."""
+    return CODEC.entity(values(row, ENTITY_FIELDS), embedding)
 
 
 def relation(row: Row) -> Relation:

@@ -7,8 +7,12 @@ scope and the temporal fields (``valid_at``, ``invalid_at``, ``expired_at``; ISO
 text of one width, so that comparing two compares the times, as in the other graph store);
 ``mentions`` relates a document's chunk to each entity it names. Text is searched through
 BM25 indexes, embeddings through HNSW indexes (cosine), created for the dimension of the
-first embeddings written. ``meta:meta`` holds the schema version, the write sequence and
-those dimensions; ``scope_version:⟨scope⟩`` each scope's graph version.
+first embeddings written. An embedding is kept beside its record, in ``entity_vector`` or
+``chunk_vector`` under the same key: the engine decodes a whole record to read any field of
+it, and reading 5,000 entities with their 384-d embeddings took 250 ms against 9 ms
+without. ``meta:meta`` holds the schema version, the write sequence and the dimensions;
+``scope_version:⟨scope⟩`` each scope's graph version and its numbers of chunks and
+entities (text search's document counts).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ ENTITY_FIELDS = {
     "scope": TEXT, "name": TEXT, "name_key": TEXT, "type": TEXT, "description": TEXT,
     "aliases": "TYPE array<string>", "alias_text": TEXT, "mention_count": "TYPE int",
     "salience": "TYPE float", "confidence": "TYPE float", "created_at": TEXT,
-    "updated_at": TEXT, "embedding": "TYPE option<array<float>>",
+    "updated_at": TEXT,
     "search_text": "VALUE string::concat(name, ' ', alias_text, ' ', description)",
 }  # fmt: skip
 RELATION_FIELDS = {
@@ -45,12 +49,13 @@ INDEXES = {
     "name_key": ["entity_id", "key"],
     "merge": ["scope", "document_id", "entity_id"],
     "ledger": ["kind"],
+    "chunk_vector": ["document_id"],
 }
 """Plain indexes, one per field, by table."""
 VECTOR_TABLES = ("entity", "chunk")
 SCHEMALESS = (
     "meta", "scope_version", "document", "chunk", "contribution", "evidence", "name_key",
-    "merge", "ledger",
+    "merge", "ledger", "entity_vector", "chunk_vector",
 )  # fmt: skip
 """The tables whose records are the planner's rows as they are."""
 
@@ -128,7 +133,7 @@ async def ensure_vector_index(
     if table in schema.vector_indexes:
         return
     await conn.run(
-        f"DEFINE INDEX IF NOT EXISTS {table}_vector ON {table} FIELDS embedding "
+        f"DEFINE INDEX IF NOT EXISTS {table}_vector ON {table}_vector FIELDS embedding "
         f"HNSW DIMENSION {int(dim)} DIST COSINE"
     )
     schema.vector_indexes.add(table)

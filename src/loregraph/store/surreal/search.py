@@ -3,14 +3,17 @@
 * Full-text: the BM25 indexes find the matches (a query matches any of its words, each
   word a parameter, so no query syntax from the caller reaches the engine) and give each
   word's occurrences (``search::offsets``); the score is computed here by BM25 (k1 1.2,
-  b 0.75, idf ``ln(1 + (N - n + 0.5) / (n + 0.5))`` over the scope, the mean length of the
-  matches standing in for the scope's). The engine's own ``search::score`` is 0 whenever a
+  b 0.75, idf ``ln(1 + (N - n + 0.5) / (n + 0.5))`` with ``N`` the scope's number of chunks
+  or entities, kept with its graph version; the mean length of the matches stands in for the
+  scope's). The engine's own ``search::score`` is 0 whenever a
   word is in half the texts or more, which ties every hit in a small store.
 * Chunk search splits the query by script (:func:`loregraph.store.scripts.split_query`):
   terms in scripts written without spaces are matched as substrings and ranked by
   ``sum(ln(1 + occurrences))``; a query with words too fuses both rankings.
-* Vector: the HNSW index (cosine) with the scope (and type or kind) as conditions of the
-  same query; ``k`` grows until ``limit`` hits are found or the index has no more.
+* Vector: the HNSW index (cosine) of ``entity_vector`` or ``chunk_vector``, which every
+  scope shares: hits of other scopes (or of another type or kind) are dropped and ``k``
+  grows until ``limit`` hits are found or the index has no more. (A condition on the scope
+  in the same query made the engine read every candidate record: 600 ms against 20 ms.)
 * Fuzzy names: trigram similarity of name and alias keys in Python
   (:class:`~loregraph.store.names.NameIndex`), loaded per scope and graph version.
 """
@@ -26,6 +29,7 @@ from loregraph.store.names import NameIndex, key_lines
 from loregraph.store.queries import VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
 from loregraph.store.surreal.connection import SurrealConnection
+from loregraph.store.surreal.records import thing, things
 from loregraph.store.surreal.schema import SchemaState, ensure_vector_index, refresh_dims
 
 MAX_WORDS = 32
@@ -60,18 +64,19 @@ async def search_text(
         return []
     where = "scope = $scope" + ("" if kind is None else " AND kind = $kind")
     params: dict[str, Any] = {"scope": scope, "kind": kind}
+    params["counts"] = thing("scope_version", scope)
     params |= {f"w{i}": word for i, word in enumerate(words)}
     matches = " OR ".join(f"search_text @{i}@ $w{i}" for i in range(len(words)))
     offsets = ", ".join(f"search::offsets({i}) AS o{i}" for i in range(len(words)))
     counted, hits = await conn.run(
-        f"SELECT count() AS n FROM {table} WHERE {where} GROUP ALL; "
+        f"RETURN (SELECT VALUE {table}s FROM $counts)[0]; "
         f"SELECT record::id(id) AS id, array::len(string::words(search_text)) AS dl, {offsets} "
         f"FROM {table} WHERE {where} AND ({matches});",
         params,
     )
     if not hits:
         return []
-    total = int(counted[0]["n"]) if counted else len(hits)
+    total = max(int(counted or 0), len(hits))
     freqs = [[_occurrences(hit.get(f"o{i}")) for i in range(len(words))] for hit in hits]
     df = [sum(1 for f in freqs if f[i]) for i in range(len(words))]
     idf = [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in df]
@@ -128,30 +133,29 @@ async def search_vector(
             f"dimension {dim}"
         )
     await ensure_vector_index(conn, schema, ask.kind, dim)
-    where, tag = "scope = $scope", ask.entity_type if ask.kind == "entity" else ask.document_kind
-    if tag is not None:
-        where += " AND type = $tag" if ask.kind == "entity" else " AND kind = $tag"
-    params = {"v": [float(x) for x in ask.vector], "scope": ask.scope, "tag": tag}
-    counted = await conn.rows(
-        f"SELECT count() AS n FROM {ask.kind} WHERE {where} AND embedding IS NOT NONE GROUP ALL",
-        params,
-    )
-    total = int(counted[0]["n"]) if counted else 0
+    tag = ask.entity_type if ask.kind == "entity" else ask.document_kind
+    tagged = "type" if ask.kind == "entity" else "kind"
+    params = {"v": [float(x) for x in ask.vector]}
     k = max(4 * ask.limit, 16)
-    while total:
+    while True:  # the index is shared by every scope: ask for more until enough are ours
         found = await conn.rows(
-            "SELECT record::id(id) AS id, vector::similarity::cosine(embedding, $v) AS score "
-            f"FROM {ask.kind} WHERE {where} AND embedding <|{k},{max(k, 64)}|> $v",
+            "SELECT record::id(id) AS id, scope, vector::distance::knn() AS distance "
+            f"FROM {ask.kind}_vector WHERE embedding <|{k},{max(k, 64)}|> $v",
             params,
         )
-        if len(found) >= ask.limit or k >= total or k >= MAX_K:
+        hits = [row for row in found if row["scope"] == ask.scope]
+        if tag is not None and hits:
+            keep = await conn.rows(
+                f"SELECT VALUE record::id(id) FROM $ids WHERE {tagged} = $tag",
+                {"ids": things(ask.kind, [row["id"] for row in hits]), "tag": tag},
+            )
+            hits = [row for row in hits if row["id"] in set(keep)]
+        if len(hits) >= ask.limit or len(found) < k or k >= MAX_K:
             break
         k *= 4
-    else:
-        return []
-    hits = [Scored(row["id"], float(row["score"])) for row in found]
-    hits.sort(key=lambda hit: (-hit.score, hit.id))
-    return hits[: ask.limit]
+    scored = [Scored(row["id"], 1.0 - float(row["distance"])) for row in hits]
+    scored.sort(key=lambda hit: (-hit.score, hit.id))
+    return scored[: ask.limit]
 
 
 async def load_names(conn: SurrealConnection, scope: str, version: int) -> NameIndex:
