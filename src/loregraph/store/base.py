@@ -30,6 +30,7 @@ from typing import Self
 from loregraph import models
 from loregraph.errors import SchemaVersionError
 from loregraph.store.changelog import ChangeLog
+from loregraph.store.fuzzy import NameSearch
 from loregraph.store.grants import GrantStore
 from loregraph.store.hops import Hops
 from loregraph.store.keystore import KeyStore
@@ -37,12 +38,14 @@ from loregraph.store.provenance import Provenance
 from loregraph.store.queries import (
     DIRECTIONS,
     ENTITY_ORDERS,
+    DocumentQuery,
     EntityListing,
     Expansion,
     Page,
     PageKey,
     RelationFilter,
     RelationQuery,
+    TextSearch,
     VectorSearch,
     document_criteria,
     paged,
@@ -67,7 +70,7 @@ def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
         )
 
 
-class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
+class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops, NameSearch):
     """A knowledge-graph store. Open with ``await store.open()`` or ``async with``."""
 
     # ----------------------------------------------------------------- lifecycle
@@ -127,17 +130,22 @@ class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
         """The newest document of ``scope`` with this content hash and/or source
         (path/URI/record id): with both, both must match; with neither, ``None``."""
         criteria = document_criteria(content_hash, source)
-        return await self._find_document(scope, criteria) if criteria else None
+        if not criteria:
+            return None
+        found = await self._documents(DocumentQuery(scope, criteria, newest_first=True, limit=1))
+        return found[0] if found else None
 
-    @abstractmethod
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
-        """:meth:`find_document` with at least one criterion, by field name."""
-
-    @abstractmethod
     async def list_documents(
         self, scope: str, *, limit: int | None = None, offset: int = 0
     ) -> list[models.Document]:
         """The documents of a scope, oldest first."""
+        return await self._documents(DocumentQuery(scope, {}, limit=limit, offset=offset))
+
+    @abstractmethod
+    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
+        """The documents of ``query.scope`` that match every criterion (by field name), by
+        ``created_at`` (ties in an order the backend keeps stable; both reversed when
+        ``newest_first``), from ``offset``, at most ``limit`` of them."""
 
     @abstractmethod
     async def delete_document(
@@ -154,12 +162,16 @@ class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         """Chunks by id, in the order asked (missing ids skipped), without embeddings."""
 
-    @abstractmethod
     async def search_chunks_text(
         self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
     ) -> list[models.Scored]:
         """Chunk ids ranked by BM25 over their text (and their document's title); with
         ``kind``, only chunks of documents of that kind (memories or documents)."""
+        return await self._search_text(TextSearch("chunk", scope, query, limit, kind))
+
+    @abstractmethod
+    async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
+        """:meth:`search_chunks_text` and :meth:`search_entities_text`."""
 
     async def search_chunks_vector(
         self, scope: str, vector: models.Vector, limit: int, *, kind: DocKindArg = None
@@ -187,35 +199,15 @@ class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
         wins over one matching an alias; among aliases, the most-mentioned entity wins.
         """
 
-    @abstractmethod
-    async def search_entities_fuzzy(
-        self, scope: str, name: str, limit: int, *, entity_type: str | None = None
-    ) -> list[models.Scored]:
-        """Entity ids whose name or alias is like ``name`` (trigram similarity, 0..1)."""
-
-    @abstractmethod
     async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
         """Entity ids ranked by BM25 over name, aliases and description."""
+        return await self._search_text(TextSearch("entity", scope, query, limit))
 
     async def search_entities_vector(
         self, scope: str, vector: models.Vector, limit: int, *, entity_type: str | None = None
     ) -> list[models.Scored]:
         """Entity ids ranked by cosine similarity of their embedding."""
         return await self._search_vector(VectorSearch("entity", scope, vector, limit, entity_type))
-
-    async def search_entities_fuzzy_many(
-        self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
-    ) -> list[list[models.Scored]]:
-        """:meth:`search_entities_fuzzy` for many ``(name, entity_type)`` queries at once.
-
-        Returns one result list per query, in order, each exactly what
-        :meth:`search_entities_fuzzy` returns for it. This default asks one query at a time;
-        backends override it with a faster batched lookup.
-        """
-        return [
-            await self.search_entities_fuzzy(scope, name, limit, entity_type=entity_type)
-            for name, entity_type in queries
-        ]
 
     async def search_entities_vector_many(
         self, scope: str, queries: Sequence[tuple[models.Vector, str | None]], limit: int
@@ -275,14 +267,6 @@ class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops):
         filter_ = RelationFilter.of(types, at, history=history)
         query = RelationQuery(entity_id, direction, filter_, limit)
         return await self._entity_relations(query)
-
-    @abstractmethod
-    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
-        """:meth:`entity_relations` (live relations only: see :class:`RelationFilter`)."""
-
-    @abstractmethod
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
-        """Relations whose two ends are both in ``entity_ids`` (no evidence loaded)."""
 
     @abstractmethod
     async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:

@@ -39,11 +39,14 @@ class Hop:
 
 
 class Hops:
-    """The relations touching a set of entities."""
+    """The relations touching a set of entities, and the relation queries written over them.
+
+    A backend implements :meth:`_relations_touching` (one query a hop) or
+    :meth:`_entity_relations` (one query an entity), and may implement both; each default
+    answers from the other.
+    """
 
     if TYPE_CHECKING:
-
-        async def _entity_relations(self, query: RelationQuery) -> list[Relation]: ...
 
         async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]: ...
 
@@ -70,6 +73,7 @@ class Hops:
     async def _relations_touching(self, hop: Hop) -> list[Relation]:
         """:meth:`relations_touching`; a backend answers it in one query where it can,
         this default asks for each entity's relations."""
+        _one_of_them(self)
         found: dict[str, Relation] = {}
         for entity_id in hop.entity_ids:
             for relation in await self._entity_relations(
@@ -79,6 +83,36 @@ class Hops:
         if hop.reaching is None:
             return list(found.values())
         return reaching_only(list(found.values()), hop.entity_ids, hop.reaching)
+
+    async def _entity_relations(self, query: RelationQuery) -> list[Relation]:
+        """``Store.entity_relations``: its checked arguments; this default takes the
+        entity's hop and reads the relations it keeps, with their evidence."""
+        _one_of_them(self)
+        hop = await self._relations_touching(Hop([query.entity_id], query.filter, None))
+        one = query.entity_id
+        kept = [
+            r
+            for r in hop
+            if (query.direction != "out" or r.source_id == one)
+            and (query.direction != "in" or r.target_id == one)
+        ]
+        kept.sort(key=lambda r: (-r.weight, r.id))
+        if query.limit is not None:
+            kept = kept[: max(0, query.limit)]
+        return await self.get_relations([r.id for r in kept])
+
+    async def relations_among(self, entity_ids: Sequence[str]) -> list[Relation]:
+        """Live relations whose two ends are both in ``entity_ids``, heaviest first (no
+        evidence loaded); this default takes their hop that must reach them and reads the
+        relations it finds."""
+        ids = list(dict.fromkeys(entity_ids))
+        if not ids:
+            return []
+        hop = await self._relations_touching(Hop(ids, RelationFilter(), ids))
+        found = await self.get_relations([r.id for r in hop])
+        for relation in found:
+            relation.evidence = []
+        return sorted(found, key=lambda r: (-r.weight, r.id))
 
     async def _walk(self, ask: Expansion) -> Subgraph:
         """``Store.expand``: breadth-first, one :meth:`relations_touching` call a hop (see
@@ -152,3 +186,15 @@ def reaching_only(
         if (r.source_id in near and r.target_id in far)
         or (r.target_id in near and r.source_id in far)
     ]
+
+
+def _one_of_them(store: Hops) -> None:
+    """Refuse a store that implements neither hop query (each default asks the other)."""
+    kind = type(store)
+    if (
+        kind._relations_touching is Hops._relations_touching
+        and kind._entity_relations is Hops._entity_relations
+    ):
+        raise NotImplementedError(
+            f"{kind.__name__} implements neither _relations_touching nor _entity_relations"
+        )

@@ -93,6 +93,30 @@ class RelationFilter:
 
 
 @dataclass(frozen=True, slots=True)
+class TextSearch:
+    """:meth:`~.base.Store.search_chunks_text` (``kind`` ``chunk``, maybe of one kind of
+    document) and :meth:`~.base.Store.search_entities_text` (``kind`` ``entity``)."""
+
+    kind: str
+    scope: str
+    query: str
+    limit: int
+    document_kind: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentQuery:
+    """:meth:`~.base.Store.find_document` (``criteria`` by field name, the newest first,
+    one) and :meth:`~.base.Store.list_documents` (no criteria, the oldest first, a window)."""
+
+    scope: str
+    criteria: dict[str, str]
+    newest_first: bool = False
+    limit: int | None = None
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class VectorSearch:
     """:meth:`~.base.Store.search_chunks_vector` (``kind`` ``chunk``, maybe of one kind of
     document) and :meth:`~.base.Store.search_entities_vector` (``kind`` ``entity``, maybe of

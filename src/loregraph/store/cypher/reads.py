@@ -13,7 +13,7 @@ from loregraph.store.cypher.records import (
     to_vector,
 )
 from loregraph.store.props import CODEC
-from loregraph.store.queries import EntityListing, Page, PageKey
+from loregraph.store.queries import DocumentQuery, EntityListing, Page, PageKey
 from loregraph.store.rows import DOCUMENT_FIELDS, ENTITY_FIELDS, MERGE_FIELDS, columns, in_order
 
 _DOC = columns(DOCUMENT_FIELDS, "d")
@@ -42,26 +42,15 @@ async def get_document(conn: Connection, document_id: str) -> Document | None:
     return CODEC.document(rows[0]) if rows else None
 
 
-async def find_document(conn: Connection, scope: str, criteria: dict[str, str]) -> Document | None:
-    """The newest document of ``scope`` matching every criterion (by field name)."""
-    where = "".join(f" AND d.{name} = ${name}" for name in criteria)
+async def documents(conn: Connection, query: DocumentQuery) -> list[Document]:
+    """A scope's documents matching every criterion, oldest (or newest) first, in a window."""
+    where = "".join(f" AND d.{name} = ${name}" for name in query.criteria)
+    order = " DESC" if query.newest_first else ""
+    window, params = _window(query.limit, query.offset)
     rows = await conn.read(
         f"MATCH (d:LgDocument) WHERE d.scope = $scope{where} RETURN {_DOC} "
-        "ORDER BY d.created_at DESC, d.id DESC LIMIT 1",
-        {"scope": scope, **criteria},
-    )
-    return CODEC.document(rows[0]) if rows else None
-
-
-async def list_documents(
-    conn: Connection, scope: str, limit: int | None, offset: int
-) -> list[Document]:
-    """A scope's documents, oldest first."""
-    window, params = _window(limit, offset)
-    rows = await conn.read(
-        f"MATCH (d:LgDocument {{scope: $scope}}) RETURN {_DOC} ORDER BY d.created_at, d.id"
-        + window,
-        {"scope": scope, **params},
+        f"ORDER BY d.created_at{order}, d.id{order}" + window,
+        {"scope": query.scope, **query.criteria, **params},
     )
     return [CODEC.document(row) for row in rows]
 

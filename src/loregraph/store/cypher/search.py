@@ -12,9 +12,8 @@
   substrings of chunk text (``CONTAINS`` over the scope's chunks: no index serves it) and
   ranked in Python by ``sum(ln(1 + occurrences))``; a query with words too fuses both
   rankings (reciprocal rank).
-* Fuzzy names: neither database offers trigram similarity, so name and alias keys are
-  scored in Python by :class:`~loregraph.store.names.NameIndex` (as in the SQLite store),
-  loaded per scope and reloaded when the scope's graph version moves.
+* Fuzzy names: neither database offers trigram similarity; the store's default
+  (:mod:`loregraph.store.fuzzy`) scores name and alias keys in Python.
 """
 
 from __future__ import annotations
@@ -23,11 +22,10 @@ import math
 from typing import Any
 
 from loregraph.errors import ConfigError
-from loregraph.models import Scored, name_key
+from loregraph.models import Scored
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, DOCUMENT, ENTITY, search_words
 from loregraph.store.cypher.schema import SchemaState, ensure_vector_index, refresh_dims
-from loregraph.store.names import NameIndex, key_lines
 from loregraph.store.queries import VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
 
@@ -142,17 +140,3 @@ async def search_vector(conn: Connection, schema: SchemaState, ask: VectorSearch
         k *= 4
     hits.sort(key=lambda hit: (-hit.score, hit.id))
     return hits[: ask.limit]
-
-
-async def load_names(conn: Connection, scope: str, version: int) -> NameIndex:
-    """A scope's entity name and alias keys as a :class:`NameIndex`."""
-    rows = await conn.read(
-        "MATCH (e:LgEntity {scope: $scope}) RETURN e.id, e.type, e.name_key, e.aliases "
-        "ORDER BY e.id",
-        {"scope": scope},
-    )
-    entries = [
-        (entity_id, entity_type, key_lines([key, *(name_key(alias) for alias in aliases or [])]))
-        for entity_id, entity_type, key, aliases in rows
-    ]
-    return NameIndex.build(entries, version)

@@ -16,7 +16,6 @@ from datetime import datetime
 
 from loregraph import models
 from loregraph.errors import NotFoundError, StoreError
-from loregraph.models import name_key
 from loregraph.store.base import NOT_OPEN, Store
 from loregraph.store.cypher import changes, graph, provenance, reads, search
 from loregraph.store.cypher.apply import write_statement
@@ -30,17 +29,17 @@ from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vec
 from loregraph.store.cypher.state import CypherWriteState
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 from loregraph.store.hops import Hop
-from loregraph.store.names import NameIndex
 from loregraph.store.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
+    DocumentQuery,
     EntityListing,
     Page,
     PageKey,
     RelationQuery,
+    TextSearch,
     VectorSearch,
 )
-from loregraph.store.vectors import VersionedCache
 
 WRITE_ATTEMPTS = 20
 LABELS = {"entity": ENTITY, "chunk": CHUNK}
@@ -66,7 +65,6 @@ class CypherStore(CypherLedger, Store):
         self.connection = connection or connect(self.target)
         self._schema: SchemaState | None = None
         self._lock = asyncio.Lock()
-        self._names: VersionedCache[NameIndex] = VersionedCache()
 
     def __repr__(self) -> str:
         return f"CypherStore({self.target.redacted()!r})"
@@ -89,7 +87,6 @@ class CypherStore(CypherLedger, Store):
 
     async def close(self) -> None:
         self._schema = None
-        self._names.clear()
         await self.connection.close()
 
     def _conn(self) -> Connection:
@@ -152,21 +149,18 @@ class CypherStore(CypherLedger, Store):
     async def get_document(self, document_id: str) -> models.Document | None:
         return await reads.get_document(self._conn(), document_id)
 
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
-        return await reads.find_document(self._conn(), scope, criteria)
-
-    async def list_documents(
-        self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[models.Document]:
-        return await reads.list_documents(self._conn(), scope, limit, offset)
+    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
+        return await reads.documents(self._conn(), query)
 
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await reads.get_chunks(self._conn(), list(chunk_ids))
 
-    async def search_chunks_text(
-        self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
-    ) -> list[models.Scored]:
-        return await search.search_chunks_text(self._conn(), scope, query, limit, kind)
+    async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
+        if ask.kind == "entity":
+            return await search.search_text(self._conn(), ENTITY, ask.scope, ask.query, ask.limit)
+        return await search.search_chunks_text(
+            self._conn(), ask.scope, ask.query, ask.limit, ask.document_kind
+        )
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
@@ -176,30 +170,6 @@ class CypherStore(CypherLedger, Store):
         self, scope: str, keys: Sequence[str]
     ) -> dict[str, models.Entity]:
         return await reads.find_entities_by_key(self._conn(), scope, list(keys))
-
-    async def search_entities_fuzzy(
-        self, scope: str, name: str, limit: int, *, entity_type: str | None = None
-    ) -> list[models.Scored]:
-        return (await self.search_entities_fuzzy_many(scope, [(name, entity_type)], limit))[0]
-
-    async def search_entities_fuzzy_many(
-        self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
-    ) -> list[list[models.Scored]]:
-        """Trigram similarity (0..1) of ``name_key(name)`` to entity name and alias keys,
-        over one in-memory name index of the scope (see :mod:`loregraph.store.names`)."""
-        if not queries:
-            return []
-        conn = self._conn()
-        version = await graph.graph_version(conn, scope)
-        index = self._names.get(scope, version)
-        if index is None:
-            index = await search.load_names(conn, scope, version)
-            self._names.put(scope, index)
-        asked = [(name_key(name), kind) for name, kind in queries]
-        return [[models.Scored(i, s) for i, s in row] for row in index.search_many(asked, limit)]
-
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
-        return await search.search_text(self._conn(), ENTITY, scope, query, limit)
 
     async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         return await search.search_vector(self._conn(), self._state(), ask)

@@ -14,7 +14,7 @@ from typing import Concatenate, ParamSpec, TypeVar
 
 from loregraph.store import ledger
 from loregraph.store.jsonfile.layout import Contents
-from loregraph.store.queries import Page, PageKey
+from loregraph.store.queries import DocumentQuery, Page, PageKey
 from loregraph.store.sqlite import reads
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
@@ -50,7 +50,7 @@ def read_everything(conn: sqlite3.Connection) -> Contents:
         contents.graph_versions[scope] = read_graph_version(conn, scope)
         contents.entities += _every(reads.entities_page, conn, scope)
         contents.relations += _every(reads.relations_page, conn, scope)
-        for document in reads.list_documents(conn, scope, None, 0):
+        for document in reads.documents(conn, DocumentQuery(scope, {})):
             bundle = reads.read_bundle(conn, document.id)
             if bundle is not None:
                 contents.bundles.append(bundle)

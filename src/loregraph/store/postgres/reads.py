@@ -28,7 +28,7 @@ from loregraph.store.postgres.rows import (
     fetch,
     parse_vector,
 )
-from loregraph.store.queries import EntityListing, Page, PageKey
+from loregraph.store.queries import DocumentQuery, EntityListing, Page, PageKey
 from loregraph.store.rows import in_order, listed_entity, supported_relations
 
 
@@ -42,26 +42,17 @@ async def get_document(conn: Conn, document_id: str) -> Document | None:
     return None if row is None else CODEC.document(row)
 
 
-async def find_document(conn: Conn, scope: str, criteria: dict[str, str]) -> Document | None:
-    """The newest document of ``scope`` matching every criterion (by field name)."""
+async def documents(conn: Conn, query: DocumentQuery) -> list[Document]:
+    """A scope's documents matching every criterion, oldest (or newest) first, in a window."""
+    order = " DESC" if query.newest_first else ""
     rows = await fetch(
         conn,
         f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = %(scope)s"
-        + "".join(f" AND {name} = %({name})s" for name in criteria)
-        + " ORDER BY created_at DESC, pk DESC LIMIT 1",
-        {"scope": scope, **criteria},
+        + "".join(f" AND {name} = %({name})s" for name in query.criteria)
+        + f" ORDER BY created_at{order}, pk{order} LIMIT %(limit)s OFFSET %(offset)s",
+        {"scope": query.scope, "limit": query.limit, "offset": query.offset, **query.criteria},
     )
-    return CODEC.document(rows[0]) if rows else None
-
-
-async def list_documents(conn: Conn, scope: str, limit: int | None, offset: int) -> list[Document]:
-    """A scope's documents, oldest first."""
-    cursor = await conn.execute(
-        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = %s "
-        "ORDER BY created_at, pk LIMIT %s OFFSET %s",
-        (scope, limit, offset),
-    )
-    return [CODEC.document(row) for row in await cursor.fetchall()]
+    return [CODEC.document(row) for row in rows]
 
 
 async def scopes(conn: Conn) -> list[str]:

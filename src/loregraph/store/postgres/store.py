@@ -34,10 +34,12 @@ from loregraph.store.postgres.ledger import PostgresLedger
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
+    DocumentQuery,
     EntityListing,
     Page,
     PageKey,
     RelationQuery,
+    TextSearch,
     VectorSearch,
 )
 
@@ -103,13 +105,8 @@ class PostgresStore(PostgresLedger, Store):
     async def get_document(self, document_id: str) -> models.Document | None:
         return await self._db.read(reads.get_document, document_id)
 
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
-        return await self._db.read(reads.find_document, scope, criteria)
-
-    async def list_documents(
-        self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[models.Document]:
-        return await self._db.read(reads.list_documents, scope, limit, offset)
+    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
+        return await self._db.read(reads.documents, query)
 
     async def delete_document(
         self, document_id: str, *, ends: Sequence[models.Relation] = ()
@@ -122,10 +119,12 @@ class PostgresStore(PostgresLedger, Store):
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await self._db.read(reads.get_chunks, list(chunk_ids))
 
-    async def search_chunks_text(
-        self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
-    ) -> list[models.Scored]:
-        return await self._db.read(search.search_chunks_text, scope, query, limit, kind)
+    async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
+        if ask.kind == "entity":
+            return await self._db.read(search.search_entities_text, ask.scope, ask.query, ask.limit)
+        return await self._db.read(
+            search.search_chunks_text, ask.scope, ask.query, ask.limit, ask.document_kind
+        )
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
@@ -141,9 +140,6 @@ class PostgresStore(PostgresLedger, Store):
     ) -> list[models.Scored]:
         """pg_trgm similarity (0..1) of ``name_key(name)`` to entity name and alias keys."""
         return await self._db.read(search.search_entities_fuzzy, scope, name, limit, entity_type)
-
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
-        return await self._db.read(search.search_entities_text, scope, query, limit)
 
     async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         return await self._db.read(search.search_vector, ask)

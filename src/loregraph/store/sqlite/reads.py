@@ -18,7 +18,7 @@ from loregraph.models import (
     Vector,
 )
 from loregraph.store.base import SCHEMA_VERSION
-from loregraph.store.queries import EntityListing, Page, PageKey
+from loregraph.store.queries import DocumentQuery, EntityListing, Page, PageKey
 from loregraph.store.rows import (
     ENTITY_FIELDS,
     columns,
@@ -53,28 +53,16 @@ def get_document(conn: sqlite3.Connection, document_id: str) -> Document | None:
     return None if row is None else CODEC.document(row)
 
 
-def find_document(
-    conn: sqlite3.Connection, scope: str, criteria: dict[str, str]
-) -> Document | None:
-    """The newest document of ``scope`` matching every criterion (by field name)."""
-    row = conn.execute(
-        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = :scope"
-        + "".join(f" AND {name} = :{name}" for name in criteria)
-        + " ORDER BY created_at DESC, pk DESC LIMIT 1",
-        {"scope": scope, **criteria},
-    ).fetchone()
-    return None if row is None else CODEC.document(row)
-
-
-def list_documents(
-    conn: sqlite3.Connection, scope: str, limit: int | None, offset: int
-) -> list[Document]:
-    """A scope's documents, oldest first."""
+def documents(conn: sqlite3.Connection, query: DocumentQuery) -> list[Document]:
+    """A scope's documents matching every criterion, oldest (or newest) first, in a window."""
+    order = " DESC" if query.newest_first else ""
     rows = conn.execute(
-        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = ? "
-        "ORDER BY created_at, pk LIMIT ? OFFSET ?",
-        (scope, NO_LIMIT if limit is None else limit, offset),
-    )
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE scope = :scope"
+        + "".join(f" AND {name} = :{name}" for name in query.criteria)
+        + f" ORDER BY created_at{order}, pk{order} LIMIT :limit OFFSET :offset",
+        {"scope": query.scope, "limit": NO_LIMIT if query.limit is None else query.limit,
+         "offset": query.offset, **query.criteria},
+    )  # fmt: skip
     return [CODEC.document(row) for row in rows]
 
 

@@ -25,10 +25,12 @@ from loregraph.store.base import Store
 from loregraph.store.hops import Hop
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
+    DocumentQuery,
     EntityListing,
     Page,
     PageKey,
     RelationQuery,
+    TextSearch,
     VectorSearch,
 )
 from loregraph.store.sqlite import changes, graph, provenance, reads, search, write
@@ -104,21 +106,18 @@ class SqliteStore(SqliteLedger, Store):
     async def get_document(self, document_id: str) -> models.Document | None:
         return await self._db.run(reads.get_document, document_id)
 
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
-        return await self._db.run(reads.find_document, scope, criteria)
-
-    async def list_documents(
-        self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[models.Document]:
-        return await self._db.run(reads.list_documents, scope, limit, offset)
+    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
+        return await self._db.run(reads.documents, query)
 
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await self._db.run(reads.get_chunks, list(chunk_ids))
 
-    async def search_chunks_text(
-        self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
-    ) -> list[models.Scored]:
-        return await self._db.run(search.search_chunks_text, scope, query, limit, kind)
+    async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
+        if ask.kind == "entity":
+            return await self._db.run(search.search_entities_text, ask.scope, ask.query, ask.limit)
+        return await self._db.run(
+            search.search_chunks_text, ask.scope, ask.query, ask.limit, ask.document_kind
+        )
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
@@ -142,9 +141,6 @@ class SqliteStore(SqliteLedger, Store):
         in-memory key list (see :mod:`loregraph.store.names`)."""
         asked = [(name_key(name), kind) for name, kind in queries]
         return await self._db.run(self._indexes.search_names, scope, asked, limit)
-
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
-        return await self._db.run(search.search_entities_text, scope, query, limit)
 
     async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         return await self._db.run(self._indexes.search_vector, ask)

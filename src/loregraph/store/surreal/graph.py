@@ -18,7 +18,7 @@ from loregraph.models import GraphArrays, Relation, name_key, utcnow
 from loregraph.store.hops import Hop
 from loregraph.store.planning import alias_list
 from loregraph.store.planstate import entity_states
-from loregraph.store.queries import Page, PageKey, RelationFilter, RelationQuery
+from loregraph.store.queries import Page, PageKey, RelationFilter
 from loregraph.store.rows import in_order, iso, iso_or_none
 from loregraph.store.surreal import records
 from loregraph.store.surreal.connection import SurrealConnection
@@ -70,20 +70,6 @@ async def get_relations(conn: SurrealConnection, relation_ids: Sequence[str]) ->
     return await attach_evidence(conn, in_order(by_id, relation_ids))
 
 
-async def entity_relations(conn: SurrealConnection, query: RelationQuery) -> list[Relation]:
-    """An entity's relations that pass the filter, heaviest first, with evidence."""
-    where, params = filters(query.filter)
-    arrow = {"out": "->", "in": "<-", "both": "<->"}[query.direction]
-    limit = "" if query.limit is None else f" LIMIT {max(0, int(query.limit))}"
-    found = await conn.rows(
-        f"SELECT {RELATION} FROM array::distinct(array::flatten((SELECT VALUE {arrow}relates_to "
-        "FROM $e))) "
-        f"WHERE {where} ORDER BY weight DESC, id{limit}",
-        {"e": thing("entity", query.entity_id), **params},
-    )
-    return await attach_evidence(conn, [records.relation(row) for row in found])
-
-
 async def relations_touching(conn: SurrealConnection, hop: Hop) -> list[Relation]:
     """One hop: relations with an end among the frontier (and, with ``reaching``, the
     other end among it), with their ends, type and weight only."""
@@ -100,18 +86,6 @@ async def relations_touching(conn: SurrealConnection, hop: Hop) -> list[Relation
     )
     relations = [Relation(r["id"], r["s"], r["t"], r["type"], weight=r["weight"]) for r in found]
     return sorted(relations, key=lambda r: (-r.weight, r.id))
-
-
-async def relations_among(conn: SurrealConnection, entity_ids: Sequence[str]) -> list[Relation]:
-    """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
-    if not entity_ids:
-        return []
-    found = await conn.rows(
-        f"SELECT {RELATION} FROM array::distinct(array::flatten((SELECT VALUE ->relates_to "
-        "FROM $ids))) WHERE out IN $ids AND expired_at IS NONE ORDER BY weight DESC, id",
-        {"ids": things("entity", entity_ids)},
-    )
-    return [records.relation(row) for row in found]
 
 
 async def graph_arrays(conn: SurrealConnection, scope: str) -> GraphArrays:

@@ -19,7 +19,7 @@ from loregraph.models import (
 )
 from loregraph.store.props import CODEC
 from loregraph.store.provenance import AliasRow, EntitySource, ListingRow, entity_sources_from_rows
-from loregraph.store.queries import EntityListing, Page, PageKey
+from loregraph.store.queries import DocumentQuery, EntityListing, Page, PageKey
 from loregraph.store.rows import MERGE_FIELDS, in_order, listed_entity, supported_relations
 from loregraph.store.surreal import records
 from loregraph.store.surreal.connection import SurrealConnection
@@ -44,27 +44,14 @@ async def get_document(conn: SurrealConnection, document_id: str) -> Document | 
     return records.document(found[0]) if found else None
 
 
-async def find_document(
-    conn: SurrealConnection, scope: str, criteria: dict[str, str]
-) -> Document | None:
-    """The newest document of ``scope`` matching every criterion (by field name)."""
-    where = "".join(f" AND {name} = ${name}" for name in criteria)
+async def documents(conn: SurrealConnection, query: DocumentQuery) -> list[Document]:
+    """A scope's documents matching every criterion, oldest (or newest) first, in a window."""
+    where = "".join(f" AND {name} = ${name}" for name in query.criteria)
+    order = " DESC" if query.newest_first else ""
     found = await conn.rows(
         f"SELECT {DOCUMENT} FROM document WHERE scope = $scope{where} "
-        "ORDER BY created_at DESC, id DESC LIMIT 1",
-        {"scope": scope, **criteria},
-    )
-    return records.document(found[0]) if found else None
-
-
-async def list_documents(
-    conn: SurrealConnection, scope: str, limit: int | None, offset: int
-) -> list[Document]:
-    """A scope's documents, oldest first."""
-    found = await conn.rows(
-        f"SELECT {DOCUMENT} FROM document WHERE scope = $scope ORDER BY created_at, id"
-        + _window(limit, offset),
-        {"scope": scope},
+        f"ORDER BY created_at{order}, id{order}" + _window(query.limit, query.offset),
+        {"scope": query.scope, **query.criteria},
     )
     return [records.document(row) for row in found]
 

@@ -14,8 +14,7 @@
   scope shares: hits of other scopes (or of another type or kind) are dropped and ``k``
   grows until ``limit`` hits are found or the index has no more. (A condition on the scope
   in the same query made the engine read every candidate record: 600 ms against 20 ms.)
-* Fuzzy names: trigram similarity of name and alias keys in Python
-  (:class:`~loregraph.store.names.NameIndex`), loaded per scope and graph version.
+* Fuzzy names: the store's default (:mod:`loregraph.store.fuzzy`).
 """
 
 from __future__ import annotations
@@ -24,9 +23,8 @@ import math
 from typing import Any
 
 from loregraph.errors import ConfigError
-from loregraph.models import Scored, name_key
-from loregraph.store.names import NameIndex, key_lines
-from loregraph.store.queries import VectorSearch
+from loregraph.models import Scored
+from loregraph.store.queries import TextSearch, VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
 from loregraph.store.surreal.connection import SurrealConnection
 from loregraph.store.surreal.records import thing, things
@@ -37,20 +35,19 @@ MAX_K = 100_000
 K1, B = 1.2, 0.75
 
 
-async def search_chunks_text(
-    conn: SurrealConnection, scope: str, query: str, limit: int, kind: str | None
-) -> list[Scored]:
-    """Chunk ids of ``scope`` (of documents of ``kind`` only, when given) by BM25, terms of
-    substring-matched scripts by their occurrences (see the module notes)."""
-    terms = split_query(query)
-    words = await search_text(conn, "chunk", scope, terms.words, limit, kind)
-    if not terms.substrings:
+async def search_text(conn: SurrealConnection, ask: TextSearch) -> list[Scored]:
+    """Chunk or entity ids of the scope (chunks of documents of one kind, when asked) by
+    BM25; terms of substring-matched scripts by their occurrences (see the module notes)."""
+    terms = split_query(ask.query)
+    kind = None if ask.document_kind is None else str(ask.document_kind)
+    words = await bm25(conn, ask.kind, ask.scope, terms.words, ask.limit, kind)
+    if not terms.substrings or ask.kind == "entity":
         return words
-    found = await search_substrings(conn, scope, terms.substrings, limit, kind)
-    return fuse_rankings([words, found], limit) if terms.words else found
+    found = await search_substrings(conn, ask.scope, terms.substrings, ask.limit, kind)
+    return fuse_rankings([words, found], ask.limit) if terms.words else found
 
 
-async def search_text(
+async def bm25(
     conn: SurrealConnection,
     table: str,
     scope: str,
@@ -156,16 +153,3 @@ async def search_vector(
     scored = [Scored(row["id"], 1.0 - float(row["distance"])) for row in hits]
     scored.sort(key=lambda hit: (-hit.score, hit.id))
     return scored[: ask.limit]
-
-
-async def load_names(conn: SurrealConnection, scope: str, version: int) -> NameIndex:
-    """A scope's entity name and alias keys as a :class:`NameIndex`."""
-    found = await conn.rows(
-        "SELECT record::id(id) AS id, type, name_key, aliases FROM entity WHERE scope = $scope",
-        {"scope": scope},
-    )
-    entries = [
-        (r["id"], r["type"], key_lines([r["name_key"], *(name_key(a) for a in r["aliases"])]))
-        for r in sorted(found, key=lambda r: r["id"])
-    ]
-    return NameIndex.build(entries, version)

@@ -17,22 +17,25 @@ from pathlib import Path
 
 from loregraph import models
 from loregraph.errors import NotFoundError, StoreError
-from loregraph.models import name_key
 from loregraph.store.base import NOT_OPEN, Store
 from loregraph.store.hops import Hop
 from loregraph.store.ledger import LedgerQuery, LedgerRow
-from loregraph.store.names import NameIndex
 from loregraph.store.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.provenance import EntitySource, RelationSource
-from loregraph.store.queries import EntityListing, Page, PageKey, RelationQuery, VectorSearch
-from loregraph.store.scripts import split_query
+from loregraph.store.queries import (
+    DocumentQuery,
+    EntityListing,
+    Page,
+    PageKey,
+    TextSearch,
+    VectorSearch,
+)
 from loregraph.store.surreal import graph, reads, search
 from loregraph.store.surreal.apply import transaction
 from loregraph.store.surreal.compact import recover, rewrite
 from loregraph.store.surreal.connection import CONFLICT, SurrealConnection, SurrealTarget
 from loregraph.store.surreal.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.surreal.state import SurrealWriteState, relation_sources
-from loregraph.store.vectors import VersionedCache
 
 WRITE_ATTEMPTS = 20
 _LEDGER_WHERE = "kind = $kind AND part = $part AND key = $key"
@@ -50,7 +53,6 @@ class SurrealStore(Store):
         self.connection = SurrealConnection(self.target)
         self._schema: SchemaState | None = None
         self._lock = asyncio.Lock()
-        self._names: VersionedCache[NameIndex] = VersionedCache()
         self._removed = False
         """Whether something was removed since opening (a ``surrealkv`` store is then
         rewritten when it closes: :mod:`.compact`)."""
@@ -80,7 +82,6 @@ class SurrealStore(Store):
         """Close; a ``surrealkv`` store that removed anything is first rewritten so that
         nothing removed stays in its files (:mod:`.compact`)."""
         schema, self._schema = self._schema, None
-        self._names.clear()
         removed, self._removed = self._removed, False
         if schema is not None and removed and self.target.scheme == "surrealkv":
             await rewrite(self.connection, schema.dims)
@@ -192,22 +193,14 @@ class SurrealStore(Store):
     async def get_document(self, document_id: str) -> models.Document | None:
         return await reads.get_document(self._conn(), document_id)
 
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
-        return await reads.find_document(self._conn(), scope, criteria)
-
-    async def list_documents(
-        self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[models.Document]:
-        return await reads.list_documents(self._conn(), scope, limit, offset)
+    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
+        return await reads.documents(self._conn(), query)
 
     async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         return await reads.get_chunks(self._conn(), chunk_ids)
 
-    async def search_chunks_text(
-        self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
-    ) -> list[models.Scored]:
-        kind_text = None if kind is None else str(kind)
-        return await search.search_chunks_text(self._conn(), scope, query, limit, kind_text)
+    async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
+        return await search.search_text(self._conn(), ask)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
@@ -217,24 +210,6 @@ class SurrealStore(Store):
         self, scope: str, keys: Sequence[str]
     ) -> dict[str, models.Entity]:
         return await reads.find_entities_by_key(self._conn(), scope, keys)
-
-    async def search_entities_fuzzy(
-        self, scope: str, name: str, limit: int, *, entity_type: str | None = None
-    ) -> list[models.Scored]:
-        """Trigram similarity (0..1) of ``name_key(name)`` to entity name and alias keys,
-        over one in-memory name index of the scope (see :mod:`loregraph.store.names`)."""
-        conn = self._conn()
-        version = await graph.graph_version(conn, scope)
-        index = self._names.get(scope, version)
-        if index is None:
-            index = await search.load_names(conn, scope, version)
-            self._names.put(scope, index)
-        found = index.search_many([(name_key(name), entity_type)], limit)[0]
-        return [models.Scored(i, s) for i, s in found]
-
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
-        words = split_query(query).words
-        return await search.search_text(self._conn(), "entity", scope, words, limit)
 
     async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         return await search.search_vector(self._conn(), self._state(), ask)
@@ -249,12 +224,6 @@ class SurrealStore(Store):
         return await reads.entity_sources(self._conn(), entity_ids)
 
     # ----------------------------------------------------------------- relations, graph
-    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
-        return await graph.entity_relations(self._conn(), query)
-
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
-        return await graph.relations_among(self._conn(), entity_ids)
-
     async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
         """One traversal query for a whole hop."""
         return await graph.relations_touching(self._conn(), hop)

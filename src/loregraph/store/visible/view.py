@@ -22,11 +22,13 @@ from loregraph.access import Principal
 from loregraph.store.base import Store
 from loregraph.store.hops import Hop
 from loregraph.store.queries import (
+    DocumentQuery,
     EntityListing,
     Page,
     PageKey,
     RelationFilter,
     RelationQuery,
+    TextSearch,
 )
 from loregraph.store.visible import filters, matches, snapshot
 from loregraph.store.visible.derive import visible_merge
@@ -79,23 +81,13 @@ class VisibleStore(Passthrough):
         readable = await self.readers.readable(doc.scope)
         return readable is None or doc.id in readable
 
-    async def _find_document(self, scope: str, criteria: dict[str, str]) -> models.Document | None:
-        found = await self.inner._find_document(scope, criteria)
-        if found is None or await self._reads(found):
-            return found
-        for doc in reversed(await self.list_documents(scope)):
-            if all(str(getattr(doc, name)) == value for name, value in criteria.items()):
-                return doc
-        return None
-
-    async def list_documents(
-        self, scope: str, *, limit: int | None = None, offset: int = 0
-    ) -> list[models.Document]:
-        readable = await self.readers.readable(scope)
+    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
+        readable = await self.readers.readable(query.scope)
         if readable is None:
-            return await self.inner.list_documents(scope, limit=limit, offset=offset)
-        shown = [d for d in await self.inner.list_documents(scope) if d.id in readable]
-        return shown[offset : None if limit is None else offset + limit]
+            return await self.inner._documents(query)
+        every = replace(query, limit=None, offset=0)
+        shown = [d for d in await self.inner._documents(every) if d.id in readable]
+        return shown[query.offset : None if query.limit is None else query.offset + query.limit]
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         found = await self.inner.read_bundle(document_id)
@@ -124,16 +116,21 @@ class VisibleStore(Passthrough):
     async def _chunk_ids(self, ids: list[str]) -> set[str]:
         return {chunk.id for chunk in await self.get_chunks(ids)}
 
-    async def search_chunks_text(
-        self, scope: str, query: str, limit: int, *, kind: models.DocKind | None = None
-    ) -> list[models.Scored]:
-        if await self.readers.readable(scope) is None:
-            return await self.inner.search_chunks_text(scope, query, limit, kind=kind)
+    async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
+        if await self.readers.readable(ask.scope) is None:
+            return await self.inner._search_text(ask)
 
         async def search(n: int) -> list[models.Scored]:
-            return await self.inner.search_chunks_text(scope, query, n, kind=kind)
+            return await self.inner._search_text(replace(ask, limit=n))
 
-        return await filters.ranked(search, self._chunk_ids, limit)
+        if ask.kind == "chunk":
+            return await filters.ranked(search, self._chunk_ids, ask.limit)
+
+        async def keep(ids: list[str]) -> set[str]:
+            shown = await self._shown(ids)
+            return {i for i, e in shown.items() if matches.matches_text(ask.query, e)}
+
+        return await filters.ranked(search, keep, ask.limit)
 
     async def _search_vector(self, ask: Any) -> list[models.Scored]:
         if await self.readers.readable(ask.scope) is None:
@@ -193,19 +190,6 @@ class VisibleStore(Passthrough):
 
         kept = await filters.ranked(search, keep, limit)
         return matches.rescored_by_name(name, kept, await self._shown([h.id for h in kept]))
-
-    async def search_entities_text(self, scope: str, query: str, limit: int) -> list[models.Scored]:
-        if await self.readers.readable(scope) is None:
-            return await self.inner.search_entities_text(scope, query, limit)
-
-        async def search(n: int) -> list[models.Scored]:
-            return await self.inner.search_entities_text(scope, query, n)
-
-        async def keep(ids: list[str]) -> set[str]:
-            shown = await self._shown(ids)
-            return {i for i, e in shown.items() if matches.matches_text(query, e)}
-
-        return await filters.ranked(search, keep, limit)
 
     async def search_entities_fuzzy_many(
         self, scope: str, queries: Sequence[tuple[str, str | None]], limit: int
