@@ -20,7 +20,7 @@ from loregraph.cli.app import main
 from loregraph.errors import ConfigError, SchemaVersionError, StoreError
 from loregraph.location import Location
 from loregraph.store.surreal import SurrealStore
-from loregraph.store.surreal import store as store_module
+from loregraph.store import planned as planned_module
 from loregraph.store.surreal.connection import SurrealConnection, SurrealTarget
 
 from .builders import Book, unit
@@ -115,7 +115,7 @@ async def test_a_write_planned_before_another_writer_committed_is_planned_again(
         first = Book("doc-1")
         first.entity("Alice Morgan", mentions=[(first.chunk("Alice Morgan sailed."), 1)])
         await store.write_document(first.bundle())
-        planned = store_module.plan_write
+        planned = planned_module.plan_write
         moved = []
 
         async def plan_then_move(reads: object, bundle: object) -> object:
@@ -124,7 +124,7 @@ async def test_a_write_planned_before_another_writer_committed_is_planned_again(
                 moved.append(await store.connection.run("UPDATE meta:meta SET seq += 1"))
             return plan
 
-        monkeypatch.setattr(store_module, "plan_write", plan_then_move)
+        monkeypatch.setattr(planned_module, "plan_write", plan_then_move)
         second = Book("doc-2")
         second.entity("Alice Morgan", mentions=[(second.chunk("Alice Morgan again."), 1)])
         await store.write_document(second.bundle())

@@ -4,6 +4,8 @@ metadata as JSON text, alias lists as lists, embeddings apart."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -64,3 +66,27 @@ def relation_props(relation: Relation) -> dict[str, Any]:
 def type_text(rel_type: str) -> str:
     """A relation type as searchable words: ``TRAVELLED_TO`` -> ``travelled to``."""
     return rel_type.replace("_", " ").lower()
+
+
+def plain(value: Any, keep: tuple[type, ...] = ()) -> Any:
+    """``value`` as plain JSON-like data for a driver (numpy scalars and arrays converted;
+    values of the ``keep`` types passed as they are).
+
+    Raises ``ValueError`` for a non-finite float (no database stores it) and ``TypeError``
+    for anything else.
+    """
+    if value is None or isinstance(value, (str, bool, int, *keep)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"a non-finite number cannot be stored: {value!r}")
+        return value
+    if isinstance(value, np.ndarray):
+        return [plain(float(x)) for x in value.reshape(-1).tolist()]
+    if isinstance(value, np.generic):
+        return plain(value.item())
+    if isinstance(value, Mapping):
+        return {str(k): plain(v, keep) for k, v in value.items()}
+    if isinstance(value, Sequence):
+        return [plain(v, keep) for v in value]
+    raise TypeError(f"cannot pass {type(value).__name__} as a query parameter")

@@ -8,14 +8,12 @@ Two implementations: :class:`~loregraph.store.cypher.falkor.FalkorConnection` (t
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Protocol
-
-import numpy as np
 
 from loregraph.store.cypher.dialect import Dialect
 from loregraph.store.cypher.url import CypherTarget
+from loregraph.store.props import plain
 
 Params = Mapping[str, Any]
 Rows = list[list[Any]]
@@ -52,28 +50,6 @@ class TargetConnection:
         return f"{type(self).__name__}({self.target.redacted()!r})"
 
 
-def plain(value: Any) -> Any:
-    """``value`` as plain JSON-like Python data (numpy scalars and arrays converted).
-
-    Raises ``ValueError`` for a non-finite float: it has no Cypher literal.
-    """
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"a non-finite number cannot be stored: {value!r}")
-        return value
-    if isinstance(value, np.ndarray):
-        return [plain(float(x)) for x in value.tolist()]
-    if isinstance(value, np.generic):
-        return plain(value.item())
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, Sequence):
-        return [plain(v) for v in value]
-    raise TypeError(f"cannot pass {type(value).__name__} as a Cypher parameter")
-
-
 def plain_params(params: Params | None) -> dict[str, Any]:
-    """Every parameter converted by :func:`plain`."""
+    """Every parameter converted by :func:`~loregraph.store.props.plain`."""
     return {} if params is None else {key: plain(value) for key, value in params.items()}

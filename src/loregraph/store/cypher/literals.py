@@ -7,7 +7,7 @@ server spent writing. :func:`params_header` renders the same literals (strings e
 same way: backslash, then double quote) and writes float32 vectors with one ``%`` format per
 vector, using nine significant digits, enough for every float32 to read back exactly.
 
-Values are what :func:`~loregraph.store.cypher.connection.plain` accepts, plus NumPy arrays;
+Values are what :func:`~loregraph.store.props.plain` accepts, plus NumPy arrays;
 anything else is a ``TypeError`` and a non-finite number a ``ValueError``, before anything
 is sent.
 """

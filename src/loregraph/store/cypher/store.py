@@ -29,7 +29,8 @@ from loregraph.store.cypher.schema import SchemaState, ensure_schema, ensure_vec
 from loregraph.store.cypher.state import CypherWriteState
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 from loregraph.store.hops import Hop
-from loregraph.store.plan import WritePlan, plan_delete, plan_write
+from loregraph.store.plan import WritePlan
+from loregraph.store.planned import EntityEdit, PlannedWrites
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     DocumentQuery,
@@ -41,7 +42,6 @@ from loregraph.store.queries import (
     VectorSearch,
 )
 
-WRITE_ATTEMPTS = 20
 LABELS = {"entity": ENTITY, "chunk": CHUNK}
 """The node label of each kind of record a plan gives embeddings to."""
 
@@ -53,7 +53,7 @@ def connect(target: CypherTarget) -> Connection:
     return Neo4jConnection(target)
 
 
-class CypherStore(CypherLedger, Store):
+class CypherStore(PlannedWrites, CypherLedger, Store):
     """A store in a FalkorDB graph or a Neo4j database, chosen by the URL's scheme.
 
     >>> store = CypherStore("falkordb://localhost:6379/kg")  # doctest: +SKIP
@@ -99,33 +99,12 @@ class CypherStore(CypherLedger, Store):
         return self._schema
 
     # ----------------------------------------------------------------- writes
-    async def write_document(self, bundle: models.DocumentBundle) -> None:
-        """Write (or replace) a document atomically; ``ValueError`` for a bad bundle."""
-        conn = self._conn()
-        async with self._lock:
-            for _ in range(WRITE_ATTEMPTS):
-                plan = await plan_write(CypherWriteState(conn), bundle)
-                if await self._apply(conn, plan):
-                    return
-        raise StoreError(f"could not write document {bundle.document.id}: too many conflicts")
+    def _reads(self) -> CypherWriteState:
+        return CypherWriteState(self._conn())
 
-    async def delete_document(
-        self, document_id: str, *, ends: Sequence[models.Relation] = ()
-    ) -> models.DeleteReport:
-        """Delete a document (an unknown id gives an all-zero report)."""
-        conn = self._conn()
-        async with self._lock:
-            for _ in range(WRITE_ATTEMPTS):
-                plan = await plan_delete(CypherWriteState(conn), document_id, ends)
-                if plan is None:
-                    return models.DeleteReport(document_id=document_id)
-                if await self._apply(conn, plan):
-                    return plan.report
-        raise StoreError(f"could not delete document {document_id}: too many conflicts")
-
-    async def _apply(self, conn: Connection, plan: WritePlan) -> bool:
+    async def _apply(self, plan: WritePlan) -> bool:
         """Run the plan's statement; ``False`` when another writer got in first."""
-        schema = self._state()
+        conn, schema = self._conn(), self._state()
         dims = {LABELS[kind]: dim for kind, dim in plan.dims.items()}
         for label, dim in dims.items():
             await ensure_vector_index(conn, schema, label, dim)
@@ -205,13 +184,8 @@ class CypherStore(CypherLedger, Store):
         return await reads.list_merges(self._conn(), scope, entity_id)
 
     # ----------------------------------------------------------------- decisions, audit, edits
-    async def update_entity(
-        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
-    ) -> models.Entity:
-        entity = await changes.update_entity(self._conn(), entity_id, name, entity_type)
-        if entity is None:
-            raise NotFoundError(f"no entity with id {entity_id!r}")
-        return entity
+    async def _apply_edit(self, edit: EntityEdit) -> None:
+        await changes.apply_edit(self._conn(), edit)
 
     async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         return await read_bundle(self._conn(), document_id)

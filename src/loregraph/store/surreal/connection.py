@@ -18,17 +18,17 @@ reads fields with ``SELECT VALUE``.
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-import numpy as np
+from surrealdb import AsyncSurreal, RecordID
 
-from loregraph.errors import ConfigError, DependencyError, StoreError
+from loregraph.errors import ConfigError, StoreError
+from loregraph.store.props import plain
 
 EMBEDDED = ("mem", "surrealkv")
 REMOTE = ("ws", "wss", "http", "https")
@@ -102,25 +102,6 @@ class SurrealTarget:
         return f"{self.scheme}://{auth}{self.path}/{self.namespace}/{self.database}"
 
 
-def plain(value: Any) -> Any:
-    """``value`` as data the SDK sends (numpy values converted; a non-finite float refused)."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"a non-finite number cannot be stored: {value!r}")
-        return value
-    if isinstance(value, np.ndarray):
-        return [plain(float(x)) for x in value.reshape(-1).tolist()]
-    if isinstance(value, np.generic):
-        return plain(value.item())
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, Sequence):
-        return [plain(v) for v in value]
-    return value  # a RecordID
-
-
 class SurrealConnection:
     """One SDK handle on one database."""
 
@@ -130,12 +111,6 @@ class SurrealConnection:
 
     async def open(self) -> None:
         """Connect (and sign in to a server); :class:`StoreError` when that fails."""
-        try:
-            from surrealdb import AsyncSurreal
-        except ImportError as exc:
-            raise DependencyError(
-                "a SurrealDB store needs the surrealdb package: pip install 'loregraph[surrealdb]'"
-            ) from exc
         where = self.target.redacted()
         if self.target.scheme == "surrealkv":
             Path(self.target.path).parent.mkdir(parents=True, exist_ok=True)
@@ -161,7 +136,7 @@ class SurrealConnection:
         failed (``ConflictError`` text kept, see :data:`CONFLICT`)."""
         if self._db is None:
             raise StoreError("the SurrealDB connection is closed")
-        sent = {} if params is None else {k: plain(v) for k, v in params.items()}
+        sent = {} if params is None else {k: plain(v, (RecordID,)) for k, v in params.items()}
         try:
             reply = await self._db.query_raw(sql, sent)
         except Exception as exc:

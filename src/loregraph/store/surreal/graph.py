@@ -10,20 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from loregraph.models import GraphArrays, Relation, name_key, utcnow
+from loregraph.models import GraphArrays, Relation, utcnow
 from loregraph.store.hops import Hop
-from loregraph.store.planning import alias_list
-from loregraph.store.planstate import entity_states
+from loregraph.store.planned import EntityEdit
 from loregraph.store.queries import Page, PageKey, RelationFilter
 from loregraph.store.rows import in_order, iso, iso_or_none
 from loregraph.store.surreal import records
 from loregraph.store.surreal.connection import SurrealConnection
 from loregraph.store.surreal.records import RELATION, thing, things
-from loregraph.store.surreal.state import TOUCHING, SurrealWriteState
+from loregraph.store.surreal.state import TOUCHING
 
 _CONDITIONS = {
     "live": "expired_at IS NONE",
@@ -61,86 +60,6 @@ async def attach_evidence(conn: SurrealConnection, relations: list[Relation]) ->
     return relations
 
 
-async def get_relations(conn: SurrealConnection, relation_ids: Sequence[str]) -> list[Relation]:
-    """Relations by id in the order asked (missing skipped), with evidence."""
-    found = await conn.rows(
-        f"SELECT {RELATION} FROM $ids", {"ids": things("relates_to", relation_ids)}
-    )
-    by_id = {row["id"]: records.relation(row) for row in found}
-    return await attach_evidence(conn, in_order(by_id, relation_ids))
-
-
-async def relations_touching(conn: SurrealConnection, hop: Hop) -> list[Relation]:
-    """One hop: relations with an end among the frontier (and, with ``reaching``, the
-    other end among it), with their ends, type and weight only."""
-    if not hop.entity_ids or hop.reaching == []:
-        return []
-    where, params = filters(hop.live)
-    if hop.reaching is not None:
-        where += " AND ((in IN $ids AND out IN $far) OR (out IN $ids AND in IN $far))"
-        params["far"] = things("entity", hop.reaching)
-    found = await conn.rows(
-        "SELECT record::id(id) AS id, record::id(in) AS s, record::id(out) AS t, type, weight "
-        f"FROM {TOUCHING} WHERE {where}",
-        {"ids": things("entity", hop.entity_ids), **params},
-    )
-    relations = [Relation(r["id"], r["s"], r["t"], r["type"], weight=r["weight"]) for r in found]
-    return sorted(relations, key=lambda r: (-r.weight, r.id))
-
-
-async def graph_arrays(conn: SurrealConnection, scope: str) -> GraphArrays:
-    """Index arrays of the scope's entities, live relations, chunks and mentions."""
-    params = {"scope": scope}
-    entity_ids: list[str] = sorted(
-        await conn.rows("SELECT VALUE record::id(id) FROM entity WHERE scope = $scope", params)
-    )
-    chunks = await conn.rows(
-        "SELECT record::id(id) AS id, document_id, seq FROM chunk WHERE scope = $scope", params
-    )
-    chunks.sort(key=lambda c: (c["document_id"], c["seq"]))
-    edges = await conn.rows(
-        "SELECT record::id(in) AS s, record::id(out) AS t, weight FROM relates_to "
-        "WHERE scope = $scope AND expired_at IS NONE",
-        params,
-    )
-    mentions = await conn.rows(
-        "SELECT record::id(out) AS e, record::id(in) AS c, count FROM mentions "
-        "WHERE scope = $scope",
-        params,
-    )
-    entity_index = {entity_id: i for i, entity_id in enumerate(entity_ids)}
-    chunk_index = {row["id"]: i for i, row in enumerate(chunks)}
-    counts: dict[tuple[str, str], float] = {}
-    for m in mentions:
-        if m["e"] in entity_index and m["c"] in chunk_index:
-            counts[(m["e"], m["c"])] = counts.get((m["e"], m["c"]), 0.0) + m["count"]
-    pairs = sorted(counts)
-    return GraphArrays(
-        entity_ids=entity_ids,
-        edge_src=np.asarray([entity_index[e["s"]] for e in edges], dtype=np.int64),
-        edge_dst=np.asarray([entity_index[e["t"]] for e in edges], dtype=np.int64),
-        edge_weight=np.asarray([e["weight"] for e in edges], dtype=np.float32),
-        chunk_ids=[row["id"] for row in chunks],
-        chunk_document=[row["document_id"] for row in chunks],
-        mention_entity=np.asarray([entity_index[e] for e, _ in pairs], dtype=np.int64),
-        mention_chunk=np.asarray([chunk_index[c] for _, c in pairs], dtype=np.int64),
-        mention_count=np.asarray([counts[pair] for pair in pairs], dtype=np.float32),
-    )
-
-
-async def relations_page(
-    conn: SurrealConnection, scope: str, after: PageKey, batch: int
-) -> Page[Relation]:
-    """The next ``batch`` relations (with evidence) with ids after ``after``, by id."""
-    found = await conn.rows(
-        f"SELECT {RELATION} FROM relates_to WHERE scope = $scope AND record::id(id) > $after "
-        "ORDER BY id LIMIT $batch",
-        {"scope": scope, "after": after or "", "batch": max(1, batch)},
-    )
-    relations = await attach_evidence(conn, [records.relation(row) for row in found])
-    return [(relation.id, relation) for relation in relations]
-
-
 async def invalidate_relation(
     conn: SurrealConnection, relation_id: str, invalid_at: datetime, by: str | None
 ) -> bool:
@@ -157,29 +76,8 @@ async def invalidate_relation(
     return bool(found[-2])  # the last result is the COMMIT's
 
 
-async def graph_version(conn: SurrealConnection, scope: str) -> int:
-    """A scope's graph version (0 when it was never written)."""
-    version = await conn.value(
-        "RETURN (SELECT VALUE version FROM $v)[0]", {"v": thing("scope_version", scope)}
-    )
-    return int(version or 0)
-
-
-async def update_entity(
-    conn: SurrealConnection, entity_id: str, name: str | None, kind: str | None
-) -> bool:
-    """Rename and/or retype an entity (``False``: unknown id); aliases and the name and
-    alias keys follow the new name."""
-    found = (await entity_states(SurrealWriteState(conn), [entity_id], "")).get(entity_id)
-    if found is None:
-        return False
-    key = found.key if name is None else name_key(name)
-    surfaces, alias_keys = alias_list(key, found.aliases)
-    changes: dict[str, Any] = {"name_key": key, "aliases": surfaces}
-    changes |= {"alias_text": " ".join(surfaces), "updated_at": iso(utcnow())}
-    changes |= {"name": name} if name is not None else {}
-    changes |= {"type": kind} if kind is not None else {}
-    rows = [(key, 1)] + [(k, 0) for k in alias_keys]
+async def apply_edit(conn: SurrealConnection, edit: EntityEdit) -> None:
+    """Set the entity's new fields and replace its name and alias key records."""
     await conn.run(
         "BEGIN TRANSACTION; LET $e = (UPDATE ONLY $id MERGE $changes); "
         "DELETE name_key WHERE entity_id = $key; "
@@ -187,6 +85,93 @@ async def update_entity(
         "key: $k[0], canonical: $k[1] } }; "
         "UPSERT type::record('scope_version', $e.scope) SET version = (version ?? 0) + 1; "
         "COMMIT TRANSACTION;",
-        {"id": thing("entity", entity_id), "key": entity_id, "changes": changes, "keys": rows},
-    )
-    return True
+        {"id": thing("entity", edit.entity_id), "key": edit.entity_id, "changes": edit.changes,
+         "keys": edit.keys},
+    )  # fmt: skip
+
+
+class SurrealGraph:
+    """The store's relation reads and graph snapshots."""
+
+    if TYPE_CHECKING:
+
+        def _conn(self) -> SurrealConnection: ...
+
+    async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
+        found = await self._conn().rows(
+            f"SELECT {RELATION} FROM $ids", {"ids": things("relates_to", relation_ids)}
+        )
+        by_id = {row["id"]: records.relation(row) for row in found}
+        return await attach_evidence(self._conn(), in_order(by_id, relation_ids))
+
+    async def _relations_touching(self, hop: Hop) -> list[Relation]:
+        if not hop.entity_ids or hop.reaching == []:
+            return []
+        where, params = filters(hop.live)
+        if hop.reaching is not None:
+            where += " AND ((in IN $ids AND out IN $far) OR (out IN $ids AND in IN $far))"
+            params["far"] = things("entity", hop.reaching)
+        found = await self._conn().rows(
+            "SELECT record::id(id) AS id, record::id(in) AS s, record::id(out) AS t, type, weight "
+            f"FROM {TOUCHING} WHERE {where}",
+            {"ids": things("entity", hop.entity_ids), **params},
+        )
+        relations = [
+            Relation(r["id"], r["s"], r["t"], r["type"], weight=r["weight"]) for r in found
+        ]
+        return sorted(relations, key=lambda r: (-r.weight, r.id))
+
+    async def graph_arrays(self, scope: str) -> GraphArrays:
+        params = {"scope": scope}
+        entity_ids: list[str] = sorted(
+            await self._conn().rows(
+                "SELECT VALUE record::id(id) FROM entity WHERE scope = $scope", params
+            )
+        )
+        chunks = await self._conn().rows(
+            "SELECT record::id(id) AS id, document_id, seq FROM chunk WHERE scope = $scope", params
+        )
+        chunks.sort(key=lambda c: (c["document_id"], c["seq"]))
+        edges = await self._conn().rows(
+            "SELECT record::id(in) AS s, record::id(out) AS t, weight FROM relates_to "
+            "WHERE scope = $scope AND expired_at IS NONE",
+            params,
+        )
+        mentions = await self._conn().rows(
+            "SELECT record::id(out) AS e, record::id(in) AS c, count FROM mentions "
+            "WHERE scope = $scope",
+            params,
+        )
+        entity_index = {entity_id: i for i, entity_id in enumerate(entity_ids)}
+        chunk_index = {row["id"]: i for i, row in enumerate(chunks)}
+        counts: dict[tuple[str, str], float] = {}
+        for m in mentions:
+            if m["e"] in entity_index and m["c"] in chunk_index:
+                counts[(m["e"], m["c"])] = counts.get((m["e"], m["c"]), 0.0) + m["count"]
+        pairs = sorted(counts)
+        return GraphArrays(
+            entity_ids=entity_ids,
+            edge_src=np.asarray([entity_index[e["s"]] for e in edges], dtype=np.int64),
+            edge_dst=np.asarray([entity_index[e["t"]] for e in edges], dtype=np.int64),
+            edge_weight=np.asarray([e["weight"] for e in edges], dtype=np.float32),
+            chunk_ids=[row["id"] for row in chunks],
+            chunk_document=[row["document_id"] for row in chunks],
+            mention_entity=np.asarray([entity_index[e] for e, _ in pairs], dtype=np.int64),
+            mention_chunk=np.asarray([chunk_index[c] for _, c in pairs], dtype=np.int64),
+            mention_count=np.asarray([counts[pair] for pair in pairs], dtype=np.float32),
+        )
+
+    async def _relations_page(self, scope: str, after: PageKey, batch: int) -> Page[Relation]:
+        found = await self._conn().rows(
+            f"SELECT {RELATION} FROM relates_to WHERE scope = $scope AND record::id(id) > $after "
+            "ORDER BY id LIMIT $batch",
+            {"scope": scope, "after": after or "", "batch": max(1, batch)},
+        )
+        relations = await attach_evidence(self._conn(), [records.relation(row) for row in found])
+        return [(relation.id, relation) for relation in relations]
+
+    async def graph_version(self, scope: str) -> int:
+        version = await self._conn().value(
+            "RETURN (SELECT VALUE version FROM $v)[0]", {"v": thing("scope_version", scope)}
+        )
+        return int(version or 0)

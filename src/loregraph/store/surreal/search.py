@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loregraph.errors import ConfigError
 from loregraph.models import Scored
@@ -33,18 +33,6 @@ from loregraph.store.surreal.schema import SchemaState, ensure_vector_index, ref
 MAX_WORDS = 32
 MAX_K = 100_000
 K1, B = 1.2, 0.75
-
-
-async def search_text(conn: SurrealConnection, ask: TextSearch) -> list[Scored]:
-    """Chunk or entity ids of the scope (chunks of documents of one kind, when asked) by
-    BM25; terms of substring-matched scripts by their occurrences (see the module notes)."""
-    terms = split_query(ask.query)
-    kind = None if ask.document_kind is None else str(ask.document_kind)
-    words = await bm25(conn, ask.kind, ask.scope, terms.words, ask.limit, kind)
-    if not terms.substrings or ask.kind == "entity":
-        return words
-    found = await search_substrings(conn, ask.scope, terms.substrings, ask.limit, kind)
-    return fuse_rankings([words, found], ask.limit) if terms.words else found
 
 
 async def bm25(
@@ -113,43 +101,59 @@ async def search_substrings(
     return hits[:limit]
 
 
-async def search_vector(
-    conn: SurrealConnection, schema: SchemaState, ask: VectorSearch
-) -> list[Scored]:
-    """Ids of the scope's entities or chunks (of the type or kind asked) by cosine similarity."""
-    if ask.limit <= 0:
-        return []
-    if ask.kind not in schema.dims:
-        await refresh_dims(conn, schema)
-    dim = schema.dims.get(ask.kind)
-    if dim is None:
-        return []
-    if len(ask.vector) != dim:
-        raise ConfigError(
-            f"a query vector of dimension {len(ask.vector)} for {ask.kind} embeddings of "
-            f"dimension {dim}"
-        )
-    await ensure_vector_index(conn, schema, ask.kind, dim)
-    tag = ask.entity_type if ask.kind == "entity" else ask.document_kind
-    tagged = "type" if ask.kind == "entity" else "kind"
-    params = {"v": [float(x) for x in ask.vector]}
-    k = max(4 * ask.limit, 16)
-    while True:  # the index is shared by every scope: ask for more until enough are ours
-        found = await conn.rows(
-            "SELECT record::id(id) AS id, scope, vector::distance::knn() AS distance "
-            f"FROM {ask.kind}_vector WHERE embedding <|{k},{max(k, 64)}|> $v",
-            params,
-        )
-        hits = [row for row in found if row["scope"] == ask.scope]
-        if tag is not None and hits:
-            keep = await conn.rows(
-                f"SELECT VALUE record::id(id) FROM $ids WHERE {tagged} = $tag",
-                {"ids": things(ask.kind, [row["id"] for row in hits]), "tag": tag},
+class SurrealSearch:
+    """The store's full-text and vector search."""
+
+    if TYPE_CHECKING:
+
+        def _conn(self) -> SurrealConnection: ...
+
+        def _state(self) -> SchemaState: ...
+
+    async def _search_text(self, ask: TextSearch) -> list[Scored]:
+        terms = split_query(ask.query)
+        kind = None if ask.document_kind is None else str(ask.document_kind)
+        words = await bm25(self._conn(), ask.kind, ask.scope, terms.words, ask.limit, kind)
+        if not terms.substrings or ask.kind == "entity":
+            return words
+        found = await search_substrings(self._conn(), ask.scope, terms.substrings, ask.limit, kind)
+        return fuse_rankings([words, found], ask.limit) if terms.words else found
+
+    async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
+        if ask.limit <= 0:
+            return []
+        conn, schema = self._conn(), self._state()
+        if ask.kind not in schema.dims:
+            await refresh_dims(conn, schema)
+        dim = schema.dims.get(ask.kind)
+        if dim is None:
+            return []
+        if len(ask.vector) != dim:
+            raise ConfigError(
+                f"a query vector of dimension {len(ask.vector)} for {ask.kind} embeddings of "
+                f"dimension {dim}"
             )
-            hits = [row for row in hits if row["id"] in set(keep)]
-        if len(hits) >= ask.limit or len(found) < k or k >= MAX_K:
-            break
-        k *= 4
-    scored = [Scored(row["id"], 1.0 - float(row["distance"])) for row in hits]
-    scored.sort(key=lambda hit: (-hit.score, hit.id))
-    return scored[: ask.limit]
+        await ensure_vector_index(conn, schema, ask.kind, dim)
+        tag = ask.entity_type if ask.kind == "entity" else ask.document_kind
+        tagged = "type" if ask.kind == "entity" else "kind"
+        params = {"v": [float(x) for x in ask.vector]}
+        k = max(4 * ask.limit, 16)
+        while True:  # the index is shared by every scope: ask for more until enough are ours
+            found = await self._conn().rows(
+                "SELECT record::id(id) AS id, scope, vector::distance::knn() AS distance "
+                f"FROM {ask.kind}_vector WHERE embedding <|{k},{max(k, 64)}|> $v",
+                params,
+            )
+            hits = [row for row in found if row["scope"] == ask.scope]
+            if tag is not None and hits:
+                keep = await self._conn().rows(
+                    f"SELECT VALUE record::id(id) FROM $ids WHERE {tagged} = $tag",
+                    {"ids": things(ask.kind, [row["id"] for row in hits]), "tag": tag},
+                )
+                hits = [row for row in hits if row["id"] in set(keep)]
+            if len(hits) >= ask.limit or len(found) < k or k >= MAX_K:
+                break
+            k *= 4
+        scored = [Scored(row["id"], 1.0 - float(row["distance"])) for row in hits]
+        scored.sort(key=lambda hit: (-hit.score, hit.id))
+        return scored[: ask.limit]

@@ -15,33 +15,26 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from loregraph import models
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.store.base import NOT_OPEN, Store
-from loregraph.store.hops import Hop
 from loregraph.store.ledger import LedgerQuery, LedgerRow
-from loregraph.store.plan import WritePlan, plan_delete, plan_write
-from loregraph.store.provenance import EntitySource, RelationSource
-from loregraph.store.queries import (
-    DocumentQuery,
-    EntityListing,
-    Page,
-    PageKey,
-    TextSearch,
-    VectorSearch,
-)
-from loregraph.store.surreal import graph, reads, search
+from loregraph.store.plan import WritePlan
+from loregraph.store.planned import EntityEdit, PlannedWrites
+from loregraph.store.provenance import RelationSource
+from loregraph.store.surreal import graph
 from loregraph.store.surreal.apply import transaction
 from loregraph.store.surreal.compact import recover, rewrite
 from loregraph.store.surreal.connection import CONFLICT, SurrealConnection, SurrealTarget
+from loregraph.store.surreal.graph import SurrealGraph
+from loregraph.store.surreal.reads import SurrealReads
 from loregraph.store.surreal.schema import SchemaState, ensure_schema, ensure_vector_index
+from loregraph.store.surreal.search import SurrealSearch
 from loregraph.store.surreal.state import SurrealWriteState, relation_sources
 
-WRITE_ATTEMPTS = 20
 _LEDGER_WHERE = "kind = $kind AND part = $part AND key = $key"
 
 
-class SurrealStore(Store):
+class SurrealStore(PlannedWrites, SurrealReads, SurrealGraph, SurrealSearch, Store):
     """A store in a SurrealDB database.
 
     >>> store = SurrealStore("surrealkv://kg.surreal")  # doctest: +SKIP
@@ -97,28 +90,8 @@ class SurrealStore(Store):
         return self._schema
 
     # ----------------------------------------------------------------- writes
-    async def write_document(self, bundle: models.DocumentBundle) -> None:
-        """Write (or replace) a document atomically; ``ValueError`` for a bad bundle."""
-        conn = self._conn()
-        async with self._lock:
-            for _ in range(WRITE_ATTEMPTS):
-                if await self._apply(await plan_write(SurrealWriteState(conn), bundle)):
-                    return
-        raise StoreError(f"could not write document {bundle.document.id}: too many conflicts")
-
-    async def delete_document(
-        self, document_id: str, *, ends: Sequence[models.Relation] = ()
-    ) -> models.DeleteReport:
-        """Delete a document (an unknown id gives an all-zero report)."""
-        conn = self._conn()
-        async with self._lock:
-            for _ in range(WRITE_ATTEMPTS):
-                plan = await plan_delete(SurrealWriteState(conn), document_id, ends)
-                if plan is None:
-                    return models.DeleteReport(document_id=document_id)
-                if await self._apply(plan):
-                    return plan.report
-        raise StoreError(f"could not delete document {document_id}: too many conflicts")
+    def _reads(self) -> SurrealWriteState:
+        return SurrealWriteState(self._conn())
 
     async def _apply(self, plan: WritePlan) -> bool:
         """Run the plan's transaction; ``False`` when another writer got in first."""
@@ -142,15 +115,9 @@ class SurrealStore(Store):
             if not await graph.invalidate_relation(self._conn(), relation_id, invalid_at, by):
                 raise NotFoundError(f"no relation with id {relation_id!r}")
 
-    async def update_entity(
-        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
-    ) -> models.Entity:
-        async with self._lock:
-            found = await graph.update_entity(self._conn(), entity_id, name, entity_type)
-            self._removed = True
-        if not found:
-            raise NotFoundError(f"no entity with id {entity_id!r}")
-        return (await reads.get_entities(self._conn(), [entity_id]))[0]
+    async def _apply_edit(self, edit: EntityEdit) -> None:
+        self._removed = True  # the old name stays in the engine's files until a rewrite
+        await graph.apply_edit(self._conn(), edit)
 
     # ----------------------------------------------------------------- ledger
     async def ledger_put(self, row: LedgerRow, *, replace: bool = True) -> bool:
@@ -189,76 +156,7 @@ class SurrealStore(Store):
         )
         return [LedgerRow(r["kind"], r["part"], r["key"], json.loads(r["value"])) for r in found]
 
-    # ----------------------------------------------------------------- documents, chunks
-    async def get_document(self, document_id: str) -> models.Document | None:
-        return await reads.get_document(self._conn(), document_id)
-
-    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
-        return await reads.documents(self._conn(), query)
-
-    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
-        return await reads.get_chunks(self._conn(), chunk_ids)
-
-    async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
-        return await search.search_text(self._conn(), ask)
-
-    # ----------------------------------------------------------------- entities
-    async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
-        return await reads.get_entities(self._conn(), entity_ids)
-
-    async def find_entities_by_key(
-        self, scope: str, keys: Sequence[str]
-    ) -> dict[str, models.Entity]:
-        return await reads.find_entities_by_key(self._conn(), scope, keys)
-
-    async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
-        return await search.search_vector(self._conn(), self._state(), ask)
-
-    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
-        return await reads.entity_embeddings(self._conn(), entity_ids)
-
-    async def _list_entities(self, listing: EntityListing) -> list[models.Entity]:
-        return await reads.list_entities(self._conn(), listing)
-
-    async def entity_sources(self, entity_ids: Sequence[str]) -> dict[str, list[EntitySource]]:
-        return await reads.entity_sources(self._conn(), entity_ids)
-
-    # ----------------------------------------------------------------- relations, graph
-    async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
-        """One traversal query for a whole hop."""
-        return await graph.relations_touching(self._conn(), hop)
-
-    async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
-        return await graph.get_relations(self._conn(), relation_ids)
-
     async def relation_sources(
         self, relation_ids: Sequence[str]
     ) -> dict[str, list[RelationSource]]:
         return await relation_sources(self._conn(), list(relation_ids))
-
-    async def graph_arrays(self, scope: str) -> models.GraphArrays:
-        return await graph.graph_arrays(self._conn(), scope)
-
-    async def graph_version(self, scope: str) -> int:
-        return await graph.graph_version(self._conn(), scope)
-
-    # ----------------------------------------------------------------- merges, copying, counts
-    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
-        return await reads.list_merges(self._conn(), scope, entity_id)
-
-    async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
-        return await reads.read_bundle(self._conn(), document_id)
-
-    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
-        return await reads.entities_page(self._conn(), scope, after, batch)
-
-    async def _relations_page(
-        self, scope: str, after: PageKey, batch: int
-    ) -> Page[models.Relation]:
-        return await graph.relations_page(self._conn(), scope, after, batch)
-
-    async def stats(self, scope: str) -> models.StoreStats:
-        return await reads.stats(self._conn(), scope, self._state().version)
-
-    async def scopes(self) -> list[str]:
-        return await reads.scopes(self._conn())

@@ -1,0 +1,89 @@
+"""The writes of a graph database written once (a base of the Cypher and SurrealDB stores):
+each write or delete is planned by :mod:`loregraph.store.plan` over the backend's reads
+(:class:`~loregraph.store.planstate.WriteState`), then applied by the backend in one atomic
+statement or transaction, and planned again from fresh reads when another writer committed
+in between; an entity edit is worked out here and applied by the backend.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from loregraph.errors import NotFoundError, StoreError
+from loregraph.models import DeleteReport, DocumentBundle, Entity, Relation, name_key, utcnow
+from loregraph.store.plan import WritePlan, plan_delete, plan_write
+from loregraph.store.planning import alias_list
+from loregraph.store.planstate import WriteState, entity_states
+from loregraph.store.rows import iso
+
+WRITE_ATTEMPTS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class EntityEdit:
+    """A rename and/or retype: the entity's new fields (``changes``: name, type, name key,
+    aliases, alias text, ``updated_at``) and its name and alias keys, ``(key, canonical)``."""
+
+    entity_id: str
+    changes: dict[str, Any]
+    keys: list[tuple[str, int]]
+
+
+class PlannedWrites:
+    """``write_document``, ``delete_document`` and ``update_entity`` over a backend's
+    :meth:`_reads`, :meth:`_apply` and :meth:`_apply_edit`."""
+
+    _lock: asyncio.Lock
+
+    if TYPE_CHECKING:
+
+        def _reads(self) -> WriteState: ...
+
+        async def _apply(self, plan: WritePlan) -> bool: ...
+
+        async def _apply_edit(self, edit: EntityEdit) -> None: ...
+
+        async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]: ...
+
+    async def write_document(self, bundle: DocumentBundle) -> None:
+        """Write (or replace) a document atomically; ``ValueError`` for a bad bundle."""
+        async with self._lock:
+            for _ in range(WRITE_ATTEMPTS):
+                if await self._apply(await plan_write(self._reads(), bundle)):
+                    return
+        raise StoreError(f"could not write document {bundle.document.id}: too many conflicts")
+
+    async def delete_document(
+        self, document_id: str, *, ends: Sequence[Relation] = ()
+    ) -> DeleteReport:
+        """Delete a document (an unknown id gives an all-zero report)."""
+        async with self._lock:
+            for _ in range(WRITE_ATTEMPTS):
+                plan = await plan_delete(self._reads(), document_id, ends)
+                if plan is None:
+                    return DeleteReport(document_id=document_id)
+                if await self._apply(plan):
+                    return plan.report
+        raise StoreError(f"could not delete document {document_id}: too many conflicts")
+
+    async def update_entity(
+        self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
+    ) -> Entity:
+        """Rename and/or retype an entity; its aliases and name and alias keys follow the
+        new name. Raises :class:`NotFoundError` for an unknown id."""
+        async with self._lock:
+            found = (await entity_states(self._reads(), [entity_id], "")).get(entity_id)
+            if found is None:
+                raise NotFoundError(f"no entity with id {entity_id!r}")
+            key = found.key if name is None else name_key(name)
+            surfaces, alias_keys = alias_list(key, found.aliases)
+            changes: dict[str, Any] = {"name_key": key, "aliases": surfaces}
+            changes |= {"alias_text": " ".join(surfaces), "updated_at": iso(utcnow())}
+            changes |= {"name": name} if name is not None else {}
+            changes |= {"type": entity_type} if entity_type is not None else {}
+            keys = [(key, 1)] + [(alias, 0) for alias in alias_keys]
+            await self._apply_edit(EntityEdit(entity_id, changes, keys))
+        return (await self.get_entities([entity_id]))[0]
