@@ -1,7 +1,7 @@
 """Fuzzy entity-name search written once for every backend (a base of
 :class:`~loregraph.store.base.Store`): trigram similarity of name keys
 (:class:`~loregraph.store.names.NameIndex`) over an in-memory index of a scope's names and
-aliases, read with ``list_entities`` and read again when the scope's graph version moves.
+aliases, read with ``_list_entities`` and read again when the scope's graph version moves.
 A backend with a similarity index of its own (SQLite, PostgreSQL) overrides it.
 """
 
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from loregraph.models import Entity, Scored, name_key
 from loregraph.store.names import NameIndex, key_lines
+from loregraph.store.queries import EntityListing
 from loregraph.store.vectors import VersionedCache
 
 
@@ -22,15 +23,7 @@ class NameSearch:
 
         async def graph_version(self, scope: str) -> int: ...
 
-        async def list_entities(
-            self,
-            scope: str,
-            *,
-            entity_type: str | None = None,
-            order: str = "mentions",
-            limit: int | None = 100,
-            offset: int = 0,
-        ) -> list[Entity]: ...
+        async def _list_entities(self, listing: EntityListing) -> list[Entity]: ...
 
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
@@ -66,7 +59,7 @@ class NameSearch:
         version = await self.graph_version(scope)
         index = cache.get(scope, version)
         if index is None:
-            entities = await self.list_entities(scope, order="name", limit=None)
+            entities = await self._list_entities(EntityListing(scope, None, "name", None, 0))
             index = NameIndex.build(
                 (
                     (e.id, e.type, key_lines([name_key(e.name), *map(name_key, e.aliases)]))

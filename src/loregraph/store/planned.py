@@ -10,16 +10,81 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.models import DeleteReport, DocumentBundle, Entity, Relation, name_key, utcnow
+from loregraph.store.base import NOT_OPEN
 from loregraph.store.plan import WritePlan, plan_delete, plan_write
 from loregraph.store.planning import alias_list
 from loregraph.store.planstate import WriteState, entity_states
 from loregraph.store.rows import iso
 
 WRITE_ATTEMPTS = 20
+S = TypeVar("S")
+
+
+class Where(Protocol):
+    """A parsed store location."""
+
+    def redacted(self) -> str:
+        """The location with its password hidden."""
+
+
+class Link(Protocol):
+    """What :class:`Opened` needs of a connection."""
+
+    async def open(self) -> None:
+        """Connect."""
+
+    async def close(self) -> None:
+        """Disconnect (safe to call twice)."""
+
+
+L = TypeVar("L", bound=Link)
+
+
+class Opened(Generic[L, S]):
+    """A store over one connection (``L``) and the schema state it found when it opened
+    (``S``; ``None`` while closed): opening, the connection of an open store, its name."""
+
+    target: Where
+    connection: L
+    _schema: S | None
+
+    if TYPE_CHECKING:
+
+        async def _ensure_schema(self) -> S: ...
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.target.redacted()!r})"
+
+    @property
+    def url(self) -> str:
+        """The store's location without its password."""
+        return self.target.redacted()
+
+    async def open(self) -> None:
+        """Connect and create or check the schema (closing again when that fails)."""
+        if self._schema is not None:
+            return
+        await self.connection.open()
+        try:
+            self._schema = await self._ensure_schema()
+        except BaseException:
+            await self.connection.close()
+            raise
+
+    def _state(self) -> S:
+        """The schema state; :class:`StoreError` when the store is not open."""
+        if self._schema is None:
+            raise StoreError(NOT_OPEN)
+        return self._schema
+
+    def _conn(self) -> L:
+        """The connection of an open store."""
+        self._state()
+        return self.connection
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from loregraph.errors import ConfigError
 from loregraph.models import Relation, Vector
+from loregraph.store.rows import iso_or_none
 
 ENTITY_ORDERS = ("mentions", "degree", "name")
 """How :meth:`~.base.Store.list_entities` can order entities."""
@@ -73,6 +75,14 @@ class RelationFilter:
         """A filter from a query's arguments."""
         return cls(None if types is None else tuple(types), at, min_weight, history)
 
+    def spelled(self, spelling: dict[str, str]) -> tuple[list[str], dict[str, Any]]:
+        """This filter's conditions in a backend's words (``spelling``: condition name →
+        text using the parameters ``types``, ``at``, ISO-8601 text, and ``min_weight``),
+        and those parameters."""
+        names = self.conditions()
+        given = {"types": self.types, "at": iso_or_none(self.at), "min_weight": self.min_weight}
+        return [spelling[name] for name in names], {n: given[n] for n in names if n in given}
+
     def admits(self, relation: Relation) -> bool:
         """Whether ``relation`` passes this filter (what a backend's query applies, in
         Python)."""
@@ -128,6 +138,15 @@ class VectorSearch:
     limit: int
     entity_type: str | None = None
     document_kind: str | None = None
+
+    def check(self, dim: int, what: str) -> None:
+        """Refuse (:class:`ConfigError`) a query vector of another dimension than ``dim``,
+        the one of the store's ``what`` embeddings."""
+        if len(self.vector) != dim:
+            raise ConfigError(
+                f"a query vector of dimension {len(self.vector)} for {what} embeddings of "
+                f"dimension {dim}"
+            )
 
 
 @dataclass(frozen=True, slots=True)

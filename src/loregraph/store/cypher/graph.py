@@ -19,7 +19,7 @@ from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import evidence_from_row, relation_from_row, relation_returning
 from loregraph.store.hops import Hop
 from loregraph.store.queries import Page, PageKey, RelationFilter, RelationQuery
-from loregraph.store.rows import in_order, iso, iso_or_none
+from loregraph.store.rows import in_order, iso
 
 REL_RETURN = relation_returning()
 RELATIONS_BY_ID = f"UNWIND $ids AS i MATCH (a)-[r:LG_REL {{id: i}}]->(b) RETURN {REL_RETURN}"
@@ -40,10 +40,8 @@ _CONDITIONS = {
 
 def filters(live: RelationFilter) -> tuple[str, dict[str, Any]]:
     """The filter's conditions (each starting with `` AND``) and their parameters."""
-    names = live.conditions()
-    text = "".join(f" AND {_CONDITIONS[name]}" for name in names)
-    values = {"types": live.types, "at": iso_or_none(live.at), "min_weight": float(live.min_weight)}
-    return text, {name: values[name] for name in names if name in values}
+    conditions, params = live.spelled(_CONDITIONS)
+    return "".join(f" AND {condition}" for condition in conditions), params
 
 
 async def attach_evidence(conn: Connection, relations: list[Relation]) -> list[Relation]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from loregraph.errors import ConfigError
 from loregraph.models import Scored
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, DOCUMENT, ENTITY, search_words
@@ -109,11 +108,7 @@ async def search_vector(conn: Connection, schema: SchemaState, ask: VectorSearch
     dim = schema.dims.get(label)
     if dim is None:
         return []
-    if len(ask.vector) != dim:
-        raise ConfigError(
-            f"a query vector of dimension {len(ask.vector)} for {label} embeddings of "
-            f"dimension {dim}"
-        )
+    ask.check(dim, label)
     await ensure_vector_index(conn, schema, label, dim)
     params: dict[str, Any] = {"vector": [float(x) for x in ask.vector]}
     if ask.kind == "entity":

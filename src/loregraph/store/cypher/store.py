@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from loregraph import models
-from loregraph.errors import NotFoundError, StoreError
-from loregraph.store.base import NOT_OPEN, Store
+from loregraph.errors import NotFoundError
+from loregraph.store.base import Store
 from loregraph.store.cypher import changes, graph, provenance, reads, search
 from loregraph.store.cypher.apply import write_statement
 from loregraph.store.cypher.bolt import Neo4jConnection
@@ -30,7 +30,7 @@ from loregraph.store.cypher.state import CypherWriteState
 from loregraph.store.cypher.url import CypherTarget, parse_cypher_url
 from loregraph.store.hops import Hop
 from loregraph.store.plan import WritePlan
-from loregraph.store.planned import EntityEdit, PlannedWrites
+from loregraph.store.planned import EntityEdit, Opened, PlannedWrites
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     DocumentQuery,
@@ -53,12 +53,14 @@ def connect(target: CypherTarget) -> Connection:
     return Neo4jConnection(target)
 
 
-class CypherStore(PlannedWrites, CypherLedger, Store):
+class CypherStore(Opened[Connection, SchemaState], PlannedWrites, CypherLedger, Store):
     """A store in a FalkorDB graph or a Neo4j database, chosen by the URL's scheme.
 
     >>> store = CypherStore("falkordb://localhost:6379/kg")  # doctest: +SKIP
     >>> async with store: ...                                # doctest: +SKIP
     """
+
+    target: CypherTarget
 
     def __init__(self, url: str, *, connection: Connection | None = None) -> None:
         self.target = parse_cypher_url(url)
@@ -66,37 +68,13 @@ class CypherStore(PlannedWrites, CypherLedger, Store):
         self._schema: SchemaState | None = None
         self._lock = asyncio.Lock()
 
-    def __repr__(self) -> str:
-        return f"CypherStore({self.target.redacted()!r})"
-
-    @property
-    def url(self) -> str:
-        """The store's URL without its password."""
-        return self.target.redacted()
-
     # ----------------------------------------------------------------- lifecycle
-    async def open(self) -> None:
-        if self._schema is not None:
-            return
-        await self.connection.open()
-        try:
-            self._schema = await ensure_schema(self.connection, self.target.redacted())
-        except BaseException:
-            await self.connection.close()
-            raise
+    async def _ensure_schema(self) -> SchemaState:
+        return await ensure_schema(self.connection, self.target.redacted())
 
     async def close(self) -> None:
         self._schema = None
         await self.connection.close()
-
-    def _conn(self) -> Connection:
-        self._state()
-        return self.connection
-
-    def _state(self) -> SchemaState:
-        if self._schema is None:
-            raise StoreError(NOT_OPEN)
-        return self._schema
 
     # ----------------------------------------------------------------- writes
     def _reads(self) -> CypherWriteState:

@@ -18,7 +18,7 @@ from loregraph.models import GraphArrays, Relation, utcnow
 from loregraph.store.hops import Hop
 from loregraph.store.planned import EntityEdit
 from loregraph.store.queries import Page, PageKey, RelationFilter
-from loregraph.store.rows import in_order, iso, iso_or_none
+from loregraph.store.rows import in_order, iso
 from loregraph.store.surreal import records
 from loregraph.store.surreal.connection import SurrealConnection
 from loregraph.store.surreal.records import RELATION, thing, things
@@ -36,10 +36,8 @@ _CONDITIONS = {
 
 def filters(live: RelationFilter) -> tuple[str, dict[str, Any]]:
     """The filter's conditions (``true`` when none) and their parameters."""
-    names = live.conditions()
-    text = " AND ".join(["true", *(_CONDITIONS[name] for name in names)])
-    given = {"types": live.types, "at": iso_or_none(live.at), "min_weight": live.min_weight}
-    return text, {name: given[name] for name in names if name in given}
+    conditions, params = live.spelled(_CONDITIONS)
+    return " AND ".join(["true", *conditions]), params
 
 
 async def attach_evidence(conn: SurrealConnection, relations: list[Relation]) -> list[Relation]:

@@ -6,17 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from loregraph.models import (
-    Chunk,
-    Document,
-    DocumentBundle,
-    Entity,
-    Evidence,
-    Mention,
-    Merge,
-    StoreStats,
-    Vector,
-)
+from loregraph import models
 from loregraph.store.props import CODEC
 from loregraph.store.provenance import AliasRow, EntitySource, ListingRow, entity_sources_from_rows
 from loregraph.store.queries import DocumentQuery, EntityListing, Page, PageKey
@@ -54,13 +44,13 @@ class SurrealReads:
 
         def _state(self) -> SchemaState: ...
 
-    async def get_document(self, document_id: str) -> Document | None:
+    async def get_document(self, document_id: str) -> models.Document | None:
         found = await self._conn().rows(
             f"SELECT {DOCUMENT} FROM $d", {"d": thing("document", document_id)}
         )
         return records.document(found[0]) if found else None
 
-    async def _documents(self, query: DocumentQuery) -> list[Document]:
+    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
         where = "".join(f" AND {name} = ${name}" for name in query.criteria)
         order = " DESC" if query.newest_first else ""
         found = await self._conn().rows(
@@ -74,19 +64,21 @@ class SurrealReads:
         found = await self._conn().rows("SELECT scope FROM document GROUP BY scope")
         return sorted(row["scope"] for row in found)
 
-    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
         found = await self._conn().rows(
             f"SELECT {CHUNK} FROM $ids", {"ids": things("chunk", chunk_ids)}
         )
         return in_order({row["id"]: records.chunk(row) for row in found}, chunk_ids)
 
-    async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+    async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
         found = await self._conn().rows(
             f"SELECT {ENTITY} FROM $ids", {"ids": things("entity", entity_ids)}
         )
         return in_order({row["id"]: records.entity(row) for row in found}, entity_ids)
 
-    async def find_entities_by_key(self, scope: str, keys: Sequence[str]) -> dict[str, Entity]:
+    async def find_entities_by_key(
+        self, scope: str, keys: Sequence[str]
+    ) -> dict[str, models.Entity]:
         found = await self._conn().rows(
             "SELECT key, canonical, entity_id FROM name_key WHERE key IN $keys AND scope = $scope",
             {"keys": list(dict.fromkeys(keys)), "scope": scope},
@@ -100,19 +92,19 @@ class SurrealReads:
                 r["entity_id"],
             ),
         )
-        result: dict[str, Entity] = {}
+        result: dict[str, models.Entity] = {}
         for row in hits:
             result.setdefault(row["key"], entities[row["entity_id"]])
         return result
 
-    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, Vector]:
+    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
         found = await self._conn().rows(
             "SELECT record::id(id) AS id, embedding FROM $ids",
             {"ids": things("entity_vector", entity_ids)},
         )
         return {row["id"]: CODEC.read_vector(row["embedding"]) for row in found}
 
-    async def _list_entities(self, listing: EntityListing) -> list[Entity]:
+    async def _list_entities(self, listing: EntityListing) -> list[models.Entity]:
         where = " AND type = $type" if listing.entity_type is not None else ""
         extra = {
             "degree": ", count(<->relates_to) AS degree",
@@ -126,7 +118,7 @@ class SurrealReads:
         )
         return [records.entity(row) for row in found]
 
-    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[Entity]:
+    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
         found = await self._conn().rows(
             f"SELECT {ENTITY} FROM entity WHERE scope = $scope AND record::id(id) > $after "
             "ORDER BY id LIMIT $batch",
@@ -135,7 +127,7 @@ class SurrealReads:
         vectors = await self.entity_embeddings([row["id"] for row in found])
         return [(row["id"], records.entity(row, vectors.get(row["id"]))) for row in found]
 
-    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[Merge]:
+    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
         where = " AND entity_id = $entity" if entity_id is not None else ""
         found = await self._conn().rows(
             f"SELECT {_MERGE}, ord FROM merge WHERE scope = $scope{where} "
@@ -144,9 +136,9 @@ class SurrealReads:
         )
         return [CODEC.merge(records.values(row, MERGE_FIELDS)) for row in found]
 
-    async def stats(self, scope: str) -> StoreStats:
+    async def stats(self, scope: str) -> models.StoreStats:
         params = {"scope": scope}
-        out = StoreStats(schema_version=self._state().version)
+        out = models.StoreStats(schema_version=self._state().version)
         counts = await self._conn().run(
             "SELECT count() AS n FROM document WHERE scope = $scope GROUP ALL; "
             "SELECT count() AS n FROM chunk WHERE scope = $scope GROUP ALL; "
@@ -182,7 +174,7 @@ class SurrealReads:
         mentions = [(m["e"], m["document_id"], m["surface"], int(m["count"])) for m in found[1]]
         return entity_sources_from_rows(listings, aliases, mentions)
 
-    async def read_bundle(self, document_id: str) -> DocumentBundle | None:
+    async def read_bundle(self, document_id: str) -> models.DocumentBundle | None:
         document = await self.get_document(document_id)
         if document is None:
             return None
@@ -215,7 +207,7 @@ class SurrealReads:
                 )
             )
         mentions = [
-            Mention(m["e"], m["c"], m["surface"], int(m["count"]))
+            models.Mention(m["e"], m["c"], m["surface"], int(m["count"]))
             for m in sorted(found[2], key=lambda m: (m["seq"], m["e"], m["surface"]))
         ]
         evidence = found[3]
@@ -227,11 +219,13 @@ class SurrealReads:
         relations = supported_relations(
             (
                 records.relation(by_id[v["relation_id"]]),
-                Evidence(v.get("chunk_id") or "", v["sentence"], v["char_start"], v["char_end"]),
+                models.Evidence(
+                    v.get("chunk_id") or "", v["sentence"], v["char_start"], v["char_end"]
+                ),
                 float(v["confidence"]),
             )
             for v in evidence
             if v["relation_id"] in by_id
         )
         merges = [CODEC.merge(records.values(row, MERGE_FIELDS)) for row in found[4]]
-        return DocumentBundle(document, chunks, entities, mentions, relations, merges)
+        return models.DocumentBundle(document, chunks, entities, mentions, relations, merges)

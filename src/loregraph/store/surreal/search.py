@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from loregraph.errors import ConfigError
 from loregraph.models import Scored
 from loregraph.store.queries import TextSearch, VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
@@ -128,11 +127,7 @@ class SurrealSearch:
         dim = schema.dims.get(ask.kind)
         if dim is None:
             return []
-        if len(ask.vector) != dim:
-            raise ConfigError(
-                f"a query vector of dimension {len(ask.vector)} for {ask.kind} embeddings of "
-                f"dimension {dim}"
-            )
+        ask.check(dim, ask.kind)
         await ensure_vector_index(conn, schema, ask.kind, dim)
         tag = ask.entity_type if ask.kind == "entity" else ask.document_kind
         tagged = "type" if ask.kind == "entity" else "kind"

@@ -16,10 +16,10 @@ from datetime import datetime
 from pathlib import Path
 
 from loregraph.errors import NotFoundError, StoreError
-from loregraph.store.base import NOT_OPEN, Store
+from loregraph.store.base import Store
 from loregraph.store.ledger import LedgerQuery, LedgerRow
 from loregraph.store.plan import WritePlan
-from loregraph.store.planned import EntityEdit, PlannedWrites
+from loregraph.store.planned import EntityEdit, Opened, PlannedWrites
 from loregraph.store.provenance import RelationSource
 from loregraph.store.surreal import graph
 from loregraph.store.surreal.apply import transaction
@@ -34,12 +34,21 @@ from loregraph.store.surreal.state import SurrealWriteState, relation_sources
 _LEDGER_WHERE = "kind = $kind AND part = $part AND key = $key"
 
 
-class SurrealStore(PlannedWrites, SurrealReads, SurrealGraph, SurrealSearch, Store):
+class SurrealStore(
+    Opened[SurrealConnection, SchemaState],
+    PlannedWrites,
+    SurrealReads,
+    SurrealGraph,
+    SurrealSearch,
+    Store,
+):
     """A store in a SurrealDB database.
 
     >>> store = SurrealStore("surrealkv://kg.surreal")  # doctest: +SKIP
     >>> async with store: ...                           # doctest: +SKIP
     """
+
+    target: SurrealTarget
 
     def __init__(self, url: str) -> None:
         self.target = SurrealTarget.parse(url)
@@ -50,26 +59,15 @@ class SurrealStore(PlannedWrites, SurrealReads, SurrealGraph, SurrealSearch, Sto
         """Whether something was removed since opening (a ``surrealkv`` store is then
         rewritten when it closes: :mod:`.compact`)."""
 
-    def __repr__(self) -> str:
-        return f"SurrealStore({self.target.redacted()!r})"
-
-    @property
-    def url(self) -> str:
-        """The store's location without its password."""
-        return self.target.redacted()
-
     # ----------------------------------------------------------------- lifecycle
     async def open(self) -> None:
-        if self._schema is not None:
-            return
-        if self.target.scheme == "surrealkv":
+        """Open (finishing first a rewrite of a ``surrealkv`` store that stopped part-way)."""
+        if self._schema is None and self.target.scheme == "surrealkv":
             recover(Path(self.target.path))
-        await self.connection.open()
-        try:
-            self._schema = await ensure_schema(self.connection, self.target.redacted())
-        except BaseException:
-            await self.connection.close()
-            raise
+        await super().open()
+
+    async def _ensure_schema(self) -> SchemaState:
+        return await ensure_schema(self.connection, self.target.redacted())
 
     async def close(self) -> None:
         """Close; a ``surrealkv`` store that removed anything is first rewritten so that
@@ -79,15 +77,6 @@ class SurrealStore(PlannedWrites, SurrealReads, SurrealGraph, SurrealSearch, Sto
         if schema is not None and removed and self.target.scheme == "surrealkv":
             await rewrite(self.connection, schema.dims)
         await self.connection.close()
-
-    def _conn(self) -> SurrealConnection:
-        self._state()
-        return self.connection
-
-    def _state(self) -> SchemaState:
-        if self._schema is None:
-            raise StoreError(NOT_OPEN)
-        return self._schema
 
     # ----------------------------------------------------------------- writes
     def _reads(self) -> SurrealWriteState:
