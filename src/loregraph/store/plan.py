@@ -74,7 +74,7 @@ class WritePlan:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     merges: list[dict[str, Any]] = field(default_factory=list)
     invalidations: list[dict[str, Any]] = field(default_factory=list)
-    """``{id, invalid_at, expired_at, by}`` of the relations the document ends."""
+    """``{id, invalid_at, expired_at, invalidated_by}`` of the relations the document ends."""
     dims: dict[str, int] = field(default_factory=dict)
     """Vector dimension per kind of record written (``entity``, ``chunk``)."""
     report: DeleteReport = field(default_factory=lambda: DeleteReport(""))
@@ -104,13 +104,13 @@ async def plan_delete(
 
 
 def invalidation_rows(ends: Sequence[Relation]) -> list[dict[str, Any]]:
-    """``{id, invalid_at, expired_at, by}`` of relations to end."""
+    """``{id, invalid_at, expired_at, invalidated_by}`` of relations to end."""
     return [
         {
             "id": rel.id,
             "invalid_at": iso_or_none(rel.invalid_at),
             "expired_at": iso_or_none(rel.expired_at),
-            "by": rel.invalidated_by,
+            "invalidated_by": rel.invalidated_by,
         }
         for rel in ends
     ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from loregraph.errors import NotFoundError, StoreError
@@ -98,8 +99,8 @@ class EntityEdit:
 
 
 class PlannedWrites:
-    """``write_document``, ``delete_document`` and ``update_entity`` over a backend's
-    :meth:`_reads`, :meth:`_apply` and :meth:`_apply_edit`."""
+    """``write_document``, ``delete_document``, ``invalidate_relation`` and ``update_entity``
+    over a backend's :meth:`_reads`, :meth:`_apply`, :meth:`_end` and :meth:`_apply_edit`."""
 
     _lock: asyncio.Lock
 
@@ -110,6 +111,8 @@ class PlannedWrites:
         async def _apply(self, plan: WritePlan) -> bool: ...
 
         async def _apply_edit(self, edit: EntityEdit) -> None: ...
+
+        async def _end(self, relation_id: str, invalid_at: str, by: str | None) -> bool: ...
 
         async def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]: ...
 
@@ -133,6 +136,15 @@ class PlannedWrites:
                 if await self._apply(plan):
                     return plan.report
         raise StoreError(f"could not delete document {document_id}: too many conflicts")
+
+    async def invalidate_relation(
+        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
+    ) -> None:
+        """End a relation (``invalid_at``; ``expired_at`` now; ``invalidated_by``) and move
+        its scope's graph version; raises :class:`NotFoundError` for an unknown relation."""
+        async with self._lock:
+            if not await self._end(relation_id, iso(invalid_at), by):
+                raise NotFoundError(f"no relation with id {relation_id!r}")
 
     async def update_entity(
         self, entity_id: str, *, name: str | None = None, entity_type: str | None = None

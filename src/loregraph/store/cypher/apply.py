@@ -161,7 +161,7 @@ def _edges(plan: WritePlan) -> list[str]:
         stages.append(
             "UNWIND $invalidations AS x MATCH ()-[r:LG_REL {id: x.id}]->() "
             "SET r.invalid_at = x.invalid_at, r.expired_at = x.expired_at, "
-            "r.invalidated_by = x.by"
+            "r.invalidated_by = x.invalidated_by"
         )
     if plan.evidence:
         stages.append("UNWIND $evidence AS x CREATE (v:LgEvidence) " + sets("v", EVIDENCE_PROPS))

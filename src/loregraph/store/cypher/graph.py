@@ -9,7 +9,6 @@ parameters (``r.type IN $types``), never placed in the query text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -185,7 +184,7 @@ async def relations_page(
 
 
 async def invalidate_relation(
-    conn: Connection, relation_id: str, invalid_at: datetime, by: str | None
+    conn: Connection, relation_id: str, invalid_at: str, by: str | None
 ) -> bool:
     """End a relation (``invalid_at``, ``expired_at`` now, ``invalidated_by``) and bump its
     scope's version; ``False``: unknown id."""
@@ -195,7 +194,7 @@ async def invalidate_relation(
         "WITH r MATCH (meta:LgMeta) SET meta.seq = meta.seq + 1 "
         "MERGE (s:LgScope {scope: r.scope}) SET s.version = coalesce(s.version, 0) + 1 "
         "RETURN r.scope",
-        {"id": relation_id, "at": iso(invalid_at), "now": iso(utcnow()), "by": by},
+        {"id": relation_id, "at": invalid_at, "now": iso(utcnow()), "by": by},
     )
     return bool(rows)
 

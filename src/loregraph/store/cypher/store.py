@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import datetime
 
 from loregraph import models
-from loregraph.errors import NotFoundError
 from loregraph.store.base import Store
 from loregraph.store.cypher import changes, graph, provenance, reads, search
 from loregraph.store.cypher.apply import write_statement
@@ -94,13 +92,8 @@ class CypherStore(Opened[Connection, SchemaState], PlannedWrites, CypherLedger, 
             schema.dims.setdefault(label, dim)
         return True
 
-    async def invalidate_relation(
-        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
-    ) -> None:
-        """End a relation; raises :class:`NotFoundError` for an unknown relation."""
-        async with self._lock:
-            if not await graph.invalidate_relation(self._conn(), relation_id, invalid_at, by):
-                raise NotFoundError(f"no relation with id {relation_id!r}")
+    async def _end(self, relation_id: str, invalid_at: str, by: str | None) -> bool:
+        return await graph.invalidate_relation(self._conn(), relation_id, invalid_at, by)
 
     # ----------------------------------------------------------------- documents, chunks
     async def get_document(self, document_id: str) -> models.Document | None:

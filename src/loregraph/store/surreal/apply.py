@@ -80,9 +80,6 @@ def transaction(plan: WritePlan) -> tuple[str, dict[str, Any]]:
     for rows, verb, table, how in writes:
         if params[rows]:
             lines.append(_FOR.format(rows=rows, verb=verb, table=table, how=how))
-    for rows, table in (("keys", "name_key"), ("contributions", "contribution")):
-        if params[rows]:
-            lines.append(f"INSERT INTO {table} ${rows}")
     if plan.mentions:
         lines.append(
             "FOR $x IN $mentions { RELATE (type::record('chunk', $x.chunk_id))->mentions->"
@@ -92,11 +89,9 @@ def transaction(plan: WritePlan) -> tuple[str, dict[str, Any]]:
     if plan.new_relations:
         lines.append("INSERT RELATION INTO relates_to $new_relations")
     if plan.invalidations:
-        lines.append(
-            "FOR $x IN $invalidations { UPDATE type::record('relates_to', $x.id) SET "
-            "invalid_at = $x.invalid_at, expired_at = $x.expired_at, invalidated_by = $x.by }"
-        )
-    for rows, table in (("evidence", "evidence"), ("merges", "merge")):
+        lines.append(_FOR.format(rows="ends", verb="UPDATE", table="relates_to", how="MERGE"))
+    inserted = ("keys", "name_key"), ("contributions", "contribution"), ("evidence", "evidence")
+    for rows, table in (*inserted, ("merges", "merge")):
         if params[rows]:
             lines.append(f"INSERT INTO {table} ${rows}")
     return ";\n".join([*lines, *_TAIL]) + ";", params
@@ -168,7 +163,7 @@ def _params(plan: WritePlan) -> dict[str, Any]:
             for row in plan.new_relations
         ],
         "relation_updates": relation_updates,
-        "invalidations": plan.invalidations,
+        "ends": [{"id": x["id"], "body": _body(x, "id")} for x in plan.invalidations],
         "evidence": plan.evidence,
         "merges": plan.merges,
     }

@@ -18,7 +18,6 @@ reads fields with ``SELECT VALUE``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,6 @@ SCHEMES = EMBEDDED + REMOTE
 SUFFIX = ".surreal"
 """A path ending in this is an embedded SurrealDB store."""
 NAME = "loregraph"
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 CONFLICT = "loregraph: write conflict"
 """What a write transaction throws when another writer moved the store in between."""
 
@@ -77,22 +75,14 @@ class SurrealTarget:
         host = parts.hostname + (f":{parts.port}" if parts.port else "")
         user = None if parts.username is None else unquote(parts.username)
         password = None if parts.password is None else unquote(parts.password)
-        ns, db = [*names, NAME, NAME][:2]
-        for name in (ns, db):
-            if not _NAME.fullmatch(name):
-                raise ConfigError(
-                    f"a SurrealDB namespace or database name is [A-Za-z0-9_-]+: {name!r}"
-                )
-        return cls(scheme, host, ns, db, user, password)
+        namespace, database = [*names, NAME, NAME][:2]
+        return cls(scheme, host, namespace, database, user, password)
 
     @property
     def sdk_url(self) -> str:
         """The URL the SDK connects to."""
-        if self.scheme == "mem":
-            return "mem://"
-        if self.scheme == "surrealkv":
-            return f"surrealkv://{self.path}"
-        return f"{self.scheme}://{self.path}" + ("/rpc" if self.scheme.startswith("ws") else "")
+        rpc = "/rpc" if self.scheme.startswith("ws") else ""
+        return f"{self.scheme}://{self.path}{rpc}"
 
     def redacted(self) -> str:
         """The location with its password hidden, for messages."""

@@ -9,7 +9,6 @@ its frontier by graph traversal (``<->relates_to``), not by scanning the relatio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -59,7 +58,7 @@ async def attach_evidence(conn: SurrealConnection, relations: list[Relation]) ->
 
 
 async def invalidate_relation(
-    conn: SurrealConnection, relation_id: str, invalid_at: datetime, by: str | None
+    conn: SurrealConnection, relation_id: str, invalid_at: str, by: str | None
 ) -> bool:
     """End a relation and bump its scope's version; ``False``: unknown id."""
     found = await conn.run(
@@ -68,7 +67,7 @@ async def invalidate_relation(
         "IF $r != NONE { UPDATE meta:meta SET seq += 1; "
         "UPSERT type::record('scope_version', $r.scope) SET version = (version ?? 0) + 1; }; "
         "RETURN $r != NONE; COMMIT TRANSACTION;",
-        {"id": thing("relates_to", relation_id), "at": iso(invalid_at), "now": iso(utcnow()),
+        {"id": thing("relates_to", relation_id), "at": invalid_at, "now": iso(utcnow()),
          "by": by},
     )  # fmt: skip
     return bool(found[-2])  # the last result is the COMMIT's

@@ -18,6 +18,7 @@ entities (text search's document counts).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from loregraph.errors import ConfigError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, check_schema_version
@@ -110,12 +111,8 @@ async def ensure_schema(conn: SurrealConnection, where: str) -> SchemaState:
             {"version": SCHEMA_VERSION},
         )
         found = [{"schema_version": SCHEMA_VERSION}]
-    meta = found[0]
-    state = SchemaState(int(meta["schema_version"]))
-    for table in VECTOR_TABLES:
-        dim = meta.get(f"{table}_dim")
-        if dim is not None:
-            await ensure_vector_index(conn, state, table, int(dim))
+    state = SchemaState(int(found[0]["schema_version"]))
+    await refresh_dims(conn, state, found[0])
     return state
 
 
@@ -139,10 +136,13 @@ async def ensure_vector_index(
     schema.vector_indexes.add(table)
 
 
-async def refresh_dims(conn: SurrealConnection, schema: SchemaState) -> None:
-    """Re-read the dimensions (another process may have written the first vectors)."""
-    found = await conn.rows("SELECT * FROM meta:meta")
+async def refresh_dims(
+    conn: SurrealConnection, schema: SchemaState, meta: dict[str, Any] | None = None
+) -> None:
+    """Read the dimensions from ``meta:meta`` (again: another process may have written the
+    first vectors) and create their vector indexes."""
+    found = [meta] if meta is not None else await conn.rows("SELECT * FROM meta:meta")
     for table in VECTOR_TABLES:
         dim = found[0].get(f"{table}_dim") if found else None
-        if dim is not None and table not in schema.dims:
+        if dim is not None and table not in schema.vector_indexes:
             await ensure_vector_index(conn, schema, table, int(dim))

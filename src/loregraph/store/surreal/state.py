@@ -157,7 +157,13 @@ class SurrealWriteState:
         }  # fmt: skip
 
     async def relation_sources(self, relation_ids: list[str]) -> dict[str, list[RelationSource]]:
-        return await relation_sources(self.conn, relation_ids)
+        found = await self.conn.rows(
+            "SELECT relation_id, document_id, chunk_id, sentence, char_start, char_end, "
+            "confidence, ord FROM evidence WHERE relation_id IN $ids ORDER BY ord",
+            {"ids": list(relation_ids)},
+        )
+        fields = ("relation_id", "document_id", "chunk_id", "sentence", "char_start", "char_end")
+        return relation_sources_from_rows([*(r[f] for f in fields), r["confidence"]] for r in found)
 
     async def document_times(self, document_ids: list[str]) -> dict[str, datetime | None]:
         found = await self.conn.rows(
@@ -165,16 +171,3 @@ class SurrealWriteState:
             {"ids": things("document", document_ids)},
         )
         return {r["id"]: CODEC.read_time_or_none(r.get("valid_at")) for r in found}
-
-
-async def relation_sources(
-    conn: SurrealConnection, relation_ids: list[str]
-) -> dict[str, list[RelationSource]]:
-    """Relation id → its evidence with the document of each piece, in written order."""
-    found = await conn.rows(
-        "SELECT relation_id, document_id, chunk_id, sentence, char_start, char_end, confidence, "
-        "ord FROM evidence WHERE relation_id IN $ids ORDER BY ord",
-        {"ids": list(relation_ids)},
-    )
-    fields = ("relation_id", "document_id", "chunk_id", "sentence", "char_start", "char_end")
-    return relation_sources_from_rows([*(r[f] for f in fields), r["confidence"]] for r in found)

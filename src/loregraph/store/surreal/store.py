@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 
-from loregraph.errors import NotFoundError, StoreError
+from loregraph.errors import StoreError
 from loregraph.store.base import Store
 from loregraph.store.ledger import LedgerQuery, LedgerRow
 from loregraph.store.plan import WritePlan
@@ -29,7 +28,7 @@ from loregraph.store.surreal.graph import SurrealGraph
 from loregraph.store.surreal.reads import SurrealReads
 from loregraph.store.surreal.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.surreal.search import SurrealSearch
-from loregraph.store.surreal.state import SurrealWriteState, relation_sources
+from loregraph.store.surreal.state import SurrealWriteState
 
 _LEDGER_WHERE = "kind = $kind AND part = $part AND key = $key"
 
@@ -96,13 +95,8 @@ class SurrealStore(
             raise
         return True
 
-    async def invalidate_relation(
-        self, relation_id: str, invalid_at: datetime, *, by: str | None = None
-    ) -> None:
-        """End a relation; raises :class:`NotFoundError` for an unknown relation."""
-        async with self._lock:
-            if not await graph.invalidate_relation(self._conn(), relation_id, invalid_at, by):
-                raise NotFoundError(f"no relation with id {relation_id!r}")
+    async def _end(self, relation_id: str, invalid_at: str, by: str | None) -> bool:
+        return await graph.invalidate_relation(self._conn(), relation_id, invalid_at, by)
 
     async def _apply_edit(self, edit: EntityEdit) -> None:
         self._removed = True  # the old name stays in the engine's files until a rewrite
@@ -148,4 +142,4 @@ class SurrealStore(
     async def relation_sources(
         self, relation_ids: Sequence[str]
     ) -> dict[str, list[RelationSource]]:
-        return await relation_sources(self._conn(), list(relation_ids))
+        return await self._reads().relation_sources(list(relation_ids))
