@@ -241,8 +241,8 @@ def scale(backends: list[Backend], sizes: tuple[int, ...], queries: int) -> dict
                 figures["disk_mb"] = disk_usage_mb(Path(url))
             elif backend.name == "surrealdb":
                 folder = Path(url.removeprefix("surrealkv://"))
-                size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-                figures["disk_mb"] = round(size / 1024 / 1024, 2)
+                stored = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+                figures["disk_mb"] = round(stored / 1024 / 1024, 2)
             elif backend.name == "postgres":
                 figures["disk_mb"] = pg_disk_mb(url)
             figures["server_rss_mb"] = server_rss_mb(backend.server_pid)
