@@ -6,6 +6,8 @@ are only parsed, never connected to."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,13 +21,14 @@ from cli_runs import as_json, run
 from loregraph.cli.app import main
 from loregraph.errors import ConfigError, SchemaVersionError, StoreError
 from loregraph.location import Location
-from loregraph.store.surreal import SurrealStore
 from loregraph.store import planned as planned_module
+from loregraph.store.surreal import SurrealStore
 from loregraph.store.surreal.connection import SurrealConnection, SurrealTarget
 
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair, star
 from .contract_copy import snapshot
+from .pg_cpu import emulator
 
 
 @pytest.fixture
@@ -160,3 +163,38 @@ def test_the_command_line_answers_like_sqlite_and_copies_both_ways(tmp_path: Pat
 def _ids(found: Any) -> list[str]:
     hits = found["hits"] if isinstance(found, dict) else found
     return [hit.get("id") or hit.get("document_id") for hit in hits]
+
+
+# ----------------------------------------------------------------- CPUs without AVX-512
+CPU_CHECK = """
+import asyncio, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from store.scenarios import shared_pair
+from loregraph.store.surreal import SurrealStore
+
+async def main() -> None:
+    async with SurrealStore("mem://") as store:
+        await shared_pair(store)
+        near = await store.search_entities_vector("default", np.eye(8, dtype=np.float32)[0], 1)
+        text = await store.search_chunks_text("default", "harbour", 1)
+        print(round(near[0].score, 4), text[0].id)
+
+asyncio.run(main())
+"""
+
+
+def test_the_embedded_engine_runs_without_avx512() -> None:
+    """The engine's binary (HNSW, BM25) on a CPU without AVX-512: under ``qemu-x86_64 -cpu
+    Haswell`` on x86-64, natively on aarch64 (a dependency's binary built for a newer CPU
+    dies with SIGILL there, as one PostgreSQL build did)."""
+    prefix = emulator()
+    if prefix is None:
+        pytest.skip("no qemu-x86_64 (`make qemu`) and not aarch64: nothing to run it on")
+    tests = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [*prefix, sys.executable, "-c", CPU_CHECK, str(tests)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["1.0", "doc-1#c0"]
