@@ -119,26 +119,17 @@ class SurrealGraph:
         return sorted(relations, key=lambda r: (-r.weight, r.id))
 
     async def graph_arrays(self, scope: str) -> GraphArrays:
-        params = {"scope": scope}
-        entity_ids: list[str] = sorted(
-            await self._conn().rows(
-                "SELECT VALUE record::id(id) FROM entity WHERE scope = $scope", params
-            )
-        )
-        chunks = await self._conn().rows(
-            "SELECT record::id(id) AS id, document_id, seq FROM chunk WHERE scope = $scope", params
-        )
-        chunks.sort(key=lambda c: (c["document_id"], c["seq"]))
-        edges = await self._conn().rows(
+        listed, chunks, edges, mentions = await self._conn().run(
+            "SELECT VALUE record::id(id) FROM entity WHERE scope = $scope; "
+            "SELECT record::id(id) AS id, document_id, seq FROM chunk WHERE scope = $scope; "
             "SELECT record::id(in) AS s, record::id(out) AS t, weight FROM relates_to "
-            "WHERE scope = $scope AND expired_at IS NONE",
-            params,
-        )
-        mentions = await self._conn().rows(
+            "WHERE scope = $scope AND expired_at IS NONE; "
             "SELECT record::id(out) AS e, record::id(in) AS c, count FROM mentions "
-            "WHERE scope = $scope",
-            params,
+            "WHERE scope = $scope;",
+            {"scope": scope},
         )
+        entity_ids: list[str] = sorted(listed)
+        chunks.sort(key=lambda c: (c["document_id"], c["seq"]))
         entity_index = {entity_id: i for i, entity_id in enumerate(entity_ids)}
         chunk_index = {row["id"]: i for i, row in enumerate(chunks)}
         counts: dict[tuple[str, str], float] = {}
