@@ -17,6 +17,27 @@ StoreFactory = Callable[[], Awaitable[Store]]
 """Returns a new, opened, empty store on each call (the fixture closes them at teardown)."""
 
 
+class OpenedStores:
+    """A backend's ``store_factory``: each :meth:`make` opens a new store, ``new(n)`` for
+    the ``n``-th (from 0), and :meth:`close` closes them all at teardown."""
+
+    def __init__(self, new: Callable[[int], Store]) -> None:
+        self.new = new
+        self.stores: list[Store] = []
+
+    async def make(self) -> Store:
+        """A new, opened, empty store."""
+        store = self.new(len(self.stores))
+        await store.open()
+        self.stores.append(store)
+        return store
+
+    async def close(self) -> None:
+        """Close every store made."""
+        for store in self.stores:
+            await store.close()
+
+
 class ContractBase:
     """Gives every contract test a fresh ``store`` from the backend's ``store_factory``."""
 

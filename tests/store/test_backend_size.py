@@ -28,7 +28,7 @@ CEILINGS = {
     PostgresStore: (33, 2755),
     CypherStore: (27, 2175),
     JsonFileStore: (2, 1650),
-    SurrealStore: (26, 1497),
+    SurrealStore: (26, 1499),
 }
 """Per backend: (contract methods, lines of its package) it may not exceed."""
 

@@ -31,7 +31,7 @@ from .contract import StoreContract, StoreFactory, shared_pair
 from .contract_copy import CopyContract
 from .contract_scores import listing, scores, two_listings
 from .falkor_server import FalkorServer, free_port
-from .scenarios import derived_state, document_chunks, random_book
+from .scenarios import OpenedStores, derived_state, document_chunks, random_book
 
 _graphs = itertools.count()
 
@@ -43,17 +43,9 @@ def new_graph() -> str:
 
 @pytest.fixture
 async def store_factory(falkor_server: FalkorServer) -> AsyncIterator[StoreFactory]:
-    stores: list[CypherStore] = []
-
-    async def make() -> CypherStore:
-        store = CypherStore(falkor_server.url(new_graph()))
-        await store.open()
-        stores.append(store)
-        return store
-
-    yield make
-    for store in stores:
-        await store.close()
+    stores = OpenedStores(lambda n: CypherStore(falkor_server.url(new_graph())))
+    yield stores.make
+    await stores.close()
 
 
 class TestFalkorContract(StoreContract):

@@ -24,6 +24,7 @@ from loregraph.store.sqlite import SqliteStore
 from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair
 from .contract_scores import scores, two_listings
+from .scenarios import OpenedStores
 
 
 class ThroughTheFile(JsonFileStore):
@@ -72,17 +73,9 @@ class ThroughTheFile(JsonFileStore):
 
 @pytest.fixture
 async def store_factory(tmp_path: Path) -> AsyncIterator[StoreFactory]:
-    stores: list[JsonFileStore] = []
-
-    async def make() -> JsonFileStore:
-        store = ThroughTheFile(tmp_path / f"store-{len(stores)}.json")
-        await store.open()
-        stores.append(store)
-        return store
-
-    yield make
-    for store in stores:
-        await store.close()
+    stores = OpenedStores(lambda n: ThroughTheFile(tmp_path / f"store-{n}.json"))
+    yield stores.make
+    await stores.close()
 
 
 class TestJsonFileContract(StoreContract):

@@ -42,7 +42,7 @@ from .engine_scripts import engine_finds_words_of_every_script
 from .falkor_server import FalkorServer
 from .pg_server import PgServer
 from .pg_workers import SHARED, shared_book, survivors, write_documents
-from .scenarios import derived_state
+from .scenarios import OpenedStores, derived_state
 
 _schemas = itertools.count()
 
@@ -54,17 +54,9 @@ def new_schema() -> str:
 
 @pytest.fixture
 async def store_factory(pg_server: PgServer) -> AsyncIterator[StoreFactory]:
-    stores: list[PostgresStore] = []
-
-    async def make() -> PostgresStore:
-        store = PostgresStore(pg_server.url, schema=new_schema())
-        await store.open()
-        stores.append(store)
-        return store
-
-    yield make
-    for store in stores:
-        await store.close()
+    stores = OpenedStores(lambda n: PostgresStore(pg_server.url, schema=new_schema()))
+    yield stores.make
+    await stores.close()
 
 
 class TestPostgresContract(StoreContract):

@@ -22,23 +22,16 @@ from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, day, shared_pair, star
 from .contract_scores import listing, scores, two_listings
 from .contract_temporal import forget_fails_inside_the_delete
+from .scenarios import OpenedStores
 
 FTS_TABLES = ("chunks_fts", "entities_fts", "relations_fts", "chunks_trigram")
 
 
 @pytest.fixture
 async def store_factory(tmp_path: Path) -> AsyncIterator[StoreFactory]:
-    stores: list[SqliteStore] = []
-
-    async def make() -> SqliteStore:
-        store = SqliteStore(tmp_path / f"store-{len(stores)}.db")
-        await store.open()
-        stores.append(store)
-        return store
-
-    yield make
-    for store in stores:
-        await store.close()
+    stores = OpenedStores(lambda n: SqliteStore(tmp_path / f"store-{n}.db"))
+    yield stores.make
+    await stores.close()
 
 
 class TestSqliteContract(StoreContract):

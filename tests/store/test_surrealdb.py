@@ -29,21 +29,14 @@ from .builders import Book, unit
 from .contract import StoreContract, StoreFactory, shared_pair, star
 from .contract_copy import snapshot
 from .pg_cpu import emulator
+from .scenarios import OpenedStores
 
 
 @pytest.fixture
 async def store_factory() -> AsyncIterator[StoreFactory]:
-    stores: list[SurrealStore] = []
-
-    async def make() -> SurrealStore:
-        store = SurrealStore("mem://")
-        await store.open()
-        stores.append(store)
-        return store
-
-    yield make
-    for store in stores:
-        await store.close()
+    stores = OpenedStores(lambda n: SurrealStore("mem://"))
+    yield stores.make
+    await stores.close()
 
 
 class TestSurrealContract(StoreContract):

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from loregraph.models import Evidence, Relation
 from loregraph.store.planning import StoredEntity
+from loregraph.store.props import CODEC
 from loregraph.store.provenance import RelationSource
 from loregraph.store.remaining import derived_again, given_by
 from loregraph.store.rows import iso_or_none
@@ -219,7 +220,7 @@ def replaced(
     doc = ""  # the bundle's evidence: no stored document has this id
     sources = [*other.sources, *(RelationSource(doc, Evidence(*piece)) for piece in evidence)]
     times = other.times | {doc: relation.valid_at}
-    began_at = None if found.valid_at is None else datetime.fromisoformat(found.valid_at)
+    began_at = CODEC.read_time_or_none(found.valid_at)
     stored = replace(other.without, fact=found.fact, valid_at=began_at)
     fact, began = other.given
     again = derived_again(stored, sources, times, fact=fact, start=began)

@@ -141,11 +141,13 @@ class SurrealSearch:
             )
             hits = [row for row in found if row["scope"] == ask.scope]
             if tag is not None and hits:
-                keep = await self._conn().rows(
-                    f"SELECT VALUE record::id(id) FROM $ids WHERE {tagged} = $tag",
-                    {"ids": things(ask.kind, [row["id"] for row in hits]), "tag": tag},
+                keep = set(
+                    await self._conn().rows(
+                        f"SELECT VALUE record::id(id) FROM $ids WHERE {tagged} = $tag",
+                        {"ids": things(ask.kind, [row["id"] for row in hits]), "tag": tag},
+                    )
                 )
-                hits = [row for row in hits if row["id"] in set(keep)]
+                hits = [row for row in hits if row["id"] in keep]
             if len(hits) >= ask.limit or len(found) < k or k >= MAX_K:
                 break
             k *= 4
