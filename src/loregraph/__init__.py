@@ -10,38 +10,69 @@ retrieval. Offline by default, on one SQLite file.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from loregraph.access import ApiKey, Grant, Principal, Role, ScopeLink, Visibility
+from loregraph.access import (
+    ALL_SCOPES,
+    LOCAL,
+    ROLE_ALIASES,
+    SHARE_ALL,
+    SHARE_SELECTIVE,
+    SHARES,
+    ApiKey,
+    Grant,
+    Principal,
+    Role,
+    ScopeLink,
+    Visibility,
+    check_name,
+)
 from loregraph.answer.extractive import Answer, Citation
 from loregraph.blocking import Graph, open
+from loregraph.copy import CopyReport, copy_locations
 from loregraph.embed.base import Embedder
 from loregraph.engine.backfill import BackfillReport, Clock
-from loregraph.engine.history import History
+from loregraph.engine.history import Fact, History
 from loregraph.engine.keys import NewKey
 from loregraph.engine.memories import Memory, NewMemory
 from loregraph.engine.merge_views import MergeView
 from loregraph.engine.passages import PassageView
-from loregraph.engine.paths import GraphPath
-from loregraph.engine.patterns import EntityRelations, Neighbourhood
-from loregraph.engine.questions import Asking
+from loregraph.engine.paths import GraphPath, evidence_sentence
+from loregraph.engine.patterns import (
+    MAX_HOPS,
+    Direction,
+    EntityLink,
+    EntityRelations,
+    Neighbourhood,
+)
+from loregraph.engine.questions import Asking, ContextFormat, Only, context_of
 from loregraph.engine.recall import MemoryHit
 from loregraph.engine.suggest import Suggestion
-from loregraph.engine.views import EntityView, SearchHit, SearchResults
+from loregraph.engine.views import EntityView, SearchHit, SearchKind, SearchResults
+from loregraph.engine.visibility import Access, check_owner, document_access
 from loregraph.errors import (
+    AlreadyDoneError,
     ConfigError,
     DependencyError,
     EmptyInputError,
     EmptyStoreError,
     InputError,
     LoregraphError,
+    NotAllowedError,
     NotFoundError,
     SchemaVersionError,
+    StoreError,
 )
+from loregraph.export import subgraph_text
 from loregraph.graph import AsyncGraph, EngineOptions, open_async, open_store
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.progress import Progress
-from loregraph.ingest.report import IngestReport
+from loregraph.ingest.readlog import SkippedInput
+from loregraph.ingest.report import DocumentFailure, IngestReport
+from loregraph.ingest.textio import has_surrogates
 from loregraph.ingest.types import SourceDocument
+from loregraph.ingest.uploads import body_document, read_uploads
+from loregraph.location import Location
 from loregraph.models import (
+    CO_OCCURS,
     Chunk,
     DeleteReport,
     DocKind,
@@ -51,7 +82,9 @@ from loregraph.models import (
     Relation,
     StoreStats,
 )
-from loregraph.retrieve.personas import Persona, PersonaLibrary
+from loregraph.observe.debug import circuit_state, debug_report
+from loregraph.observe.metrics import Metrics
+from loregraph.retrieve.personas import Persona, PersonaLibrary, read_persona
 from loregraph.retrieve.provenance import PersonaReport
 from loregraph.retrieve.resilience import GraphStatus
 from loregraph.retrieve.result import (
@@ -66,6 +99,7 @@ from loregraph.retrieve.result import (
 from loregraph.retrieve.terms import Focus
 from loregraph.retrieve.trace import RetrievalTrace
 from loregraph.settings import (
+    MIN_BUDGET,
     PRESETS,
     ChunkSettings,
     ExtractionSettings,
@@ -77,15 +111,19 @@ from loregraph.settings import (
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
 from loregraph.streaming import BlockingStreamedAnswer, StreamedAnswer
-from loregraph.text.dates import user_time
+from loregraph.text.dates import FORMATS_HINT, user_time
 
 if TYPE_CHECKING:
     from loregraph.llm.client import LLMClient
-    from loregraph.llm.usage import UsageTracker
+    from loregraph.llm.usage import StageUsage, UsageTracker
 
 __version__ = "0.1.0"
 
-_LLM_TYPES = {"LLMClient": "loregraph.llm.client", "UsageTracker": "loregraph.llm.usage"}
+_LLM_TYPES = {
+    "LLMClient": "loregraph.llm.client",
+    "StageUsage": "loregraph.llm.usage",
+    "UsageTracker": "loregraph.llm.usage",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -98,7 +136,19 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ALL_SCOPES",
+    "CO_OCCURS",
+    "FORMATS_HINT",
+    "LOCAL",
+    "MAX_HOPS",
+    "MIN_BUDGET",
     "PRESETS",
+    "ROLE_ALIASES",
+    "SHARES",
+    "SHARE_ALL",
+    "SHARE_SELECTIVE",
+    "Access",
+    "AlreadyDoneError",
     "Answer",
     "ApiKey",
     "Asking",
@@ -111,19 +161,25 @@ __all__ = [
     "Citation",
     "Clock",
     "ConfigError",
+    "ContextFormat",
+    "CopyReport",
     "DeleteReport",
     "DependencyError",
+    "Direction",
     "DocKind",
     "Document",
+    "DocumentFailure",
     "Embedder",
     "EmptyInputError",
     "EmptyStoreError",
     "EngineOptions",
     "Entity",
+    "EntityLink",
     "EntityRelations",
     "EntityView",
     "ExtractionSettings",
     "Extractor",
+    "Fact",
     "Focus",
     "Grant",
     "Graph",
@@ -134,15 +190,19 @@ __all__ = [
     "InputError",
     "LLMClient",
     "LLMSettings",
+    "Location",
     "LoregraphError",
     "Memory",
     "MemoryHit",
     "Mention",
     "MergeView",
+    "Metrics",
     "Neighbourhood",
     "NewKey",
     "NewMemory",
+    "NotAllowedError",
     "NotFoundError",
+    "Only",
     "Passage",
     "PassageView",
     "Persona",
@@ -163,19 +223,36 @@ __all__ = [
     "SchemaVersionError",
     "ScopeLink",
     "SearchHit",
+    "SearchKind",
     "SearchResults",
     "Settings",
+    "SkippedInput",
     "SourceDocument",
+    "StageUsage",
     "StartEntity",
     "Store",
+    "StoreError",
     "StoreStats",
     "StreamedAnswer",
     "Suggestion",
     "UsageTracker",
     "Visibility",
     "__version__",
+    "body_document",
+    "check_name",
+    "check_owner",
+    "circuit_state",
+    "context_of",
+    "copy_locations",
+    "debug_report",
+    "document_access",
+    "evidence_sentence",
+    "has_surrogates",
     "open",
     "open_async",
     "open_store",
+    "read_persona",
+    "read_uploads",
+    "subgraph_text",
     "user_time",
 ]

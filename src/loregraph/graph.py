@@ -53,11 +53,13 @@ if TYPE_CHECKING:
     from loregraph.llm.usage import UsageTracker
 
 
-def open_store(location: str | Path | Location) -> Store:
-    """A store for a location: a file path (SQLite) or a database URL (``postgresql://``)."""
+def open_store(location: str | Path | Location, *, read_only: bool = False) -> Store:
+    """A store for a location: a file path (SQLite), a ``.json`` memory file, a ``.surreal``
+    folder or a database URL (``postgresql://``, ``falkordb://``, ``surrealkv://``, ...).
+    ``read_only`` opens an SQLite store without writing to it."""
     from loregraph.store.urls import store_for_url
 
-    return store_for_url(location)
+    return store_for_url(location, read_only=read_only)
 
 
 class EngineOptions(TypedDict, total=False):

@@ -7,11 +7,10 @@ import sys
 import click
 from rich.console import Console
 
-from loregraph import DeleteReport
+from loregraph import CopyReport, DeleteReport, copy_locations
 from loregraph.cli.merges import principal
 from loregraph.cli.options import format_option, json_option, scope_option
 from loregraph.cli.runner import Context, echo_json, progress_for, run_async, run_graph, showing
-from loregraph.copy import CopyReport, copy_locations
 
 
 @click.command()

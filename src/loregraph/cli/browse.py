@@ -6,10 +6,9 @@ import dataclasses
 
 import click
 
-from loregraph import AsyncGraph, EntityView, StoreStats
+from loregraph import CO_OCCURS, AsyncGraph, EntityView, StoreStats
 from loregraph.cli.options import json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph, settings_for
-from loregraph.models import CO_OCCURS
 
 
 @click.command()

@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import click
 
-from loregraph import AsyncGraph, Grant, LoregraphError, Role
-from loregraph.access import ALL_SCOPES, ROLE_ALIASES, SHARE_ALL, SHARE_SELECTIVE, SHARES
-from loregraph.access import ScopeLink as Link
+from loregraph import (
+    ALL_SCOPES,
+    ROLE_ALIASES,
+    SHARE_ALL,
+    SHARE_SELECTIVE,
+    SHARES,
+    AsyncGraph,
+    Grant,
+    LoregraphError,
+    Role,
+)
+from loregraph import ScopeLink as Link
 from loregraph.cli.merges import principal as os_user
 from loregraph.cli.options import json_option
 from loregraph.cli.runner import Context, echo_json, run_graph, settings_for

@@ -6,10 +6,9 @@ from datetime import datetime
 
 import click
 
-from loregraph import History
+from loregraph import Fact, History
 from loregraph.cli.options import json_option
 from loregraph.cli.runner import Context, echo_json, run_graph
-from loregraph.engine.history import Fact
 
 
 @click.command()

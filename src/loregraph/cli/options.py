@@ -12,8 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-from loregraph import InputError
-from loregraph.access import check_name
+from loregraph import InputError, check_name
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -8,12 +8,17 @@ from typing import Any, Literal, TypeVar
 
 import click
 
-from loregraph import EntityRelations, Neighbourhood
+from loregraph import (
+    MAX_HOPS,
+    Direction,
+    EntityLink,
+    EntityRelations,
+    Neighbourhood,
+    evidence_sentence,
+    subgraph_text,
+)
 from loregraph.cli.options import format_option, json_option, limit_option
 from loregraph.cli.runner import Context, echo_json, run_graph
-from loregraph.engine.paths import evidence_sentence
-from loregraph.engine.patterns import MAX_HOPS, Direction, Link
-from loregraph.export import subgraph_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,7 +73,7 @@ def relations(
         _show_relations(found)
 
 
-def _span(link: Link) -> str:
+def _span(link: EntityLink) -> str:
     """``, 2026-01-15 → 2026-02-10`` for a relation with a time, else ``""``."""
     rel = link.relation
     if rel.valid_at is None and rel.invalid_at is None:

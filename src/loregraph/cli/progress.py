@@ -25,7 +25,7 @@ from rich.progress import (
 )
 
 if TYPE_CHECKING:
-    from loregraph.llm.usage import StageUsage, UsageTracker
+    from loregraph import StageUsage, UsageTracker
 
 LABELS = {"documents": "documents", "embed": "embedding chunks", "extract": "extracting"}
 

@@ -7,7 +7,17 @@ from pathlib import Path
 
 import click
 
-from loregraph import Answer, AsyncGraph, InputError, Persona
+from loregraph import (
+    MIN_BUDGET,
+    Answer,
+    AsyncGraph,
+    ContextFormat,
+    InputError,
+    Only,
+    Persona,
+    SearchKind,
+    read_persona,
+)
 from loregraph.cli.options import (
     format_option,
     json_option,
@@ -18,11 +28,6 @@ from loregraph.cli.options import (
 )
 from loregraph.cli.runner import Context, echo_json, run_graph
 from loregraph.cli.support import fail
-from loregraph.engine.questions import Only
-from loregraph.engine.views import SearchKind
-from loregraph.graph import ContextFormat
-from loregraph.retrieve.personas import read_persona
-from loregraph.settings import MIN_BUDGET
 
 
 def persona_named(persona: str | None) -> str | Persona | None:

@@ -22,17 +22,17 @@ from loregraph import (
     AsyncGraph,
     ChunkSettings,
     EmptyStoreError,
+    Location,
     LoregraphError,
     Principal,
     Settings,
+    open_store,
 )
 from loregraph.cli.progress import PLAIN_INTERVAL, PlainProgress, RichProgress
 from loregraph.cli.support import INTERRUPTED_EXIT, fail_on
-from loregraph.location import Location
-from loregraph.store.urls import store_for_url
 
 if TYPE_CHECKING:
-    from loregraph.llm.usage import UsageTracker
+    from loregraph import UsageTracker
 
 T = TypeVar("T")
 
@@ -129,7 +129,7 @@ def run_graph(
                 f"no database at {where}: ingest documents first "
                 f"(loregraph --db {where} ingest PATH)"
             )
-        store = store_for_url(where, read_only=not writes)
+        store = open_store(where, read_only=not writes)
         graph = AsyncGraph(store, settings=settings)
         try:
             if must_exist:

@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from loregraph import AsyncGraph, DependencyError, LoregraphError
+from loregraph import AsyncGraph, DependencyError, LoregraphError, open_store
 from loregraph.cli.runner import Context, run_async, settings_for
 from loregraph.cli.support import fail, fail_on
-from loregraph.store.urls import store_for_url
 
 if TYPE_CHECKING:
     from loregraph.server.config import Mount
@@ -186,7 +185,7 @@ def serve(
     configure_logging(choose_format(log_format), level)
 
     async def main() -> None:
-        store = store_for_url(ctx.location, read_only=False)
+        store = open_store(ctx.location)
         graph = AsyncGraph(store, settings=settings)
         try:
             await graph.open()
@@ -239,7 +238,7 @@ def _machine_names(host: str) -> tuple[str, ...]:
 def _metrics(graph: AsyncGraph) -> Any:
     """Prometheus metrics the engine reports to (``None`` without ``prometheus-client``)."""
     try:
-        from loregraph.observe.metrics import Metrics
+        from loregraph import Metrics
 
         metrics = Metrics(
             usage=lambda: _usage(graph), breaker=lambda: _breaker(graph), graph=graph.graph_status
@@ -255,7 +254,7 @@ def _usage(graph: AsyncGraph) -> dict[str, Any]:
 
 
 def _breaker(graph: AsyncGraph) -> str | None:
-    from loregraph.observe.debug import circuit_state
+    from loregraph import circuit_state
 
     return circuit_state(graph.llm)
 

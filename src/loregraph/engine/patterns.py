@@ -31,7 +31,7 @@ def check_hops(hops: int, what: str = "hops") -> None:
 
 
 @dataclass(slots=True)
-class Link:
+class EntityLink:
     """One relation of an entity, seen from that entity: which way it points and the other
     end."""
 
@@ -66,7 +66,7 @@ class EntityRelations:
     """An entity's relations, outgoing and incoming, heaviest first."""
 
     entity: Entity
-    links: list[Link] = field(default_factory=list)
+    links: list[EntityLink] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The entity's name, type and id with its links."""
@@ -102,9 +102,9 @@ async def relations_of(
     others = {r.target_id if r.source_id == entity.id else r.source_id for r in relations}
     known = {e.id: e for e in await store.get_entities(sorted(others))}
     links = [
-        Link(r, "out", known.get(r.target_id))
+        EntityLink(r, "out", known.get(r.target_id))
         if r.source_id == entity.id
-        else Link(r, "in", known.get(r.source_id))
+        else EntityLink(r, "in", known.get(r.source_id))
         for r in relations
     ]
     return EntityRelations(entity, links)

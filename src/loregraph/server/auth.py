@@ -17,8 +17,7 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from loregraph import AsyncGraph, ConfigError, Principal, Role
-from loregraph.access import LOCAL
+from loregraph import LOCAL, AsyncGraph, ConfigError, Principal, Role
 from loregraph.server.problems import forbidden, unauthorized
 
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}

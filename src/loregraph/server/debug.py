@@ -2,7 +2,7 @@
 
 Only a caller who administers the scope asked gets the debug report (403 otherwise); a
 server started with ``--no-auth`` acts for the local administrator, so its operator does.
-The report is :func:`~loregraph.observe.debug.debug_report` of the question's retrieval,
+The report is :func:`loregraph.debug_report` of the question's retrieval,
 with the engine's circuit breaker state.
 """
 
@@ -12,8 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import Query
 
-from loregraph import AsyncGraph, RetrievalResult, Role
-from loregraph.observe.debug import circuit_state, debug_report
+from loregraph import AsyncGraph, RetrievalResult, Role, circuit_state, debug_report
 from loregraph.server.auth import Caller
 from loregraph.server.problems import forbidden
 

@@ -13,13 +13,18 @@ import contextlib
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
-from loregraph import AsyncGraph, LoregraphError, Principal, Progress, SourceDocument
-from loregraph.ingest.readlog import SkippedInput
-from loregraph.ingest.report import DocumentFailure
-from loregraph.models import utcnow
+from loregraph import (
+    AsyncGraph,
+    DocumentFailure,
+    LoregraphError,
+    Principal,
+    Progress,
+    SkippedInput,
+    SourceDocument,
+)
 from loregraph.server.problems import Problem, problem_of
 
 KEPT_JOBS = 1_000
@@ -29,6 +34,10 @@ PROGRESS_STEPS = 100
 
 JobState = Literal["running", "done", "failed"]
 JobKind = Literal["ingest", "backfill"]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
 
 
 class JobReport(Protocol):
@@ -71,7 +80,7 @@ class Job:
     documents: int | None
     kind: JobKind = "ingest"
     status: JobState = "running"
-    created_at: datetime = field(default_factory=utcnow)
+    created_at: datetime = field(default_factory=_now)
     finished_at: datetime | None = None
     report: JobReport | None = None
     error: str | None = None
@@ -222,10 +231,10 @@ class Jobs:
                     500, "internal-error", f"{job.kind.title()} failed", type(exc).__name__
                 )
             )
-            job.status, job.error, job.finished_at = "failed", problem.detail, utcnow()
+            job.status, job.error, job.finished_at = "failed", problem.detail, _now()
             job.emit("failed", problem.body())
             return
-        job.report, job.finished_at = report, utcnow()
+        job.report, job.finished_at = report, _now()
         job.status = "done" if report.ok else "failed"
         if not report.ok:
             job.error = "; ".join(f"{f.source}: {f.error}" for f in report.failed)

@@ -17,14 +17,16 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from loregraph import (
+    AlreadyDoneError,
     ConfigError,
     DependencyError,
     EmptyStoreError,
     InputError,
     LoregraphError,
+    NotAllowedError,
     NotFoundError,
+    StoreError,
 )
-from loregraph.errors import AlreadyDoneError, NotAllowedError, StoreError
 from loregraph.server.logs import HEADER, bound, request_id
 
 MEDIA_TYPE = "application/problem+json"

@@ -20,14 +20,10 @@ from pydantic import (
     model_validator,
 )
 
-from loregraph import user_time
-from loregraph.ingest.textio import has_surrogates
-from loregraph.settings import MIN_BUDGET
-from loregraph.text.dates import FORMATS_HINT
+from loregraph import FORMATS_HINT, MIN_BUDGET, ContextFormat, has_surrogates, user_time
 
 Preset = Literal["global", "hybrid", "local", "passages", "ppr"]
 """A retrieval preset's name (a test keeps this list equal to the engine's presets)."""
-ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 
 
 def _moment(end_of_day: bool) -> BeforeValidator:

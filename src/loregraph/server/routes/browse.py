@@ -8,8 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from loregraph import PassageView, Role, StoreStats
-from loregraph.models import CO_OCCURS
+from loregraph import CO_OCCURS, PassageView, Role, StoreStats
 from loregraph.server.auth import Anyone, Reader
 from loregraph.server.requests import AsOf, KnownAt
 from loregraph.server.responses import DocumentOut, EntityOut, EntityViewOut, SuggestionOut

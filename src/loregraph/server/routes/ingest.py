@@ -13,10 +13,21 @@ from typing import Annotated, Any
 import anyio
 from fastapi import APIRouter, File, Form, UploadFile
 
-from loregraph import AsyncGraph, InputError, Principal, Progress, Role
-from loregraph.engine.visibility import Access, check_owner, document_access
+from loregraph import (
+    Access,
+    AsyncGraph,
+    InputError,
+    Principal,
+    Progress,
+    Role,
+    body_document,
+    check_owner,
+    document_access,
+    read_uploads,
+)
 from loregraph.server.auth import Anyone, Caller, Writer
 from loregraph.server.jobs import Job, JobReport
+from loregraph.server.paths import allowed_paths
 from loregraph.server.problems import Problem
 from loregraph.server.requests import (
     BackfillRequest,
@@ -28,7 +39,6 @@ from loregraph.server.responses import JobOut
 from loregraph.server.sources import source_view
 from loregraph.server.sse import EventStream, event_stream, job_events
 from loregraph.server.state import Config, Engine, JobList
-from loregraph.server.uploads import BODY, allowed_paths, read_uploads, text_document
 
 router = APIRouter(tags=["ingest"])
 
@@ -49,7 +59,7 @@ EVENTS_DOC: dict[int | str, dict[str, Any]] = {
 async def ingest_text(body: IngestTextRequest, caller: Writer, jobs: JobList) -> Any:
     """Ingest one document sent as text; returns the job (follow its ``events``)."""
     data = body.text.encode("utf-8", "surrogatepass")  # a lone surrogate is refused as text
-    document = text_document(data, name=BODY, title=body.title, doc_id=body.id)
+    document = body_document(data, title=body.title, doc_id=body.id)
     readers = _readers(caller, body.visibility, body.owner)
     return jobs.start(caller.principal, caller.scope, [readers.apply(document)]).to_dict()
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from loregraph import Role
-from loregraph.access import ALL_SCOPES
+from loregraph import ALL_SCOPES, Role
 from loregraph.server.auth import Anyone
 from loregraph.server.problems import Problem, forbidden
 

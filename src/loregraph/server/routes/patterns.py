@@ -8,8 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse, Response
 
-from loregraph.engine.patterns import MAX_HOPS
-from loregraph.export import subgraph_text
+from loregraph import MAX_HOPS, subgraph_text
 from loregraph.server.auth import Reader
 from loregraph.server.requests import AsOf, KnownAt
 from loregraph.server.responses import EntityRelationsOut, NeighbourhoodOut, PathOut

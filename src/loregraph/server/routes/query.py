@@ -6,8 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from loregraph import Asking
-from loregraph.engine.questions import context_of
+from loregraph import Asking, context_of
 from loregraph.server.auth import Caller, Reader
 from loregraph.server.debug import DebugParam, check_debug, debug_of
 from loregraph.server.requests import AskRequest, AsOf, ContextRequest, KnownAt, Preset

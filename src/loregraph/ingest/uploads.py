@@ -1,26 +1,22 @@
-"""Documents sent to the server, read and checked before anything is stored.
+"""Documents sent as bytes (an upload, or a request's text), read and checked before
+anything is stored.
 
-* Text (a JSON body's ``text``, or an uploaded ``.txt``/``.md``/... file) is read the way
-  text piped to ``loregraph ingest -`` is: strict UTF-8, no binary data, some words.
+* Text (a request's text, or an uploaded ``.txt``/``.md``/... file) is read the way text
+  piped to ``loregraph ingest -`` is: strict UTF-8, no binary data, some words.
 * An uploaded ``.json`` or ``.jsonl`` file is a file of records, as ``ingest`` reads it.
 * An uploaded PDF, Word, PowerPoint or HTML file is converted as ``ingest`` converts it
-  (with the ``docs`` extra; without it, 501).
-
-Paths on the server's machine (``POST /ingest/paths``) are read only inside the folders
-the server was started with (``--ingest-root``), as ``ingest`` reads them.
+  (with the ``docs`` extra; without it, :class:`~loregraph.errors.DependencyError`).
 
 An uploaded file is identified in its scope by its name (``upload:note1.md``), as a file
 given to ``ingest`` is by its path: uploading ``note1.md`` again with new text replaces it.
 An ``id`` given with it overrides the name; a record's own ``id`` names the record (else
-the file's name and the record's position). Text sent in a JSON body is identified by its
-``id``, else by the hash of its text. Files are titled as ``ingest`` titles them
+the file's name and the record's position). A request's text is identified by its ``id``,
+else by the hash of its text. Files are titled as ``ingest`` titles them
 (:func:`~loregraph.ingest.titles.file_title`): a Markdown file by its first heading.
 
-Anything unreadable is refused (422) before a job starts, so a bad upload leaves the store
-unchanged; except that in an upload of several files, a file that is not text (binary,
-not UTF-8), holds no words, or cannot be converted (damaged, or needing a converter this
-server lacks) is skipped and reported, as ``ingest`` skips such a file in a folder, and
-the others are ingested.
+In an upload of several files, a file that is not text (binary, not UTF-8), holds no
+words, or cannot be converted (damaged, or needing a converter this machine lacks) is
+skipped and reported, as ``ingest`` skips such a file in a folder, and the others are read.
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 
-from loregraph import DependencyError, EmptyInputError, InputError, SourceDocument
+from loregraph.errors import DependencyError, EmptyInputError, InputError
 from loregraph.ingest.convert import (
     CONVERTIBLE,
     ConversionError,
@@ -43,8 +39,8 @@ from loregraph.ingest.readlog import SkippedInput
 from loregraph.ingest.records import read_records
 from loregraph.ingest.textio import BinaryFileError, NotUtf8Error, binary_kind
 from loregraph.ingest.titles import file_title
+from loregraph.ingest.types import SourceDocument
 from loregraph.models import content_hash
-from loregraph.server.problems import forbidden
 
 BODY = "the request body"
 """The name of a document sent as a JSON body's text."""
@@ -59,6 +55,12 @@ def upload_source(name: str) -> str:
 
 def _hashed(text: str) -> str:
     return f"upload:sha256:{content_hash(text)[:16]}"
+
+
+def body_document(data: bytes, *, title: str | None, doc_id: str | None) -> SourceDocument:
+    """The text document a request's body holds; raises
+    :class:`~loregraph.errors.InputError` for what is not text."""
+    return text_document(data, name=BODY, title=title, doc_id=doc_id)
 
 
 def text_document(
@@ -164,23 +166,3 @@ def _converted(
         metadata={"bytes": len(data), "from": "upload", "converted_from": CONVERTIBLE[suffix]},
         former_source=None if doc_id else _hashed(text),
     )
-
-
-def allowed_paths(paths: Sequence[str], roots: Sequence[Path]) -> list[Path]:
-    """``paths`` resolved, each inside one of ``roots`` (403 otherwise, and when there are
-    no roots) and existing (422 otherwise)."""
-    if not roots:
-        raise forbidden("this server ingests no paths; start it with --ingest-root DIR")
-    allowed = [root.expanduser().resolve() for root in roots]
-    found = []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if not path.is_absolute():
-            raise InputError(f"{raw!r} is not an absolute path")
-        resolved = path.resolve()
-        if not any(resolved.is_relative_to(root) for root in allowed):
-            raise forbidden(f"{raw} is outside the folders this server ingests from")
-        if not resolved.exists():
-            raise InputError(f"no such file or directory: {raw}")
-        found.append(resolved)
-    return found
