@@ -23,6 +23,7 @@ from typing import Any
 from loregraph.errors import InputError, NotAllowedError
 from loregraph.kinds import Visibility
 from loregraph.models import utcnow
+from loregraph.serial import Record
 
 KEY_PREFIX = "lg_"
 """Every key starts with this, so that a leaked key is recognisable in logs and scanners."""
@@ -84,7 +85,7 @@ SHARES = (SHARE_ALL, SHARE_SELECTIVE)
 
 
 @dataclass(frozen=True, slots=True)
-class ScopeLink:
+class ScopeLink(Record):
     """Questions asked in ``scope`` also read ``linked``'s documents: its public and private
     ones (``share="all"``), or only the ``documents`` listed (``share="selective"``)."""
 
@@ -105,27 +106,14 @@ class ScopeLink:
         if self.share == SHARE_ALL and documents:
             raise InputError("a link sharing all documents lists none: use share selective")
 
-    def to_dict(self) -> dict[str, Any]:
-        """The link as JSON."""
-        return {
-            "scope": self.scope,
-            "linked": self.linked,
-            "share": self.share,
-            "documents": list(self.documents),
-        }
-
 
 @dataclass(frozen=True, slots=True)
-class Grant:
+class Grant(Record):
     """A stored role: ``principal`` (a name) has ``role`` in ``scope`` (``*``: every scope)."""
 
     principal: str
     scope: str
     role: Role
-
-    def to_dict(self) -> dict[str, Any]:
-        """The grant as JSON."""
-        return {"principal": self.principal, "scope": self.scope, "role": str(self.role)}
 
 
 def merged_roles(*roles: Mapping[str, Role]) -> dict[str, Role]:

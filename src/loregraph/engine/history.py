@@ -17,6 +17,7 @@ from typing import Any
 from loregraph.engine.paths import evidence_sentence
 from loregraph.models import ABOUT, CO_OCCURS, Document, Entity, Relation
 from loregraph.retrieve.runs import chains, joined
+from loregraph.serial import Record, named
 from loregraph.store.base import Store
 from loregraph.timepoint import TimePoint
 
@@ -24,24 +25,14 @@ _NOT_FACTS = frozenset({CO_OCCURS, ABOUT})
 
 
 @dataclass(slots=True)
-class Ending:
+class Ending(Record):
     """What ended a fact: the memory or document, its time and its sentence."""
 
-    document_id: str
+    document_id: str = field(metadata=named("id"))
     title: str = ""
     kind: str = ""
     at: datetime | None = None
     sentence: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The ending as JSON."""
-        return {
-            "id": self.document_id,
-            "title": self.title,
-            "kind": self.kind,
-            "at": _iso(self.at),
-            "sentence": self.sentence,
-        }
 
 
 @dataclass(slots=True)

@@ -22,6 +22,7 @@ from loregraph.errors import InputError
 from loregraph.ingest.types import SourceDocument
 from loregraph.kinds import Visibility
 from loregraph.models import Chunk, DocKind, Document, aware, chunk_id, utcnow
+from loregraph.serial import Record
 from loregraph.store.base import Store
 
 TITLE_CHARS = 80
@@ -31,7 +32,7 @@ CHUNKS_ASKED = 8
 
 
 @dataclass(slots=True)
-class Memory:
+class Memory(Record):
     """A stored memory: its ``id`` (for ``forget``), ``text``, when it happened (``at``),
     ``tags``, ``source`` and the caller's ``metadata``."""
 
@@ -47,22 +48,6 @@ class Memory:
     owner: str | None = None
     planned: bool = False
     """Remembered as a plan: its time was after when it was remembered."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The memory as JSON (times in ISO 8601)."""
-        return {
-            "id": self.id,
-            "text": self.text,
-            "at": self.at.isoformat(),
-            "tags": list(self.tags),
-            "source": self.source,
-            "metadata": dict(self.metadata),
-            "scope": self.scope,
-            "created_at": self.created_at.isoformat(),
-            "visibility": self.visibility,
-            "owner": self.owner,
-            "planned": self.planned,
-        }
 
 
 @dataclass(frozen=True, slots=True)

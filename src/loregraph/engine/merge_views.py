@@ -4,18 +4,18 @@ recorded merges and the scope's remembered decisions."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from loregraph.ingest.decisions import MANUAL
 from loregraph.models import Entity, Merge
+from loregraph.serial import Record, rounded
 from loregraph.store.base import Store
 from loregraph.store.changes import JOIN, SPLIT, Decision
 
 
 @dataclass(slots=True)
-class MergeView:
+class MergeView(Record):
     """A merge: ``surface`` was merged into the entity ``entity`` by ``rule``.
 
     ``id`` is stable (the same merge keeps it when its document is processed again) and is
@@ -29,28 +29,12 @@ class MergeView:
     entity: str
     entity_id: str
     rule: str
-    score: float
+    score: float = field(metadata=rounded(4))
     document_id: str | None
     document: str
     at: datetime
     principal: str = ""
     undone: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """The merge as JSON."""
-        return {
-            "id": self.id,
-            "surface": self.surface,
-            "entity": self.entity,
-            "entity_id": self.entity_id,
-            "rule": self.rule,
-            "score": round(self.score, 4),
-            "document_id": self.document_id,
-            "document": self.document,
-            "at": self.at.isoformat(),
-            "principal": self.principal,
-            "undone": self.undone,
-        }
 
 
 async def list_merge_views(

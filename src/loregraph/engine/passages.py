@@ -5,15 +5,16 @@ document's title, so a reader can open the passage an answer cites."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from loregraph.errors import NotFoundError
 from loregraph.retrieve.sections import section_index
+from loregraph.serial import Record
 from loregraph.store.base import Store
 
 
 @dataclass(frozen=True, slots=True)
-class PassageView:
+class PassageView(Record):
     """A stored passage: its text and where it is (``start``/``end`` are character offsets
     into its document's text, as a citation's are; ``section`` is the heading path at its
     start, ``""`` when its document has none)."""
@@ -26,19 +27,6 @@ class PassageView:
     end: int
     text: str
     section: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The passage as JSON (every field, by name)."""
-        return {
-            "id": self.id,
-            "document_id": self.document_id,
-            "document_title": self.document_title,
-            "seq": self.seq,
-            "start": self.start,
-            "end": self.end,
-            "text": self.text,
-            "section": self.section,
-        }
 
 
 class PassageMethods:

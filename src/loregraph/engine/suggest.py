@@ -22,12 +22,13 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from loregraph.engine.lookup import find_document
 from loregraph.errors import InputError
 from loregraph.models import Document
 from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
+from loregraph.serial import Record
 from loregraph.store.base import Store
 
 REASON_NAMES = 3
@@ -35,7 +36,7 @@ REASON_NAMES = 3
 
 
 @dataclass(frozen=True, slots=True)
-class SharedEntity:
+class SharedEntity(Record):
     """An entity two documents both mention, with its weight (its rarity in the scope)."""
 
     id: str
@@ -43,13 +44,9 @@ class SharedEntity:
     type: str
     weight: float
 
-    def to_dict(self) -> dict[str, Any]:
-        """The entity as JSON (every field, by name)."""
-        return {"id": self.id, "name": self.name, "type": self.type, "weight": self.weight}
-
 
 @dataclass(frozen=True, slots=True)
-class Suggestion:
+class Suggestion(Record):
     """Another document connected to the one asked about: the entities both mention
     (weightiest first), their summed weight (``score``) and the reason in words."""
 
@@ -61,18 +58,6 @@ class Suggestion:
     reason: str
     period: str | None = None
     """The year both documents tell of, when they do."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The suggestion as JSON."""
-        return {
-            "document_id": self.document_id,
-            "title": self.title,
-            "kind": self.kind,
-            "score": self.score,
-            "shared": [e.to_dict() for e in self.shared],
-            "period": self.period,
-            "reason": self.reason,
-        }
 
 
 def reason_for(names: list[str], period: str | None = None) -> str:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from loregraph.models import Entity, Relation
 from loregraph.retrieve.relevance import coverage
 from loregraph.retrieve.result import RetrievalResult
+from loregraph.serial import Record, rounded
 
 SearchKind = Literal["documents", "entities", "relations"]
 
@@ -29,7 +30,7 @@ class EntityView:
 
 
 @dataclass(slots=True)
-class SearchHit:
+class SearchHit(Record):
     """One ranked search result. ``relevance`` is the share of the query's weighted terms
     its text holds (its best passage, an entity's name and description, a relation's fact);
     ``relevant`` tells whether it is about the query: it holds enough of them on its own,
@@ -41,21 +42,8 @@ class SearchHit:
     title: str
     score: float
     extra: dict[str, Any] = field(default_factory=dict)
-    relevance: float = 0.0
+    relevance: float = field(default=0.0, metadata=rounded(4))
     relevant: bool = True
-
-    def to_dict(self) -> dict[str, Any]:
-        """The hit as JSON: kind, id, title, score, relevance, relevant and the kind's
-        extra fields."""
-        return {
-            "kind": self.kind,
-            "id": self.id,
-            "title": self.title,
-            "score": self.score,
-            "relevance": round(self.relevance, 4),
-            "relevant": self.relevant,
-            "extra": self.extra,
-        }
 
 
 class SearchResults(list[SearchHit]):

@@ -37,6 +37,7 @@ import yaml
 
 from loregraph.errors import ConfigError, InputError
 from loregraph.retrieve.categories import CATEGORIES, OTHER
+from loregraph.serial import AS_TEXT, HIDDEN, Record
 
 MAX_HOPS = 2
 """No traversal walks further than two hops."""
@@ -75,16 +76,16 @@ class TemporalRange:
 
 
 @dataclass(frozen=True, slots=True)
-class Persona:
+class Persona(Record):
     """A persona: its system prompt and its traversal settings (see the module docstring)."""
 
     name: str
-    system_prompt: str
+    system_prompt: str = field(metadata=HIDDEN)
     max_hops: int = 1
     relationship_weights: Mapping[str, float] = field(default_factory=dict)
     max_graph_results: int = 15
     include_cross_legacy: bool = True
-    temporal_range: TemporalRange = field(default_factory=TemporalRange)
+    temporal_range: TemporalRange = field(default_factory=TemporalRange, metadata=AS_TEXT)
     description: str = ""
     source: str = ""
 
@@ -94,19 +95,6 @@ class Persona:
         if category in weights:
             return weights[category]
         return weights.get(OTHER, DEFAULT_OTHER_WEIGHT)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The persona as plain data (what ``loregraph personas --json`` prints)."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "max_hops": self.max_hops,
-            "relationship_weights": dict(self.relationship_weights),
-            "max_graph_results": self.max_graph_results,
-            "include_cross_legacy": self.include_cross_legacy,
-            "temporal_range": str(self.temporal_range),
-            "source": self.source,
-        }
 
 
 def _bad(source: str, name: str, problem: str) -> ConfigError:

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loregraph.retrieve.intents import IntentRoute
+from loregraph.serial import Record
 
 Category = Literal["primary", "graph"]
 
 
 @dataclass(slots=True)
-class PassageSource:
+class PassageSource(Record):
     """How one passage was found: its context category, its finders in words, its scores."""
 
     category: Category
@@ -36,17 +37,6 @@ class PassageSource:
         if self.shared_via:
             text += f"; shared via: {self.shared_via}"
         return text
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data (the JSON context and ``debug``)."""
-        return {
-            "category": self.category,
-            "matched_by": list(self.matched_by),
-            "scope": self.scope,
-            "shared_via": self.shared_via,
-            "embedding_score": self.embedding_score,
-            "graph_score": self.graph_score,
-        }
 
 
 @dataclass(slots=True)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from loregraph.models import DEFAULT_SCOPE, Document, utcnow
+from loregraph.serial import Record
 
 SPLIT = "split"
 JOIN = "join"
@@ -44,7 +44,7 @@ class Decision:
 
 
 @dataclass(slots=True)
-class AuditEntry:
+class AuditEntry(Record):
     """One change to the graph: ``action`` (merge, unmerge, rename, retype, delete, forget;
     grant, revoke grant, link, unlink; create key, revoke key) on ``subject`` (an entity
     name, a document, a principal, a key's name or a scope), by ``principal`` at ``at``."""
@@ -55,17 +55,6 @@ class AuditEntry:
     principal: str = ""
     scope: str = DEFAULT_SCOPE
     at: datetime = field(default_factory=utcnow)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The entry as JSON."""
-        return {
-            "at": self.at.isoformat(),
-            "principal": self.principal,
-            "action": self.action,
-            "subject": self.subject,
-            "detail": self.detail,
-            "scope": self.scope,
-        }
 
     @classmethod
     def removal(cls, action: str, document: Document, principal: str) -> AuditEntry:
