@@ -10,7 +10,15 @@ from rich.console import Console
 from loregraph import CopyReport, DeleteReport, copy_locations
 from loregraph.cli.merges import principal
 from loregraph.cli.options import format_option, json_option, scope_option
-from loregraph.cli.runner import Context, echo_json, progress_for, run_async, run_graph, showing
+from loregraph.cli.runner import (
+    Context,
+    echo_json,
+    echo_one,
+    progress_for,
+    run_async,
+    run_graph,
+    showing,
+)
 
 
 @click.command()
@@ -104,10 +112,7 @@ def copy_command(
             )
 
     report = run_async(work(), kept="copied documents")
-    if as_json:
-        echo_json(report.to_dict())
-    else:
-        click.echo(report.summary())
+    echo_one(report, as_json, report.summary())
     if not merge and not report.matches:
         sys.exit(1)
 

@@ -19,7 +19,7 @@ from loregraph import (
 from loregraph import ScopeLink as Link
 from loregraph.cli.merges import principal as os_user
 from loregraph.cli.options import json_option
-from loregraph.cli.runner import Context, echo_json, run_graph, settings_for
+from loregraph.cli.runner import Context, echo_items, echo_one, run_graph, settings_for
 from loregraph.cli.support import fail_on
 
 ROLE_HELP = ", ".join(str(r) for r in Role) + " (also " + ", ".join(ROLE_ALIASES) + ")"
@@ -63,13 +63,9 @@ def grant(
         if role is not None or revoke:
             raise click.UsageError("--list takes at most a NAME (no ROLE, no --revoke)")
         found = run_graph(ctx, lambda g: g.grants(name)) if ctx.location.exists() else []
-        if as_json:
-            echo_json([g.to_dict() for g in found])
-            return
-        if not found:
-            click.echo("no grants yet: give one with `loregraph grant NAME ROLE`", err=True)
-        for item in found:
-            click.echo(_grant_line(item))
+        echo_items(
+            found, as_json, _grant_line, "no grants yet: give one with `loregraph grant NAME ROLE`"
+        )
         return
     if name is None:
         raise click.UsageError("give the principal's NAME and a ROLE (or --list)")
@@ -79,10 +75,7 @@ def grant(
         if role is not None:
             raise click.UsageError("--revoke takes no ROLE: it removes NAME's role in the scope")
         removed = run_graph(ctx, lambda g: g.revoke_grant(name, where, principal=who), writes=True)
-        if as_json:
-            echo_json(removed.to_dict())
-        else:
-            click.echo(f"revoked {_grant_line(removed)}")
+        echo_one(removed, as_json, f"revoked {_grant_line(removed)}")
         return
     if role is None:
         raise click.UsageError(f"give the ROLE to grant {name!r}: {ROLE_HELP}")
@@ -96,10 +89,7 @@ def grant(
         return made, list(await graph.scopes())
 
     made, held = run_graph(ctx, give, must_exist=False, writes=True)
-    if as_json:
-        echo_json(made.to_dict())
-    else:
-        click.echo(f"granted {_grant_line(made)}")
+    echo_one(made, as_json, f"granted {_grant_line(made)}")
     _note_empty(ctx, [made.scope], held)
 
 
@@ -159,13 +149,9 @@ def link(
             raise click.UsageError("--list takes at most a SCOPE")
         source = scopes[0] if scopes else None
         found = run_graph(ctx, lambda g: g.links(source)) if ctx.location.exists() else []
-        if as_json:
-            echo_json([item.to_dict() for item in found])
-            return
-        if not found:
-            click.echo("no links yet: make one with `loregraph link SCOPE LINKED`", err=True)
-        for item in found:
-            click.echo(_link_line(item))
+        echo_items(
+            found, as_json, _link_line, "no links yet: make one with `loregraph link SCOPE LINKED`"
+        )
         return
     if len(scopes) < 2:
         raise click.UsageError("give the SCOPE that reads and the LINKED scope it reads")
@@ -179,10 +165,7 @@ def link(
         if wanted or share:
             raise click.UsageError("--remove takes only SCOPE and LINKED")
         removed = run_graph(ctx, lambda g: g.unlink(scope, linked, principal=who), writes=True)
-        if as_json:
-            echo_json(removed.to_dict())
-        else:
-            click.echo(f"removed the link: {_link_line(removed)}")
+        echo_one(removed, as_json, f"removed the link: {_link_line(removed)}")
         return
     mode = share or (SHARE_SELECTIVE if wanted else SHARE_ALL)
     if mode == SHARE_SELECTIVE and not wanted:
@@ -201,10 +184,7 @@ def link(
         return made, list(await graph.scopes())
 
     made, held = run_graph(ctx, make, must_exist=False, writes=True)
-    if as_json:
-        echo_json(made.to_dict())
-    else:
-        click.echo(f"linked: {_link_line(made)}")
+    echo_one(made, as_json, f"linked: {_link_line(made)}")
     _note_empty(ctx, [made.scope, made.linked], held)
 
 

@@ -10,7 +10,7 @@ import click
 from loregraph import ApiKey, LoregraphError, NewKey, Role
 from loregraph.cli.merges import principal
 from loregraph.cli.options import json_option, scope_option
-from loregraph.cli.runner import Context, echo_json, run_graph, settings_for
+from loregraph.cli.runner import Context, echo_json, echo_one, run_graph, settings_for
 from loregraph.cli.support import fail_on
 
 ROLES = [str(role) for role in Role]
@@ -84,10 +84,7 @@ def list_keys(ctx: Context, as_json: bool) -> None:
 def revoke(ctx: Context, name: str, as_json: bool) -> None:
     """Revoke the key NAME at once and for good."""
     key = run_graph(ctx, lambda g: g.revoke_key(name, principal=principal(ctx)), writes=True)
-    if as_json:
-        echo_json(key.to_dict())
-    else:
-        click.echo(f"revoked key {key.name!r}")
+    echo_one(key, as_json, f"revoked key {key.name!r}")
 
 
 def _roles(key: ApiKey) -> str:

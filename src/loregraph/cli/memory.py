@@ -18,7 +18,7 @@ from loregraph.cli.admin import deleted_line
 from loregraph.cli.dates import TimeParam, memory_time
 from loregraph.cli.merges import principal
 from loregraph.cli.options import json_option, limit_option, visibility_options
-from loregraph.cli.runner import Context, echo_json, run_graph
+from loregraph.cli.runner import Context, echo_items, echo_json, echo_one, run_graph
 from loregraph.cli.support import fail
 
 RECORD_FIELDS = {"text", "at", "tags", "source", "metadata"}
@@ -193,13 +193,7 @@ def memories(
             tags=tags, source=source, since=since, until=until, about=about, limit=limit
         ),
     )
-    if as_json:
-        echo_json([m.to_dict() for m in found])
-        return
-    if not found:
-        click.echo("no memories match", err=True)
-    for memory in found:
-        click.echo(_line(memory))
+    echo_items(found, as_json, _line, "no memories match")
 
 
 def _show_hits(hits: list[MemoryHit], as_json: bool) -> None:
@@ -224,10 +218,7 @@ def forget(ctx: Context, memory_id: str, as_json: bool) -> None:
     """Forget the memory ID and exactly what only it supported."""
     who = principal(ctx)
     report = run_graph(ctx, lambda g: g.forget(memory_id, principal=who), writes=True)
-    if as_json:
-        echo_json(report.to_dict())
-    else:
-        click.echo(deleted_line("forgot", report))
+    echo_one(report, as_json, deleted_line("forgot", report))
 
 
 COMMANDS = (remember, memories, forget)

@@ -10,7 +10,7 @@ import click
 
 from loregraph import AuditEntry, Entity, MergeView
 from loregraph.cli.options import json_option, limit_option
-from loregraph.cli.runner import Context, echo_json, run_graph
+from loregraph.cli.runner import Context, echo_items, echo_one, run_graph
 
 
 def principal(ctx: Context | None = None) -> str:
@@ -48,13 +48,7 @@ def merges(ctx: Context, entity: str | None, undone: bool, as_json: bool) -> Non
     """List every merge, newest first: id, the name merged, the entity, the rule, its score
     and the document that caused it. Undo one with `loregraph unmerge ID`."""
     found = run_graph(ctx, lambda g: g.merges(entity=entity, undone=undone))
-    if as_json:
-        echo_json([m.to_dict() for m in found])
-        return
-    if not found:
-        click.echo("no merges", err=True)
-    for view in found:
-        click.echo(_merge_line(view))
+    echo_items(found, as_json, _merge_line, "no merges")
 
 
 @click.command()
@@ -66,10 +60,9 @@ def unmerge(ctx: Context, merge_id: str, as_json: bool) -> None:
     mentions, relations and evidence), and later ingests do not merge it back."""
     who = principal(ctx)
     view = run_graph(ctx, lambda g: g.unmerge(merge_id, principal=who), writes=True)
-    if as_json:
-        echo_json(view.to_dict())
-    else:
-        click.echo(f"unmerged {view.surface!r} from {view.entity!r} ({view.rule}, {view.id})")
+    echo_one(
+        view, as_json, f"unmerged {view.surface!r} from {view.entity!r} ({view.rule}, {view.id})"
+    )
 
 
 @click.command()
@@ -85,10 +78,7 @@ def merge(ctx: Context, name: str, other: str, as_json: bool) -> None:
     mean; nothing is merged on a guess."""
     who = principal(ctx)
     view = run_graph(ctx, lambda g: g.merge(name, other, principal=who), writes=True)
-    if as_json:
-        echo_json(view.to_dict())
-    else:
-        click.echo(f"merged {view.surface!r} into {view.entity!r} ({view.id})")
+    echo_one(view, as_json, f"merged {view.surface!r} into {view.entity!r} ({view.id})")
 
 
 @click.command()
@@ -129,10 +119,7 @@ def retype(ctx: Context, name: str, entity_type: str, new_type: bool, as_json: b
 
 
 def _echo_entity(entity: Entity, as_json: bool, verb: str) -> None:
-    if as_json:
-        echo_json(entity.to_dict())
-    else:
-        click.echo(f"{verb} {entity.name!r} ({entity.type}, {entity.id})")
+    echo_one(entity, as_json, f"{verb} {entity.name!r} ({entity.type}, {entity.id})")
 
 
 @click.command()
@@ -143,13 +130,7 @@ def audit(ctx: Context, limit: int, as_json: bool) -> None:
     """The audit log, newest first: every merge, unmerge, rename, retype, deletion and
     forgotten memory, grant, link and key created or revoked, with its time and who made it."""
     entries = run_graph(ctx, lambda g: g.audit(limit=limit))
-    if as_json:
-        echo_json([e.to_dict() for e in entries])
-        return
-    if not entries:
-        click.echo("the audit log is empty", err=True)
-    for entry in entries:
-        click.echo(_audit_line(entry))
+    echo_items(entries, as_json, _audit_line, "the audit log is empty")
 
 
 COMMANDS = (merges, unmerge, merge, rename, retype, audit)

@@ -6,7 +6,7 @@ import click
 
 from loregraph import Persona, PersonaLibrary
 from loregraph.cli.options import json_option
-from loregraph.cli.runner import Context, echo_json, settings_for
+from loregraph.cli.runner import Context, echo_items, settings_for
 from loregraph.cli.support import fail_on
 
 
@@ -28,11 +28,7 @@ def personas(ctx: Context, as_json: bool) -> None:
     except Exception as exc:  # every failure becomes a message and an exit code
         fail_on(exc)
     chosen = [found[name] for name in sorted(found)]
-    if as_json:
-        echo_json([p.to_dict() for p in chosen])
-        return
-    for persona in chosen:
-        click.echo(_line(persona))
+    echo_items(chosen, as_json, _line)
 
 
 COMMANDS = (personas,)

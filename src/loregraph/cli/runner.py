@@ -9,10 +9,10 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar
 
 import click
 from rich.console import Console
@@ -188,6 +188,39 @@ def showing(
 def echo_json(payload: Any) -> None:
     """Print ``payload`` as indented JSON (anything JSON lacks, such as a time, as text)."""
     click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+
+
+def echo_one(item: Any, as_json: bool, line: str) -> None:
+    """Print ``item``: its ``to_dict()`` as JSON, or ``line`` for people."""
+    if as_json:
+        echo_json(item.to_dict())
+    else:
+        click.echo(line)
+
+
+class Shown(Protocol):
+    """A result the command line prints: it has a JSON form."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON."""
+        ...
+
+
+S = TypeVar("S", bound=Shown)
+
+
+def echo_items(
+    items: Sequence[S], as_json: bool, line: Callable[[S], str], empty: str | None = None
+) -> None:
+    """Print ``items``: a JSON list of their ``to_dict()``, or a ``line`` each for people
+    (and ``empty`` on stderr when there are none)."""
+    if as_json:
+        echo_json([item.to_dict() for item in items])
+        return
+    if not items and empty:
+        click.echo(empty, err=True)
+    for item in items:
+        click.echo(line(item))
 
 
 def echo_report(report: Any, as_json: bool) -> None:

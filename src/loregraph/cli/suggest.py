@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from loregraph.cli.options import json_option, limit_option
-from loregraph.cli.runner import Context, echo_json, run_graph
+from loregraph.cli.runner import Context, echo_items, run_graph
 
 
 @click.command()
@@ -20,13 +20,12 @@ def suggest(ctx: Context, document: str, limit: int, as_json: bool) -> None:
     first, each with what connects them ("also about Mina Harker and Whitby"). Rarer
     people and places count more than those every document names."""
     found = run_graph(ctx, lambda g: g.suggest(document, limit=limit))
-    if as_json:
-        echo_json([s.to_dict() for s in found])
-        return
-    if not found:
-        click.echo("no other document shares a person, place or thing with it", err=True)
-    for item in found:
-        click.echo(f"{item.score:6.2f}  {item.title}  ({item.document_id}): {item.reason}")
+    echo_items(
+        found,
+        as_json,
+        lambda item: f"{item.score:6.2f}  {item.title}  ({item.document_id}): {item.reason}",
+        "no other document shares a person, place or thing with it",
+    )
 
 
 COMMANDS = (suggest,)
