@@ -24,8 +24,8 @@ from loregraph.store.surreal import SurrealStore
 STORE = Path(__file__).resolve().parents[2] / "src" / "loregraph" / "store"
 TARGET_METHODS, TARGET_LINES = 30, 1500
 CEILINGS = {
-    SqliteStore: (35, 3068),
-    PostgresStore: (33, 2755),
+    SqliteStore: (18, 3010),
+    PostgresStore: (16, 2697),
     CypherStore: (27, 2175),
     JsonFileStore: (2, 1650),
     SurrealStore: (26, 1499),

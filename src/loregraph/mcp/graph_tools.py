@@ -10,7 +10,7 @@ from pydantic import Field
 
 from loregraph import AsyncGraph
 from loregraph.mcp.acting import engine
-from loregraph.mcp.tools import READ, AsOf, KnownAt, Limit, Name, Result, as_time, reported
+from loregraph.mcp.tools import READ, AsOf, KnownAt, Limit, Name, Result, reported, when
 
 
 def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
@@ -33,7 +33,7 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
         name: Name, as_of: AsOf = None, limit: Limit = 50, known_at: KnownAt = None
     ) -> Result:
         found = await engine(graph).entity(
-            name, limit=limit, as_of=as_time(as_of), known_at=as_time(known_at, "known_at")
+            name, limit=limit, **when(as_of, known_at)
         )
         return found.to_dict()
 
@@ -60,8 +60,7 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
             name,
             other,
             type=types or None,
-            as_of=as_time(as_of),
-            known_at=as_time(known_at, "known_at"),
+            **when(as_of, known_at),
         )
         return found.to_dict()
 
@@ -101,8 +100,7 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
             name,
             direction=direction,
             type=types,
-            as_of=as_time(as_of),
-            known_at=as_time(known_at, "known_at"),
+            **when(as_of, known_at),
             limit=limit,
         )
         return found.to_dict()
@@ -123,8 +121,7 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         found = await engine(graph).neighbors(
             name,
             hops=hops,
-            as_of=as_time(as_of),
-            known_at=as_time(known_at, "known_at"),
+            **when(as_of, known_at),
             limit=limit,
         )
         return found.to_dict()
@@ -147,8 +144,7 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
             source,
             target,
             max_hops=max_hops,
-            as_of=as_time(as_of),
-            known_at=as_time(known_at, "known_at"),
+            **when(as_of, known_at),
         )
         return {"paths": [p.to_dict() for p in paths]}
 

@@ -15,7 +15,7 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from functools import wraps
-from typing import Annotated, Any, Literal, ParamSpec
+from typing import Annotated, Any, Literal, ParamSpec, TypedDict
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -101,6 +101,19 @@ def as_time(value: str | None, what: str = "as_of") -> datetime | None:
         raise InputError(f"{what}: {exc}") from None
 
 
+class Times(TypedDict):
+    """The times a query looks at: world time (``as_of``) and store time (``known_at``)."""
+
+    as_of: datetime | None
+    known_at: datetime | None
+
+
+def when(as_of: str | None, known_at: str | None) -> Times:
+    """The times a query looks at, from the tool's ``as_of`` and ``known_at`` arguments
+    (the keyword arguments the engine's queries take)."""
+    return Times(as_of=as_time(as_of), known_at=as_time(known_at, "known_at"))
+
+
 def reported(fn: Callable[P, Awaitable[Result]]) -> Callable[P, Awaitable[Result]]:
     """Turn a loregraph error of ``fn`` into a tool error with its message."""
 
@@ -182,8 +195,7 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
         answer = await engine(graph).ask(
             question,
             preset=preset,
-            as_of=as_time(as_of),
-            known_at=as_time(known_at, "known_at"),
+            **when(as_of, known_at),
             show_ended=show_ended,
             only=only,
             persona=persona,
@@ -218,8 +230,7 @@ def add_question_tools(server: MCPServer, graph: AsyncGraph) -> None:
             question,
             format=format,
             budget=budget,
-            as_of=as_time(as_of),
-            known_at=as_time(known_at, "known_at"),
+            **when(as_of, known_at),
             show_ended=show_ended,
             only=only,
             persona=persona,

@@ -6,8 +6,9 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from loregraph import Asking, context_of
+from loregraph import Asking, AsyncGraph, context_of
 from loregraph.server.auth import Caller, Reader
+from loregraph.server.config import ServerConfig
 from loregraph.server.debug import DebugParam, check_debug, debug_of
 from loregraph.server.requests import AskRequest, AsOf, ContextRequest, KnownAt, Preset
 from loregraph.server.responses import AnswerOut, ContextOut, SearchOut
@@ -43,14 +44,22 @@ def asking(body: AskRequest, caller: Caller) -> Asking:
     )
 
 
+def _checked(
+    body: AskRequest, caller: Caller, graph: AsyncGraph, config: ServerConfig, debug: bool
+) -> tuple[AsyncGraph, bool]:
+    """The engine acting as ``caller`` and whether a debug report is wanted, once the
+    question's length and the caller's right to a debug report are checked."""
+    check_length(config, body.question, "question")
+    report = check_debug(caller, debug)
+    return graph.acting_as(caller.principal), report
+
+
 @router.post("/ask", response_class=EventStream, responses=STREAM_DOC)
 async def ask(
     body: AskRequest, caller: Reader, graph: Engine, config: Config, debug: DebugParam = False
 ) -> Any:
     """Answer a question with citations, streamed as server-sent events."""
-    check_length(config, body.question, "question")
-    report = check_debug(caller, debug)
-    graph = graph.acting_as(caller.principal)
+    graph, report = _checked(body, caller, graph, config, debug)
     stream = graph.ask_stream(body.question, **asking(body, caller))
     events = answer_events(
         stream,
@@ -65,9 +74,7 @@ async def ask_json(
     body: AskRequest, caller: Reader, graph: Engine, config: Config, debug: DebugParam = False
 ) -> Any:
     """Answer a question with citations, in one JSON response."""
-    check_length(config, body.question, "question")
-    report = check_debug(caller, debug)
-    graph = graph.acting_as(caller.principal)
+    graph, report = _checked(body, caller, graph, config, debug)
     answer = await graph.ask(body.question, **asking(body, caller))
     out = {**answer.to_dict(), "found": answer.found}
     if report and answer.retrieval is not None:
@@ -80,9 +87,7 @@ async def context(
     body: ContextRequest, caller: Reader, graph: Engine, config: Config, debug: DebugParam = False
 ) -> Any:
     """The graph-augmented context an LLM would receive for the question."""
-    check_length(config, body.question, "question")
-    report = check_debug(caller, debug)
-    graph = graph.acting_as(caller.principal)
+    graph, report = _checked(body, caller, graph, config, debug)
     result = await graph.retrieve(body.question, **asking(body, caller))
     text = context_of(result, body.format, body.budget)
     out: dict[str, Any] = {"question": body.question, "format": body.format, "context": text}

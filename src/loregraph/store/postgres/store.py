@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import psycopg
 
 from loregraph import models
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, Store
-from loregraph.store.hops import Hop
-from loregraph.store.postgres import changes, graph, provenance, reads, search, write
-from loregraph.store.postgres.cleanup import read_graph_version
+from loregraph.store.postgres import changes, cleanup, graph, provenance, reads, search, write
 from loregraph.store.postgres.connection import (
     DEFAULT_SCHEMA,
     Database,
@@ -34,20 +33,15 @@ from loregraph.store.postgres.ledger import PostgresLedger
 from loregraph.store.postgres.migrations import ensure_schema, ensure_vector_indexes
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
-    DocumentQuery,
-    EntityListing,
-    Page,
-    PageKey,
-    RelationQuery,
-    TextSearch,
     VectorSearch,
 )
+from loregraph.store.sqlreads import SqlReads
 
 ANALYZE_AFTER_ROWS = 2_000
 """Entities and chunks written by this store object between two ``ANALYZE`` runs."""
 
 
-class PostgresStore(PostgresLedger, Store):
+class PostgresStore(PostgresLedger, SqlReads, Store):
     """A store in one schema of a PostgreSQL database (pgvector, pg_trgm and btree_gist).
 
     ``url`` is a libpq URL (``postgresql://user:pass@host:5432/db``); ``?schema=name`` in it,
@@ -69,6 +63,14 @@ class PostgresStore(PostgresLedger, Store):
 
     def __repr__(self) -> str:
         return f"PostgresStore({redact(self.url)!r}, schema={self.schema!r})"
+
+    _reads = reads
+    _search = search
+    _graph = graph
+    _cleanup = cleanup
+
+    async def _query(self, fn: Any, *args: Any) -> Any:
+        return await self._db.read(fn, *args)
 
     # ----------------------------------------------------------------- lifecycle
     async def open(self) -> None:
@@ -102,12 +104,6 @@ class PostgresStore(PostgresLedger, Store):
             self._rows_since_analyze = 0
             await self._db.read(write.analyze)
 
-    async def get_document(self, document_id: str) -> models.Document | None:
-        return await self._db.read(reads.get_document, document_id)
-
-    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
-        return await self._db.read(reads.documents, query)
-
     async def delete_document(
         self, document_id: str, *, ends: Sequence[models.Relation] = ()
     ) -> models.DeleteReport:
@@ -116,25 +112,7 @@ class PostgresStore(PostgresLedger, Store):
         return report
 
     # ----------------------------------------------------------------- chunks
-    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
-        return await self._db.read(reads.get_chunks, list(chunk_ids))
-
-    async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
-        if ask.kind == "entity":
-            return await self._db.read(search.search_entities_text, ask.scope, ask.query, ask.limit)
-        return await self._db.read(
-            search.search_chunks_text, ask.scope, ask.query, ask.limit, ask.document_kind
-        )
-
     # ----------------------------------------------------------------- entities
-    async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
-        return await self._db.read(reads.get_entities, list(entity_ids))
-
-    async def find_entities_by_key(
-        self, scope: str, keys: Sequence[str]
-    ) -> dict[str, models.Entity]:
-        return await self._db.read(reads.find_entities_by_key, scope, list(keys))
-
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
     ) -> list[models.Scored]:
@@ -144,26 +122,7 @@ class PostgresStore(PostgresLedger, Store):
     async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
         return await self._db.read(search.search_vector, ask)
 
-    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
-        return await self._db.read(reads.entity_embeddings, list(entity_ids))
-
-    async def _list_entities(self, listing: EntityListing) -> list[models.Entity]:
-        return await self._db.read(reads.list_entities, listing)
-
     # ----------------------------------------------------------------- relations, graph
-    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
-        return await self._db.read(graph.entity_relations, query)
-
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
-        return await self._db.read(graph.relations_among, list(entity_ids))
-
-    async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
-        """One query for a whole hop."""
-        return await self._db.read(graph.relations_touching, hop)
-
-    async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
-        return await self._db.read(graph.get_relations, list(relation_ids))
-
     async def invalidate_relation(
         self, relation_id: str, invalid_at: datetime, *, by: str | None = None
     ) -> None:
@@ -174,13 +133,7 @@ class PostgresStore(PostgresLedger, Store):
     async def graph_arrays(self, scope: str) -> models.GraphArrays:
         return await self._db.snapshot(graph.graph_arrays, scope)
 
-    async def graph_version(self, scope: str) -> int:
-        return await self._db.read(read_graph_version, scope)
-
     # ----------------------------------------------------------------- merges, bundles, bulk
-    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
-        return await self._db.read(reads.list_merges, scope, entity_id)
-
     # ----------------------------------------------------------------- decisions, audit, edits
     async def update_entity(
         self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
@@ -201,16 +154,5 @@ class PostgresStore(PostgresLedger, Store):
     ) -> dict[str, list[RelationSource]]:
         return await self._db.snapshot(provenance.relation_sources, list(relation_ids))
 
-    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
-        return await self._db.read(reads.entities_page, scope, after, batch)
-
-    async def _relations_page(
-        self, scope: str, after: PageKey, batch: int
-    ) -> Page[models.Relation]:
-        return await self._db.read(reads.relations_page, scope, after, batch)
-
     async def stats(self, scope: str) -> models.StoreStats:
         return await self._db.read(reads.stats, scope, self._version or SCHEMA_VERSION)
-
-    async def scopes(self) -> list[str]:
-        return await self._db.read(reads.scopes)

@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -22,25 +23,18 @@ from loregraph import models
 from loregraph.errors import NotFoundError
 from loregraph.models import name_key
 from loregraph.store.base import Store
-from loregraph.store.hops import Hop
 from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
-    DocumentQuery,
-    EntityListing,
-    Page,
-    PageKey,
-    RelationQuery,
-    TextSearch,
     VectorSearch,
 )
-from loregraph.store.sqlite import changes, graph, provenance, reads, search, write
-from loregraph.store.sqlite.cleanup import read_graph_version
+from loregraph.store.sqlite import changes, cleanup, graph, provenance, reads, search, write
 from loregraph.store.sqlite.db import MEMORY, Database
 from loregraph.store.sqlite.indexes import ENTITY, MemoryIndexes
 from loregraph.store.sqlite.ledger import SqliteLedger
+from loregraph.store.sqlreads import SqlReads
 
 
-class SqliteStore(SqliteLedger, Store):
+class SqliteStore(SqliteLedger, SqlReads, Store):
     """A store in one SQLite file (or ``":memory:"``), created on first open.
 
     >>> store = SqliteStore("graph.db")  # doctest: +SKIP
@@ -55,6 +49,14 @@ class SqliteStore(SqliteLedger, Store):
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r})"
+
+    _reads = reads
+    _search = search
+    _graph = graph
+    _cleanup = cleanup
+
+    async def _query(self, fn: Any, *args: Any) -> Any:
+        return await self._db.run(fn, *args)
 
     # ----------------------------------------------------------------- lifecycle
     async def open(self) -> None:
@@ -103,31 +105,7 @@ class SqliteStore(SqliteLedger, Store):
         return outcome is not None
 
     # ----------------------------------------------------------------- documents, chunks
-    async def get_document(self, document_id: str) -> models.Document | None:
-        return await self._db.run(reads.get_document, document_id)
-
-    async def _documents(self, query: DocumentQuery) -> list[models.Document]:
-        return await self._db.run(reads.documents, query)
-
-    async def get_chunks(self, chunk_ids: Sequence[str]) -> list[models.Chunk]:
-        return await self._db.run(reads.get_chunks, list(chunk_ids))
-
-    async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
-        if ask.kind == "entity":
-            return await self._db.run(search.search_entities_text, ask.scope, ask.query, ask.limit)
-        return await self._db.run(
-            search.search_chunks_text, ask.scope, ask.query, ask.limit, ask.document_kind
-        )
-
     # ----------------------------------------------------------------- entities
-    async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
-        return await self._db.run(reads.get_entities, list(entity_ids))
-
-    async def find_entities_by_key(
-        self, scope: str, keys: Sequence[str]
-    ) -> dict[str, models.Entity]:
-        return await self._db.run(reads.find_entities_by_key, scope, list(keys))
-
     async def search_entities_fuzzy(
         self, scope: str, name: str, limit: int, *, entity_type: str | None = None
     ) -> list[models.Scored]:
@@ -156,36 +134,11 @@ class SqliteStore(SqliteLedger, Store):
         indexes = self._indexes
         return await self._db.run(indexes.search_vectors, scope, ENTITY, matrix, tags, limit)
 
-    async def entity_embeddings(self, entity_ids: Sequence[str]) -> dict[str, models.Vector]:
-        return await self._db.run(reads.entity_embeddings, list(entity_ids))
-
-    async def _list_entities(self, listing: EntityListing) -> list[models.Entity]:
-        return await self._db.run(reads.list_entities, listing)
-
     # ----------------------------------------------------------------- relations, graph
-    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
-        return await self._db.run(graph.entity_relations, query)
-
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
-        return await self._db.run(graph.relations_among, list(entity_ids))
-
-    async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
-        """One query for a whole hop."""
-        return await self._db.run(graph.relations_touching, hop)
-
-    async def get_relations(self, relation_ids: Sequence[str]) -> list[models.Relation]:
-        return await self._db.run(graph.get_relations, list(relation_ids))
-
     async def graph_arrays(self, scope: str) -> models.GraphArrays:
         return await self._db.run(graph.graph_arrays, scope)
 
-    async def graph_version(self, scope: str) -> int:
-        return await self._db.run(read_graph_version, scope)
-
     # ----------------------------------------------------------------- merges, bundles, bulk
-    async def list_merges(self, scope: str, entity_id: str | None = None) -> list[models.Merge]:
-        return await self._db.run(reads.list_merges, scope, entity_id)
-
     # ----------------------------------------------------------------- decisions, audit, edits
     async def update_entity(
         self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
@@ -207,16 +160,5 @@ class SqliteStore(SqliteLedger, Store):
     ) -> dict[str, list[RelationSource]]:
         return await self._db.run(provenance.relation_sources, list(relation_ids))
 
-    async def _entities_page(self, scope: str, after: PageKey, batch: int) -> Page[models.Entity]:
-        return await self._db.run(reads.entities_page, scope, after, batch)
-
-    async def _relations_page(
-        self, scope: str, after: PageKey, batch: int
-    ) -> Page[models.Relation]:
-        return await self._db.run(reads.relations_page, scope, after, batch)
-
     async def stats(self, scope: str) -> models.StoreStats:
         return await self._db.run(reads.stats, scope, self._db.version)
-
-    async def scopes(self) -> list[str]:
-        return await self._db.run(reads.scopes)
