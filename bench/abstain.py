@@ -10,9 +10,9 @@ Two stores, each asked its own questions (answerable) and the other's (not answe
 Every question goes through ``Graph.retrieve`` (default preset); ``RetrievalResult.relevant``
 is the engine's decision, ``debug["relevance"]`` holds the coverage ``score`` it was decided
 on and whether the question is ``named`` (names stored entities and no other name: the
-threshold is then :data:`~loregraph.retrieve.relevance.NAMED_SHARE` of the base one).
+threshold is then :data:`~loregraph.retrieve.question.relevance.NAMED_SHARE` of the base one).
 "Answerable" is the positive class. Two sweeps re-decide the same scores by the engine's rule
-(:func:`~loregraph.retrieve.relevance.threshold_for`): over the base threshold, and over
+(:func:`~loregraph.retrieve.question.relevance.threshold_for`): over the base threshold, and over
 the named share at the engine's base threshold (1.0: a name lowers nothing).
 
 Quick mode ingests the odd-numbered chapters of the book (about half of it; only the
@@ -153,10 +153,10 @@ def confusion(
 
     ``threshold`` (the base threshold) re-decides from the recorded scores by the engine's
     rule: a ``named`` question needs ``share`` of it (the engine's
-    :data:`~loregraph.retrieve.relevance.NAMED_SHARE` when ``None``). Without ``threshold``
+    :data:`~loregraph.retrieve.question.relevance.NAMED_SHARE` when ``None``). Without ``threshold``
     the engine's own decision is kept.
     """
-    from loregraph.retrieve.relevance import NAMED_SHARE, threshold_for
+    from loregraph.retrieve.question.relevance import NAMED_SHARE, threshold_for
 
     named_share = NAMED_SHARE if share is None else share
 
@@ -217,7 +217,7 @@ def re_decided(asked: list[Asked], threshold: float, share: float | None = None)
 
 def summarise(asked: list[Asked], errors: dict[str, int]) -> dict[str, Any]:
     """The section's figures from every question asked."""
-    from loregraph.retrieve.relevance import MIN_COVERAGE, NAMED_SHARE, PASSAGES_CHECKED
+    from loregraph.retrieve.question.relevance import MIN_COVERAGE, NAMED_SHARE, PASSAGES_CHECKED
 
     by_store = {name: [a for a in asked if a.store == name] for name in STORES}
     studied = [a for a in asked if a.half != "held_out"]  # sweeps never see the held-out half

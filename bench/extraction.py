@@ -89,9 +89,9 @@ async def _extract_all(extractor: Any, items: list[tuple[Any, list[Any]]]) -> li
 
 def predict(result: Any, n_chunks: int, settings: Any) -> Predicted:
     """Run normalise → cluster → select → relate on one extraction result."""
+    from loregraph.ingest.extract.select import select_entities
     from loregraph.ingest.relate import build_relations, surface_index
-    from loregraph.ingest.resolve import cluster_candidates
-    from loregraph.ingest.select import select_entities
+    from loregraph.ingest.resolve.entities import cluster_candidates
     from loregraph.models import Entity
     from loregraph.text.entity_types import normalize_type
 
@@ -149,7 +149,7 @@ def score(golds: Sequence[GoldDoc], preds: Sequence[Predicted]) -> dict[str, Any
 
 def run(options: RunOptions) -> dict[str, Any]:
     """Run the extraction benchmark; returns figures and configuration."""
-    from loregraph.ingest.chunker import chunk_text
+    from loregraph.ingest.chunk.chunker import chunk_text
     from loregraph.ingest.extract.offline import OfflineExtractor
     from loregraph.ingest.types import SourceDocument
     from loregraph.settings import Settings

@@ -16,7 +16,7 @@ right when the answer contains ``answer`` and, for a case with a ``stale`` value
 present it as current (it is absent, or it comes after ``answer`` in the text).
 
 **With the model's check.** The same memories written with the offline extractor and the
-LLM contradiction check (``ingest/contradict.py``) through the real-model section's local
+LLM contradiction check (``ingest/facts/contradict.py``) through the real-model section's local
 server (llama.cpp, Gemma 3 270M; its environment, ``bench/realmodel_env.py``, is built on
 first use); only invalidation is measured there. A failure to build or start it is
 reported as skipped, with the error.

@@ -19,7 +19,7 @@ from typing import Any
 
 from bench.common import BENCH_DATA, DRACULA_FILE, LONGDOC_QUESTIONS, ROOT, TMP_DIR, RunOptions
 from bench.longdoc_text import check_answers
-from loregraph.ingest.textio import one_line_end
+from loregraph.ingest.read.textio import one_line_end
 
 QUESTIONS_DIR = LONGDOC_QUESTIONS
 CORPORA = ("dracula", "moonstone", "postgres")

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from loregraph.cli.app import main
 from loregraph.cli.progress import PlainProgress
-from loregraph.ingest import convert
+from loregraph.ingest.read import convert
 
 
 def run(db: Path, *args: str, stdin: str | None = None) -> Result:

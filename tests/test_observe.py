@@ -20,7 +20,7 @@ from loregraph.llm.usage import StageUsage
 from loregraph.observe import Observers
 from loregraph.observe.metrics import Metrics
 from loregraph.observe.spans import Spans
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.results.result import RetrievalResult
 from loregraph.store.sqlite import SqliteStore
 
 TEXT = "Ada Moreno works for Globex in Lisbon. Globex builds the Harbor ledger."

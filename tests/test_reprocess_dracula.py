@@ -1,6 +1,6 @@
 """Acceptance: merges, undos, renames and backfill on a whole book, the full Dracula text in
 one document (as `make demo` stores it). Each processes the book again from what the store
-keeps: its chunks and the blank runs between them (`ingest/blanks.py`). The whole text's
+keeps: its chunks and the blank runs between them (`ingest/chunk/blanks.py`). The whole text's
 blank runs are not all alike (one holds 25 spaces), which the old guess from at most 4,096
 combinations could not rebuild. Built with hashed embeddings for speed: what is under test,
 the exact text, does not depend on the embedder. Compared as in `test_unmerge_dracula.py`:
@@ -19,7 +19,7 @@ from graph_state import graph_state
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.engine.backfill import BackfillReport
 from loregraph.engine.merge_views import MergeView
-from loregraph.ingest.blanks import BLANKS, rebuild_text
+from loregraph.ingest.chunk.blanks import BLANKS, rebuild_text
 from loregraph.ingest.extract.offline import OfflineExtractor
 from loregraph.ingest.pipeline import EXTRACTED_BY
 from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk

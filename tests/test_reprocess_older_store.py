@@ -1,4 +1,4 @@
-"""A store written before documents kept their blank runs (`ingest/blanks.py`): a document
+"""A store written before documents kept their blank runs (`ingest/chunk/blanks.py`): a document
 whose text no guess rebuilds cannot be merged, with one message naming the recovery, and
 ingesting its file again (not skipped as unchanged) stores the runs and makes it work."""
 
@@ -11,7 +11,7 @@ import pytest
 import loregraph
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import LoregraphError
-from loregraph.ingest.blanks import BLANKS
+from loregraph.ingest.chunk.blanks import BLANKS
 from loregraph.settings import ChunkSettings, Settings
 
 PARAGRAPH = (

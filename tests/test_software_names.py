@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.ingest.extract.components import code_kind, code_words
 from loregraph.ingest.extract.offline import OfflineExtractor
 from loregraph.ingest.types import SourceDocument

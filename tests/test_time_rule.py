@@ -262,7 +262,7 @@ def test_history_as_of_a_date_is_the_record_as_it_stood(agent: Path) -> None:
 
 
 def test_a_long_history_shows_only_its_latest_ended_facts(tmp_path: Path) -> None:
-    from loregraph.retrieve.ended import MAX_ENDED
+    from loregraph.retrieve.temporal.ended import MAX_ENDED
 
     db = tmp_path / "moves.db"
     cities = [

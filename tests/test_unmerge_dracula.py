@@ -18,7 +18,7 @@ import loregraph
 from graph_state import graph_state
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import InputError
-from loregraph.ingest.decisions import SAME_KEY_RULES
+from loregraph.ingest.resolve.decisions import SAME_KEY_RULES
 from loregraph.models import name_key
 from loregraph.settings import ResolutionSettings, Settings
 from loregraph.text.names import split_qualifier, split_title

@@ -31,7 +31,7 @@ BATCH_DOCS = 64
 BATCH_CHARS = 400_000
 FORMAT = 2
 """Version of the recorded-extraction file format (part of the cache key)."""
-EXTRACTOR_CODE = ("ingest/extract", "ingest/chunker.py", "text", "settings")
+EXTRACTOR_CODE = ("ingest/extract", "ingest/chunk/chunker.py", "text", "settings")
 
 
 def extraction_path(corpus: Corpus, chunking: str = "") -> Path:
@@ -62,7 +62,7 @@ def record_extractions(
     if path.exists() and slim_path(path).exists() and not fresh:
         log(f"peers: reusing recorded extractions {path.name}")
         return path, extraction_meta(path)
-    from loregraph.ingest.chunker import chunk_text
+    from loregraph.ingest.chunk.chunker import chunk_text
     from loregraph.ingest.extract.offline import OfflineExtractor
     from loregraph.ingest.types import SourceDocument
     from loregraph.settings import Settings
@@ -109,8 +109,8 @@ def record_extractions(
 def kept_names(result: Any, settings: Any) -> set[str]:
     """The candidate names loregraph's pipeline keeps as nodes: type normalisation, variant
     clustering and node selection run on a copy, exactly as in ``IngestPipeline``."""
-    from loregraph.ingest.resolve import cluster_candidates
-    from loregraph.ingest.select import select_entities
+    from loregraph.ingest.extract.select import select_entities
+    from loregraph.ingest.resolve.entities import cluster_candidates
     from loregraph.text.entity_types import normalize_type
 
     candidates = copy.deepcopy(result.entities)

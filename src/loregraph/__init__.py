@@ -65,11 +65,11 @@ from loregraph.export import subgraph_text
 from loregraph.graph import AsyncGraph, EngineOptions, open_async, open_store
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.progress import Progress
-from loregraph.ingest.readlog import SkippedInput
+from loregraph.ingest.read.readlog import SkippedInput
+from loregraph.ingest.read.textio import has_surrogates
+from loregraph.ingest.read.uploads import body_document, read_uploads
 from loregraph.ingest.report import DocumentFailure, IngestReport
-from loregraph.ingest.textio import has_surrogates
 from loregraph.ingest.types import SourceDocument
-from loregraph.ingest.uploads import body_document, read_uploads
 from loregraph.location import Location
 from loregraph.models import (
     CO_OCCURS,
@@ -84,10 +84,9 @@ from loregraph.models import (
 )
 from loregraph.observe.debug import circuit_state, debug_report
 from loregraph.observe.metrics import Metrics
-from loregraph.retrieve.personas import Persona, PersonaLibrary, read_persona
-from loregraph.retrieve.provenance import PersonaReport
-from loregraph.retrieve.resilience import GraphStatus
-from loregraph.retrieve.result import (
+from loregraph.retrieve.personas.library import Persona, PersonaLibrary, read_persona
+from loregraph.retrieve.results.provenance import PersonaReport
+from loregraph.retrieve.results.result import (
     Passage,
     QueryAnalysis,
     RankedDocument,
@@ -96,8 +95,9 @@ from loregraph.retrieve.result import (
     RetrievalResult,
     StartEntity,
 )
-from loregraph.retrieve.terms import Focus
-from loregraph.retrieve.trace import RetrievalTrace
+from loregraph.retrieve.results.terms import Focus
+from loregraph.retrieve.results.trace import RetrievalTrace
+from loregraph.retrieve.search.resilience import GraphStatus
 from loregraph.settings import (
     MIN_BUDGET,
     PRESETS,

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from loregraph.ingest.extract.base import Extractor
     from loregraph.llm.client import LLMClient
     from loregraph.llm.usage import UsageTracker
-    from loregraph.retrieve.personas import PersonaLibrary
-    from loregraph.retrieve.resilience import GraphStatus
+    from loregraph.retrieve.personas.library import PersonaLibrary
+    from loregraph.retrieve.search.resilience import GraphStatus
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -5,7 +5,7 @@ open it, and while open no call is attempted; ``reset_after`` seconds later (def
 is half-open: one trial call goes through, whose success closes it and whose failure opens
 it again. The clock is injected, so tests never wait. The LLM client
 (:mod:`loregraph.llm.resilience`) and retrieval's graph layer
-(:mod:`loregraph.retrieve.resilience`) each keep one.
+(:mod:`loregraph.retrieve.search.resilience`) each keep one.
 """
 
 from __future__ import annotations

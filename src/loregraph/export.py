@@ -12,7 +12,7 @@ from xml.etree import ElementTree as ET
 
 from loregraph.errors import InputError
 from loregraph.models import Entity, Relation
-from loregraph.retrieve.formats import mermaid_diagram
+from loregraph.retrieve.context.formats import mermaid_diagram
 from loregraph.store.base import Store
 from loregraph.timepoint import TimePoint
 

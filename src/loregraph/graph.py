@@ -30,12 +30,12 @@ from loregraph.engine.views import EntityView, SearchHit, SearchResults
 from loregraph.engine.visibility import check_owner, document_access, with_access
 from loregraph.errors import EmptyStoreError, InputError
 from loregraph.ingest.extract.base import Extractor
+from loregraph.ingest.facts.supersede import delete_and_recheck
 from loregraph.ingest.pipeline import IngestPipeline
 from loregraph.ingest.progress import Progress
-from loregraph.ingest.readers import iter_sources, read_records
-from loregraph.ingest.readlog import ReadLog
+from loregraph.ingest.read.readers import iter_sources, read_records
+from loregraph.ingest.read.readlog import ReadLog
 from loregraph.ingest.report import IngestReport
-from loregraph.ingest.supersede import delete_and_recheck
 from loregraph.ingest.types import SourceDocument
 from loregraph.kinds import Visibility
 from loregraph.location import Location

@@ -201,7 +201,7 @@ class Relation:
     ``valid_at`` / ``invalid_at``: world time (when the fact held); ``created_at`` /
     ``expired_at``: system time (when the graph learnt and retired it). ``invalidated_by``:
     the memory or document that ended it (forgetting that one opens it again). ``statement``:
-    the one it is the statement of (``ingest/statements.py``), else empty."""
+    the one it is the statement of (``ingest/facts/statements.py``), else empty."""
 
     id: str
     source_id: str

@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 from loregraph.answer.base import Answerer, PieceStream
 from loregraph.answer.types import Answer
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.results.result import RetrievalResult
 
 T = TypeVar("T")
 

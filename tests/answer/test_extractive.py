@@ -17,7 +17,7 @@ from loregraph.answer.extractive import (
 )
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.terms import Focus, wanted_types
+from loregraph.retrieve.results.terms import Focus, wanted_types
 from loregraph.settings import PRESETS
 from loregraph.text.sentences import split_sentences
 

@@ -15,7 +15,7 @@ from bench.abstain import (
     summarise,
 )
 
-from loregraph.retrieve.relevance import MIN_COVERAGE, NAMED_SHARE
+from loregraph.retrieve.question.relevance import MIN_COVERAGE, NAMED_SHARE
 
 
 def asked(

@@ -11,7 +11,7 @@ from tests.llm.fake_server import Call, FakeLLMServer, Reply
 
 from loregraph import AsyncGraph
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.ingest.contradict import LLMContradictionCheck
+from loregraph.ingest.facts.contradict import LLMContradictionCheck
 from loregraph.llm.client import LLMClient
 from loregraph.llm.openai_client import OpenAIChat
 from loregraph.store.sqlite import SqliteStore

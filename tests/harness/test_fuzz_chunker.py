@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loregraph.errors import ConfigError
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.settings import ChunkSettings
 from loregraph.text.tokens import count_tokens
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from loregraph.errors import InputError, LoregraphError
 from loregraph.graph import AsyncGraph
 from loregraph.models import name_key
-from loregraph.retrieve.analyze import (
+from loregraph.retrieve.question.analyze import (
     analyze_query,
     capitalised_phrases,
     classify_intent,

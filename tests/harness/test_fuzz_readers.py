@@ -14,10 +14,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from loregraph.errors import EmptyInputError, InputError, LoregraphError
-from loregraph.ingest.convert import is_convertible
-from loregraph.ingest.readers import read_path, read_stdin
-from loregraph.ingest.readlog import ReadLog, has_words
-from loregraph.ingest.textio import (
+from loregraph.ingest.read.convert import is_convertible
+from loregraph.ingest.read.readers import read_path, read_stdin
+from loregraph.ingest.read.readlog import ReadLog, has_words
+from loregraph.ingest.read.textio import (
     BinaryFileError,
     NotUtf8Error,
     binary_kind,

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loregraph.errors import LoregraphError
-from loregraph.ingest.readlog import ReadLog, has_words
-from loregraph.ingest.records import read_records
+from loregraph.ingest.read.readlog import ReadLog, has_words
+from loregraph.ingest.read.records import read_records
 from loregraph.ingest.types import SourceDocument
 
 from .fuzzing import fuzz, scratch, tally

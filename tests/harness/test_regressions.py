@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from loregraph.errors import InputError
-from loregraph.ingest.readers import read_path, read_stdin
-from loregraph.ingest.records import read_records
-from loregraph.ingest.textio import BinaryFileError, NotUtf8Error
+from loregraph.ingest.read.readers import read_path, read_stdin
+from loregraph.ingest.read.records import read_records
+from loregraph.ingest.read.textio import BinaryFileError, NotUtf8Error
 
 
 def _records(tmp_path: Path, name: str, body: str | bytes) -> Path:
@@ -140,7 +140,7 @@ def test_cli_refuses_these_inputs_with_one_line_and_writes_nothing(tmp_path: Pat
 
 
 def test_no_empty_chunk_after_a_hard_cut_at_the_end_of_the_text() -> None:
-    from loregraph.ingest.chunker import chunk_text
+    from loregraph.ingest.chunk.chunker import chunk_text
     from loregraph.settings import ChunkSettings
 
     # one character of two tokens, with one token allowed: it is cut on its own, and the

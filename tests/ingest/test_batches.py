@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loregraph.errors import ConfigError
-from loregraph.ingest.batches import mega_batches
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.chunker import chunk_text
+from loregraph.ingest.extract.batches import mega_batches
 from loregraph.ingest.types import TextChunk
 from loregraph.settings import ChunkSettings
 

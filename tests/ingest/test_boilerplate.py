@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.ingest.boilerplate import find_boilerplate, set_aside
+from loregraph.ingest.chunk.boilerplate import find_boilerplate, set_aside
 from loregraph.ingest.pipeline import IngestPipeline, document_id
 from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
 from loregraph.models import DocKind, content_hash

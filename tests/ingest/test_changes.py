@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from loregraph.ingest.changes import change_kind, changed_ends, cued_ends, negated_names
+from loregraph.ingest.facts.changes import change_kind, changed_ends, cued_ends, negated_names
 from loregraph.models import Entity, Relation
 
 JAN = datetime(2026, 1, 15, tzinfo=UTC)

@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loregraph.ingest.chunker import SECTION_FROM, chunk_text
+from loregraph.ingest.chunk.chunker import SECTION_FROM, chunk_text
 from loregraph.ingest.types import TextChunk
 from loregraph.settings import ChunkSettings
 from loregraph.text.tokens import count_tokens

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from loregraph.ingest.claim_ends import ClaimReader, spacy_reader
-from loregraph.ingest.claim_model import Claim
-from loregraph.ingest.claim_rules import changes, same_value
+from loregraph.ingest.clauses.model import Claim
+from loregraph.ingest.clauses.rules import changes, same_value
+from loregraph.ingest.facts.claim_ends import ClaimReader, spacy_reader
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from loregraph.errors import InputError
-from loregraph.ingest import convert
-from loregraph.ingest.readers import read_path
-from loregraph.ingest.readlog import ReadLog
+from loregraph.ingest.read import convert
+from loregraph.ingest.read.readers import read_path
+from loregraph.ingest.read.readlog import ReadLog
 
 
 def make_pdf(path: Path, text: str) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.ingest.extract.describe import DescriptionCues, Pick, choose
 from loregraph.ingest.extract.offline import OfflineExtractor
 from loregraph.ingest.types import SourceDocument

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import loregraph
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.ingest.textio import decode
+from loregraph.ingest.read.textio import decode
 
 TEXT = (
     "CHAPTER I\n\nThe Diamond\n\nRachel Verinder kept the Moonstone in an Indian cabinet.\n"

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from loregraph.errors import DependencyError
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.ingest.extract.assemble import ChunkLocator, excerpt
 from loregraph.ingest.extract.base import Extractor
 from loregraph.ingest.extract.dependency import relation_type, third_person
 from loregraph.ingest.extract.offline import OfflineExtractor
+from loregraph.ingest.extract.select import select_entities
 from loregraph.ingest.extract.spacy_nlp import prepare_text, split_pieces
-from loregraph.ingest.select import select_entities
 from loregraph.ingest.types import CandidateEntity, ExtractionResult, SourceDocument, TextChunk
 from loregraph.models import ABOUT, CO_OCCURS, name_key
 from loregraph.settings import ChunkSettings, ExtractionSettings

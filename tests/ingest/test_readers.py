@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from loregraph.errors import EmptyInputError, InputError
-from loregraph.ingest.readers import iter_sources, read_path, read_records, read_stdin
-from loregraph.ingest.readlog import ReadLog
+from loregraph.ingest.read.readers import iter_sources, read_path, read_records, read_stdin
+from loregraph.ingest.read.readlog import ReadLog
 
 CORPUS = Path("/work/shared/bench/2wikimultihopqa/corpus.json")
 

@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from loregraph.errors import LoregraphError
-from loregraph.ingest.blanks import BLANKS, blank_runs, complete, rebuild_text
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.blanks import BLANKS, blank_runs, complete, rebuild_text
+from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.models import Chunk, DocStatus, Document, content_hash
 from loregraph.settings import ChunkSettings
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.ingest.extract.offline import OfflineExtractor
 from loregraph.ingest.extract.relations import fits_types
 from loregraph.ingest.relate import build_relations

@@ -9,7 +9,7 @@ import numpy.typing as npt
 import pytest
 
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.ingest.resolve import Resolver, cluster_candidates, embedding_text
+from loregraph.ingest.resolve.entities import Resolver, cluster_candidates, embedding_text
 from loregraph.ingest.types import CandidateEntity, Occurrence
 from loregraph.models import (
     Chunk,

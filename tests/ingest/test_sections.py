@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.ingest.pipeline import IngestPipeline, document_id
-from loregraph.ingest.sections import (
+from loregraph.ingest.chunk.sections import (
     MAX_SECTIONS,
     Section,
     capped,
     find_sections,
     with_sections,
 )
+from loregraph.ingest.pipeline import IngestPipeline, document_id
 from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
 from loregraph.models import DocKind
 from loregraph.settings import Settings

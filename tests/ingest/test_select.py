@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from loregraph.ingest.select import entity_score, select_entities
+from loregraph.ingest.extract.select import entity_score, select_entities
 from loregraph.ingest.types import CandidateEntity
 from loregraph.settings import ExtractionSettings
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from loregraph.ingest.supersede import earlier, named_in, negated_names, retired, timeline
+from loregraph.ingest.facts.supersede import earlier, named_in, negated_names, retired, timeline
 from loregraph.models import Relation
 
 JAN = datetime(2026, 1, 15, tzinfo=UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.ingest.extract.offline import OfflineExtractor
 from loregraph.ingest.extract.typing_rules import code_shaped, in_code, one_side_of_backticks
 from loregraph.ingest.types import SourceDocument

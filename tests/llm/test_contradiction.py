@@ -10,8 +10,8 @@ from pathlib import Path
 
 from loregraph import AsyncGraph
 from loregraph.embed.hashing import HashingEmbedder
-from loregraph.ingest.contradict import STAGE, LLMContradictionCheck
-from loregraph.ingest.supersede import FactLine
+from loregraph.ingest.facts.contradict import STAGE, LLMContradictionCheck
+from loregraph.ingest.facts.supersede import FactLine
 from loregraph.models import Evidence, Relation
 from loregraph.store.sqlite import SqliteStore
 

@@ -18,7 +18,7 @@ from loregraph.llm.cache import SqliteResponseCache
 from loregraph.llm.client import LLMClient
 from loregraph.llm.openai_client import OpenAIChat
 from loregraph.llm.usage import UsageTracker
-from loregraph.retrieve.llm_analyze import LLMQueryAnalysis
+from loregraph.retrieve.question.llm_analyze import LLMQueryAnalysis
 from loregraph.store.sqlite import SqliteStore
 
 from .fake_server import Call, FakeLLMServer, Reply

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.ingest.extract.llm import ENTITY_STAGE, RELATION_STAGE, LLMExtractor
 from loregraph.ingest.extract.llm_ground import TextGrounder, ground_entity
 from loregraph.ingest.extract.llm_schema import RawEntity

@@ -6,7 +6,7 @@ from loregraph.answer.llm import NOTHING_FOUND, LLMAnswerer, cited_numbers
 from loregraph.llm.cache import SqliteResponseCache
 from loregraph.llm.resilience import CircuitBreaker
 from loregraph.models import Entity
-from loregraph.retrieve.result import Passage, QueryAnalysis, RankedEntity, RetrievalResult
+from loregraph.retrieve.results.result import Passage, QueryAnalysis, RankedEntity, RetrievalResult
 
 from .fake_server import FakeLLMServer, Reply
 

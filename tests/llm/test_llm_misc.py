@@ -13,9 +13,9 @@ from loregraph.answer.llm import LLMAnswerer
 from loregraph.embed.openai import OpenAIEmbedder, build_embedder
 from loregraph.engine.parts import Parts
 from loregraph.errors import ConfigError
-from loregraph.ingest.confirm import LLMMergeConfirmer
 from loregraph.ingest.extract.llm import GLEAN_STAGE, LLMExtractor
 from loregraph.ingest.extract.offline import OfflineExtractor
+from loregraph.ingest.resolve.confirm import LLMMergeConfirmer
 from loregraph.ingest.types import CandidateEntity, SourceDocument, TextChunk
 from loregraph.llm.config import build_client
 from loregraph.llm.errors import LLMExtractionError

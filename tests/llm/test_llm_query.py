@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from loregraph.retrieve.analyze import analyze_query
-from loregraph.retrieve.llm_analyze import LLMQueryAnalysis, LLMQueryAnalyzer
+from loregraph.retrieve.question.analyze import analyze_query
+from loregraph.retrieve.question.llm_analyze import LLMQueryAnalysis, LLMQueryAnalyzer
 from loregraph.store.sqlite import SqliteStore
 
 from .fake_server import FakeLLMServer, Reply

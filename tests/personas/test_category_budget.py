@@ -9,7 +9,7 @@ import pytest
 
 from loregraph import AsyncGraph
 from loregraph.engine.questions import context_of
-from loregraph.retrieve.category_budget import (
+from loregraph.retrieve.context.category_budget import (
     GRAPH_SHARE,
     MAP_TOKENS,
     PRIMARY_SHARE,
@@ -17,10 +17,10 @@ from loregraph.retrieve.category_budget import (
     fit_categories,
     persona_context,
 )
-from loregraph.retrieve.formats import format_context
-from loregraph.retrieve.intents import IntentRoute
-from loregraph.retrieve.provenance import PassageSource, PersonaReport
-from loregraph.retrieve.result import Passage, QueryAnalysis, RetrievalResult
+from loregraph.retrieve.context.formats import format_context
+from loregraph.retrieve.results.intents import IntentRoute
+from loregraph.retrieve.results.provenance import PassageSource, PersonaReport
+from loregraph.retrieve.results.result import Passage, QueryAnalysis, RetrievalResult
 from loregraph.text.tokens import count_tokens
 
 SENTENCE = "Rose Albright swam across the lake at dawn while Walter mended the canoe. "

@@ -6,14 +6,14 @@ import pytest
 
 from loregraph import AsyncGraph
 from loregraph.models import Entity
-from loregraph.retrieve.intents import (
+from loregraph.retrieve.question.routing import Routing
+from loregraph.retrieve.results.intents import (
     categorise,
     question_period,
     resolve_references,
     rule_intent,
     rule_route,
 )
-from loregraph.retrieve.routing import Routing
 
 from .family_corpus import ROSE
 

@@ -21,11 +21,11 @@ from loregraph.llm.client import LLMClient
 from loregraph.llm.openai_client import OpenAIChat
 from loregraph.llm.resilience import Resilience, RetryPolicy
 from loregraph.models import Scored
-from loregraph.retrieve.intents import IntentRoute
-from loregraph.retrieve.lens import PersonaLens
-from loregraph.retrieve.llm_intent import LLMIntentAnalyzer
-from loregraph.retrieve.personas import PersonaLibrary
+from loregraph.retrieve.personas.lens import PersonaLens
+from loregraph.retrieve.personas.library import PersonaLibrary
 from loregraph.retrieve.pipeline import Retriever
+from loregraph.retrieve.question.llm_intent import LLMIntentAnalyzer
+from loregraph.retrieve.results.intents import IntentRoute
 from loregraph.store.base import Store
 from loregraph.store.sqlite import SqliteStore
 

@@ -8,8 +8,8 @@ import pytest
 
 from loregraph import Settings
 from loregraph.errors import ConfigError, InputError
-from loregraph.retrieve.categories import category_of
-from loregraph.retrieve.personas import PersonaLibrary, TemporalRange, read_persona
+from loregraph.retrieve.personas.library import PersonaLibrary, TemporalRange, read_persona
+from loregraph.retrieve.results.categories import category_of
 
 GOOD = """
 name: archivist

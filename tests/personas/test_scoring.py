@@ -19,12 +19,12 @@ from loregraph import AsyncGraph, Settings
 from loregraph.access import ScopeLink
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.models import Vector
-from loregraph.retrieve.graphindex import GraphCache
-from loregraph.retrieve.intents import IntentRoute
-from loregraph.retrieve.lens import combined_score, recent_span
-from loregraph.retrieve.personas import Persona, PersonaLibrary, TemporalRange
-from loregraph.retrieve.result import RetrievalResult
-from loregraph.retrieve.traversal import Traversal, graph_relevance, hop_factor, traverse
+from loregraph.retrieve.graph.graphindex import GraphCache
+from loregraph.retrieve.personas.lens import combined_score, recent_span
+from loregraph.retrieve.personas.library import Persona, PersonaLibrary, TemporalRange
+from loregraph.retrieve.personas.traversal import Traversal, graph_relevance, hop_factor, traverse
+from loregraph.retrieve.results.intents import IntentRoute
+from loregraph.retrieve.results.result import RetrievalResult
 from loregraph.store.sqlite import SqliteStore
 from store.builders import Book
 

@@ -237,7 +237,7 @@ def sample_result(
     question: str = "Where did the Meridian sail from Port Calder?", intent: str = "factual"
 ) -> Any:
     """A hand-built RetrievalResult over the voyage text (no store needed)."""
-    from loregraph.retrieve.result import (
+    from loregraph.retrieve.results.result import (
         Passage,
         QueryAnalysis,
         RankedEntity,
@@ -245,7 +245,7 @@ def sample_result(
         RetrievalResult,
         StartEntity,
     )
-    from loregraph.retrieve.trace import RetrievalTrace
+    from loregraph.retrieve.results.trace import RetrievalTrace
     from loregraph.text.words import content_words
 
     scope = "default"

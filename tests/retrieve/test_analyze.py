@@ -8,7 +8,7 @@ import pytest
 from retrieve_corpus import EntitySpec, build_bundle
 
 from loregraph.models import Entity
-from loregraph.retrieve.analyze import (
+from loregraph.retrieve.question.analyze import (
     analyze_query,
     capitalised_phrases,
     classify_intent,

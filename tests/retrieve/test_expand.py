@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from loregraph.models import CO_OCCURS, Entity, Relation, Subgraph
-from loregraph.retrieve.expand import (
+from loregraph.retrieve.graph.expand import (
     BOTH_BONUS,
     ENTITY_MATCH_BONUS,
     hop_factor,
     rank_relations,
     rank_subgraph,
 )
-from loregraph.retrieve.result import StartEntity
+from loregraph.retrieve.results.result import StartEntity
 
 
 def ent(name: str) -> Entity:

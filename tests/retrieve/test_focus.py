@@ -6,10 +6,10 @@ import dataclasses
 
 import pytest
 
-from loregraph.retrieve.focus import focus_passage, focused_passages
-from loregraph.retrieve.relevance import question_terms
-from loregraph.retrieve.result import Passage, QueryAnalysis
-from loregraph.retrieve.terms import Focus, answer_shape
+from loregraph.retrieve.question.focus import focus_passage, focused_passages
+from loregraph.retrieve.question.relevance import question_terms
+from loregraph.retrieve.results.result import Passage, QueryAnalysis
+from loregraph.retrieve.results.terms import Focus, answer_shape
 
 FILLER = " ".join(f"The weather on day {n} was grey and the road was long." for n in range(12))
 

@@ -10,9 +10,9 @@ import pytest
 from retrieve_corpus import sample_result
 
 from loregraph.errors import ConfigError
-from loregraph.retrieve.formats import format_context, mermaid_edge_label, mermaid_text
-from loregraph.retrieve.relevance import question_terms
-from loregraph.retrieve.terms import Focus
+from loregraph.retrieve.context.formats import format_context, mermaid_edge_label, mermaid_text
+from loregraph.retrieve.question.relevance import question_terms
+from loregraph.retrieve.results.terms import Focus
 from loregraph.text.tokens import count_tokens
 
 
@@ -174,14 +174,14 @@ def test_a_fact_question_gets_passages_first_and_only_graph_lines_that_add() -> 
 
 def add_relation(result: Any, source: str, target: str, **changes: Any) -> None:
     """Put a variant of the result's first relation first, between the named ends."""
-    from loregraph.retrieve.result import RankedRelation
+    from loregraph.retrieve.results.result import RankedRelation
 
     relation = dataclasses.replace(result.relations[0].relation, **changes)
     result.relations.insert(0, RankedRelation(relation, source, target, 5.0))
 
 
 def test_relations_between_names_of_one_thing_are_left_out() -> None:
-    from loregraph.retrieve.result import RankedEntity
+    from loregraph.retrieve.results.result import RankedEntity
 
     result = sample_result(intent="relationship")
     varga = next(e.entity for e in result.entities if e.entity.name == "Elena Varga")

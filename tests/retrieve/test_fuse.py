@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loregraph.retrieve.fuse import reciprocal_rank_fusion, weighted_score_fusion
+from loregraph.retrieve.search.fuse import reciprocal_rank_fusion, weighted_score_fusion
 
 
 def test_rrf_scores_follow_the_formula() -> None:

@@ -11,10 +11,10 @@ import pytest
 from loregraph.access import Principal, Role
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.models import Entity
-from loregraph.retrieve.cache import BoundedCache, ConversationNames
-from loregraph.retrieve.expander import Expansion, IndexExpander
+from loregraph.retrieve.graph.cache import BoundedCache, ConversationNames
+from loregraph.retrieve.graph.expander import Expansion, IndexExpander
 from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.resilience import GraphGuard
+from loregraph.retrieve.search.resilience import GraphGuard
 from loregraph.settings import PRESETS, ResilienceSettings
 from loregraph.store.base import Store
 
@@ -153,7 +153,7 @@ def test_caches_are_bounded() -> None:
 
 
 async def test_a_known_name_stays_in_the_answer_when_new_ones_push_it_out() -> None:
-    from loregraph.retrieve.cache import NamesStore
+    from loregraph.retrieve.graph.cache import NamesStore
 
     ada = Entity(id="e1", name="Ada", type="person")
     bob = Entity(id="e2", name="Bob", type="person")

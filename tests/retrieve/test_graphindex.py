@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from loregraph.models import GraphArrays
-from loregraph.retrieve.graphindex import GraphIndex
+from loregraph.retrieve.graph.graphindex import GraphIndex
 
 
 def index() -> GraphIndex:

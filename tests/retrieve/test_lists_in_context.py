@@ -7,7 +7,7 @@ from pathlib import Path
 from retrieve_corpus import retrieve_from_chunks
 
 from loregraph.ingest.types import SourceDocument
-from loregraph.retrieve.formats import format_context
+from loregraph.retrieve.context.formats import format_context
 
 STAGES = [
     ("Connection", "the client opens a session with the server over a socket."),

@@ -10,7 +10,7 @@ import pytest
 import loregraph
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.models import Chunk, Document, Entity
-from loregraph.retrieve.pages import (
+from loregraph.retrieve.graph.pages import (
     bridge_ranking,
     named_entities,
     page_documents,
@@ -19,7 +19,7 @@ from loregraph.retrieve.pages import (
     title_keys,
     words_match,
 )
-from loregraph.retrieve.result import QueryAnalysis
+from loregraph.retrieve.results.result import QueryAnalysis
 
 # An invented encyclopedia: films, the people who made them, and a long novel whose title
 # is also a character's name (a long document is never that character's page).

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from loregraph.models import Chunk, Evidence, Relation
-from loregraph.retrieve.passages import (
+from loregraph.retrieve.results.result import Passage, RankedRelation
+from loregraph.retrieve.search.passages import (
     evidence_ranking,
     fuse_passages,
     mention_ranking,
@@ -11,7 +12,6 @@ from loregraph.retrieve.passages import (
     rank_documents,
     stitched_text,
 )
-from loregraph.retrieve.result import Passage, RankedRelation
 
 
 def test_chunk_naming_several_entities_ranks_first() -> None:

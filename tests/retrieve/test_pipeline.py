@@ -11,8 +11,8 @@ from retrieve_corpus import OSRAY, build_bundle
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import EmptyStoreError, InputError
 from loregraph.models import CO_OCCURS, Entity
-from loregraph.retrieve.formats import format_context
-from loregraph.retrieve.graphindex import GraphCache
+from loregraph.retrieve.context.formats import format_context
+from loregraph.retrieve.graph.graphindex import GraphCache
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.settings import PRESETS
 from loregraph.text.tokens import count_tokens

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from loregraph.models import GraphArrays
-from loregraph.retrieve.ppr import (
+from loregraph.retrieve.graph.ppr import (
     build_ppr_graph,
     pagerank,
     personalised_pagerank,

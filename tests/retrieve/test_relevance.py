@@ -11,10 +11,9 @@ from loregraph import AsyncGraph
 from loregraph.answer.extractive import NOTHING_FOUND
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import ConfigError
-from loregraph.retrieve.gather import candidate_passages
-from loregraph.retrieve.nothing import NOTHING_RELEVANT
+from loregraph.retrieve.context.nothing import NOTHING_RELEVANT
 from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.relevance import (
+from loregraph.retrieve.question.relevance import (
     MIN_COVERAGE,
     NAMED_SHARE,
     Term,
@@ -25,7 +24,8 @@ from loregraph.retrieve.relevance import (
     term_weight,
     threshold_for,
 )
-from loregraph.retrieve.result import Passage, QueryAnalysis
+from loregraph.retrieve.results.result import Passage, QueryAnalysis
+from loregraph.retrieve.search.gather import candidate_passages
 
 NONSENSE = "zzzzqqq xyzzy"
 ABSENT = "Who painted the Mona Lisa in Florence?"

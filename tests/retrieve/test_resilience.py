@@ -16,8 +16,8 @@ from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import StoreError
 from loregraph.models import Relation
 from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.resilience import GraphGuard, bare_analysis, uses_graph
-from loregraph.retrieve.result import QueryAnalysis
+from loregraph.retrieve.results.result import QueryAnalysis
+from loregraph.retrieve.search.resilience import GraphGuard, bare_analysis, uses_graph
 from loregraph.settings import PRESETS, ResilienceSettings, Settings
 from loregraph.store.base import Store
 

@@ -14,10 +14,10 @@ from loregraph.embed.hashing import HashingEmbedder
 from loregraph.ingest.pipeline import IngestPipeline
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import Document
-from loregraph.retrieve.formats import format_context
+from loregraph.retrieve.context.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.result import RetrievalResult
-from loregraph.retrieve.sections import SectionIndex, add_sections, located, section_index
+from loregraph.retrieve.results.result import RetrievalResult
+from loregraph.retrieve.results.sections import SectionIndex, add_sections, located, section_index
 from loregraph.settings import PRESETS, Settings
 from loregraph.store.sqlite import SqliteStore
 

@@ -13,11 +13,11 @@ import pytest
 
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.models import Scored
-from loregraph.retrieve.analyze import SpacyPipeline, analyze_query
-from loregraph.retrieve.formats import format_context
+from loregraph.retrieve.context.formats import format_context
 from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.result import QueryAnalysis
-from loregraph.retrieve.trace import RetrievalTrace, guarded
+from loregraph.retrieve.question.analyze import SpacyPipeline, analyze_query
+from loregraph.retrieve.results.result import QueryAnalysis
+from loregraph.retrieve.results.trace import RetrievalTrace, guarded
 from loregraph.settings import PRESETS
 from loregraph.store.base import Store
 

@@ -16,7 +16,7 @@ from starlette.types import Receive, Scope, Send
 
 from loregraph import AsyncGraph
 from loregraph.ingest.report import IngestReport
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.results.result import RetrievalResult
 from loregraph.server import ServerConfig, create_app
 from loregraph.server.logs import (
     CLIENT_LEFT,

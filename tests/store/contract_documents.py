@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from loregraph.ingest.blanks import BLANKS, blank_runs, rebuild_text
-from loregraph.ingest.chunker import chunk_text
+from loregraph.ingest.chunk.blanks import BLANKS, blank_runs, rebuild_text
+from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.models import (
     Chunk,
     Document,
@@ -49,7 +49,7 @@ class DocumentContract(ContractBase):
         assert (await store.expand("default", ["nope"])).entities == {}
 
     async def test_a_document_keeps_what_rebuilds_its_text_exactly(self, store: Store) -> None:
-        # the blank runs between chunks are kept (ingest/blanks.py), whatever they hold
+        # the blank runs between chunks are kept (ingest/chunk/blanks.py), whatever they hold
         text = "\r\n\tCHAPTER I\n\n" + "Jonathan went east by train. " * 6
         text += "\n \t\u00a0 \r\n\nCHAPTER II\n\nA castle.  \n\n"
         starts = [i for i in range(len(text)) if text.startswith("CHAPTER", i)]

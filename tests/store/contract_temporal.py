@@ -10,7 +10,7 @@ import pytest
 from loregraph import AsyncGraph
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import NotFoundError
-from loregraph.ingest import supersede
+from loregraph.ingest.facts import supersede
 from loregraph.store.base import Store
 
 from .scenarios import ContractBase

@@ -14,7 +14,7 @@ from typing import Protocol, Self
 
 from loregraph.answer.extractive import extractive_answer
 from loregraph.answer.types import Answer
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.results.result import RetrievalResult
 
 
 class PieceStream:

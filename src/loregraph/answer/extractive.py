@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from loregraph.answer.types import Answer, Citation
 from loregraph.models import CO_OCCURS
-from loregraph.retrieve.ended import LATER
-from loregraph.retrieve.result import Passage, RetrievalResult
-from loregraph.retrieve.terms import wanted_types
+from loregraph.retrieve.results.result import Passage, RetrievalResult
+from loregraph.retrieve.results.terms import wanted_types
+from loregraph.retrieve.temporal.ended import LATER
 from loregraph.text.sentences import split_sentences
 from loregraph.text.words import stem, words
 

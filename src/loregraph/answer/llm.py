@@ -33,10 +33,10 @@ from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError
 from loregraph.llm.prompts import PromptLibrary
 from loregraph.llm.stage import LLMStage
-from loregraph.retrieve.budget import fit_budget
-from loregraph.retrieve.category_budget import persona_context
-from loregraph.retrieve.formats import renderer_for
-from loregraph.retrieve.result import Passage, RetrievalResult
+from loregraph.retrieve.context.budget import fit_budget
+from loregraph.retrieve.context.category_budget import persona_context
+from loregraph.retrieve.context.formats import renderer_for
+from loregraph.retrieve.results.result import Passage, RetrievalResult
 
 STAGE = "answer"
 NOTHING_FOUND = (

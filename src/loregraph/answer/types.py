@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from loregraph.retrieve.result import Passage, RetrievalResult
-from loregraph.retrieve.sections import source_line
+from loregraph.retrieve.results.result import Passage, RetrievalResult
+from loregraph.retrieve.results.sections import source_line
 
 
 @dataclass(slots=True)

@@ -4,7 +4,7 @@ current and ended, with when each held and what ended it.
 Facts are the typed relations (co-occurrence and ``ABOUT`` links state none). An ended fact
 names the memory or document that ended it (``Relation.invalidated_by``); the timeline shows
 that one's time and the sentence of it that states the new fact. Statements of one fact
-that follow each other (a restatement, ``retrieve/runs.py``) show as one span.
+that follow each other (a restatement, ``retrieve/temporal/runs.py``) show as one span.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from loregraph.engine.paths import evidence_sentence
 from loregraph.models import ABOUT, CO_OCCURS, Document, Entity, Relation
-from loregraph.retrieve.runs import chains, joined
+from loregraph.retrieve.temporal.runs import chains, joined
 from loregraph.serial import Record, named
 from loregraph.store.base import Store
 from loregraph.timepoint import TimePoint

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from loregraph.ingest.decisions import MANUAL
+from loregraph.ingest.resolve.decisions import MANUAL
 from loregraph.models import Entity, Merge
 from loregraph.serial import Record, rounded
 from loregraph.store.base import Store

@@ -22,9 +22,9 @@ from loregraph.engine.grants import actor
 from loregraph.engine.lookup import exact_entity, find_entity
 from loregraph.engine.merge_views import MergeView, list_merge_views
 from loregraph.errors import AlreadyDoneError, InputError, NotFoundError
-from loregraph.ingest.decisions import MANUAL, SAME_KEY_RULES
 from loregraph.ingest.pipeline import IngestPipeline
 from loregraph.ingest.redo import reprocess
+from loregraph.ingest.resolve.decisions import MANUAL, SAME_KEY_RULES
 from loregraph.models import Entity, Merge, name_key
 from loregraph.store.base import Store
 from loregraph.store.changes import JOIN, SPLIT, AuditEntry, Decision

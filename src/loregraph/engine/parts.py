@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, cast
 from loregraph.answer.base import Answerer, ExtractiveAnswerer
 from loregraph.embed.base import Embedder
 from loregraph.ingest.extract.base import Extractor
-from loregraph.ingest.resolve import Confirm
-from loregraph.ingest.supersede import Contradict
+from loregraph.ingest.facts.supersede import Contradict
+from loregraph.ingest.resolve.entities import Confirm
 from loregraph.retrieve.pipeline import Analyzer
-from loregraph.retrieve.resilience import GraphGuard
-from loregraph.retrieve.routing import IntentRouter
+from loregraph.retrieve.question.routing import IntentRouter
+from loregraph.retrieve.search.resilience import GraphGuard
 from loregraph.settings import Settings
 
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ class Parts:
         if "intent" not in self._stages:
             router = None
             if self.llm is not None and self.settings.llm.query_analysis:
-                from loregraph.retrieve.llm_intent import LLMIntentAnalyzer
+                from loregraph.retrieve.question.llm_intent import LLMIntentAnalyzer
 
                 router = LLMIntentAnalyzer(
                     self.llm,
@@ -224,7 +224,7 @@ class Parts:
             client = self.llm
             check = None
             if client is not None:
-                from loregraph.ingest.contradict import LLMContradictionCheck
+                from loregraph.ingest.facts.contradict import LLMContradictionCheck
 
                 check = LLMContradictionCheck(
                     client, prompts=self.prompts, structured=self._structured
@@ -236,7 +236,7 @@ class Parts:
         client = self.llm
         if client is None or not self.settings.llm.query_analysis:
             return None
-        from loregraph.retrieve.llm_analyze import LLMQueryAnalyzer
+        from loregraph.retrieve.question.llm_analyze import LLMQueryAnalyzer
 
         return LLMQueryAnalyzer(
             client,
@@ -265,7 +265,7 @@ class Parts:
         client = self.llm
         if client is None or not self.settings.llm.confirm_merges:
             return None
-        from loregraph.ingest.confirm import LLMMergeConfirmer
+        from loregraph.ingest.resolve.confirm import LLMMergeConfirmer
 
         return LLMMergeConfirmer(
             client,

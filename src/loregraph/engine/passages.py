@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from loregraph.errors import NotFoundError
-from loregraph.retrieve.sections import section_index
+from loregraph.retrieve.results.sections import section_index
 from loregraph.serial import Record
 from loregraph.store.base import Store
 

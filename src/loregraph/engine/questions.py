@@ -19,13 +19,13 @@ from loregraph.engine.queries import world_time
 from loregraph.engine.views import SearchKind, SearchResults, search_hits
 from loregraph.errors import InputError
 from loregraph.models import DocKind
-from loregraph.retrieve.category_budget import persona_context
-from loregraph.retrieve.formats import format_context
-from loregraph.retrieve.lens import PersonaLens
-from loregraph.retrieve.personas import Persona, PersonaLibrary
+from loregraph.retrieve.context.category_budget import persona_context
+from loregraph.retrieve.context.formats import format_context
+from loregraph.retrieve.personas.lens import PersonaLens
+from loregraph.retrieve.personas.library import Persona, PersonaLibrary
 from loregraph.retrieve.pipeline import Retriever
-from loregraph.retrieve.resilience import GraphStatus
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.results.result import RetrievalResult
+from loregraph.retrieve.search.resilience import GraphStatus
 from loregraph.settings import Settings, check_budget, check_limit
 from loregraph.settings import preset as named_preset
 from loregraph.store.base import Store
@@ -58,7 +58,7 @@ def context_of(
     saying nothing relevant was found when the result is not relevant)."""
     check_budget(budget)
     if not result.relevant:
-        from loregraph.retrieve.nothing import nothing_relevant_context
+        from loregraph.retrieve.context.nothing import nothing_relevant_context
 
         return nothing_relevant_context(result, format)
     if result.persona is not None and format in PERSONA_FORMATS:
@@ -168,7 +168,7 @@ class QuestionMethods:
 
         ``persona`` (a persona's name, or a :class:`Persona`) asks through it: the
         question's intent routes a graph traversal shaped by the persona, and passages rank
-        by the combined score (:mod:`loregraph.retrieve.lens`). ``history`` holds the last
+        by the combined score (:mod:`loregraph.retrieve.personas.lens`). ``history`` holds the last
         conversation turns (oldest first): "her" or "that place" in the question stands for
         the entity they named last. ``linked_scopes`` are scopes the persona may also read
         (default: those linked to ``scope``, each read as far as its link shares).
@@ -226,7 +226,7 @@ class QuestionMethods:
         When nothing in the store is relevant to the question, the context says so (in the
         chosen format) instead of listing unrelated passages. With a ``persona``, the
         markdown and JSON contexts are budgeted by category
-        (:mod:`loregraph.retrieve.category_budget`).
+        (:mod:`loregraph.retrieve.context.category_budget`).
         """
         check_budget(budget)
         result = await self.retrieve(question, **asking)

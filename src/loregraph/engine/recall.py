@@ -6,7 +6,7 @@ memories only (the stores' ``kind=`` filter), the two rankings fused by reciproc
 each memory ranked by its best chunk. The entities a memory mentions come from the in-memory
 graph index of the scope (mentions by chunk), most mentioned first. A memory that does not
 cover enough of the query's weighted terms is left out, by the relevance measure of
-document search (:class:`~loregraph.retrieve.relevance.TextJudge`): a search about
+document search (:class:`~loregraph.retrieve.question.relevance.TextJudge`): a search about
 something no memory holds finds nothing, not the nearest unrelated memories.
 """
 
@@ -23,8 +23,8 @@ import numpy as np
 from loregraph.engine.memories import Memory, MemoryFilter, memory_of, read_memories
 from loregraph.errors import InputError
 from loregraph.models import DocKind, Document, Entity, Scored
-from loregraph.retrieve.graphindex import SHARED_CACHE, GraphIndex
-from loregraph.retrieve.relevance import text_judge
+from loregraph.retrieve.graph.graphindex import SHARED_CACHE, GraphIndex
+from loregraph.retrieve.question.relevance import text_judge
 from loregraph.settings import check_limit
 from loregraph.store.base import Store
 from loregraph.store.scripts import fuse_rankings

@@ -20,10 +20,10 @@ from loregraph.engine.memories import (
 )
 from loregraph.engine.visibility import check_owner
 from loregraph.errors import LoregraphError, NotFoundError
-from loregraph.ingest.supersede import delete_and_recheck
+from loregraph.ingest.facts.supersede import delete_and_recheck
 from loregraph.kinds import Visibility
 from loregraph.models import DeleteReport, Document
-from loregraph.retrieve.graphindex import SHARED_CACHE
+from loregraph.retrieve.graph.graphindex import SHARED_CACHE
 from loregraph.settings import Settings, check_limit
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from loregraph.engine.lookup import find_document
 from loregraph.errors import InputError
 from loregraph.models import Document
-from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
+from loregraph.retrieve.graph.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.serial import Record
 from loregraph.store.base import Store
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loregraph.models import Entity, Relation
-from loregraph.retrieve.relevance import coverage
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.question.relevance import coverage
+from loregraph.retrieve.results.result import RetrievalResult
 from loregraph.serial import Record, rounded
 
 SearchKind = Literal["documents", "entities", "relations"]
@@ -35,7 +35,7 @@ class SearchHit(Record):
     its text holds (its best passage, an entity's name and description, a relation's fact);
     ``relevant`` tells whether it is about the query: it holds enough of them on its own,
     or the answer is relevant and the hit holds some of the terms the best passages hold
-    together (:mod:`loregraph.retrieve.relevance`)."""
+    together (:mod:`loregraph.retrieve.question.relevance`)."""
 
     kind: str
     id: str

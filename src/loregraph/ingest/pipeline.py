@@ -5,7 +5,7 @@ chunk → extract → normalise types →
 cluster → select core entities → resolve → relate → embed → write. Documents are extracted
 in batches (one NLP pass over many short records) and embedded in batches (the chunks, and
 the entity texts resolution will likely need, in one pass: see
-:meth:`~loregraph.ingest.resolve.Resolver.plan_embeddings`), but resolved and written one
+:meth:`~loregraph.ingest.resolve.entities.Resolver.plan_embeddings`), but resolved and written one
 at a time, in input order, each in one transaction: an interrupted run resumes by skipping
 what is done and ends with the same graph.
 """
@@ -22,20 +22,20 @@ import numpy as np
 
 from loregraph.embed.base import Embedder
 from loregraph.errors import EmptyInputError, LoregraphError
-from loregraph.ingest.blanks import BLANKS, blank_runs, complete
-from loregraph.ingest.boilerplate import set_aside
-from loregraph.ingest.chunker import chunk_text
-from loregraph.ingest.cluster import Record
-from loregraph.ingest.decisions import MergeRules, Pins
+from loregraph.ingest.chunk.blanks import BLANKS, blank_runs, complete
+from loregraph.ingest.chunk.boilerplate import set_aside
+from loregraph.ingest.chunk.chunker import chunk_text
+from loregraph.ingest.chunk.sections import with_sections
 from loregraph.ingest.extract.base import Extractor, identity
+from loregraph.ingest.extract.select import Selection, select_entities
+from loregraph.ingest.facts.statements import own_statements
+from loregraph.ingest.facts.supersede import Contradict, supersede
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.relate import as_written, build_mentions, build_relations, surface_index
 from loregraph.ingest.report import DocumentFailure, IngestReport, ReplacedDocument
-from loregraph.ingest.resolve import Resolver, cluster_candidates
-from loregraph.ingest.sections import with_sections
-from loregraph.ingest.select import Selection, select_entities
-from loregraph.ingest.statements import own_statements
-from loregraph.ingest.supersede import Contradict, supersede
+from loregraph.ingest.resolve.cluster import Record
+from loregraph.ingest.resolve.decisions import MergeRules, Pins
+from loregraph.ingest.resolve.entities import Resolver, cluster_candidates
 from loregraph.ingest.tally import count_bundle, describe_failure, timed_iter, timer
 from loregraph.ingest.types import (
     CandidateEntity,

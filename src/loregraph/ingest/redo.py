@@ -1,12 +1,12 @@
 """Processing stored documents again, as ingest would, after a merge decision changed.
 
 A document's text is rebuilt from its stored chunks and the blank runs between them, which
-the store keeps with the document (:mod:`loregraph.ingest.blanks`; checked against the
+the store keeps with the document (:mod:`loregraph.ingest.chunk.blanks`; checked against the
 document's content hash, so the text is exactly the one ingested), then it goes through the
 pipeline again: extract → cluster → select → resolve → relate → write, replacing the stored
 document in one transaction. Resolution honours the scope's decisions
 and, for every other name of the document, the links it had before
-(:class:`~loregraph.ingest.decisions.Pins`): only what a decision changed moves.
+(:class:`~loregraph.ingest.resolve.decisions.Pins`): only what a decision changed moves.
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loregraph.errors import LoregraphError
-from loregraph.ingest.blanks import rebuild_text
-from loregraph.ingest.decisions import Pins
+from loregraph.ingest.chunk.blanks import rebuild_text
 from loregraph.ingest.pipeline import IngestPipeline, Pending
 from loregraph.ingest.report import IngestReport
+from loregraph.ingest.resolve.decisions import Pins
 from loregraph.ingest.types import SourceDocument, TextChunk
 from loregraph.models import DocumentBundle
 
 
 def pending_of(bundle: DocumentBundle) -> Pending:
     """A stored document as the pipeline's work item: its text rebuilt from its chunks
-    and blank runs (:func:`~loregraph.ingest.blanks.rebuild_text`), its chunks as they
+    and blank runs (:func:`~loregraph.ingest.chunk.blanks.rebuild_text`), its chunks as they
     are, replacing it when written."""
     doc = bundle.document
     source = SourceDocument(

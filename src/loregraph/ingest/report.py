@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from loregraph.ingest.readlog import SkippedInput
+from loregraph.ingest.read.readlog import SkippedInput
 
 if TYPE_CHECKING:
     from loregraph.llm.usage import StageUsage

@@ -9,7 +9,8 @@ Modules: :mod:`.base` (the :class:`ChatModel` protocol and records), :mod:`.open
 :mod:`.parse`, :mod:`.structured`, :mod:`.prompts`, :mod:`.config` (factories from
 :class:`~loregraph.settings.LLMSettings`), :mod:`.stage` (the base of the stages that ask a
 model). The stages themselves live with their stage: ``ingest/extract/llm.py``,
-``ingest/confirm.py``, ``retrieve/llm_analyze.py``, ``answer/llm.py``, ``embed/openai.py``.
+``ingest/resolve/confirm.py``, ``retrieve/question/llm_analyze.py``, ``answer/llm.py``,
+``embed/openai.py``.
 """
 
 from __future__ import annotations

@@ -32,9 +32,7 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
     async def entity(
         name: Name, as_of: AsOf = None, limit: Limit = 50, known_at: KnownAt = None
     ) -> Result:
-        found = await engine(graph).entity(
-            name, limit=limit, **when(as_of, known_at)
-        )
+        found = await engine(graph).entity(name, limit=limit, **when(as_of, known_at))
         return found.to_dict()
 
     @server.tool(

@@ -1,6 +1,6 @@
 """What loregraph reports about its work: retrievals and ingests, to observers.
 
-An :class:`Observer` hears about every retrieval (its :class:`~loregraph.retrieve.result.
+An :class:`Observer` hears about every retrieval (its :class:`~loregraph.retrieve.results.result.
 RetrievalResult`, whose trace says what each stage did and how long it took) and every
 ingest (its :class:`~loregraph.ingest.report.IngestReport` and when it ran). The engine
 calls the observers it was given and nothing else; :mod:`loregraph.observe.metrics` turns

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Sequence
 from typing import Protocol, TypeVar, runtime_checkable
 
 from loregraph.ingest.report import IngestReport
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.results.result import RetrievalResult
 
 log = logging.getLogger("loregraph.observe")
 R = TypeVar("R", bound=IngestReport)

@@ -1,7 +1,7 @@
 """Why a question got the sources it got: the debug report of one retrieval.
 
-:func:`debug_report` reads a :class:`~loregraph.retrieve.result.RetrievalResult` and its
-per-query trace (:mod:`loregraph.retrieve.trace`) into plain JSON: the question's intent
+:func:`debug_report` reads a :class:`~loregraph.retrieve.results.result.RetrievalResult` and its
+per-query trace (:mod:`loregraph.retrieve.results.trace`) into plain JSON: the question's intent
 and what analysis found in it, each passage, entity and relation with its score and how it
 was found (the stage that produced it and the rankings or finders that proposed it), each
 stage's timing and figures, the stages cut short by their time limit, the LLM circuit
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from loregraph.retrieve.resilience import GraphStatus
-from loregraph.retrieve.result import RetrievalResult
-from loregraph.retrieve.trace import Finding
+from loregraph.retrieve.results.result import RetrievalResult
+from loregraph.retrieve.results.trace import Finding
+from loregraph.retrieve.search.resilience import GraphStatus
 
 if TYPE_CHECKING:
     from loregraph.llm.client import LLMClient

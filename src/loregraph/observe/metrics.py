@@ -8,7 +8,7 @@ kind and by the ranking that found them; searches that failed; stages cut short 
 time limit; documents ingested, replaced, skipped and failed; and, read when scraped, the
 LLM calls, cached replies, retries, failures and tokens by stage, the LLM circuit breaker's
 state, the graph database's circuit breaker state and the graph caches' hits and misses
-(:mod:`loregraph.retrieve.resilience`).
+(:mod:`loregraph.retrieve.search.resilience`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 from loregraph.ingest.report import IngestReport
 from loregraph.llm.usage import COUNTERS, StageUsage
-from loregraph.retrieve.resilience import GraphStatus
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.results.result import RetrievalResult
+from loregraph.retrieve.search.resilience import GraphStatus
 
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
 """Latency buckets, seconds: from a cached lookup to a long ingest."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from loregraph.ingest.report import IngestReport
-from loregraph.retrieve.result import RetrievalResult
+from loregraph.retrieve.results.result import RetrievalResult
 
 TRACER = "loregraph"
 

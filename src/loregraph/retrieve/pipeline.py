@@ -1,18 +1,18 @@
 """The retrieval orchestrator: analyse → seed → expand → gather passages → fuse → rank.
 
-Each stage is a function (:mod:`loregraph.retrieve.stages` for the seeds and the expansion,
-:mod:`loregraph.retrieve.gather` for passages, documents and relevance) that records what it
-did into the query's :class:`~loregraph.retrieve.trace.RetrievalTrace`, returned on the
+Each stage is a function (:mod:`loregraph.retrieve.search.stages` for the seeds and the expansion,
+:mod:`loregraph.retrieve.search.gather` for passages, documents and relevance) that records what it
+did into the query's :class:`~loregraph.retrieve.results.trace.RetrievalTrace`, returned on the
 result. Independent work runs concurrently: the question is embedded once (in a worker
 thread) while it is analysed and the scope's in-memory graph index is fetched; the seed
 finders and the text/vector passage searches then run together.
 
-The k-hop expansion runs where the store says it should (:mod:`loregraph.retrieve.expander`):
+The k-hop expansion runs where the store says it should (:mod:`loregraph.retrieve.graph.expander`):
 in its graph database when it has one, in the in-memory index otherwise.
 
-Given a :class:`~loregraph.retrieve.resilience.GraphGuard`, stages run under their time
+Given a :class:`~loregraph.retrieve.search.resilience.GraphGuard`, stages run under their time
 limits, the graph calls behind its circuit breaker and caches, and the whole retrieval under
-its limit (:mod:`loregraph.retrieve.resilience`, :mod:`loregraph.retrieve.deadline`).
+its limit (:mod:`loregraph.retrieve.search.resilience`, :mod:`loregraph.retrieve.search.deadline`).
 """
 
 from __future__ import annotations
@@ -29,19 +29,19 @@ from loregraph.access import Principal
 from loregraph.embed.base import Embedder
 from loregraph.errors import EmptyStoreError, InputError, NotAllowedError
 from loregraph.models import DocKind, Vector
-from loregraph.retrieve import gather, stages
-from loregraph.retrieve.analyze import SpacyPipeline, analyze_query, check_question
-from loregraph.retrieve.deadline import within_limit
-from loregraph.retrieve.expander import expander_for
-from loregraph.retrieve.graphindex import SHARED_CACHE, GraphCache, GraphIndex
-from loregraph.retrieve.kinds import entities_of_kind, relations_of_kind
-from loregraph.retrieve.lens import PersonaLens
-from loregraph.retrieve.relevance import MIN_COVERAGE
-from loregraph.retrieve.resilience import GraphGuard, GuardedRun, begin, seeds_alone, viewer
-from loregraph.retrieve.result import QueryAnalysis, RetrievalResult
-from loregraph.retrieve.terms import Focus
-from loregraph.retrieve.timeline import at_time
-from loregraph.retrieve.trace import Stopwatch
+from loregraph.retrieve.graph.expander import expander_for
+from loregraph.retrieve.graph.graphindex import SHARED_CACHE, GraphCache, GraphIndex
+from loregraph.retrieve.personas.lens import PersonaLens
+from loregraph.retrieve.question.analyze import SpacyPipeline, analyze_query, check_question
+from loregraph.retrieve.question.relevance import MIN_COVERAGE
+from loregraph.retrieve.results.result import QueryAnalysis, RetrievalResult
+from loregraph.retrieve.results.terms import Focus
+from loregraph.retrieve.results.trace import Stopwatch
+from loregraph.retrieve.search import gather, stages
+from loregraph.retrieve.search.deadline import within_limit
+from loregraph.retrieve.search.kinds import entities_of_kind, relations_of_kind
+from loregraph.retrieve.search.resilience import GraphGuard, GuardedRun, begin, seeds_alone, viewer
+from loregraph.retrieve.temporal.timeline import at_time
 from loregraph.settings import PRESETS, RetrievalSettings
 from loregraph.store.base import Store
 from loregraph.timepoint import TimePoint
@@ -86,11 +86,11 @@ class Retriever:
     (query analysis never loads or looks up a model). ``graph_cache`` defaults to a
     process-wide cache of in-memory graph indexes. ``analyzer`` replaces the offline query
     analysis (e.g. with an LLM analyzer that falls back to it). ``min_coverage`` is the
-    relevance threshold (:mod:`loregraph.retrieve.relevance`; 0 treats every non-empty
+    relevance threshold (:mod:`loregraph.retrieve.question.relevance`; 0 treats every non-empty
     result as relevant). ``guard`` (the engine's) sets time limits, the graph circuit
     breaker and the graph caches; without one every stage runs unlimited.
     ``lens`` asks through a persona, with conversation turns
-    (:mod:`loregraph.retrieve.lens`).
+    (:mod:`loregraph.retrieve.personas.lens`).
     """
 
     def __init__(

@@ -66,7 +66,7 @@ class ExtractionSettings:
     processes: int = 1
     functional_relations: tuple[str, ...] = FUNCTIONAL_RELATIONS
     """Relation types with one current target per source: a new one ends the current one
-    (``ingest/supersede.py``)."""
+    (``ingest/facts/supersede.py``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ for the whole frontier in one query (:meth:`Hops._relations_touching`; the defau
 for each entity's relations).
 
 ``Store.expand`` (what ``neighbors`` and the explorer show) follows the rule of
-retrieval's in-memory expansion (:mod:`loregraph.retrieve.expander`): from the seeds (hop
+retrieval's in-memory expansion (:mod:`loregraph.retrieve.graph.expander`): from the seeds (hop
 0, in the order given), each hop takes every frontier entity in order and its ``per_node``
 neighbours with the largest summed weight of the relations between the two that pass the
 filter (either direction, self-loops ignored, a weight counting at least ``1e-9``), ties

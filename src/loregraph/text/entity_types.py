@@ -77,7 +77,7 @@ VEHICLES = (
     "wagon|tram|bus|truck|rocket|spacecraft|spaceship"
 )
 """The "|"-separated nouns of vehicles: kinds of ``Product``, and what a sentence stating
-how someone travels names (:mod:`loregraph.retrieve.terms`)."""
+how someone travels names (:mod:`loregraph.retrieve.results.terms`)."""
 
 _SYNONYMS: dict[str, str] = {
     # "|"-separated synonyms of each type

@@ -3,7 +3,7 @@
 These are language rules, not knowledge of any book: a general list of English honorifics
 and titles (with the gender they imply, when they imply one), the nouns that make a name a
 place or an organisation (``Castle …``, ``… Street``), and string rules (possessives,
-articles, punctuation). Entity resolution (:mod:`loregraph.ingest.resolve`) builds on them.
+articles, punctuation). Entity resolution (:mod:`loregraph.ingest.resolve.entities`) builds on them.
 """
 
 from __future__ import annotations

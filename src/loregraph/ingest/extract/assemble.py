@@ -21,7 +21,7 @@ Document-level decisions of the offline extractor:
   A title that is no name (a lower-case word or a date: a note filed as "public", "todo"
   or "2026-11-20") is an entity only where the text writes it as a name; a title that is
   a name always has at least one occurrence.
-* **Clustering** of variant names (:func:`~loregraph.ingest.cluster.cluster_candidates`).
+* **Clustering** of variant names (:func:`~loregraph.ingest.resolve.cluster.cluster_candidates`).
 * **Salience** (1-5): 5 for the title entity; otherwise ``1 + 4·ln(1+m)/ln(1+M)`` with
   ``m`` the entity's mentions and ``M`` the largest among non-title entities, +1 when it
   appears in the first sentence, at least 3 in a text of at most
@@ -49,9 +49,9 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from loregraph.ingest.cluster import cluster_candidates
 from loregraph.ingest.extract.describe import DescriptionCues, choose
 from loregraph.ingest.extract.spacy_ner import TITLE_LABEL, PieceAnalysis, SpanRecord
+from loregraph.ingest.resolve.cluster import cluster_candidates
 from loregraph.ingest.types import (
     CandidateEntity,
     Occurrence,

@@ -3,9 +3,9 @@ the names found do not hold them already) joined by a relation named after the c
 
 An agent's memory often states a fact the name finder alone cannot hold: "Orchard stores
 its data in MySQL 8" names no entity spaCy knows, and "The Gannet upload limit is 10 MB"
-has a value, not a name, on its right. Read as claims (:mod:`loregraph.ingest.claims`),
+has a value, not a name, on its right. Read as claims (:mod:`loregraph.ingest.clauses.claims`),
 such a sentence still gives a fact: ``Orchard -STORES_IN-> MySQL 8``, ``Gannet
--HAS_UPLOAD_LIMIT-> 10 MB``. A later memory can then end it (``ingest/supersede.py``).
+-HAS_UPLOAD_LIMIT-> 10 MB``. A later memory can then end it (``ingest/facts/supersede.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from loregraph.ingest.claim_model import Claim
+from loregraph.ingest.clauses.model import Claim
 from loregraph.ingest.extract.assemble import FACT_CHARS, TYPED_CONFIDENCE, ChunkLocator
 from loregraph.ingest.extract.dependency import relation_type, third_person
 from loregraph.ingest.types import (

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from loregraph.ingest.claim_model import Claim
+from loregraph.ingest.clauses.model import Claim
 from loregraph.ingest.extract.components import (
     Lemma,
     code_kind,

@@ -8,7 +8,7 @@
    ``min_confidence`` (default 0.7) or a name that cannot be a proper name are dropped and
    counted, and mentions are found in the text (:mod:`.llm_entities`).
 2. **Core entities** are chosen exactly as the pipeline will choose them (type
-   normalisation, in-document clustering, :func:`~loregraph.ingest.select.select_entities`).
+   normalisation, in-document clustering, :func:`~loregraph.ingest.extract.select.select_entities`).
 3. **Relationships**, one call per mega-batch, restricted to the core entity names. Ends
    that name no core entity are resolved against the known names or dropped and counted,
    and so are ends the batch's text does not mention (ungrounded); relations below
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from loregraph.errors import LoregraphError
-from loregraph.ingest.batches import mega_batches
+from loregraph.ingest.extract.batches import mega_batches
 from loregraph.ingest.extract.llm_entities import core_entities, merge_listings
 from loregraph.ingest.extract.llm_fallback import (
     BatchExtractor,

@@ -12,7 +12,7 @@
   batch that listed it (counted as ``entities_unlocated``).
 * **Core entities** are chosen exactly as the pipeline will choose them: type
   normalisation, in-document clustering, then
-  :func:`~loregraph.ingest.select.select_entities`.
+  :func:`~loregraph.ingest.extract.select.select_entities`.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import copy
 from collections import Counter
 from collections.abc import Sequence
 
-from loregraph.ingest.cluster import cluster_candidates
 from loregraph.ingest.extract.llm_ground import surfaces_of
 from loregraph.ingest.extract.llm_locate import find_occurrences
 from loregraph.ingest.extract.llm_schema import RawEntity
-from loregraph.ingest.select import select_entities
+from loregraph.ingest.extract.select import select_entities
+from loregraph.ingest.resolve.cluster import cluster_candidates
 from loregraph.ingest.types import (
     CandidateEntity,
     MegaBatch,

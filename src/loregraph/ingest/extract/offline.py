@@ -23,8 +23,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from loregraph.ingest.claim_model import Claim
-from loregraph.ingest.claims import read_claims
+from loregraph.ingest.clauses.claims import read_claims
+from loregraph.ingest.clauses.model import Claim
 from loregraph.ingest.extract.assemble import ChunkLocator, DocumentAnalysis, assemble_entities
 from loregraph.ingest.extract.claim_relations import add_claims
 from loregraph.ingest.extract.claim_types import type_claims
