@@ -10,14 +10,15 @@ import pytest
 from retrieve_corpus import sample_result
 
 from loregraph.errors import ConfigError
-from loregraph.retrieve.context.formats import format_context, mermaid_edge_label, mermaid_text
+from loregraph.retrieve.context.assemble import assemble
+from loregraph.retrieve.context.formats import mermaid_edge_label, mermaid_text
 from loregraph.retrieve.question.relevance import question_terms
 from loregraph.retrieve.results.terms import Focus
 from loregraph.text.tokens import count_tokens
 
 
 def test_markdown_follows_seed_000_layout() -> None:
-    text = format_context(sample_result(intent="relationship"), "markdown", budget=4000)
+    text = assemble(sample_result(intent="relationship"), "markdown", budget=4000).text
     assert text.startswith("## Knowledge Graph Context\n\n### Relevant Entities\n")
     assert "\n**Locations:**\n- Port Calder: Home port of the Meridian\n" in text
     assert "\n**Persons:**\n" in text
@@ -32,7 +33,7 @@ def test_markdown_follows_seed_000_layout() -> None:
 
 
 def test_xml_has_definitions_facts_and_sources() -> None:
-    text = format_context(sample_result(intent="relationship"), "xml", budget=4000)
+    text = assemble(sample_result(intent="relationship"), "xml", budget=4000).text
     assert text.startswith("<definitions>Meridian: A merchant ship out of Port Calder, ")
     facts = text.split("<facts>", 1)[1].split("</facts>", 1)[0]
     assert "Elena Varga COMMANDS Meridian, Captain Elena Varga commanded the Meridian." in facts
@@ -43,12 +44,12 @@ def test_xml_has_definitions_facts_and_sources() -> None:
 def test_xml_escapes_markup_in_text() -> None:
     result = sample_result()
     result.passages[0].text = "a < b & c > d"
-    text = format_context(result, "xml", budget=4000)
+    text = assemble(result, "xml", budget=4000).text
     assert "a &lt; b &amp; c &gt; d" in text
 
 
 def test_json_holds_everything_structured() -> None:
-    data = json.loads(format_context(sample_result(), "json", budget=4000))
+    data = json.loads(assemble(sample_result(), "json", budget=4000).text)
     assert {
         "question",
         "analysis",
@@ -65,7 +66,7 @@ def test_json_holds_everything_structured() -> None:
 
 
 def test_mermaid_draws_relations_with_safe_ids() -> None:
-    text = format_context(sample_result(), "mermaid", budget=4000)
+    text = assemble(sample_result(), "mermaid", budget=4000).text
     lines = text.splitlines()
     assert lines[0] == "graph TD"
     assert '    n0["Meridian"]' in lines
@@ -80,14 +81,14 @@ def test_mermaid_escapes_quotes_and_brackets() -> None:
     assert mermaid_edge_label("WORKS|FOR]") == "WORKS FOR"
     result = sample_result()
     result.entities[0].entity.name = 'Bad "name"]'
-    text = format_context(result, "mermaid", budget=4000)
+    text = assemble(result, "mermaid", budget=4000).text
     assert '["Bad #34;name#34;#93;"]' in text
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "xml", "json", "mermaid"])
 @pytest.mark.parametrize("budget", [0, 30, 120, 400, 1000, 4000])
 def test_budget_is_never_exceeded(fmt: str, budget: int) -> None:
-    text = format_context(sample_result(), fmt, budget=budget)
+    text = assemble(sample_result(), fmt, budget=budget).text
     assert count_tokens(text) <= budget
 
 
@@ -95,8 +96,8 @@ def test_small_budget_truncates_the_last_passage_instead_of_overflowing() -> Non
     result = sample_result()
     for passage in result.passages:
         passage.text = " ".join([passage.text] * 12)
-    full = format_context(result, "markdown", budget=100_000)
-    small = format_context(result, "markdown", budget=700)
+    full = assemble(result, "markdown", budget=100_000).text
+    small = assemble(result, "markdown", budget=700).text
     assert count_tokens(small) <= 700 < count_tokens(full)
     passages = small.split("### Passages\n", 1)[1].split("\n### ", 1)[0]
     assert passages.rstrip().endswith("…")
@@ -104,7 +105,7 @@ def test_small_budget_truncates_the_last_passage_instead_of_overflowing() -> Non
 
 
 def test_budget_keeps_best_items_first() -> None:
-    text = format_context(sample_result(intent="relationship"), "markdown", budget=300)
+    text = assemble(sample_result(intent="relationship"), "markdown", budget=300).text
     # the best passage (chunk 1) and the top entity survive a tight budget
     best = next(p for p in sample_result().passages if p.seq == 1)
     assert f"(characters {best.start}–{best.end})" in text
@@ -114,12 +115,12 @@ def test_budget_keeps_best_items_first() -> None:
 def test_default_budget_comes_from_the_result() -> None:
     result = sample_result()
     result.token_budget = 150
-    assert count_tokens(format_context(result)) <= 150
+    assert count_tokens(assemble(result).text) <= 150
 
 
 def test_unknown_format_names_the_known_ones() -> None:
     with pytest.raises(ConfigError, match="markdown"):
-        format_context(sample_result(), "yaml")
+        assemble(sample_result(), "yaml")
 
 
 def test_temporal_relations_show_their_validity() -> None:
@@ -129,9 +130,9 @@ def test_temporal_relations_show_their_validity() -> None:
     rel = result.relations[0].relation
     rel.valid_at = datetime(2020, 1, 1, tzinfo=UTC)
     rel.invalid_at = datetime(2023, 5, 1, tzinfo=UTC)
-    text = format_context(result, "markdown", budget=4000)
+    text = assemble(result, "markdown", budget=4000).text
     assert "- Elena Varga COMMANDS Meridian (from 2020-01-01 until 2023-05-01)\n" in text
-    xml = format_context(result, "xml", budget=4000)
+    xml = assemble(result, "xml", budget=4000).text
     assert "Elena Varga COMMANDS Meridian (from 2020-01-01 until 2023-05-01), Captain" in xml
 
 
@@ -142,7 +143,7 @@ def test_a_context_names_a_file_by_its_title_never_its_path(fmt: str) -> None:
         passage.document_source = "/home/someone/private notes/voyage.txt"
     for document in result.documents:
         document.source = "/home/someone/private notes/voyage.txt"
-    text = format_context(result, fmt, budget=4000)
+    text = assemble(result, fmt, budget=4000).text
     assert "/home/someone" not in text and "voyage.txt" not in text
     assert "The Voyage of the Meridian" in text
     if fmt == "markdown":
@@ -155,7 +156,7 @@ def test_a_context_keeps_a_url_source(fmt: str) -> None:
     result = sample_result()
     for passage in result.passages:
         passage.document_source = "https://example.org/voyage"
-    text = format_context(result, fmt, budget=4000)
+    text = assemble(result, fmt, budget=4000).text
     assert "https://example.org/voyage" in text
     if fmt == "json":
         assert json.loads(text)["passages"][0]["document_source"] == "https://example.org/voyage"
@@ -163,7 +164,7 @@ def test_a_context_keeps_a_url_source(fmt: str) -> None:
 
 def test_a_fact_question_gets_passages_first_and_only_graph_lines_that_add() -> None:
     result = sample_result()  # "Where did the Meridian sail from Port Calder?": a fact
-    text = format_context(result, "markdown", budget=4000)
+    text = assemble(result, "markdown", budget=4000).text
     assert text.startswith("## Knowledge Graph Context\n\n### Passages\n")
     assert text.index("### Passages") < text.index("### Relevant Entities")
     # the passages already say "the Meridian, a merchant ship out of Port Calder"
@@ -202,7 +203,7 @@ def test_relations_between_names_of_one_thing_are_left_out() -> None:
         type="OWNS",
         fact="Varga owned a castle.",
     )
-    text = format_context(result, "markdown", budget=4000)
+    text = assemble(result, "markdown", budget=4000).text
     assert "Elena Varga COMMANDS Varga" not in text
     assert "Elena Varga COMMANDS Elena Varga" not in text
     assert "- Elena Varga COMMANDS Meridian" in text
@@ -222,7 +223,7 @@ def test_a_weak_relation_is_shown_with_its_evidence() -> None:
         type=CO_OCCURS,
         fact="Varga and Reyes were seen together at the harbour of Osray.",
     )
-    text = format_context(result, "markdown", budget=4000)
+    text = assemble(result, "markdown", budget=4000).text
     assert (
         "- Elena Varga CO_OCCURS_WITH Dr. Tomas Reyes — “Varga and Reyes were seen together "
         "at the harbour of Osray.”"
@@ -235,7 +236,7 @@ def test_a_relation_typed_only_by_light_verbs_and_prepositions_shows_its_evidenc
     result = sample_result(intent="relationship")
     fact = "Now we come to what Varga must have done after her arrival, at Osray."
     add_relation(result, "Elena Varga", "Osray", id="did", type="DOES_AT", fact=fact)
-    text = format_context(result, "markdown", budget=4000)
+    text = assemble(result, "markdown", budget=4000).text
     assert f"- Elena Varga DOES_AT Osray — “{fact}”" in text  # "does at" says nothing
     assert "- Elena Varga COMMANDS Meridian\n" in text
 
@@ -247,8 +248,8 @@ def test_the_best_passage_is_shown_whole_when_the_budget_affords_it() -> None:
     text = f"{filler} The Meridian sailed from Port Calder at dawn. {filler}"
     result.passages[0] = dataclasses.replace(first, text=text, end=first.start + len(text))
     result.focus = Focus.of(question_terms(result.analysis), {}, result.analysis.question)
-    assert text in format_context(result, "markdown", budget=4000)
-    small = format_context(result, "markdown", budget=600)
+    assert text in assemble(result, "markdown", budget=4000).text
+    small = assemble(result, "markdown", budget=600).text
     assert text not in small and "The Meridian sailed from Port Calder at dawn." in small
 
 
@@ -257,7 +258,7 @@ def test_a_relationship_question_naming_fewer_than_two_entities_keeps_room_for_p
         result = sample_result(question, "relationship")
         if common_word:  # a lower-case word that happens to match an entity is no name
             result.analysis.matched[common_word] = result.entities[-1].entity.id
-        text = format_context(result, "markdown", budget=300)
+        text = assemble(result, "markdown", budget=300).text
         return text.split("### Passages\n", 1)[1].count("\n[")
 
     one = passages_shown("How does the Meridian differ from other ships?")

@@ -11,7 +11,7 @@ from retrieve_corpus import OSRAY, build_bundle
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.errors import EmptyStoreError, InputError
 from loregraph.models import CO_OCCURS, Entity
-from loregraph.retrieve.context.formats import format_context
+from loregraph.retrieve.context.assemble import assemble
 from loregraph.retrieve.graph.graphindex import GraphCache
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.settings import PRESETS
@@ -193,7 +193,7 @@ async def test_context_from_a_real_result_fits_its_budget(
     result = await Retriever(store, embedder, PRESETS["hybrid"].replace(token_budget=300)).retrieve(
         QUESTION, "default"
     )
-    text = format_context(result)
+    text = assemble(result).text
     assert count_tokens(text) <= 300
     assert text.startswith("## Knowledge Graph Context")
     assert "- Elena Varga:" in text

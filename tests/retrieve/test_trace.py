@@ -13,7 +13,7 @@ import pytest
 
 from loregraph.embed.hashing import HashingEmbedder
 from loregraph.models import Scored
-from loregraph.retrieve.context.formats import format_context
+from loregraph.retrieve.context.assemble import assemble
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.question.analyze import SpacyPipeline, analyze_query
 from loregraph.retrieve.results.result import QueryAnalysis
@@ -108,7 +108,7 @@ async def test_context_fit_is_recorded_apart_from_debug(
     result = await Retriever(store, embedder).retrieve(QUESTION, "default")
     before = result.debug
     assert result.trace.context is None
-    format_context(result, "markdown", budget=200)
+    assemble(result, "markdown", budget=200)
     fit = result.trace.context
     assert fit is not None and fit.name == "budget" and fit.details["budget"] == 200
     assert fit.count <= len(result.passages)

@@ -33,9 +33,7 @@ from loregraph.llm.client import LLMClient
 from loregraph.llm.errors import LLMError
 from loregraph.llm.prompts import PromptLibrary
 from loregraph.llm.stage import LLMStage
-from loregraph.retrieve.context.budget import fit_budget
-from loregraph.retrieve.context.category_budget import persona_context
-from loregraph.retrieve.context.formats import renderer_for
+from loregraph.retrieve.context.assemble import assemble
 from loregraph.retrieve.results.result import Passage, RetrievalResult
 
 STAGE = "answer"
@@ -158,7 +156,8 @@ class AnswerStream(PieceStream):
             self.answer = Answer(result.question, NOTHING_FOUND, [], llm=False, retrieval=result)
             yield NOTHING_FOUND
             return
-        shown, context = _context(result, a.context_format)
+        made = assemble(result, a.context_format)
+        shown, context = made.passages, made.text
         originals = _originals(result)
         passages = [originals.get(p.chunk_id, p) for p in shown]
         run = _Reply(len(passages))
@@ -306,14 +305,6 @@ class _Reply:
         if self.finish in ("length", "max_tokens"):
             return "tokens", f"(The answer was cut off at the {answerer.max_tokens}-token limit.)"
         return "", ""
-
-
-def _context(result: RetrievalResult, context_format: str) -> tuple[list[Passage], str]:
-    """The passages shown and the context: by category for a persona's question."""
-    if result.persona is not None:
-        return persona_context(result, "markdown", result.token_budget)
-    view, context = fit_budget(result, renderer_for(context_format), result.token_budget)
-    return view.passages, context
 
 
 def with_persona(messages: list[Message], system_prompt: str) -> list[Message]:

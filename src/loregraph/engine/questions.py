@@ -19,8 +19,7 @@ from loregraph.engine.queries import world_time
 from loregraph.engine.views import SearchKind, SearchResults, search_hits
 from loregraph.errors import InputError
 from loregraph.models import DocKind
-from loregraph.retrieve.context.category_budget import persona_context
-from loregraph.retrieve.context.formats import format_context
+from loregraph.retrieve.context.assemble import assemble
 from loregraph.retrieve.personas.lens import PersonaLens
 from loregraph.retrieve.personas.library import Persona, PersonaLibrary
 from loregraph.retrieve.pipeline import Retriever
@@ -37,8 +36,6 @@ if TYPE_CHECKING:
 
 ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 Only = Literal["memories", "documents"]
-PERSONA_FORMATS = ("markdown", "json")
-"""The formats of a persona's context by category (the others keep their own layout)."""
 KINDS: dict[str, DocKind] = {"memories": DocKind.MEMORY, "documents": DocKind.DOCUMENT}
 
 
@@ -57,13 +54,7 @@ def context_of(
     """The context :meth:`QuestionMethods.context` gives for a retrieval ``result`` (one
     saying nothing relevant was found when the result is not relevant)."""
     check_budget(budget)
-    if not result.relevant:
-        from loregraph.retrieve.context.nothing import nothing_relevant_context
-
-        return nothing_relevant_context(result, format)
-    if result.persona is not None and format in PERSONA_FORMATS:
-        return persona_context(result, format, budget)[1]
-    return format_context(result, format, budget)
+    return assemble(result, format, budget).text
 
 
 class Asking(TypedDict, total=False):

@@ -16,9 +16,9 @@ from xml.sax.saxutils import escape, quoteattr
 
 from loregraph.errors import ConfigError
 from loregraph.models import CO_OCCURS
-from loregraph.retrieve.context.budget import ContextView, Renderer, fit_budget
+from loregraph.retrieve.context.budget import ContextView, Renderer
 from loregraph.retrieve.context.worth import weak
-from loregraph.retrieve.results.result import Passage, RankedEntity, RankedRelation, RetrievalResult
+from loregraph.retrieve.results.result import Passage, RankedEntity, RankedRelation
 from loregraph.retrieve.results.sections import located
 
 FORMATS = ("markdown", "xml", "json", "mermaid")
@@ -363,16 +363,3 @@ def renderer_for(fmt: str) -> Renderer:
         raise ConfigError(
             f"unknown context format {fmt!r}; known formats: {', '.join(FORMATS)}"
         ) from None
-
-
-def format_context(
-    result: RetrievalResult, fmt: str = "markdown", budget: int | None = None
-) -> str:
-    """Render a retrieval result as context for an LLM, within ``budget`` tokens.
-
-    ``budget`` defaults to the retrieval settings' ``token_budget``.
-    """
-    renderer = renderer_for(fmt)
-    limit = result.token_budget if budget is None else budget
-    _, text = fit_budget(result, renderer, limit)
-    return text

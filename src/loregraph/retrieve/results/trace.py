@@ -89,7 +89,7 @@ class RetrievalTrace:
     out) to its error; ``timeouts`` maps a stage cut short by its time limit to that limit
     in milliseconds (:mod:`loregraph.retrieve.search.resilience`); ``findings`` say what found
     each result; ``context`` is the last token-budget fit made from the result (see
-    :func:`loregraph.retrieve.context.formats.format_context`), kept out of ``debug`` because
+    :func:`loregraph.retrieve.context.assemble.assemble`), kept out of ``debug`` because
     formatting comes after retrieval.
     """
 
