@@ -4,22 +4,19 @@
 
 from __future__ import annotations
 
-import asyncio
-import copy
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal, Self, TypedDict, Unpack
+from typing import IO, TYPE_CHECKING, Any, Literal, Unpack
 
-from loregraph.access import Principal, Role, require
-from loregraph.embed.base import Embedder
+from loregraph.access import Role, require
 from loregraph.engine.backfill import BackfillMethods
+from loregraph.engine.core import EngineOptions
 from loregraph.engine.grants import GrantMethods, actor
 from loregraph.engine.keys import KeyMethods
 from loregraph.engine.lookup import find_document
 from loregraph.engine.merges import MergeMethods
-from loregraph.engine.parts import Parts, store_file
 from loregraph.engine.passages import PassageMethods
 from loregraph.engine.queries import GraphQueries
 from loregraph.engine.questions import Asking, ContextFormat, QuestionMethods
@@ -28,8 +25,7 @@ from loregraph.engine.remember import MemoryMethods
 from loregraph.engine.suggest import SuggestMethods
 from loregraph.engine.views import EntityView, SearchHit, SearchResults
 from loregraph.engine.visibility import check_owner, document_access, with_access
-from loregraph.errors import EmptyStoreError, InputError
-from loregraph.ingest.extract.base import Extractor
+from loregraph.errors import EmptyStoreError
 from loregraph.ingest.facts.supersede import delete_and_recheck
 from loregraph.ingest.pipeline import IngestPipeline
 from loregraph.ingest.progress import Progress
@@ -40,17 +36,13 @@ from loregraph.ingest.types import SourceDocument
 from loregraph.kinds import Visibility
 from loregraph.location import Location
 from loregraph.models import DeleteReport, DocKind, Document, StoreStats
-from loregraph.observe import Observer, Observers, observed
-from loregraph.settings import Settings
+from loregraph.observe import observed
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
-from loregraph.store.visible import VisibleStore
 from loregraph.streaming import StreamedAnswer
 
 if TYPE_CHECKING:
-    from loregraph.llm.base import ChatModel
-    from loregraph.llm.client import LLMClient
-    from loregraph.llm.usage import UsageTracker
+    pass
 
 
 def open_store(location: str | Path | Location, *, read_only: bool = False) -> Store:
@@ -60,17 +52,6 @@ def open_store(location: str | Path | Location, *, read_only: bool = False) -> S
     from loregraph.store.urls import store_for_url
 
     return store_for_url(location, read_only=read_only)
-
-
-class EngineOptions(TypedDict, total=False):
-    """What may be passed to the engine instead of its defaults (see :class:`AsyncGraph`)."""
-
-    settings: Settings | None
-    embedder: Embedder | None
-    extractor: Extractor | None
-    llm: LLMClient | ChatModel | None
-    usage: UsageTracker | None
-    observers: Sequence[Observer]
 
 
 class AsyncGraph(
@@ -96,86 +77,6 @@ class AsyncGraph(
             wrapped with the cache and resilience of ``settings.llm``; a usage tracker).
             With provider ``none`` everything stays offline and no LLM code is loaded.
     """
-
-    def __init__(self, store: Store, **options: Unpack[EngineOptions]) -> None:
-        self._visible = VisibleStore.over(store)
-        self.store: Store = self._visible
-        """The store as :attr:`principal` sees it."""
-        self.principal: Principal | None = None
-        """Who the engine acts for: ``None``, the store's operator, who may do and see
-        everything (library use); :meth:`acting_as` gives the engine of a principal."""
-        self.settings = options.get("settings") or Settings()
-        self.parts = Parts(
-            self.settings,
-            store_path=store_file(store),
-            llm=options.get("llm"),
-            usage=options.get("usage"),
-            embedder=options.get("embedder"),
-            extractor=options.get("extractor"),
-        )
-        self._opened = False
-        self.corrections = asyncio.Lock()
-        self.observers = Observers(options.get("observers") or ())
-
-    def acting_as(self, principal: Principal) -> Self:
-        """This engine acting for ``principal``: the same methods, which see only the
-        documents it may read and do only what its roles allow (it shares this engine's
-        store, models and caches). Raises :class:`~loregraph.errors.InputError` for a
-        principal with a blank name: the operator is the engine itself, never a blank one.
-        """
-        if not isinstance(principal, Principal) or not principal.name.strip():
-            raise InputError(f"a principal needs a name, not {principal!r}")
-        view = copy.copy(self)
-        view.principal = principal
-        view.store = self._visible.seen_by(principal)
-        return view
-
-    @property
-    def operator_store(self) -> Store:
-        """The store as its operator sees it: everything, whoever the engine acts for."""
-        return self._visible
-
-    def seen_by(self, principal: Principal | None) -> Store:
-        """The store as ``principal`` sees it (``None``: its operator)."""
-        return self._visible.seen_by(principal)
-
-    async def open(self) -> None:
-        """Open the store (creating or migrating its schema)."""
-        if not self._opened:
-            await self.store.open()
-            self._opened = True
-
-    async def close(self) -> None:
-        """Close the store, and the LLM client and embedder the engine built."""
-        try:
-            if self._opened:
-                await self.store.close()
-                self._opened = False
-        finally:
-            await self.parts.aclose()
-
-    @property
-    def llm(self) -> LLMClient | None:
-        """The language-model client (``None`` when no LLM is configured)."""
-        return self.parts.llm
-
-    @property
-    def usage(self) -> UsageTracker | None:
-        """LLM calls, cache hits and tokens per stage (``None`` when no LLM is configured)."""
-        return self.parts.usage
-
-    @property
-    def embedder(self) -> Embedder:
-        """The embedder, created on first use."""
-        return self.parts.embedder
-
-    @property
-    def extractor(self) -> Extractor:
-        """The extractor, created on first use."""
-        return self.parts.extractor
-
-    def _scope(self, scope: str | None) -> str:
-        return scope or self.settings.scope
 
     # ------------------------------------------------------------------ ingest
     async def ingest(

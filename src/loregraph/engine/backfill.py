@@ -30,7 +30,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from loregraph.access import Principal, Role, require
+from loregraph.access import Role, require
+from loregraph.engine.core import EngineCore
 from loregraph.errors import InputError
 from loregraph.ingest.extract.base import identity
 from loregraph.ingest.pipeline import EXTRACTED_BY, IngestPipeline
@@ -41,12 +42,7 @@ from loregraph.ingest.tally import describe_failure
 from loregraph.models import Document
 
 if TYPE_CHECKING:
-    from loregraph.embed.base import Embedder
-    from loregraph.engine.parts import Parts
-    from loregraph.ingest.extract.base import Extractor
     from loregraph.llm.usage import StageUsage
-    from loregraph.settings import Settings
-    from loregraph.store.base import Store
 
 
 class Clock(Protocol):
@@ -203,26 +199,8 @@ async def _one(
     report.document_ids.append(document.id)
 
 
-class BackfillMethods:
+class BackfillMethods(EngineCore):
     """``backfill`` (a base of ``AsyncGraph``)."""
-
-    store: Store
-    principal: Principal | None
-    settings: Settings
-    parts: Parts
-    corrections: asyncio.Lock
-
-    if TYPE_CHECKING:
-
-        def _scope(self, scope: str | None) -> str: ...
-
-        async def open(self) -> None: ...
-
-        @property
-        def embedder(self) -> Embedder: ...
-
-        @property
-        def extractor(self) -> Extractor: ...
 
     async def backfill(
         self,

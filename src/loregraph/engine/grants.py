@@ -12,7 +12,6 @@ here: these methods only keep the records they read.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from loregraph.access import (
     ALL_SCOPES,
@@ -25,9 +24,9 @@ from loregraph.access import (
     check_name,
     require,
 )
+from loregraph.engine.core import EngineCore
 from loregraph.engine.lookup import find_document
 from loregraph.errors import InputError, NotFoundError
-from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
 
 
@@ -57,17 +56,8 @@ def scope_named(scope: str, *, every: bool = False) -> str:
     return check_name(scope, "a scope's name")
 
 
-class GrantMethods:
+class GrantMethods(EngineCore):
     """Roles of principals by scope, and links between scopes, kept in the store."""
-
-    store: Store
-    principal: Principal | None
-
-    if TYPE_CHECKING:
-
-        def _scope(self, scope: str | None) -> str: ...
-
-        async def open(self) -> None: ...
 
     async def grant(
         self, name: str, role: Role | str, scope: str | None = None, *, principal: str = ""

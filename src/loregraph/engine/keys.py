@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from loregraph.access import (
     ALL_SCOPES,
@@ -19,10 +18,10 @@ from loregraph.access import (
     new_key,
     require,
 )
+from loregraph.engine.core import EngineCore
 from loregraph.engine.grants import actor, granted_roles
 from loregraph.errors import InputError, NotFoundError
 from loregraph.models import utcnow
-from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
 
 
@@ -34,15 +33,8 @@ class NewKey:
     secret: str
 
 
-class KeyMethods:
+class KeyMethods(EngineCore):
     """The keys of the HTTP server, kept (by hash) in the store."""
-
-    store: Store
-    principal: Principal | None
-
-    if TYPE_CHECKING:
-
-        async def open(self) -> None: ...
 
     async def create_key(
         self, name: str, roles: Mapping[str, Role], *, principal: str = ""

@@ -13,11 +13,11 @@ audit log with its time and principal.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from typing import TYPE_CHECKING
 
-from loregraph.access import Principal, Role, require
+from loregraph.access import Role, require
+from loregraph.engine.core import EngineCore
 from loregraph.engine.grants import actor
 from loregraph.engine.lookup import exact_entity, find_entity
 from loregraph.engine.merge_views import MergeView, list_merge_views
@@ -26,40 +26,16 @@ from loregraph.ingest.pipeline import IngestPipeline
 from loregraph.ingest.redo import reprocess
 from loregraph.ingest.resolve.decisions import MANUAL, SAME_KEY_RULES
 from loregraph.models import Entity, Merge, name_key
-from loregraph.store.base import Store
 from loregraph.store.changes import JOIN, SPLIT, AuditEntry, Decision
 from loregraph.text.entity_types import TYPES, known_type
 
 if TYPE_CHECKING:
-    from loregraph.embed.base import Embedder
-    from loregraph.engine.parts import Parts
-    from loregraph.ingest.extract.base import Extractor
-    from loregraph.settings import Settings
+    pass
 
 
-class MergeMethods:
+class MergeMethods(EngineCore):
     """Merges you can see and undo, hand corrections, and the audit log (a base of
     ``AsyncGraph``). ``principal`` names who made a change (the CLI passes the OS user)."""
-
-    store: Store
-    principal: Principal | None
-    settings: Settings
-    parts: Parts
-    corrections: asyncio.Lock
-    """Held by a hand merge or an undo: one at a time in this process, so that two undos of
-    one merge cannot both find it not yet undone."""
-
-    if TYPE_CHECKING:
-
-        def _scope(self, scope: str | None) -> str: ...
-
-        async def open(self) -> None: ...
-
-        @property
-        def embedder(self) -> Embedder: ...
-
-        @property
-        def extractor(self) -> Extractor: ...
 
     async def merges(
         self, *, entity: str | None = None, undone: bool = False, scope: str | None = None

@@ -5,12 +5,11 @@ document's title, so a reader can open the passage an answer cites."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from loregraph.engine.core import EngineCore
 from loregraph.errors import NotFoundError
 from loregraph.retrieve.results.sections import section_index
 from loregraph.serial import Record
-from loregraph.store.base import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,16 +28,8 @@ class PassageView(Record):
     section: str = ""
 
 
-class PassageMethods:
+class PassageMethods(EngineCore):
     """Passages by id."""
-
-    store: Store
-
-    if TYPE_CHECKING:
-
-        def _scope(self, scope: str | None) -> str: ...
-
-        async def open(self) -> None: ...
 
     async def passage(self, passage_id: str, *, scope: str | None = None) -> PassageView:
         """The passage ``passage_id`` (a citation's ``chunk_id``) of the scope, with its

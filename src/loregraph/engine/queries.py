@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING
 
+from loregraph.engine.core import EngineCore
 from loregraph.engine.history import History, relation_history
 from loregraph.engine.lookup import find_entity
 from loregraph.engine.paths import GraphPath, shortest_paths
@@ -28,7 +28,6 @@ from loregraph.engine.views import EntityView
 from loregraph.errors import NotFoundError
 from loregraph.models import Entity, Relation
 from loregraph.settings import check_limit
-from loregraph.store.base import Store
 from loregraph.timepoint import TimePoint
 
 
@@ -44,17 +43,9 @@ def known_by(known_at: datetime | None, relations: list[Relation]) -> list[Relat
     return [r for r in relations if known_at is None or point.holds(r) or point.ended(r)]
 
 
-class GraphQueries:
+class GraphQueries(EngineCore):
     """Entities, relations, neighbourhoods, paths and timelines, by entity name (a base of
     ``AsyncGraph``)."""
-
-    store: Store
-
-    if TYPE_CHECKING:
-
-        async def open(self) -> None: ...
-
-        def _scope(self, scope: str | None) -> str: ...
 
     async def entities(
         self,

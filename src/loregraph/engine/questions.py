@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 from loregraph.access import Principal, Role
 from loregraph.answer.extractive import nothing_found
 from loregraph.answer.types import Answer
+from loregraph.engine.core import EngineCore
 from loregraph.engine.queries import world_time
 from loregraph.engine.views import SearchKind, SearchResults, search_hits
 from loregraph.errors import InputError
@@ -25,14 +26,11 @@ from loregraph.retrieve.personas.library import Persona, PersonaLibrary
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.results.result import RetrievalResult
 from loregraph.retrieve.search.resilience import GraphStatus
-from loregraph.settings import Settings, check_budget, check_limit
+from loregraph.settings import check_budget, check_limit
 from loregraph.settings import preset as named_preset
-from loregraph.store.base import Store
 
 if TYPE_CHECKING:
-    from loregraph.embed.base import Embedder
-    from loregraph.engine.parts import Parts
-    from loregraph.observe import Observers
+    pass
 
 ContextFormat = Literal["markdown", "xml", "json", "mermaid"]
 Only = Literal["memories", "documents"]
@@ -73,26 +71,9 @@ class Asking(TypedDict, total=False):
     conversation: str | None
 
 
-class QuestionMethods:
+class QuestionMethods(EngineCore):
     """Questions asked of the graph: passages, entities and relations, a context, an answer,
     ranked hits."""
-
-    store: Store
-    principal: Principal | None
-    settings: Settings
-    parts: Parts
-    observers: Observers
-
-    if TYPE_CHECKING:
-
-        def _scope(self, scope: str | None) -> str: ...
-
-        def seen_by(self, principal: Principal | None) -> Store: ...
-
-        async def open(self) -> None: ...
-
-        @property
-        def embedder(self) -> Embedder: ...
 
     def graph_status(self) -> GraphStatus:
         """The graph layer's circuit breaker state (``closed``, ``open``: questions are

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from loregraph.engine.core import EngineCore
 from loregraph.engine.memories import Memory, MemoryFilter, memory_of, read_memories
 from loregraph.errors import InputError
 from loregraph.models import DocKind, Document, Entity, Scored
@@ -30,7 +31,7 @@ from loregraph.store.base import Store
 from loregraph.store.scripts import fuse_rankings
 
 if TYPE_CHECKING:
-    from loregraph.embed.base import Embedder
+    pass
 
 CHUNKS_PER_HIT = 4
 """Chunks asked of each search per memory wanted (a memory may have several)."""
@@ -62,19 +63,8 @@ class MemoryHit:
         }
 
 
-class MemorySearch:
+class MemorySearch(EngineCore):
     """``search_memories``: memories found by text, joined with the entities they mention."""
-
-    store: Store
-
-    if TYPE_CHECKING:
-
-        def _scope(self, scope: str | None) -> str: ...
-
-        async def open(self) -> None: ...
-
-        @property
-        def embedder(self) -> Embedder: ...
 
     async def search_memories(
         self,

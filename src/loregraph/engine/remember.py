@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from loregraph.access import Principal, Role, require
+from loregraph.access import Role, require
+from loregraph.engine.core import EngineCore
 from loregraph.engine.grants import actor
 from loregraph.engine.memories import (
     Memory,
@@ -24,8 +25,7 @@ from loregraph.ingest.facts.supersede import delete_and_recheck
 from loregraph.kinds import Visibility
 from loregraph.models import DeleteReport, Document
 from loregraph.retrieve.graph.graphindex import SHARED_CACHE
-from loregraph.settings import Settings, check_limit
-from loregraph.store.base import Store
+from loregraph.settings import check_limit
 from loregraph.store.changes import AuditEntry
 
 if TYPE_CHECKING:
@@ -35,25 +35,14 @@ if TYPE_CHECKING:
     from loregraph.models import Entity
 
 
-class MemoryMethods:
+class MemoryMethods(EngineCore):
     """What an agent remembers: memories written, listed, found by entity and forgotten.
 
     A memory is searchable (``search``, ``context``, ``ask``) as soon as ``remember``
     returns, is linked to the entities it mentions, and never becomes an entity itself.
     """
 
-    store: Store
-    principal: Principal | None
-    settings: Settings
-
     if TYPE_CHECKING:
-
-        @property
-        def operator_store(self) -> Store: ...
-
-        def _scope(self, scope: str | None) -> str: ...
-
-        async def open(self) -> None: ...
 
         async def ingest_documents(
             self,

@@ -22,8 +22,8 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from loregraph.engine.core import EngineCore
 from loregraph.engine.lookup import find_document
 from loregraph.errors import InputError
 from loregraph.models import Document
@@ -142,16 +142,8 @@ async def suggest_for(
     return out
 
 
-class SuggestMethods:
+class SuggestMethods(EngineCore):
     """``suggest`` (a base of ``AsyncGraph``)."""
-
-    store: Store
-
-    if TYPE_CHECKING:
-
-        def _scope(self, scope: str | None) -> str: ...
-
-        async def open(self) -> None: ...
 
     async def suggest(
         self, document: str, *, limit: int = 5, scope: str | None = None
