@@ -1,14 +1,15 @@
 """What access filtering costs: question latency and recall as the store's operator, as a
-principal who reads every document, and as principals who read 70% and 10% of them.
-``python -m bench.access [--full]``. The 2Wiki store of the retrieval section (quick: 700
-passages, 200 questions) is copied; a principal with a role in another scope reads the
-copied scope through a selective scope link listing every document but each tenth, eighth
-and ninth, by position (70%), or only each tenth (10%). Every question is asked
-(``AsyncGraph.retrieve``, hybrid preset) as each reader, after one untimed question that
-builds what it sees. Reported per reader: the first question's time (it builds the reader's view of the scope), p50/p95 of the
-rest, the ratio of p50 to the operator's, recall of the gold documents (R@2, R@5) over every
-question and over those whose gold documents are all readable, and passages shown from a
-document the reader may not read (must be 0). Results: ``bench/results/access.<mode>.json``.
+principal who reads every document, and as principals who read 70% and 10% of them. ``python
+-m bench.access [--full]``. The 2Wiki store of the retrieval section (quick: 700 passages,
+200 questions) is copied; a principal with a role in another scope reads the copied scope
+through a selective scope link listing every document but each tenth, eighth and ninth, by
+position (70%), or only each tenth (10%). Every question is asked (``AsyncGraph.retrieve``,
+hybrid preset) as each reader, after one untimed question that builds what it sees. Reported
+per reader: the first question's time (it builds the reader's view of the scope), p50/p95 of
+the rest, the ratio of p50 to the operator's, recall of the gold documents (R@2, R@5) over
+every question and over those whose gold documents are all readable, and passages shown from
+a document the reader may not read (must be 0). Results:
+``bench/results/access.<mode>.json``.
 """
 
 from __future__ import annotations
