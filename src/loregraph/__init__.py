@@ -83,7 +83,6 @@ from loregraph.models import (
     StoreStats,
 )
 from loregraph.observe.debug import circuit_state, debug_report
-from loregraph.observe.metrics import Metrics
 from loregraph.retrieve.personas.library import Persona, PersonaLibrary, read_persona
 from loregraph.retrieve.results.provenance import PersonaReport
 from loregraph.retrieve.results.result import (
@@ -116,10 +115,12 @@ from loregraph.text.dates import FORMATS_HINT, user_time
 if TYPE_CHECKING:
     from loregraph.llm.client import LLMClient
     from loregraph.llm.usage import StageUsage, UsageTracker
+    from loregraph.observe.metrics import Metrics
 
 __version__ = "0.1.0"
 
 _LLM_TYPES = {
+    "Metrics": "loregraph.observe.metrics",
     "LLMClient": "loregraph.llm.client",
     "StageUsage": "loregraph.llm.usage",
     "UsageTracker": "loregraph.llm.usage",
@@ -127,8 +128,8 @@ _LLM_TYPES = {
 
 
 def __getattr__(name: str) -> Any:
-    """The LLM client's types, imported when first asked for: an offline engine loads no
-    LLM code."""
+    """The LLM client's types and the metrics (which count LLM calls), imported when first
+    asked for: an offline engine loads no LLM code."""
     module = _LLM_TYPES.get(name)
     if module is None:
         raise AttributeError(f"module 'loregraph' has no attribute {name!r}")

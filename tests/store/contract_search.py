@@ -6,6 +6,7 @@ import pytest
 
 from loregraph.models import Vector
 from loregraph.store.base import Store
+from loregraph.store.queries import TextSearch, VectorSearch
 
 from .builders import Book, blend, unit
 from .scenarios import ContractBase, shared_pair
@@ -71,6 +72,37 @@ class SearchContract(ContractBase):
         await store.delete_document("doc-ja")
         assert await found("猫") == []
         assert await found("首都") == [chunk_ids["zh"]]
+
+    async def test_chunk_searches_keep_to_the_documents_asked(self, store: Store) -> None:
+        """A backend that filters chunk searches by document itself gives only chunks of the
+        documents asked, up to the limit, in text, substring and vector searches alike."""
+        if not store.filters_documents:
+            pytest.skip("this backend's chunk searches are filtered by the visibility view")
+        chunk_ids: dict[str, list[str]] = {}
+        for n in range(12):
+            book = Book(f"doc-{n}", title=f"Ship log {n}")
+            chunk_ids[book.doc_id] = [
+                book.chunk(f"The captain wrote to the harbour {n} {k}. 東京の猫", unit(n)).id
+                for k in range(2)
+            ]
+            await store.write_document(book.bundle())
+        kept = frozenset({"doc-3", "doc-10"})
+        allowed = {c for d in kept for c in chunk_ids[d]}
+        for query in ("captain harbour", "猫", "captain 猫"):
+            hits = await store._search_text(TextSearch("chunk", "default", query, 3, None, kept))
+            assert len(hits) == 3 and {h.id for h in hits} <= allowed, query
+        near = await store._search_vector(
+            VectorSearch("chunk", "default", unit(3), 10, documents=kept)
+        )
+        assert {h.id for h in near} == allowed and near[0].id in chunk_ids["doc-3"]
+        none = frozenset[str]()
+        assert (
+            await store._search_text(TextSearch("chunk", "default", "captain", 5, None, none)) == []
+        )
+        assert (
+            await store._search_vector(VectorSearch("chunk", "default", unit(3), 5, documents=none))
+            == []
+        )
 
     async def test_fuzzy_search(self, store: Store) -> None:
         book = Book("doc")

@@ -25,7 +25,7 @@ from abc import abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import ClassVar, Self
 
 from loregraph import models
 from loregraph.errors import SchemaVersionError
@@ -72,6 +72,12 @@ def check_schema_version(version: int, known: int = SCHEMA_VERSION) -> None:
 
 class Store(ChangeLog, KeyStore, GrantStore, Provenance, Hops, NameSearch):
     """A knowledge-graph store. Open with ``await store.open()`` or ``async with``."""
+
+    filters_documents: ClassVar[bool] = False
+    """Whether the chunk searches keep to :attr:`.queries.TextSearch.documents` in the
+    backend's own query. A backend that says so is given the acting principal's readable
+    documents with each chunk search; for one that does not, the visibility view asks for
+    more hits and leaves out the unreadable ones."""
 
     # ----------------------------------------------------------------- lifecycle
     @abstractmethod

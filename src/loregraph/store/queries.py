@@ -105,13 +105,18 @@ class RelationFilter:
 @dataclass(frozen=True, slots=True)
 class TextSearch:
     """:meth:`~.base.Store.search_chunks_text` (``kind`` ``chunk``, maybe of one kind of
-    document) and :meth:`~.base.Store.search_entities_text` (``kind`` ``entity``)."""
+    document) and :meth:`~.base.Store.search_entities_text` (``kind`` ``entity``).
+
+    ``documents`` keeps a chunk search to the chunks of those documents (the ones the acting
+    principal may read), in the backend's own query where it can
+    (:attr:`~.base.Store.filters_documents`); ``None``: any document."""
 
     kind: str
     scope: str
     query: str
     limit: int
     document_kind: str | None = None
+    documents: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +143,8 @@ class VectorSearch:
     limit: int
     entity_type: str | None = None
     document_kind: str | None = None
+    documents: frozenset[str] | None = None
+    """As :attr:`TextSearch.documents`: only chunks of these documents (``None``: any)."""
 
     def check(self, dim: int, what: str) -> None:
         """Refuse (:class:`ConfigError`) a query vector of another dimension than ``dim``,

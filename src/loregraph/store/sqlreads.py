@@ -26,11 +26,15 @@ from loregraph.store.queries import (
 class SqlReads:
     """Contract reads written once over a SQL backend's modules (see the module docstring).
 
+    Both SQL backends keep chunk searches to the readable documents in their own queries
+    (:attr:`~loregraph.store.base.Store.filters_documents`).
+
     Each function is called with the backend's connection first, then the arguments. A
     function is looked up by name in a module, so its type is checked where it is defined
     and the contract's signature here says what it returns (hence no ``no-any-return``).
     """
 
+    filters_documents = True
     _reads: ModuleType
     _search: ModuleType
     _graph: ModuleType
@@ -54,8 +58,9 @@ class SqlReads:
             return await self._query(
                 self._search.search_entities_text, ask.scope, ask.query, ask.limit
             )
+        chunks = self._search.search_chunks_text
         return await self._query(
-            self._search.search_chunks_text, ask.scope, ask.query, ask.limit, ask.document_kind
+            chunks, ask.scope, ask.query, ask.limit, ask.document_kind, ask.documents
         )
 
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:

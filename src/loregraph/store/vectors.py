@@ -174,15 +174,25 @@ class VectorIndex:
 
     # ----------------------------------------------------------------- search
     def search(
-        self, query: npt.ArrayLike, k: int, *, tag: str | None = None
+        self,
+        query: npt.ArrayLike,
+        k: int,
+        *,
+        tag: str | None = None,
+        among: Iterable[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """The ``k`` rows most similar to ``query`` (cosine), best first, as (id, score)."""
+        """The ``k`` rows most similar to ``query`` (cosine), best first, as (id, score);
+        of ``tag`` and of the ids ``among``, each when given."""
         n = len(self._ids)
         if k <= 0 or not self._rows or self._dim is None:
             return []
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
         self._check_dim(int(vector.shape[0]), query=True)
-        return self._top(self._matrix[:n] @ vector, k, tag)
+        only = None
+        if among is not None:
+            only = np.zeros(n, dtype=np.bool_)
+            only[[row for item in among if (row := self._rows.get(item)) is not None]] = True
+        return self._top(self._matrix[:n] @ vector, k, tag, only)
 
     def search_many(
         self, queries: npt.ArrayLike, k: int, tags: Sequence[str | None] | None = None
@@ -206,16 +216,22 @@ class VectorIndex:
         return [self._top(scores[i], k, None if tags is None else tags[i]) for i in range(m)]
 
     def _top(
-        self, scores: npt.NDArray[np.float32], k: int, tag: str | None
+        self,
+        scores: npt.NDArray[np.float32],
+        k: int,
+        tag: str | None,
+        only: npt.NDArray[np.bool_] | None = None,
     ) -> list[tuple[str, float]]:
-        """The best ``k`` live rows (of ``tag``) by ``scores`` (one per row), best first."""
+        """The best ``k`` live rows (of ``tag``, and where ``only`` is true) by ``scores``
+        (one per row), best first."""
         n = len(self._ids)
-        mask: npt.NDArray[np.bool_] | None = None
+        mask: npt.NDArray[np.bool_] | None = only
         if tag is not None:
             code = self._tag_codes.get(tag)
             if code is None:
                 return []
-            mask = self._tags[:n] == code
+            tagged = self._tags[:n] == code
+            mask = tagged if mask is None else mask & tagged
         if self._dead:
             mask = self._alive[:n] if mask is None else mask & self._alive[:n]
         if mask is not None:

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from loregraph.errors import ConfigError
 from loregraph.models import Scored, name_key
@@ -34,6 +35,23 @@ TABLES = {"entity": "entities", "chunk": "chunks"}
 _RANK_NORMALISATION = 1  # divide the rank by 1 + log(document length)
 KIND_CLAUSE = "{alias}.document IN (SELECT pk FROM documents WHERE kind = %s)"
 """Keeps the chunks (``alias``) of documents of one kind."""
+DOCUMENTS_CLAUSE = "{alias}.document IN (SELECT pk FROM documents WHERE id = ANY(%s))"
+"""Keeps the chunks (``alias``) of the documents listed."""
+
+
+def chunk_filter(
+    alias: str, kind: str | None, documents: Collection[str] | None
+) -> tuple[str, list[object]]:
+    """The ``AND ...`` clauses (and their parameters) keeping chunks ``alias`` to documents
+    of ``kind`` and to the ``documents`` listed, each when given."""
+    sql, params = "", list[object]()
+    if kind is not None:
+        sql += f"AND {KIND_CLAUSE.format(alias=alias)} "
+        params.append(kind)
+    if documents is not None:
+        sql += f"AND {DOCUMENTS_CLAUSE.format(alias=alias)} "
+        params.append(sorted(documents))
+    return sql, params
 
 
 def ts_query(text: str) -> str | None:
@@ -45,13 +63,19 @@ def ts_query(text: str) -> str | None:
 
 
 async def _full_text(
-    conn: Conn, table: str, query: str, scope: str, limit: int, kind: str | None = None
+    conn: Conn,
+    table: str,
+    query: str,
+    scope: str,
+    limit: int,
+    kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
     match = ts_query(query)
     if match is None or limit <= 0:
         return []
-    extra = "" if kind is None else f"AND {KIND_CLAUSE.format(alias='t')} "
-    params = (match, scope, limit) if kind is None else (match, scope, kind, limit)
+    extra, filters = chunk_filter("t", kind, documents)
+    params = (match, scope, *filters, limit)
     cursor = await conn.execute(
         f"SELECT t.id, ts_rank_cd(t.search, q, {_RANK_NORMALISATION}) AS score "
         f"FROM {table} AS t, to_tsquery('english', %s) AS q "
@@ -63,18 +87,25 @@ async def _full_text(
 
 
 async def search_chunks_text(
-    conn: Conn, scope: str, query: str, limit: int, kind: str | None = None
+    conn: Conn,
+    scope: str,
+    query: str,
+    limit: int,
+    kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
     """Chunk ids by full-text rank over chunk text and document title; terms of
     substring-matched scripts are matched as substrings of the text (module docstring).
-    With ``kind``, only chunks of documents of that kind."""
+    With ``kind``, only chunks of documents of that kind; with ``documents``, only chunks
+    of those documents."""
     terms = split_query(query, MAX_TERMS)
     if not terms.substrings:
-        return await _full_text(conn, "chunks", query, scope, limit, kind)
-    found = await search_substrings(conn, scope, terms.substrings, limit, kind)
+        return await _full_text(conn, "chunks", query, scope, limit, kind, documents)
+    found = await search_substrings(conn, scope, terms.substrings, limit, kind, documents)
     if not terms.words:
         return found
-    words = await _full_text(conn, "chunks", " ".join(terms.words), scope, limit, kind)
+    text = " ".join(terms.words)
+    words = await _full_text(conn, "chunks", text, scope, limit, kind, documents)
     return fuse_rankings([words, found], limit)
 
 
@@ -84,20 +115,26 @@ def _like(term: str) -> str:
 
 
 async def search_substrings(
-    conn: Conn, scope: str, terms: list[str], limit: int, kind: str | None = None
+    conn: Conn,
+    scope: str,
+    terms: list[str],
+    limit: int,
+    kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
     """Chunk ids holding any of ``terms`` (case-insensitive substrings), ranked by the sum
-    over the terms of ``ln(1 + occurrences)``; of documents of ``kind`` only when given."""
+    over the terms of ``ln(1 + occurrences)``; of documents of ``kind`` and of
+    ``documents`` only, each when given."""
     if not terms or limit <= 0:
         return []
     matches = " OR ".join(["c.text ILIKE %s"] * len(terms))
-    of_kind = "" if kind is None else f"AND {KIND_CLAUSE.format(alias='c')} "
+    of_kind, filters = chunk_filter("c", kind, documents)
     cursor = await conn.execute(
         "SELECT c.id, (SELECT sum(ln(1 + (length(c.text) - length(replace(lower(c.text), t, ''))) "
         "/ length(t))) FROM unnest(%s::text[]) AS t) AS score FROM chunks AS c "
         f"WHERE c.scope = %s AND {SUBSTRING_ROWS} AND ({matches}) {of_kind}"
         "ORDER BY score DESC, c.pk LIMIT %s",
-        (terms, scope, *[_like(t) for t in terms], *([] if kind is None else [kind]), limit),
+        (terms, scope, *[_like(t) for t in terms], *filters, limit),
     )
     return [Scored(item, float(score)) for item, score in await cursor.fetchall()]
 
@@ -146,6 +183,8 @@ async def search_vector(conn: Conn, ask: VectorSearch) -> list[Scored]:
     typed = "" if ask.entity_type is None else "AND t.type = %(type)s "
     if ask.document_kind is not None:
         typed += "AND " + KIND_CLAUSE.format(alias="t").replace("%s", "%(kind)s") + " "
+    if ask.documents is not None:
+        typed += "AND " + DOCUMENTS_CLAUSE.format(alias="t").replace("%s", "%(docs)s") + " "
     cursor = await conn.execute(
         f"SELECT t.id, 1 - ({expression} <=> %(q)s::vector({dim})) FROM {table} AS t "
         f"WHERE t.scope = %(scope)s AND t.dim = {dim} {typed}"
@@ -155,6 +194,7 @@ async def search_vector(conn: Conn, ask: VectorSearch) -> list[Scored]:
             "scope": ask.scope,
             "type": ask.entity_type,
             "kind": ask.document_kind,
+            "docs": sorted(ask.documents or ()),
             "limit": ask.limit,
         },
     )

@@ -16,7 +16,7 @@ from loregraph.models import Scored, Vector
 from loregraph.store.names import NameIndex, split_keys
 from loregraph.store.queries import VectorSearch
 from loregraph.store.sqlite.cleanup import read_graph_version
-from loregraph.store.sqlite.search import load_name_index, load_vector_index
+from loregraph.store.sqlite.search import chunk_ids_of, load_name_index, load_vector_index
 from loregraph.store.sqlite.write import Outcome
 from loregraph.store.vectors import VectorIndex, VectorIndexCache, VersionedCache, stack_blobs
 
@@ -62,7 +62,10 @@ class MemoryIndexes:
         type) or ``chunk`` vectors (tagged with their document's kind)."""
         index = self._vector_index(conn, search.scope, search.kind)
         tag = search.entity_type if search.kind == ENTITY else search.document_kind
-        hits = index.search(search.vector, search.limit, tag=tag)
+        among = None
+        if search.documents is not None and search.kind != ENTITY:
+            among = chunk_ids_of(conn, search.scope, search.documents)
+        hits = index.search(search.vector, search.limit, tag=tag, among=among)
         return [Scored(item, score) for item, score in hits]
 
     def search_names(

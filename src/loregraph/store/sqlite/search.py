@@ -12,9 +12,10 @@ rankings (reciprocal rank); a query of words only runs exactly as before.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from loregraph.models import Scored
 from loregraph.store.names import NameIndex
@@ -33,6 +34,21 @@ _LAST_CHAR = "\U0010ffff"
 
 KIND_CLAUSE = "t.document_id IN (SELECT id FROM documents WHERE kind = ?)"
 """Keeps the chunks (``t``) of documents of one kind."""
+DOCUMENTS_CLAUSE = "t.document_id IN (SELECT value FROM json_each(?))"
+"""Keeps the chunks (``t``) of the documents listed (a JSON array)."""
+
+
+def chunk_filter(kind: str | None, documents: Collection[str] | None) -> tuple[str, list[object]]:
+    """The ``AND ...`` clauses (and their parameters) keeping chunks ``t`` to documents of
+    ``kind`` and to the ``documents`` listed, each when given."""
+    sql, params = "", list[object]()
+    if kind is not None:
+        sql += f"AND {KIND_CLAUSE} "
+        params.append(kind)
+    if documents is not None:
+        sql += f"AND {DOCUMENTS_CLAUSE} "
+        params.append(json.dumps(sorted(documents)))
+    return sql, params
 
 
 def fts_query(text: str) -> str | None:
@@ -51,17 +67,15 @@ def _bm25(
     scope: str,
     limit: int,
     kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
     """Ids of ``table`` rows ranked by BM25 over its FTS5 index ``{table}_fts`` (chunks of
-    documents of ``kind`` only, when given)."""
+    documents of ``kind`` and of ``documents`` only, when given)."""
     match = fts_query(query)
     if match is None or limit <= 0:
         return []
-    params: tuple[object, ...] = (match, scope, limit)
-    extra = ""
-    if kind is not None:
-        extra = f"AND {KIND_CLAUSE} "
-        params = (match, scope, kind, limit)
+    extra, filters = chunk_filter(kind, documents)
+    params = (match, scope, *filters, limit)
     sql = (
         f"SELECT t.id, -bm25({table}_fts, {weights}) AS score FROM {table}_fts "
         f"JOIN {table} AS t ON t.pk = {table}_fts.rowid "
@@ -72,21 +86,27 @@ def _bm25(
 
 
 def search_chunks_text(
-    conn: sqlite3.Connection, scope: str, query: str, limit: int, kind: str | None = None
+    conn: sqlite3.Connection,
+    scope: str,
+    query: str,
+    limit: int,
+    kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
     """Chunk ids by BM25 over chunk text (weight 1) and document title (weight 0.5), of
-    documents of ``kind`` only when given.
+    documents of ``kind`` and of ``documents`` only, each when given.
 
     Words are matched as words, terms of substring-matched scripts as substrings (see the
     module docstring).
     """
     terms = split_query(query, MAX_TERMS)
     if not terms.substrings:
-        return _bm25(conn, "chunks", "1.0, 0.5", query, scope, limit, kind)
-    found = search_substrings(conn, scope, terms.substrings, limit, kind)
+        return _bm25(conn, "chunks", "1.0, 0.5", query, scope, limit, kind, documents)
+    found = search_substrings(conn, scope, terms.substrings, limit, kind, documents)
     if not terms.words:
         return found
-    words = _bm25(conn, "chunks", "1.0, 0.5", " ".join(terms.words), scope, limit, kind)
+    text = " ".join(terms.words)
+    words = _bm25(conn, "chunks", "1.0, 0.5", text, scope, limit, kind, documents)
     return fuse_rankings([words, found], limit)
 
 
@@ -117,18 +137,23 @@ def substring_query(conn: sqlite3.Connection, terms: list[str]) -> str | None:
 
 
 def search_substrings(
-    conn: sqlite3.Connection, scope: str, terms: list[str], limit: int, kind: str | None = None
+    conn: sqlite3.Connection,
+    scope: str,
+    terms: list[str],
+    limit: int,
+    kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
     """Chunk ids by BM25 over the trigram index, matching any of ``terms`` as a substring
-    of chunk text (weight 1) or document title (weight 0.5); of documents of ``kind`` only
-    when given."""
+    of chunk text (weight 1) or document title (weight 0.5); of documents of ``kind`` and of
+    ``documents`` only, each when given."""
     if limit <= 0:
         return []
     match = substring_query(conn, terms)
     if match is None:
         return []
-    extra = "" if kind is None else f"AND {KIND_CLAUSE} "
-    params = (match, scope, limit) if kind is None else (match, scope, kind, limit)
+    extra, filters = chunk_filter(kind, documents)
+    params = (match, scope, *filters, limit)
     sql = (
         "SELECT t.id, -bm25(chunks_trigram, 1.0, 0.5) AS score FROM chunks_trigram "
         "JOIN chunks AS t ON t.pk = chunks_trigram.rowid "
@@ -153,6 +178,15 @@ def load_name_index(conn: sqlite3.Connection, scope: str) -> NameIndex:
             (scope,),
         )
         return NameIndex.build(rows, version)
+
+
+def chunk_ids_of(conn: sqlite3.Connection, scope: str, documents: Collection[str]) -> list[str]:
+    """The ids of the chunks of ``documents`` in ``scope``."""
+    rows = conn.execute(
+        f"SELECT t.id FROM chunks AS t WHERE t.scope = ? AND {DOCUMENTS_CLAUSE}",
+        (scope, json.dumps(sorted(documents))),
+    )
+    return [row[0] for row in rows]
 
 
 def load_vector_index(conn: sqlite3.Connection, scope: str, kind: str) -> VectorIndex:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from loregraph import models
 from loregraph.access import Principal
@@ -29,6 +28,7 @@ from loregraph.store.queries import (
     RelationFilter,
     RelationQuery,
     TextSearch,
+    VectorSearch,
 )
 from loregraph.store.visible import filters, matches, snapshot
 from loregraph.store.visible.derive import visible_merge
@@ -117,8 +117,11 @@ class VisibleStore(Passthrough):
         return {chunk.id for chunk in await self.get_chunks(ids)}
 
     async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
-        if await self.readers.readable(ask.scope) is None:
+        readable = await self.readers.readable(ask.scope)
+        if readable is None:
             return await self.inner._search_text(ask)
+        if ask.kind == "chunk" and self.inner.filters_documents:
+            return await self.inner._search_text(replace(ask, documents=readable))
 
         async def search(n: int) -> list[models.Scored]:
             return await self.inner._search_text(replace(ask, limit=n))
@@ -132,9 +135,12 @@ class VisibleStore(Passthrough):
 
         return await filters.ranked(search, keep, ask.limit)
 
-    async def _search_vector(self, ask: Any) -> list[models.Scored]:
-        if await self.readers.readable(ask.scope) is None:
+    async def _search_vector(self, ask: VectorSearch) -> list[models.Scored]:
+        readable = await self.readers.readable(ask.scope)
+        if readable is None:
             return await self.inner._search_vector(ask)
+        if ask.kind == "chunk" and self.inner.filters_documents:
+            return await self.inner._search_vector(replace(ask, documents=readable))
 
         async def search(n: int) -> list[models.Scored]:
             return await self.inner._search_vector(replace(ask, limit=n))
