@@ -5,12 +5,15 @@ scope's counts) are described by their own dataclasses."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from loregraph import Citation
+
+Time = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+"""A time as the result's ``to_dict()`` writes it (ISO 8601), passed through unchanged so
+that every face writes the same text for it."""
 
 
 class Shape(BaseModel):
@@ -229,7 +232,7 @@ class EndingOut(Shape):
     id: str
     title: str
     kind: str
-    at: datetime | None
+    at: Time | None
     sentence: str
 
 
@@ -241,10 +244,10 @@ class FactOut(Shape):
     type: str
     target: str
     current: bool
-    valid_at: datetime | None
-    invalid_at: datetime | None
-    created_at: datetime | None
-    expired_at: datetime | None
+    valid_at: Time | None
+    invalid_at: Time | None
+    created_at: Time | None
+    expired_at: Time | None
     evidence: list[str]
     invalidated_by: EndingOut | None
 
@@ -271,7 +274,7 @@ class MergeOut(Shape):
     score: float
     document_id: str | None
     document: str
-    at: datetime
+    at: Time
     principal: str = Field(description="Who made a merge by hand or undid it (else empty).")
     undone: bool
 
@@ -279,7 +282,7 @@ class MergeOut(Shape):
 class AuditEntryOut(Shape):
     """One change to the graph: ``action`` on ``subject``, by ``principal`` at ``at``."""
 
-    at: datetime
+    at: Time
     principal: str
     action: str
     subject: str
@@ -292,12 +295,12 @@ class MemoryOut(Shape):
 
     id: str
     text: str
-    at: datetime
+    at: Time
     tags: list[str]
     source: str | None
     metadata: dict[str, Any]
     scope: str
-    created_at: datetime
+    created_at: Time
     visibility: str = "public"
     owner: str | None = None
     planned: bool = False
@@ -371,8 +374,8 @@ class JobOut(Shape):
     kind: Literal["ingest", "backfill"]
     scope: str
     status: JobStatus
-    created_at: datetime
-    finished_at: datetime | None
+    created_at: Time
+    finished_at: Time | None
     documents: int | None = Field(description="Documents sent (null for paths: not known).")
     report: IngestReportOut | BackfillReportOut | None
     error: str | None
