@@ -26,7 +26,7 @@ from loregraph.store.queries import (
 class SqlReads:
     """Contract reads written once over a SQL backend's modules (see the module docstring).
 
-    Both SQL backends keep chunk searches to the readable documents in their own queries
+    The SQL backends keep chunk searches to the readable documents in their own queries
     (:attr:`~loregraph.store.base.Store.filters_documents`).
 
     Each function is called with the backend's connection first, then the arguments. A

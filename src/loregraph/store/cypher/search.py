@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import Any
 
 from loregraph.models import Scored
@@ -33,19 +34,30 @@ LABELS = {"entity": ENTITY, "chunk": CHUNK}
 
 
 async def search_chunks_text(
-    conn: Connection, scope: str, query: str, limit: int, kind: str | None = None
+    conn: Connection,
+    scope: str,
+    query: str,
+    limit: int,
+    kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
-    """Chunk ids of ``scope`` by full-text score (of documents of ``kind`` only, when
-    given); terms of substring-matched scripts are matched as substrings (see the module
-    docstring)."""
+    """Chunk ids of ``scope`` by full-text score (of documents of ``kind`` and of
+    ``documents`` only, each when given); terms of substring-matched scripts are matched
+    as substrings (see the module docstring)."""
     terms = split_query(query)
     if not terms.substrings:
-        return await search_text(conn, CHUNK, scope, query, limit, kind)
-    found = await search_substrings(conn, scope, terms.substrings, limit, kind)
+        return await search_text(conn, CHUNK, scope, query, limit, kind, documents)
+    found = await search_substrings(conn, scope, terms.substrings, limit, kind, documents)
     if not terms.words:
         return found
-    words = await search_text(conn, CHUNK, scope, " ".join(terms.words), limit, kind)
+    text = " ".join(terms.words)
+    words = await search_text(conn, CHUNK, scope, text, limit, kind, documents)
     return fuse_rankings([words, found], limit)
+
+
+def _of_documents(documents: Collection[str] | None, node: str) -> str:
+    """A condition keeping the chunk ``node`` when it is of one of ``$docs`` (or always)."""
+    return "" if documents is None else f"AND {node}.document_id IN $docs "
 
 
 def _of_kind(kind: str | None, node: str) -> str:
@@ -56,7 +68,12 @@ def _of_kind(kind: str | None, node: str) -> str:
 
 
 async def search_substrings(
-    conn: Connection, scope: str, terms: list[str], limit: int, kind: str | None = None
+    conn: Connection,
+    scope: str,
+    terms: list[str],
+    limit: int,
+    kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
     """Chunk ids of ``scope`` holding any of ``terms`` (case-insensitive substrings), ranked
     by the sum over the terms of ``ln(1 + occurrences)``; of documents of ``kind`` only
@@ -65,9 +82,9 @@ async def search_substrings(
         return []
     rows = await conn.read(
         f"MATCH (c:{CHUNK} {{scope: $scope}}) WITH c, toLower(c.text) AS text "
-        f"WHERE any(term IN $terms WHERE text CONTAINS term) {_of_kind(kind, 'c')}"
-        "RETURN c.id, text",
-        {"scope": scope, "terms": terms, "kind": kind},
+        f"WHERE any(term IN $terms WHERE text CONTAINS term) {_of_documents(documents, 'c')}"
+        f"{_of_kind(kind, 'c')}RETURN c.id, text",
+        {"scope": scope, "terms": terms, "kind": kind, "docs": sorted(documents or ())},
     )
     hits = [
         Scored(row[0], sum(math.log1p(str(row[1]).count(term)) for term in terms)) for row in rows
@@ -77,22 +94,29 @@ async def search_substrings(
 
 
 async def search_text(
-    conn: Connection, label: str, scope: str, query: str, limit: int, kind: str | None = None
+    conn: Connection,
+    label: str,
+    scope: str,
+    query: str,
+    limit: int,
+    kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
     """Ids of ``label`` nodes (chunks or entities) of ``scope`` ranked by full-text score
-    (chunks of documents of ``kind`` only, when given)."""
+    (chunks of documents of ``kind`` and of ``documents`` only, each when given)."""
     words = search_words(query)
     if not words or limit <= 0:
         return []
     rows = await conn.read(
         f"{conn.dialect.fulltext_nodes(label)} WITH node, score WHERE node.scope = $scope "
-        f"{_of_kind(kind, 'node')}"
+        f"{_of_documents(documents, 'node')}{_of_kind(kind, 'node')}"
         "RETURN node.id, score ORDER BY score DESC, node.id LIMIT $limit",
         {
             "query": conn.dialect.fulltext_query(words),
             "scope": scope,
             "limit": limit,
             "kind": kind,
+            "docs": sorted(documents or ()),
         },
     )
     return [Scored(row[0], float(row[1])) for row in rows]
@@ -122,13 +146,16 @@ async def search_vector(conn: Connection, schema: SchemaState, ask: VectorSearch
     while True:
         rows = await conn.read(
             f"{conn.dialect.vector_nodes(label)} {tagged} "
-            f"RETURN node.id, node.scope, {tag}, {conn.dialect.similarity('score')}",
+            f"RETURN node.id, node.scope, {tag}, {conn.dialect.similarity('score')}, "
+            f"{'node.document_id' if ask.kind == 'chunk' else 'null'}",
             {**params, "k": k},
         )
         hits = [
             Scored(row[0], float(row[3]))
             for row in rows
-            if row[1] == ask.scope and wanted in (None, row[2])
+            if row[1] == ask.scope
+            and wanted in (None, row[2])
+            and (ask.documents is None or row[4] in ask.documents)
         ]
         if len(hits) >= ask.limit or len(rows) < k or k >= MAX_K:
             break

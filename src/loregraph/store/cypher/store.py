@@ -58,6 +58,8 @@ class CypherStore(Opened[Connection, SchemaState], PlannedWrites, CypherLedger, 
     >>> async with store: ...                                # doctest: +SKIP
     """
 
+    filters_documents = True
+
     target: CypherTarget
 
     def __init__(self, url: str, *, connection: Connection | None = None) -> None:
@@ -109,7 +111,7 @@ class CypherStore(Opened[Connection, SchemaState], PlannedWrites, CypherLedger, 
         if ask.kind == "entity":
             return await search.search_text(self._conn(), ENTITY, ask.scope, ask.query, ask.limit)
         return await search.search_chunks_text(
-            self._conn(), ask.scope, ask.query, ask.limit, ask.document_kind
+            self._conn(), ask.scope, ask.query, ask.limit, ask.document_kind, ask.documents
         )
 
     # ----------------------------------------------------------------- entities

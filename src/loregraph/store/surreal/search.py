@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from loregraph.models import Scored
@@ -34,6 +35,15 @@ MAX_K = 100_000
 K1, B = 1.2, 0.75
 
 
+def _where(kind: str | None, documents: Collection[str] | None) -> tuple[str, dict[str, Any]]:
+    """The condition keeping records to the scope, to documents of ``kind`` and to the
+    ``documents`` listed (each when given), and its parameters besides ``$scope``."""
+    where = "scope = $scope" + ("" if kind is None else " AND kind = $kind")
+    if documents is not None:
+        where += " AND document_id INSIDE $docs"
+    return where, {"kind": kind, "docs": sorted(documents or ())}
+
+
 async def bm25(
     conn: SurrealConnection,
     table: str,
@@ -41,13 +51,15 @@ async def bm25(
     words: list[str],
     limit: int,
     kind: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
-    """Ids of ``table`` records of ``scope`` ranked by BM25 over their ``search_text``."""
+    """Ids of ``table`` records of ``scope`` ranked by BM25 over their ``search_text`` (of
+    documents of ``kind`` and of ``documents`` only, each when given)."""
     words = list(dict.fromkeys(w.casefold() for w in words))[:MAX_WORDS]
     if not words or limit <= 0:
         return []
-    where = "scope = $scope" + ("" if kind is None else " AND kind = $kind")
-    params: dict[str, Any] = {"scope": scope, "kind": kind}
+    where, params = _where(kind, documents)
+    params["scope"] = scope
     params["counts"] = thing("scope_version", scope)
     params |= {f"w{i}": word for i, word in enumerate(words)}
     matches = " OR ".join(f"search_text @{i}@ $w{i}" for i in range(len(words)))
@@ -82,18 +94,23 @@ def _occurrences(offsets: Any) -> int:
 
 
 async def search_substrings(
-    conn: SurrealConnection, scope: str, terms: list[str], limit: int, kind: str | None
+    conn: SurrealConnection,
+    scope: str,
+    terms: list[str],
+    limit: int,
+    kind: str | None,
+    documents: Collection[str] | None = None,
 ) -> list[Scored]:
     """Chunk ids of ``scope`` holding any of ``terms`` (case-insensitive substrings), ranked
     by the sum over the terms of ``ln(1 + occurrences)``."""
     if not terms or limit <= 0:
         return []
-    where = "scope = $scope" + ("" if kind is None else " AND kind = $kind")
+    where, params = _where(kind, documents)
     matches = " OR ".join(f"string::contains(lowered, $t{i})" for i in range(len(terms)))
     found = await conn.rows(
         "SELECT * FROM (SELECT record::id(id) AS id, string::lowercase(text) AS lowered "
         f"FROM chunk WHERE {where}) WHERE {matches}",
-        {"scope": scope, "kind": kind} | {f"t{i}": term for i, term in enumerate(terms)},
+        params | {"scope": scope} | {f"t{i}": term for i, term in enumerate(terms)},
     )
     hits = [Scored(r["id"], sum(math.log1p(r["lowered"].count(t)) for t in terms)) for r in found]
     hits.sort(key=lambda hit: (-hit.score, hit.id))
@@ -101,7 +118,10 @@ async def search_substrings(
 
 
 class SurrealSearch:
-    """The store's full-text and vector search."""
+    """The store's full-text and vector search; chunk searches keep to the documents asked
+    in the query (:attr:`~loregraph.store.base.Store.filters_documents`)."""
+
+    filters_documents = True
 
     if TYPE_CHECKING:
 
@@ -112,10 +132,12 @@ class SurrealSearch:
     async def _search_text(self, ask: TextSearch) -> list[Scored]:
         terms = split_query(ask.query)
         kind = None if ask.document_kind is None else str(ask.document_kind)
-        words = await bm25(self._conn(), ask.kind, ask.scope, terms.words, ask.limit, kind)
+        docs = ask.documents if ask.kind == "chunk" else None
+        conn, scope, limit = self._conn(), ask.scope, ask.limit
+        words = await bm25(conn, ask.kind, scope, terms.words, limit, kind, docs)
         if not terms.substrings or ask.kind == "entity":
             return words
-        found = await search_substrings(self._conn(), ask.scope, terms.substrings, ask.limit, kind)
+        found = await search_substrings(conn, scope, terms.substrings, limit, kind, docs)
         return fuse_rankings([words, found], ask.limit) if terms.words else found
 
     async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
@@ -132,14 +154,19 @@ class SurrealSearch:
         tag = ask.entity_type if ask.kind == "entity" else ask.document_kind
         tagged = "type" if ask.kind == "entity" else "kind"
         params = {"v": [float(x) for x in ask.vector]}
+        docs = ask.documents if ask.kind == "chunk" else None
+        of_document = "" if docs is None else "document_id, "
         k = max(4 * ask.limit, 16)
         while True:  # the index is shared by every scope: ask for more until enough are ours
             found = await self._conn().rows(
-                "SELECT record::id(id) AS id, scope, vector::distance::knn() AS distance "
+                f"SELECT record::id(id) AS id, scope, {of_document}"
+                "vector::distance::knn() AS distance "
                 f"FROM {ask.kind}_vector WHERE embedding <|{k},{max(k, 64)}|> $v",
                 params,
             )
             hits = [row for row in found if row["scope"] == ask.scope]
+            if docs is not None:
+                hits = [row for row in hits if row["document_id"] in docs]
             if tag is not None and hits:
                 keep = set(
                     await self._conn().rows(
