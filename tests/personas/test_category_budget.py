@@ -9,6 +9,7 @@ import pytest
 
 from loregraph import AsyncGraph
 from loregraph.engine.questions import context_of
+from loregraph.retrieve.context.assemble import assemble
 from loregraph.retrieve.context.category_budget import (
     GRAPH_SHARE,
     MAP_TOKENS,
@@ -17,7 +18,6 @@ from loregraph.retrieve.context.category_budget import (
     fit_categories,
     persona_context,
 )
-from loregraph.retrieve.context.formats import format_context
 from loregraph.retrieve.results.intents import IntentRoute
 from loregraph.retrieve.results.provenance import PassageSource, PersonaReport
 from loregraph.retrieve.results.result import Passage, QueryAnalysis, RetrievalResult
@@ -114,7 +114,7 @@ async def test_without_a_persona_the_presets_context_is_unchanged(family: AsyncG
     question = "Who taught Rose Albright to fish?"
     for fmt in ("markdown", "xml"):  # (json holds the timings of each run)
         plain = await family.context(question, format=fmt)  # type: ignore[arg-type]
-        assert plain == format_context(await family.retrieve(question), fmt)
+        assert plain == assemble(await family.retrieve(question), fmt).text
     asked = await family.retrieve(question, persona="friend")
     assert context_of(asked, "markdown").startswith("## Context for the friend persona")
-    assert context_of(asked, "xml") == format_context(asked, "xml")  # xml keeps its layout
+    assert context_of(asked, "xml") == assemble(asked, "xml").text  # xml keeps its layout

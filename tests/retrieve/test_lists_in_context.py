@@ -7,7 +7,7 @@ from pathlib import Path
 from retrieve_corpus import retrieve_from_chunks
 
 from loregraph.ingest.types import SourceDocument
-from loregraph.retrieve.context.formats import format_context
+from loregraph.retrieve.context.assemble import assemble
 
 STAGES = [
     ("Connection", "the client opens a session with the server over a socket."),
@@ -36,8 +36,8 @@ async def test_a_context_shows_every_item_of_a_list_cut_by_the_chunk_end(tmp_pat
     assert "Cleanup" not in first.text  # the chunk ends inside the list
     assert "6. Cleanup" in first.following
     for budget in (300, 2000):
-        context = format_context(result, "markdown", budget=budget)
+        context = assemble(result, "markdown", budget=budget).text
         for n, (name, _) in enumerate(STAGES, 1):
             assert f"{n}. {name}:" in context, (budget, name)
-    json_context = format_context(result, "json", budget=2000)
+    json_context = assemble(result, "json", budget=2000).text
     assert '"following"' not in json_context  # the chunk is the passage

@@ -14,7 +14,7 @@ from loregraph.embed.hashing import HashingEmbedder
 from loregraph.ingest.pipeline import IngestPipeline
 from loregraph.ingest.types import SourceDocument
 from loregraph.models import Document
-from loregraph.retrieve.context.formats import format_context
+from loregraph.retrieve.context.assemble import assemble
 from loregraph.retrieve.pipeline import Retriever
 from loregraph.retrieve.results.result import RetrievalResult
 from loregraph.retrieve.results.sections import SectionIndex, add_sections, located, section_index
@@ -92,17 +92,17 @@ def _with_section(section: str = "CHAPTER I › Storm") -> RetrievalResult:
 
 
 def test_the_markdown_header_names_the_section() -> None:
-    text = format_context(_with_section(), "markdown", budget=4000)
+    text = assemble(_with_section(), "markdown", budget=4000).text
     assert "\n[1] The Voyage of the Meridian › CHAPTER I › Storm (characters " in text
-    plain = format_context(sample_result(), "markdown", budget=4000)
+    plain = assemble(sample_result(), "markdown", budget=4000).text
     assert "\n[1] The Voyage of the Meridian (characters " in plain
 
 
 def test_xml_and_json_carry_the_section() -> None:
-    xml = format_context(_with_section(), "xml", budget=4000)
+    xml = assemble(_with_section(), "xml", budget=4000).text
     assert 'document="The Voyage of the Meridian" section="CHAPTER I › Storm" chunk="1"' in xml
-    assert "section=" not in format_context(sample_result(), "xml", budget=4000)
-    data = json.loads(format_context(_with_section(), "json", budget=4000))
+    assert "section=" not in assemble(sample_result(), "xml", budget=4000).text
+    data = json.loads(assemble(_with_section(), "json", budget=4000).text)
     assert data["passages"][0]["section"] == "CHAPTER I › Storm"
 
 
@@ -148,7 +148,7 @@ async def test_passages_from_a_store_carry_their_section(tmp_path: Path) -> None
     storm = next(p for p in result.passages if "storm drove" in p.text)
     assert storm.section == "CHAPTER II › THE MATE’S DIARY"
     assert by_title["Note"].section == ""  # a document without headings
-    context = format_context(result, "markdown", budget=2000)
+    context = assemble(result, "markdown", budget=2000).text
     assert "The Voyage › CHAPTER II › THE MATE’S DIARY (characters " in context
     answer = extractive_answer(result)
     cited = [c for c in answer.citations if "storm drove" in c.quote]
@@ -172,4 +172,4 @@ async def test_a_document_stored_without_sections_still_retrieves(tmp_path: Path
             "Where did the storm drive the Meridian?", "default"
         )
         assert result.passages and all(p.section == "" for p in result.passages)
-        assert " › " not in format_context(result, "markdown", budget=2000)
+        assert " › " not in assemble(result, "markdown", budget=2000).text

@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from loregraph.models import Scored
@@ -28,6 +28,7 @@ from loregraph.store.cypher.dialect import CHUNK, DOCUMENT, ENTITY, search_words
 from loregraph.store.cypher.schema import SchemaState, ensure_vector_index, refresh_dims
 from loregraph.store.queries import VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
+from loregraph.store.widen import widening
 
 MAX_K = 100_000
 LABELS = {"entity": ENTITY, "chunk": CHUNK}
@@ -142,23 +143,25 @@ async def search_vector(conn: Connection, schema: SchemaState, ask: VectorSearch
         tag, wanted = "d.kind", ask.document_kind
         if wanted is None:
             tagged, tag = "", "null"
-    k = max(4 * ask.limit, 16)
-    while True:
-        rows = await conn.read(
+
+    async def nearest(k: int) -> list[Any]:
+        return await conn.read(
             f"{conn.dialect.vector_nodes(label)} {tagged} "
             f"RETURN node.id, node.scope, {tag}, {conn.dialect.similarity('score')}, "
             f"{'node.document_id' if ask.kind == 'chunk' else 'null'}",
             {**params, "k": k},
         )
-        hits = [
+
+    async def ours(rows: Sequence[Any]) -> list[Scored]:
+        return [
             Scored(row[0], float(row[3]))
             for row in rows
             if row[1] == ask.scope
             and wanted in (None, row[2])
             and (ask.documents is None or row[4] in ask.documents)
         ]
-        if len(hits) >= ask.limit or len(rows) < k or k >= MAX_K:
-            break
-        k *= 4
+
+    first = max(4 * ask.limit, 16)
+    hits = await widening(nearest, ours, ask.limit, first=first, most=MAX_K)
     hits.sort(key=lambda hit: (-hit.score, hit.id))
     return hits[: ask.limit]

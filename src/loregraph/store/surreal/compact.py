@@ -5,42 +5,27 @@ files until the engine compacts them, which cannot be asked for from SurrealQL. 
 store has removed anything (a forget, a delete, a document replaced, an entity renamed), it
 is rewritten when it closes: every live record is copied into a new directory, which then
 takes the old one's place. A rewrite that stops part-way is finished or dropped by the next
-:func:`recover`: the new directory only replaces the old one once it is complete.
+:func:`~loregraph.store.swap.recover`: the new directory only replaces the old one once it
+is complete.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from loregraph.store.surreal.connection import SurrealConnection, SurrealTarget
 from loregraph.store.surreal.schema import VECTOR_TABLES, statements
+from loregraph.store.swap import fresh_beside, swap_in
 
 PAGE = 2000
 RELATION_TABLES = ("relates_to", "mentions")
-
-
-def _beside(path: Path, suffix: str) -> Path:
-    return path.with_name(path.name + suffix)
-
-
-def recover(path: Path) -> None:
-    """Finish or drop a rewrite that stopped part-way (before the store opens)."""
-    new, old = _beside(path, ".rewrite"), _beside(path, ".old")
-    if not path.exists() and new.exists():
-        new.rename(path)  # it was complete: the old one had been moved aside
-    for leftover in (new, old):
-        if leftover.exists():
-            shutil.rmtree(leftover)
 
 
 async def rewrite(conn: SurrealConnection, dims: dict[str, int]) -> None:
     """Copy every live record of the open ``surrealkv`` store into a fresh directory, close
     the store and put the copy in its place."""
     path = Path(conn.target.path)
-    new = _beside(path, ".rewrite")
-    if new.exists():
-        shutil.rmtree(new)
+    new = fresh_beside(path)
     target = SurrealTarget("surrealkv", str(new), conn.target.namespace, conn.target.database)
     copy = SurrealConnection(target)
     await copy.open()
@@ -64,7 +49,4 @@ async def rewrite(conn: SurrealConnection, dims: dict[str, int]) -> None:
     finally:
         await copy.close()
     await conn.close()
-    old = _beside(path, ".old")
-    path.rename(old)
-    new.rename(path)
-    shutil.rmtree(old)
+    swap_in(path)

@@ -9,18 +9,19 @@ its frontier by graph traversal (``<->relates_to``), not by scanning the relatio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from loregraph.models import GraphArrays, Relation, utcnow
 from loregraph.store.hops import Hop
-from loregraph.store.planned import EntityEdit
+from loregraph.store.planned import EntityEdit, Opened
 from loregraph.store.queries import Page, PageKey, RelationFilter
 from loregraph.store.rows import in_order, iso
 from loregraph.store.surreal import records
 from loregraph.store.surreal.connection import SurrealConnection
 from loregraph.store.surreal.records import RELATION, thing, things
+from loregraph.store.surreal.schema import SchemaState
 from loregraph.store.surreal.state import TOUCHING
 
 _CONDITIONS = {
@@ -87,12 +88,8 @@ async def apply_edit(conn: SurrealConnection, edit: EntityEdit) -> None:
     )  # fmt: skip
 
 
-class SurrealGraph:
+class SurrealGraph(Opened[SurrealConnection, SchemaState]):
     """The store's relation reads and graph snapshots."""
-
-    if TYPE_CHECKING:
-
-        def _conn(self) -> SurrealConnection: ...
 
     async def get_relations(self, relation_ids: Sequence[str]) -> list[Relation]:
         found = await self._conn().rows(

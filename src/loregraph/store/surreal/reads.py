@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from loregraph import models
+from loregraph.store.planned import Opened
 from loregraph.store.props import CODEC
 from loregraph.store.provenance import AliasRow, EntitySource, ListingRow, entity_sources_from_rows
 from loregraph.store.queries import DocumentQuery, EntityListing, Page, PageKey
@@ -14,9 +15,7 @@ from loregraph.store.rows import MERGE_FIELDS, in_order, listed_entity, supporte
 from loregraph.store.surreal import records
 from loregraph.store.surreal.connection import SurrealConnection
 from loregraph.store.surreal.records import CHUNK, DOCUMENT, ENTITY, RELATION, thing, things
-
-if TYPE_CHECKING:
-    from loregraph.store.surreal.schema import SchemaState
+from loregraph.store.surreal.schema import SchemaState
 
 _ORDERS = {
     "mentions": "mention_count DESC, name, id",
@@ -35,14 +34,8 @@ def _type(row: dict[str, Any]) -> str:
     return str(row["type"])
 
 
-class SurrealReads:
+class SurrealReads(Opened[SurrealConnection, SchemaState]):
     """The store's reads of documents, chunks, entities, merges, counts and bundles."""
-
-    if TYPE_CHECKING:
-
-        def _conn(self) -> SurrealConnection: ...
-
-        def _state(self) -> SchemaState: ...
 
     async def get_document(self, document_id: str) -> models.Document | None:
         found = await self._conn().rows(

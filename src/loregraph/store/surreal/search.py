@@ -2,10 +2,9 @@
 
 * Full-text: the BM25 indexes find the matches (a query matches any of its words, each
   word a parameter, so no query syntax from the caller reaches the engine) and give each
-  word's occurrences (``search::offsets``); the score is computed here by BM25 (k1 1.2,
-  b 0.75, idf ``ln(1 + (N - n + 0.5) / (n + 0.5))`` with ``N`` the scope's number of chunks
-  or entities, kept with its graph version; the mean length of the matches stands in for the
-  scope's). The engine's own ``search::score`` is 0 whenever a
+  word's occurrences (``search::offsets``); the score is BM25 computed from them
+  (:func:`loregraph.store.bm25.bm25_scores`, ``N`` the scope's number of chunks or
+  entities, kept with its graph version). The engine's own ``search::score`` is 0 whenever a
   word is in half the texts or more, which ties every hit in a small store.
 * Chunk search splits the query by script (:func:`loregraph.store.scripts.split_query`):
   terms in scripts written without spaces are matched as substrings and ranked by
@@ -20,19 +19,21 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection, Sequence
+from typing import Any
 
 from loregraph.models import Scored
+from loregraph.store.bm25 import bm25_scores
+from loregraph.store.planned import Opened
 from loregraph.store.queries import TextSearch, VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
 from loregraph.store.surreal.connection import SurrealConnection
 from loregraph.store.surreal.records import thing, things
 from loregraph.store.surreal.schema import SchemaState, ensure_vector_index, refresh_dims
+from loregraph.store.widen import widening
 
 MAX_WORDS = 32
 MAX_K = 100_000
-K1, B = 1.2, 0.75
 
 
 def _where(kind: str | None, documents: Collection[str] | None) -> tuple[str, dict[str, Any]]:
@@ -72,16 +73,10 @@ async def bm25(
     )
     if not hits:
         return []
-    total = max(int(counted or 0), len(hits))
     freqs = [[_occurrences(hit.get(f"o{i}")) for i in range(len(words))] for hit in hits]
-    df = [sum(1 for f in freqs if f[i]) for i in range(len(words))]
-    idf = [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in df]
-    mean = sum(max(1, int(hit["dl"] or 0)) for hit in hits) / len(hits)
-    scored = []
-    for hit, freq in zip(hits, freqs, strict=True):
-        norm = K1 * (1 - B + B * max(1, int(hit["dl"] or 0)) / mean)
-        score = sum(w * tf * (K1 + 1) / (tf + norm) for w, tf in zip(idf, freq, strict=True))
-        scored.append(Scored(hit["id"], score))
+    lengths = [int(hit["dl"] or 0) for hit in hits]
+    scores = bm25_scores(freqs, lengths, max(int(counted or 0), len(hits)))
+    scored = [Scored(hit["id"], score) for hit, score in zip(hits, scores, strict=True)]
     scored.sort(key=lambda hit: (-hit.score, hit.id))
     return scored[:limit]
 
@@ -117,17 +112,11 @@ async def search_substrings(
     return hits[:limit]
 
 
-class SurrealSearch:
+class SurrealSearch(Opened[SurrealConnection, SchemaState]):
     """The store's full-text and vector search; chunk searches keep to the documents asked
     in the query (:attr:`~loregraph.store.base.Store.filters_documents`)."""
 
     filters_documents = True
-
-    if TYPE_CHECKING:
-
-        def _conn(self) -> SurrealConnection: ...
-
-        def _state(self) -> SchemaState: ...
 
     async def _search_text(self, ask: TextSearch) -> list[Scored]:
         terms = split_query(ask.query)
@@ -156,28 +145,32 @@ class SurrealSearch:
         params = {"v": [float(x) for x in ask.vector]}
         docs = ask.documents if ask.kind == "chunk" else None
         of_document = "" if docs is None else "document_id, "
-        k = max(4 * ask.limit, 16)
-        while True:  # the index is shared by every scope: ask for more until enough are ours
-            found = await self._conn().rows(
+
+        async def nearest(k: int) -> list[dict[str, Any]]:
+            return await self._conn().rows(
                 f"SELECT record::id(id) AS id, scope, {of_document}"
                 "vector::distance::knn() AS distance "
                 f"FROM {ask.kind}_vector WHERE embedding <|{k},{max(k, 64)}|> $v",
                 params,
             )
+
+        async def ours(found: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             hits = [row for row in found if row["scope"] == ask.scope]
             if docs is not None:
                 hits = [row for row in hits if row["document_id"] in docs]
-            if tag is not None and hits:
-                keep = set(
-                    await self._conn().rows(
-                        f"SELECT VALUE record::id(id) FROM $ids WHERE {tagged} = $tag",
-                        {"ids": things(ask.kind, [row["id"] for row in hits]), "tag": tag},
-                    )
+            if tag is None or not hits:
+                return hits
+            keep = set(
+                await self._conn().rows(
+                    f"SELECT VALUE record::id(id) FROM $ids WHERE {tagged} = $tag",
+                    {"ids": things(ask.kind, [row["id"] for row in hits]), "tag": tag},
                 )
-                hits = [row for row in hits if row["id"] in keep]
-            if len(hits) >= ask.limit or len(found) < k or k >= MAX_K:
-                break
-            k *= 4
+            )
+            return [row for row in hits if row["id"] in keep]
+
+        # the index is shared by every scope: ask for more until enough are ours
+        first = max(4 * ask.limit, 16)
+        hits = await widening(nearest, ours, ask.limit, first=first, most=MAX_K)
         scored = [Scored(row["id"], 1.0 - float(row["distance"])) for row in hits]
         scored.sort(key=lambda hit: (-hit.score, hit.id))
         return scored[: ask.limit]

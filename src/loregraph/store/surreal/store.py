@@ -18,23 +18,23 @@ from loregraph.errors import StoreError
 from loregraph.store.base import Store
 from loregraph.store.ledger import LedgerQuery, LedgerRow
 from loregraph.store.plan import WritePlan
-from loregraph.store.planned import EntityEdit, Opened, PlannedWrites
+from loregraph.store.planned import EntityEdit, PlannedWrites
 from loregraph.store.provenance import RelationSource
 from loregraph.store.surreal import graph
 from loregraph.store.surreal.apply import transaction
-from loregraph.store.surreal.compact import recover, rewrite
+from loregraph.store.surreal.compact import rewrite
 from loregraph.store.surreal.connection import CONFLICT, SurrealConnection, SurrealTarget
 from loregraph.store.surreal.graph import SurrealGraph
 from loregraph.store.surreal.reads import SurrealReads
 from loregraph.store.surreal.schema import SchemaState, ensure_schema, ensure_vector_index
 from loregraph.store.surreal.search import SurrealSearch
 from loregraph.store.surreal.state import SurrealWriteState
+from loregraph.store.swap import recover
 
 _LEDGER_WHERE = "kind = $kind AND part = $part AND key = $key"
 
 
 class SurrealStore(
-    Opened[SurrealConnection, SchemaState],
     PlannedWrites,
     SurrealReads,
     SurrealGraph,

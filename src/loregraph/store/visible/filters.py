@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING
 from loregraph.models import Chunk, DocumentBundle, Entity, Relation, Scored
 from loregraph.store.visible.derive import visible_entity, visible_relation
 from loregraph.store.visible.readers import Readable, Readers
+from loregraph.store.widen import GROWTH, widening
 
 if TYPE_CHECKING:
     from loregraph.store.base import Store
 
-WIDEN = 4
-"""How much more a filtered search asks the store for, each time it comes up short."""
 MAX_ROUNDS = 4
 """How many times a filtered search widens before it returns what it has."""
 
@@ -103,16 +102,15 @@ async def ranked(
     limit: int,
 ) -> list[Scored]:
     """The best ``limit`` hits of ``search(n)`` that ``keep`` keeps, asking for more hits
-    while too few are kept and the store has more."""
-    asked = max(limit, 1) * WIDEN
-    for _ in range(MAX_ROUNDS):
-        hits = await search(asked)
+    while too few are kept and the store has more (at most :data:`MAX_ROUNDS` times)."""
+
+    async def shown(hits: Sequence[Scored]) -> list[Scored]:
         kept = await keep([hit.id for hit in hits])
-        shown = [hit for hit in hits if hit.id in kept]
-        if len(shown) >= limit or len(hits) < asked:
-            return shown[:limit]
-        asked *= WIDEN
-    return shown[:limit]
+        return [hit for hit in hits if hit.id in kept]
+
+    first = max(limit, 1) * GROWTH
+    most = first * GROWTH ** (MAX_ROUNDS - 1)
+    return (await widening(search, shown, limit, first=first, most=most))[:limit]
 
 
 async def bundle(
