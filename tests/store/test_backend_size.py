@@ -24,11 +24,11 @@ from loregraph.store.surreal import SurrealStore
 STORE = Path(__file__).resolve().parents[2] / "src" / "loregraph" / "store"
 TARGET_METHODS, TARGET_LINES = 30, 1500
 CEILINGS = {
-    SqliteStore: (18, 3047),
-    PostgresStore: (16, 2737),
-    CypherStore: (27, 2207),
+    SqliteStore: (18, 3026),
+    PostgresStore: (16, 2710),
+    CypherStore: (27, 2178),
     JsonFileStore: (2, 1650),
-    SurrealStore: (26, 1491),
+    SurrealStore: (26, 1476),
 }
 """Per backend: (contract methods, lines of its package) it may not exceed."""
 

@@ -54,14 +54,8 @@ class SqlReads:
         return await self._query(self._reads.get_chunks, list(chunk_ids))
 
     async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
-        if ask.kind == "entity":
-            return await self._query(
-                self._search.search_entities_text, ask.scope, ask.query, ask.limit
-            )
-        chunks = self._search.search_chunks_text
-        return await self._query(
-            chunks, ask.scope, ask.query, ask.limit, ask.document_kind, ask.documents
-        )
+        chunks, entities = self._search.search_chunks_text, self._search.search_entities_text
+        return await self._query(entities if ask.kind == "entity" else chunks, ask)
 
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:
         return await self._query(self._reads.get_entities, list(entity_ids))

@@ -19,14 +19,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from loregraph.models import Scored
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, DOCUMENT, ENTITY, search_words
 from loregraph.store.cypher.schema import SchemaState, ensure_vector_index, refresh_dims
-from loregraph.store.queries import VectorSearch
+from loregraph.store.queries import TextSearch, VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
 from loregraph.store.widen import widening
 
@@ -34,91 +34,64 @@ MAX_K = 100_000
 LABELS = {"entity": ENTITY, "chunk": CHUNK}
 
 
-async def search_chunks_text(
-    conn: Connection,
-    scope: str,
-    query: str,
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
-) -> list[Scored]:
-    """Chunk ids of ``scope`` by full-text score (of documents of ``kind`` and of
-    ``documents`` only, each when given); terms of substring-matched scripts are matched
-    as substrings (see the module docstring)."""
-    terms = split_query(query)
+async def search_chunks_text(conn: Connection, ask: TextSearch) -> list[Scored]:
+    """Chunk ids of the asked scope by full-text score (chunks kept as :func:`_kept` keeps
+    them); terms of substring-matched scripts are matched as substrings (see the module
+    docstring)."""
+    terms = split_query(ask.query)
     if not terms.substrings:
-        return await search_text(conn, CHUNK, scope, query, limit, kind, documents)
-    found = await search_substrings(conn, scope, terms.substrings, limit, kind, documents)
+        return await search_text(conn, CHUNK, ask.query, ask)
+    found = await search_substrings(conn, ask, terms.substrings)
     if not terms.words:
         return found
-    text = " ".join(terms.words)
-    words = await search_text(conn, CHUNK, scope, text, limit, kind, documents)
-    return fuse_rankings([words, found], limit)
+    words = await search_text(conn, CHUNK, " ".join(terms.words), ask)
+    return fuse_rankings([words, found], ask.limit)
 
 
-def _of_documents(documents: Collection[str] | None, node: str) -> str:
-    """A condition keeping the chunk ``node`` when it is of one of ``$docs`` (or always)."""
-    return "" if documents is None else f"AND {node}.document_id IN $docs "
+def _kept(ask: TextSearch, node: str) -> str:
+    """The conditions keeping the chunk ``node`` to the documents listed (``$docs``) and to
+    documents of the asked kind (``$kind``), each when given."""
+    kept = "" if ask.documents is None else f"AND {node}.document_id IN $docs "
+    if ask.document_kind is not None:
+        kept += f"MATCH (d:{DOCUMENT} {{id: {node}.document_id}}) WHERE d.kind = $kind "
+    return kept
 
 
-def _of_kind(kind: str | None, node: str) -> str:
-    """A clause keeping the chunk ``node`` when its document is of ``$kind`` (or always)."""
-    if kind is None:
-        return ""
-    return f"MATCH (d:{DOCUMENT} {{id: {node}.document_id}}) WHERE d.kind = $kind "
+def _params(ask: TextSearch) -> dict[str, Any]:
+    """The parameters of :func:`_kept`'s conditions and of the scope and limit."""
+    docs = sorted(ask.documents or ())
+    return {"scope": ask.scope, "limit": ask.limit, "kind": ask.document_kind, "docs": docs}
 
 
-async def search_substrings(
-    conn: Connection,
-    scope: str,
-    terms: list[str],
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
-) -> list[Scored]:
-    """Chunk ids of ``scope`` holding any of ``terms`` (case-insensitive substrings), ranked
-    by the sum over the terms of ``ln(1 + occurrences)``; of documents of ``kind`` only
-    when given."""
-    if not terms or limit <= 0:
+async def search_substrings(conn: Connection, ask: TextSearch, terms: list[str]) -> list[Scored]:
+    """Chunk ids of the asked scope holding any of ``terms`` (case-insensitive substrings),
+    ranked by the sum over the terms of ``ln(1 + occurrences)``."""
+    if not terms or ask.limit <= 0:
         return []
     rows = await conn.read(
         f"MATCH (c:{CHUNK} {{scope: $scope}}) WITH c, toLower(c.text) AS text "
-        f"WHERE any(term IN $terms WHERE text CONTAINS term) {_of_documents(documents, 'c')}"
-        f"{_of_kind(kind, 'c')}RETURN c.id, text",
-        {"scope": scope, "terms": terms, "kind": kind, "docs": sorted(documents or ())},
+        f"WHERE any(term IN $terms WHERE text CONTAINS term) {_kept(ask, 'c')}"
+        "RETURN c.id, text",
+        _params(ask) | {"terms": terms},
     )
     hits = [
         Scored(row[0], sum(math.log1p(str(row[1]).count(term)) for term in terms)) for row in rows
     ]
     hits.sort(key=lambda hit: (-hit.score, hit.id))
-    return hits[:limit]
+    return hits[: ask.limit]
 
 
-async def search_text(
-    conn: Connection,
-    label: str,
-    scope: str,
-    query: str,
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
-) -> list[Scored]:
-    """Ids of ``label`` nodes (chunks or entities) of ``scope`` ranked by full-text score
-    (chunks of documents of ``kind`` and of ``documents`` only, each when given)."""
+async def search_text(conn: Connection, label: str, query: str, ask: TextSearch) -> list[Scored]:
+    """Ids of ``label`` nodes (chunks or entities) of the asked scope matching ``query``,
+    ranked by full-text score (chunks kept as :func:`_kept` keeps them)."""
     words = search_words(query)
-    if not words or limit <= 0:
+    if not words or ask.limit <= 0:
         return []
     rows = await conn.read(
         f"{conn.dialect.fulltext_nodes(label)} WITH node, score WHERE node.scope = $scope "
-        f"{_of_documents(documents, 'node')}{_of_kind(kind, 'node')}"
+        f"{_kept(ask, 'node')}"
         "RETURN node.id, score ORDER BY score DESC, node.id LIMIT $limit",
-        {
-            "query": conn.dialect.fulltext_query(words),
-            "scope": scope,
-            "limit": limit,
-            "kind": kind,
-            "docs": sorted(documents or ()),
-        },
+        _params(ask) | {"query": conn.dialect.fulltext_query(words)},
     )
     return [Scored(row[0], float(row[1])) for row in rows]
 

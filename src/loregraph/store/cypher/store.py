@@ -109,10 +109,8 @@ class CypherStore(Opened[Connection, SchemaState], PlannedWrites, CypherLedger, 
 
     async def _search_text(self, ask: TextSearch) -> list[models.Scored]:
         if ask.kind == "entity":
-            return await search.search_text(self._conn(), ENTITY, ask.scope, ask.query, ask.limit)
-        return await search.search_chunks_text(
-            self._conn(), ask.scope, ask.query, ask.limit, ask.document_kind, ask.documents
-        )
+            return await search.search_text(self._conn(), ENTITY, ask.query, ask)
+        return await search.search_chunks_text(self._conn(), ask)
 
     # ----------------------------------------------------------------- entities
     async def get_entities(self, entity_ids: Sequence[str]) -> list[models.Entity]:

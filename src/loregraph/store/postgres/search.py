@@ -18,14 +18,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 
 from loregraph.errors import ConfigError
 from loregraph.models import Scored, name_key
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import vector_or_none
 from loregraph.store.postgres.schema import SUBSTRING_ROWS, vector_cast
-from loregraph.store.queries import VectorSearch
+from loregraph.store.queries import TextSearch, VectorSearch
 from loregraph.store.scripts import fuse_rankings, split_query
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -39,18 +38,16 @@ DOCUMENTS_CLAUSE = "{alias}.document IN (SELECT pk FROM documents WHERE id = ANY
 """Keeps the chunks (``alias``) of the documents listed."""
 
 
-def chunk_filter(
-    alias: str, kind: str | None, documents: Collection[str] | None
-) -> tuple[str, list[object]]:
+def chunk_filter(alias: str, ask: TextSearch) -> tuple[str, list[object]]:
     """The ``AND ...`` clauses (and their parameters) keeping chunks ``alias`` to documents
-    of ``kind`` and to the ``documents`` listed, each when given."""
+    of the asked kind and to the documents listed, each when given."""
     sql, params = "", list[object]()
-    if kind is not None:
+    if ask.document_kind is not None:
         sql += f"AND {KIND_CLAUSE.format(alias=alias)} "
-        params.append(kind)
-    if documents is not None:
+        params.append(ask.document_kind)
+    if ask.documents is not None:
         sql += f"AND {DOCUMENTS_CLAUSE.format(alias=alias)} "
-        params.append(sorted(documents))
+        params.append(sorted(ask.documents))
     return sql, params
 
 
@@ -62,20 +59,12 @@ def ts_query(text: str) -> str | None:
     return " | ".join(f"'{word}'" for word in words)
 
 
-async def _full_text(
-    conn: Conn,
-    table: str,
-    query: str,
-    scope: str,
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
-) -> list[Scored]:
+async def _full_text(conn: Conn, table: str, query: str, ask: TextSearch) -> list[Scored]:
     match = ts_query(query)
-    if match is None or limit <= 0:
+    if match is None or ask.limit <= 0:
         return []
-    extra, filters = chunk_filter("t", kind, documents)
-    params = (match, scope, *filters, limit)
+    extra, filters = chunk_filter("t", ask)
+    params = (match, ask.scope, *filters, ask.limit)
     cursor = await conn.execute(
         f"SELECT t.id, ts_rank_cd(t.search, q, {_RANK_NORMALISATION}) AS score "
         f"FROM {table} AS t, to_tsquery('english', %s) AS q "
@@ -86,27 +75,18 @@ async def _full_text(
     return [Scored(item, float(score)) for item, score in await cursor.fetchall()]
 
 
-async def search_chunks_text(
-    conn: Conn,
-    scope: str,
-    query: str,
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
-) -> list[Scored]:
+async def search_chunks_text(conn: Conn, ask: TextSearch) -> list[Scored]:
     """Chunk ids by full-text rank over chunk text and document title; terms of
     substring-matched scripts are matched as substrings of the text (module docstring).
-    With ``kind``, only chunks of documents of that kind; with ``documents``, only chunks
-    of those documents."""
-    terms = split_query(query, MAX_TERMS)
+    Only chunks of documents of the asked kind, and of the documents listed, when given."""
+    terms = split_query(ask.query, MAX_TERMS)
     if not terms.substrings:
-        return await _full_text(conn, "chunks", query, scope, limit, kind, documents)
-    found = await search_substrings(conn, scope, terms.substrings, limit, kind, documents)
+        return await _full_text(conn, "chunks", ask.query, ask)
+    found = await search_substrings(conn, ask, terms.substrings)
     if not terms.words:
         return found
-    text = " ".join(terms.words)
-    words = await _full_text(conn, "chunks", text, scope, limit, kind, documents)
-    return fuse_rankings([words, found], limit)
+    words = await _full_text(conn, "chunks", " ".join(terms.words), ask)
+    return fuse_rankings([words, found], ask.limit)
 
 
 def _like(term: str) -> str:
@@ -114,34 +94,27 @@ def _like(term: str) -> str:
     return f"%{escaped}%"
 
 
-async def search_substrings(
-    conn: Conn,
-    scope: str,
-    terms: list[str],
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
-) -> list[Scored]:
+async def search_substrings(conn: Conn, ask: TextSearch, terms: list[str]) -> list[Scored]:
     """Chunk ids holding any of ``terms`` (case-insensitive substrings), ranked by the sum
-    over the terms of ``ln(1 + occurrences)``; of documents of ``kind`` and of
-    ``documents`` only, each when given."""
-    if not terms or limit <= 0:
+    over the terms of ``ln(1 + occurrences)``; chunks kept as :func:`chunk_filter` keeps
+    them."""
+    if not terms or ask.limit <= 0:
         return []
     matches = " OR ".join(["c.text ILIKE %s"] * len(terms))
-    of_kind, filters = chunk_filter("c", kind, documents)
+    of_kind, filters = chunk_filter("c", ask)
     cursor = await conn.execute(
         "SELECT c.id, (SELECT sum(ln(1 + (length(c.text) - length(replace(lower(c.text), t, ''))) "
         "/ length(t))) FROM unnest(%s::text[]) AS t) AS score FROM chunks AS c "
         f"WHERE c.scope = %s AND {SUBSTRING_ROWS} AND ({matches}) {of_kind}"
         "ORDER BY score DESC, c.pk LIMIT %s",
-        (terms, scope, *[_like(t) for t in terms], *filters, limit),
+        (terms, ask.scope, *[_like(t) for t in terms], *filters, ask.limit),
     )
     return [Scored(item, float(score)) for item, score in await cursor.fetchall()]
 
 
-async def search_entities_text(conn: Conn, scope: str, query: str, limit: int) -> list[Scored]:
+async def search_entities_text(conn: Conn, ask: TextSearch) -> list[Scored]:
     """Entity ids by full-text rank over name, aliases and description."""
-    return await _full_text(conn, "entities", query, scope, limit)
+    return await _full_text(conn, "entities", ask.query, ask)
 
 
 async def search_entities_fuzzy(

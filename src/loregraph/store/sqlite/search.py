@@ -19,6 +19,7 @@ from collections.abc import Collection, Iterator
 
 from loregraph.models import Scored
 from loregraph.store.names import NameIndex
+from loregraph.store.queries import TextSearch
 from loregraph.store.scripts import fuse_rankings, split_query
 from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import transaction
@@ -34,20 +35,22 @@ _LAST_CHAR = "\U0010ffff"
 
 KIND_CLAUSE = "t.document_id IN (SELECT id FROM documents WHERE kind = ?)"
 """Keeps the chunks (``t``) of documents of one kind."""
+CHUNK_WEIGHTS = "1.0, 0.5"
+"""BM25 weights of a chunk's text and its document's title."""
 DOCUMENTS_CLAUSE = "t.document_id IN (SELECT value FROM json_each(?))"
 """Keeps the chunks (``t``) of the documents listed (a JSON array)."""
 
 
-def chunk_filter(kind: str | None, documents: Collection[str] | None) -> tuple[str, list[object]]:
+def chunk_filter(ask: TextSearch) -> tuple[str, list[object]]:
     """The ``AND ...`` clauses (and their parameters) keeping chunks ``t`` to documents of
-    ``kind`` and to the ``documents`` listed, each when given."""
+    the asked kind and to the documents listed, each when given."""
     sql, params = "", list[object]()
-    if kind is not None:
+    if ask.document_kind is not None:
         sql += f"AND {KIND_CLAUSE} "
-        params.append(kind)
-    if documents is not None:
+        params.append(ask.document_kind)
+    if ask.documents is not None:
         sql += f"AND {DOCUMENTS_CLAUSE} "
-        params.append(json.dumps(sorted(documents)))
+        params.append(json.dumps(sorted(ask.documents)))
     return sql, params
 
 
@@ -60,22 +63,15 @@ def fts_query(text: str) -> str | None:
 
 
 def _bm25(
-    conn: sqlite3.Connection,
-    table: str,
-    weights: str,
-    query: str,
-    scope: str,
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
+    conn: sqlite3.Connection, table: str, weights: str, query: str, ask: TextSearch
 ) -> list[Scored]:
-    """Ids of ``table`` rows ranked by BM25 over its FTS5 index ``{table}_fts`` (chunks of
-    documents of ``kind`` and of ``documents`` only, when given)."""
+    """Ids of ``table`` rows matching ``query`` ranked by BM25 over its FTS5 index
+    ``{table}_fts`` (chunks kept as :func:`chunk_filter` keeps them)."""
     match = fts_query(query)
-    if match is None or limit <= 0:
+    if match is None or ask.limit <= 0:
         return []
-    extra, filters = chunk_filter(kind, documents)
-    params = (match, scope, *filters, limit)
+    extra, filters = chunk_filter(ask)
+    params = (match, ask.scope, *filters, ask.limit)
     sql = (
         f"SELECT t.id, -bm25({table}_fts, {weights}) AS score FROM {table}_fts "
         f"JOIN {table} AS t ON t.pk = {table}_fts.rowid "
@@ -85,29 +81,21 @@ def _bm25(
     return [Scored(item, float(score)) for item, score in conn.execute(sql, params)]
 
 
-def search_chunks_text(
-    conn: sqlite3.Connection,
-    scope: str,
-    query: str,
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
-) -> list[Scored]:
+def search_chunks_text(conn: sqlite3.Connection, ask: TextSearch) -> list[Scored]:
     """Chunk ids by BM25 over chunk text (weight 1) and document title (weight 0.5), of
-    documents of ``kind`` and of ``documents`` only, each when given.
+    documents of the asked kind and of the documents listed only, each when given.
 
     Words are matched as words, terms of substring-matched scripts as substrings (see the
     module docstring).
     """
-    terms = split_query(query, MAX_TERMS)
+    terms = split_query(ask.query, MAX_TERMS)
     if not terms.substrings:
-        return _bm25(conn, "chunks", "1.0, 0.5", query, scope, limit, kind, documents)
-    found = search_substrings(conn, scope, terms.substrings, limit, kind, documents)
+        return _bm25(conn, "chunks", CHUNK_WEIGHTS, ask.query, ask)
+    found = search_substrings(conn, ask, terms.substrings)
     if not terms.words:
         return found
-    text = " ".join(terms.words)
-    words = _bm25(conn, "chunks", "1.0, 0.5", text, scope, limit, kind, documents)
-    return fuse_rankings([words, found], limit)
+    words = _bm25(conn, "chunks", CHUNK_WEIGHTS, " ".join(terms.words), ask)
+    return fuse_rankings([words, found], ask.limit)
 
 
 def _phrase(term: str) -> str:
@@ -136,24 +124,17 @@ def substring_query(conn: sqlite3.Connection, terms: list[str]) -> str | None:
     return " OR ".join(pieces) if pieces else None
 
 
-def search_substrings(
-    conn: sqlite3.Connection,
-    scope: str,
-    terms: list[str],
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
-) -> list[Scored]:
+def search_substrings(conn: sqlite3.Connection, ask: TextSearch, terms: list[str]) -> list[Scored]:
     """Chunk ids by BM25 over the trigram index, matching any of ``terms`` as a substring
-    of chunk text (weight 1) or document title (weight 0.5); of documents of ``kind`` and of
-    ``documents`` only, each when given."""
-    if limit <= 0:
+    of chunk text (weight 1) or document title (weight 0.5); chunks kept as
+    :func:`chunk_filter` keeps them."""
+    if ask.limit <= 0:
         return []
     match = substring_query(conn, terms)
     if match is None:
         return []
-    extra, filters = chunk_filter(kind, documents)
-    params = (match, scope, *filters, limit)
+    extra, filters = chunk_filter(ask)
+    params = (match, ask.scope, *filters, ask.limit)
     sql = (
         "SELECT t.id, -bm25(chunks_trigram, 1.0, 0.5) AS score FROM chunks_trigram "
         "JOIN chunks AS t ON t.pk = chunks_trigram.rowid "
@@ -162,11 +143,9 @@ def search_substrings(
     return [Scored(item, float(score)) for item, score in conn.execute(sql, params)]
 
 
-def search_entities_text(
-    conn: sqlite3.Connection, scope: str, query: str, limit: int
-) -> list[Scored]:
+def search_entities_text(conn: sqlite3.Connection, ask: TextSearch) -> list[Scored]:
     """Entity ids by BM25 over name (weight 3), aliases (2) and description (1)."""
-    return _bm25(conn, "entities", "3.0, 2.0, 1.0", query, scope, limit)
+    return _bm25(conn, "entities", "3.0, 2.0, 1.0", ask.query, ask)
 
 
 def load_name_index(conn: sqlite3.Connection, scope: str) -> NameIndex:

@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from loregraph.models import Scored
@@ -36,32 +36,25 @@ MAX_WORDS = 32
 MAX_K = 100_000
 
 
-def _where(kind: str | None, documents: Collection[str] | None) -> tuple[str, dict[str, Any]]:
-    """The condition keeping records to the scope, to documents of ``kind`` and to the
-    ``documents`` listed (each when given), and its parameters besides ``$scope``."""
+def _where(ask: TextSearch) -> tuple[str, dict[str, Any]]:
+    """The condition keeping records to the asked scope, to documents of the asked kind and
+    to the documents listed (each when given), and its parameters."""
+    kind = None if ask.document_kind is None else str(ask.document_kind)
     where = "scope = $scope" + ("" if kind is None else " AND kind = $kind")
-    if documents is not None:
+    if ask.documents is not None:
         where += " AND document_id INSIDE $docs"
-    return where, {"kind": kind, "docs": sorted(documents or ())}
+    return where, {"scope": ask.scope, "kind": kind, "docs": sorted(ask.documents or ())}
 
 
-async def bm25(
-    conn: SurrealConnection,
-    table: str,
-    scope: str,
-    words: list[str],
-    limit: int,
-    kind: str | None = None,
-    documents: Collection[str] | None = None,
-) -> list[Scored]:
-    """Ids of ``table`` records of ``scope`` ranked by BM25 over their ``search_text`` (of
-    documents of ``kind`` and of ``documents`` only, each when given)."""
+async def bm25(conn: SurrealConnection, ask: TextSearch, words: list[str]) -> list[Scored]:
+    """Ids of the asked kind of records (``chunk`` or ``entity``) ranked by BM25 over their
+    ``search_text`` (kept as :func:`_where` keeps them)."""
     words = list(dict.fromkeys(w.casefold() for w in words))[:MAX_WORDS]
-    if not words or limit <= 0:
+    if not words or ask.limit <= 0:
         return []
-    where, params = _where(kind, documents)
-    params["scope"] = scope
-    params["counts"] = thing("scope_version", scope)
+    table = ask.kind
+    where, params = _where(ask)
+    params["counts"] = thing("scope_version", ask.scope)
     params |= {f"w{i}": word for i, word in enumerate(words)}
     matches = " OR ".join(f"search_text @{i}@ $w{i}" for i in range(len(words)))
     offsets = ", ".join(f"search::offsets({i}) AS o{i}" for i in range(len(words)))
@@ -78,7 +71,7 @@ async def bm25(
     scores = bm25_scores(freqs, lengths, max(int(counted or 0), len(hits)))
     scored = [Scored(hit["id"], score) for hit, score in zip(hits, scores, strict=True)]
     scored.sort(key=lambda hit: (-hit.score, hit.id))
-    return scored[:limit]
+    return scored[: ask.limit]
 
 
 def _occurrences(offsets: Any) -> int:
@@ -89,27 +82,22 @@ def _occurrences(offsets: Any) -> int:
 
 
 async def search_substrings(
-    conn: SurrealConnection,
-    scope: str,
-    terms: list[str],
-    limit: int,
-    kind: str | None,
-    documents: Collection[str] | None = None,
+    conn: SurrealConnection, ask: TextSearch, terms: list[str]
 ) -> list[Scored]:
-    """Chunk ids of ``scope`` holding any of ``terms`` (case-insensitive substrings), ranked
-    by the sum over the terms of ``ln(1 + occurrences)``."""
-    if not terms or limit <= 0:
+    """Chunk ids of the asked scope holding any of ``terms`` (case-insensitive substrings),
+    ranked by the sum over the terms of ``ln(1 + occurrences)``."""
+    if not terms or ask.limit <= 0:
         return []
-    where, params = _where(kind, documents)
+    where, params = _where(ask)
     matches = " OR ".join(f"string::contains(lowered, $t{i})" for i in range(len(terms)))
     found = await conn.rows(
         "SELECT * FROM (SELECT record::id(id) AS id, string::lowercase(text) AS lowered "
         f"FROM chunk WHERE {where}) WHERE {matches}",
-        params | {"scope": scope} | {f"t{i}": term for i, term in enumerate(terms)},
+        params | {f"t{i}": term for i, term in enumerate(terms)},
     )
     hits = [Scored(r["id"], sum(math.log1p(r["lowered"].count(t)) for t in terms)) for r in found]
     hits.sort(key=lambda hit: (-hit.score, hit.id))
-    return hits[:limit]
+    return hits[: ask.limit]
 
 
 class SurrealSearch(Opened[SurrealConnection, SchemaState]):
@@ -120,13 +108,10 @@ class SurrealSearch(Opened[SurrealConnection, SchemaState]):
 
     async def _search_text(self, ask: TextSearch) -> list[Scored]:
         terms = split_query(ask.query)
-        kind = None if ask.document_kind is None else str(ask.document_kind)
-        docs = ask.documents if ask.kind == "chunk" else None
-        conn, scope, limit = self._conn(), ask.scope, ask.limit
-        words = await bm25(conn, ask.kind, scope, terms.words, limit, kind, docs)
+        words = await bm25(self._conn(), ask, terms.words)
         if not terms.substrings or ask.kind == "entity":
             return words
-        found = await search_substrings(conn, scope, terms.substrings, limit, kind, docs)
+        found = await search_substrings(self._conn(), ask, terms.substrings)
         return fuse_rankings([words, found], ask.limit) if terms.words else found
 
     async def _search_vector(self, ask: VectorSearch) -> list[Scored]:
