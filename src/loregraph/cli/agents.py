@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from loregraph import AsyncGraph, DependencyError
+from loregraph.cli.options import number_option
 from loregraph.cli.runner import Context, run_graph
 from loregraph.cli.support import fail
 
@@ -15,11 +16,10 @@ from loregraph.cli.support import fail
     is_flag=True,
     help="Offer only the tools that read (no remember, no forget); the store is opened read-only.",
 )
-@click.option(
+@number_option(
     "--max-result-chars",
-    type=click.IntRange(min=1_000),
-    default=40_000,
-    show_default=True,
+    40_000,
+    least=1_000,
     help="Cut a tool result longer than this many characters of JSON (it ends with a note "
     "saying what was cut).",
 )

@@ -106,6 +106,19 @@ persona_options = _all(
 """``--persona NAME`` and ``--turn TEXT`` (repeatable; parameter ``turns``)."""
 
 
+def number_option(
+    name: str, default: float, *, least: float, help: str, envvar: str | None = None
+) -> Callable[[F], F]:
+    """A number option of at least ``least`` (an integer when ``default`` is one), its
+    default shown in the help."""
+    kind: click.IntRange | click.FloatRange = click.FloatRange(min=least)
+    if isinstance(default, int):
+        kind = click.IntRange(min=int(least))
+    return click.option(
+        name, type=kind, default=default, show_default=True, help=help, envvar=envvar
+    )
+
+
 def limit_option(default: int, short: str, help: str) -> Callable[[F], F]:
     """``--limit``/``short``: how many results, at least 1."""
     return click.option(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from loregraph import AsyncGraph, DependencyError, LoregraphError, open_store
+from loregraph.cli.options import number_option
 from loregraph.cli.runner import Context, run_async, settings_for
 from loregraph.cli.support import fail, fail_on
 
@@ -67,39 +68,25 @@ MB = 1024 * 1024
     "with CORS, e.g. https://app.example.com (repeatable; default: none, only the "
     "server's own pages; env LOREGRAPH_ALLOWED_ORIGINS, separated by spaces).",
 )
-@click.option(
-    "--max-body-mb",
-    type=click.FloatRange(min=0.001),
-    default=10.0,
-    show_default=True,
-    help="Largest request body (uploads included), in MB.",
+@number_option(
+    "--max-body-mb", 10.0, least=0.001, help="Largest request body (uploads included), in MB."
 )
-@click.option(
-    "--max-question-chars",
-    type=click.IntRange(min=1),
-    default=2000,
-    show_default=True,
-    help="Longest question or query, in characters.",
+@number_option(
+    "--max-question-chars", 2000, least=1, help="Longest question or query, in characters."
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.001),
-    default=120.0,
-    show_default=True,
-    help="Seconds a request (or a streamed answer) may take.",
+@number_option(
+    "--timeout", 120.0, least=0.001, help="Seconds a request (or a streamed answer) may take."
 )
-@click.option(
+@number_option(
     "--send-timeout",
-    type=click.FloatRange(min=0.001),
-    default=30.0,
-    show_default=True,
+    30.0,
+    least=0.001,
     help="Seconds an event stream waits for a client that stopped reading, then ends.",
 )
-@click.option(
+@number_option(
     "--max-ingest-jobs",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
+    2,
+    least=1,
     help="Ingest jobs running at once (one more is refused with 429).",
 )
 @click.option(
