@@ -26,6 +26,7 @@ from loregraph import (
     read_uploads,
 )
 from loregraph.server.auth import Anyone, Caller, Writer
+from loregraph.server.job_responses import JobOut
 from loregraph.server.jobs import Job, JobReport
 from loregraph.server.paths import allowed_paths
 from loregraph.server.problems import Problem
@@ -35,7 +36,6 @@ from loregraph.server.requests import (
     IngestTextRequest,
     VisibilityName,
 )
-from loregraph.server.responses import JobOut
 from loregraph.server.sources import source_view
 from loregraph.server.sse import EventStream, event_stream, job_events
 from loregraph.server.state import Config, Engine, JobList
