@@ -33,6 +33,7 @@ SECTIONS = (
     "realmodel",
     "harness",
     "personas",
+    "code",
 )
 
 
@@ -572,6 +573,13 @@ def render_harness(result: Mapping[str, Any]) -> str:
     return render(dict(result))
 
 
+def render_code(result: Mapping[str, Any]) -> str:
+    """Code localisation from real history (rendered by :mod:`bench.code`)."""
+    from bench.code import render_code as render
+
+    return render(dict(result))
+
+
 def render_personas(result: Mapping[str, Any]) -> str:
     """The persona and intent benchmark (rendered by :mod:`bench.personas`)."""
     from bench.personas import render_personas as render
@@ -594,6 +602,7 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "realmodel": render_realmodel,
     "harness": render_harness,
     "personas": render_personas,
+    "code": render_code,
 }
 
 

@@ -90,6 +90,10 @@ def _section(name: str) -> Callable[..., dict[str, Any]]:
         from bench import personas
 
         return personas.run
+    if name == "code":
+        from bench import code
+
+        return code.run
     raise ValueError(f"unknown section {name!r}; known: {', '.join(SECTIONS)}")
 
 

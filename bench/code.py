@@ -1,0 +1,213 @@
+"""Code localisation from real history: which files a commit message is about.
+
+``../shared/bench/code/`` holds four repositories (axios, click, cobra, requests), each a
+source tree pinned at one commit and up to 150 earlier commits that changed one to three of
+its source files (its README gives the format). The query is a commit's message; the gold
+is the files it changed; the history is never indexed. Commits are split once, before any
+code-graph work, into a half that may be studied and a half only scored in aggregate
+(``bench/data/splits/code.json``).
+
+Rankers, in one run over the same files:
+
+* ``bm25``: ``bm25s`` over each file's path and text;
+* ``dense``: the packaged MiniLM over windows of 40 lines, a file ranked by its best window;
+* ``loregraph``: the engine as it stands, every file ingested as a document (offline
+  extraction, MiniLM) and ranked by ``search`` (hybrid preset, documents).
+
+Reported per repository and half: file R@1 and R@5 (the share of a commit's files among the
+first k, averaged over commits). Function R@10 waits for an engine that ranks functions.
+``python -m bench.run --only code`` (or ``python -m bench.code``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+import json
+import tarfile
+from typing import Any
+
+from bench.baselines import bm25_rank, dense_rank
+from bench.common import BENCH_DATA, ROOT, TMP_DIR, RunOptions, log
+
+CODE_DIR = BENCH_DATA / "code"
+SPLIT_FILE = ROOT / "bench" / "data" / "splits" / "code.json"
+HALVES = ("study", "held_out")
+WINDOW = 40
+"""Lines in one window of the dense baseline."""
+DEPTH = 20
+"""How many files each ranker returns per query."""
+MAX_FILE_BYTES = 1_000_000
+
+
+def repositories() -> list[str]:
+    """The repositories of the benchmark, by name."""
+    return sorted(p.name for p in CODE_DIR.iterdir() if (p / "tree.tar.gz").exists())
+
+
+def load_tree(repo: str) -> dict[str, str]:
+    """The text files of ``repo``'s tree by path (binary and undecodable files left out)."""
+    files: dict[str, str] = {}
+    with tarfile.open(CODE_DIR / repo / "tree.tar.gz") as tar:
+        for member in tar.getmembers():
+            if not member.isfile() or member.size > MAX_FILE_BYTES:
+                continue
+            handle = tar.extractfile(member)
+            data = handle.read() if handle is not None else b""
+            if b"\0" in data:
+                continue
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if text.strip():
+                files[member.name.removeprefix("./")] = text
+    return files
+
+
+def load_commits(repo: str) -> list[dict[str, Any]]:
+    """``repo``'s commits, each with its ``half``; raises when the commits file is not the
+    one the split was made from."""
+    path = CODE_DIR / repo / "commits.jsonl"
+    split = json.loads(SPLIT_FILE.read_text(encoding="utf-8"))["repos"][repo]
+    if hashlib.sha256(path.read_bytes()).hexdigest() != split["commits_sha256"]:
+        raise RuntimeError(f"{path} is not the file the code split was made from")
+    halves = {sha: half for half in HALVES for sha in split[half]}
+    commits = []
+    for line in io.StringIO(path.read_text(encoding="utf-8")):
+        if line.strip():
+            commit = json.loads(line)
+            commits.append(commit | {"half": halves[commit["sha"]]})
+    return commits
+
+
+def recall_at(ranked: list[str], gold: list[str], k: int) -> float:
+    """The share of ``gold`` among the first ``k`` of ``ranked``."""
+    return len(set(ranked[:k]) & set(gold)) / len(gold) if gold else 0.0
+
+
+def scores(rankings: list[list[str]], commits: list[dict[str, Any]]) -> dict[str, Any]:
+    """File R@1 and R@5 (percent) per half and over all commits."""
+    out: dict[str, Any] = {}
+    for half in (*HALVES, "all"):
+        chosen = [i for i, c in enumerate(commits) if half in ("all", c["half"])]
+        if not chosen:
+            continue
+        out[half] = {
+            f"R@{k}": round(
+                100
+                * sum(recall_at(rankings[i], commits[i]["files"], k) for i in chosen)
+                / len(chosen),
+                1,
+            )
+            for k in (1, 5)
+        } | {"n": len(chosen)}
+    return out
+
+
+def windows(files: dict[str, str]) -> tuple[list[str], list[str]]:
+    """The dense baseline's texts (path, then 40 lines) and the file each belongs to."""
+    texts, owners = [], []
+    for path, text in files.items():
+        lines = text.splitlines()
+        for start in range(0, max(len(lines), 1), WINDOW):
+            texts.append(path + "\n" + "\n".join(lines[start : start + WINDOW]))
+            owners.append(path)
+    return texts, owners
+
+
+def first_files(order: list[int], owners: list[str]) -> list[str]:
+    """The files of ranked windows, each once, best first, at most :data:`DEPTH`."""
+    seen: dict[str, None] = {}
+    for index in order:
+        seen.setdefault(owners[index], None)
+        if len(seen) == DEPTH:
+            break
+    return list(seen)
+
+
+async def engine_rankings(repo: str, files: dict[str, str], queries: list[str]) -> list[Any]:
+    """The engine's file rankings: every file ingested as a document, then ``search``."""
+    import loregraph
+    from loregraph.embed.minilm import MiniLMEmbedder
+
+    path = TMP_DIR / f"code-{repo}.db"
+    path.unlink(missing_ok=True)
+    graph = loregraph.AsyncGraph(loregraph.open_store(path), embedder=MiniLMEmbedder())
+    try:
+        await graph.open()
+        sources = [loregraph.SourceDocument(title=p, text=t, source=p) for p, t in files.items()]
+        report = await graph.ingest_documents(sources)
+        log(f"code: {repo}: ingested {report.ingested} files ({len(report.failed)} failed)")
+        found = []
+        for query in queries:
+            hits = await graph.search(query, kind="documents", limit=DEPTH, preset="hybrid")
+            found.append([hit.extra.get("source") or hit.title for hit in hits])
+        return found
+    finally:
+        await graph.close()
+
+
+def measure_repo(repo: str) -> dict[str, Any]:
+    """Every ranker on one repository."""
+    from loregraph.embed.minilm import MiniLMEmbedder
+
+    files, commits = load_tree(repo), load_commits(repo)
+    paths = list(files)
+    queries = [c["message"] for c in commits]
+    log(f"code: {repo}: {len(files)} files, {len(commits)} commits")
+    bm25 = bm25_rank([p + "\n" + files[p] for p in paths], queries, DEPTH)
+    texts, owners = windows(files)
+    dense = dense_rank(texts, queries, MiniLMEmbedder(), len(texts))
+    rankings = {
+        "bm25": [[paths[i] for i in order] for order in bm25.rankings],
+        "dense": [first_files(order, owners) for order in dense.rankings],
+        "loregraph": asyncio.run(engine_rankings(repo, files, queries)),
+    }
+    return {
+        "files": len(files),
+        "commits": {half: sum(c["half"] == half for c in commits) for half in HALVES},
+        "rankers": {name: scores(found, commits) for name, found in rankings.items()},
+    }
+
+
+def run(options: RunOptions) -> dict[str, Any]:
+    """The section's entry (``python -m bench.run --only code``)."""
+    TMP_DIR.mkdir(parents=True, exist_ok=True)
+    figures = {repo: measure_repo(repo) for repo in repositories()}
+    config = {
+        "data": str(CODE_DIR),
+        "split": str(SPLIT_FILE.relative_to(ROOT)),
+        "depth": DEPTH,
+        "dense_window_lines": WINDOW,
+        "engine": "files ingested as documents (offline), search: hybrid preset, documents",
+        "mode": options.mode,
+    }
+    return {"figures": figures, "config": config}
+
+
+def render_code(result: dict[str, Any]) -> str:
+    """The section's table for BENCHMARKS.md."""
+    rows = []
+    for repo, figures in result.get("figures", {}).items():
+        for ranker, by_half in figures["rankers"].items():
+            study, held = by_half.get("study", {}), by_half.get("held_out", {})
+            rows.append(
+                f"| {repo} | {ranker} | {study.get('R@1')} / {study.get('R@5')} "
+                f"| {held.get('R@1')} / {held.get('R@5')} |"
+            )
+    header = "| repository | ranker | file R@1 / R@5, studied half | held-out half |\n"
+    return header + "|---|---|---|---|\n" + "\n".join(rows) + "\n"
+
+
+def main() -> None:
+    """Run the section alone and print its figures."""
+    result = run(RunOptions())
+    out = TMP_DIR.parent / "code.quick.json"
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(render_code(result))
+
+
+if __name__ == "__main__":
+    main()
