@@ -59,7 +59,7 @@ def _kept(ask: TextSearch, node: str) -> str:
 
 def _params(ask: TextSearch) -> dict[str, Any]:
     """The parameters of :func:`_kept`'s conditions and of the scope and limit."""
-    docs = sorted(ask.documents or ())
+    docs = list(ask.documents or ())
     return {"scope": ask.scope, "limit": ask.limit, "kind": ask.document_kind, "docs": docs}
 
 

@@ -47,7 +47,7 @@ def chunk_filter(alias: str, ask: TextSearch) -> tuple[str, list[object]]:
         params.append(ask.document_kind)
     if ask.documents is not None:
         sql += f"AND {DOCUMENTS_CLAUSE.format(alias=alias)} "
-        params.append(sorted(ask.documents))
+        params.append(list(ask.documents))
     return sql, params
 
 
@@ -167,7 +167,7 @@ async def search_vector(conn: Conn, ask: VectorSearch) -> list[Scored]:
             "scope": ask.scope,
             "type": ask.entity_type,
             "kind": ask.document_kind,
-            "docs": sorted(ask.documents or ()),
+            "docs": list(ask.documents or ()),
             "limit": ask.limit,
         },
     )

@@ -43,7 +43,7 @@ def _where(ask: TextSearch) -> tuple[str, dict[str, Any]]:
     where = "scope = $scope" + ("" if kind is None else " AND kind = $kind")
     if ask.documents is not None:
         where += " AND document_id INSIDE $docs"
-    return where, {"scope": ask.scope, "kind": kind, "docs": sorted(ask.documents or ())}
+    return where, {"scope": ask.scope, "kind": kind, "docs": list(ask.documents or ())}
 
 
 async def bm25(conn: SurrealConnection, ask: TextSearch, words: list[str]) -> list[Scored]:
