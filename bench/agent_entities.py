@@ -128,8 +128,8 @@ async def _extract(graph: Any, memory: Mapping[str, Any]) -> list[Found]:
             memory["text"], title=memory["title"], kind=DocKind.MEMORY, scope=scope
         )
     else:
-        await graph.remember(memory["text"], scope=scope)
-    entities = await graph.entities(scope=scope, limit=None)
+        await graph.memories.remember(memory["text"], scope=scope)
+    entities = await graph.explore.entities(scope=scope, limit=None)
     return [Found(e.name, TYPE_MAP.get(e.type, "concept"), list(e.aliases)) for e in entities]
 
 

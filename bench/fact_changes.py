@@ -83,7 +83,7 @@ async def score_case(graph: Any, case: Mapping[str, Any], ask: bool) -> dict[str
     scope = f"fc-{case['id']}"
     ids = []
     for memory in case["memories"]:
-        stored = await graph.remember(memory["text"], at=_at(memory["at"]), scope=scope)
+        stored = await graph.memories.remember(memory["text"], at=_at(memory["at"]), scope=scope)
         ids.append(stored.id)
     ended = [i for i, mid in enumerate(ids[:-1]) if await memory_ended(graph, mid)]
     gold = set(case["ended"])

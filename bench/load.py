@@ -59,7 +59,7 @@ async def _prepare(url: str) -> str:
     graph = await loregraph.open_async(url)
     try:
         await graph.ingest(EXCERPT)
-        made = await graph.create_key("load", {graph.settings.scope: Role.WRITER})
+        made = await graph.access.create_key("load", {graph.settings.scope: Role.WRITER})
         return made.secret
     finally:
         await graph.close()

@@ -91,7 +91,7 @@ async def _remember_all(graph: Any, items: list[Fact]) -> dict[str, Any]:
     misses = 0
     for fact in items:
         started = time.perf_counter()
-        memory = await graph.remember(fact.text, at=fact.at, tags=["bench"])
+        memory = await graph.memories.remember(fact.text, at=fact.at, tags=["bench"])
         written.append(time.perf_counter() - started)
         hits = await store.search_chunks_text(scope, fact.marker, 5)
         searchable.append(time.perf_counter() - started)
@@ -107,7 +107,7 @@ async def _remember_all(graph: Any, items: list[Fact]) -> dict[str, Any]:
 
 
 async def _warm(graph: Any) -> None:
-    await graph.remember("The warm-up service depends on Warmlib.", tags=["warm-up"])
+    await graph.memories.remember("The warm-up service depends on Warmlib.", tags=["warm-up"])
 
 
 async def _as_of(graph: Any, items: list[Fact], repeats: int) -> dict[str, Any]:
@@ -117,14 +117,14 @@ async def _as_of(graph: Any, items: list[Fact], repeats: int) -> dict[str, Any]:
     known = []
     for name in names:
         try:
-            await graph.relations(name)
+            await graph.explore.relations(name)
             known.append(name)
         except NotFoundError:  # a name the offline extractor did not make an entity
             continue
     pairs = list(itertools.pairwise(known))
     calls: dict[str, Any] = {
-        "relations": lambda name, at: graph.relations(name, as_of=at),
-        "neighbors": lambda name, at: graph.neighbors(name, hops=2, as_of=at),
+        "relations": lambda name, at: graph.explore.relations(name, as_of=at),
+        "neighbors": lambda name, at: graph.explore.neighbors(name, hops=2, as_of=at),
         "context": lambda name, at: graph.context(
             f"What does {name} depend on or work for?", as_of=at
         ),
@@ -147,7 +147,7 @@ async def _as_of(graph: Any, items: list[Fact], repeats: int) -> dict[str, Any]:
             for at, bucket in ((None, now_lat), (middle, then_lat)):
                 started = time.perf_counter()
                 try:
-                    await graph.path(a, b, max_hops=4, as_of=at)
+                    await graph.explore.path(a, b, max_hops=4, as_of=at)
                 except NotFoundError:  # no path then: the search ran to its end all the same
                     unjoined["now" if at is None else "as_of"] += 1
                 bucket.append(time.perf_counter() - started)

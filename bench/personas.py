@@ -98,7 +98,9 @@ async def build(db: Path, corpus: dict[str, Any], **engine: Any) -> None:
                 raise RuntimeError(f"ingest failed: {report.failed}")
         for link in corpus["links"]:
             ids = [document_id(link["linked"], d) for d in link["documents"]]
-            await graph.link(link["scope"], link["linked"], share=link["share"], documents=ids)
+            await graph.access.link(
+                link["scope"], link["linked"], share=link["share"], documents=ids
+            )
     finally:
         await graph.close()
 

@@ -66,10 +66,10 @@ def _family(path: str) -> str:
         g.ingest_text(PERSONAL, title="Letters", scope="family", visibility="personal", owner="ann")
         g.ingest_text(SHARED, title="Lessons", scope="friends", visibility="private")
         g.ingest_text(UNSHARED, title="Frend", scope="friends", visibility="private")
-        g.grant("bob", "viewer", "family")
-        g.grant("ann", "viewer", "family")
-        g.grant("cy", "editor", "family")
-        g.link("family", "friends", "selective", ["Lessons"])
+        g.access.grant("bob", "viewer", "family")
+        g.access.grant("ann", "viewer", "family")
+        g.access.grant("cy", "editor", "family")
+        g.access.link("family", "friends", "selective", ["Lessons"])
     return path
 
 
@@ -83,7 +83,7 @@ def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
 def _as(path: str, name: str) -> Iterator[Graph]:
     with loregraph.open(path, embedder=HashingEmbedder(dim=64)) as g:
-        yield g.acting_as(g.principal_named(name))
+        yield g.acting_as(g.access.principal_named(name))
 
 
 def _never(text: str, name: str) -> None:
@@ -113,20 +113,20 @@ def test_questions_see_only_readable_passages(store: str, name: str) -> None:
 @pytest.mark.parametrize("name", sorted(SECRETS))
 def test_graph_queries_see_only_readable_entities(store: str, name: str) -> None:
     for g in _as(store, name):
-        ada = g.entity("Ada Lovelace", scope="family")
+        ada = g.explore.entity("Ada Lovelace", scope="family")
         _never(json.dumps(ada.to_dict()), name)
-        _never(json.dumps(g.relations("Ada Lovelace", scope="family").to_dict()), name)
-        _never(json.dumps(g.neighbors("Ada Lovelace", scope="family").to_dict()), name)
-        _never(json.dumps(g.history("Ada Lovelace", scope="family").to_dict()), name)
-        for entity in g.entities(scope="family", limit=None):
+        _never(json.dumps(g.explore.relations("Ada Lovelace", scope="family").to_dict()), name)
+        _never(json.dumps(g.explore.neighbors("Ada Lovelace", scope="family").to_dict()), name)
+        _never(json.dumps(g.explore.history("Ada Lovelace", scope="family").to_dict()), name)
+        for entity in g.explore.entities(scope="family", limit=None):
             _never(entity.name + " " + " ".join(entity.aliases) + entity.description, name)
         if "William" in SECRETS[name]:
             with pytest.raises(NotFoundError):
-                g.entity("William King", scope="family")
+                g.explore.entity("William King", scope="family")
             with pytest.raises(NotFoundError):
-                g.path("Ada Lovelace", "William King", scope="family")
+                g.explore.path("Ada Lovelace", "William King", scope="family")
         else:
-            assert g.entity("William King", scope="family").entity.name == "William King"
+            assert g.explore.entity("William King", scope="family").entity.name == "William King"
 
 
 def test_counts_follow_the_readable_documents(store: str) -> None:
@@ -158,7 +158,7 @@ def test_export_and_the_command_line_see_what_the_principal_reads(
     done = runner.invoke(main, ["copy", store, str(copied), "--as", name, "--json"])
     assert done.exit_code == 0, done.output
     with loregraph.open(copied, embedder=HashingEmbedder(dim=64)) as g:
-        text = json.dumps([e.to_dict() for e in g.entities(scope="family", limit=None)])
+        text = json.dumps([e.to_dict() for e in g.explore.entities(scope="family", limit=None)])
         _never(text, name)
         assert "Ada Lovelace" in text
 
@@ -167,10 +167,10 @@ def test_writing_needs_a_role_that_allows_it(tmp_path: Path) -> None:
     copied = Path(_family(str(tmp_path / "writes.db")))
     with loregraph.open(copied, embedder=HashingEmbedder(dim=64)) as g:
         for name, allowed in (("bob", False), ("cy", True)):
-            who = g.acting_as(g.principal_named(name))
+            who = g.acting_as(g.access.principal_named(name))
             attempts = (
                 lambda w=who: w.ingest_text("Ada Lovelace met Faraday.", title="x", scope="family"),
-                lambda w=who: w.remember("Ada liked music.", scope="family"),
+                lambda w=who: w.memories.remember("Ada liked music.", scope="family"),
                 lambda w=who: w.delete("London", scope="family"),
             )
             for attempt in attempts:
@@ -180,15 +180,17 @@ def test_writing_needs_a_role_that_allows_it(tmp_path: Path) -> None:
                     with pytest.raises(NotAllowedError, match="bob"):
                         attempt()
             with pytest.raises(NotAllowedError, match="admin"):
-                who.grant("eve", "viewer", "family")
+                who.access.grant("eve", "viewer", "family")
             with pytest.raises(NotAllowedError, match="admin"):
-                who.link("family", "friends", "all")
-        ann = g.acting_as(g.principal_named("ann"))
+                who.access.link("family", "friends", "all")
+        ann = g.acting_as(g.access.principal_named("ann"))
         with pytest.raises(NotAllowedError):
-            ann.remember("Bob's secret.", scope="family", visibility="personal", owner="bob")
+            ann.memories.remember(
+                "Bob's secret.", scope="family", visibility="personal", owner="bob"
+            )
         keeper = g.acting_as(Principal("keeper", {"family": Role.ADMIN}))
-        given = keeper.remember(
+        given = keeper.memories.remember(
             "Bob hides keys.", scope="family", visibility="personal", owner="bob"
         )
         assert (given.visibility, given.owner) == ("personal", "bob")  # written, shown back
-        assert "Bob hides keys." not in [m.text for m in keeper.memories(scope="family")]
+        assert "Bob hides keys." not in [m.text for m in keeper.memories.all(scope="family")]

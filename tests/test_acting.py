@@ -29,7 +29,7 @@ async def test_a_bound_engine_sees_and_does_what_its_principal_may(tmp_path: Pat
         assert {d.title for d in await ann.documents(scope="lab")} == {"Notes"}
         assert {d.title for d in await graph.documents(scope="lab")} == {"Notes", "Diary"}
         with pytest.raises(NotAllowedError, match="'ann' may not remember"):
-            await ann.remember("Ann was here.", scope="lab")
+            await ann.memories.remember("Ann was here.", scope="lab")
         stranger = graph.acting_as(Principal("zed", {}))
         with pytest.raises(NotAllowedError, match="'zed' has no role in scope 'lab'"):
             await stranger.ask("Who wrote the notes?", scope="lab")

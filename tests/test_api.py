@@ -53,8 +53,16 @@ EXPECTED = {
     "PRESETS",
     "SearchResults",
     "Answer",
+    "AccessControl",
     "AsyncGraph",
     "AuditEntry",
+    "BlockingAccess",
+    "BlockingCorrections",
+    "BlockingExplore",
+    "BlockingMemories",
+    "Corrections",
+    "Explore",
+    "Memories",
     "Chunk",
     "ChunkSettings",
     "Citation",
@@ -134,45 +142,52 @@ EXPECTED = {
 
 GRAPH_METHODS = {
     "ask",
-    "audit",
+    "backfill",
     "context",
     "delete",
     "documents",
-    "entities",
-    "entity",
     "export",
-    "find_entity",
-    "forget",
-    "history",
     "ingest",
     "ingest_documents",
     "ingest_records",
     "ingest_text",
-    "memories",
-    "memories_about",
-    "merge",
-    "merges",
-    "neighbors",
-    "passage",
-    "path",
-    "relations",
-    "remember",
-    "remember_many",
-    "rename",
+    "personas",
     "retrieve",
-    "retype",
+    "scopes",
     "search",
-    "search_memories",
     "stats",
-    "unmerge",
-    "grant",
-    "revoke_grant",
-    "grants",
-    "principal_named",
-    "link",
-    "unlink",
-    "links",
 }
+
+SECTIONS = {
+    "memories": {"remember", "remember_many", "all", "search", "forget"},
+    "explore": {
+        "entities",
+        "find_entity",
+        "entity",
+        "relations",
+        "neighbors",
+        "path",
+        "history",
+        "suggest",
+        "passage",
+    },
+    "corrections": {"merges", "unmerge", "merge", "rename", "retype"},
+    "access": {
+        "grant",
+        "revoke_grant",
+        "grants",
+        "principal_named",
+        "link",
+        "unlink",
+        "links",
+        "create_key",
+        "keys",
+        "revoke_key",
+        "principal_for_key",
+        "audit",
+    },
+}
+"""The engine's sections (``graph.memories``, ...) and their methods."""
 
 
 def test_all_is_pinned() -> None:
@@ -181,26 +196,40 @@ def test_all_is_pinned() -> None:
         assert hasattr(loregraph, name), name
 
 
-def test_sync_facade_mirrors_async_core() -> None:
-    """Every public method and attribute of the async core is on the blocking facade, with
-    the same parameters and documentation; coroutines there block."""
-    core, facade = loregraph.AsyncGraph, loregraph.Graph
-    public = {name for name, _ in inspect.getmembers(core) if not name.startswith("_")}
-    assert public <= {name for name, _ in inspect.getmembers(facade)}, sorted(
-        public - {name for name, _ in inspect.getmembers(facade)}
-    )
-    assert public >= GRAPH_METHODS
+def _public(cls: type) -> set[str]:
+    return {name for name, _ in inspect.getmembers(cls) if not name.startswith("_")}
+
+
+def _mirrors(core: type, facade: type, own: tuple[str, ...] = ()) -> None:
+    """Every public method and attribute of ``core`` is on ``facade`` with the same
+    parameters and documentation (but ``own``'s, which say how to use the facade);
+    coroutines there block."""
+    public = _public(core)
+    assert public <= _public(facade), sorted(public - _public(facade))
     for name in sorted(public):
         member = inspect.getattr_static(core, name)
         if isinstance(member, property):
             assert getattr(facade, name).__doc__ == member.__doc__, name
             continue
         async_method, sync_method = getattr(core, name), getattr(facade, name)
-        if name not in ("acting_as", "ask_stream", "close"):  # the facade's own: they say how
+        if name not in own:
             assert sync_method.__doc__ == async_method.__doc__, name
         assert not inspect.iscoroutinefunction(sync_method), name
         params = list(inspect.signature(async_method).parameters)
         assert list(inspect.signature(sync_method).parameters) == params, name
+
+
+def test_sync_facade_mirrors_async_core() -> None:
+    """The blocking facade has every method of the async core and of each of its sections,
+    with the same parameters and documentation."""
+    core, facade = loregraph.AsyncGraph, loregraph.Graph
+    assert _public(core) >= GRAPH_METHODS | set(SECTIONS)
+    _mirrors(core, facade, own=("acting_as", "ask_stream", "close"))
+    for name, methods in SECTIONS.items():
+        section = typing.get_type_hints(getattr(core, name).fget)["return"]
+        blocking = typing.get_type_hints(getattr(facade, name).fget)["return"]
+        assert _public(section) - {"core"} == methods, name
+        _mirrors(section, blocking)
 
 
 def test_streaming_answer_in_both_facades() -> None:
@@ -221,8 +250,11 @@ def test_public_api_has_docstrings() -> None:
         obj = getattr(loregraph, name)
         if inspect.isclass(obj) or inspect.isfunction(obj):
             assert obj.__doc__, f"{name} has no docstring"
-    for name in GRAPH_METHODS:
+    for name in GRAPH_METHODS | set(SECTIONS):
         assert getattr(loregraph.AsyncGraph, name).__doc__, name
+    for cls in (loregraph.Memories, loregraph.Explore, loregraph.Corrections):
+        for name in _public(cls) - {"core"}:
+            assert getattr(cls, name).__doc__, f"{cls.__name__}.{name}"
 
 
 def test_presets_are_named() -> None:
@@ -260,13 +292,22 @@ def _signature_types(cls: type) -> dict[str, set[type]]:
 
 
 def test_every_type_in_a_public_signature_is_exported() -> None:
-    """A user can name (and import from ``loregraph``) every type the engine's methods take
-    and give, and every type a retrieval result holds."""
+    """A user can name (and import from ``loregraph``) every type the engine's methods and
+    its sections' take and give, and every type a retrieval result holds (a section is
+    made by the engine, never by its user)."""
     exported = {t for name in loregraph.__all__ if isinstance(t := getattr(loregraph, name), type)}
     missing = {
         f"{cls.__name__}.{method}: {t.__module__}.{t.__qualname__}"
-        for cls in (loregraph.AsyncGraph, loregraph.Graph)
+        for cls in (
+            loregraph.AsyncGraph,
+            loregraph.Graph,
+            loregraph.Memories,
+            loregraph.Explore,
+            loregraph.Corrections,
+            loregraph.AccessControl,
+        )
         for method, types in _signature_types(cls).items()
+        if method != "__init__" or cls in (loregraph.AsyncGraph, loregraph.Graph)
         for t in types
         if t not in exported
     }

@@ -158,8 +158,8 @@ def test_concurrent_remembers_all_reach_the_file(tmp_path: Path) -> None:
 def test_the_python_api_opens_a_memory_file(tmp_path: Path) -> None:
     path = tmp_path / "agent.json"
     with loregraph.open(str(path)) as graph:
-        memory = graph.remember("Erin Walsh maintains the billing service.", tags=["team"])
+        memory = graph.memories.remember("Erin Walsh maintains the billing service.", tags=["team"])
     data = memory_file(path)
     assert [d["id"] for d in data["documents"]] == [memory.id]
     with loregraph.open(str(path)) as graph:
-        assert [m.id for m in graph.memories(tags=["team"])] == [memory.id]
+        assert [m.id for m in graph.memories.all(tags=["team"])] == [memory.id]

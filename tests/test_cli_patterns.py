@@ -136,9 +136,9 @@ def test_unknown_name_suggests_close_names(db: Path) -> None:
 
 def test_the_blocking_api(db: Path) -> None:
     with loregraph.open(db) as graph:
-        found = graph.relations("API Server", direction="out", type="DEPENDS_ON")
+        found = graph.explore.relations("API Server", direction="out", type="DEPENDS_ON")
         assert [link.other_name for link in found.links] == ["Hono", "Zod"]
-        around = graph.neighbors("Hono", hops=2)
+        around = graph.explore.neighbors("Hono", hops=2)
         assert {e.name for e in around.ordered()} == {
             "Hono",
             "API Server",
@@ -146,20 +146,20 @@ def test_the_blocking_api(db: Path) -> None:
             "TypeScript",
             "Web App",
         }
-        paths = graph.path("Zod", "Web App", max_hops=2)
+        paths = graph.explore.path("Zod", "Web App", max_hops=2)
         assert [p.text() for p in paths] == ["Zod <-[DEPENDS_ON]- API Server <-[CALLS]- Web App"]
         with pytest.raises(NotFoundError, match="no path"):
-            graph.path("Zod", "Web App", max_hops=1)
+            graph.explore.path("Zod", "Web App", max_hops=1)
         with pytest.raises(NotFoundError, match="no entity"):
-            graph.relations("Nobody At All")
+            graph.explore.relations("Nobody At All")
         with pytest.raises(InputError):
-            graph.relations("Hono", direction="sideways")  # type: ignore[arg-type]
+            graph.explore.relations("Hono", direction="sideways")  # type: ignore[arg-type]
         with pytest.raises(InputError):
-            graph.neighbors("Hono", hops=0)
-        later = graph.path("Zod", "Web App", as_of=datetime.now(UTC) + timedelta(days=1))
+            graph.explore.neighbors("Hono", hops=0)
+        later = graph.explore.path("Zod", "Web App", as_of=datetime.now(UTC) + timedelta(days=1))
         assert later  # a later as_of is allowed: nothing planned, so as now
         # the graph was written without world times: every relation holds at any time
-        past = graph.relations("Web App", as_of=datetime(2020, 1, 1))
+        past = graph.explore.relations("Web App", as_of=datetime(2020, 1, 1))
         assert {link.other_name for link in past.links} == {"API Server", "Ops Team"}
 
 

@@ -41,10 +41,10 @@ def test_variant_names_are_one_entity(
     graph: tuple[loregraph.Graph, loregraph.IngestReport],
 ) -> None:
     g, _ = graph
-    dracula = g.find_entity("Dracula")
-    assert g.find_entity("Count Dracula").id == dracula.id
-    harker = g.find_entity("Jonathan Harker")
-    assert g.find_entity("Harker").id == harker.id
+    dracula = g.explore.find_entity("Dracula")
+    assert g.explore.find_entity("Count Dracula").id == dracula.id
+    harker = g.explore.find_entity("Jonathan Harker")
+    assert g.explore.find_entity("Harker").id == harker.id
     assert harker.type == "Person"
 
 
@@ -53,7 +53,7 @@ def test_entity_view_has_relations_with_evidence(
 ) -> None:
     g, _ = graph
     text = " ".join(excerpt_path.read_text(encoding="utf-8").split())
-    view = g.entity("Jonathan Harker")
+    view = g.explore.entity("Jonathan Harker")
     assert view.relations, "expected relations for Harker"
     for rel in view.relations:
         assert re.fullmatch(r"[A-Z][A-Z0-9_]*", rel.type)
@@ -71,7 +71,7 @@ def test_entity_view_has_typed_relations_with_evidence(tmp_path: Path) -> None:
     doc.write_text(text, encoding="utf-8")
     with loregraph.open(tmp_path / "t.db") as g:
         g.ingest(doc)
-        view = g.entity("Arthur Holmwood")
+        view = g.explore.entity("Arthur Holmwood")
         typed = {(r.type, r.evidence[0].sentence) for r in view.relations if r.type != CO_OCCURS}
     assert ("MEETS", "Quincey Morris met Arthur Holmwood in London.") in typed
     assert ("MARRIES", "Arthur Holmwood married Lucy Westenra in Hampstead.") in typed
@@ -171,6 +171,6 @@ def test_changed_document_is_replaced(tmp_path: Path) -> None:
         report = g.ingest(doc)
         assert report.replaced == 1
         assert g.stats().documents == 1
-        names = {e.name for e in g.entities(limit=None)}
+        names = {e.name for e in g.explore.entities(limit=None)}
         assert "Globex" in names or "Paris" in names
         assert "Acme Corporation" not in names

@@ -25,82 +25,84 @@ def graph(tmp_path: Path) -> Iterator[loregraph.Graph]:
 
 
 def test_grants_are_kept_replaced_revoked_and_audited(graph: loregraph.Graph) -> None:
-    assert graph.grant("ann", "admirer", "family", principal="op") == Grant(
+    assert graph.access.grant("ann", "admirer", "family", by="op") == Grant(
         "ann", "family", Role.READER
     )
-    graph.grant("ann", Role.WRITER, "*")
-    graph.grant("ann", "creator", "family")
-    graph.grant(" bob ", "viewer", "friends")
-    assert graph.grants() == [
+    graph.access.grant("ann", Role.WRITER, "*")
+    graph.access.grant("ann", "creator", "family")
+    graph.access.grant(" bob ", "viewer", "friends")
+    assert graph.access.grants() == [
         Grant("ann", "*", Role.WRITER),
         Grant("ann", "family", Role.OWNER),
         Grant("bob", "friends", Role.READER),
     ]
-    assert graph.principal_named("ann") == Principal(
+    assert graph.access.principal_named("ann") == Principal(
         "ann", {"*": Role.WRITER, "family": Role.OWNER}
     )
-    assert graph.principal_named("nobody") == Principal("nobody", {})
-    assert graph.revoke_grant("ann", "family") == Grant("ann", "family", Role.OWNER)
+    assert graph.access.principal_named("nobody") == Principal("nobody", {})
+    assert graph.access.revoke_grant("ann", "family") == Grant("ann", "family", Role.OWNER)
     with pytest.raises(NotFoundError, match="'ann' has no role in scope 'family'"):
-        graph.revoke_grant("ann", "family")
-    audit = [(e.action, e.subject, e.detail, e.principal) for e in graph.audit(scope="family")]
+        graph.access.revoke_grant("ann", "family")
+    audit = [
+        (e.action, e.subject, e.detail, e.principal) for e in graph.access.audit(scope="family")
+    ]
     assert audit == [
         ("revoke grant", "ann", "was owner", ""),
         ("grant", "ann", "owner", ""),
         ("grant", "ann", "reader", "op"),
     ]
     graph.acting_as(Principal("root", {"*": Role.OWNER})).grant("cat", "editor", "friends")
-    assert graph.audit(scope="friends")[0].principal == "root"
+    assert graph.access.audit(scope="friends")[0].principal == "root"
 
 
 def test_a_grant_names_a_known_role_and_a_scope(graph: loregraph.Graph) -> None:
     with pytest.raises(InputError, match="unknown role 'boss'"):
-        graph.grant("ann", "boss", "family")
+        graph.access.grant("ann", "boss", "family")
     with pytest.raises(InputError, match="principal's name"):
-        graph.grant("  ", "reader", "family")
+        graph.access.grant("  ", "reader", "family")
     with pytest.raises(InputError, match="scope's name"):
-        graph.grant("ann", "reader", " ")
-    assert graph.grants() == []
+        graph.access.grant("ann", "reader", " ")
+    assert graph.access.grants() == []
     # a scope that holds no documents yet: access is set up before data arrives
-    assert graph.grant("ann", "reader", "later") == Grant("ann", "later", Role.READER)
+    assert graph.access.grant("ann", "reader", "later") == Grant("ann", "later", Role.READER)
     assert list(graph.scopes()) == ["family", "friends"]
 
 
 def test_a_blank_principal_name_is_refused(graph: loregraph.Graph) -> None:
     with pytest.raises(InputError, match="principal's name"):
-        graph.principal_named(" ")
+        graph.access.principal_named(" ")
 
 
 def test_links_share_all_or_the_documents_named(graph: loregraph.Graph) -> None:
     [letter] = graph.documents(scope="friends")
-    assert graph.link("family", "friends") == ScopeLink("family", "friends", "all")
-    shared = graph.link("friends", "family", "selective", ["Orchard"])  # by title
+    assert graph.access.link("family", "friends") == ScopeLink("family", "friends", "all")
+    shared = graph.access.link("friends", "family", "selective", ["Orchard"])  # by title
     [orchard] = graph.documents(scope="family")
     assert shared == ScopeLink("friends", "family", "selective", (orchard.id,))
-    graph.link("family", "friends", "selective", [letter.id])  # replaces the full link
-    assert graph.links() == [
+    graph.access.link("family", "friends", "selective", [letter.id])  # replaces the full link
+    assert graph.access.links() == [
         ScopeLink("family", "friends", "selective", (letter.id,)),
         ScopeLink("friends", "family", "selective", (orchard.id,)),
     ]
-    assert graph.links("friends") == [shared]
-    assert graph.unlink("family", "friends").linked == "friends"
+    assert graph.access.links("friends") == [shared]
+    assert graph.access.unlink("family", "friends").linked == "friends"
     with pytest.raises(NotFoundError, match="not linked"):
-        graph.unlink("family", "friends")
-    actions = [(e.action, e.detail) for e in graph.audit(scope="family")]
+        graph.access.unlink("family", "friends")
+    actions = [(e.action, e.detail) for e in graph.access.audit(scope="family")]
     assert actions[0] == ("unlink", "friends")
     assert actions[1] == ("link", f"friends (selective: {letter.id})")
 
 
 def test_a_link_is_checked_before_it_is_kept(graph: loregraph.Graph) -> None:
     with pytest.raises(InputError, match="stands for every scope"):
-        graph.link("family", "*")
+        graph.access.link("family", "*")
     with pytest.raises(InputError, match="selective link needs"):
-        graph.link("family", "friends", "selective")
+        graph.access.link("family", "friends", "selective")
     with pytest.raises(NotFoundError, match="no document 'Orchard' in scope 'friends'"):
-        graph.link("family", "friends", "selective", ["Orchard"])  # a document of family
+        graph.access.link("family", "friends", "selective", ["Orchard"])  # a document of family
     with pytest.raises(InputError, match="allowed: all, selective"):
-        graph.link("family", "friends", "some")
-    assert graph.links() == []
+        graph.access.link("family", "friends", "some")
+    assert graph.access.links() == []
 
 
 def test_documents_keep_the_visibility_and_owner_they_are_ingested_with(
@@ -133,11 +135,11 @@ def test_a_personal_document_needs_an_owner(graph: loregraph.Graph) -> None:
     with pytest.raises(InputError, match="unknown visibility 'secret'; allowed: public"):
         graph.ingest_text("A secret recipe.", title="Recipe", visibility="secret")
     with pytest.raises(InputError, match="personal"):
-        graph.remember("Ann likes plums.", visibility="personal")
+        graph.memories.remember("Ann likes plums.", visibility="personal")
     ann = graph.acting_as(Principal("ann", {"*": Role.WRITER}))
-    memory = ann.remember("Ann likes plums.", visibility="personal")
+    memory = ann.memories.remember("Ann likes plums.", visibility="personal")
     assert (memory.visibility, memory.owner) == ("personal", "ann")
-    assert graph.memories()[0].to_dict()["owner"] == "ann"
+    assert graph.memories.all()[0].to_dict()["owner"] == "ann"
     local = graph.acting_as(LOCAL)
     report = local.ingest_text("A shared recipe.", title="Recipe", visibility="private")
     assert len(report.document_ids) == 1
@@ -149,14 +151,14 @@ async def test_a_keys_principal_gets_the_grants_of_its_name(tmp_path: Path) -> N
     graph = await loregraph.open_async(tmp_path / "keys.db")
     try:
         await graph.ingest_text(STORY, title="Orchard", source="orchard", scope="family")
-        made = await graph.create_key("ann", {"default": Role.READER, "family": Role.WRITER})
-        await graph.grant("ann", "reader", "family")
-        await graph.grant("ann", "admin", "*")
-        principal = await graph.principal_for_key(made.secret)
+        made = await graph.access.create_key("ann", {"default": Role.READER, "family": Role.WRITER})
+        await graph.access.grant("ann", "reader", "family")
+        await graph.access.grant("ann", "admin", "*")
+        principal = await graph.access.principal_for_key(made.secret)
         assert principal == Principal(
             "ann", {"default": Role.READER, "family": Role.WRITER, "*": Role.ADMIN}
         )
-        await graph.revoke_key("ann")
-        assert await graph.principal_for_key(made.secret) is None
+        await graph.access.revoke_key("ann")
+        assert await graph.access.principal_for_key(made.secret) is None
     finally:
         await graph.close()

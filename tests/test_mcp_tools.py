@@ -132,7 +132,7 @@ async def test_a_long_result_is_cut_with_a_note(graph: AsyncGraph) -> None:
         short = structured(await client.call_tool("remember", {"text": "Ada hums."}))
         assert "cut" not in short and short["text"] == "Ada hums."
     for n in range(40):
-        await graph.remember(f"Kenji Sato wrote note {n} about the Harbor ledger " * 20)
+        await graph.memories.remember(f"Kenji Sato wrote note {n} about the Harbor ledger " * 20)
     async with Client(build_server(graph, result_chars=20_000)) as client:
         result = await client.call_tool("memories", {"limit": 500})
         listed = structured(result)

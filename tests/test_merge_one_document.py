@@ -17,7 +17,7 @@ TEXT = (
 
 
 def _names(graph: loregraph.Graph) -> set[str]:
-    return {e.name for e in graph.entities(limit=None)}
+    return {e.name for e in graph.explore.entities(limit=None)}
 
 
 def test_a_merge_within_one_document_joins_and_its_undo_parts(tmp_path: Path) -> None:
@@ -26,12 +26,12 @@ def test_a_merge_within_one_document_joins_and_its_undo_parts(tmp_path: Path) ->
         assert graph.ingest_text(TEXT, title="Whitby", source="whitby").ok
         before = _names(graph)
         assert {"Mina Harker", "Lucy"} <= before
-        view = graph.merge("Mina Harker", "Lucy", principal="test")
+        view = graph.corrections.merge("Mina Harker", "Lucy", by="test")
         merged = _names(graph)
         assert "Lucy" not in merged and "Mina Harker" in merged
-        entity = next(e for e in graph.entities(limit=None) if e.name == "Mina Harker")
+        entity = next(e for e in graph.explore.entities(limit=None) if e.name == "Mina Harker")
         assert "Lucy" in entity.aliases
-        graph.unmerge(view.id, principal="test")
+        graph.corrections.unmerge(view.id, by="test")
         assert _names(graph) == before
     finally:
         graph.close()

@@ -37,7 +37,7 @@ async def _served(db: Path) -> tuple[Any, Any, Any]:
     await graph.open()
     try:
         await graph.ingest_text(REPORT, title="Harbor report")
-        await graph.remember("Kenji Sato moved to Porto.", tags=["moves"])
+        await graph.memories.remember("Kenji Sato moved to Porto.", tags=["moves"])
         app = create_app(graph, ServerConfig(auth=False))
         transport = httpx.ASGITransport(app=app)
         async with (

@@ -77,11 +77,11 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> Book:
         assert bundle is not None
         text = rebuild_text(bundle.document, bundle.chunks)
         before = graph_state(graph, tmp)
-        merge = graph.merge(KEPT, MERGED, principal="test")
+        merge = graph.corrections.merge(KEPT, MERGED, by="test")
         merged = graph_state(graph, tmp)
-        graph.unmerge(merge.id, principal="test")
+        graph.corrections.unmerge(merge.id, by="test")
         restored = graph_state(graph, tmp)
-        renamed = graph.rename(KEPT, NEW_NAME, principal="test").name
+        renamed = graph.corrections.rename(KEPT, NEW_NAME, by="test").name
     finally:
         graph.close()
     graph = _open(tmp / "dracula.db", Renamed())

@@ -44,12 +44,14 @@ def test_an_older_document_names_the_recovery_and_ingesting_it_again_recovers(
         assert graph.ingest(str(path)).ok
         _as_an_older_version_stored_it(graph)
         with pytest.raises(LoregraphError) as caught:
-            graph.merge("Mina Harker", "Lucy Westenra", principal="test")
+            graph.corrections.merge("Mina Harker", "Lucy Westenra", by="test")
         message = str(caught.value)
         assert "\n" not in message
         assert "an earlier loregraph stored it without the blank text" in message
         assert f"ingest its file ({path.resolve()}) again, then retry" in message
-        assert "Lucy Westenra" in {e.name for e in graph.entities(limit=None)}  # nothing changed
+        assert "Lucy Westenra" in {
+            e.name for e in graph.explore.entities(limit=None)
+        }  # nothing changed
 
         again = graph.ingest(str(path))
         assert again.ok and again.replaced == 1 and again.skipped == 0
@@ -57,7 +59,7 @@ def test_an_older_document_names_the_recovery_and_ingesting_it_again_recovers(
         assert BLANKS in doc.metadata
         assert graph.ingest(str(path)).skipped == 1  # from now on unchanged again
 
-        graph.merge("Mina Harker", "Lucy Westenra", principal="test")
-        assert "Lucy Westenra" not in {e.name for e in graph.entities(limit=None)}
+        graph.corrections.merge("Mina Harker", "Lucy Westenra", by="test")
+        assert "Lucy Westenra" not in {e.name for e in graph.explore.entities(limit=None)}
     finally:
         graph.close()

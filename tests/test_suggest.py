@@ -37,7 +37,7 @@ async def graph(tmp_path: Path) -> AsyncIterator[AsyncGraph]:
 
 
 async def test_documents_sharing_more_and_rarer_entities_come_first(graph: AsyncGraph) -> None:
-    found = await graph.suggest("Cliffs")
+    found = await graph.explore.suggest("Cliffs")
     titles = [s.title for s in found]
     # Harbour shares Mina Harker and Whitby; Proposals shares Lucy Westenra, whom only two
     # documents name; Exeter and Letters share Mina Harker, whom four documents name
@@ -58,15 +58,15 @@ async def test_documents_sharing_more_and_rarer_entities_come_first(graph: Async
 
 
 async def test_limit_unknown_documents_and_nothing_shared(graph: AsyncGraph) -> None:
-    assert len(await graph.suggest("Cliffs", limit=1)) == 1
-    assert await graph.suggest("Asylum") == []
+    assert len(await graph.explore.suggest("Cliffs", limit=1)) == 1
+    assert await graph.explore.suggest("Asylum") == []
     docs = {d.title: d.id for d in await graph.documents()}
-    exeter = await graph.suggest(docs["Exeter"], limit=10)
+    exeter = await graph.explore.suggest(docs["Exeter"], limit=10)
     assert {s.title for s in exeter} == {"Cliffs", "Harbour", "Letters"}
     with pytest.raises(NotFoundError):
-        await graph.suggest("no such story")
+        await graph.explore.suggest("no such story")
     with pytest.raises(InputError):
-        await graph.suggest("Cliffs", limit=0)
+        await graph.explore.suggest("Cliffs", limit=0)
 
 
 async def test_a_shared_year_adds_to_a_shared_entity(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ async def test_a_shared_year_adds_to_a_shared_entity(tmp_path: Path) -> None:
             SourceDocument(t, text, t, valid_at=datetime(y, 4, 9, tzinfo=UTC))
             for t, text, y in stories
         )
-        found = await graph.suggest("Flood")
+        found = await graph.explore.suggest("Flood")
         assert [s.title for s in found] == ["Stitches", "Store"]  # a year alone: nothing
         stitches, store = found
         assert stitches.period == "1962" and store.period is None

@@ -26,49 +26,51 @@ def graph(tmp_path: Path) -> Iterator[loregraph.Graph]:
 
 
 def depends_on(graph: loregraph.Graph, as_of: datetime | None = None) -> list[str]:
-    found = graph.relations("API server", direction="out", type="DEPENDS_ON", as_of=as_of)
+    found = graph.explore.relations("API server", direction="out", type="DEPENDS_ON", as_of=as_of)
     return sorted(link.to_dict()["other"] for link in found.links)
 
 
 def stored(graph: loregraph.Graph) -> dict[str, tuple[datetime | None, datetime | None]]:
     out = {}
-    for link in graph.relations("API server", direction="out", type="DEPENDS_ON", as_of=JAN).links:
+    for link in graph.explore.relations(
+        "API server", direction="out", type="DEPENDS_ON", as_of=JAN
+    ).links:
         out[link.to_dict()["other"]] = (link.relation.valid_at, link.relation.invalid_at)
-    for link in graph.relations("API server", direction="out", type="DEPENDS_ON").links:
+    for link in graph.explore.relations("API server", direction="out", type="DEPENDS_ON").links:
         out[link.to_dict()["other"]] = (link.relation.valid_at, link.relation.invalid_at)
     return out
 
 
 def test_express_then_hono(graph: loregraph.Graph) -> None:
-    graph.remember(EXPRESS, at=JAN)
+    graph.memories.remember(EXPRESS, at=JAN)
     assert depends_on(graph) == ["Express"]
-    graph.remember(HONO, at=FEB)
+    graph.memories.remember(HONO, at=FEB)
     assert depends_on(graph) == ["Hono"]
     assert depends_on(graph, MID) == ["Express"]
     assert depends_on(graph, FEB) == ["Hono"]
     assert stored(graph) == {"Express": (JAN, FEB), "Hono": (FEB, None)}
-    around = graph.neighbors("API server", as_of=MID).to_dict()
+    around = graph.explore.neighbors("API server", as_of=MID).to_dict()
     assert "Hono" not in {e["name"] for e in around["entities"]}
 
 
 def test_the_later_fact_wins_whichever_is_remembered_first(graph: loregraph.Graph) -> None:
-    graph.remember("The API server depends on Hono.", at=FEB)
-    graph.remember(EXPRESS, at=JAN)
+    graph.memories.remember("The API server depends on Hono.", at=FEB)
+    graph.memories.remember(EXPRESS, at=JAN)
     assert depends_on(graph) == ["Hono"]
     assert depends_on(graph, MID) == ["Express"]
 
 
 def test_no_longer_ends_the_fact_it_names(graph: loregraph.Graph) -> None:
-    graph.remember(EXPRESS, at=JAN)
-    graph.remember("The API server no longer depends on Express.", at=FEB)
+    graph.memories.remember(EXPRESS, at=JAN)
+    graph.memories.remember("The API server no longer depends on Express.", at=FEB)
     assert depends_on(graph) == []
     assert depends_on(graph, MID) == ["Express"]
 
 
 def test_a_type_not_functional_keeps_both(tmp_path: Path) -> None:
     with loregraph.open(tmp_path / "n.db", settings=_no_functional()) as g:
-        g.remember(EXPRESS, at=JAN)
-        g.remember("The API server depends on Hono.", at=FEB)
+        g.memories.remember(EXPRESS, at=JAN)
+        g.memories.remember("The API server depends on Hono.", at=FEB)
         assert depends_on(g) == ["Express", "Hono"]
 
 
@@ -78,8 +80,8 @@ def _no_functional() -> loregraph.Settings:
 
 
 def test_a_context_leaves_out_ended_facts(graph: loregraph.Graph) -> None:
-    graph.remember(EXPRESS, at=JAN)
-    graph.remember(HONO, at=FEB)
+    graph.memories.remember(EXPRESS, at=JAN)
+    graph.memories.remember(HONO, at=FEB)
     found = graph.retrieve("What does the API server depend on?").relations
     facts = [(r.source_name, r.relation.type, r.target_name) for r in found]
     assert ("API server", "DEPENDS_ON", "Hono") in facts
@@ -91,7 +93,9 @@ LATE_FEB = datetime(2026, 2, 20, tzinfo=UTC)
 
 
 def ended_by(graph: loregraph.Graph, target: str) -> tuple[datetime | None, str | None]:
-    found = graph.relations("API server", direction="out", type="DEPENDS_ON", as_of=JAN).links
+    found = graph.explore.relations(
+        "API server", direction="out", type="DEPENDS_ON", as_of=JAN
+    ).links
     for link in found:
         if link.to_dict()["other"] == target:
             return link.relation.invalid_at, link.relation.invalidated_by
@@ -99,32 +103,32 @@ def ended_by(graph: loregraph.Graph, target: str) -> tuple[datetime | None, str 
 
 
 def test_an_ended_fact_names_the_memory_that_ended_it(graph: loregraph.Graph) -> None:
-    graph.remember(EXPRESS, at=JAN)
-    hono = graph.remember(HONO, at=FEB)
+    graph.memories.remember(EXPRESS, at=JAN)
+    hono = graph.memories.remember(HONO, at=FEB)
     assert ended_by(graph, "Express") == (FEB, hono.id)
     [link] = [
         link
-        for link in graph.relations("API server", type="DEPENDS_ON", as_of=MID).links
+        for link in graph.explore.relations("API server", type="DEPENDS_ON", as_of=MID).links
         if link.to_dict()["other"] == "Express"
     ]
     assert link.relation.expired_at is not None  # the graph stopped believing it
 
 
 def test_forgetting_the_memory_that_ended_a_fact_opens_it_again(graph: loregraph.Graph) -> None:
-    graph.remember(EXPRESS, at=JAN)
-    hono = graph.remember("The API server depends on Hono.", at=FEB)
+    graph.memories.remember(EXPRESS, at=JAN)
+    hono = graph.memories.remember("The API server depends on Hono.", at=FEB)
     assert depends_on(graph) == ["Hono"]
-    graph.forget(hono.id)
+    graph.memories.forget(hono.id)
     assert depends_on(graph) == ["Express"]
     assert ended_by(graph, "Express") == (None, None)
 
 
 def test_forgetting_a_fact_between_two_others(graph: loregraph.Graph) -> None:
-    graph.remember("The API server depends on Bun.", at=MAR)
-    graph.remember(EXPRESS, at=JAN)
-    hono = graph.remember("The API server depends on Hono.", at=FEB)
+    graph.memories.remember("The API server depends on Bun.", at=MAR)
+    graph.memories.remember(EXPRESS, at=JAN)
+    hono = graph.memories.remember("The API server depends on Hono.", at=FEB)
     assert [depends_on(graph, t) for t in (MID, LATE_FEB)] == [["Express"], ["Hono"]]
-    graph.forget(hono.id)
+    graph.memories.forget(hono.id)
     assert depends_on(graph) == ["Bun"]
     assert [depends_on(graph, t) for t in (MID, LATE_FEB)] == [["Express"], ["Express"]]
     assert ended_by(graph, "Express")[0] == MAR
@@ -135,25 +139,25 @@ def test_an_invalidation_is_written_with_its_memory(
 ) -> None:
     from loregraph.store.sqlite import write
 
-    graph.remember(EXPRESS, at=JAN)
+    graph.memories.remember(EXPRESS, at=JAN)
 
     def broken(*_: object) -> None:
         raise RuntimeError("disk gone")
 
     monkeypatch.setattr(write, "end_relations", broken)
     with pytest.raises(loregraph.LoregraphError):
-        graph.remember("The API server depends on Hono.", at=FEB)
-    assert [m.text for m in graph.memories()] == [EXPRESS]
+        graph.memories.remember("The API server depends on Hono.", at=FEB)
+    assert [m.text for m in graph.memories.all()] == [EXPRESS]
     assert depends_on(graph) == ["Express"]
 
 
 def test_a_date_in_the_text_dates_the_fact(graph: loregraph.Graph) -> None:
-    graph.remember("Alice Moreau lives in Lisbon.", at=JAN)
-    graph.remember("Last week Alice Moreau moved to Oslo and lives in Oslo.", at=FEB)
-    found = graph.relations("Alice Moreau", direction="out", type="LIVES_IN").links
+    graph.memories.remember("Alice Moreau lives in Lisbon.", at=JAN)
+    graph.memories.remember("Last week Alice Moreau moved to Oslo and lives in Oslo.", at=FEB)
+    found = graph.explore.relations("Alice Moreau", direction="out", type="LIVES_IN").links
     [(name, since)] = [(link.other_name, link.relation.valid_at) for link in found]
     assert (name, since) == ("Oslo", datetime(2026, 2, 3, tzinfo=UTC))
-    before = graph.relations(
+    before = graph.explore.relations(
         "Alice Moreau", type="LIVES_IN", as_of=datetime(2026, 2, 2, tzinfo=UTC)
     )
     assert [link.other_name for link in before.links] == ["Lisbon"]
@@ -182,8 +186,8 @@ def test_a_replaced_document_still_ends_what_it_says(graph: loregraph.Graph) -> 
 
 
 def test_the_answer_quotes_the_memory_that_ended_a_fact(graph: loregraph.Graph) -> None:
-    graph.remember(EXPRESS, at=JAN)
-    graph.remember("The API server no longer depends on Express.", at=FEB)
+    graph.memories.remember(EXPRESS, at=JAN)
+    graph.memories.remember("The API server no longer depends on Express.", at=FEB)
     quotes = [c.quote for c in graph.ask("What does the API server depend on?").citations]
     assert quotes == ["The API server no longer depends on Express."]
     then = graph.ask("What does the API server depend on?", as_of=MID).citations

@@ -54,12 +54,16 @@ def undone(
     rules: set[str] = set()
     kept: list[str] = []  # merges the pipeline makes whatever the rules (one name key)
     for _ in range(200):
-        todo = [m for m in graph.merges() if m.rule not in SAME_KEY_RULES and m.id not in kept]
+        todo = [
+            m
+            for m in graph.corrections.merges()
+            if m.rule not in SAME_KEY_RULES and m.id not in kept
+        ]
         if not todo:
             break
         merge = todo[-1]  # the oldest first
         try:
-            graph.unmerge(merge.id, principal="test")
+            graph.corrections.unmerge(merge.id, by="test")
         except InputError:
             kept.append(merge.id)
             continue
@@ -77,7 +81,7 @@ def test_every_merge_undone_equals_an_ingest_without_those_rules(
 ) -> None:
     graph, rules, kept = undone
     assert {"alias", "part-of-name", "title-reference"} <= rules, rules
-    for merge in graph.merges():  # what is left are names of one key, honorifics aside
+    for merge in graph.corrections.merges():  # what is left are names of one key, honorifics aside
         assert merge.id in kept or merge.rule in SAME_KEY_RULES
         assert _core(merge.surface) == _core(merge.entity), merge
     settings = Settings(resolution=ResolutionSettings(merge_rules_off=tuple(sorted(rules))))
@@ -93,13 +97,13 @@ def test_undone_merges_are_listed_audited_and_refused_twice(
     undone: tuple[loregraph.Graph, set[str], list[str]],
 ) -> None:
     graph, _, _ = undone
-    gone = [m for m in graph.merges(undone=True) if m.undone]
+    gone = [m for m in graph.corrections.merges(undone=True) if m.undone]
     assert gone and all(m.principal == "test" for m in gone)
-    assert {e.action for e in graph.audit()} == {"unmerge"}
-    assert len(graph.audit(limit=3)) == 3
+    assert {e.action for e in graph.access.audit()} == {"unmerge"}
+    assert len(graph.access.audit(limit=3)) == 3
     with pytest.raises(loregraph.NotFoundError, match="already undone"):
-        graph.unmerge(gone[0].id)
-    exact = [m for m in graph.merges() if m.rule in SAME_KEY_RULES]
+        graph.corrections.unmerge(gone[0].id)
+    exact = [m for m in graph.corrections.merges() if m.rule in SAME_KEY_RULES]
     if exact:
         with pytest.raises(InputError, match="rename"):
-            graph.unmerge(exact[0].id)
+            graph.corrections.unmerge(exact[0].id)

@@ -26,14 +26,23 @@ from loregraph.access import (
     check_name,
 )
 from loregraph.answer.extractive import Answer, Citation
-from loregraph.blocking import Graph, open
+from loregraph.blocking import (
+    BlockingAccess,
+    BlockingCorrections,
+    BlockingExplore,
+    BlockingMemories,
+    Graph,
+    open,
+)
 from loregraph.copy import CopyReport, copy_locations
 from loregraph.embed.base import Embedder
 from loregraph.engine.backfill import BackfillReport, Clock
 from loregraph.engine.history import Fact, History
+from loregraph.engine.grants import AccessControl
 from loregraph.engine.keys import NewKey
 from loregraph.engine.memories import Memory, NewMemory
 from loregraph.engine.merge_views import MergeView
+from loregraph.engine.merges import Corrections
 from loregraph.engine.passages import PassageView
 from loregraph.engine.paths import GraphPath, evidence_sentence
 from loregraph.engine.patterns import (
@@ -43,8 +52,10 @@ from loregraph.engine.patterns import (
     EntityRelations,
     Neighbourhood,
 )
+from loregraph.engine.queries import Explore
 from loregraph.engine.questions import Asking, ContextFormat, Only, context_of
 from loregraph.engine.recall import MemoryHit
+from loregraph.engine.remember import Memories
 from loregraph.engine.suggest import Suggestion
 from loregraph.engine.views import EntityView, SearchHit, SearchKind, SearchResults
 from loregraph.engine.visibility import Access, check_owner, document_access
@@ -137,6 +148,14 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AccessControl",
+    "BlockingAccess",
+    "BlockingCorrections",
+    "BlockingExplore",
+    "BlockingMemories",
+    "Corrections",
+    "Explore",
+    "Memories",
     "ALL_SCOPES",
     "CO_OCCURS",
     "FORMATS_HINT",

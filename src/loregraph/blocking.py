@@ -26,7 +26,12 @@ from typing import (
 )
 
 from loregraph.access import Principal
+from loregraph.engine.core import Section
+from loregraph.engine.grants import AccessControl
+from loregraph.engine.merges import Corrections
+from loregraph.engine.queries import Explore
 from loregraph.engine.questions import Asking
+from loregraph.engine.remember import Memories
 from loregraph.graph import AsyncGraph, EngineOptions, open_store
 from loregraph.store.base import Store
 from loregraph.streaming import BlockingStreamedAnswer
@@ -45,16 +50,89 @@ V = TypeVar("V")
 
 
 def _blocking(
-    method: Callable[Concatenate[AsyncGraph, P], Awaitable[R]],
-) -> Callable[Concatenate[Graph, P], R]:
-    """Expose an :class:`AsyncGraph` coroutine method as a blocking :class:`Graph` method."""
+    method: Callable[Concatenate[Any, P], Awaitable[R]],
+) -> Callable[Concatenate[_Facade, P], R]:
+    """Expose a coroutine method of the async engine (or of one of its sections) as a
+    blocking method of its facade."""
 
-    def run(self: Graph, /, *args: P.args, **kwargs: P.kwargs) -> R:
+    def run(self: _Facade, /, *args: P.args, **kwargs: P.kwargs) -> R:
         coro = method(self.aio, *args, **kwargs)
         return self._run(coro)  # type: ignore[arg-type]
 
     functools.update_wrapper(run, method)
     return run
+
+
+class _Facade:
+    """What a blocking facade has: the async object it wraps (``aio``) and a way to run
+    its coroutines."""
+
+    aio: Any
+
+    def _run(self, coro: Coroutine[Any, Any, R]) -> R:
+        raise NotImplementedError
+
+
+class _Section(_Facade):
+    """The blocking face of one section of the engine (``graph.memories``, ...): it runs on
+    its graph's event loop."""
+
+    def __init__(self, graph: Graph, aio: Section) -> None:
+        self.graph, self.aio = graph, aio
+
+    def _run(self, coro: Coroutine[Any, Any, R]) -> R:
+        return self.graph._run(coro)
+
+
+class BlockingMemories(_Section):
+    """:class:`~loregraph.engine.remember.Memories`, blocking."""
+
+    remember = _blocking(Memories.remember)
+    remember_many = _blocking(Memories.remember_many)
+    all = _blocking(Memories.all)
+    search = _blocking(Memories.search)
+    forget = _blocking(Memories.forget)
+
+
+class BlockingExplore(_Section):
+    """:class:`~loregraph.engine.queries.Explore`, blocking."""
+
+    entities = _blocking(Explore.entities)
+    find_entity = _blocking(Explore.find_entity)
+    entity = _blocking(Explore.entity)
+    relations = _blocking(Explore.relations)
+    neighbors = _blocking(Explore.neighbors)
+    path = _blocking(Explore.path)
+    history = _blocking(Explore.history)
+    suggest = _blocking(Explore.suggest)
+    passage = _blocking(Explore.passage)
+
+
+class BlockingCorrections(_Section):
+    """:class:`~loregraph.engine.merges.Corrections`, blocking."""
+
+    merges = _blocking(Corrections.merges)
+    unmerge = _blocking(Corrections.unmerge)
+    merge = _blocking(Corrections.merge)
+    rename = _blocking(Corrections.rename)
+    retype = _blocking(Corrections.retype)
+
+
+class BlockingAccess(_Section):
+    """:class:`~loregraph.engine.grants.AccessControl`, blocking."""
+
+    grant = _blocking(AccessControl.grant)
+    revoke_grant = _blocking(AccessControl.revoke_grant)
+    grants = _blocking(AccessControl.grants)
+    principal_named = _blocking(AccessControl.principal_named)
+    link = _blocking(AccessControl.link)
+    unlink = _blocking(AccessControl.unlink)
+    links = _blocking(AccessControl.links)
+    create_key = _blocking(AccessControl.create_key)
+    keys = _blocking(AccessControl.keys)
+    revoke_key = _blocking(AccessControl.revoke_key)
+    principal_for_key = _blocking(AccessControl.principal_for_key)
+    audit = _blocking(AccessControl.audit)
 
 
 class _CoreAttribute(Generic[V]):
@@ -81,11 +159,13 @@ class _CoreAttribute(Generic[V]):
         return cast(V, getattr(graph.aio, self.name))
 
 
-class Graph:
+class Graph(_Facade):
     """The blocking facade over :class:`AsyncGraph`; same methods, no ``await``.
 
     Use as a context manager, or call :meth:`close` when done.
     """
+
+    aio: AsyncGraph
 
     def __init__(self, aio: AsyncGraph) -> None:
         self.aio = aio
@@ -130,49 +210,34 @@ class Graph:
     ingest_records = _blocking(AsyncGraph.ingest_records)
     ingest_text = _blocking(AsyncGraph.ingest_text)
     ingest_documents = _blocking(AsyncGraph.ingest_documents)
+    documents = _blocking(AsyncGraph.documents)
+    stats = _blocking(AsyncGraph.stats)
+    scopes = _blocking(AsyncGraph.scopes)
+    delete = _blocking(AsyncGraph.delete)
+    backfill = _blocking(AsyncGraph.backfill)
+    export = _blocking(AsyncGraph.export)
     retrieve = _blocking(AsyncGraph.retrieve)
     context = _blocking(AsyncGraph.context)
     ask = _blocking(AsyncGraph.ask)
     personas = _blocking(AsyncGraph.personas)
     search = _blocking(AsyncGraph.search)
-    entities = _blocking(AsyncGraph.entities)
-    find_entity = _blocking(AsyncGraph.find_entity)
-    entity = _blocking(AsyncGraph.entity)
-    relations = _blocking(AsyncGraph.relations)
-    neighbors = _blocking(AsyncGraph.neighbors)
-    path = _blocking(AsyncGraph.path)
-    history = _blocking(AsyncGraph.history)
-    documents = _blocking(AsyncGraph.documents)
-    passage = _blocking(AsyncGraph.passage)
-    stats = _blocking(AsyncGraph.stats)
-    scopes = _blocking(AsyncGraph.scopes)
-    delete = _blocking(AsyncGraph.delete)
-    remember = _blocking(AsyncGraph.remember)
-    remember_many = _blocking(AsyncGraph.remember_many)
-    memories = _blocking(AsyncGraph.memories)
-    memories_about = _blocking(AsyncGraph.memories_about)
-    search_memories = _blocking(AsyncGraph.search_memories)
-    forget = _blocking(AsyncGraph.forget)
-    export = _blocking(AsyncGraph.export)
-    merges = _blocking(AsyncGraph.merges)
-    unmerge = _blocking(AsyncGraph.unmerge)
-    merge = _blocking(AsyncGraph.merge)
-    rename = _blocking(AsyncGraph.rename)
-    retype = _blocking(AsyncGraph.retype)
-    audit = _blocking(AsyncGraph.audit)
-    grant = _blocking(AsyncGraph.grant)
-    revoke_grant = _blocking(AsyncGraph.revoke_grant)
-    grants = _blocking(AsyncGraph.grants)
-    principal_named = _blocking(AsyncGraph.principal_named)
-    link = _blocking(AsyncGraph.link)
-    unlink = _blocking(AsyncGraph.unlink)
-    links = _blocking(AsyncGraph.links)
-    backfill = _blocking(AsyncGraph.backfill)
-    suggest = _blocking(AsyncGraph.suggest)
-    create_key = _blocking(AsyncGraph.create_key)
-    keys = _blocking(AsyncGraph.keys)
-    revoke_key = _blocking(AsyncGraph.revoke_key)
-    principal_for_key = _blocking(AsyncGraph.principal_for_key)
+
+    @property
+    def memories(self) -> BlockingMemories:
+        return BlockingMemories(self, self.aio.memories)
+
+    @property
+    def explore(self) -> BlockingExplore:
+        return BlockingExplore(self, self.aio.explore)
+
+    @property
+    def corrections(self) -> BlockingCorrections:
+        return BlockingCorrections(self, self.aio.corrections)
+
+    @property
+    def access(self) -> BlockingAccess:
+        return BlockingAccess(self, self.aio.access)
+
     embedder: _CoreAttribute[Embedder] = _CoreAttribute()
     extractor: _CoreAttribute[Extractor] = _CoreAttribute()
     operator_store: _CoreAttribute[Store] = _CoreAttribute()
@@ -189,6 +254,11 @@ class Graph:
     graph_status.__doc__ = AsyncGraph.graph_status.__doc__
     persona_library.__doc__ = AsyncGraph.persona_library.__doc__
     seen_by.__doc__ = AsyncGraph.seen_by.__doc__
+
+
+for _name in ("memories", "explore", "corrections", "access"):  # their documentation
+    _section = getattr(Graph, _name)
+    setattr(Graph, _name, property(_section.fget, doc=getattr(AsyncGraph, _name).__doc__))
 
 
 def open(
@@ -208,4 +278,12 @@ def open(
     return graph
 
 
-__all__ = ["BlockingStreamedAnswer", "Graph", "open"]
+__all__ = [
+    "BlockingAccess",
+    "BlockingCorrections",
+    "BlockingExplore",
+    "BlockingMemories",
+    "BlockingStreamedAnswer",
+    "Graph",
+    "open",
+]

@@ -38,7 +38,7 @@ from typing import Any
 
 from loregraph.access import Principal, check_name
 from loregraph.engine.carry import Carried, carry_keys, carry_records
-from loregraph.engine.grants import granted_roles
+from loregraph.engine.keys import granted_roles
 from loregraph.errors import (
     ConfigError,
     EmptyStoreError,

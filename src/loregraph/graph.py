@@ -5,30 +5,24 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, Unpack
 
 from loregraph.access import Role, require
-from loregraph.engine.backfill import BackfillMethods
-from loregraph.engine.core import EngineOptions
-from loregraph.engine.grants import GrantMethods, actor
-from loregraph.engine.keys import KeyMethods
+from loregraph.engine.backfill import BackfillReport, Clock, Pace, Run, backfill
+from loregraph.engine.core import EngineOptions, actor
+from loregraph.engine.grants import AccessControl
 from loregraph.engine.lookup import find_document
-from loregraph.engine.merges import MergeMethods
-from loregraph.engine.passages import PassageMethods
-from loregraph.engine.queries import GraphQueries
+from loregraph.engine.merges import Corrections
+from loregraph.engine.queries import Explore
 from loregraph.engine.questions import Asking, ContextFormat, QuestionMethods
-from loregraph.engine.recall import MemorySearch
-from loregraph.engine.remember import MemoryMethods
-from loregraph.engine.suggest import SuggestMethods
+from loregraph.engine.remember import Memories
 from loregraph.engine.views import EntityView, SearchHit, SearchResults
-from loregraph.engine.visibility import check_owner, document_access, with_access
-from loregraph.errors import EmptyStoreError
+from loregraph.engine.visibility import document_access
+from loregraph.errors import EmptyStoreError, InputError
 from loregraph.ingest.facts.supersede import delete_and_recheck
-from loregraph.ingest.pipeline import IngestPipeline
-from loregraph.ingest.progress import Progress
+from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.read.readers import iter_sources, read_records
 from loregraph.ingest.read.readlog import ReadLog
 from loregraph.ingest.report import IngestReport
@@ -36,7 +30,6 @@ from loregraph.ingest.types import SourceDocument
 from loregraph.kinds import Visibility
 from loregraph.location import Location
 from loregraph.models import DeleteReport, DocKind, Document, StoreStats
-from loregraph.observe import observed
 from loregraph.store.base import Store
 from loregraph.store.changes import AuditEntry
 from loregraph.streaming import StreamedAnswer
@@ -54,18 +47,7 @@ def open_store(location: str | Path | Location, *, read_only: bool = False) -> S
     return store_for_url(location, read_only=read_only)
 
 
-class AsyncGraph(
-    QuestionMethods,
-    MemoryMethods,
-    MemorySearch,
-    GraphQueries,
-    KeyMethods,
-    GrantMethods,
-    PassageMethods,
-    MergeMethods,
-    BackfillMethods,
-    SuggestMethods,
-):
+class AsyncGraph(QuestionMethods):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
     Args:
@@ -76,7 +58,33 @@ class AsyncGraph(
             packaged MiniLM; a model's or spaCy's extractor; a model client, or a provider
             wrapped with the cache and resilience of ``settings.llm``; a usage tracker).
             With provider ``none`` everything stays offline and no LLM code is loaded.
+
+    Documents (``ingest``, ``delete``, ``backfill``, ...) and questions (``search``,
+    ``context``, ``ask``, ...) are methods of the graph; the rest is grouped by concern:
+    :attr:`memories`, :attr:`explore`, :attr:`corrections` and :attr:`access`.
     """
+
+    @property
+    def memories(self) -> Memories:
+        """What an agent remembers: ``remember``, ``remember_many``, ``all``, ``search``,
+        ``forget``."""
+        return Memories(self)
+
+    @property
+    def explore(self) -> Explore:
+        """The graph by entity: ``entities``, ``find_entity``, ``entity``, ``relations``,
+        ``neighbors``, ``path``, ``history``; ``suggest`` and ``passage``."""
+        return Explore(self)
+
+    @property
+    def corrections(self) -> Corrections:
+        """Merges seen, undone and made by hand; ``rename`` and ``retype``."""
+        return Corrections(self)
+
+    @property
+    def access(self) -> AccessControl:
+        """Grants, scope links, API keys and the audit log."""
+        return AccessControl(self)
 
     # ------------------------------------------------------------------ ingest
     async def ingest(
@@ -167,43 +175,6 @@ class AsyncGraph(
         )
         return await self.ingest_documents([doc], scope=scope, visibility=visibility, owner=owner)
 
-    async def ingest_documents(
-        self,
-        sources: Iterable[SourceDocument],
-        *,
-        scope: str | None = None,
-        progress: Progress | None = None,
-        visibility: Visibility | str | None = None,
-        owner: str | None = None,
-    ) -> IngestReport:
-        """Ingest already-read documents.
-
-        ``visibility`` (``public``, ``private`` or ``personal``) and ``owner`` (a
-        principal's name) are given to every document (default: the visibility of the
-        document it replaces, else public); a personal document without an owner belongs to
-        the principal the engine acts for, and raises
-        :class:`~loregraph.errors.InputError` when none acts. With an LLM, the report's
-        ``llm`` field holds the calls, cache hits, repairs, retries, drops and tokens of
-        this run, per stage.
-        """
-        where = self._scope(scope)
-        require(self.principal, where, Role.WRITER, "ingest")
-        access = document_access(visibility, owner, self.principal)
-        check_owner(access.owner, where, self.principal)
-        sources = with_access(sources, access, where, self.principal)
-        await self.open()
-        pipeline = IngestPipeline(
-            self.store, self.extractor, self.embedder, self.settings, progress=progress
-        )
-        pipeline.resolver.confirm = self.parts.confirmer()
-        pipeline.contradict = self.parts.contradiction_check()
-        usage = self.usage
-        before = usage.stages() if usage is not None else {}
-        report = await observed(self.observers, pipeline.ingest(sources, scope=self._scope(scope)))
-        if usage is not None:
-            report.llm = usage.since(before)
-        return report
-
     # ------------------------------------------------------------------ query
     def ask_stream(self, question: str, **asking: Unpack[Asking]) -> StreamedAnswer:
         """Answer a question as it is written: ``async for piece in graph.ask_stream(q)``;
@@ -233,19 +204,46 @@ class AsyncGraph(
         await self.open()
         return {name: await self.store.stats(name) for name in sorted(await self.store.scopes())}
 
-    async def delete(
-        self, ref: str, *, scope: str | None = None, principal: str = ""
-    ) -> DeleteReport:
+    async def delete(self, ref: str, *, scope: str | None = None, by: str = "") -> DeleteReport:
         """Delete a document (by id, source path or exact title) and exactly what only it
-        supported; recorded in the audit log under ``principal``."""
+        supported; recorded in the audit log as made ``by`` (a name; default: who the engine
+        acts for)."""
         await self.open()
         scope = self._scope(scope)
         require(self.principal, scope, Role.WRITER, "delete documents")
-        principal = actor(self.principal, principal)
+        by = actor(self.principal, by)
         doc = await find_document(self.store, scope, ref)
         report = await delete_and_recheck(self.store, doc.id, self.settings.extraction)
-        await self.store.add_audit(AuditEntry.removal("delete", doc, principal))
+        await self.store.add_audit(AuditEntry.removal("delete", doc, by))
         return report
+
+    async def backfill(
+        self,
+        *,
+        scope: str | None = None,
+        rate: float | None = None,
+        limit: int | None = None,
+        progress: Progress | None = None,
+        clock: Clock | None = None,
+    ) -> BackfillReport:
+        """Extract the scope's stored documents again with the current extractor (after
+        configuring a model, say), each replacing its old graph in one write
+        (:mod:`loregraph.engine.backfill`).
+
+        Documents the current extractor already made are skipped (a second run does
+        nothing; an interrupted one resumes); at most ``rate`` documents begin per second
+        (``clock``: where the time is read, for tests) and at most ``limit`` are processed
+        in this run. A document that fails is listed in the report and left as it was.
+        """
+        if limit is not None and limit < 1:
+            raise InputError(f"the limit must be at least 1, not {limit}")
+        pace = Pace(rate, clock)
+        where = self._scope(scope)
+        require(self.principal, where, Role.WRITER, "backfill")
+        await self.open()
+        sink = progress or NullProgress()
+        run = Run(pace, limit, sink, self.correcting)
+        return await self._counted(backfill(self._pipeline(sink), where, run))
 
     async def export(
         self,

@@ -44,7 +44,7 @@ async def test_readers_and_the_ingester_run_against_the_api(tmp_path: Path) -> N
     await graph.open()
     try:
         await graph.ingest_text(TEXT, title="Harker notes", source="notes")
-        key = (await graph.create_key("load", {"default": Role.WRITER})).secret
+        key = (await graph.access.create_key("load", {"default": Role.WRITER})).secret
         app = create_app(graph, ServerConfig())
         transport = httpx.ASGITransport(app=app)
         headers = {"Authorization": f"Bearer {key}"}

@@ -160,7 +160,7 @@ async def _read_once(graph: AsyncGraph, worker: int, n: int) -> None:
     elif kind == 1:
         await graph.ask(question)
     elif kind == 2:
-        await graph.entity(READER_ENTITIES[(worker + n) % len(READER_ENTITIES)])
+        await graph.explore.entity(READER_ENTITIES[(worker + n) % len(READER_ENTITIES)])
     else:
         await graph.stats()
 

@@ -145,7 +145,7 @@ def test_every_query_command_answers_or_says_what_is_wrong(
         elif command == "context":
             assert isinstance(run(graph.context(question)), str)
         else:
-            run(graph.entity(question))
+            run(graph.explore.entity(question))
     except LoregraphError as exc:
         assert str(exc).strip()
 

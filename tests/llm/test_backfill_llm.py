@@ -47,7 +47,7 @@ async def test_a_model_configured_later_extracts_the_stored_documents_once(
         assert report.llm[ENTITY_STAGE].calls >= 2
         marks = {d.metadata[EXTRACTED_BY] for d in await graph.documents()}
         assert marks == {"llm:fake-gpt"}
-        names = {e.name for e in await graph.entities()}
+        names = {e.name for e in await graph.explore.entities()}
         assert "Uncle Jim" in names and "Pine Hollow" in names
         calls = len(server.chat_calls())
         again = await graph.backfill()

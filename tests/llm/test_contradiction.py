@@ -80,11 +80,11 @@ async def test_the_ingest_ends_what_the_model_finds_contradicted(
         graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
         graph.parts.contradiction_check = lambda: LLMContradictionCheck(client)  # type: ignore[method-assign]
         try:
-            await graph.remember("The API server uses Express.", at=JAN)
-            hono = await graph.remember("The API server uses Hono.", at=FEB)
-            now = await graph.relations("API server", direction="out", type="USES")
+            await graph.memories.remember("The API server uses Express.", at=JAN)
+            hono = await graph.memories.remember("The API server uses Hono.", at=FEB)
+            now = await graph.explore.relations("API server", direction="out", type="USES")
             assert [link.other_name for link in now.links] == ["Hono"]
-            then = await graph.relations("API server", type="USES", as_of=JAN)
+            then = await graph.explore.relations("API server", type="USES", as_of=JAN)
             [express] = then.links
             assert express.other_name == "Express"
             assert (express.relation.invalid_at, express.relation.invalidated_by) == (FEB, hono.id)

@@ -176,7 +176,7 @@ async def test_borderline_merges_are_confirmed_by_the_model(
         await graph.ingest_text("Carfax Abby is empty. Carfax Abby has a chapel.", title="Two")
         assert graph.usage is not None
         assert graph.usage.stage("resolve.confirm").calls == 1
-        assert len(await graph.entities()) == merged
+        assert len(await graph.explore.entities()) == merged
     finally:
         await graph.close()
 

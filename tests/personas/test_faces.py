@@ -82,7 +82,7 @@ def test_context_and_ask_through_a_persona(family_cli_db: Path, tmp_path: Path) 
 
 
 async def test_http_ask_and_context_take_a_persona_and_turns(client, graph: AsyncGraph) -> None:  # noqa: F811
-    key = (await graph.create_key("family", {"default": Role.READER})).secret
+    key = (await graph.access.create_key("family", {"default": Role.READER})).secret
     async with client(key) as http:
         body = {"question": "Who did she write letters to?", "persona": "family"}
         body["history"] = ["Tell me about Mina Harker"]

@@ -41,7 +41,7 @@ async def graph(tmp_path: Path) -> AsyncIterator[AsyncGraph]:
     graph = AsyncGraph(SqliteStore(tmp_path / "served.db"), embedder=HashingEmbedder(dim=64))
     await graph.open()
     await graph.ingest_text(TEXT, title="Harker notes", source="notes")
-    await graph.remember("Mina Harker moved to Exeter.", tags=["moves"])
+    await graph.memories.remember("Mina Harker moved to Exeter.", tags=["moves"])
     try:
         yield graph
     finally:
@@ -53,13 +53,13 @@ async def keys(graph: AsyncGraph) -> Keys:
     """Keys: a writer and a reader of the default scope, one for another scope only, an
     administrator of every scope and a revoked key."""
     made = {
-        "writer": await graph.create_key("writer", {"default": Role.WRITER}),
-        "reader": await graph.create_key("reader", {"default": Role.READER}),
-        "other": await graph.create_key("other", {"elsewhere": Role.ADMIN}),
-        "admin": await graph.create_key("admin", {ALL_SCOPES: Role.ADMIN}),
-        "revoked": await graph.create_key("revoked", {"default": Role.ADMIN}),
+        "writer": await graph.access.create_key("writer", {"default": Role.WRITER}),
+        "reader": await graph.access.create_key("reader", {"default": Role.READER}),
+        "other": await graph.access.create_key("other", {"elsewhere": Role.ADMIN}),
+        "admin": await graph.access.create_key("admin", {ALL_SCOPES: Role.ADMIN}),
+        "revoked": await graph.access.create_key("revoked", {"default": Role.ADMIN}),
     }
-    await graph.revoke_key("revoked")
+    await graph.access.revoke_key("revoked")
     return Keys(**{name: new.secret for name, new in made.items()})
 
 

@@ -11,7 +11,7 @@ from .conftest import Client, Keys, problem
 
 
 async def test_questions_take_as_of_and_only(graph: AsyncGraph, client: Client, keys: Keys) -> None:
-    memory = await graph.remember(
+    memory = await graph.memories.remember(
         "Jonathan Harker sailed to Whitby.", at=datetime(2026, 1, 15, tzinfo=UTC)
     )
     async with client(keys.reader) as http:

@@ -58,7 +58,9 @@ async def graph_audit(http: httpx.AsyncClient) -> Any:
 
 async def changes(graph: AsyncGraph) -> list[tuple[str, str]]:
     """The audit log's actions and principals, less those of the fixtures' keys."""
-    return [(e.action, e.principal) for e in await graph.audit() if e.action not in KEY_ACTIONS]
+    return [
+        (e.action, e.principal) for e in await graph.access.audit() if e.action not in KEY_ACTIONS
+    ]
 
 
 async def test_history_is_the_timeline_of_facts(client: Client, keys: Keys) -> None:
@@ -96,12 +98,14 @@ async def test_two_undos_of_one_merge_at_once_undo_it_once(
     client: Client, keys: Keys, graph: AsyncGraph
 ) -> None:
     await _ingest(graph, NAVY, "navy")
-    [merged] = await graph.merges(entity="Grace Hopper")
+    [merged] = await graph.corrections.merges(entity="Grace Hopper")
     async with client(keys.writer) as http:
         answers = await asyncio.gather(*(http.post(f"/merges/{merged.id}/undo") for _ in range(2)))
         assert sorted(a.status_code for a in answers) == [200, 409], [a.text for a in answers]
     assert [action for action, _ in await changes(graph)] == ["unmerge"]
-    assert (await graph.entity("Admiral Grace Hopper")).entity.name == "Admiral Grace Hopper"
+    assert (
+        await graph.explore.entity("Admiral Grace Hopper")
+    ).entity.name == "Admiral Grace Hopper"
 
 
 async def test_undo_splits_what_an_ingest_merged(
@@ -275,7 +279,7 @@ async def test_a_change_outlives_a_request_that_times_out(
     """The request gets 504; the change it began still ends (and is audited) rather than
     being cut short half way through processing a document again."""
     await _ingest(graph, NAVY, "navy")
-    [merged] = await graph.merges(entity="Grace Hopper")
+    [merged] = await graph.corrections.merges(entity="Grace Hopper")
     release, finished = asyncio.Event(), asyncio.Event()
     unmerge: Callable[..., Awaitable[Any]] = AsyncGraph.unmerge
 
@@ -303,7 +307,7 @@ async def test_the_server_waits_for_a_running_change_before_it_stops(
     keys: Keys, graph: AsyncGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await _ingest(graph, NAVY, "navy")
-    [merged] = await graph.merges(entity="Grace Hopper")
+    [merged] = await graph.corrections.merges(entity="Grace Hopper")
     release = asyncio.Event()
     unmerge: Callable[..., Awaitable[Any]] = graph.unmerge
 
@@ -327,13 +331,15 @@ async def test_the_server_waits_for_a_running_change_before_it_stops(
         assert not stopping.done()  # still waiting for the change
         release.set()
         await stopping
-    assert [m.undone for m in await graph.merges(entity="Grace Hopper", undone=True)] == [True]
+    assert [
+        m.undone for m in await graph.corrections.merges(entity="Grace Hopper", undone=True)
+    ] == [True]
 
 
 async def test_forget_over_http_is_audited_under_the_key(
     client: Client, keys: Keys, graph: AsyncGraph
 ) -> None:
-    [memory] = await graph.memories()
+    [memory] = await graph.memories.all()
     async with client(keys.writer) as http:
         assert (await http.delete(f"/memories/{memory.id}")).is_success
         assert (await http.delete("/documents/notes")).is_success

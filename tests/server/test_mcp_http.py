@@ -29,8 +29,10 @@ class Agents:
 
     async def setup(self, graph: AsyncGraph) -> ServerConfig:
         for name, role in (("agent", Role.WRITER), ("viewer", Role.READER)):
-            self.keys[name] = (await graph.create_key(name, {"*": role})).secret
-        self.keys["stranger"] = (await graph.create_key("stranger", {"other": Role.READER})).secret
+            self.keys[name] = (await graph.access.create_key(name, {"*": role})).secret
+        self.keys["stranger"] = (
+            await graph.access.create_key("stranger", {"other": Role.READER})
+        ).secret
         return ServerConfig(auth=True, mounts=(mcp_mount(graph),))
 
 

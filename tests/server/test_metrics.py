@@ -44,7 +44,7 @@ async def test_metrics_need_a_key_and_exist_only_when_kept(client: Client, keys:
 async def test_only_an_administrator_of_every_scope_reads_the_metrics(
     client: Client, keys: Keys, graph: AsyncGraph
 ) -> None:
-    local_admin = (await graph.create_key("local", {"default": Role.ADMIN})).secret
+    local_admin = (await graph.access.create_key("local", {"default": Role.ADMIN})).secret
     for key in (keys.reader, keys.writer, keys.other, local_admin):
         async with client(key, metrics=Metrics()) as http:
             refused = problem(await http.get("/metrics"), 403, "forbidden")

@@ -76,7 +76,7 @@ async def test_ingested_documents_keep_their_visibility(
 async def test_a_keys_principal_has_the_grants_of_its_name(
     client: Client, keys: Keys, graph: AsyncGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await graph.grant("reader", "writer", "default")
+    await graph.access.grant("reader", "writer", "default")
     seen: list[Principal | None] = []
     stats = AsyncGraph.stats
 

@@ -242,9 +242,9 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     secret: list[str] = []
 
     async def setup(graph: AsyncGraph) -> ServerConfig:
-        made = await graph.create_key("fuzzer", {ALL_SCOPES: Role.ADMIN})
+        made = await graph.access.create_key("fuzzer", {ALL_SCOPES: Role.ADMIN})
         secret.append(made.secret)
-        await graph.remember("Mina Harker moved to Exeter.", tags=["moves"])
+        await graph.memories.remember("Mina Harker moved to Exeter.", tags=["moves"])
         limits = Limits(request_timeout=20, max_ingest_jobs=50)
         return ServerConfig(limits=limits, metrics=Metrics(), ingest_roots=[roots])
 

@@ -92,7 +92,7 @@ def _answering_with(
     """A server set-up: an administrator's key, answers written by ``flood``."""
 
     async def setup(graph: AsyncGraph) -> ServerConfig:
-        made = await graph.create_key("admin", {ALL_SCOPES: Role.ADMIN})
+        made = await graph.access.create_key("admin", {ALL_SCOPES: Role.ADMIN})
         secrets["admin"] = made.secret
 
         def ask_stream(question: str, **options: Any) -> StreamedAnswer:

@@ -24,7 +24,7 @@ async def _upload(http: httpx.AsyncClient, files: Any, **form: str) -> list[tupl
 
 
 async def _entity_names(graph: AsyncGraph) -> set[str]:
-    return {e.name for e in await graph.entities(limit=1000)}
+    return {e.name for e in await graph.explore.entities(limit=1000)}
 
 
 async def test_an_edited_file_uploaded_again_replaces_itself(

@@ -41,7 +41,7 @@ async def keys(tmp_path: Path) -> dict[str, httpx.AsyncClient]:
     await _documents(graph)
     clients = {}
     for name, role in (("bob", Role.READER), ("cy", Role.WRITER), ("ann", Role.READER)):
-        secret = (await graph.create_key(name, {"default": role})).secret
+        secret = (await graph.access.create_key(name, {"default": role})).secret
         transport = httpx.ASGITransport(app=create_app(graph, ServerConfig()))
         clients[name] = httpx.AsyncClient(
             transport=transport,
@@ -89,7 +89,7 @@ class Agents:
     async def setup(self, graph: AsyncGraph) -> ServerConfig:
         await _documents(graph)
         for name in ("ann", "dan"):
-            self.keys[name] = (await graph.create_key(name, {"*": Role.WRITER})).secret
+            self.keys[name] = (await graph.access.create_key(name, {"*": Role.WRITER})).secret
         return ServerConfig(auth=True, mounts=(mcp_mount(graph),))
 
 

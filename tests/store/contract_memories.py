@@ -20,7 +20,7 @@ class MemoryContract(ContractBase):
     async def test_memories_round_trip_and_are_forgotten_exactly(self, store: Store) -> None:
         graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
         at = datetime(2026, 1, 15, 9, 30, tzinfo=UTC)
-        bob, alice = await graph.remember_many(
+        bob, alice = await graph.memories.remember_many(
             [
                 NewMemory(
                     "Bob Jones moved to Paris.",
@@ -32,26 +32,28 @@ class MemoryContract(ContractBase):
                 NewMemory("Alice Smith and Bob Jones live in Berlin.", tags=["people"]),
             ]
         )
-        [listed] = await graph.memories(tags=["moves"])
+        [listed] = await graph.memories.all(tags=["moves"])
         assert listed.to_dict() == bob.to_dict()
         assert listed.at == at and listed.source == "chat"
         assert listed.metadata == {"turn": 3, "nested": {"ok": True}}
-        assert [m.id for m in await graph.memories(until=at)] == [bob.id]
-        about = await graph.memories_about("Bob Jones")
+        assert [m.id for m in await graph.memories.all(until=at)] == [bob.id]
+        about = await graph.memories.all(about="Bob Jones")
         assert [m.id for m in about] == [bob.id, alice.id]
-        assert [m.id for m in await graph.memories_about("Alice Smith")] == [alice.id]
+        assert [m.id for m in await graph.memories.all(about="Alice Smith")] == [alice.id]
         hits = await graph.search("Where did Bob Jones move to Paris?")
         assert hits and hits[0].id == bob.id
-        report = await graph.forget(bob.id)
+        report = await graph.memories.forget(bob.id)
         assert report.document_id == bob.id and report.entities_removed >= 1
-        assert [m.id for m in await graph.memories()] == [alice.id]
-        names = {e.name for e in await graph.entities()}
+        assert [m.id for m in await graph.memories.all()] == [alice.id]
+        names = {e.name for e in await graph.explore.entities()}
         assert "Paris" not in names and {"Bob Jones", "Berlin"} <= names
 
     async def test_search_and_retrieval_keep_to_memories_or_documents(self, store: Store) -> None:
         embedder = HashingEmbedder(dim=64)
         graph = AsyncGraph(store, embedder=embedder)
-        memory = await graph.remember("Bob Jones moved to Paris for the Halvorsen project.")
+        memory = await graph.memories.remember(
+            "Bob Jones moved to Paris for the Halvorsen project."
+        )
         await graph.ingest_text(
             "Bob Jones led the Halvorsen project in Paris. The Halvorsen project built a "
             "bridge over the Seine.",
@@ -72,14 +74,14 @@ class MemoryContract(ContractBase):
         assert {c.document_id for c in await store.get_chunks([h.id for h in both])} == (
             by_kind[DocKind.MEMORY] | by_kind[DocKind.DOCUMENT]
         )
-        later = await graph.remember("Alice Smith joined the Halvorsen project.")
+        later = await graph.memories.remember("Alice Smith joined the Halvorsen project.")
         vector = embedder.embed(["Alice Smith Halvorsen project"])[0]
         for kind, expected in ((DocKind.MEMORY, True), (DocKind.DOCUMENT, False)):
             hits = await store.search_chunks_vector(scope, vector, 10, kind=kind)
             found = {c.document_id for c in await store.get_chunks([h.id for h in hits])}
             assert (later.id in found) is expected
         memories = {memory.id, later.id}
-        hits = await graph.search_memories("Who joined the Halvorsen project?")
+        hits = await graph.memories.search("Who joined the Halvorsen project?")
         assert hits and {h.memory.id for h in hits} <= memories
         assert hits[0].memory.id == later.id
         assert "Alice Smith" in {e.name for e in hits[0].entities}

@@ -94,22 +94,22 @@ class EngineMergeContract(ContractBase):
         for i, text in enumerate(texts):
             await graph.ingest_text(text, title=f"note {i}", source=f"note-{i}")
         before = await _snapshot(graph)
-        made = await graph.merge("Bob Jones", "Robert Jones", principal="ann")
+        made = await graph.corrections.merge("Bob Jones", "Robert Jones", by="ann")
         assert made.rule == "manual" and made.entity == "Bob Jones"
-        names = {e.name for e in await graph.entities(limit=None)}
+        names = {e.name for e in await graph.explore.entities(limit=None)}
         assert "Robert Jones" not in names
-        bob = await graph.find_entity("Bob Jones")
+        bob = await graph.explore.find_entity("Bob Jones")
         assert bob is not None and "Robert Jones" in bob.aliases
-        listed = [m for m in await graph.merges() if m.rule == "manual"]
+        listed = [m for m in await graph.corrections.merges() if m.rule == "manual"]
         assert [m.id for m in listed] == [made.id]
-        undone = await graph.unmerge(made.id, principal="bob")
+        undone = await graph.corrections.unmerge(made.id, by="bob")
         assert undone.id == made.id
         assert await _snapshot(graph) == before
         with pytest.raises(NotFoundError, match="already undone"):
-            await graph.unmerge(made.id)
+            await graph.corrections.unmerge(made.id)
         with pytest.raises(NotFoundError, match="no merge"):
-            await graph.unmerge("mrg_unknown")
-        actions = [(e.action, e.principal) for e in await graph.audit()]
+            await graph.corrections.unmerge("mrg_unknown")
+        actions = [(e.action, e.principal) for e in await graph.access.audit()]
         assert actions == [("unmerge", "bob"), ("merge", "ann")]
 
     async def test_undoing_every_merge_equals_an_ingest_without_those_rules(
@@ -122,33 +122,33 @@ class EngineMergeContract(ContractBase):
         ]
         graph = await _ingest(store, texts)
         rules = set()
-        for merge in [m for m in await graph.merges() if m.rule != "exact"]:
+        for merge in [m for m in await graph.corrections.merges() if m.rule != "exact"]:
             rules.add(merge.rule)
-            await graph.unmerge(merge.id)
+            await graph.corrections.unmerge(merge.id)
         assert rules == {"alias", "part-of-name"}
-        assert {m.rule for m in await graph.merges()} <= {"exact"}
-        names = {e.name for e in await graph.entities(limit=None)}
+        assert {m.rule for m in await graph.corrections.merges()} <= {"exact"}
+        names = {e.name for e in await graph.explore.entities(limit=None)}
         assert {"Arthur", "Arthur Holmwood"} <= names
         off = Settings(resolution=ResolutionSettings(merge_rules_off=tuple(sorted(rules))))
         plain = await _ingest(await store_factory(), texts, off)
         assert await _snapshot(graph) == await _snapshot(plain)
         # the split is remembered: the same text again merges nothing back
         await graph.ingest_text(texts[1] + " Arthur Holmwood smiled.", title="note 2")
-        holmwood = await graph.find_entity("Arthur Holmwood")
+        holmwood = await graph.explore.find_entity("Arthur Holmwood")
         assert holmwood.name == "Arthur Holmwood"
-        assert "Arthur Holmwood" not in (await graph.find_entity("Arthur")).aliases
+        assert "Arthur Holmwood" not in (await graph.explore.find_entity("Arthur")).aliases
 
     async def test_a_merge_of_one_name_is_refused_and_changes_nothing(self, store: Store) -> None:
         text = "Dr. John Seward met Lucy Westenra in London. John Seward smiled at Lucy Westenra."
         graph = await _ingest(store, [text])
-        [merge] = [m for m in await graph.merges() if m.surface == "Dr. John Seward"]
+        [merge] = [m for m in await graph.corrections.merges() if m.surface == "Dr. John Seward"]
         before = await _snapshot(graph)
         with pytest.raises(InputError, match="one name"):
-            await graph.unmerge(merge.id)
+            await graph.corrections.unmerge(merge.id)
         assert await _snapshot(graph) == before
-        assert merge.id in {m.id for m in await graph.merges()}
+        assert merge.id in {m.id for m in await graph.corrections.merges()}
         assert await graph.store.list_decisions("default") == []
-        assert await graph.audit() == []
+        assert await graph.access.audit() == []
 
 
 async def _ingest(store: Store, texts: list[str], settings: Settings | None = None) -> AsyncGraph:
@@ -160,7 +160,7 @@ async def _ingest(store: Store, texts: list[str], settings: Settings | None = No
 
 async def _snapshot(graph: AsyncGraph) -> tuple[object, ...]:
     """Entities (name, type, aliases, mentions) and relations (ends, type, weight)."""
-    entities = await graph.entities(limit=None)
+    entities = await graph.explore.entities(limit=None)
     by_id = {e.id: e.name for e in entities}
     relations = []
     for entity in entities:

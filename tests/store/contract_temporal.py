@@ -34,11 +34,11 @@ class TemporalContract(ContractBase):
 
     async def test_a_new_dependency_ends_the_old_one(self, store: Store) -> None:
         graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
-        await graph.remember(EXPRESS, at=JAN)
-        await graph.remember(HONO, at=FEB)
+        await graph.memories.remember(EXPRESS, at=JAN)
+        await graph.memories.remember(HONO, at=FEB)
 
         async def targets(as_of: datetime | None) -> dict[str, tuple[object, object]]:
-            found = await graph.relations("API server", type="DEPENDS_ON", as_of=as_of)
+            found = await graph.explore.relations("API server", type="DEPENDS_ON", as_of=as_of)
             return {
                 link.to_dict()["other"]: (link.relation.valid_at, link.relation.invalid_at)
                 for link in found.links
@@ -46,37 +46,37 @@ class TemporalContract(ContractBase):
 
         assert await targets(None) == {"Hono": (FEB, None)}
         assert await targets(MID) == {"Express": (JAN, FEB)}
-        hops = await graph.neighbors("API server", type="DEPENDS_ON", as_of=MID)
+        hops = await graph.explore.neighbors("API server", type="DEPENDS_ON", as_of=MID)
         assert {e["name"] for e in hops.to_dict()["entities"]} == {"API server", "Express"}
 
     async def test_the_scenario_asked_now_as_of_and_as_history(self, store: Store) -> None:
         graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
-        await graph.remember(EXPRESS, at=JAN)
-        hono = await graph.remember(HONO, at=FEB)
+        await graph.memories.remember(EXPRESS, at=JAN)
+        hono = await graph.memories.remember(HONO, at=FEB)
         now = await graph.ask(QUESTION)
         assert [c.quote for c in now.citations] == [HONO]
         then = await graph.ask(QUESTION, as_of=MID)
         assert [c.quote for c in then.citations] == [EXPRESS]
-        timeline = (await graph.history("API server")).to_dict()["facts"]
+        timeline = (await graph.explore.history("API server")).to_dict()["facts"]
         assert [(f["target"], f["current"]) for f in timeline] == [
             ("Express", False),
             ("Hono", True),
         ]
         assert timeline[0]["invalidated_by"]["id"] == hono.id
-        await graph.forget(hono.id)
-        again = await graph.history("API server")
+        await graph.memories.forget(hono.id)
+        again = await graph.explore.history("API server")
         assert [(f.target, f.current) for f in again.facts] == [("Express", True)]
 
     async def test_a_dependency_that_comes_back_holds_again(self, store: Store) -> None:
         graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
-        await graph.remember(EXPRESS, at=JAN)
+        await graph.memories.remember(EXPRESS, at=JAN)
         after_first = await relation_rows(store)
-        second = await graph.remember(HONO, at=FEB)
+        second = await graph.memories.remember(HONO, at=FEB)
         after_second = await relation_rows(store)
-        third = await graph.remember(BACK, at=MAR)
+        third = await graph.memories.remember(BACK, at=MAR)
 
         async def targets(as_of: datetime | None) -> dict[str, tuple[object, object]]:
-            found = await graph.relations("API server", type="DEPENDS_ON", as_of=as_of)
+            found = await graph.explore.relations("API server", type="DEPENDS_ON", as_of=as_of)
             return {
                 link.other_name: (link.relation.valid_at, link.relation.invalid_at)
                 for link in found.links
@@ -88,7 +88,9 @@ class TemporalContract(ContractBase):
         assert await targets(APR) == {"Express": (MAR, None)}
         spans = [
             (f["target"], f["valid_at"], f["invalid_at"], (f["invalidated_by"] or {}).get("id"))
-            for f in (await graph.history("API server", type="DEPENDS_ON")).to_dict()["facts"]
+            for f in (await graph.explore.history("API server", type="DEPENDS_ON")).to_dict()[
+                "facts"
+            ]
         ]
         assert spans == [
             ("Express", JAN.isoformat(), FEB.isoformat(), second.id),
@@ -97,41 +99,41 @@ class TemporalContract(ContractBase):
         ]
         assert [c.quote for c in (await graph.ask(QUESTION)).citations] == [BACK]
         assert [c.quote for c in (await graph.ask(QUESTION, as_of=LATE_FEB)).citations] == [HONO]
-        await graph.forget(third.id)
+        await graph.memories.forget(third.id)
         assert await relation_rows(store) == after_second
-        await graph.forget(second.id)
+        await graph.memories.forget(second.id)
         assert await relation_rows(store) == after_first
-        facts = (await graph.history("API server", type="DEPENDS_ON")).facts
+        facts = (await graph.explore.history("API server", type="DEPENDS_ON")).facts
         assert [(f.target, f.current) for f in facts] == [("Express", True)]
 
     async def test_a_fact_said_again_is_one_current_fact(self, store: Store) -> None:
         graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
         near = "Alice Moreau lives in Lisbon, near the river."
-        first = await graph.remember(near, at=JAN)
-        again = await graph.remember("Alice Moreau lives in Lisbon.", at=FEB)
-        twice = await graph.remember("Alice Moreau lives in Lisbon.", at=FEB)
+        first = await graph.memories.remember(near, at=JAN)
+        again = await graph.memories.remember("Alice Moreau lives in Lisbon.", at=FEB)
+        twice = await graph.memories.remember("Alice Moreau lives in Lisbon.", at=FEB)
         assert await lives_in(graph, "Alice Moreau", None) == ["Lisbon"]
         assert await lives_in(graph, "Alice Moreau", MID) == ["Lisbon"]
-        facts = (await graph.history("Alice Moreau", type="LIVES_IN")).facts
+        facts = (await graph.explore.history("Alice Moreau", type="LIVES_IN")).facts
         assert [(f.target, f.relation.valid_at, f.current) for f in facts] == [
             ("Lisbon", JAN, True)
         ]
         cited = await cited_homes(graph, "Alice Moreau", None)
         assert cited == sorted(["Alice Moreau lives in Lisbon.", near])
         for memory in (again, first):
-            await graph.forget(memory.id)
+            await graph.memories.forget(memory.id)
             assert await lives_in(graph, "Alice Moreau", None) == ["Lisbon"]
         assert await lives_in(graph, "Alice Moreau", MID) == []
-        await graph.forget(twice.id)
+        await graph.memories.forget(twice.id)
         assert await lives_in(graph, "Alice Moreau", None) == []
 
     async def test_a_forget_that_fails_changes_nothing(
         self, store: Store, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
-        await graph.remember(EXPRESS, at=JAN)
-        hono = await graph.remember(HONO, at=FEB)
-        await graph.remember(BACK, at=MAR)
+        await graph.memories.remember(EXPRESS, at=JAN)
+        hono = await graph.memories.remember(HONO, at=FEB)
+        await graph.memories.remember(BACK, at=MAR)
         before = await relation_rows(store)
 
         def broken(group: object) -> None:
@@ -139,7 +141,7 @@ class TemporalContract(ContractBase):
 
         monkeypatch.setattr(supersede, "timeline", broken)
         with pytest.raises(RuntimeError):
-            await graph.forget(hono.id)
+            await graph.memories.forget(hono.id)
         assert await relation_rows(store) == before
         assert await store.get_document(hono.id) is not None
         monkeypatch.undo()
@@ -156,9 +158,9 @@ class TemporalContract(ContractBase):
         assert returns(steps) >= 5  # targets that come back are part of what is checked
         for index, step in enumerate(steps):
             if step.fact is not None:
-                ids[index] = (await graph.remember(step.fact.text, at=step.fact.at)).id
+                ids[index] = (await graph.memories.remember(step.fact.text, at=step.fact.at)).id
             elif step.forget is not None:
-                await graph.forget(ids[step.forget])
+                await graph.memories.forget(ids[step.forget])
             model.apply(index, step)
             if index % 10 == 9:
                 for person in PEOPLE:
@@ -176,7 +178,7 @@ async def lives_in(graph: AsyncGraph, person: str, at: datetime | None) -> list[
     """Where the graph says ``person`` lives at ``at`` (nowhere when it knows no such
     person any more)."""
     try:
-        found = await graph.relations(person, direction="out", type="LIVES_IN", as_of=at)
+        found = await graph.explore.relations(person, direction="out", type="LIVES_IN", as_of=at)
     except NotFoundError:
         return []
     if found.entity.name != person:
@@ -210,7 +212,7 @@ async def relation_rows(store: Store) -> list[tuple[object, ...]]:
 
 async def targets_now(graph: AsyncGraph) -> dict[str, tuple[object, object]]:
     """The API server's current dependencies, with when each began and ends."""
-    found = await graph.relations("API server", type="DEPENDS_ON")
+    found = await graph.explore.relations("API server", type="DEPENDS_ON")
     return {
         link.other_name: (link.relation.valid_at, link.relation.invalid_at) for link in found.links
     }
@@ -225,9 +227,9 @@ async def forget_fails_inside_the_delete(
     fails: the delete's transaction, which has already deleted the memory and opened what
     it ended, rolls back."""
     graph = AsyncGraph(store, embedder=HashingEmbedder(dim=64))
-    await graph.remember(EXPRESS, at=JAN)
-    hono = await graph.remember(HONO, at=FEB)
-    await graph.remember(BACK, at=MAR)
+    await graph.memories.remember(EXPRESS, at=JAN)
+    hono = await graph.memories.remember(HONO, at=FEB)
+    await graph.memories.remember(BACK, at=MAR)
     before = await relation_rows(store)
     plain = backend.end_relations  # type: ignore[attr-defined]
     calls: list[int] = []
@@ -241,7 +243,7 @@ async def forget_fails_inside_the_delete(
 
     monkeypatch.setattr(backend, "end_relations", broken)
     with pytest.raises(RuntimeError):
-        await graph.forget(hono.id)
+        await graph.memories.forget(hono.id)
     assert calls and calls[-1] > 0
     assert await relation_rows(store) == before
     assert await store.get_document(hono.id) is not None
@@ -251,7 +253,7 @@ async def forget_fails_inside_the_delete(
 
 async def forgotten_hono(graph: AsyncGraph, hono: str) -> None:
     """Forget the Hono memory: Express holds from January on, one span in the history."""
-    await graph.forget(hono)
+    await graph.memories.forget(hono)
     assert await targets_now(graph) == {"Express": (MAR, None)}
-    facts = (await graph.history("API server", type="DEPENDS_ON")).facts
+    facts = (await graph.explore.history("API server", type="DEPENDS_ON")).facts
     assert [(f.target, f.relation.valid_at, f.current) for f in facts] == [("Express", JAN, True)]

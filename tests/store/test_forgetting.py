@@ -113,7 +113,7 @@ async def _play(graph: AsyncGraph, steps: list[Step]) -> Run:
         elif isinstance(step, Text):
             day += timedelta(days=1)
             if step.memory:
-                memory = await graph.remember(step.sentence, at=day)
+                memory = await graph.memories.remember(step.sentence, at=day)
                 run.kept[memory.id] = step
             else:
                 title = f"note {number}"
@@ -124,7 +124,7 @@ async def _play(graph: AsyncGraph, steps: list[Step]) -> Run:
             doc_id = sorted(run.kept)[step % len(run.kept)]
             text = run.kept.pop(doc_id)
             if text.memory:
-                await graph.forget(doc_id)
+                await graph.memories.forget(doc_id)
             else:
                 await graph.delete(doc_id)
             run.removed.append(text)
@@ -147,16 +147,16 @@ async def _rewrite(graph: AsyncGraph, run: Run, step: Rewrite) -> None:
 
 async def _reads(graph: AsyncGraph, export: Path) -> str:
     """Everything the engine shows about the people and the tokens, as one text."""
-    shown: list[Any] = [m.to_dict() for m in await graph.memories()]
+    shown: list[Any] = [m.to_dict() for m in await graph.memories.all()]
     if not (await graph.stats()).documents:
         return json.dumps(shown)
     for name in PEOPLE:
         try:
             shown += [
-                (await graph.entity(name)).to_dict(),
-                (await graph.relations(name)).to_dict(),
-                (await graph.neighbors(name)).to_dict(),
-                (await graph.history(name)).to_dict(),
+                (await graph.explore.entity(name)).to_dict(),
+                (await graph.explore.relations(name)).to_dict(),
+                (await graph.explore.neighbors(name)).to_dict(),
+                (await graph.explore.history(name)).to_dict(),
             ]
         except Exception as exc:  # an entity every text naming it took away
             shown.append(type(exc).__name__)

@@ -27,7 +27,7 @@ from loregraph.cli.runner import (
 @click.pass_obj
 def delete(ctx: Context, document: str, as_json: bool) -> None:
     """Delete a DOCUMENT (id, source path or title) and exactly what only it supported."""
-    report = run_graph(ctx, lambda g: g.delete(document, principal=principal(ctx)), writes=True)
+    report = run_graph(ctx, lambda g: g.delete(document, by=principal(ctx)), writes=True)
     if as_json:
         echo_json(report.to_dict())
         return

@@ -25,7 +25,9 @@ from loregraph.cli.runner import Context, echo_json, run_graph, settings_for
 @click.pass_obj
 def entities(ctx: Context, entity_type: str | None, order: str, limit: int, as_json: bool) -> None:
     """List entities, most mentioned first."""
-    found = run_graph(ctx, lambda g: g.entities(entity_type=entity_type, order=order, limit=limit))
+    found = run_graph(
+        ctx, lambda g: g.explore.entities(entity_type=entity_type, order=order, limit=limit)
+    )
     if as_json:
         echo_json([e.to_dict() for e in found])
         return
@@ -46,7 +48,7 @@ def entities(ctx: Context, entity_type: str | None, order: str, limit: int, as_j
 @click.pass_obj
 def entity(ctx: Context, name: str, limit: int, co_occurrence: bool, as_json: bool) -> None:
     """Show an entity: its aliases and its relations with evidence passages."""
-    view = run_graph(ctx, lambda g: g.entity(name, limit=None, **ctx.when()))
+    view = run_graph(ctx, lambda g: g.explore.entity(name, limit=None, **ctx.when()))
     rels = [r for r in view.relations if co_occurrence or r.type != CO_OCCURS][:limit]
     view = dataclasses.replace(view, relations=rels)
     if as_json:

@@ -62,7 +62,7 @@ def grant(
     if listing:
         if role is not None or revoke:
             raise click.UsageError("--list takes at most a NAME (no ROLE, no --revoke)")
-        found = run_graph(ctx, lambda g: g.grants(name)) if ctx.location.exists() else []
+        found = run_graph(ctx, lambda g: g.access.grants(name)) if ctx.location.exists() else []
         echo_items(
             found, as_json, _grant_line, "no grants yet: give one with `loregraph grant NAME ROLE`"
         )
@@ -74,7 +74,7 @@ def grant(
     if revoke:
         if role is not None:
             raise click.UsageError("--revoke takes no ROLE: it removes NAME's role in the scope")
-        removed = run_graph(ctx, lambda g: g.revoke_grant(name, where, principal=who), writes=True)
+        removed = run_graph(ctx, lambda g: g.access.revoke_grant(name, where, by=who), writes=True)
         echo_one(removed, as_json, f"revoked {_grant_line(removed)}")
         return
     if role is None:
@@ -85,7 +85,7 @@ def grant(
         fail_on(exc)
 
     async def give(graph: AsyncGraph) -> tuple[Grant, list[str]]:
-        made = await graph.grant(name, chosen, where, principal=who)
+        made = await graph.access.grant(name, chosen, where, by=who)
         return made, list(await graph.scopes())
 
     made, held = run_graph(ctx, give, must_exist=False, writes=True)
@@ -148,7 +148,7 @@ def link(
         if len(scopes) > 1 or remove or documents or share:
             raise click.UsageError("--list takes at most a SCOPE")
         source = scopes[0] if scopes else None
-        found = run_graph(ctx, lambda g: g.links(source)) if ctx.location.exists() else []
+        found = run_graph(ctx, lambda g: g.access.links(source)) if ctx.location.exists() else []
         echo_items(
             found, as_json, _link_line, "no links yet: make one with `loregraph link SCOPE LINKED`"
         )
@@ -164,7 +164,7 @@ def link(
     if remove:
         if wanted or share:
             raise click.UsageError("--remove takes only SCOPE and LINKED")
-        removed = run_graph(ctx, lambda g: g.unlink(scope, linked, principal=who), writes=True)
+        removed = run_graph(ctx, lambda g: g.access.unlink(scope, linked, by=who), writes=True)
         echo_one(removed, as_json, f"removed the link: {_link_line(removed)}")
         return
     mode = share or (SHARE_SELECTIVE if wanted else SHARE_ALL)
@@ -180,7 +180,7 @@ def link(
         )
 
     async def make(graph: AsyncGraph) -> tuple[Link, list[str]]:
-        made = await graph.link(scope, linked, mode, wanted, principal=who)
+        made = await graph.access.link(scope, linked, mode, wanted, by=who)
         return made, list(await graph.scopes())
 
     made, held = run_graph(ctx, make, must_exist=False, writes=True)

@@ -22,7 +22,9 @@ def history(
 ) -> None:
     """Show the timeline of the facts about entity NAME (only those joining it to OTHER when
     given): when each held, current or ended, and the memory or document that ended it."""
-    found = run_graph(ctx, lambda g: g.history(name, other, type=list(types) or None, **ctx.when()))
+    found = run_graph(
+        ctx, lambda g: g.explore.history(name, other, type=list(types) or None, **ctx.when())
+    )
     if as_json:
         echo_json(found.to_dict())
     else:

@@ -46,7 +46,7 @@ def create(ctx: Context, name: str, scopes: tuple[str, ...], role: str, as_json:
         fail_on(exc)
     made: NewKey = run_graph(
         ctx,
-        lambda g: g.create_key(name, roles, principal=principal(ctx)),
+        lambda g: g.access.create_key(name, roles, by=principal(ctx)),
         must_exist=False,
         writes=True,
     )
@@ -66,7 +66,7 @@ def create(ctx: Context, name: str, scopes: tuple[str, ...], role: str, as_json:
 @click.pass_obj
 def list_keys(ctx: Context, as_json: bool) -> None:
     """List the keys (never their secrets), revoked ones included."""
-    found = run_graph(ctx, lambda g: g.keys()) if ctx.location.exists() else []
+    found = run_graph(ctx, lambda g: g.access.keys()) if ctx.location.exists() else []
     if as_json:
         echo_json([key.to_dict() for key in found])
         return
@@ -83,7 +83,7 @@ def list_keys(ctx: Context, as_json: bool) -> None:
 @click.pass_obj
 def revoke(ctx: Context, name: str, as_json: bool) -> None:
     """Revoke the key NAME at once and for good."""
-    key = run_graph(ctx, lambda g: g.revoke_key(name, principal=principal(ctx)), writes=True)
+    key = run_graph(ctx, lambda g: g.access.revoke_key(name, by=principal(ctx)), writes=True)
     echo_one(key, as_json, f"revoked key {key.name!r}")
 
 

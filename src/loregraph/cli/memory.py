@@ -130,7 +130,9 @@ def remember(
         dataclasses.replace(m, visibility=visibility, owner=owner, planned=planned)
         for m in memories
     ]
-    stored = run_graph(ctx, lambda g: g.remember_many(memories), must_exist=False, writes=True)
+    stored = run_graph(
+        ctx, lambda g: g.memories.remember_many(memories), must_exist=False, writes=True
+    )
     if as_json:
         one = len(stored) == 1 and not _is_records_file(text)
         echo_json(stored[0].to_dict() if one else [m.to_dict() for m in stored])
@@ -181,7 +183,7 @@ def memories(
             )
         hits = run_graph(
             ctx,
-            lambda g: g.search_memories(
+            lambda g: g.memories.search(
                 query, limit=limit, tags=tags, source=source, since=since, until=until
             ),
         )
@@ -189,7 +191,7 @@ def memories(
         return
     found = run_graph(
         ctx,
-        lambda g: g.memories(
+        lambda g: g.memories.all(
             tags=tags, source=source, since=since, until=until, about=about, limit=limit
         ),
     )
@@ -217,7 +219,7 @@ def _show_hits(hits: list[MemoryHit], as_json: bool) -> None:
 def forget(ctx: Context, memory_id: str, as_json: bool) -> None:
     """Forget the memory ID and exactly what only it supported."""
     who = principal(ctx)
-    report = run_graph(ctx, lambda g: g.forget(memory_id, principal=who), writes=True)
+    report = run_graph(ctx, lambda g: g.memories.forget(memory_id, by=who), writes=True)
     echo_one(report, as_json, deleted_line("forgot", report))
 
 

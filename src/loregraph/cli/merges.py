@@ -47,7 +47,7 @@ def _audit_line(entry: AuditEntry) -> str:
 def merges(ctx: Context, entity: str | None, undone: bool, as_json: bool) -> None:
     """List every merge, newest first: id, the name merged, the entity, the rule, its score
     and the document that caused it. Undo one with `loregraph unmerge ID`."""
-    found = run_graph(ctx, lambda g: g.merges(entity=entity, undone=undone))
+    found = run_graph(ctx, lambda g: g.corrections.merges(entity=entity, undone=undone))
     echo_items(found, as_json, _merge_line, "no merges")
 
 
@@ -59,7 +59,7 @@ def unmerge(ctx: Context, merge_id: str, as_json: bool) -> None:
     """Undo the merge ID: what it joined becomes an entity of its own again (aliases,
     mentions, relations and evidence), and later ingests do not merge it back."""
     who = principal(ctx)
-    view = run_graph(ctx, lambda g: g.unmerge(merge_id, principal=who), writes=True)
+    view = run_graph(ctx, lambda g: g.corrections.unmerge(merge_id, by=who), writes=True)
     echo_one(
         view, as_json, f"unmerged {view.surface!r} from {view.entity!r} ({view.rule}, {view.id})"
     )
@@ -77,7 +77,7 @@ def merge(ctx: Context, name: str, other: str, as_json: bool) -> None:
     "the" aside) or an id. A name no entity has is refused with the close names it may
     mean; nothing is merged on a guess."""
     who = principal(ctx)
-    view = run_graph(ctx, lambda g: g.merge(name, other, principal=who), writes=True)
+    view = run_graph(ctx, lambda g: g.corrections.merge(name, other, by=who), writes=True)
     echo_one(view, as_json, f"merged {view.surface!r} into {view.entity!r} ({view.id})")
 
 
@@ -90,7 +90,7 @@ def rename(ctx: Context, name: str, new_name: str, as_json: bool) -> None:
     """Give the entity NAME (its exact name, an alias or its id) the name NEW_NAME (its
     mentions and relations stay)."""
     who = principal(ctx)
-    entity = run_graph(ctx, lambda g: g.rename(name, new_name, principal=who), writes=True)
+    entity = run_graph(ctx, lambda g: g.corrections.rename(name, new_name, by=who), writes=True)
     _echo_entity(entity, as_json, "renamed to")
 
 
@@ -112,7 +112,7 @@ def retype(ctx: Context, name: str, entity_type: str, new_type: bool, as_json: b
     who = principal(ctx)
     entity = run_graph(
         ctx,
-        lambda g: g.retype(name, entity_type, new_type=new_type, principal=who),
+        lambda g: g.corrections.retype(name, entity_type, new_type=new_type, by=who),
         writes=True,
     )
     _echo_entity(entity, as_json, "retyped")
@@ -129,7 +129,7 @@ def _echo_entity(entity: Entity, as_json: bool, verb: str) -> None:
 def audit(ctx: Context, limit: int, as_json: bool) -> None:
     """The audit log, newest first: every merge, unmerge, rename, retype, deletion and
     forgotten memory, grant, link and key created or revoked, with its time and who made it."""
-    entries = run_graph(ctx, lambda g: g.audit(limit=limit))
+    entries = run_graph(ctx, lambda g: g.access.audit(limit=limit))
     echo_items(entries, as_json, _audit_line, "the audit log is empty")
 
 

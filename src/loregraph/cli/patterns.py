@@ -63,7 +63,7 @@ def relations(
     other end, confidence and evidence."""
     found = run_graph(
         ctx,
-        lambda g: g.relations(
+        lambda g: g.explore.relations(
             name, direction=direction, type=list(types) or None, limit=limit, **ctx.when()
         ),
     )
@@ -120,7 +120,9 @@ def neighbors(
     the relations joining them (--format mermaid or graphml draws the subgraph)."""
     found = run_graph(
         ctx,
-        lambda g: g.neighbors(name, hops=hops, limit=limit, type=list(types) or None, **ctx.when()),
+        lambda g: g.explore.neighbors(
+            name, hops=hops, limit=limit, type=list(types) or None, **ctx.when()
+        ),
     )
     if as_json or fmt == "json":
         echo_json(found.to_dict())
@@ -163,7 +165,7 @@ def path(
     relation type and an evidence sentence."""
     found = run_graph(
         ctx,
-        lambda g: g.path(
+        lambda g: g.explore.path(
             source,
             target,
             max_hops=max_hops,

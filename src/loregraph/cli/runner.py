@@ -148,7 +148,7 @@ async def acting_principal(graph: AsyncGraph, ctx: Context, stored: bool) -> Pri
     """The principal ``--principal`` names, with its grants (none in a store not yet
     made); says so on stderr when it has no role anywhere."""
     name = ctx.principal or ""
-    principal = await graph.principal_named(name) if stored else Principal(name, {})
+    principal = await graph.access.principal_named(name) if stored else Principal(name, {})
     if not principal.roles and not ctx.quiet:
         click.echo(
             f"note: principal {name!r} has no role in any scope "

@@ -179,7 +179,7 @@ def serve(
             if machine and not ctx.quiet:
                 names = ", ".join(sorted(accepted_hosts(host, config.allowed_hosts)))
                 click.echo(f"answering to {names} (others: --allowed-host)", err=True)
-            if config.auth and not await graph.keys():
+            if config.auth and not await graph.access.keys():
                 click.echo(
                     "no API keys yet: create one with `loregraph keys create NAME`", err=True
                 )

@@ -19,7 +19,7 @@ def suggest(ctx: Context, document: str, limit: int, as_json: bool) -> None:
     """Other documents about the same people, places and periods as a document, best
     first, each with what connects them ("also about Mina Harker and Whitby"). Rarer
     people and places count more than those every document names."""
-    found = run_graph(ctx, lambda g: g.suggest(document, limit=limit))
+    found = run_graph(ctx, lambda g: g.explore.suggest(document, limit=limit))
     echo_items(
         found,
         as_json,

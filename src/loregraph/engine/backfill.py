@@ -1,5 +1,5 @@
 """Backfill: stored documents extracted again with the current extractor
-(:class:`BackfillMethods`, a base of :class:`~loregraph.graph.AsyncGraph`).
+(``graph.backfill``; what it runs is here).
 
 After a language model is configured (or the extractor otherwise changes), the documents
 already stored still hold the graph the old extractor made. ``backfill`` processes each of
@@ -30,8 +30,6 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from loregraph.access import Role, require
-from loregraph.engine.core import EngineCore
 from loregraph.errors import InputError
 from loregraph.ingest.extract.base import identity
 from loregraph.ingest.pipeline import EXTRACTED_BY, IngestPipeline
@@ -197,43 +195,3 @@ async def _one(
     report.entities_written += done.entities_written
     report.relations += done.relations
     report.document_ids.append(document.id)
-
-
-class BackfillMethods(EngineCore):
-    """``backfill`` (a base of ``AsyncGraph``)."""
-
-    async def backfill(
-        self,
-        *,
-        scope: str | None = None,
-        rate: float | None = None,
-        limit: int | None = None,
-        progress: Progress | None = None,
-        clock: Clock | None = None,
-    ) -> BackfillReport:
-        """Extract the scope's stored documents again with the current extractor (after
-        configuring a model, say), each replacing its old graph in one write.
-
-        Documents the current extractor already made are skipped (a second run does
-        nothing; an interrupted one resumes); at most ``rate`` documents begin per second
-        (``clock``: where the time is read, for tests) and at most ``limit`` are processed
-        in this run. A document that fails is listed in the report and left as it was.
-        """
-        if limit is not None and limit < 1:
-            raise InputError(f"the limit must be at least 1, not {limit}")
-        pace = Pace(rate, clock)
-        require(self.principal, self._scope(scope), Role.WRITER, "backfill")
-        await self.open()
-        sink = progress or NullProgress()
-        pipeline = IngestPipeline(
-            self.store, self.extractor, self.embedder, self.settings, progress=sink
-        )
-        pipeline.resolver.confirm = self.parts.confirmer()
-        pipeline.contradict = self.parts.contradiction_check()
-        usage = self.parts.usage
-        before = usage.stages() if usage is not None else {}
-        run = Run(pace, limit, sink, self.corrections)
-        report = await backfill(pipeline, self._scope(scope), run)
-        if usage is not None:
-            report.llm = usage.since(before)
-        return report

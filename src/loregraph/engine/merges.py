@@ -1,5 +1,5 @@
-"""The merge methods of :class:`~loregraph.graph.AsyncGraph`: merges listed, undone and made
-by hand, entities renamed and retyped, and the audit log (:class:`MergeMethods`).
+"""Corrections (``graph.corrections``, :class:`Corrections`): merges listed, undone and made
+by hand, entities renamed and retyped.
 
 Undoing a merge remembers the split (the store's merge decisions, honoured by every later
 ingest) and processes the document that caused it again through the ingest pipeline
@@ -17,8 +17,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from loregraph.access import Role, require
-from loregraph.engine.core import EngineCore
-from loregraph.engine.grants import actor
+from loregraph.engine.core import Section, actor
 from loregraph.engine.lookup import exact_entity, find_entity
 from loregraph.engine.merge_views import MergeView, list_merge_views
 from loregraph.errors import AlreadyDoneError, InputError, NotFoundError
@@ -33,9 +32,10 @@ if TYPE_CHECKING:
     pass
 
 
-class MergeMethods(EngineCore):
-    """Merges you can see and undo, hand corrections, and the audit log (a base of
-    ``AsyncGraph``). ``principal`` names who made a change (the CLI passes the OS user)."""
+class Corrections(Section):
+    """Merges you can see and undo, and hand corrections (``graph.corrections``). ``by``
+    names who made a change for the audit log (the command line passes the OS user;
+    default: who the engine acts for)."""
 
     async def merges(
         self, *, entity: str | None = None, undone: bool = False, scope: str | None = None
@@ -43,29 +43,27 @@ class MergeMethods(EngineCore):
         """Every merge of the scope (or of the entity called ``entity``), newest first:
         the names, the rule, the score and the document that caused it. ``undone=True``
         lists undone merges too."""
-        await self.open()
-        scope = self._scope(scope)
-        found = None if entity is None else await find_entity(self.store, scope, entity)
-        return await list_merge_views(self.store, scope, found, undone)
+        await self.core.open()
+        scope = self.core._scope(scope)
+        found = None if entity is None else await find_entity(self.core.store, scope, entity)
+        return await list_merge_views(self.core.store, scope, found, undone)
 
-    async def unmerge(
-        self, merge_id: str, *, principal: str = "", scope: str | None = None
-    ) -> MergeView:
+    async def unmerge(self, merge_id: str, *, by: str = "", scope: str | None = None) -> MergeView:
         """Undo a merge (by the id :meth:`merges` lists): what it joined becomes an entity of
         its own again, and no later ingest merges it back. Returns the merge, marked undone
-        by ``principal``.
+        (its ``principal``: who undid it).
 
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown merge (its subclass
         :class:`~loregraph.errors.AlreadyDoneError` for one already undone) and
         :class:`~loregraph.errors.InputError` for a merge of names with one name key (one
         entity by construction: rename it instead).
         """
-        await self.open()
-        scope = self._scope(scope)
-        require(self.principal, scope, Role.WRITER, "undo merges")
-        principal = actor(self.principal, principal)
-        async with self.corrections:  # one undo at a time: the check below stays true
-            views = {v.id: v for v in await list_merge_views(self.store, scope, None, True)}
+        await self.core.open()
+        scope = self.core._scope(scope)
+        require(self.core.principal, scope, Role.WRITER, "undo merges")
+        by = actor(self.core.principal, by)
+        async with self.core.correcting:  # one undo at a time: the check below stays true
+            views = {v.id: v for v in await list_merge_views(self.core.store, scope, None, True)}
             view = views.get(merge_id)
             if view is None:
                 raise NotFoundError(f"no merge {merge_id!r} in scope {scope!r}")
@@ -77,15 +75,15 @@ class MergeMethods(EngineCore):
                     "and cannot be told apart: rename the entity instead"
                 )
             if view.rule == MANUAL:
-                await self._undo_join(scope, view, principal)
+                await self._undo_join(scope, view, by)
             else:
-                await self._undo_merge(scope, view, principal)
+                await self._undo_merge(scope, view, by)
             detail = f"{view.surface} out of {view.entity} (rule {view.rule})"
-            await self._audit(scope, "unmerge", merge_id, detail, principal)
-        return dataclasses.replace(view, undone=True, principal=principal)
+            await self._audit(scope, "unmerge", merge_id, detail, by)
+        return dataclasses.replace(view, undone=True, principal=by)
 
     async def merge(
-        self, name: str, other: str, *, principal: str = "", scope: str | None = None
+        self, name: str, other: str, *, by: str = "", scope: str | None = None
     ) -> MergeView:
         """Merge the entity called ``other`` into the one called ``name`` by hand (rule
         ``manual``; undo it with :meth:`unmerge`). Returns the merge.
@@ -94,29 +92,29 @@ class MergeMethods(EngineCore):
         leading article aside). Raises :class:`~loregraph.errors.NotFoundError` for a name
         no entity has (the close names offered as "did you mean", never merged) and
         :class:`~loregraph.errors.InputError` when both are one entity."""
-        await self.open()
-        scope = self._scope(scope)
-        require(self.principal, scope, Role.WRITER, "merge entities")
-        principal = actor(self.principal, principal)
-        async with self.corrections:
-            kept = await exact_entity(self.store, scope, name)
-            gone = await exact_entity(self.store, scope, other)
+        await self.core.open()
+        scope = self.core._scope(scope)
+        require(self.core.principal, scope, Role.WRITER, "merge entities")
+        by = actor(self.core.principal, by)
+        async with self.core.correcting:
+            kept = await exact_entity(self.core.store, scope, name)
+            gone = await exact_entity(self.core.store, scope, other)
             if kept.id == gone.id:
                 raise InputError(f"{name!r} and {other!r} are already one entity ({kept.name!r})")
             if Entity.make_id(scope, gone.name) != gone.id:
                 raise InputError(f"{gone.name!r} was renamed: rename it back before merging it")
             merge_id = Merge(kept.id, gone.name, MANUAL, scope=scope).id
-            decision = Decision(JOIN, merge_id, kept.id, gone.name, scope, principal=principal)
+            decision = Decision(JOIN, merge_id, kept.id, gone.name, scope, principal=by)
             await self._decide(decision, await self._documents_of(scope, gone.id))
             detail = f"{gone.name} into {kept.name}"
-            await self._audit(scope, "merge", merge_id, detail, principal)
+            await self._audit(scope, "merge", merge_id, detail, by)
         return MergeView(
             merge_id, gone.name, kept.name, kept.id, MANUAL, 1.0, None, "",
-            decision.created_at, principal,
+            decision.created_at, by,
         )  # fmt: skip
 
     async def rename(
-        self, name: str, new_name: str, *, principal: str = "", scope: str | None = None
+        self, name: str, new_name: str, *, by: str = "", scope: str | None = None
     ) -> Entity:
         """Give the entity called ``name`` a new name (its id, mentions and relations stay).
 
@@ -124,19 +122,19 @@ class MergeMethods(EngineCore):
         :class:`~loregraph.errors.NotFoundError` for a name no entity has and
         :class:`~loregraph.errors.InputError` when another entity has the new name (merge
         them instead)."""
-        await self.open()
-        scope = self._scope(scope)
-        require(self.principal, scope, Role.WRITER, "rename entities")
-        principal = actor(self.principal, principal)
-        entity = await exact_entity(self.store, scope, name)
-        taken = (await self.store.find_entities_by_key(scope, [name_key(new_name)])).get(
+        await self.core.open()
+        scope = self.core._scope(scope)
+        require(self.core.principal, scope, Role.WRITER, "rename entities")
+        by = actor(self.core.principal, by)
+        entity = await exact_entity(self.core.store, scope, name)
+        taken = (await self.core.store.find_entities_by_key(scope, [name_key(new_name)])).get(
             name_key(new_name)
         )
         if not new_name.strip() or (taken is not None and taken.id != entity.id):
             reason = "is another entity: merge them" if new_name.strip() else "is empty"
             raise InputError(f"cannot rename {entity.name!r}: {new_name!r} {reason}")
-        renamed = await self.store.update_entity(entity.id, name=new_name.strip())
-        await self._audit(scope, "rename", entity.name, f"to {renamed.name}", principal)
+        renamed = await self.core.store.update_entity(entity.id, name=new_name.strip())
+        await self._audit(scope, "rename", entity.name, f"to {renamed.name}", by)
         return renamed
 
     async def retype(
@@ -145,7 +143,7 @@ class MergeMethods(EngineCore):
         entity_type: str,
         *,
         new_type: bool = False,
-        principal: str = "",
+        by: str = "",
         scope: str | None = None,
     ) -> Entity:
         """Give the entity called ``name`` (exact, as :meth:`merge` takes it) another type:
@@ -156,66 +154,55 @@ class MergeMethods(EngineCore):
         Raises :class:`~loregraph.errors.NotFoundError` for a name no entity has and
         :class:`~loregraph.errors.InputError` for an unknown type (the known types as its
         ``candidates``)."""
-        await self.open()
-        scope = self._scope(scope)
-        require(self.principal, scope, Role.WRITER, "retype entities")
-        principal = actor(self.principal, principal)
-        entity = await exact_entity(self.store, scope, name)
+        await self.core.open()
+        scope = self.core._scope(scope)
+        require(self.core.principal, scope, Role.WRITER, "retype entities")
+        by = actor(self.core.principal, by)
+        entity = await exact_entity(self.core.store, scope, name)
         kind = await self._entity_type(scope, entity_type, new_type)
-        retyped = await self.store.update_entity(entity.id, entity_type=kind)
-        await self._audit(scope, "retype", entity.name, f"{entity.type} to {kind}", principal)
+        retyped = await self.core.store.update_entity(entity.id, entity_type=kind)
+        await self._audit(scope, "retype", entity.name, f"{entity.type} to {kind}", by)
         return retyped
-
-    async def audit(
-        self, *, limit: int | None = None, scope: str | None = None
-    ) -> list[AuditEntry]:
-        """The scope's audit log (merges, unmerges, renames, retypes, forgotten memories),
-        newest first."""
-        await self.open()
-        require(self.principal, self._scope(scope), Role.ADMIN, "read the audit log")
-        return await self.store.list_audit(self._scope(scope), limit)
 
     # ------------------------------------------------------------------ helpers
     def _pipeline(self) -> IngestPipeline:
-        pipeline = IngestPipeline(self.store, self.extractor, self.embedder, self.settings)
-        pipeline.resolver.confirm = self.parts.confirmer()
-        return pipeline
+        return self.core._pipeline(contradict=False)
 
-    async def _undo_merge(self, scope: str, view: MergeView, principal: str) -> None:
+    async def _undo_merge(self, scope: str, view: MergeView, by: str) -> None:
         """Remember the split and process the merge's document again; a merge the pipeline
         makes again anyway (names of one key) is refused, and the document processed once
         more without the split."""
         split = Decision(
             SPLIT, view.id, view.entity_id, view.surface, scope, view.rule, view.score,
-            view.document_id, principal,
+            view.document_id, by,
         )  # fmt: skip
         documents = [view.document_id] if view.document_id else []
         await self._decide(split, documents)
-        if any(m.id == view.id for m in await self.store.list_merges(scope, view.entity_id)):
-            await self.store.remove_decision(scope, SPLIT, view.id)
+        if any(m.id == view.id for m in await self.core.store.list_merges(scope, view.entity_id)):
+            await self.core.store.remove_decision(scope, SPLIT, view.id)
             await reprocess(self._pipeline(), scope, documents)  # as it was without the split
             raise InputError(
                 f"merge {view.id!r} cannot be undone: ingest takes {view.surface!r} and "
                 f"{view.entity!r} for one name (rename the entity instead)"
             )
 
-    async def _undo_join(self, scope: str, view: MergeView, principal: str) -> None:
+    async def _undo_join(self, scope: str, view: MergeView, by: str) -> None:
         """Turn a merge by hand into a split and process the documents it changed again."""
-        merged = await self.store.list_merges(scope, view.entity_id)
+        merged = await self.core.store.list_merges(scope, view.entity_id)
         documents = sorted({m.document_id for m in merged if m.rule == MANUAL and m.document_id})
         split = Decision(SPLIT, view.id, view.entity_id, view.surface, scope, MANUAL, 1.0, None,
-                         principal)  # fmt: skip
-        await self.store.add_decision(split)
-        await self.store.remove_decision(scope, JOIN, view.id)
+                         by)  # fmt: skip
+        await self.core.store.add_decision(split)
+        await self.core.store.remove_decision(scope, JOIN, view.id)
         await reprocess(self._pipeline(), scope, documents)
 
     async def _decide(self, decision: Decision, documents: list[str]) -> None:
         """Remember a decision and process these documents again; forget it if that fails."""
-        await self.store.add_decision(decision)
+        await self.core.store.add_decision(decision)
         try:
             await reprocess(self._pipeline(), decision.scope, documents)
         except BaseException:
-            await self.store.remove_decision(decision.scope, decision.kind, decision.merge_id)
+            await self.core.store.remove_decision(decision.scope, decision.kind, decision.merge_id)
             raise
 
     async def _entity_type(self, scope: str, given: str, new_type: bool) -> str:
@@ -225,7 +212,7 @@ class MergeMethods(EngineCore):
         kind = known_type(given)
         if kind is not None:
             return kind
-        held = [t for t in (await self.store.stats(scope)).entity_types if t not in TYPES]
+        held = [t for t in (await self.core.store.stats(scope)).entity_types if t not in TYPES]
         same = [t for t in held if t.casefold() == given.strip().casefold()]
         if same:
             return same[0]
@@ -241,17 +228,15 @@ class MergeMethods(EngineCore):
 
     async def _documents_of(self, scope: str, entity_id: str) -> list[str]:
         """The ids of the documents that mention an entity, oldest first."""
-        arrays = await self.store.graph_arrays(scope)
+        arrays = await self.core.store.graph_arrays(scope)
         if entity_id not in arrays.entity_ids:
             return []
         index = arrays.entity_ids.index(entity_id)
         pairs = zip(arrays.mention_entity.tolist(), arrays.mention_chunk.tolist(), strict=True)
         chunks = {c for e, c in pairs if e == index}
         mentioned = {arrays.chunk_document[c] for c in chunks}
-        return [d.id for d in await self.store.list_documents(scope) if d.id in mentioned]
+        return [d.id for d in await self.core.store.list_documents(scope) if d.id in mentioned]
 
-    async def _audit(
-        self, scope: str, action: str, subject: str, detail: str, principal: str
-    ) -> None:
-        entry = AuditEntry(action, subject, detail, principal, scope)
-        await self.store.add_audit(entry)
+    async def _audit(self, scope: str, action: str, subject: str, detail: str, by: str) -> None:
+        entry = AuditEntry(action, subject, detail, by, scope)
+        await self.core.store.add_audit(entry)

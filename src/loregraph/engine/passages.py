@@ -1,15 +1,14 @@
-"""Reading one passage by its id (:class:`PassageMethods`, a base of
-:class:`~loregraph.graph.AsyncGraph`): what a citation's ``chunk_id`` points to, with its
-document's title, so a reader can open the passage an answer cites."""
+"""Reading one passage by its id (``graph.explore.passage``): what a citation's ``chunk_id``
+points to, with its document's title, so a reader can open the passage an answer cites."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from loregraph.engine.core import EngineCore
 from loregraph.errors import NotFoundError
 from loregraph.retrieve.results.sections import section_index
 from loregraph.serial import Record
+from loregraph.store.base import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,26 +27,22 @@ class PassageView(Record):
     section: str = ""
 
 
-class PassageMethods(EngineCore):
-    """Passages by id."""
-
-    async def passage(self, passage_id: str, *, scope: str | None = None) -> PassageView:
-        """The passage ``passage_id`` (a citation's ``chunk_id``) of the scope, with its
-        document's title; :class:`~loregraph.errors.NotFoundError` when the scope has none."""
-        await self.open()
-        chunks = await self.store.get_chunks([passage_id])
-        document = await self.store.get_document(chunks[0].document_id) if chunks else None
-        if not chunks or document is None or document.scope != self._scope(scope):
-            raise NotFoundError(f"no passage {passage_id!r}")
-        chunk = chunks[0]
-        section = section_index(document).path(chunk.start)
-        return PassageView(
-            chunk.id,
-            document.id,
-            document.title,
-            chunk.seq,
-            chunk.start,
-            chunk.end,
-            chunk.text,
-            section,
-        )
+async def read_passage(store: Store, passage_id: str, scope: str) -> PassageView:
+    """The passage ``passage_id`` (a citation's ``chunk_id``) of ``scope``, with its
+    document's title; :class:`~loregraph.errors.NotFoundError` when the scope has none."""
+    chunks = await store.get_chunks([passage_id])
+    document = await store.get_document(chunks[0].document_id) if chunks else None
+    if not chunks or document is None or document.scope != scope:
+        raise NotFoundError(f"no passage {passage_id!r}")
+    chunk = chunks[0]
+    section = section_index(document).path(chunk.start)
+    return PassageView(
+        chunk.id,
+        document.id,
+        document.title,
+        chunk.seq,
+        chunk.start,
+        chunk.end,
+        chunk.text,
+        section,
+    )

@@ -1,10 +1,10 @@
-"""The graph query methods of :class:`~loregraph.graph.AsyncGraph`: entities, an entity
-with its relations, its neighbourhood, the paths between two entities, and the timeline of
-its facts.
+"""Exploring the graph (``graph.explore``): entities, an entity with its relations, its
+neighbourhood, the paths between two entities, the timeline of its facts, documents like a
+document, and a passage by id.
 
-:class:`GraphQueries` is a base class of the engine; it needs the engine's ``store``,
-``open`` and scope default, and every method is a lookup and one call of
-:mod:`loregraph.engine.patterns` or :mod:`loregraph.engine.paths`.
+Every method of :class:`Explore` is a lookup and one call of
+:mod:`loregraph.engine.patterns`, :mod:`loregraph.engine.paths` or
+:mod:`loregraph.engine.passages`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from loregraph.engine.core import EngineCore
+from loregraph.engine.core import Section
 from loregraph.engine.history import History, relation_history
-from loregraph.engine.lookup import find_entity
+from loregraph.engine.lookup import find_document, find_entity
+from loregraph.engine.passages import PassageView, read_passage
 from loregraph.engine.paths import GraphPath, shortest_paths
 from loregraph.engine.patterns import (
     Direction,
@@ -24,8 +25,9 @@ from loregraph.engine.patterns import (
     neighbourhood,
     relations_of,
 )
+from loregraph.engine.suggest import Suggestion, suggest_for
 from loregraph.engine.views import EntityView
-from loregraph.errors import NotFoundError
+from loregraph.errors import InputError, NotFoundError
 from loregraph.models import Entity, Relation
 from loregraph.settings import check_limit
 from loregraph.timepoint import TimePoint
@@ -43,9 +45,28 @@ def known_by(known_at: datetime | None, relations: list[Relation]) -> list[Relat
     return [r for r in relations if known_at is None or point.holds(r) or point.ended(r)]
 
 
-class GraphQueries(EngineCore):
-    """Entities, relations, neighbourhoods, paths and timelines, by entity name (a base of
-    ``AsyncGraph``)."""
+class Explore(Section):
+    """Entities, relations, neighbourhoods, paths and timelines, by entity name, and
+    passages by id (``graph.explore``)."""
+
+    async def suggest(
+        self, document: str, *, limit: int = 5, scope: str | None = None
+    ) -> list[Suggestion]:
+        """Other documents about the same people, places and periods as ``document`` (its
+        id, source or exact title), best first: each with the entities they share, rarer
+        ones weighing more, and a short reason. The document itself is never suggested.
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown document."""
+        if limit < 1:
+            raise InputError(f"the limit must be at least 1, not {limit}")
+        await self.core.open()
+        found = await find_document(self.core.store, self.core._scope(scope), document)
+        return await suggest_for(self.core.store, found, limit)
+
+    async def passage(self, passage_id: str, *, scope: str | None = None) -> PassageView:
+        """The passage ``passage_id`` (a citation's ``chunk_id``) of the scope, with its
+        document's title; :class:`~loregraph.errors.NotFoundError` when the scope has none."""
+        await self.core.open()
+        return await read_passage(self.core.store, passage_id, self.core._scope(scope))
 
     async def entities(
         self,
@@ -57,15 +78,15 @@ class GraphQueries(EngineCore):
     ) -> list[Entity]:
         """Entities of the scope, most mentioned first (or by ``degree`` or ``name``)."""
         check_limit(limit)
-        await self.open()
-        return await self.store.list_entities(
-            self._scope(scope), entity_type=entity_type, order=order, limit=limit
+        await self.core.open()
+        return await self.core.store.list_entities(
+            self.core._scope(scope), entity_type=entity_type, order=order, limit=limit
         )
 
     async def find_entity(self, name: str, *, scope: str | None = None) -> Entity:
         """The entity called ``name`` (or with that alias); the closest name if none is exact."""
-        await self.open()
-        return await find_entity(self.store, self._scope(scope), name)
+        await self.core.open()
+        return await find_entity(self.core.store, self.core._scope(scope), name)
 
     async def entity(
         self,
@@ -85,10 +106,10 @@ class GraphQueries(EngineCore):
         found = await self.find_entity(name, scope=scope)
         if as_of is not None or known_at is not None:
             found = replace(found, description="")
-        relations = await self.store.entity_relations(found.id, limit=limit, at=at)
+        relations = await self.core.store.entity_relations(found.id, limit=limit, at=at)
         relations = known_by(known_at, relations)
         other = {r.source_id for r in relations} | {r.target_id for r in relations}
-        neighbours = {e.id: e for e in await self.store.get_entities(sorted(other))}
+        neighbours = {e.id: e for e in await self.core.store.get_entities(sorted(other))}
         return EntityView(found, relations, neighbours)
 
     async def relations(
@@ -110,12 +131,12 @@ class GraphQueries(EngineCore):
         Raises :class:`~loregraph.errors.NotFoundError` (with close names) for an unknown
         name.
         """
-        await self.open()
-        entity = await find_entity(self.store, self._scope(scope), name)
+        await self.core.open()
+        entity = await find_entity(self.core.store, self.core._scope(scope), name)
         types = [type] if isinstance(type, str) else type
         at = world_time(as_of)
         found = await relations_of(
-            self.store, entity, direction=direction, types=types, limit=limit, at=at
+            self.core.store, entity, direction=direction, types=types, limit=limit, at=at
         )
         kept = {r.id for r in known_by(known_at, [link.relation for link in found.links])}
         found.links = [link for link in found.links if link.relation.id in kept]
@@ -141,13 +162,13 @@ class GraphQueries(EngineCore):
         Raises :class:`~loregraph.errors.NotFoundError` for an unknown name and
         :class:`~loregraph.errors.InputError` for ``hops`` outside 1..6.
         """
-        await self.open()
-        scope = self._scope(scope)
-        centre = await find_entity(self.store, scope, name)
+        await self.core.open()
+        scope = self.core._scope(scope)
+        centre = await find_entity(self.core.store, scope, name)
         types = [type] if isinstance(type, str) else type
         at = world_time(as_of)
         found = await neighbourhood(
-            self.store, scope, centre, hops=hops, limit=limit, types=types, at=at
+            self.core.store, scope, centre, hops=hops, limit=limit, types=types, at=at
         )
         if known_at is not None:
             found.relations = known_by(known_at, found.relations)
@@ -177,13 +198,13 @@ class GraphQueries(EngineCore):
         Raises :class:`~loregraph.errors.NotFoundError` (with close names) for an unknown
         name.
         """
-        await self.open()
-        scope = self._scope(scope)
-        entity = await find_entity(self.store, scope, name)
-        partner = None if other is None else await find_entity(self.store, scope, other)
+        await self.core.open()
+        scope = self.core._scope(scope)
+        entity = await find_entity(self.core.store, scope, name)
+        partner = None if other is None else await find_entity(self.core.store, scope, other)
         types = [type] if isinstance(type, str) else type
         point = None if as_of is None and known_at is None else TimePoint(as_of, known_at)
-        return await relation_history(self.store, entity, partner, types, point)
+        return await relation_history(self.core.store, entity, partner, types, point)
 
     async def path(
         self,
@@ -206,14 +227,14 @@ class GraphQueries(EngineCore):
         of at most ``max_hops`` joins them, :class:`~loregraph.errors.InputError` when both
         names are one entity or ``max_hops`` is outside 1..6.
         """
-        await self.open()
-        scope = self._scope(scope)
-        start = await find_entity(self.store, scope, source)
-        end = await find_entity(self.store, scope, target)
+        await self.core.open()
+        scope = self.core._scope(scope)
+        start = await find_entity(self.core.store, scope, source)
+        end = await find_entity(self.core.store, scope, target)
         types = [type] if isinstance(type, str) else type
         at = world_time(as_of)
         found = await shortest_paths(
-            self.store, scope, start, end, max_hops=max_hops, limit=limit, types=types, at=at
+            self.core.store, scope, start, end, max_hops=max_hops, limit=limit, types=types, at=at
         )
         found = [p for p in found if len(known_by(known_at, p.relations)) == len(p.relations)]
         if not found:

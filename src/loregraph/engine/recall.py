@@ -1,5 +1,5 @@
-"""Memories found by text, each with the entities it mentions (:class:`MemorySearch`, a
-base of :class:`~loregraph.graph.AsyncGraph`).
+"""Memories found by text, each with the entities it mentions (``graph.memories.search``,
+written in :class:`MemorySearch`, the base of :class:`~loregraph.engine.remember.Memories`).
 
 The question's words (BM25) and its embedding (cosine) are searched over the chunks of
 memories only (the stores' ``kind=`` filter), the two rankings fused by reciprocal rank, and
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from loregraph.engine.core import EngineCore
+from loregraph.engine.core import Section
 from loregraph.engine.memories import Memory, MemoryFilter, memory_of, read_memories
 from loregraph.errors import InputError
 from loregraph.models import DocKind, Document, Entity, Scored
@@ -63,10 +63,10 @@ class MemoryHit:
         }
 
 
-class MemorySearch(EngineCore):
-    """``search_memories``: memories found by text, joined with the entities they mention."""
+class MemorySearch(Section):
+    """``search``: memories found by text, joined with the entities they mention."""
 
-    async def search_memories(
+    async def search(
         self,
         query: str,
         *,
@@ -89,19 +89,19 @@ class MemorySearch(EngineCore):
         if not query.strip():
             raise InputError("the query is empty; say what to look for in the memories")
         wanted = MemoryFilter(tuple(tags), source, since, until)
-        await self.open()
-        scope = self._scope(scope)
-        vector = await asyncio.to_thread(self.embedder.embed, [query])
+        await self.core.open()
+        scope = self.core._scope(scope)
+        vector = await asyncio.to_thread(self.core.embedder.embed, [query])
         ranked = await ranked_memories(
-            self.store, scope, query, np.asarray(vector[0], dtype=np.float32), limit, wanted
+            self.core.store, scope, query, np.asarray(vector[0], dtype=np.float32), limit, wanted
         )
         if not ranked:
             return []
-        judge = await text_judge(query, self.store, scope)
+        judge = await text_judge(query, self.core.store, scope)
         documents = [d for d, _ in ranked]
-        read = await read_memories(self.store, documents)
-        index, _ = await SHARED_CACHE.get(self.store, scope)
-        mentioned = await mentioned_entities(self.store, index, documents)
+        read = await read_memories(self.core.store, documents)
+        index, _ = await SHARED_CACHE.get(self.core.store, scope)
+        mentioned = await mentioned_entities(self.core.store, index, documents)
         hits = []
         for memory, (_, score) in zip(read, ranked, strict=True):
             share = judge.share(memory.text)

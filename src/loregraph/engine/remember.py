@@ -1,5 +1,5 @@
-"""The memory methods of the async engine: ``remember``, ``memories``, ``memories_about``
-and ``forget`` (:class:`MemoryMethods`, a base of :class:`~loregraph.graph.AsyncGraph`)."""
+"""What an agent remembers (``graph.memories``, :class:`Memories`): memories written,
+listed, searched (:mod:`loregraph.engine.recall`) and forgotten."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from loregraph.access import Role, require
-from loregraph.engine.core import EngineCore
-from loregraph.engine.grants import actor
+from loregraph.engine.core import actor
 from loregraph.engine.memories import (
     Memory,
     MemoryFilter,
@@ -19,6 +18,8 @@ from loregraph.engine.memories import (
     memory_of,
     read_memories,
 )
+from loregraph.engine.queries import Explore
+from loregraph.engine.recall import MemorySearch
 from loregraph.engine.visibility import check_owner
 from loregraph.errors import LoregraphError, NotFoundError
 from loregraph.ingest.facts.supersede import delete_and_recheck
@@ -29,30 +30,17 @@ from loregraph.settings import check_limit
 from loregraph.store.changes import AuditEntry
 
 if TYPE_CHECKING:
-    from loregraph.ingest.progress import Progress
-    from loregraph.ingest.report import IngestReport
-    from loregraph.ingest.types import SourceDocument
-    from loregraph.models import Entity
+    pass
 
 
-class MemoryMethods(EngineCore):
-    """What an agent remembers: memories written, listed, found by entity and forgotten.
+class Memories(MemorySearch):
+    """What an agent remembers (``graph.memories``): memories written, listed, searched and
+    forgotten.
 
-    A memory is searchable (``search``, ``context``, ``ask``) as soon as ``remember``
-    returns, is linked to the entities it mentions, and never becomes an entity itself.
+    A memory is searchable (``search`` here; the graph's ``search``, ``context`` and
+    ``ask``) as soon as ``remember`` returns, is linked to the entities it mentions, and
+    never becomes an entity itself.
     """
-
-    if TYPE_CHECKING:
-
-        async def ingest_documents(
-            self,
-            sources: Iterable[SourceDocument],
-            *,
-            scope: str | None = None,
-            progress: Progress | None = None,
-        ) -> IngestReport: ...
-
-        async def find_entity(self, name: str, *, scope: str | None = None) -> Entity: ...
 
     async def remember(
         self,
@@ -96,14 +84,14 @@ class MemoryMethods(EngineCore):
         stored, in order. Each memory is written in its own transaction: when one cannot
         be, the others still are and :class:`~loregraph.errors.LoregraphError` says which
         failed."""
-        documents = [memory_document(new, self.principal) for new in memories]
+        documents = [memory_document(new, self.core.principal) for new in memories]
         if not documents:
             return []
-        where = self._scope(scope)
-        require(self.principal, where, Role.WRITER, "remember")
+        where = self.core._scope(scope)
+        require(self.core.principal, where, Role.WRITER, "remember")
         for document in documents:  # before any is written
-            check_owner(document.owner, where, self.principal)
-        report = await self.ingest_documents(documents, scope=where)
+            check_owner(document.owner, where, self.core.principal)
+        report = await self.core.ingest_documents(documents, scope=where)
         if report.failed:
             reasons = "; ".join(f"{f.source}: {f.error}" for f in report.failed)
             raise LoregraphError(
@@ -111,11 +99,11 @@ class MemoryMethods(EngineCore):
                 f"(the others are): {reasons}"
             )
         # what was just written, even someone else's (an administrator's): as the operator
-        store = self.operator_store
+        store = self.core.operator_store
         stored = [await store.get_document(i) for i in report.document_ids]
         return await read_memories(store, [d for d in stored if d is not None])
 
-    async def memories(
+    async def all(
         self,
         *,
         tags: Sequence[str] = (),
@@ -128,53 +116,52 @@ class MemoryMethods(EngineCore):
     ) -> list[Memory]:
         """The memories of the scope, oldest first (by when they happened): those with every
         tag of ``tags``, from ``source``, happened between ``since`` and ``until``
-        (inclusive; a naive time is UTC) and mentioning the entity ``about`` (see
-        :meth:`memories_about`); with ``limit``, only the latest ``limit`` of them."""
+        (inclusive; a naive time is UTC) and mentioning the entity ``about`` (by its name
+        or an alias; the closest name if none is exact, and
+        :class:`~loregraph.errors.NotFoundError` when no entity is close); with ``limit``,
+        only the latest ``limit`` of them."""
         check_limit(limit)
         wanted = MemoryFilter(tuple(tags), source, since, until)
         documents = [
             d for d in await self._memory_documents(scope) if wanted.accepts(memory_of(d, ""))
         ]
         if about is not None:
-            entity = await self.find_entity(about, scope=scope)
-            index, _ = await SHARED_CACHE.get(self.store, self._scope(scope))
+            entity = await Explore(self.core).find_entity(about, scope=scope)
+            index, _ = await SHARED_CACHE.get(self.core.store, self.core._scope(scope))
             mentioning = index.documents_mentioning([entity.id])
             documents = [d for d in documents if d.id in mentioning]
         documents.sort(key=lambda d: (memory_of(d, "").at, d.created_at, d.id))
         if limit is not None:
             documents = documents[-limit:]
-        return await read_memories(self.store, documents)
-
-    async def memories_about(self, name: str, *, scope: str | None = None) -> list[Memory]:
-        """The memories that mention the entity called ``name`` (or with that alias; the
-        closest name if none is exact), oldest first.
-
-        Raises :class:`~loregraph.errors.NotFoundError` when no entity is close to ``name``.
-        """
-        return await self.memories(about=name, scope=scope)
+        return await read_memories(self.core.store, documents)
 
     async def forget(
-        self, memory_id: str, *, principal: str = "", scope: str | None = None
+        self, memory_id: str, *, by: str = "", scope: str | None = None
     ) -> DeleteReport:
         """Forget a memory (by id) and exactly what only it supported, as ``delete`` does
-        for a document; recorded in the audit log under ``principal``.
+        for a document; recorded in the audit log as made ``by`` (a name; default: who the
+        engine acts for).
 
         Raises :class:`~loregraph.errors.NotFoundError` for an id that is no memory of the
         scope (a document's id included: documents are deleted with ``delete``).
         """
-        await self.open()
-        scope = self._scope(scope)
-        require(self.principal, scope, Role.WRITER, "forget memories")
-        principal = actor(self.principal, principal)
-        document = await self.store.get_document(memory_id)
+        await self.core.open()
+        scope = self.core._scope(scope)
+        require(self.core.principal, scope, Role.WRITER, "forget memories")
+        by = actor(self.core.principal, by)
+        document = await self.core.store.get_document(memory_id)
         if document is None or document.scope != scope:
             raise NotFoundError(f"no memory {memory_id!r} in scope {scope!r}")
         if not is_memory(document):
             raise NotFoundError(f"{memory_id!r} is a document, not a memory: use delete")
-        report = await delete_and_recheck(self.store, document.id, self.settings.extraction)
-        await self.store.add_audit(AuditEntry.removal("forget", document, principal))
+        report = await delete_and_recheck(
+            self.core.store, document.id, self.core.settings.extraction
+        )
+        await self.core.store.add_audit(AuditEntry.removal("forget", document, by))
         return report
 
     async def _memory_documents(self, scope: str | None) -> list[Document]:
-        await self.open()
-        return [d for d in await self.store.list_documents(self._scope(scope)) if is_memory(d)]
+        await self.core.open()
+        return [
+            d for d in await self.core.store.list_documents(self.core._scope(scope)) if is_memory(d)
+        ]

@@ -23,9 +23,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from loregraph.engine.core import EngineCore
-from loregraph.engine.lookup import find_document
-from loregraph.errors import InputError
 from loregraph.models import Document
 from loregraph.retrieve.graph.graphindex import SHARED_CACHE, GraphCache, GraphIndex
 from loregraph.serial import Record
@@ -140,20 +137,3 @@ async def suggest_for(
         kind = str(other.kind)
         out.append(Suggestion(doc_id, other.title, kind, score, tuple(found), reason, period))
     return out
-
-
-class SuggestMethods(EngineCore):
-    """``suggest`` (a base of ``AsyncGraph``)."""
-
-    async def suggest(
-        self, document: str, *, limit: int = 5, scope: str | None = None
-    ) -> list[Suggestion]:
-        """Other documents about the same people, places and periods as ``document`` (its
-        id, source or exact title), best first: each with the entities they share, rarer
-        ones weighing more, and a short reason. The document itself is never suggested.
-        Raises :class:`~loregraph.errors.NotFoundError` for an unknown document."""
-        if limit < 1:
-            raise InputError(f"the limit must be at least 1, not {limit}")
-        await self.open()
-        found = await find_document(self.store, self._scope(scope), document)
-        return await suggest_for(self.store, found, limit)

@@ -32,7 +32,7 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
     async def entity(
         name: Name, as_of: AsOf = None, limit: Limit = 50, known_at: KnownAt = None
     ) -> Result:
-        found = await engine(graph).entity(name, limit=limit, **when(as_of, known_at))
+        found = await engine(graph).explore.entity(name, limit=limit, **when(as_of, known_at))
         return found.to_dict()
 
     @server.tool(
@@ -54,7 +54,7 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
         as_of: AsOf = None,
         known_at: KnownAt = None,
     ) -> Result:
-        found = await engine(graph).history(
+        found = await engine(graph).explore.history(
             name,
             other,
             type=types or None,
@@ -71,7 +71,7 @@ def add_entity_tools(server: MCPServer, graph: AsyncGraph) -> None:
     async def passage(
         chunk_id: Annotated[str, Field(description="The passage's id (chunk_id).")],
     ) -> Result:
-        return (await engine(graph).passage(chunk_id)).to_dict()
+        return (await engine(graph).explore.passage(chunk_id)).to_dict()
 
 
 def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
@@ -94,7 +94,7 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         limit: Limit = 100,
         known_at: KnownAt = None,
     ) -> Result:
-        found = await engine(graph).relations(
+        found = await engine(graph).explore.relations(
             name,
             direction=direction,
             type=types,
@@ -116,7 +116,7 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         limit: Limit = 100,
         known_at: KnownAt = None,
     ) -> Result:
-        found = await engine(graph).neighbors(
+        found = await engine(graph).explore.neighbors(
             name,
             hops=hops,
             **when(as_of, known_at),
@@ -138,7 +138,7 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         as_of: AsOf = None,
         known_at: KnownAt = None,
     ) -> Result:
-        paths = await engine(graph).path(
+        paths = await engine(graph).explore.path(
             source,
             target,
             max_hops=max_hops,
@@ -164,5 +164,5 @@ def add_suggest_tool(server: MCPServer, graph: AsyncGraph) -> None:
         document: Annotated[str, Field(description="The document: its id, source or exact title.")],
         limit: Annotated[int, Field(ge=1, le=100, description="How many at most.")] = 5,
     ) -> Result:
-        found = await engine(graph).suggest(document, limit=limit)
+        found = await engine(graph).explore.suggest(document, limit=limit)
         return {"suggestions": [s.to_dict() for s in found]}

@@ -106,7 +106,7 @@ def add_entity_resources(server: MCPServer, graph: AsyncGraph) -> None:
     )
     async def entities() -> dict[str, Any]:
         try:
-            listed = await engine(graph).entities(limit=LISTED_ENTITIES)
+            listed = await engine(graph).explore.entities(limit=LISTED_ENTITIES)
         except LoregraphError as exc:
             raise ResourceError(str(exc)) from exc
         return {
@@ -123,7 +123,7 @@ def add_entity_resources(server: MCPServer, graph: AsyncGraph) -> None:
     )
     async def entity(name: str) -> dict[str, Any]:
         try:
-            return (await engine(graph).entity(name)).to_dict()
+            return (await engine(graph).explore.entity(name)).to_dict()
         except NotFoundError as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         except LoregraphError as exc:

@@ -156,7 +156,7 @@ def add_search_tool(server: MCPServer, graph: AsyncGraph) -> None:
             if only == "documents":
                 raise InputError("only='documents' leaves no memories to search; omit it")
             until = as_time(as_of)
-            hits = await engine(graph).search_memories(query, limit=limit, until=until)
+            hits = await engine(graph).memories.search(query, limit=limit, until=until)
             return {"hits": [h.to_dict() for h in hits]}
         found = await engine(graph).search(
             query,
@@ -255,7 +255,7 @@ def add_memories_tool(server: MCPServer, graph: AsyncGraph) -> None:
         until: When = None,
         limit: Limit = 50,
     ) -> Result:
-        found = await engine(graph).memories(
+        found = await engine(graph).memories.all(
             about=about,
             tags=tags or (),
             since=as_time(since, "since"),

@@ -53,7 +53,7 @@ def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
             Field(description="Whose it is (a personal memory's default: the caller)."),
         ] = None,
     ) -> Result:
-        memory = await engine(graph).remember(
+        memory = await engine(graph).memories.remember(
             text,
             at=as_time(at, "at"),
             tags=tags or (),
@@ -73,4 +73,4 @@ def add_write_tools(server: MCPServer, graph: AsyncGraph) -> None:
     async def forget(
         memory_id: Annotated[str, Field(description="The memory's id.")],
     ) -> Result:
-        return (await engine(graph).forget(memory_id)).to_dict()
+        return (await engine(graph).memories.forget(memory_id)).to_dict()

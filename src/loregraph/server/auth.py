@@ -87,7 +87,7 @@ async def principal_of(
     found: Principal | None = LOCAL
     if request.app.state.auth:
         graph: AsyncGraph = request.app.state.graph
-        found = await graph.principal_for_key(bearer(request))
+        found = await graph.access.principal_for_key(bearer(request))
     if found is None:
         raise unauthorized("this key is unknown or revoked")
     request.state.principal = found.name  # for the request's log line

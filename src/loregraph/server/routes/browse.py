@@ -30,7 +30,9 @@ async def entities(
 ) -> Any:
     """Entities of the scope, most mentioned first."""
     graph = graph.acting_as(caller.principal)
-    found = await graph.entities(entity_type=type, order=order, limit=limit, scope=caller.scope)
+    found = await graph.explore.entities(
+        entity_type=type, order=order, limit=limit, scope=caller.scope
+    )
     return [e.to_dict() for e in found]
 
 
@@ -49,7 +51,9 @@ async def entity(
     """An entity (by name or alias; the closest name if none is exact) with its relations
     and their evidence; 404 when no entity is close."""
     graph = graph.acting_as(caller.principal)
-    view = await graph.entity(name, limit=None, scope=caller.scope, as_of=as_of, known_at=known_at)
+    view = await graph.explore.entity(
+        name, limit=None, scope=caller.scope, as_of=as_of, known_at=known_at
+    )
     shown = [r for r in view.relations if co_occurrence or r.type != CO_OCCURS][:limit]
     return dataclasses.replace(view, relations=shown).to_dict()
 
@@ -68,7 +72,7 @@ async def passage(passage_id: str, caller: Reader, graph: Engine) -> Any:
     """A passage by id (a citation's ``chunk_id``) with its document's title; 404 when the
     scope has none."""
     graph = graph.acting_as(caller.principal)
-    return (await graph.passage(passage_id, scope=caller.scope)).to_dict()
+    return (await graph.explore.passage(passage_id, scope=caller.scope)).to_dict()
 
 
 @router.get("/suggest", response_model=list[SuggestionOut])
@@ -83,7 +87,7 @@ async def suggest(
     """Other documents about the same people, places and periods as ``document``, best
     first, each with the entities they share and a reason; 404 for an unknown document."""
     graph = graph.acting_as(caller.principal)
-    found = await graph.suggest(document, limit=limit, scope=caller.scope)
+    found = await graph.explore.suggest(document, limit=limit, scope=caller.scope)
     return [s.to_dict() for s in found]
 
 

@@ -76,7 +76,9 @@ async def undo(merge_id: MergeId, request: Request, caller: Writer, graph: Engin
     again, with its aliases, mentions, relations and evidence, and later ingests do not
     merge it back. 404 for an unknown merge, 409 for one already undone, 422 for names the
     ingest takes for one (rename the entity instead)."""
-    return await _change(request, caller, graph, lambda g, scope: g.unmerge(merge_id, scope=scope))
+    return await _change(
+        request, caller, graph, lambda g, scope: g.corrections.unmerge(merge_id, scope=scope)
+    )
 
 
 @router.post("/merge", response_model=MergeOut)
@@ -89,7 +91,7 @@ async def merge(body: MergeRequest, request: Request, caller: Writer, graph: Eng
         request,
         caller,
         graph,
-        lambda g, scope: g.merge(body.name, body.other, scope=scope),
+        lambda g, scope: g.corrections.merge(body.name, body.other, scope=scope),
     )
 
 
@@ -101,7 +103,7 @@ async def rename(body: RenameRequest, request: Request, caller: Writer, graph: E
         request,
         caller,
         graph,
-        lambda g, scope: g.rename(body.name, body.new_name, scope=scope),
+        lambda g, scope: g.corrections.rename(body.name, body.new_name, scope=scope),
     )
 
 
@@ -114,5 +116,7 @@ async def retype(body: RetypeRequest, request: Request, caller: Writer, graph: E
         request,
         caller,
         graph,
-        lambda g, scope: g.retype(body.name, body.type, new_type=body.new_type, scope=scope),
+        lambda g, scope: g.corrections.retype(
+            body.name, body.type, new_type=body.new_type, scope=scope
+        ),
     )

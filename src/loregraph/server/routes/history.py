@@ -36,7 +36,7 @@ async def history(
     when each held, when the graph learnt it and stopped believing it, its evidence, and
     the memory or document that ended it. 404 for an unknown name."""
     graph = graph.acting_as(caller.principal)
-    found = await graph.history(
+    found = await graph.explore.history(
         name, other, type=type or None, scope=caller.scope, as_of=as_of, known_at=known_at
     )
     return found.to_dict()
@@ -56,7 +56,7 @@ async def merges(
     score, the document that caused it and when; undo one with ``POST /merges/{id}/undo``.
     404 for an unknown ``entity``."""
     graph = graph.acting_as(caller.principal)
-    found = await graph.merges(entity=entity, undone=undone, scope=caller.scope)
+    found = await graph.corrections.merges(entity=entity, undone=undone, scope=caller.scope)
     return [m.to_dict() for m in found]
 
 
@@ -70,5 +70,5 @@ async def audit(
     and forgotten memory, grant, link and key created or revoked (never its secret), with
     its time and the key that made it (administrators only: it names the keys)."""
     graph = graph.acting_as(caller.principal)
-    found = await graph.audit(limit=limit, scope=caller.scope)
+    found = await graph.access.audit(limit=limit, scope=caller.scope)
     return [e.to_dict() for e in found]

@@ -20,7 +20,7 @@ router = APIRouter(tags=["memories"])
 async def remember(body: RememberRequest, caller: Writer, graph: Engine) -> Any:
     """Remember a text; it is searchable as soon as this returns."""
     graph = graph.acting_as(caller.principal)
-    memory = await graph.remember(
+    memory = await graph.memories.remember(
         body.text,
         at=body.at,
         source=body.source,
@@ -48,7 +48,7 @@ async def memories(
     """Memories, oldest first: by tag, source, time, or the entity they mention (the latest
     ``limit``)."""
     graph = graph.acting_as(caller.principal)
-    found = await graph.memories(
+    found = await graph.memories.all(
         tags=tag or (), source=source, since=since, until=until, about=about, limit=limit,
         scope=caller.scope,
     )  # fmt: skip
@@ -59,5 +59,5 @@ async def memories(
 async def forget(memory_id: str, caller: Writer, graph: Engine) -> Any:
     """Forget a memory and exactly what only it supported; 404 for an unknown id."""
     graph = graph.acting_as(caller.principal)
-    forgot = await graph.forget(memory_id, principal=caller.principal.name, scope=caller.scope)
+    forgot = await graph.memories.forget(memory_id, by=caller.principal.name, scope=caller.scope)
     return forgot.to_dict()

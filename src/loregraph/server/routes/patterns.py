@@ -41,7 +41,7 @@ async def relations(
 ) -> Any:
     """The relations of an entity, heaviest first, with the other end and evidence."""
     graph = graph.acting_as(caller.principal)
-    found = await graph.relations(
+    found = await graph.explore.relations(
         name, direction=direction, type=type or None, limit=limit, as_of=as_of,
         known_at=known_at, scope=caller.scope,
     )  # fmt: skip
@@ -63,7 +63,7 @@ async def neighbors(
     """The entities within ``hops`` relations of an entity, with their distance, and the
     relations joining them."""
     graph = graph.acting_as(caller.principal)
-    found = await graph.neighbors(
+    found = await graph.explore.neighbors(
         name,
         hops=hops,
         limit=limit,
@@ -95,7 +95,7 @@ async def path(
     """The shortest paths between two entities, each step with its relation and evidence;
     404 when none is within ``max_hops``."""
     graph = graph.acting_as(caller.principal)
-    found = await graph.path(
+    found = await graph.explore.path(
         source, target, max_hops=max_hops, limit=limit, type=type or None, as_of=as_of,
         known_at=known_at, scope=caller.scope,
     )  # fmt: skip

@@ -28,7 +28,7 @@ async def delete(ref: str, caller: Writer, graph: Engine) -> Any:
     """Delete a document (id, source or exact title) and exactly what only it supported;
     404 for an unknown document."""
     graph = graph.acting_as(caller.principal)
-    report = await graph.delete(ref, scope=caller.scope, principal=caller.principal.name)
+    report = await graph.delete(ref, scope=caller.scope, by=caller.principal.name)
     return report.to_dict()
 
 
