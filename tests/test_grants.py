@@ -51,7 +51,7 @@ def test_grants_are_kept_replaced_revoked_and_audited(graph: loregraph.Graph) ->
         ("grant", "ann", "owner", ""),
         ("grant", "ann", "reader", "op"),
     ]
-    graph.acting_as(Principal("root", {"*": Role.OWNER})).grant("cat", "editor", "friends")
+    graph.acting_as(Principal("root", {"*": Role.OWNER})).access.grant("cat", "editor", "friends")
     assert graph.access.audit(scope="friends")[0].principal == "root"
 
 

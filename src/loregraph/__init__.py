@@ -37,8 +37,8 @@ from loregraph.blocking import (
 from loregraph.copy import CopyReport, copy_locations
 from loregraph.embed.base import Embedder
 from loregraph.engine.backfill import BackfillReport, Clock
-from loregraph.engine.history import Fact, History
 from loregraph.engine.grants import AccessControl
+from loregraph.engine.history import Fact, History
 from loregraph.engine.keys import NewKey
 from loregraph.engine.memories import Memory, NewMemory
 from loregraph.engine.merge_views import MergeView
@@ -148,14 +148,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AccessControl",
-    "BlockingAccess",
-    "BlockingCorrections",
-    "BlockingExplore",
-    "BlockingMemories",
-    "Corrections",
-    "Explore",
-    "Memories",
     "ALL_SCOPES",
     "CO_OCCURS",
     "FORMATS_HINT",
@@ -168,6 +160,7 @@ __all__ = [
     "SHARE_ALL",
     "SHARE_SELECTIVE",
     "Access",
+    "AccessControl",
     "AlreadyDoneError",
     "Answer",
     "ApiKey",
@@ -175,6 +168,10 @@ __all__ = [
     "AsyncGraph",
     "AuditEntry",
     "BackfillReport",
+    "BlockingAccess",
+    "BlockingCorrections",
+    "BlockingExplore",
+    "BlockingMemories",
     "BlockingStreamedAnswer",
     "Chunk",
     "ChunkSettings",
@@ -183,6 +180,7 @@ __all__ = [
     "ConfigError",
     "ContextFormat",
     "CopyReport",
+    "Corrections",
     "DeleteReport",
     "DependencyError",
     "Direction",
@@ -197,6 +195,7 @@ __all__ = [
     "EntityLink",
     "EntityRelations",
     "EntityView",
+    "Explore",
     "ExtractionSettings",
     "Extractor",
     "Fact",
@@ -212,6 +211,7 @@ __all__ = [
     "LLMSettings",
     "Location",
     "LoregraphError",
+    "Memories",
     "Memory",
     "MemoryHit",
     "Mention",

@@ -16,7 +16,7 @@ from loregraph.engine.grants import AccessControl
 from loregraph.engine.lookup import find_document
 from loregraph.engine.merges import Corrections
 from loregraph.engine.queries import Explore
-from loregraph.engine.questions import Asking, ContextFormat, QuestionMethods
+from loregraph.engine.questions import Asking, ContextFormat, Questions
 from loregraph.engine.remember import Memories
 from loregraph.engine.views import EntityView, SearchHit, SearchResults
 from loregraph.engine.visibility import document_access
@@ -47,7 +47,7 @@ def open_store(location: str | Path | Location, *, read_only: bool = False) -> S
     return store_for_url(location, read_only=read_only)
 
 
-class AsyncGraph(QuestionMethods):
+class AsyncGraph(Questions):
     """The loregraph engine (async). Pass backends and providers in as objects.
 
     Args:

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from loregraph import AsyncGraph
+from loregraph import AsyncGraph, Corrections
 from loregraph.server import Limits, ServerConfig, create_app
 
 from .conftest import Client, Keys, problem
@@ -281,16 +281,16 @@ async def test_a_change_outlives_a_request_that_times_out(
     await _ingest(graph, NAVY, "navy")
     [merged] = await graph.corrections.merges(entity="Grace Hopper")
     release, finished = asyncio.Event(), asyncio.Event()
-    unmerge: Callable[..., Awaitable[Any]] = AsyncGraph.unmerge
+    unmerge: Callable[..., Awaitable[Any]] = Corrections.unmerge
 
-    async def held(self: AsyncGraph, *args: Any, **kwargs: Any) -> Any:
+    async def held(self: Corrections, *args: Any, **kwargs: Any) -> Any:
         try:
             await release.wait()
             return await unmerge(self, *args, **kwargs)  # as the engine acting for the key
         finally:
             finished.set()  # done, or cut short
 
-    monkeypatch.setattr(AsyncGraph, "unmerge", held)
+    monkeypatch.setattr(Corrections, "unmerge", held)
     async with client(keys.writer, limits=Limits(request_timeout=0.2)) as http:
         timed_out = await http.post(f"/merges/{merged.id}/undo")
         problem(timed_out, 504, "timeout")
@@ -309,13 +309,13 @@ async def test_the_server_waits_for_a_running_change_before_it_stops(
     await _ingest(graph, NAVY, "navy")
     [merged] = await graph.corrections.merges(entity="Grace Hopper")
     release = asyncio.Event()
-    unmerge: Callable[..., Awaitable[Any]] = graph.unmerge
+    unmerge: Callable[..., Awaitable[Any]] = Corrections.unmerge
 
     async def held(*args: Any, **kwargs: Any) -> Any:
         await release.wait()
         return await unmerge(*args, **kwargs)
 
-    monkeypatch.setattr(graph, "unmerge", held)
+    monkeypatch.setattr(Corrections, "unmerge", held)
     app = create_app(graph, ServerConfig(limits=Limits(request_timeout=0.2)))
     transport = httpx.ASGITransport(app=app)
     headers = {"Authorization": f"Bearer {keys.writer}"}

@@ -52,7 +52,7 @@ class AccessControl(Keys):
     async def grant(
         self, name: str, role: Role | str, scope: str | None = None, *, by: str = ""
     ) -> Grant:
-        """Give the by ``name`` the ``role`` (a :class:`Role` or its name:
+        """Give the principal ``name`` the ``role`` (a :class:`Role` or its name:
         reader/viewer/admirer, writer/editor/advocate, admin, owner/creator) in ``scope``
         (default the current one; ``*``: every scope), replacing the role it had there.
         Recorded in the audit log as made ``by`` (default: who the engine acts for).
@@ -61,7 +61,7 @@ class AccessControl(Keys):
         (by or scope). The scope need not hold documents yet (a new store works).
         """
         chosen = role if isinstance(role, Role) else Role.parse(role)
-        name = check_name(name, "a by's name")
+        name = check_name(name, "a principal's name")
         await self.core.open()
         where = scope_named(self.core._scope(scope), every=True)
         require(self.core.principal, where, Role.ADMIN, "grant roles")
@@ -73,7 +73,7 @@ class AccessControl(Keys):
         return made
 
     async def revoke_grant(self, name: str, scope: str | None = None, *, by: str = "") -> Grant:
-        """Take the by ``name``'s role in ``scope`` (default the current one) away;
+        """Take the principal ``name``'s role in ``scope`` (default the current one) away;
         returns the grant removed. Raises :class:`~loregraph.errors.NotFoundError` when it
         had none there."""
         await self.core.open()

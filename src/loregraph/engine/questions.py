@@ -1,5 +1,5 @@
 """The question methods of the async engine: ``retrieve``, ``context``, ``ask`` and
-``search`` (:class:`QuestionMethods`, a base of :class:`~loregraph.graph.AsyncGraph`).
+``search`` (:class:`Questions`, the base of :class:`~loregraph.graph.AsyncGraph`).
 
 Each takes the question, a retrieval ``preset``, a ``scope``, an ``as_of`` time (the
 graph as it stood then) and ``only`` (``"memories"`` or ``"documents"``: retrieval kept to
@@ -49,14 +49,14 @@ def only_kind(only: str | None) -> DocKind | None:
 def context_of(
     result: RetrievalResult, format: ContextFormat = "markdown", budget: int | None = None
 ) -> str:
-    """The context :meth:`QuestionMethods.context` gives for a retrieval ``result`` (one
+    """The context :meth:`Questions.context` gives for a retrieval ``result`` (one
     saying nothing relevant was found when the result is not relevant)."""
     check_budget(budget)
     return assemble(result, format, budget).text
 
 
 class Asking(TypedDict, total=False):
-    """The options of a question (those of :meth:`QuestionMethods.retrieve`), passed on by
+    """The options of a question (those of :meth:`Questions.retrieve`), passed on by
     ``context``, ``ask`` and ``ask_stream``."""
 
     preset: str | None
@@ -71,7 +71,7 @@ class Asking(TypedDict, total=False):
     conversation: str | None
 
 
-class QuestionMethods(EngineCore):
+class Questions(EngineCore):
     """Questions asked of the graph: passages, entities and relations, a context, an answer,
     ranked hits."""
 
