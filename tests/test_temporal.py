@@ -137,7 +137,7 @@ def test_forgetting_a_fact_between_two_others(graph: loregraph.Graph) -> None:
 def test_an_invalidation_is_written_with_its_memory(
     graph: loregraph.Graph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from loregraph.store.sqlite import write
+    from loregraph.store.sqlite import apply as write
 
     graph.memories.remember(EXPRESS, at=JAN)
 

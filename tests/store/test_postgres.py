@@ -26,8 +26,8 @@ from loregraph.store.base import SCHEMA_VERSION, Store
 from loregraph.store.cypher import CypherStore
 from loregraph.store.jsonfile import JsonFileStore
 from loregraph.store.postgres import PostgresStore
+from loregraph.store.postgres import apply as write_module
 from loregraph.store.postgres import migrations as migrations_module
-from loregraph.store.postgres import write as write_module
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.schema import VERSION_3, VERSION_4, VERSION_8, statements
 from loregraph.store.sqlite import SqliteStore

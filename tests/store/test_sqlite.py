@@ -14,8 +14,8 @@ from loregraph.errors import LoregraphError, SchemaVersionError, StoreError
 from loregraph.models import Entity
 from loregraph.store.base import SCHEMA_VERSION
 from loregraph.store.sqlite import SqliteStore
+from loregraph.store.sqlite import apply as write_module
 from loregraph.store.sqlite import migrations as migrations_module
-from loregraph.store.sqlite import write as write_module
 
 from . import old_records
 from .builders import Book, unit

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -346,9 +346,9 @@ async def _relations(
             )
         else:
             source, _, target, _ = key
-            written = replace(rel, source_id=source, target_id=target, scope=plan.scope)
-            written.weight, written.confidence = weight, best
-            plan.new_relations.append(relation_props(written))
+            written = relation_props(rel) | {"source_id": source, "target_id": target}
+            written |= {"scope": plan.scope, "weight": weight, "confidence": best}
+            plan.new_relations.append(written)
         relation_id = rel.id if found is None else found.id
         for chunk_id, sentence, start, end in group.evidence:
             plan.evidence.append(

@@ -98,6 +98,23 @@ class EntityEdit:
     keys: list[tuple[str, int]]
 
 
+async def entity_edit(
+    reads: WriteState, entity_id: str, name: str | None, entity_type: str | None
+) -> EntityEdit | None:
+    """The edit renaming and/or retyping an entity (``None``: no such entity): its aliases
+    and name and alias keys follow the new name."""
+    found = (await entity_states(reads, [entity_id], "")).get(entity_id)
+    if found is None:
+        return None
+    key = found.key if name is None else name_key(name)
+    surfaces, alias_keys = alias_list(key, found.aliases)
+    changes: dict[str, Any] = {"name_key": key, "aliases": surfaces}
+    changes |= {"alias_text": " ".join(surfaces), "updated_at": iso(utcnow())}
+    changes |= {"name": name} if name is not None else {}
+    changes |= {"type": entity_type} if entity_type is not None else {}
+    return EntityEdit(entity_id, changes, [(key, 1)] + [(alias, 0) for alias in alias_keys])
+
+
 class PlannedWrites:
     """``write_document``, ``delete_document``, ``invalidate_relation`` and ``update_entity``
     over a backend's :meth:`_reads`, :meth:`_apply`, :meth:`_end` and :meth:`_apply_edit`."""
@@ -152,15 +169,8 @@ class PlannedWrites:
         """Rename and/or retype an entity; its aliases and name and alias keys follow the
         new name. Raises :class:`NotFoundError` for an unknown id."""
         async with self._lock:
-            found = (await entity_states(self._reads(), [entity_id], "")).get(entity_id)
-            if found is None:
+            edit = await entity_edit(self._reads(), entity_id, name, entity_type)
+            if edit is None:
                 raise NotFoundError(f"no entity with id {entity_id!r}")
-            key = found.key if name is None else name_key(name)
-            surfaces, alias_keys = alias_list(key, found.aliases)
-            changes: dict[str, Any] = {"name_key": key, "aliases": surfaces}
-            changes |= {"alias_text": " ".join(surfaces), "updated_at": iso(utcnow())}
-            changes |= {"name": name} if name is not None else {}
-            changes |= {"type": entity_type} if entity_type is not None else {}
-            keys = [(key, 1)] + [(alias, 0) for alias in alias_keys]
-            await self._apply_edit(EntityEdit(entity_id, changes, keys))
+            await self._apply_edit(edit)
         return (await self.get_entities([entity_id]))[0]

@@ -10,10 +10,10 @@ transactions instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from loregraph.models import Evidence, Relation
 from loregraph.store.planning import StoredEntity
@@ -26,6 +26,7 @@ RelationKey = tuple[str, str, str, str]
 """(source id, type, target id, statement)."""
 ContributionRow = tuple[str, Any, str, str, float | None, float | None]
 """(entity id, listed, description, aliases as JSON, salience, confidence)."""
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -117,6 +118,19 @@ class WriteState(Protocol):
 
     async def document_times(self, document_ids: list[str]) -> dict[str, datetime | None]:
         """The documents' ``valid_at``."""
+
+
+def at_once(work: Coroutine[Any, Any, T]) -> T:
+    """What ``work`` gives, run to its end now: a plan over reads that answer at once (as
+    SQLite's do on its worker thread, inside the write's transaction). Raises
+    ``RuntimeError`` when the work waits for something instead."""
+    try:
+        work.send(None)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    work.close()
+    raise RuntimeError("a plan made at once waited for something")
 
 
 async def entity_states(

@@ -16,9 +16,9 @@ from loregraph.store import ledger
 from loregraph.store.jsonfile.layout import Contents
 from loregraph.store.queries import DocumentQuery, Page, PageKey
 from loregraph.store.sqlite import reads
-from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import MEMORY, Database
 from loregraph.store.sqlite.ledger import insert_rows, rows
+from loregraph.store.sqlite.versions import read_graph_version
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -49,8 +49,8 @@ from loregraph.store.jsonfile.snapshot import (
 )
 from loregraph.store.rows import iso
 from loregraph.store.sqlite import SqliteStore
-from loregraph.store.sqlite.cleanup import graph_version_key
 from loregraph.store.sqlite.db import MEMORY, transaction
+from loregraph.store.sqlite.versions import graph_version_key
 
 log = logging.getLogger(__name__)
 

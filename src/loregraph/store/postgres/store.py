@@ -4,10 +4,10 @@ pgvector (HNSW, cosine) for vectors, pg_trgm for fuzzy names, tsvector + ``ts_ra
 BM25-like ranking, one recursive CTE for k-hop expansion. The store keeps no in-memory index:
 every query reads the database, so writes from other processes are seen at once.
 
-Semantics beyond :class:`~loregraph.store.base.Store`'s contract match the SQLite store:
-:mod:`loregraph.store.planning`, :mod:`.entities` and :mod:`.relations` (what a write adds
-to existing rows), :mod:`.cleanup` (derived values, what deletion removes), :mod:`.graph`
-(expired and invalidated relations).
+Writes are planned once for every backend (:mod:`loregraph.store.plan`: what a write adds
+to stored rows, derived values, what deletion removes) and applied here (:mod:`.write`, one
+writer at a time per store); :mod:`.graph` says how expired and invalidated relations are
+read.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import psycopg
 from loregraph import models
 from loregraph.errors import NotFoundError, StoreError
 from loregraph.store.base import SCHEMA_VERSION, Store
-from loregraph.store.postgres import changes, cleanup, graph, provenance, reads, search, write
+from loregraph.store.postgres import graph, provenance, reads, search, versions, write
 from loregraph.store.postgres.connection import (
     DEFAULT_SCHEMA,
     Database,
@@ -67,7 +67,7 @@ class PostgresStore(PostgresLedger, SqlReads, Store):
     _reads = reads
     _search = search
     _graph = graph
-    _cleanup = cleanup
+    _cleanup = versions
 
     async def _query(self, fn: Any, *args: Any) -> Any:
         return await self._db.read(fn, *args)
@@ -138,7 +138,7 @@ class PostgresStore(PostgresLedger, SqlReads, Store):
     async def update_entity(
         self, entity_id: str, *, name: str | None = None, entity_type: str | None = None
     ) -> models.Entity:
-        entity = await self._db.write(changes.update_entity, entity_id, name, entity_type)
+        entity = await self._db.write(write.update_entity, entity_id, name, entity_type)
         if entity is None:
             raise NotFoundError(f"no entity with id {entity_id!r}")
         return entity

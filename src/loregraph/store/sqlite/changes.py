@@ -6,11 +6,11 @@ import sqlite3
 
 from loregraph.models import Entity, name_key, utcnow
 from loregraph.store.rows import iso
-from loregraph.store.sqlite.cleanup import alias_fields, bump_graph_version
 from loregraph.store.sqlite.db import transaction
 from loregraph.store.sqlite.fts import index_entities, unindex_entities
 from loregraph.store.sqlite.reads import get_entities
 from loregraph.store.sqlite.rows import json_list
+from loregraph.store.sqlite.versions import alias_fields, bump_graph_version
 
 
 def update_entity(

@@ -15,9 +15,9 @@ from loregraph.errors import ConfigError
 from loregraph.models import Scored, Vector
 from loregraph.store.names import NameIndex, split_keys
 from loregraph.store.queries import VectorSearch
-from loregraph.store.sqlite.cleanup import read_graph_version
+from loregraph.store.sqlite.apply import Outcome
 from loregraph.store.sqlite.search import chunk_ids_of, load_name_index, load_vector_index
-from loregraph.store.sqlite.write import Outcome
+from loregraph.store.sqlite.versions import read_graph_version
 from loregraph.store.vectors import VectorIndex, VectorIndexCache, VersionedCache, stack_blobs
 
 ENTITY, CHUNK = "entity", "chunk"
@@ -102,7 +102,7 @@ class MemoryIndexes:
             names = self._names.peek(scope)
             if names is not None:
                 if fresh and names.version == version - 1:
-                    names.remove(outcome.changes.removed_entities)
+                    names.remove(outcome.removed_entities)
                     for entity_id, entity_type, keys in outcome.entity_names:
                         names.upsert(entity_id, entity_type, split_keys(keys))
                     names.version = version
@@ -124,10 +124,10 @@ class MemoryIndexes:
         rows: list[tuple[str, bytes, str | None]]
         try:
             if kind == ENTITY:
-                index.remove(outcome.changes.removed_entities)
+                index.remove(outcome.removed_entities)
                 rows = list(outcome.entity_vectors)
             else:
-                index.remove(outcome.changes.removed_chunks)
+                index.remove(outcome.removed_chunks)
                 rows = list(outcome.chunk_vectors)
             if rows:
                 index.upsert(

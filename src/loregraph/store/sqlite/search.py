@@ -22,8 +22,8 @@ from loregraph.models import Scored
 from loregraph.store.names import NameIndex
 from loregraph.store.queries import TextSearch
 from loregraph.store.scripts import fuse_rankings, split_query
-from loregraph.store.sqlite.cleanup import read_graph_version
 from loregraph.store.sqlite.db import transaction
+from loregraph.store.sqlite.versions import read_graph_version
 from loregraph.store.vectors import VectorIndex
 
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -3,10 +3,9 @@
 Every call runs on the store's single worker thread (see :mod:`.db`). Vector search and
 fuzzy name search use in-memory indexes per scope (see :mod:`.indexes`).
 
-Semantics beyond :class:`~loregraph.store.base.Store`'s contract are documented in
-:mod:`loregraph.store.planning` and :mod:`.upsert` (what a write adds to existing rows),
-:mod:`.cleanup` (derived values, what deletion removes) and :mod:`.graph` (expired and
-invalidated relations).
+Writes are planned once for every backend (:mod:`loregraph.store.plan`: what a write adds
+to stored rows, derived values, what deletion removes) and applied here (:mod:`.write`);
+:mod:`.graph` says how expired and invalidated relations are read.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from loregraph.store.provenance import EntitySource, RelationSource
 from loregraph.store.queries import (
     VectorSearch,
 )
-from loregraph.store.sqlite import changes, cleanup, graph, provenance, reads, search, write
+from loregraph.store.sqlite import changes, graph, provenance, reads, search, versions, write
 from loregraph.store.sqlite.db import MEMORY, Database
 from loregraph.store.sqlite.indexes import ENTITY, MemoryIndexes
 from loregraph.store.sqlite.ledger import SqliteLedger
@@ -53,7 +52,7 @@ class SqliteStore(SqliteLedger, SqlReads, Store):
     _reads = reads
     _search = search
     _graph = graph
-    _cleanup = cleanup
+    _cleanup = versions
 
     async def _query(self, fn: Any, *args: Any) -> Any:
         return await self._db.run(fn, *args)
