@@ -24,8 +24,8 @@ from loregraph.store.surreal import SurrealStore
 STORE = Path(__file__).resolve().parents[2] / "src" / "loregraph" / "store"
 TARGET_METHODS, TARGET_LINES = 30, 1500
 CEILINGS = {
-    SqliteStore: (18, 2820),
-    PostgresStore: (16, 2504),
+    SqliteStore: (18, 2808),
+    PostgresStore: (16, 2487),
     CypherStore: (27, 2178),
     JsonFileStore: (2, 1650),
     SurrealStore: (26, 1476),
