@@ -1,4 +1,4 @@
-"""Memories through the API: remember, memories, memories_about, forget."""
+"""Memories through the API (``graph.memories``): remember, all, forget."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Suggestions: the connections a person did not ask about (:class:`SuggestMethods`, a base
-of :class:`~loregraph.graph.AsyncGraph`).
+"""Suggestions: the connections a person did not ask about (``graph.explore.suggest``,
+:func:`suggest_for`).
 
 Given a document (a story, a note, a memory), the other documents of the scope about the
 same people, places, periods and other things, each with the entities they share and a

@@ -165,16 +165,7 @@ PRESETS: dict[str, RetrievalSettings] = {
     # everything fused
     "hybrid": RetrievalSettings(name="hybrid"),
     # passages only: BM25 + vectors fused, no graph
-    "passages": RetrievalSettings(
-        name="passages",
-        use_exact=False,
-        use_fuzzy=False,
-        use_bm25_entities=False,
-        use_vector_entities=False,
-        expansion="none",
-        passages_by_mentions=False,
-        entity_pages=False,
-    ),
+    "passages": RetrievalSettings(name="passages").without_graph(),
     # personalised PageRank over the entity-passage graph, fused with BM25 and vectors
     "ppr": RetrievalSettings(name="ppr", expansion="ppr"),
 }
