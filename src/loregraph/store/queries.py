@@ -118,6 +118,21 @@ class TextSearch:
     document_kind: str | None = None
     documents: frozenset[str] | None = None
 
+    def chunk_clauses(
+        self, kind: str, documents: str, listed: Callable[[frozenset[str]], object]
+    ) -> tuple[str, list[object]]:
+        """The ``AND ...`` clauses (and their parameters) keeping chunks to documents of the
+        asked kind and to the documents listed, each when given, in a store's spelling:
+        ``kind`` and ``documents`` take one parameter each, the list made by ``listed``."""
+        sql, params = "", list[object]()
+        if self.document_kind is not None:
+            sql += f"AND {kind} "
+            params.append(self.document_kind)
+        if self.documents is not None:
+            sql += f"AND {documents} "
+            params.append(listed(self.documents))
+        return sql, params
+
 
 @dataclass(frozen=True, slots=True)
 class DocumentQuery:

@@ -24,10 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loregraph.llm.client import LLMClient
-from loregraph.llm.errors import LLMError
 from loregraph.llm.parse import ParsedJSON
 from loregraph.llm.prompts import PromptLibrary
-from loregraph.llm.stage import LLMStage
+from loregraph.llm.stage import QuickStage
 from loregraph.models import name_key
 from loregraph.retrieve.question.analyze import analyze_query
 from loregraph.retrieve.question.llm_reply import (
@@ -100,7 +99,7 @@ def _in_question(entity: str, question: str) -> bool:
     return bool(words) and all(w in present for w in words)
 
 
-class LLMQueryAnalyzer(LLMStage):
+class LLMQueryAnalyzer(QuickStage):
     """Analyses questions with a model; see the module docstring.
 
     Args:
@@ -122,10 +121,14 @@ class LLMQueryAnalyzer(LLMStage):
         timeout: float = 20.0,
         structured: bool = True,
     ) -> None:
-        super().__init__(client, prompts=prompts, structured=structured)
+        super().__init__(
+            client,
+            prompts=prompts,
+            min_confidence=min_confidence,
+            timeout=timeout,
+            structured=structured,
+        )
         self.persona = persona
-        self.min_confidence = min_confidence
-        self.timeout = timeout
 
     @property
     def intents(self) -> dict[str, str]:
@@ -192,18 +195,12 @@ class LLMQueryAnalyzer(LLMStage):
         messages = self.prompts.messages(
             "query_analysis", question=question, intents=listing, first_intent=names[0]
         )
-        try:
-            outcome = await self.ask_json(
-                messages,
-                schema=_schema(names),
-                schema_name="query_analysis",
-                validate=validate,
-                stage=STAGE,
-                max_tokens=1024,
-                temperature=0.1,
-                timeout=self.timeout,
-                max_retries=0,
-            )
-        except LLMError as exc:
-            return f"the LLM query analysis failed: {exc}"
-        return outcome.value
+        return await self.ask_quickly(
+            "query_analysis",
+            messages,
+            schema=_schema(names),
+            validate=validate,
+            stage=STAGE,
+            max_tokens=1024,
+            temperature=0.1,
+        )

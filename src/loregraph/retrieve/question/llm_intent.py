@@ -15,11 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from loregraph.llm.client import LLMClient
-from loregraph.llm.errors import LLMError
 from loregraph.llm.parse import ParsedJSON
-from loregraph.llm.prompts import PromptLibrary
-from loregraph.llm.stage import LLMStage
+from loregraph.llm.stage import QuickStage
 from loregraph.models import name_key
 from loregraph.retrieve.question.llm_reply import (
     reply_confidence,
@@ -78,7 +75,7 @@ def _validate(parsed: ParsedJSON) -> _Reply:
     return _Reply(intent, entities, reply_confidence(value))
 
 
-class LLMIntentAnalyzer(LLMStage):
+class LLMIntentAnalyzer(QuickStage):
     """Routes questions with a model; see the module docstring.
 
     Args:
@@ -88,19 +85,6 @@ class LLMIntentAnalyzer(LLMStage):
         timeout: seconds for the call (no retries: a question should not wait).
         structured: send the JSON schema as a response format.
     """
-
-    def __init__(
-        self,
-        client: LLMClient,
-        *,
-        prompts: PromptLibrary | None = None,
-        min_confidence: float = 0.5,
-        timeout: float = 20.0,
-        structured: bool = True,
-    ) -> None:
-        super().__init__(client, prompts=prompts, structured=structured)
-        self.min_confidence = min_confidence
-        self.timeout = timeout
 
     async def route(
         self, question: str, history: Sequence[str], store: Store, scope: str
@@ -133,18 +117,7 @@ class LLMIntentAnalyzer(LLMStage):
         turns = [t.strip() for t in history[-MAX_TURNS:] if t.strip()]
         listing = "\n".join(f"- {t}" for t in turns) or "(none)"
         messages = self.prompts.messages("intent_analysis", question=question, history=listing)
-        try:
-            outcome = await self.ask_json(
-                messages,
-                schema=_schema(),
-                schema_name="intent_analysis",
-                validate=_validate,
-                stage=STAGE,
-                max_tokens=512,
-                temperature=0.0,
-                timeout=self.timeout,
-                max_retries=0,
-            )
-        except LLMError as exc:
-            return f"the LLM intent analysis failed: {exc}"
-        return outcome.value
+        return await self.ask_quickly(
+            "intent_analysis", messages, schema=_schema(), validate=_validate, stage=STAGE,
+            max_tokens=512,
+        )  # fmt: skip

@@ -39,16 +39,10 @@ DOCUMENTS_CLAUSE = "{alias}.document IN (SELECT pk FROM documents WHERE id = ANY
 
 
 def chunk_filter(alias: str, ask: TextSearch) -> tuple[str, list[object]]:
-    """The ``AND ...`` clauses (and their parameters) keeping chunks ``alias`` to documents
-    of the asked kind and to the documents listed, each when given."""
-    sql, params = "", list[object]()
-    if ask.document_kind is not None:
-        sql += f"AND {KIND_CLAUSE.format(alias=alias)} "
-        params.append(ask.document_kind)
-    if ask.documents is not None:
-        sql += f"AND {DOCUMENTS_CLAUSE.format(alias=alias)} "
-        params.append(list(ask.documents))
-    return sql, params
+    """:meth:`TextSearch.chunk_clauses` on chunks ``alias``."""
+    return ask.chunk_clauses(
+        KIND_CLAUSE.format(alias=alias), DOCUMENTS_CLAUSE.format(alias=alias), list
+    )
 
 
 def ts_query(text: str) -> str | None:

@@ -51,16 +51,8 @@ def listed(documents: frozenset[str]) -> str:
 
 
 def chunk_filter(ask: TextSearch) -> tuple[str, list[object]]:
-    """The ``AND ...`` clauses (and their parameters) keeping chunks ``t`` to documents of
-    the asked kind and to the documents listed, each when given."""
-    sql, params = "", list[object]()
-    if ask.document_kind is not None:
-        sql += f"AND {KIND_CLAUSE} "
-        params.append(ask.document_kind)
-    if ask.documents is not None:
-        sql += f"AND {DOCUMENTS_CLAUSE} "
-        params.append(listed(ask.documents))
-    return sql, params
+    """:meth:`TextSearch.chunk_clauses` on chunks ``t``."""
+    return ask.chunk_clauses(KIND_CLAUSE, DOCUMENTS_CLAUSE, listed)
 
 
 def fts_query(text: str) -> str | None:
