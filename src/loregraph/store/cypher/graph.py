@@ -17,7 +17,7 @@ from loregraph.models import GraphArrays, Relation, utcnow
 from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.records import evidence_from_row, relation_from_row, relation_returning
 from loregraph.store.hops import Hop
-from loregraph.store.queries import Page, PageKey, RelationFilter, RelationQuery
+from loregraph.store.queries import Page, PageKey, RelationFilter
 from loregraph.store.rows import in_order, iso
 
 REL_RETURN = relation_returning()
@@ -68,25 +68,6 @@ async def get_relations(conn: Connection, relation_ids: Sequence[str]) -> list[R
     return await attach_evidence(conn, in_order(found, relation_ids))
 
 
-async def entity_relations(conn: Connection, query: RelationQuery) -> list[Relation]:
-    """An entity's live relations, heaviest first, with evidence."""
-    where, params = filters(query.filter)
-    patterns = []
-    if query.direction in ("out", "both"):
-        patterns.append("(a:LgEntity {id: $id})-[r:LG_REL]->(b:LgEntity)")
-    if query.direction in ("in", "both"):
-        patterns.append("(a:LgEntity)-[r:LG_REL]->(b:LgEntity {id: $id})")
-    text = " UNION ".join(
-        f"MATCH {pattern} WHERE true{where} RETURN {REL_RETURN}" for pattern in patterns
-    )
-    rows = await conn.read(text, {"id": query.entity_id, **params})
-    found = {row[0]: relation_from_row(row) for row in rows}
-    ordered = sorted(found.values(), key=lambda r: (-r.weight, r.id))
-    if query.limit is not None:
-        ordered = ordered[: max(0, query.limit)]
-    return await attach_evidence(conn, ordered)
-
-
 async def relations_touching(conn: Connection, hop: Hop) -> list[Relation]:
     """Relations with either end among ``entity_ids`` (filtered; with ``reaching``, only
     those whose other end is among it), each once, with their ends, type and weight only
@@ -112,21 +93,6 @@ async def relations_touching(conn: Connection, hop: Hop) -> list[Relation]:
     )
     found = {row[0]: Relation(row[0], row[1], row[2], row[3], weight=float(row[4])) for row in rows}
     return sorted(found.values(), key=lambda r: (-r.weight, r.id))
-
-
-async def relations_among(conn: Connection, entity_ids: Sequence[str]) -> list[Relation]:
-    """Live relations with both ends in ``entity_ids``, heaviest first, without evidence."""
-    if not entity_ids:
-        return []
-    where, params = filters(RelationFilter())
-    rows = await conn.read(
-        # WITH: match from the source by id; with a WHERE on b.id FalkorDB's planner started
-        # from b and scanned hub nodes' incoming relations (hundreds of ms at 10k entities)
-        "UNWIND $ids AS i MATCH (a:LgEntity {id: i})-[r:LG_REL]->(b:LgEntity) "
-        f"WITH a, r, b WHERE b.id IN $ids{where} RETURN {REL_RETURN} ORDER BY r.weight DESC, r.id",
-        {"ids": list(dict.fromkeys(entity_ids)), **params},
-    )
-    return [relation_from_row(row) for row in rows]
 
 
 async def graph_arrays(conn: Connection, scope: str) -> GraphArrays:

@@ -35,7 +35,6 @@ from loregraph.store.queries import (
     EntityListing,
     Page,
     PageKey,
-    RelationQuery,
     TextSearch,
     VectorSearch,
 )
@@ -131,12 +130,6 @@ class CypherStore(Opened[Connection, SchemaState], PlannedWrites, CypherLedger, 
         return await reads.list_entities(self._conn(), listing)
 
     # ----------------------------------------------------------------- relations, graph
-    async def _entity_relations(self, query: RelationQuery) -> list[models.Relation]:
-        return await graph.entity_relations(self._conn(), query)
-
-    async def relations_among(self, entity_ids: Sequence[str]) -> list[models.Relation]:
-        return await graph.relations_among(self._conn(), list(entity_ids))
-
     async def _relations_touching(self, hop: Hop) -> list[models.Relation]:
         """One query for a whole hop."""
         return await graph.relations_touching(self._conn(), hop)

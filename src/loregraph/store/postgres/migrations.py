@@ -11,7 +11,6 @@ code knows is refused with :class:`~loregraph.errors.SchemaVersionError`.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import psycopg
@@ -34,8 +33,6 @@ from loregraph.store.postgres.schema import (
     vector_index_statements,
 )
 
-Migration = Callable[[Conn], Awaitable[None]]
-
 TARGET_VERSION = SCHEMA_VERSION
 """The version this code migrates a store to."""
 
@@ -49,73 +46,22 @@ CREATE TABLE schema_migrations (
 )
 """
 
-
-async def _version_1(conn: Conn) -> None:
-    """The initial schema."""
-    for statement in statements(VERSION_1):
-        await conn.execute(statement)
-
-
-async def _version_2(conn: Conn) -> None:
-    """Substring index of chunks in scripts without word spaces or with attached particles."""
-    for statement in statements(VERSION_2):
-        await conn.execute(statement)
-
-
-async def _version_3(conn: Conn) -> None:
-    """The HTTP server's API keys."""
-    for statement in statements(VERSION_3):
-        await conn.execute(statement)
-
-
-async def _version_4(conn: Conn) -> None:
-    """Remembered merge decisions and the audit log."""
-    for statement in statements(VERSION_4):
-        await conn.execute(statement)
-
-
-async def _version_5(conn: Conn) -> None:
-    """Which memory or document ended a relation."""
-    for statement in statements(VERSION_5):
-        await conn.execute(statement)
-
-
-async def _version_6(conn: Conn) -> None:
-    """A dated fact of a functional type is one relation per statement."""
-    for statement in statements(VERSION_6):
-        await conn.execute(statement)
-
-
-async def _version_7(conn: Conn) -> None:
-    """Each listing document's own salience and confidence of an entity."""
-    for statement in statements(VERSION_7):
-        await conn.execute(statement)
-
-
-async def _version_8(conn: Conn) -> None:
-    """Principals' roles by scope and the links between scopes."""
-    for statement in statements(VERSION_8):
-        await conn.execute(statement)
-
-
-async def _version_9(conn: Conn) -> None:
-    """The ledger: what belongs to no document, moved into one table."""
-    for statement in statements(VERSION_9):
-        await conn.execute(statement)
-
-
-MIGRATIONS: dict[int, Migration] = {
-    1: _version_1,
-    2: _version_2,
-    3: _version_3,
-    4: _version_4,
-    5: _version_5,
-    6: _version_6,
-    7: _version_7,
-    8: _version_8,
-    9: _version_9,
+MIGRATIONS: dict[int, tuple[str, str]] = {
+    1: ("The initial schema.", VERSION_1),
+    2: (
+        "Substring index of chunks in scripts without word spaces or with attached particles.",
+        VERSION_2,
+    ),
+    3: ("The HTTP server's API keys.", VERSION_3),
+    4: ("Remembered merge decisions and the audit log.", VERSION_4),
+    5: ("Which memory or document ended a relation.", VERSION_5),
+    6: ("A dated fact of a functional type is one relation per statement.", VERSION_6),
+    7: ("Each listing document's own salience and confidence of an entity.", VERSION_7),
+    8: ("Principals' roles by scope and the links between scopes.", VERSION_8),
+    9: ("The ledger: what belongs to no document, moved into one table.", VERSION_9),
 }
-"""``MIGRATIONS[v]`` brings a schema from version ``v - 1`` to ``v`` (0: empty)."""
+"""``MIGRATIONS[v]`` is the description and script that bring a schema from version
+``v - 1`` to ``v`` (0: empty)."""
 
 
 @dataclass(slots=True)
@@ -146,13 +92,14 @@ async def ensure_schema(conn: Conn, schema: str) -> SchemaState:
         if version == 0:
             await conn.execute(_MIGRATIONS_TABLE)
         for step in range(version + 1, target + 1):
-            migrate = MIGRATIONS.get(step)
-            if migrate is None:
+            if step not in MIGRATIONS:
                 raise StoreError(f"no migration to schema version {step}; store too old")
-            await migrate(conn)
+            description, script = MIGRATIONS[step]
+            for statement in statements(script):
+                await conn.execute(statement)
             await conn.execute(
                 "INSERT INTO schema_migrations (version, description) VALUES (%s, %s)",
-                (step, (migrate.__doc__ or "").strip() or f"version {step}"),
+                (step, description),
             )
             version = step
     settings = {"search_path": search_path}

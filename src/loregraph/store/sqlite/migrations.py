@@ -36,18 +36,6 @@ def _add_trigram_index(conn: sqlite3.Connection) -> None:
     index_all_trigrams(conn)
 
 
-def _add_key_table(conn: sqlite3.Connection) -> None:
-    """Version 3: the HTTP server's API keys."""
-    for statement in statements(KEY_TABLES):
-        conn.execute(statement)
-
-
-def _add_change_tables(conn: sqlite3.Connection) -> None:
-    """Version 4: merge decisions and the audit log (empty)."""
-    for statement in statements(CHANGE_TABLES):
-        conn.execute(statement)
-
-
 def _add_invalidated_by(conn: sqlite3.Connection) -> None:
     """Version 5: which memory or document ended a relation (a column already there is
     kept)."""
@@ -87,12 +75,6 @@ def _add_contribution_scores(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE entity_descriptions ADD COLUMN {column} REAL")
 
 
-def _add_grant_tables(conn: sqlite3.Connection) -> None:
-    """Version 8: principals' roles by scope and the links between scopes (empty)."""
-    for statement in statements(GRANT_TABLES):
-        conn.execute(statement)
-
-
 _FROM_OLD_TABLES = (
     "INSERT INTO ledger (kind, part, key, value) SELECT 'api_key', '', name, json_object("
     "'name', name, 'key_hash', key_hash, 'roles', json(roles), 'created_at', created_at, "
@@ -123,18 +105,18 @@ def _move_to_ledger(conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP TABLE {table}")
 
 
-MIGRATIONS: dict[int, Migration] = {
+MIGRATIONS: dict[int, Migration | str] = {
     1: _add_trigram_index,
-    2: _add_key_table,
-    3: _add_change_tables,
+    2: KEY_TABLES,  # the HTTP server's API keys
+    3: CHANGE_TABLES,  # merge decisions and the audit log (empty)
     4: _add_invalidated_by,
     5: _add_statement,
     6: _add_contribution_scores,
-    7: _add_grant_tables,
+    7: GRANT_TABLES,  # principals' roles by scope and the links between scopes (empty)
     8: _move_to_ledger,
 }
 """``MIGRATIONS[v]`` upgrades a store from schema version ``v`` to ``v + 1`` (inside the
-transaction :func:`ensure_schema` opens)."""
+transaction :func:`ensure_schema` opens): a function, or a script of new tables."""
 
 
 def ensure_schema(conn: sqlite3.Connection) -> int:
@@ -168,7 +150,11 @@ def _create_or_migrate(conn: sqlite3.Connection) -> int:
             migrate = MIGRATIONS.get(version)
             if migrate is None:
                 raise StoreError(f"no migration from schema version {version}; store too old")
-            migrate(conn)
+            if isinstance(migrate, str):
+                for statement in statements(migrate):
+                    conn.execute(statement)
+            else:
+                migrate(conn)
             version += 1
             conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
         conn.execute("COMMIT")
