@@ -11,16 +11,22 @@ Rankers, in one run over the same files:
 
 * ``bm25``: ``bm25s`` over each file's path and text;
 * ``dense``: the packaged MiniLM over windows of 40 lines, a file ranked by its best window;
+* ``repomap``: an Aider-style repository map (:mod:`bench.repomap`): tree-sitter tags,
+  personalised PageRank over name references;
 * ``loregraph``: the engine as it stands, every file ingested as a document (offline
   extraction, MiniLM) and ranked by ``search`` (hybrid preset, documents).
 
 Reported per repository and half: file R@1 and R@5 (the share of a commit's files among the
-first k, averaged over commits). Function R@10 waits for an engine that ranks functions.
+first k, averaged over commits) and, for the Python repositories, function R@10 over the
+commits that changed a function (``path::Qualified.name``, as the data's ``functions``):
+BM25 and dense rank each function's path, name and source, the repository map its ranked
+definitions. The engine does not rank functions yet (no figure).
 ``python -m bench.run --only code`` (or ``python -m bench.code``).
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import hashlib
 import io
@@ -30,6 +36,7 @@ from typing import Any
 
 from bench.baselines import bm25_rank, dense_rank
 from bench.common import BENCH_DATA, ROOT, TMP_DIR, RunOptions, log
+from bench.repomap import RepoMap
 
 CODE_DIR = BENCH_DATA / "code"
 SPLIT_FILE = ROOT / "bench" / "data" / "splits" / "code.json"
@@ -87,8 +94,13 @@ def recall_at(ranked: list[str], gold: list[str], k: int) -> float:
     return len(set(ranked[:k]) & set(gold)) / len(gold) if gold else 0.0
 
 
-def scores(rankings: list[list[str]], commits: list[dict[str, Any]]) -> dict[str, Any]:
-    """File R@1 and R@5 (percent) per half and over all commits."""
+def scores(
+    rankings: list[list[str]],
+    commits: list[dict[str, Any]],
+    functions: list[list[str]] | None = None,
+) -> dict[str, Any]:
+    """File R@1 and R@5 (percent) per half and over all commits; with ``functions`` (a
+    function ranking per commit), function R@10 over the commits that changed one."""
     out: dict[str, Any] = {}
     for half in (*HALVES, "all"):
         chosen = [i for i, c in enumerate(commits) if half in ("all", c["half"])]
@@ -103,7 +115,50 @@ def scores(rankings: list[list[str]], commits: list[dict[str, Any]]) -> dict[str
             )
             for k in (1, 5)
         } | {"n": len(chosen)}
+        changed = [i for i in chosen if commits[i].get("functions")]
+        if functions is not None and changed:
+            total = sum(recall_at(functions[i], commits[i]["functions"], 10) for i in changed)
+            out[half] |= {"fn R@10": round(100 * total / len(changed), 1), "fn n": len(changed)}
     return out
+
+
+def python_functions(files: dict[str, str]) -> dict[str, str]:
+    """Each Python function and method as ``path::Qualified.name`` (enclosing classes and
+    functions joined by dots), with its path, name and source as the text to rank."""
+    found: dict[str, str] = {}
+
+    def visit(path: str, text: str, nodes: list[ast.stmt], outer: list[str]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                chain = [*outer, node.name]
+                if not isinstance(node, ast.ClassDef):
+                    key = f"{path}::{'.'.join(chain)}"
+                    found[key] = key + "\n" + (ast.get_source_segment(text, node) or "")
+                visit(path, text, node.body, chain)
+
+    for path, text in files.items():
+        if path.endswith(".py"):
+            try:
+                visit(path, text, ast.parse(text).body, [])
+            except (SyntaxError, ValueError):
+                continue
+    return found
+
+
+def defined_functions(definitions: list[tuple[str, str, float]], functions: list[str]) -> list[str]:
+    """The functions named by ranked definitions ``(file, name, score)``, best first, each
+    once, at most :data:`DEPTH`."""
+    by_name: dict[tuple[str, str], list[str]] = {}
+    for key in functions:
+        path, qualified = key.split("::", 1)
+        by_name.setdefault((path, qualified.rsplit(".", 1)[-1]), []).append(key)
+    ranked: dict[str, None] = {}
+    for path, name, _ in definitions:
+        for key in by_name.get((path, name), []):
+            ranked.setdefault(key, None)
+        if len(ranked) >= DEPTH:
+            break
+    return list(ranked)[:DEPTH]
 
 
 def windows(files: dict[str, str]) -> tuple[list[str], list[str]]:
@@ -157,18 +212,37 @@ def measure_repo(repo: str) -> dict[str, Any]:
     paths = list(files)
     queries = [c["message"] for c in commits]
     log(f"code: {repo}: {len(files)} files, {len(commits)} commits")
+    embedder = MiniLMEmbedder()
     bm25 = bm25_rank([p + "\n" + files[p] for p in paths], queries, DEPTH)
     texts, owners = windows(files)
-    dense = dense_rank(texts, queries, MiniLMEmbedder(), len(texts))
+    dense = dense_rank(texts, queries, embedder, len(texts))
+    repo_map = RepoMap.build(files)
+    mapped = [repo_map.rank(query) for query in queries]
     rankings = {
         "bm25": [[paths[i] for i in order] for order in bm25.rankings],
         "dense": [first_files(order, owners) for order in dense.rankings],
+        "repomap": [found[:DEPTH] for found, _ in mapped],
         "loregraph": asyncio.run(engine_rankings(repo, files, queries)),
     }
+    functions: dict[str, list[list[str]]] = {}
+    named = python_functions(files)
+    if any(c.get("functions") for c in commits) and named:
+        keys, bodies = list(named), list(named.values())
+        fn_bm25 = bm25_rank(bodies, queries, DEPTH)
+        fn_dense = dense_rank(bodies, queries, embedder, DEPTH)
+        functions = {
+            "bm25": [[keys[i] for i in order] for order in fn_bm25.rankings],
+            "dense": [[keys[i] for i in order] for order in fn_dense.rankings],
+            "repomap": [defined_functions(defs, keys) for _, defs in mapped],
+        }
     return {
         "files": len(files),
+        "parsed_files": len(repo_map.tags),
+        "python_functions": len(named),
         "commits": {half: sum(c["half"] == half for c in commits) for half in HALVES},
-        "rankers": {name: scores(found, commits) for name, found in rankings.items()},
+        "rankers": {
+            name: scores(found, commits, functions.get(name)) for name, found in rankings.items()
+        },
     }
 
 
@@ -195,10 +269,14 @@ def render_code(result: dict[str, Any]) -> str:
             study, held = by_half.get("study", {}), by_half.get("held_out", {})
             rows.append(
                 f"| {repo} | {ranker} | {study.get('R@1')} / {study.get('R@5')} "
-                f"| {held.get('R@1')} / {held.get('R@5')} |"
+                f"| {held.get('R@1')} / {held.get('R@5')} "
+                f"| {study.get('fn R@10', '—')} | {held.get('fn R@10', '—')} |"
             )
-    header = "| repository | ranker | file R@1 / R@5, studied half | held-out half |\n"
-    return header + "|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    header = (
+        "| repository | ranker | file R@1 / R@5, studied half | held-out half "
+        "| function R@10, studied | held-out |\n"
+    )
+    return header + "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
 
 
 def main() -> None:

@@ -7,15 +7,18 @@ import random
 
 from bench.code import (
     SPLIT_FILE,
+    defined_functions,
     first_files,
     load_commits,
     load_tree,
+    python_functions,
     recall_at,
     render_code,
     repositories,
     scores,
     windows,
 )
+from bench.repomap import RepoMap, file_tags
 
 
 def test_the_split_is_the_seeded_shuffle_of_every_commit() -> None:
@@ -50,4 +53,60 @@ def test_recall_and_the_dense_windows() -> None:
     assert owners == ["a.py", "a.py", "a.py", "b.py"] and texts[0].startswith("a.py\n0\n")
     assert first_files([3, 1, 0, 2], owners) == ["b.py", "a.py"]
     table = render_code({"figures": {"r": {"rankers": {"bm25": got}}}})
-    assert "| r | bm25 | 100.0 / 100.0 | 50.0 / 100.0 |" in table
+    assert "| r | bm25 | 100.0 / 100.0 | 50.0 / 100.0 | — | — |" in table
+    commits[1]["functions"] = ["y::f", "y::A.g"]
+    with_functions = scores([["x"], ["y"]], commits, [[], ["y::A.g", "q::h"]])
+    assert with_functions["held_out"]["fn R@10"] == 50.0 and "fn R@10" not in got["study"]
+
+
+PARSER = """
+import os
+
+class Parser:
+    def parse_options(self, args):
+        return helper(args)
+
+    def _private(self):
+        def inner():
+            return 1
+        return inner
+
+def helper(args):
+    return os.path.join(*args)
+"""
+
+
+def test_python_functions_are_qualified_like_the_gold() -> None:
+    found = python_functions({"src/p.py": PARSER, "README.md": "x", "bad.py": "def ("})
+    assert list(found) == [
+        "src/p.py::Parser.parse_options",
+        "src/p.py::Parser._private",
+        "src/p.py::Parser._private.inner",
+        "src/p.py::helper",
+    ]
+    assert found["src/p.py::helper"].startswith("src/p.py::helper\ndef helper(args):")
+    ranked = defined_functions(
+        [("src/p.py", "helper", 2.0), ("src/p.py", "inner", 1.0)], list(found)
+    )
+    assert ranked == ["src/p.py::helper", "src/p.py::Parser._private.inner"]
+
+
+def test_the_repository_map_reads_tags_and_ranks_by_what_the_query_names() -> None:
+    tags = file_tags("src/p.py", PARSER)
+    assert tags is not None and set(tags.defines) >= {"Parser", "parse_options", "helper"}
+    assert tags.refers["helper"] == 1
+    go = file_tags("cmd/root.go", "package cmd\nfunc Execute() error { return run() }\n")
+    assert go is not None and "Execute" in go.defines and go.refers["run"] == 1
+    ts = file_tags("lib/a.ts", "export function retryRequest(n: number) { return backoff(n); }")
+    assert ts is not None and "retryRequest" in ts.defines and ts.refers["backoff"] >= 1
+    assert file_tags("notes.txt", "plain") is None
+    files = {
+        "src/p.py": PARSER,
+        "src/cli.py": "from p import Parser, helper\nParser().parse_options([])\nhelper([])\n",
+        "src/other.py": "def unrelated_thing():\n    return helper([])\n",
+    }
+    repo_map = RepoMap.build(files)
+    order, definitions = repo_map.rank("parse_options fails on empty args")
+    assert order[0] == "src/p.py" and set(order) == set(files)
+    assert ("src/p.py", "parse_options") in [d[:2] for d in definitions[:2]]
+    assert RepoMap.build({"a.txt": "x"}).rank("anything") == ([], [])
