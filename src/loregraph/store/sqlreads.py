@@ -21,6 +21,19 @@ from loregraph.store.queries import (
     RelationQuery,
     TextSearch,
 )
+from loregraph.store.rows import RELATION_FIELDS, columns
+
+RELATION_SELECT = (
+    f"SELECT r.id, s.id, t.id, {columns(RELATION_FIELDS[3:], 'r')} FROM relations AS r "
+    "JOIN entities AS s ON s.pk = r.source JOIN entities AS t ON t.pk = r.target"
+)
+"""Relation rows (alias ``r``) with their ends' text ids, in both SQL stores' tables;
+append ``WHERE``/``ORDER BY``."""
+MERGE_SELECT = (
+    "SELECT e.id, m.surface, m.rule, m.score, m.scope, d.id, m.created_at FROM merges AS m "
+    "JOIN entities AS e ON e.pk = m.entity LEFT JOIN documents AS d ON d.pk = m.document"
+)
+"""Merge rows with their entity's and document's text ids."""
 
 
 class SqlReads:

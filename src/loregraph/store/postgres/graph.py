@@ -19,13 +19,13 @@ from loregraph.store.hops import Hop
 from loregraph.store.postgres.connection import Conn
 from loregraph.store.postgres.rows import (
     CODEC,
-    RELATION_SELECT,
     attach_evidence,
     relations_by_pk,
     utc,
 )
 from loregraph.store.queries import RelationFilter, RelationQuery
 from loregraph.store.rows import in_order
+from loregraph.store.sqlreads import RELATION_SELECT
 
 _CONDITIONS = {
     "live": "r.expired_at IS NULL",

@@ -22,14 +22,13 @@ from loregraph.store.postgres.rows import (
     CODEC,
     DOCUMENT_COLUMNS,
     ENTITY_COLUMNS,
-    MERGE_SELECT,
-    RELATION_SELECT,
     attach_evidence,
     fetch,
     parse_vector,
 )
 from loregraph.store.queries import DocumentQuery, EntityListing, Page, PageKey
 from loregraph.store.rows import in_order, listed_entity, supported_relations
+from loregraph.store.sqlreads import MERGE_SELECT, RELATION_SELECT
 
 
 # ----------------------------------------------------------------- documents

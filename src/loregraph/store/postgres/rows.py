@@ -17,10 +17,10 @@ from loregraph.store.postgres.connection import Conn
 from loregraph.store.rows import (
     DOCUMENT_FIELDS,
     ENTITY_FIELDS,
-    RELATION_FIELDS,
     Codec,
     columns,
 )
+from loregraph.store.sqlreads import RELATION_SELECT
 
 Row = tuple[Any, ...]
 
@@ -81,15 +81,6 @@ CHUNK_SELECT = (
 )
 ENTITY_COLUMNS = columns(ENTITY_FIELDS, "e")
 """Entity columns of alias ``e``."""
-RELATION_SELECT = (
-    f"SELECT r.id, s.id, t.id, {columns(RELATION_FIELDS[3:], 'r')} FROM relations AS r "
-    "JOIN entities AS s ON s.pk = r.source JOIN entities AS t ON t.pk = r.target"
-)
-"""Relation rows (alias ``r``) with their ends' text ids; append ``WHERE``/``ORDER BY``."""
-MERGE_SELECT = (
-    "SELECT e.id, m.surface, m.rule, m.score, m.scope, d.id, m.created_at FROM merges AS m "
-    "JOIN entities AS e ON e.pk = m.entity LEFT JOIN documents AS d ON d.pk = m.document"
-)
 
 
 async def fetch(

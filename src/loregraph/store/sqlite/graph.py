@@ -26,10 +26,10 @@ from loregraph.store.sqlite.rows import (
     CODEC,
     IN_JSON,
     NO_LIMIT,
-    RELATION_SELECT,
     attach_evidence,
     json_list,
 )
+from loregraph.store.sqlreads import RELATION_SELECT
 
 _CONDITIONS = {
     "live": "r.expired_at IS NULL",

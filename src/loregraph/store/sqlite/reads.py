@@ -32,13 +32,12 @@ from loregraph.store.sqlite.rows import (
     DOCUMENT_COLUMNS,
     ENTITY_COLUMNS,
     IN_JSON,
-    MERGE_SELECT,
     NO_LIMIT,
-    RELATION_SELECT,
     attach_evidence,
     json_list,
     prefixed,
 )
+from loregraph.store.sqlreads import MERGE_SELECT, RELATION_SELECT
 from loregraph.store.vectors import blob_to_vector
 
 _E_COLUMNS = columns(ENTITY_FIELDS, "e")

@@ -12,7 +12,6 @@ from loregraph.models import Evidence, Relation, Vector
 from loregraph.store.rows import (
     DOCUMENT_FIELDS,
     ENTITY_FIELDS,
-    RELATION_FIELDS,
     TextCodec,
     columns,
 )
@@ -48,15 +47,6 @@ CODEC = SqliteCodec()
 DOCUMENT_COLUMNS = columns(DOCUMENT_FIELDS)
 CHUNK_COLUMNS = 'id, document_id, seq, start, "end", text, token_count'
 ENTITY_COLUMNS = columns(ENTITY_FIELDS)
-RELATION_SELECT = (
-    f"SELECT r.id, s.id, t.id, {columns(RELATION_FIELDS[3:], 'r')} FROM relations AS r "
-    "JOIN entities AS s ON s.pk = r.source JOIN entities AS t ON t.pk = r.target"
-)
-"""Relation rows (alias ``r``) with their ends' text ids; append ``WHERE``/``ORDER BY``."""
-MERGE_SELECT = (
-    "SELECT e.id, m.surface, m.rule, m.score, m.scope, d.id, m.created_at FROM merges AS m "
-    "JOIN entities AS e ON e.pk = m.entity LEFT JOIN documents AS d ON d.pk = m.document"
-)
 
 
 def prefixed(names: str, alias: str) -> str:
