@@ -1,4 +1,4 @@
-"""Reciprocal rank fusion and weighted score fusion."""
+"""Reciprocal rank fusion."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loregraph.retrieve.search.fuse import reciprocal_rank_fusion, weighted_score_fusion
+from loregraph.retrieve.search.fuse import reciprocal_rank_fusion
 
 
 def test_rrf_scores_follow_the_formula() -> None:
@@ -55,10 +55,3 @@ def test_rrf_is_sorted_and_covers_every_id(rankings: list[list[str]]) -> None:
     fused = reciprocal_rank_fusion(named, k=60)
     assert {f.id for f in fused} == {item for r in rankings for item in r}
     assert all(a.score >= b.score for a, b in itertools.pairwise(fused))
-
-
-def test_weighted_fusion_normalises_each_ranking() -> None:
-    fused = weighted_score_fusion({"cos": {"a": 0.9, "b": 0.5}, "bm25": {"b": 12.0, "c": 2.0}})
-    scores = {f.id: f.score for f in fused}
-    assert scores == {"a": 1.0, "b": 1.0, "c": 0.0}
-    assert fused[0].ranks == {"cos": 1} or fused[0].ranks == {"cos": 2, "bm25": 1}

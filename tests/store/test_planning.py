@@ -29,7 +29,6 @@ def test_new_id_with_a_stored_name_key_is_written_onto_the_stored_entity() -> No
     plan = plan_bundle(book.bundle(), {}, {"alice": alice_id})
     assert plan.final == {"ent_stray": alice_id, bob.id: bob.id}
     assert (plan.updated, plan.new) == ([alice_id], [bob.id])
-    assert plan.mention_totals() == {alice_id: 2, bob.id: 1}
     assert plan.aliases == {alice_id: {"ali": "Ali"}}
     assert list(plan.relations) == [(alice_id, "MET", bob.id, "")]
 

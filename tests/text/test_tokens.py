@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from loregraph.text.tokens import (
     count_tokens,
-    count_tokens_many,
     decode,
     encode,
     token_ends,
@@ -24,11 +23,6 @@ def test_known_cl100k_ids() -> None:
 
 def test_special_token_text_is_counted_as_ordinary_text() -> None:
     assert count_tokens("<|endoftext|>") > 1
-
-
-def test_count_many_matches_count_one() -> None:
-    texts = ["Count Dracula", "", "a castle in Transylvania, 1897."]
-    assert count_tokens_many(texts) == [count_tokens(t) for t in texts]
 
 
 def test_lone_surrogates_do_not_crash() -> None:

@@ -24,7 +24,6 @@ from rapidfuzz.distance import Indel
 CANDIDATES = 100
 """How many keys (best Indel similarity first) are re-scored by trigram similarity."""
 
-_NO_TYPE = -1
 _MIN_COMPACT = 1024
 
 

@@ -36,7 +36,6 @@ remaining documents (:func:`contributed_max`).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -139,13 +138,6 @@ class BundlePlan:
     def updated(self) -> list[str]:
         """Final ids of listed entities the store holds, in bundle order."""
         return [entity_id for entity_id, item in self.listed.items() if item.stored]
-
-    def mention_totals(self) -> dict[str, int]:
-        """Final id -> the document's mention count of it."""
-        totals: dict[str, int] = defaultdict(int)
-        for (entity_id, _, _), count in self.mentions.items():
-            totals[entity_id] += count
-        return dict(totals)
 
     def alias(self, entity_id: str, surface: str) -> None:
         """Record a surface form of a (final) entity."""

@@ -89,11 +89,6 @@ def is_substring_script(char: str) -> bool:
     return _in(SUBSTRING_RANGES, char)
 
 
-def has_substring_script(text: str) -> bool:
-    """Whether ``text`` holds any letter of a substring-matched script."""
-    return any(is_substring_script(ch) for ch in text if ord(ch) >= 0x0590)
-
-
 def _glob_class() -> str:
     return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in SUBSTRING_RANGES)
 

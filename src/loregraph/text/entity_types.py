@@ -66,10 +66,6 @@ TYPES: tuple[str, ...] = (
 )
 """The normalised types, in the order used to break ties."""
 
-SOFTWARE_TYPES = frozenset({CODE, LIBRARY, SERVICE, FILE, MODULE, FUNCTION, CONFIG})
-"""The types of software and its parts (what a code-shaped name or a sentence about
-running, installing or migrating software gives)."""
-
 VEHICLES = (
     "vehicle|ship|boat|train|schooner|steamer|steamship|vessel|yacht|brig|brigantine|barque|"
     "frigate|liner|ferry|tug|tugboat|galleon|sloop|ketch|clipper|warship|battleship|cruiser|"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import binascii
 import gzip
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
@@ -99,11 +99,6 @@ def count_tokens(text: str) -> int:
     if not text:
         return 0
     return len(encode(text))
-
-
-def count_tokens_many(texts: Iterable[str]) -> list[int]:
-    """Token counts of many texts (repeated words are cached by the encoder)."""
-    return [count_tokens(text) for text in texts]
 
 
 def truncate_to_tokens(text: str, max_tokens: int) -> str:

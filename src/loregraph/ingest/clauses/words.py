@@ -46,7 +46,6 @@ STOP_VERBS = frozenset({"stop", "cease", "quit"})
 ASIDE = frozenset({"we", "i", "you", "they", "us", "he", "she", "it", "someone", "team"})
 SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 OBJECTS = frozenset({"dobj", "obj", "attr", "oprd", "acomp"})
-TO_PREPS = frozenset({"to", "onto", "into", "with", "by", "for"})
 VALUE_PREPS = frozenset(
     {
         "in",

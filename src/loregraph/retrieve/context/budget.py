@@ -28,8 +28,6 @@ from loregraph.text.tokens import count_tokens, truncate_to_tokens
 
 GRAPH_SHARE = 0.30
 FACT_GRAPH_SHARE = 0.10
-PASSAGE_SHARE = 0.60
-SOURCE_SHARE = 0.10
 RELATIONSHIP_GRAPH_SHARE = 0.45
 """The graph's share for a relationship question that names two or more known entities
 (:func:`~loregraph.retrieve.graph.pages.named_entities`: capitalised mentions, so a common word

@@ -140,7 +140,9 @@ def focus_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) ->
 
 
 def _whole(passage: Passage, focus: Focus, max_chars: int) -> Shown:
-    """:func:`whole_passage`, with the span it shows in full (the chunk's)."""
+    """``passage`` whole, followed by the heads of the further items (within ``max_chars``)
+    of the list its best sentence announces when the chunk ends inside that list; with the
+    span it shows in full (the chunk's)."""
     found = _best_sentence(passage.text, focus) if passage.following and focus.terms else None
     chunk = (passage.start, passage.end)
     if found is None:
@@ -156,12 +158,6 @@ def _whole(passage: Passage, focus: Focus, max_chars: int) -> Shown:
         return passage, chunk
     text = f"{passage.text.rstrip()} {ELISION} {' '.join(_heads(further, max_chars))}"
     return dataclasses.replace(passage, text=text, end=passage.start + run.end), chunk
-
-
-def whole_passage(passage: Passage, focus: Focus, max_chars: int = MAX_CHARS) -> Passage:
-    """``passage`` whole, followed by the heads of the further items (within ``max_chars``)
-    of the list its best sentence announces when the chunk ends inside that list."""
-    return _whole(passage, focus, max_chars)[0]
 
 
 def focused_passages(

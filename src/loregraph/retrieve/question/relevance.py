@@ -210,10 +210,6 @@ class TextJudge:
     weights: Mapping[str, float]
     threshold: float
 
-    def covers(self, text: str) -> bool:
-        """Whether ``text`` holds enough of the question's weighted terms."""
-        return self.share(text) >= self.threshold
-
     def share(self, text: str) -> float:
         """The share of the question's weighted terms ``text`` holds (1 or 0 for a
         question with no content terms: whether it names a stored entity)."""

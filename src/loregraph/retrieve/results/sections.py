@@ -58,12 +58,6 @@ class SectionIndex:
                 i += 1
         return self.paths[i] if i >= 0 else ""
 
-    def section_end(self, offset: int) -> int | None:
-        """Where the section holding ``offset`` ends: the start of the next heading after
-        it, of any level (``None`` when no heading follows)."""
-        i = bisect.bisect_right(self.starts, offset)
-        return self.starts[i] if i < len(self.starts) else None
-
 
 def section_index(document: Document) -> SectionIndex:
     """The heading paths of ``document`` (empty when it has no sections)."""

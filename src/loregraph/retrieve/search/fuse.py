@@ -1,4 +1,4 @@
-"""Rank fusion: reciprocal rank fusion (RRF) and a weighted score fusion.
+"""Rank fusion: reciprocal rank fusion (RRF).
 
 RRF scores an item ``sum(weight / (k + rank))`` over the rankings that contain it, with
 ranks starting at 1. It needs no score calibration between rankings, which is why it is the
@@ -57,30 +57,3 @@ def reciprocal_rank_fusion(
         fused.values(),
         key=lambda f: (-f.score, min(f.ranks.values()), order[f.id]),
     )
-
-
-def weighted_score_fusion(
-    scored: Mapping[str, Mapping[str, float]],
-    weights: Mapping[str, float] | None = None,
-) -> list[Fused]:
-    """Fuse named ``{id: score}`` maps by min-max normalising each and summing with weights.
-
-    Use when the scores mean something (e.g. cosine similarities); ranks are still
-    recorded so ``found_by`` works as with RRF.
-    """
-    fused: dict[str, Fused] = {}
-    for name, scores in scored.items():
-        if not scores:
-            continue
-        weight = 1.0 if weights is None else weights.get(name, 1.0)
-        low, high = min(scores.values()), max(scores.values())
-        span = high - low
-        ordered = sorted(scores.items(), key=lambda kv: -kv[1])
-        for rank, (item, value) in enumerate(ordered, start=1):
-            norm = 1.0 if span <= 0 else (value - low) / span
-            entry = fused.get(item)
-            if entry is None:
-                entry = fused[item] = Fused(item, 0.0)
-            entry.score += weight * norm
-            entry.ranks[name] = rank
-    return sorted(fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), f.id))

@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 DOCUMENT, CHUNK, ENTITY, KEY = "LgDocument", "LgChunk", "LgEntity", "LgKey"
 CONTRIBUTION, EVIDENCE, MERGE, CACHE = "LgContribution", "LgEvidence", "LgMerge", "LgCache"
-SCOPE, META, LEDGER = "LgScope", "LgMeta", "LgLedger"
-REL, MENTIONS = "LG_REL", "LG_MENTIONS"
-VECTOR_LABELS = (ENTITY, CHUNK)
+SCOPE, LEDGER = "LgScope", "LgLedger"
+REL = "LG_REL"
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -15,8 +15,6 @@ from loregraph.store.cypher.connection import Connection
 from loregraph.store.cypher.dialect import CHUNK, ENTITY, RANGE_INDEXES, REL_INDEXES
 from loregraph.store.cypher.ledger import move_to_ledger
 
-DIM_FIELDS = {ENTITY: "entity_dim", CHUNK: "chunk_dim"}
-
 
 @dataclass(slots=True)
 class SchemaState:

@@ -30,11 +30,6 @@ def utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
-def utc_or_none(value: datetime | None) -> datetime | None:
-    """:func:`utc`, passing ``None`` through."""
-    return None if value is None else utc(value)
-
-
 def vector_text(vector: npt.ArrayLike) -> str:
     """A vector as pgvector's text form; ``float32`` values round-trip exactly."""
     values = np.asarray(vector, dtype=np.float32).reshape(-1).tolist()

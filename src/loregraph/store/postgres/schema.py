@@ -47,9 +47,6 @@ from loregraph.store.scripts import SUBSTRING_SCRIPT_REGEX
 EXTENSIONS = ("vector", "pg_trgm", "btree_gist")
 """Extensions the schema needs (pgvector; pg_trgm and btree_gist ship with PostgreSQL)."""
 
-TEXT_CONFIG = "english"
-"""The text-search configuration (Porter stemming, English stop words)."""
-
 MAX_INDEXED_DIM = 2000
 """pgvector's HNSW limit for ``vector``; larger embeddings are searched without an index."""
 
