@@ -123,15 +123,18 @@ def test_directory_is_walked_recursively_sorted_skipping_hidden_and_other_files(
     _write(tmp_path / ".hidden.txt", "secret")
     _write(tmp_path / ".git" / "e.txt", "git internals")
     _write(tmp_path / "data.json", '[{"title": "x", "text": "y"}]')
-    _write(tmp_path / "script.py", "print('hi')")
+    _write(tmp_path / "notes.xyz", "an unknown kind of file")
+    _write(tmp_path / "sub" / "script.py", "print('hi')")
     log = ReadLog()
     docs = list(read_path(tmp_path, log=log))
-    assert [d.title for d in docs] == ["Alpha", "b", "c", "d"]
-    assert [d.text for d in docs] == ["# Alpha\nay", "bee", "see", "dee"]
+    assert [d.title for d in docs] == ["Alpha", "b", "c", "d", "sub/script.py"]
+    assert [d.text for d in docs] == ["# Alpha\nay", "bee", "see", "dee", "print('hi')"]
+    assert docs[-1].metadata["language"] == "python"  # source code, named by its path
+    assert docs[-1].metadata["code_path"] == "sub/script.py"
     skipped = {Path(s.where).name: s.why for s in log.skipped}
-    assert set(skipped) == {"data.json", "script.py"}  # hidden files are not listed
+    assert set(skipped) == {"data.json", "notes.xyz"}  # hidden files are not listed
     assert "give it to ingest directly" in skipped["data.json"]
-    assert "not a supported type (.py)" in skipped["script.py"]
+    assert "not a supported type (.xyz)" in skipped["notes.xyz"]
 
 
 def test_symlink_loop_in_a_directory_is_walked_once(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ what is done and ends with the same graph.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
@@ -26,6 +26,8 @@ from loregraph.ingest.chunk.blanks import BLANKS, blank_runs, complete
 from loregraph.ingest.chunk.boilerplate import set_aside
 from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.ingest.chunk.sections import with_sections
+from loregraph.ingest.code.stage import is_code, read_code
+from loregraph.ingest.embedding import embed_batch
 from loregraph.ingest.extract.base import Extractor, identity
 from loregraph.ingest.extract.select import Selection, select_entities
 from loregraph.ingest.facts.statements import own_statements
@@ -66,8 +68,6 @@ BATCH_CHARS = 50_000
 """A batch closes before a document would take it past this many characters: short records
 share one NLP and embedding pass, while a long document is processed, and committed, on its
 own, so that a killed ingest keeps every document finished before the kill."""
-EMBED_STEP = 256
-"""Texts per embedder call when embedding a batch (progress is reported after each call)."""
 EXTRACTED_BY = "extracted_by"
 """Metadata key: the extractor that made a document's graph (``loregraph backfill``)."""
 
@@ -83,6 +83,8 @@ class Pending:
     chunks: list[TextChunk]
     created_at: datetime | None = None
     """When the document was first written (kept when a stored document is processed again)."""
+    extracted: ExtractionResult | None = None
+    """A source file's graph, read with its chunks (:mod:`loregraph.ingest.code`)."""
 
 
 @dataclass(slots=True)
@@ -185,7 +187,8 @@ class IngestPipeline:
     ) -> Pending | None:
         if not source.text.strip():
             raise EmptyInputError(f"{source.source}: the document is empty (no text to ingest)")
-        source, sections = with_sections(set_aside(source))
+        code = is_code(source)
+        source, sections = (source, []) if code else with_sections(set_aside(source))
         digest = content_hash(source.text)
         doc_id = document_id(scope, source.source)
         same = await self.store.find_document(scope, content_hash=digest, source=source.source)
@@ -203,9 +206,13 @@ class IngestPipeline:
         if isinstance(previous, Document):
             source.inherit_access(previous)
         self._planned.add(doc_id)
+        extracted = None
         with timer(report, "chunk"):
-            chunks = list(chunk_text(source.text, self.settings.chunk, sections))
-        return Pending(source, doc_id, digest, bool(previous), chunks)
+            if code:
+                chunks, extracted = read_code(source)
+            else:
+                chunks = list(chunk_text(source.text, self.settings.chunk, sections))
+        return Pending(source, doc_id, digest, bool(previous), chunks, extracted=extracted)
 
     # ------------------------------------------------------------------ processing
     async def process_batch(self, batch: list[Pending], scope: str, report: IngestReport) -> None:
@@ -227,7 +234,9 @@ class IngestPipeline:
         report.add_time("resolve", time.perf_counter() - started)
 
         started = time.perf_counter()
-        vectors, entity_vectors = await self._embed_texts(batch, planned)
+        vectors, entity_vectors = await embed_batch(
+            self.embedder, self.progress, [[c.text for c in p.chunks] for p in batch], planned
+        )
         self.resolver.add_embeddings(planned, entity_vectors)
         report.add_time("embed", time.perf_counter() - started)
 
@@ -267,58 +276,32 @@ class IngestPipeline:
             for cand in result.entities:
                 cand.type = normalize_type(cand.type)
             rules = self.resolver.rules.cluster_rules(apart)
-            clustered, records = cluster_candidates(result.entities, rules)
+            exact = [c for c in result.entities if c.exact]
+            named = [c for c in result.entities if not c.exact]
+            clustered, records = cluster_candidates(named, rules)
             selection = select_entities(clustered, self.settings.extraction)
+            selection.nodes.extend(exact)
+            clustered.extend(exact)
         except (LoregraphError, ValueError, RuntimeError, KeyError, TypeError) as exc:
             return exc
         return _Prepared(clustered, records, selection, result.relations)
 
     async def _extract(self, batch: list[Pending]) -> list[ExtractionResult | BaseException]:
-        items = [(p.source, p.chunks) for p in batch]
+        """Each document's extraction (a source file's was read with its chunks)."""
+        items = [(p.source, p.chunks) for p in batch if p.extracted is None]
+        found: list[ExtractionResult | BaseException] = []
         many = getattr(self.extractor, "aextract_many", None)
         if many is not None and len(items) > 1:
+            # a failure: isolate the failing document, extracting one at a time below
+            with contextlib.suppress(LoregraphError, ValueError, RuntimeError):
+                found = list(await many(items))
+        for source, chunks in items[len(found) :]:
             try:
-                return list(await many(items))
-            except (LoregraphError, ValueError, RuntimeError):
-                pass  # isolate the failing document: extract one at a time below
-        out: list[ExtractionResult | BaseException] = []
-        for source, chunks in items:
-            try:
-                out.append(await self.extractor.extract(source, chunks))
+                found.append(await self.extractor.extract(source, chunks))
             except (LoregraphError, ValueError, RuntimeError) as exc:
-                out.append(exc)
-        return out
-
-    async def _embed_texts(
-        self, batch: list[Pending], extra: list[str]
-    ) -> tuple[list[np.ndarray], np.ndarray]:
-        """Embed every chunk of the batch and the ``extra`` texts, each distinct text once.
-
-        Returns the chunk vectors per document and the vectors of ``extra``. The texts are
-        embedded shortest first in steps of :data:`EMBED_STEP` (one embedder call each, for
-        progress), so that the embedder's own batches carry little padding.
-        """
-        chunk_texts = [c.text for p in batch for c in p.chunks]
-        texts = chunk_texts + extra
-        unique = list(dict.fromkeys(texts))
-        self.progress.start("embed", len(unique))
-        matrix = np.zeros((len(unique), self.embedder.dim), np.float32)
-        order = sorted(range(len(unique)), key=lambda i: len(unique[i]))
-        for i in range(0, len(order), EMBED_STEP):
-            rows = order[i : i + EMBED_STEP]
-            part = await asyncio.to_thread(self.embedder.embed, [unique[r] for r in rows])
-            matrix[rows] = np.asarray(part, dtype=np.float32)
-            self.progress.advance("embed", len(rows))
-        self.progress.finish("embed")
-        position = {text: i for i, text in enumerate(unique)}
-        rows_of = np.asarray([position[t] for t in texts], dtype=np.int64)
-        chunk_matrix = matrix[rows_of[: len(chunk_texts)]]
-        out: list[np.ndarray] = []
-        offset = 0
-        for p in batch:
-            out.append(chunk_matrix[offset : offset + len(p.chunks)])
-            offset += len(p.chunks)
-        return out, matrix[rows_of[len(chunk_texts) :]]
+                found.append(exc)
+        rest = iter(found)
+        return [p.extracted if p.extracted is not None else next(rest) for p in batch]
 
     async def _build(
         self,

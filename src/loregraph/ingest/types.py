@@ -129,6 +129,10 @@ class CandidateEntity:
     occurrences: list[Occurrence] = field(default_factory=list)
     confidence: float = 1.0
     is_title: bool = False
+    exact: bool = False
+    """An identifier (a code symbol's qualified name, a file's path): always kept, never
+    joined with another name of the document, and matched to a stored entity only by its
+    own name."""
 
 
 @dataclass(slots=True)

@@ -6,7 +6,8 @@ An LLM's free-form type (or a spaCy label) maps to one of ``Person``,
 memories name: ``Library`` (third-party software: packages, frameworks, databases,
 languages, tools, hosted services), ``Service`` (a component the team builds or runs: the
 billing service, the API server), ``File`` (a file or path), ``Module`` (a package or
-folder of the team's code), ``Function`` (a function, method or class), ``Config`` (a
+folder of the team's code), ``Function`` (a function or method), ``Class`` (a class,
+interface, struct, trait or type), ``Config`` (a
 setting, environment variable, flag or limit), ``Convention`` (a team rule) and
 ``ErrorPattern`` (a recurring error). ``Product`` is every other made thing with a name:
 objects, vehicles and ships ("the schooner Emma"), works (books, newspapers, films,
@@ -41,6 +42,7 @@ SERVICE = "Service"
 FILE = "File"
 MODULE = "Module"
 FUNCTION = "Function"
+CLASS = "Class"
 CONFIG = "Config"
 CONVENTION = "Convention"
 ERROR_PATTERN = "ErrorPattern"
@@ -60,6 +62,7 @@ TYPES: tuple[str, ...] = (
     FILE,
     MODULE,
     FUNCTION,
+    CLASS,
     CONFIG,
     CONVENTION,
     ERROR_PATTERN,
@@ -118,7 +121,8 @@ _SYNONYMS: dict[str, str] = {
     ),
     FILE: "file|path|file path|filename|script|document file|config file",
     MODULE: "module|folder|directory|namespace|submodule|codebase",
-    FUNCTION: "function|method|class|hook|handler|callback|component class|procedure|type",
+    FUNCTION: "function|method|hook|handler|callback|procedure",
+    CLASS: "class|component class|interface|struct|trait|enum|type|data class|record type",
     CONFIG: (
         "config|configuration|configuration parameter|setting|environment variable|"
         "env var|env|variable name|flag|feature flag|option|parameter|timeout|limit"

@@ -6,9 +6,12 @@
   (:mod:`.convert`). A binary file, invalid UTF-8, or a file with no words is an error
   naming the file.
 * A directory is walked recursively in sorted order, skipping hidden files and directories.
-  Text files (``.txt``, ``.md``, ``.markdown``, ``.text``) are read and convertible documents
-  converted; every other file, and every file that cannot be read (binary content, invalid
-  UTF-8, no words, a converter that is missing or fails), is skipped and recorded in the
+  Text files (``.txt``, ``.md``, ``.markdown``, ``.text``) are read, convertible documents
+  converted, and source files (Python, JavaScript, TypeScript, Go, Rust, Java; see
+  :mod:`loregraph.ingest.code`) read as code, named by their path inside the directory
+  (with the ``code`` extra installed; without it they are skipped, saying so); every other
+  file, and every file that cannot be read (binary content, invalid UTF-8, no words, a
+  converter that is missing or fails), is skipped and recorded in the
   :class:`~loregraph.ingest.read.readlog.ReadLog` with the reason, so one bad file never stops
   a folder and nothing is passed over silently.
 * Standard input is one document identified by its ``id`` when the caller gives one, else by
@@ -23,6 +26,8 @@ from pathlib import Path
 from typing import IO
 
 from loregraph.errors import EmptyInputError, InputError
+from loregraph.ingest.code.languages import available, language_of
+from loregraph.ingest.code.stage import CODE_PATH, LANGUAGE
 from loregraph.ingest.read.convert import (
     CONVERTIBLE,
     convert_file,
@@ -177,7 +182,7 @@ def _dedupe(documents: Iterable[SourceDocument]) -> Iterator[SourceDocument]:
 # --- files and directories ---------------------------------------------------------------
 
 
-def _read_file(path: Path) -> SourceDocument:
+def _read_file(path: Path, root: Path | None = None) -> SourceDocument:
     resolved = path_text(path.resolve())
     if is_convertible(path):
         text, declared = convert_file(path)
@@ -207,11 +212,18 @@ def _read_file(path: Path) -> SourceDocument:
             f"{path} is empty or holds no words (only whitespace or punctuation); "
             "add text to it or leave it out."
         )
+    metadata: dict[str, object] = {"path": resolved, "bytes": len(data)}
+    language = language_of(path.name)
+    if language is not None:
+        relative = path.relative_to(root) if root is not None else Path(path.name)
+        metadata |= {LANGUAGE: language, CODE_PATH: relative.as_posix()}
     return SourceDocument(
-        title=file_title(path_text(path.name), text),
+        title=relative.as_posix()
+        if language is not None
+        else file_title(path_text(path.name), text),
         text=text,
         source=resolved,
-        metadata={"path": resolved, "bytes": len(data)},
+        metadata=metadata,
     )
 
 
@@ -224,11 +236,15 @@ def _read_directory(directory: Path, log: ReadLog) -> Iterator[SourceDocument]:
                 path_text(path), "JSON record file: give it to ingest directly to read its records"
             )
             continue
-        if suffix not in TEXT_EXTENSIONS and not is_convertible(path):
+        code = language_of(path.name) is not None
+        if code and not available():
+            log.skip(path_text(path), "source code: install loregraph[code] to index it")
+            continue
+        if suffix not in TEXT_EXTENSIONS and not code and not is_convertible(path):
             log.skip(path_text(path), f"not a supported type ({suffix or 'no extension'})")
             continue
         try:
-            document = _read_file(path)
+            document = _read_file(path, directory)
         except InputError as exc:
             log.skip(path_text(path), _reason(exc, path))
             continue

@@ -24,7 +24,8 @@ each clustered candidate to an existing entity of the scope, or creates one:
 
 A document-title candidate with a qualifier ("Carol Hughes (actress)", "Lambert, Margrave
 of Tuscany") is what its document is about, named to tell it from namesakes: it is only
-ever matched exactly (others may still link to it through its aliases). Stages 3-4 can be
+ever matched exactly (others may still link to it through its aliases), and so is an
+identifier (``CandidateEntity.exact``: a code symbol, a file path). Stages 3-4 can be
 confirmed by an optional async ``confirm(candidate, entity)`` callable (an LLM decision,
 for instance). Each entity is claimed by at most one candidate of a document except
 through an exact match. The texts of all candidates left after stage 3 are embedded in one
@@ -139,7 +140,7 @@ class Resolver:
 
         # the store does not change while one document resolves: look every candidate that
         # may reach the fuzzy stage up at once (those linked earlier simply ignore theirs)
-        alone = {id(c) for c in rest if _qualified_title(c) or id(c) in own}  # no similarity
+        alone = {id(c) for c in rest if c.exact or _qualified_title(c) or id(c) in own}
         fuzzy = await self._fuzzy_hits(
             scope, [c for c in rest if c.name not in res.entities and id(c) not in alone]
         )

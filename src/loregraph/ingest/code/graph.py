@@ -1,0 +1,258 @@
+"""A parsed source file as the pipeline takes a document: its chunks (one a definition)
+and the entities and relations it states.
+
+Entities (each named so that every file names it alike, and matched only by that name):
+
+* ``File``: the file's path; ``Module``: the module it defines (``click.core``) and, for
+  Python, each package above it (``click``); ``Class``, ``Function`` (functions and
+  methods): qualified names (``click.core.Command.invoke``), described by their
+  signature and docstring, with their short name as an alias; ``Library``: a package
+  imported from outside the repository (``requests``, ``@scope/pkg``); ``Config``: an
+  environment variable the file reads.
+
+Relations: ``File DEFINES Module``; ``Module CONTAINS`` its top-level definitions and each
+package its modules; ``Class CONTAINS`` its methods (a function its nested functions);
+``File IMPORTS`` a module or library; ``Class INHERITS`` a base; ``CALLS`` from the
+definition a call is in (or the module) to what it calls; ``File CONFIGURED_BY`` a setting.
+A call or base is linked when it resolves: a definition of the same file or ``self``'s
+class (*exact*, confidence 1), or a name imported from a module of the repository (*via
+import*, 0.8: the module may re-export it from elsewhere). Calls of names nothing in the
+file defines or imports from the repository (built-ins, libraries) are not linked. Each
+relation's evidence is the line that states it.
+"""
+
+from __future__ import annotations
+
+from loregraph.ingest.code.model import CodeFile, Symbol
+from loregraph.ingest.types import (
+    CandidateEntity,
+    CandidateRelation,
+    ExtractionResult,
+    Occurrence,
+    RelationEvidence,
+    TextChunk,
+)
+from loregraph.text.entity_types import CLASS, CONFIG, FILE, FUNCTION, LIBRARY, MODULE
+from loregraph.text.tokens import count_tokens
+
+MAX_LINES = 80
+"""A definition longer than this is cut: a class into its methods, a function into windows."""
+EXACT, VIA_IMPORT = 1.0, 0.8
+
+
+def code_chunks(code: CodeFile, text: str) -> list[TextChunk]:
+    """The file cut at its definitions: each definition of at most :data:`MAX_LINES` lines
+    whole (a longer class cut into its header and methods, a longer function into windows),
+    and the code between them; together they cover the text."""
+    units = _units([s for s in code.symbols if s.parent is None], code.symbols, text)
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for start, end in units:
+        if start > at:
+            spans.extend(_windows(text, at, start))
+        spans.extend(_windows(text, start, end))
+        at = max(at, end)
+    spans.extend(_windows(text, at, len(text)))
+    chunks: list[TextChunk] = []
+    for start, end in spans:
+        piece = text[start:end]
+        if piece.strip():
+            chunks.append(TextChunk(len(chunks), start, end, piece, count_tokens(piece)))
+    return chunks
+
+
+def _units(tops: list[Symbol], symbols: list[Symbol], text: str) -> list[tuple[int, int]]:
+    """The spans to keep whole or cut by lines, in order, each from the start of its line."""
+
+    def line_start(offset: int) -> int:
+        return text.rfind("\n", 0, offset) + 1
+
+    units: list[tuple[int, int]] = []
+    for symbol in sorted(tops, key=lambda s: s.start):
+        lines = symbol.lines[1] - symbol.lines[0] + 1
+        inner = [s for s in symbols if s.parent == symbol.qualified]
+        if lines <= MAX_LINES or symbol.kind != "class" or not inner:
+            units.append((line_start(symbol.start), symbol.end))
+            continue
+        at = line_start(symbol.start)
+        for member in sorted(inner, key=lambda s: s.start):
+            start = max(line_start(member.start), at)
+            if start > at:
+                units.append((at, start))
+            units.append((start, member.end))
+            at = member.end
+        if symbol.end > at:
+            units.append((at, symbol.end))
+    return units
+
+
+def _windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` in pieces of at most :data:`MAX_LINES` lines."""
+    spans, at, lines = [], start, 0
+    for index in range(start, end):
+        if text[index] == "\n":
+            lines += 1
+            if lines == MAX_LINES:
+                spans.append((at, index + 1))
+                at, lines = index + 1, 0
+    if at < end:
+        spans.append((at, end))
+    return spans
+
+
+class _Builder:
+    """The candidates of one file, each relation with the line that states it."""
+
+    def __init__(self, code: CodeFile, text: str, chunks: list[TextChunk]) -> None:
+        self.code, self.text, self.chunks = code, text, chunks
+        self._lines = text.splitlines()
+        self.entities: dict[str, CandidateEntity] = {}
+        self.relations: list[CandidateRelation] = []
+        self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+
+    def chunk_of_line(self, line: int) -> int:
+        offset = self._line_starts[min(max(line - 1, 0), len(self._line_starts) - 1)]
+        for chunk in self.chunks:
+            if chunk.start <= offset < chunk.end:
+                return chunk.seq
+        return 0
+
+    def line(self, number: int) -> str:
+        return self._lines[number - 1].strip() if 0 < number <= len(self._lines) else ""
+
+    def entity(
+        self, name: str, kind: str, description: str = "", line: int = 0, surface: str = ""
+    ) -> str:
+        if name not in self.entities:
+            self.entities[name] = CandidateEntity(
+                name, kind, description, salience=3.0, mentions=0, exact=True
+            )
+        found = self.entities[name]
+        if description and not found.description:
+            found.description = description
+        if line:
+            found.mentions += 1
+            found.occurrences.append(Occurrence(self.chunk_of_line(line), surface or name))
+        return name
+
+    def relate(
+        self,
+        source: str,
+        target: str,
+        kind: str,
+        line: int,
+        confidence: float = EXACT,
+        how: str = "",
+    ) -> None:
+        fact = f"{source} {kind.lower().replace('_', ' ')} {target}" + (f" ({how})" if how else "")
+        sentence = self.line(line) or fact
+        evidence = [RelationEvidence(self.chunk_of_line(line), sentence, 0, 0)]
+        self.relations.append(CandidateRelation(source, target, kind, fact, confidence, evidence))
+
+
+def code_extraction(code: CodeFile, text: str, chunks: list[TextChunk]) -> ExtractionResult:
+    """The entities and relations of a parsed file (see the module docstring)."""
+    b = _Builder(code, text, chunks)
+    lines = text.count("\n") + 1
+    file = b.entity(code.path, FILE, f"{code.language} source file, {lines} lines", 1)
+    module = b.entity(code.module, MODULE, code.doc, 1)
+    b.relate(file, module, "DEFINES", 1)
+    if code.language == "python":
+        parts = code.module.split(".")
+        for depth in range(len(parts) - 1, 0, -1):
+            package = b.entity(".".join(parts[:depth]), MODULE)
+            b.relate(package, ".".join(parts[: depth + 1]), "CONTAINS", 1)
+    by_name = {s.qualified: s for s in code.symbols}
+    for symbol in code.symbols:
+        kind = CLASS if symbol.kind == "class" else FUNCTION
+        description = symbol.signature + (f": {symbol.doc}" if symbol.doc else "")
+        b.entity(symbol.qualified, kind, description, symbol.lines[0], symbol.name)
+        parent = symbol.parent if symbol.parent in by_name else module
+        if symbol.parent is not None and symbol.parent not in by_name:  # a Go/Rust owner type
+            parent = b.entity(
+                symbol.parent, CLASS, line=symbol.lines[0], surface=symbol.parent.rsplit(".", 1)[-1]
+            )
+        b.relate(parent, symbol.qualified, "CONTAINS", symbol.lines[0])
+    imported = _imports(b, file)
+    resolve = _Resolver(code, imported)
+    for symbol in code.symbols:
+        for base in symbol.bases:
+            target = resolve(base, symbol)
+            if target is not None:
+                b.entity(target[0], CLASS, line=symbol.lines[0], surface=base)
+                b.relate(symbol.qualified, target[0], "INHERITS", symbol.lines[0], *target[1:])
+    seen: set[tuple[str, str]] = set()
+    for call in code.calls:
+        caller = call.caller if call.caller in by_name else module
+        target = resolve(call.callee, by_name.get(call.caller))
+        if target is None or target[0] == caller or (caller, target[0]) in seen:
+            continue
+        seen.add((caller, target[0]))
+        name = target[0]
+        known = by_name.get(name)
+        short = name.rsplit(".", 1)[-1]
+        is_class = known.kind == "class" if known else short[:1].isupper()
+        b.entity(name, CLASS if is_class else FUNCTION, line=call.line, surface=short)
+        b.relate(caller, name, "CALLS", call.line, *target[1:])
+    for setting, line in code.settings.items():
+        b.entity(setting, CONFIG, "an environment variable", line)
+        b.relate(file, setting, "CONFIGURED_BY", line)
+    return ExtractionResult(list(b.entities.values()), b.relations, {"symbols": len(code.symbols)})
+
+
+def _imports(b: _Builder, file: str) -> dict[str, str]:
+    """Link the file to what it imports; returns each bound name's qualified target for
+    names imported from the repository."""
+    bound: dict[str, str] = {}
+    for item in b.code.imports:
+        if item.internal:
+            short = item.module.rsplit("/", 1)[-1].rsplit(".", 1)[-1]
+            target = b.entity(item.module, MODULE, line=item.line, surface=short)
+            if item.name is not None:
+                bound[item.bound] = f"{item.module}.{item.name}"
+            elif item.bound != "*":
+                bound[item.bound] = item.module
+        else:
+            top = item.module if item.module.startswith("@") else item.module.split(".")[0]
+            target = b.entity(top, LIBRARY, line=item.line, surface=top)
+        b.relate(file, target, "IMPORTS", item.line)
+    return bound
+
+
+class _Resolver:
+    """What a name used in a definition refers to: ``(qualified, confidence, how)``."""
+
+    def __init__(self, code: CodeFile, imported: dict[str, str]) -> None:
+        self.code = code
+        self.imported = imported
+        self.top = {s.name: s.qualified for s in code.symbols if s.parent is None}
+        self.members: dict[str, dict[str, str]] = {}
+        for s in code.symbols:
+            if s.parent is not None:
+                self.members.setdefault(s.parent, {})[s.name] = s.qualified
+
+    def __call__(self, name: str, where: Symbol | None) -> tuple[str, float, str] | None:
+        head, _, rest = name.partition(".")
+        if head in ("self", "cls", "this") and rest and "." not in rest:
+            owner = self._class_of(where)
+            member = self.members.get(owner or "", {}).get(rest)
+            return (member, EXACT, "exact") if member else None
+        if not rest:
+            scoped = self.members.get(where.qualified, {}).get(name) if where else None
+            if scoped or name in self.top:
+                return scoped or self.top[name], EXACT, "exact"
+            if name in self.imported:
+                return self.imported[name], VIA_IMPORT, "via import"
+            return None
+        if head in self.top and "." not in rest:
+            member = self.members.get(self.top[head], {}).get(rest)
+            return (member, EXACT, "exact") if member else None
+        if head in self.imported:
+            return f"{self.imported[head]}.{rest}", VIA_IMPORT, "via import"
+        return None
+
+    def _class_of(self, where: Symbol | None) -> str | None:
+        by_name = {s.qualified: s for s in self.code.symbols}
+        while where is not None and where.kind != "class":
+            where = by_name.get(where.parent or "")
+        return where.qualified if where is not None else None

@@ -1,0 +1,35 @@
+"""The pipeline's code stage: a source file's chunks and graph in one step (it replaces
+chunking and extraction for a document the reader marked as source code)."""
+
+from __future__ import annotations
+
+from loregraph.ingest.code.graph import code_chunks, code_extraction
+from loregraph.ingest.code.model import CodeFile
+from loregraph.ingest.code.python import parse_python
+from loregraph.ingest.code.tags import parse_tagged
+from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
+
+LANGUAGE = "language"
+"""Metadata key: the programming language of a source file."""
+CODE_PATH = "code_path"
+"""Metadata key: a source file's path relative to the folder ingested (what names it)."""
+
+
+def parse_code(path: str, text: str, language: str) -> CodeFile:
+    """Parse one source file."""
+    if language == "python":
+        return parse_python(path, text)
+    return parse_tagged(path, text, language)
+
+
+def is_code(source: SourceDocument) -> bool:
+    """Whether the reader marked ``source`` as source code."""
+    return isinstance(source.metadata.get(LANGUAGE), str)
+
+
+def read_code(source: SourceDocument) -> tuple[list[TextChunk], ExtractionResult]:
+    """A source file's chunks and its entities and relations."""
+    path = str(source.metadata.get(CODE_PATH) or source.title)
+    code = parse_code(path, source.text, str(source.metadata[LANGUAGE]))
+    chunks = code_chunks(code, source.text)
+    return chunks, code_extraction(code, source.text, chunks)

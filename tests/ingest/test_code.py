@@ -1,0 +1,239 @@
+"""Source code read as a graph: what each language's parser finds, how a file is chunked,
+and a Python package ingested from the command line, asked what a coding agent asks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.cli_runs import as_json, run
+
+from loregraph.ingest.code.graph import MAX_LINES, code_chunks, code_extraction
+from loregraph.ingest.code.python import module_name, parse_python
+from loregraph.ingest.code.stage import parse_code
+from loregraph.ingest.code.tags import parse_tagged
+
+CART = '''"""Shopping carts."""
+import os
+from decimal import Decimal as D
+
+from shop.pricing import price_of, Discount
+from . import tax
+
+
+class Cart:
+    """A cart of items.
+
+    More about carts."""
+
+    def __init__(self):
+        self.items = []
+
+    def add(self, item):
+        """Add an item."""
+        self.items.append(item)
+        return self.total()
+
+    def total(self):
+        limit = os.environ.get("CART_LIMIT")
+        return sum(price_of(i) for i in self.items) + tax.on(D(0))
+
+
+class VipCart(Cart):
+    def total(self):
+        return Discount(os.getenv("VIP_RATE")).apply(super().total())
+'''
+PRICING = '''"""Prices."""
+from decimal import Decimal
+
+
+def price_of(item):
+    """The price of an item."""
+    return Decimal(item["price"])
+
+
+class Discount:
+    def __init__(self, rate):
+        self.rate = rate
+
+    def apply(self, amount):
+        return amount * (1 - Decimal(self.rate))
+'''
+TAX = """def on(amount):
+    return amount
+"""
+
+
+def test_python_definitions_imports_calls_and_settings() -> None:
+    code = parse_python("src/shop/cart.py", CART)
+    assert code.module == "shop.cart" and code.doc == "Shopping carts."
+    kinds = {s.qualified: (s.kind, s.parent) for s in code.symbols}
+    assert kinds == {
+        "shop.cart.Cart": ("class", None),
+        "shop.cart.Cart.__init__": ("method", "shop.cart.Cart"),
+        "shop.cart.Cart.add": ("method", "shop.cart.Cart"),
+        "shop.cart.Cart.total": ("method", "shop.cart.Cart"),
+        "shop.cart.VipCart": ("class", None),
+        "shop.cart.VipCart.total": ("method", "shop.cart.VipCart"),
+    }
+    cart = code.symbols[0]
+    assert cart.doc == "A cart of items." and cart.signature == "class Cart"
+    assert CART[cart.start : cart.end].startswith("class Cart:") and cart.lines == (9, 24)
+    assert code.symbols[2].signature == "def add(self, item)"
+    assert code.symbols[4].bases == ["Cart"]
+    imports = {(i.module, i.name, i.bound, i.internal) for i in code.imports}
+    assert imports == {
+        ("os", None, "os", False),
+        ("decimal", "Decimal", "D", False),
+        ("shop.pricing", "price_of", "price_of", True),
+        ("shop.pricing", "Discount", "Discount", True),
+        ("shop", "tax", "tax", True),
+    }
+    assert ("shop.cart.Cart.add", "self.total") in {(c.caller, c.callee) for c in code.calls}
+    assert code.settings == {"CART_LIMIT": 23, "VIP_RATE": 29}
+    assert module_name("click/__init__.py") == "click"
+    assert module_name("lib/pkg/sub/__init__.py") == "pkg.sub"
+    assert module_name("tool.py") == "tool"
+
+
+def test_other_languages_through_their_tags() -> None:
+    js = parse_tagged(
+        "lib/core/a.js",
+        "import x, {a as b} from './util/x.js';\nconst fs = require('fs');\n"
+        "class A extends B { m() { return this.n(helper()); } }\nfunction helper() {}\n",
+        "javascript",
+    )
+    assert [(s.qualified, s.kind) for s in js.symbols] == [
+        ("lib/core/a.A", "class"),
+        ("lib/core/a.A.m", "method"),
+        ("lib/core/a.helper", "function"),
+    ]
+    assert {(i.module, i.name, i.bound, i.internal) for i in js.imports} == {
+        ("lib/core/util/x", None, "x", True),
+        ("lib/core/util/x", "a", "b", True),
+        ("fs", None, "fs", False),
+    }
+    assert ("lib/core/a.A.m", "helper") in {(c.caller, c.callee) for c in js.calls}
+    ts = parse_code(
+        "src/c.ts", "import {Client} from '@scope/pkg/sub';\nexport class C {}\n", "typescript"
+    )
+    assert [s.qualified for s in ts.symbols] == ["src/c.C"]
+    assert [(i.module, i.internal) for i in ts.imports] == [("@scope/pkg", False)]
+    go = parse_tagged(
+        "cmd/root.go",
+        'package cmd\nimport "fmt"\ntype T struct{}\nfunc (t *T) Run() { fmt.Println(helper()) }\n'
+        "func helper() int { return 1 }\n",
+        "go",
+    )
+    assert {(s.qualified, s.kind) for s in go.symbols} == {
+        ("cmd.T", "class"),
+        ("cmd.T.Run", "method"),
+        ("cmd.helper", "function"),
+    }
+    rust = parse_tagged(
+        "src/shapes.rs",
+        "use crate::geo::Point;\nuse serde::Deserialize;\nstruct S;\n"
+        "impl S { fn area(&self) -> f64 { helper() } }\nfn helper() -> f64 { 1.0 }\n",
+        "rust",
+    )
+    assert ("src/shapes.S.area", "method") in {(s.qualified, s.kind) for s in rust.symbols}
+    assert {(i.module, i.internal) for i in rust.imports} == {
+        ("crate::geo::Point", True),
+        ("serde", False),
+    }
+    java = parse_tagged(
+        "src/a/b/C.java",
+        "package a.b;\nimport java.util.List;\nimport a.x.Y;\n"
+        "public class C extends D { void m() { helper(); } static void helper() {} }\n",
+        "java",
+    )
+    assert [s.qualified for s in java.symbols] == ["a.b.C", "a.b.C.m", "a.b.C.helper"]
+    assert {(i.module, i.internal) for i in java.imports} == {("java.util", False), ("a.x.Y", True)}
+
+
+def test_chunks_cover_the_file_and_cut_long_classes_into_methods() -> None:
+    methods = "".join(f"    def m{i}(self):\n" + "        x = 1\n" * 10 for i in range(10))
+    text = '"""Doc."""\nimport os\n\n\nclass Big:\n' + methods + "\n\ndef tail():\n    return 1\n"
+    code = parse_python("big.py", text)
+    chunks = code_chunks(code, text)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+    covered = {i for c in chunks for i in range(c.start, c.end)}
+    assert all(i in covered for i, char in enumerate(text) if not char.isspace())
+    assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:], strict=False))
+    assert [c.seq for c in chunks] == list(range(len(chunks)))
+    assert any(c.text.startswith("    def m3(self):") for c in chunks)
+    assert chunks[-1].text.startswith("def tail():")
+    assert all(c.text.count("\n") <= MAX_LINES for c in chunks)
+
+
+def test_the_graph_of_a_file_links_what_resolves_and_nothing_else() -> None:
+    code = parse_python("src/shop/cart.py", CART)
+    chunks = code_chunks(code, CART)
+    result = code_extraction(code, CART, chunks)
+    types = {e.name: e.type for e in result.entities}
+    assert all(e.exact for e in result.entities)
+    assert types["src/shop/cart.py"] == "File" and types["shop.cart"] == "Module"
+    assert types["shop.cart.Cart"] == "Class" and types["shop.cart.Cart.add"] == "Function"
+    assert types["os"] == types["decimal"] == "Library" and types["CART_LIMIT"] == "Config"
+    triples = {(r.source, r.type, r.target): r for r in result.relations}
+    assert ("shop.cart.Cart.add", "CALLS", "shop.cart.Cart.total") in triples  # self.total()
+    via = triples["shop.cart.Cart.total", "CALLS", "shop.pricing.price_of"]
+    assert via.confidence == 0.8 and "via import" in via.fact
+    assert via.evidence[0].sentence.startswith("return sum(price_of(i)")
+    assert ("shop.cart.Cart.total", "CALLS", "shop.tax.on") in triples  # a module imported
+    assert ("shop.cart.VipCart", "INHERITS", "shop.cart.Cart") in triples
+    assert ("src/shop/cart.py", "IMPORTS", "shop.pricing") in triples
+    assert ("shop", "CONTAINS", "shop.cart") in triples
+    assert ("shop.cart.Cart", "CONTAINS", "shop.cart.Cart.add") in triples
+    assert not any(r.target in ("sum", "super", "D") for r in result.relations)  # built-ins
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    package = tmp_path / "repo" / "src" / "shop"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text('"""A tiny shop."""\nfrom .cart import Cart\n')
+    (package / "cart.py").write_text(CART)
+    (package / "pricing.py").write_text(PRICING)
+    (package / "tax.py").write_text(TAX)
+    (tmp_path / "repo" / "README.md").write_text("# Notes\n\nWhat the tests ingest beside the code.\n")
+    return tmp_path / "repo"
+
+
+def test_a_package_ingested_answers_what_a_coding_agent_asks(shop: Path, tmp_path: Path) -> None:
+    db = tmp_path / "code.db"
+    done = run(db, "ingest", str(shop))
+    assert done.exit_code == 0, done.output
+    functions = {e["name"] for e in as_json(db, "entities", "--type", "Function")}
+    assert functions == {
+        "shop.cart.Cart.__init__",
+        "shop.cart.Cart.add",
+        "shop.cart.Cart.total",
+        "shop.cart.VipCart.total",
+        "shop.pricing.price_of",
+        "shop.pricing.Discount.__init__",
+        "shop.pricing.Discount.apply",
+        "shop.tax.on",
+    }
+    imports = as_json(db, "relations", "src/shop/cart.py", "--type", "IMPORTS")
+    assert {r["other"] for r in imports["relations"]} == {
+        "os",
+        "decimal",
+        "shop.pricing",
+        "shop",
+    }
+    around = as_json(db, "neighbors", "shop.cart.Cart.total")
+    near = {e["name"] for e in around["entities"]}
+    assert {
+        "shop.cart.Cart.add",
+        "shop.pricing.price_of",
+        "shop.tax.on",
+    } <= near  # callers, callees
+    paths = as_json(db, "path", "shop.cart", "shop.pricing")
+    assert (
+        paths
+        and paths[0]["entities"][0] == "shop.cart"
+        and paths[0]["entities"][-1] == "shop.pricing"
+    )
+    hits = as_json(db, "search", "price of an item")
+    assert hits["hits"][0]["title"] == "src/shop/pricing.py"
