@@ -101,7 +101,9 @@ class AsyncGraph(Questions):
         """Ingest files, directories, JSON/JSONL record files or stdin (``"-"``).
 
         Folders are read for text and Markdown files (PDF, Word, PowerPoint and HTML with
-        the ``docs`` extra); files skipped are listed in ``skipped_inputs`` with the reason.
+        the ``docs`` extra) and source code (Python, JavaScript, TypeScript, Go, Rust and
+        Java with the ``code`` extra: a graph of its files, modules, classes, functions,
+        imports and calls); files skipped are listed in ``skipped_inputs`` with the reason.
         A document piped in is identified by ``stdin_id`` (else by the hash of its text) and
         titled ``stdin_title`` (else by its first line). Unchanged documents are skipped,
         changed ones replaced, each committed on its own as soon as it is done. A file given

@@ -3,12 +3,13 @@ and a Python package ingested from the command line, asked what a coding agent a
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
 from tests.cli_runs import as_json, run
 
-from loregraph.ingest.code.graph import MAX_LINES, code_chunks, code_extraction
+from loregraph.ingest.code.graph import code_chunks, code_extraction
 from loregraph.ingest.code.python import module_name, parse_python
 from loregraph.ingest.code.stage import parse_code
 from loregraph.ingest.code.tags import parse_tagged
@@ -152,18 +153,21 @@ def test_other_languages_through_their_tags() -> None:
 
 
 def test_chunks_cover_the_file_and_cut_long_classes_into_methods() -> None:
-    methods = "".join(f"    def m{i}(self):\n" + "        x = 1\n" * 10 for i in range(10))
+    methods = "".join(f"    def m{i}(self):\n" + "        x = 1\n" * 40 for i in range(10))
     text = '"""Doc."""\nimport os\n\n\nclass Big:\n' + methods + "\n\ndef tail():\n    return 1\n"
     code = parse_python("big.py", text)
     chunks = code_chunks(code, text)
     assert all(text[c.start : c.end] == c.text for c in chunks)
     covered = {i for c in chunks for i in range(c.start, c.end)}
     assert all(i in covered for i, char in enumerate(text) if not char.isspace())
-    assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:], strict=False))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(chunks))
     assert [c.seq for c in chunks] == list(range(len(chunks)))
     assert any(c.text.startswith("    def m3(self):") for c in chunks)
-    assert chunks[-1].text.startswith("def tail():")
-    assert all(c.text.count("\n") <= MAX_LINES for c in chunks)
+    assert "def tail():" in chunks[-1].text
+    assert all(len(c.text) <= 1000 for c in chunks)
+    assert chunks[0].text.startswith('"""Doc."""') and "class Big:" in chunks[0].text  # packed
+    short = code_chunks(code, text, size=200)  # a method longer than a chunk: cut at lines
+    assert all(len(c.text) <= 200 and c.text.endswith("\n") for c in short[:-1])
 
 
 def test_the_graph_of_a_file_links_what_resolves_and_nothing_else() -> None:
@@ -196,7 +200,9 @@ def shop(tmp_path: Path) -> Path:
     (package / "cart.py").write_text(CART)
     (package / "pricing.py").write_text(PRICING)
     (package / "tax.py").write_text(TAX)
-    (tmp_path / "repo" / "README.md").write_text("# Notes\n\nWhat the tests ingest beside the code.\n")
+    (tmp_path / "repo" / "README.md").write_text(
+        "# Notes\n\nWhat the tests ingest beside the code.\n"
+    )
     return tmp_path / "repo"
 
 

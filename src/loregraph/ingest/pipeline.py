@@ -26,6 +26,7 @@ from loregraph.ingest.chunk.blanks import BLANKS, blank_runs, complete
 from loregraph.ingest.chunk.boilerplate import set_aside
 from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.ingest.chunk.sections import with_sections
+from loregraph.ingest.code.graph import CHUNK_CHARS
 from loregraph.ingest.code.stage import is_code, read_code
 from loregraph.ingest.embedding import embed_batch
 from loregraph.ingest.extract.base import Extractor, identity
@@ -209,7 +210,8 @@ class IngestPipeline:
         extracted = None
         with timer(report, "chunk"):
             if code:
-                chunks, extracted = read_code(source)
+                size = self.settings.chunk.size if self.settings.chunk.unit == "chars" else None
+                chunks, extracted = read_code(source, size or CHUNK_CHARS)
             else:
                 chunks = list(chunk_text(source.text, self.settings.chunk, sections))
         return Pending(source, doc_id, digest, bool(previous), chunks, extracted=extracted)

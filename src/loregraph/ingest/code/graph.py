@@ -35,24 +35,31 @@ from loregraph.ingest.types import (
 from loregraph.text.entity_types import CLASS, CONFIG, FILE, FUNCTION, LIBRARY, MODULE
 from loregraph.text.tokens import count_tokens
 
-MAX_LINES = 80
-"""A definition longer than this is cut: a class into its methods, a function into windows."""
+CHUNK_CHARS = 1000
+"""The default longest chunk of code, in characters (the prose chunks' default size)."""
 EXACT, VIA_IMPORT = 1.0, 0.8
 
 
-def code_chunks(code: CodeFile, text: str) -> list[TextChunk]:
-    """The file cut at its definitions: each definition of at most :data:`MAX_LINES` lines
-    whole (a longer class cut into its header and methods, a longer function into windows),
-    and the code between them; together they cover the text."""
-    units = _units([s for s in code.symbols if s.parent is None], code.symbols, text)
-    spans: list[tuple[int, int]] = []
+def code_chunks(code: CodeFile, text: str, size: int = CHUNK_CHARS) -> list[TextChunk]:
+    """The file cut at its definitions into chunks of at most ``size`` characters: the
+    definitions (a class too long for one chunk cut into its header and methods) and the
+    code between them, each whole, packed in order while they fit; a piece longer than
+    ``size`` alone cut at line ends. Together the chunks cover the text."""
+    pieces: list[tuple[int, int]] = []
     at = 0
-    for start, end in units:
+    for start, end in _units([s for s in code.symbols if s.parent is None], code.symbols, text):
         if start > at:
-            spans.extend(_windows(text, at, start))
-        spans.extend(_windows(text, start, end))
+            pieces.append((at, start))
+        pieces.append((start, end))
         at = max(at, end)
-    spans.extend(_windows(text, at, len(text)))
+    pieces.append((at, len(text)))
+    spans: list[tuple[int, int]] = []
+    for start, end in pieces:
+        for span in _lines_within(text, start, end, size):
+            if spans and span[1] - spans[-1][0] <= size:
+                spans[-1] = (spans[-1][0], span[1])
+            else:
+                spans.append(span)
     chunks: list[TextChunk] = []
     for start, end in spans:
         piece = text[start:end]
@@ -62,16 +69,16 @@ def code_chunks(code: CodeFile, text: str) -> list[TextChunk]:
 
 
 def _units(tops: list[Symbol], symbols: list[Symbol], text: str) -> list[tuple[int, int]]:
-    """The spans to keep whole or cut by lines, in order, each from the start of its line."""
+    """The definitions to keep whole where they fit, in order, each from the start of its
+    line (a class longer than :data:`CHUNK_CHARS` as its header and its members)."""
 
     def line_start(offset: int) -> int:
         return text.rfind("\n", 0, offset) + 1
 
     units: list[tuple[int, int]] = []
     for symbol in sorted(tops, key=lambda s: s.start):
-        lines = symbol.lines[1] - symbol.lines[0] + 1
         inner = [s for s in symbols if s.parent == symbol.qualified]
-        if lines <= MAX_LINES or symbol.kind != "class" or not inner:
+        if symbol.end - symbol.start <= CHUNK_CHARS or symbol.kind != "class" or not inner:
             units.append((line_start(symbol.start), symbol.end))
             continue
         at = line_start(symbol.start)
@@ -86,17 +93,17 @@ def _units(tops: list[Symbol], symbols: list[Symbol], text: str) -> list[tuple[i
     return units
 
 
-def _windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """``text[start:end]`` in pieces of at most :data:`MAX_LINES` lines."""
-    spans, at, lines = [], start, 0
-    for index in range(start, end):
-        if text[index] == "\n":
-            lines += 1
-            if lines == MAX_LINES:
-                spans.append((at, index + 1))
-                at, lines = index + 1, 0
-    if at < end:
-        spans.append((at, end))
+def _lines_within(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` in pieces of at most ``size`` characters, cut after a line where
+    one fits (a single longer line is cut at ``size``)."""
+    spans: list[tuple[int, int]] = []
+    while end - start > size:
+        cut = text.rfind("\n", start, start + size)
+        cut = cut + 1 if cut >= start else start + size
+        spans.append((start, cut))
+        start = cut
+    if end > start:
+        spans.append((start, end))
     return spans
 
 

@@ -3,7 +3,7 @@ chunking and extraction for a document the reader marked as source code)."""
 
 from __future__ import annotations
 
-from loregraph.ingest.code.graph import code_chunks, code_extraction
+from loregraph.ingest.code.graph import CHUNK_CHARS, code_chunks, code_extraction
 from loregraph.ingest.code.model import CodeFile
 from loregraph.ingest.code.python import parse_python
 from loregraph.ingest.code.tags import parse_tagged
@@ -27,9 +27,12 @@ def is_code(source: SourceDocument) -> bool:
     return isinstance(source.metadata.get(LANGUAGE), str)
 
 
-def read_code(source: SourceDocument) -> tuple[list[TextChunk], ExtractionResult]:
-    """A source file's chunks and its entities and relations."""
+def read_code(
+    source: SourceDocument, size: int = CHUNK_CHARS
+) -> tuple[list[TextChunk], ExtractionResult]:
+    """A source file's chunks (at most ``size`` characters) and its entities and
+    relations."""
     path = str(source.metadata.get(CODE_PATH) or source.title)
     code = parse_code(path, source.text, str(source.metadata[LANGUAGE]))
-    chunks = code_chunks(code, source.text)
+    chunks = code_chunks(code, source.text, size)
     return chunks, code_extraction(code, source.text, chunks)
