@@ -22,7 +22,8 @@ Reported per repository and half: file R@1 and R@5 (the share of a commit's file
 first k, averaged over commits) and, for the Python repositories, function R@10 over the
 commits that changed a function (``path::Qualified.name``, as the data's ``functions``):
 BM25 and dense rank each function's path, name and source, the repository map its ranked
-definitions. The engine does not rank functions yet (no figure).
+definitions, the engine the functions its retrieved passages show (it does not rank
+symbols on their own yet).
 ``python -m bench.run --only code`` (or ``python -m bench.code``).
 """
 
@@ -147,6 +148,47 @@ def python_functions(files: dict[str, str]) -> dict[str, str]:
     return found
 
 
+def function_spans(files: dict[str, str]) -> dict[str, list[tuple[str, int, int]]]:
+    """Each Python file's functions as ``(path::Qualified.name, start, end)``: character
+    offsets of the lines of their whole definition (decorators excluded), in order."""
+    spans: dict[str, list[tuple[str, int, int]]] = {}
+    for path, text in files.items():
+        if path.endswith(".py"):
+            try:
+                spans[path] = _spans(path, text, ast.parse(text).body, [])
+            except (SyntaxError, ValueError):
+                continue
+    return spans
+
+
+def _spans(path: str, text: str, nodes: list[ast.stmt], outer: list[str]) -> list[Any]:
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    found: list[tuple[str, int, int]] = []
+    for node in nodes:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            chain = [*outer, node.name]
+            if not isinstance(node, ast.ClassDef) and node.end_lineno is not None:
+                last = starts[min(node.end_lineno, len(starts) - 1)]
+                found.append((f"{path}::{'.'.join(chain)}", starts[node.lineno - 1], last))
+            found.extend(_spans(path, text, node.body, chain))
+    return found
+
+
+def passage_functions(
+    passages: list[tuple[str, int, int]], spans: dict[str, list[tuple[str, int, int]]]
+) -> list[str]:
+    """The functions the passages ``(path, start, end)`` show, passage by passage (each
+    passage's in the order they start), each once, at most :data:`DEPTH`."""
+    ranked: dict[str, None] = {}
+    for path, start, end in passages:
+        for key, first, last in spans.get(path, []):
+            if first < end and start < last:
+                ranked.setdefault(key, None)
+    return list(ranked)[:DEPTH]
+
+
 def defined_functions(definitions: list[tuple[str, str, float]], functions: list[str]) -> list[str]:
     """The functions named by ranked definitions ``(file, name, score)``, best first, each
     once, at most :data:`DEPTH`."""
@@ -184,9 +226,12 @@ def first_files(order: list[int], owners: list[str]) -> list[str]:
     return list(seen)
 
 
-async def engine_rankings(repo: str, files: dict[str, str], queries: list[str]) -> list[Any]:
-    """The engine's file rankings: the tree ingested as a folder, as a user does (source
-    files read as code, the rest as text), then ``search``."""
+async def engine_rankings(
+    repo: str, files: dict[str, str], queries: list[str]
+) -> tuple[list[list[str]], list[list[str]]]:
+    """The engine's file rankings (the tree ingested as a folder, as a user does: source
+    files read as code, the rest as text; then ``search``) and its function rankings (the
+    Python functions its retrieved passages show, in passage order)."""
     import shutil
 
     import loregraph
@@ -205,11 +250,15 @@ async def engine_rankings(repo: str, files: dict[str, str], queries: list[str]) 
         report = await graph.ingest(tree)
         log(f"code: {repo}: ingested {report.ingested} files ({len(report.failed)} failed)")
         prefix = str(tree.resolve()) + "/"
-        found = []
+        spans = function_spans(files)
+        found, functions = [], []
         for query in queries:
             hits = await graph.search(query, kind="documents", limit=DEPTH, preset="hybrid")
             found.append([str(hit.extra.get("source") or "").removeprefix(prefix) for hit in hits])
-        return found
+            result = await graph.retrieve(query, preset="hybrid")
+            shown = [(p.document_title, p.start, p.end) for p in result.passages]
+            functions.append(passage_functions(shown, spans))
+        return found, functions
     finally:
         await graph.close()
 
@@ -232,8 +281,8 @@ def measure_repo(repo: str) -> dict[str, Any]:
         "bm25": [[paths[i] for i in order] for order in bm25.rankings],
         "dense": [first_files(order, owners) for order in dense.rankings],
         "repomap": [found[:DEPTH] for found, _ in mapped],
-        "loregraph": asyncio.run(engine_rankings(repo, files, queries)),
     }
+    rankings["loregraph"], engine_functions = asyncio.run(engine_rankings(repo, files, queries))
     functions: dict[str, list[list[str]]] = {}
     named = python_functions(files)
     if any(c.get("functions") for c in commits) and named:
@@ -244,6 +293,7 @@ def measure_repo(repo: str) -> dict[str, Any]:
             "bm25": [[keys[i] for i in order] for order in fn_bm25.rankings],
             "dense": [[keys[i] for i in order] for order in fn_dense.rankings],
             "repomap": [defined_functions(defs, keys) for _, defs in mapped],
+            "loregraph": engine_functions,
         }
     return {
         "files": len(files),

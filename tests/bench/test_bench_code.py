@@ -9,8 +9,10 @@ from bench.code import (
     SPLIT_FILE,
     defined_functions,
     first_files,
+    function_spans,
     load_commits,
     load_tree,
+    passage_functions,
     python_functions,
     recall_at,
     render_code,
@@ -110,3 +112,14 @@ def test_the_repository_map_reads_tags_and_ranks_by_what_the_query_names() -> No
     assert order[0] == "src/p.py" and set(order) == set(files)
     assert ("src/p.py", "parse_options") in [d[:2] for d in definitions[:2]]
     assert RepoMap.build({"a.txt": "x"}).rank("anything") == ([], [])
+
+
+def test_the_functions_a_passage_shows() -> None:
+    spans = function_spans({"src/p.py": PARSER, "bad.py": "def ("})
+    keys = [key for key, _, _ in spans["src/p.py"]]
+    assert keys == list(python_functions({"src/p.py": PARSER}))
+    start = PARSER.index("    def _private")
+    shown = passage_functions([("src/p.py", start, start + 10), ("src/p.py", 0, 5)], spans)
+    assert shown == ["src/p.py::Parser._private"]
+    everything = passage_functions([("src/p.py", 0, len(PARSER)), ("x.py", 0, 9)], spans)
+    assert everything == keys

@@ -10,6 +10,7 @@ import pytest
 from tests.cli_runs import as_json, run
 
 from loregraph.ingest.code.graph import code_chunks, code_extraction
+from loregraph.ingest.code.manifests import parse_manifest
 from loregraph.ingest.code.python import module_name, parse_python
 from loregraph.ingest.code.stage import parse_code
 from loregraph.ingest.code.tags import parse_tagged
@@ -192,6 +193,53 @@ def test_the_graph_of_a_file_links_what_resolves_and_nothing_else() -> None:
     assert not any(r.target in ("sum", "super", "D") for r in result.relations)  # built-ins
 
 
+PYPROJECT = """[project]
+name = "shop"
+dependencies = [
+    "requests>=2.31",
+    "attrs",
+]
+
+[project.optional-dependencies]
+fast = ["orjson==3.10.0 ; python_version >= '3.11'"]
+"""
+
+
+def test_manifests_declare_dependencies() -> None:
+    py = parse_manifest("pyproject.toml", PYPROJECT)
+    assert py.project == "shop"
+    assert [(d.name, d.version) for d in py.dependencies] == [
+        ("requests", ">=2.31"),
+        ("attrs", ""),
+        ("orjson", "==3.10.0"),
+    ]
+    js = parse_manifest(
+        "web/package.json",
+        '{"name": "web", "dependencies": {"axios": "^1.7"}, "devDependencies": {"vitest": "2"}}',
+    )
+    assert (js.project, [d.name for d in js.dependencies]) == ("web", ["axios", "vitest"])
+    go = parse_manifest(
+        "go.mod",
+        "module github.com/me/tool\n\nrequire (\n\tgithub.com/spf13/cobra v1.8.0\n)\n"
+        "require golang.org/x/sys v0.1.0 // indirect\n",
+    )
+    assert go.project == "github.com/me/tool"
+    assert [(d.name, d.version) for d in go.dependencies] == [
+        ("github.com/spf13/cobra", "v1.8.0"),
+        ("golang.org/x/sys", "v0.1.0"),
+    ]
+    rust = parse_manifest(
+        "Cargo.toml", '[package]\nname = "geo"\n[dependencies]\nserde = { version = "1" }\n'
+    )
+    assert (rust.project, [(d.name, d.version) for d in rust.dependencies]) == (
+        "geo",
+        [("serde", "1")],
+    )
+    req = parse_manifest("requirements.txt", "# pinned\nflask==3.0  # web\n-r other.txt\nnumpy\n")
+    assert [d.name for d in req.dependencies] == ["flask", "numpy"]
+    assert parse_manifest("package.json", "{not json").dependencies == []
+
+
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     package = tmp_path / "repo" / "src" / "shop"
@@ -200,6 +248,7 @@ def shop(tmp_path: Path) -> Path:
     (package / "cart.py").write_text(CART)
     (package / "pricing.py").write_text(PRICING)
     (package / "tax.py").write_text(TAX)
+    (tmp_path / "repo" / "pyproject.toml").write_text(PYPROJECT)
     (tmp_path / "repo" / "README.md").write_text(
         "# Notes\n\nWhat the tests ingest beside the code.\n"
     )
@@ -241,5 +290,9 @@ def test_a_package_ingested_answers_what_a_coding_agent_asks(shop: Path, tmp_pat
         and paths[0]["entities"][0] == "shop.cart"
         and paths[0]["entities"][-1] == "shop.pricing"
     )
+    depends = as_json(db, "relations", "shop", "--type", "DEPENDS_ON")
+    declared = {r["other"]: r["evidence"] for r in depends["relations"]}
+    assert set(declared) == {"requests", "attrs", "orjson"}
+    assert declared["requests"] == ['"requests>=2.31",']
     hits = as_json(db, "search", "price of an item")
     assert hits["hits"][0]["title"] == "src/shop/pricing.py"

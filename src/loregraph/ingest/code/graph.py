@@ -23,6 +23,7 @@ relation's evidence is the line that states it.
 
 from __future__ import annotations
 
+from loregraph.ingest.code.manifests import Manifest
 from loregraph.ingest.code.model import CodeFile, Symbol
 from loregraph.ingest.types import (
     CandidateEntity,
@@ -205,6 +206,21 @@ def code_extraction(code: CodeFile, text: str, chunks: list[TextChunk]) -> Extra
         b.entity(setting, CONFIG, "an environment variable", line)
         b.relate(file, setting, "CONFIGURED_BY", line)
     return ExtractionResult(list(b.entities.values()), b.relations, {"symbols": len(code.symbols)})
+
+
+def manifest_extraction(manifest: Manifest, text: str, chunks: list[TextChunk]) -> ExtractionResult:
+    """A manifest's ``File DEFINES Module`` (the project) and ``Module DEPENDS_ON
+    Library`` for each declared dependency, with the line that declares it."""
+    b = _Builder(CodeFile(manifest.path, "manifest", manifest.project), text, chunks)
+    file = b.entity(manifest.path, FILE, "a manifest of declared dependencies", 1)
+    project = b.entity(manifest.project, MODULE, line=1)
+    b.relate(file, project, "DEFINES", 1)
+    lines = [line.strip() for line in text.splitlines()]
+    for dep in manifest.dependencies:
+        line = next((n for n, said in enumerate(lines, 1) if dep.said and dep.said in said), 1)
+        target = b.entity(dep.name, LIBRARY, line=line)
+        b.relate(project, target, "DEPENDS_ON", line, how=dep.version)
+    return ExtractionResult(list(b.entities.values()), b.relations, {})
 
 
 def _imports(b: _Builder, file: str) -> dict[str, str]:

@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from loregraph.errors import DependencyError
+from loregraph.ingest.code.manifests import is_manifest
 
 SUFFIXES = {
     ".py": "python",
@@ -44,8 +45,15 @@ _GRAMMARS = {
 }
 
 
+MANIFEST = "manifest"
+"""The language of a manifest or lockfile (:mod:`.manifests`; read without tree-sitter)."""
+
+
 def language_of(path: str) -> str | None:
-    """The language of a file by its suffix (``None``: not source code)."""
+    """The language of a file by its suffix, or :data:`MANIFEST` by its name (``None``: not
+    source code)."""
+    if is_manifest(path):
+        return MANIFEST
     return SUFFIXES.get(PurePosixPath(path).suffix.lower())
 
 

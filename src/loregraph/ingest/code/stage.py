@@ -3,7 +3,14 @@ chunking and extraction for a document the reader marked as source code)."""
 
 from __future__ import annotations
 
-from loregraph.ingest.code.graph import CHUNK_CHARS, code_chunks, code_extraction
+from loregraph.ingest.code.graph import (
+    CHUNK_CHARS,
+    code_chunks,
+    code_extraction,
+    manifest_extraction,
+)
+from loregraph.ingest.code.languages import MANIFEST
+from loregraph.ingest.code.manifests import parse_manifest
 from loregraph.ingest.code.model import CodeFile
 from loregraph.ingest.code.python import parse_python
 from loregraph.ingest.code.tags import parse_tagged
@@ -33,6 +40,10 @@ def read_code(
     """A source file's chunks (at most ``size`` characters) and its entities and
     relations."""
     path = str(source.metadata.get(CODE_PATH) or source.title)
-    code = parse_code(path, source.text, str(source.metadata[LANGUAGE]))
+    language = str(source.metadata[LANGUAGE])
+    if language == MANIFEST:
+        chunks = code_chunks(CodeFile(path, language, path), source.text, size)
+        return chunks, manifest_extraction(parse_manifest(path, source.text), source.text, chunks)
+    code = parse_code(path, source.text, language)
     chunks = code_chunks(code, source.text, size)
     return chunks, code_extraction(code, source.text, chunks)

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import IO
 
 from loregraph.errors import EmptyInputError, InputError
-from loregraph.ingest.code.languages import available, language_of
+from loregraph.ingest.code.languages import MANIFEST, available, language_of
+from loregraph.ingest.code.manifests import is_manifest
 from loregraph.ingest.code.stage import CODE_PATH, LANGUAGE
 from loregraph.ingest.read.convert import (
     CONVERTIBLE,
@@ -231,13 +232,14 @@ def _read_directory(directory: Path, log: ReadLog) -> Iterator[SourceDocument]:
     found = 0
     for path in _files(directory, log):
         suffix = path.suffix.lower()
-        if suffix in RECORD_EXTENSIONS:
+        if suffix in RECORD_EXTENSIONS and not is_manifest(path.name):
             log.skip(
                 path_text(path), "JSON record file: give it to ingest directly to read its records"
             )
             continue
-        code = language_of(path.name) is not None
-        if code and not available():
+        language = language_of(path.name)
+        code = language is not None
+        if code and language != MANIFEST and not available():
             log.skip(path_text(path), "source code: install loregraph[code] to index it")
             continue
         if suffix not in TEXT_EXTENSIONS and not code and not is_convertible(path):
