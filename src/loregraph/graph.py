@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import itertools
+import os
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, Unpack
@@ -25,7 +27,7 @@ from loregraph.ingest.facts.supersede import delete_and_recheck
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.read.readers import iter_sources, read_records
 from loregraph.ingest.read.readlog import ReadLog
-from loregraph.ingest.report import IngestReport
+from loregraph.ingest.report import IngestReport, ReplacedDocument
 from loregraph.ingest.types import SourceDocument
 from loregraph.kinds import Visibility
 from loregraph.location import Location
@@ -97,6 +99,7 @@ class AsyncGraph(Questions):
         progress: Progress | None = None,
         visibility: Visibility | str | None = None,
         owner: str | None = None,
+        prune: bool = False,
     ) -> IngestReport:
         """Ingest files, directories, JSON/JSONL record files or stdin (``"-"``).
 
@@ -109,7 +112,10 @@ class AsyncGraph(Questions):
         changed ones replaced, each committed on its own as soon as it is done. A file given
         directly that cannot be read raises :class:`~loregraph.errors.InputError` first.
         ``visibility`` (public, private, personal) and ``owner`` apply to every document
-        (see :meth:`ingest_documents`).
+        (see :meth:`ingest_documents`). With ``prune``, the stored documents read from a
+        file below a directory given that this run did not read (the file was deleted or
+        moved, or is no longer readable) are deleted with what only they supported, as
+        :meth:`delete` does (``removed_documents`` in the report).
         """
         document_access(
             visibility, owner, self.principal
@@ -126,14 +132,22 @@ class AsyncGraph(Questions):
         # readable fails without creating an empty database
         first = next(sources, None)
         ahead = [first] if first is not None else []
+        read: set[str] = set()
         report = await self.ingest_documents(
-            itertools.chain(ahead, sources),
+            _noting(itertools.chain(ahead, sources), read),
             scope=scope,
             progress=progress,
             visibility=visibility,
             owner=owner,
         )
         report.skipped_inputs = list(log.skipped)
+        if prune:
+            folders = [str(Path(p).resolve()) for p in paths if p != "-" and Path(p).is_dir()]
+            for doc in await self.documents(scope=scope):
+                below = any(doc.source.startswith(folder + os.sep) for folder in folders)
+                if below and doc.source not in read:
+                    await self.delete(doc.id, scope=scope)
+                    report.removed_documents.append(ReplacedDocument(doc.source, doc.title))
         return report
 
     async def ingest_records(
@@ -296,3 +310,10 @@ __all__ = [
     "open_async",
     "open_store",
 ]
+
+
+def _noting(sources: Iterable[SourceDocument], read: set[str]) -> Iterator[SourceDocument]:
+    """``sources``, each one's ``source`` added to ``read`` as it passes."""
+    for source in sources:
+        read.add(source.source)
+        yield source

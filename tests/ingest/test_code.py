@@ -296,3 +296,23 @@ def test_a_package_ingested_answers_what_a_coding_agent_asks(shop: Path, tmp_pat
     assert declared["requests"] == ['"requests>=2.31",']
     hits = as_json(db, "search", "price of an item")
     assert hits["hits"][0]["title"] == "src/shop/pricing.py"
+
+
+def test_a_repository_read_again_with_prune_loses_its_deleted_files(
+    shop: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "code.db"
+    assert run(db, "ingest", str(shop)).exit_code == 0
+    assert "shop.pricing.Discount.apply" in {e["name"] for e in as_json(db, "entities")}
+    (shop / "src" / "shop" / "pricing.py").unlink()
+    kept = as_json(db, "ingest", str(shop))  # without --prune: the document stays
+    assert kept["removed_documents"] == [] and kept["skipped"] == 5
+    assert any(d["title"] == "src/shop/pricing.py" for d in as_json(db, "documents"))
+    pruned = as_json(db, "ingest", str(shop), "--prune")
+    assert [d["title"] for d in pruned["removed_documents"]] == ["src/shop/pricing.py"]
+    assert all(d["title"] != "src/shop/pricing.py" for d in as_json(db, "documents"))
+    names = {e["name"] for e in as_json(db, "entities")}
+    assert "shop.pricing.Discount.apply" not in names  # only the deleted file defined it
+    assert "shop.pricing.price_of" in names  # cart.py still calls it: a reference it lists
+    again = run(db, "ingest", str(shop), "--prune")
+    assert again.exit_code == 0 and "Removed" not in again.output

@@ -49,6 +49,12 @@ from loregraph.cli.support import fail
 @click.option(
     "--title", default=None, help="Title of the document read from stdin (default: its first line)."
 )
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Also delete the stored documents of files no longer below the folders given "
+    "(deleted or moved files: a repository read again).",
+)
 @visibility_options
 @json_option("the report")
 @click.pass_obj
@@ -60,14 +66,18 @@ def ingest(
     chunk_unit: str | None,
     doc_id: str | None,
     title: str | None,
+    prune: bool,
     visibility: str | None,
     owner: str | None,
     as_json: bool,
 ) -> None:
     """Ingest files, folders, JSON/JSONL records, or - for stdin.
 
-    Folders are read for .txt and .md files, and PDF, Word, PowerPoint and HTML
-    files with loregraph[docs] installed; every file skipped is listed with the reason.
+    Folders are read for .txt and .md files, PDF, Word, PowerPoint and HTML files
+    with loregraph[docs] installed, and source code (Python, JavaScript, TypeScript, Go,
+    Rust, Java: files, modules, classes, functions, imports and calls; manifests'
+    dependencies) with loregraph[code] installed; every file skipped is listed with the
+    reason.
     Unchanged documents are skipped, changed ones replaced (the report names them); each
     document is committed when it is done, so an interrupted run keeps them and resumes.
     --visibility and --owner say who may read them (an unchanged document given another
@@ -93,6 +103,7 @@ def ingest(
                 progress=progress,
                 visibility=visibility,
                 owner=owner,
+                prune=prune,
             )
 
     report = run_graph(ctx, work, must_exist=False, settings=settings, writes=True)

@@ -21,7 +21,8 @@ class DocumentFailure:
 
 @dataclass(slots=True)
 class ReplacedDocument:
-    """A stored document that an input with the same identity replaced."""
+    """A stored document that an input with the same identity replaced (or, in
+    ``removed_documents``, that ``prune`` deleted: its file is gone)."""
 
     source: str
     title: str
@@ -58,6 +59,7 @@ class IngestReport:
     seconds: dict[str, float] = field(default_factory=dict)
     document_ids: list[str] = field(default_factory=list)
     replaced_documents: list[ReplacedDocument] = field(default_factory=list)
+    removed_documents: list[ReplacedDocument] = field(default_factory=list)
     skipped_inputs: list[SkippedInput] = field(default_factory=list)
     llm: dict[str, StageUsage] = field(default_factory=dict)
 
@@ -101,6 +103,8 @@ class IngestReport:
         lines.extend(self._llm_lines())
         for replaced in self.replaced_documents:
             lines.append(f"Replaced: {replaced.title} ({replaced.source})")
+        for removed in self.removed_documents:
+            lines.append(f"Removed (its file is gone): {removed.title} ({removed.source})")
         lines.extend(self._skipped_lines())
         for failure in self.failed:
             lines.append(f"Failed: {failure.source}: {failure.error}")
