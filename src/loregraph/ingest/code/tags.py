@@ -1,6 +1,7 @@
 """Parsing a JavaScript, TypeScript, Go, Rust or Java file through its grammar's tags
 query: definitions (nested by their spans: a method is named ``Class.method``; a Go
-method by its receiver's type), calls by name, and imports.
+method by its receiver's type, a Rust method by its ``impl``'s; a Java class within its
+package), calls by name, and imports.
 
 Imports: JavaScript and TypeScript ``import … from`` and ``require()`` (a relative path is
 a module of the repository, resolved against the file's folder; any other is a library,
