@@ -4,6 +4,7 @@ agent starts it (``loregraph --db FILE mcp``)."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,6 +27,7 @@ TOOLS = {
     "entity",
     "forget",
     "history",
+    "impact",
     "memories",
     "neighbors",
     "passage",
@@ -176,3 +178,35 @@ async def test_over_stdio_as_an_agent_starts_it(tmp_path: Path) -> None:
         long = structured(await client.call_tool("remember", {"text": "Hono is fast. " * 400}))
         assert "cut" in long and len(long["text"]) < 400  # the option's cap, not the default
     assert db.exists()
+
+
+async def test_an_agent_asks_an_indexed_repository_over_stdio(tmp_path: Path) -> None:
+    repo = tmp_path / "repo" / "shop"
+    repo.mkdir(parents=True)
+    (repo / "__init__.py").write_text("")
+    (repo / "pricing.py").write_text("def price_of(item):\n    return item['price']\n")
+    (repo / "cart.py").write_text(
+        "from shop.pricing import price_of\n\n\nclass Cart:\n    def total(self, items):\n"
+        "        return sum(price_of(i) for i in items)\n\n    def report(self, items):\n"
+        "        return f'{self.total(items)}'\n"
+    )
+    db = tmp_path / "code.db"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "loregraph.cli", "--db", str(db), "ingest", str(tmp_path / "repo")],
+        env=dict(os.environ),
+    )
+    done = subprocess.run([params.command, *params.args], env=params.env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    params.args = ["-m", "loregraph.cli", "--db", str(db), "mcp"]
+    async with Client(params, read_timeout_seconds=120) as client:
+        hit = structured(await client.call_tool("impact", {"name": "shop.pricing.price_of"}))
+        chain = [(d["name"], d["distance"], d["via"]) for d in hit["dependents"]]
+        assert chain[:2] == [
+            ("shop.cart.Cart.total", 1, "CALLS"),
+            ("shop.cart.Cart.report", 2, "CALLS"),
+        ]
+        near = structured(await client.call_tool("neighbors", {"name": "shop.cart.Cart.total"}))
+        assert {"shop.pricing.price_of", "shop.cart.Cart.report"} <= {
+            e["name"] for e in near["entities"]
+        }

@@ -39,6 +39,7 @@ from loregraph.embed.base import Embedder
 from loregraph.engine.backfill import BackfillReport, Clock
 from loregraph.engine.grants import AccessControl
 from loregraph.engine.history import Fact, History
+from loregraph.engine.impact import Dependent, Impact
 from loregraph.engine.keys import NewKey
 from loregraph.engine.memories import Memory, NewMemory
 from loregraph.engine.merge_views import MergeView
@@ -183,6 +184,7 @@ __all__ = [
     "Corrections",
     "DeleteReport",
     "DependencyError",
+    "Dependent",
     "Direction",
     "DocKind",
     "Document",
@@ -205,6 +207,7 @@ __all__ = [
     "GraphPath",
     "GraphStatus",
     "History",
+    "Impact",
     "IngestReport",
     "InputError",
     "LLMClient",

@@ -101,6 +101,7 @@ class BlockingExplore(_Section):
     find_entity = _blocking(Explore.find_entity)
     entity = _blocking(Explore.entity)
     relations = _blocking(Explore.relations)
+    impact = _blocking(Explore.impact)
     neighbors = _blocking(Explore.neighbors)
     path = _blocking(Explore.path)
     history = _blocking(Explore.history)

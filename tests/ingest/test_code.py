@@ -290,6 +290,12 @@ def test_a_package_ingested_answers_what_a_coding_agent_asks(shop: Path, tmp_pat
         and paths[0]["entities"][0] == "shop.cart"
         and paths[0]["entities"][-1] == "shop.pricing"
     )
+    hit = as_json(db, "impact", "shop.pricing.price_of")
+    chain = {(d["name"], d["distance"], d["via"]) for d in hit["dependents"]}
+    assert {("shop.cart.Cart.total", 1, "CALLS"), ("shop.cart.Cart.add", 2, "CALLS")} <= chain
+    module = as_json(db, "impact", "shop.pricing")  # a file stands for the module it defines
+    reached = {(d["name"], d["distance"]) for d in module["dependents"]}
+    assert {("src/shop/cart.py", 1), ("src/shop/__init__.py", 2)} <= reached
     depends = as_json(db, "relations", "shop", "--type", "DEPENDS_ON")
     declared = {r["other"]: r["evidence"] for r in depends["relations"]}
     assert set(declared) == {"requests", "attrs", "orjson"}

@@ -1,5 +1,6 @@
 """Graph queries by name: ``relations`` (of an entity), ``neighbors`` (its neighbourhood,
-also as a mermaid or GraphML subgraph) and ``path`` (between two entities)."""
+also as a mermaid or GraphML subgraph), ``path`` (between two entities) and ``impact``
+(what depends on an entity)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from loregraph import (
     Direction,
     EntityLink,
     EntityRelations,
+    Impact,
     Neighbourhood,
     evidence_sentence,
     subgraph_text,
@@ -184,4 +186,30 @@ def path(
             click.echo(f"     {step['type']}: {said}")
 
 
-COMMANDS = (relations, neighbors, path)
+@click.command()
+@click.argument("name")
+@click.option(
+    "--hops", type=click.IntRange(1, 10), default=3, show_default=True, help="How many steps."
+)
+@limit_option(100, "-n", "At most this many dependents.")
+@json_option("the dependents")
+@click.pass_obj
+def impact(ctx: Context, name: str, hops: int, limit: int, as_json: bool) -> None:
+    """List what depends on entity NAME, transitively, nearest first: its callers and
+    theirs, the files that import it, its subclasses, the projects that depend on it —
+    what a change to it may break."""
+    found = run_graph(ctx, lambda g: g.explore.impact(name, hops=hops, limit=limit))
+    if as_json:
+        echo_json(found.to_dict())
+    else:
+        _show_impact(found)
+
+
+def _show_impact(found: Impact) -> None:
+    count = len(found.dependents)
+    click.echo(f"{found.entity}  [{found.type}]: {count} dependent(s) within {found.hops} step(s)")
+    for d in found.dependents:
+        click.echo(f"  {d.distance}  {d.type:<13} {d.name}  ({d.via} {d.on})")
+
+
+COMMANDS = (relations, neighbors, path, impact)

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from loregraph.engine.core import Section
 from loregraph.engine.history import History, relation_history
+from loregraph.engine.impact import MAX_IMPACT_HOPS, Impact, impact_of
 from loregraph.engine.lookup import find_document, find_entity
 from loregraph.engine.passages import PassageView, read_passage
 from loregraph.engine.paths import GraphPath, shortest_paths
@@ -141,6 +142,32 @@ class Explore(Section):
         kept = {r.id for r in known_by(known_at, [link.relation for link in found.links])}
         found.links = [link for link in found.links if link.relation.id in kept]
         return found
+
+    async def impact(
+        self,
+        name: str,
+        *,
+        hops: int = 3,
+        limit: int = 100,
+        as_of: datetime | None = None,
+        scope: str | None = None,
+    ) -> Impact:
+        """What depends on the entity called ``name``, transitively, nearest first: its
+        callers and theirs, the files that import it, its subclasses, the projects that
+        depend on it (:mod:`loregraph.engine.impact`), within ``hops`` steps, at most
+        ``limit`` entities, following relations true at ``as_of`` (default: now).
+
+        Raises :class:`~loregraph.errors.NotFoundError` for an unknown name and
+        :class:`~loregraph.errors.InputError` for ``hops`` outside 1..10.
+        """
+        if not 1 <= hops <= MAX_IMPACT_HOPS:
+            raise InputError(f"hops must be between 1 and {MAX_IMPACT_HOPS}, not {hops}")
+        await self.core.open()
+        scope = self.core._scope(scope)
+        centre = await find_entity(self.core.store, scope, name)
+        return await impact_of(
+            self.core.store, centre, hops=hops, limit=limit, at=world_time(as_of)
+        )
 
     async def neighbors(
         self,

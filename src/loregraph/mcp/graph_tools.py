@@ -146,6 +146,22 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         )
         return {"paths": [p.to_dict() for p in paths]}
 
+    @server.tool(
+        annotations=READ,
+        description="What depends on an entity, transitively, nearest first: the callers "
+        "of a function and theirs, the files that import a module, the subclasses of a "
+        "class, the projects that depend on a library. Use it before changing code to see "
+        "what the change may break; each dependent says which relation reached it.",
+    )
+    @reported
+    async def impact(
+        name: Name,
+        hops: Annotated[int, Field(ge=1, le=10, description="How many steps.")] = 3,
+        limit: Limit = 100,
+    ) -> Result:
+        found = await engine(graph).explore.impact(name, hops=hops, limit=limit)
+        return found.to_dict()
+
     add_suggest_tool(server, graph)
 
 
