@@ -12,7 +12,7 @@ from tests.cli_runs import as_json, run
 from loregraph.ingest.code.graph import code_chunks, code_extraction
 from loregraph.ingest.code.manifests import parse_manifest
 from loregraph.ingest.code.python import module_name, parse_python
-from loregraph.ingest.code.stage import parse_code
+from loregraph.ingest.code.stage import index_repository, parse_code
 from loregraph.ingest.code.tags import parse_tagged
 
 CART = '''"""Shopping carts."""
@@ -238,6 +238,57 @@ def test_manifests_declare_dependencies() -> None:
     req = parse_manifest("requirements.txt", "# pinned\nflask==3.0  # web\n-r other.txt\nnumpy\n")
     assert [d.name for d in req.dependencies] == ["flask", "numpy"]
     assert parse_manifest("package.json", "{not json").dependencies == []
+
+
+CHECKOUT = """from shop import Cart
+from shop.cart import VipCart
+
+
+def checkout(items):
+    cart = Cart()
+    for item in items:
+        cart.add(item)
+    return VipCart().pay(), Cart.missing(), Cart.total(cart)
+
+
+class Express(VipCart):
+    def fast(self):
+        return self.add(1), self.nothing()
+"""
+
+
+def test_the_repository_index_follows_re_exports_and_bases() -> None:
+    files = {
+        "src/shop/__init__.py": '"""A tiny shop."""\nfrom .cart import Cart\n',
+        "src/shop/cart.py": CART,
+        "src/shop/pricing.py": PRICING,
+        "src/shop/tax.py": TAX,
+        "src/shop/checkout.py": CHECKOUT + "    def pay(self):\n        return 0\n",
+    }
+    index = index_repository(files.items())
+    assert index.resolve("shop.Cart") == ("shop.cart.Cart", "re-export")
+    assert index.resolve("shop.cart.VipCart.add") == ("shop.cart.Cart.add", "inherited")
+    assert index.resolve("shop.checkout.Express.add") == ("shop.cart.Cart.add", "inherited")
+    assert index.resolve("shop.cart.Cart.missing") is None
+    assert index.resolve("elsewhere.thing") is None
+    code = parse_python("src/shop/checkout.py", files["src/shop/checkout.py"])
+    result = code_extraction(code, files["src/shop/checkout.py"], [], index)
+    calls = {
+        (r.source, r.target): (r.confidence, r.fact) for r in result.relations if r.type == "CALLS"
+    }
+    assert calls["shop.checkout.checkout", "shop.cart.Cart"][0] == 0.9  # through shop/__init__
+    assert calls["shop.checkout.checkout", "shop.cart.Cart.total"][0] == 0.9
+    assert calls["shop.checkout.Express.fast", "shop.cart.Cart.add"] == (
+        0.9,
+        "shop.checkout.Express.fast calls shop.cart.Cart.add (via import, inherited)",
+    )
+    assert not any("missing" in t or "nothing" in t for _, t in calls)  # defined nowhere
+    bases = [(r.source, r.target, r.confidence) for r in result.relations if r.type == "INHERITS"]
+    assert bases == [("shop.checkout.Express", "shop.cart.VipCart", 0.95)]
+    alone = code_extraction(code, files["src/shop/checkout.py"], [])  # no index: as written
+    assert ("shop.checkout.checkout", "CALLS", "shop.Cart") in {
+        (r.source, r.type, r.target) for r in alone.relations
+    }
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from loregraph.kinds import Visibility
 from loregraph.models import DocKind, Document, Entity, Merge
@@ -29,6 +29,15 @@ class ClusterRules:
         if rule in self.off:
             return True
         return any((a, b) in self.apart or (b, a) in self.apart for a in one for b in other)
+
+
+class CodeIndex(Protocol):
+    """The names of a repository, read before its files
+    (:class:`~loregraph.ingest.code.index.RepoIndex`)."""
+
+    def resolve(self, name: str) -> tuple[str, str] | None:
+        """The definition ``name`` refers to and how it was found, if any."""
+        ...
 
 
 @dataclass(slots=True)
@@ -52,6 +61,9 @@ class SourceDocument:
     ``stdin``): a stored document there with the same text is this one, not a new one."""
     valid_at: datetime | None = None
     """When what the text tells happened (a memory's time), if known."""
+    code_index: CodeIndex | None = None
+    """The Python names of the repository a source file was read from (set by the folder
+    reader; not stored): resolves its calls across files (:mod:`loregraph.ingest.code`)."""
     cluster_rules: ClusterRules = field(default_factory=lambda: ClusterRules())
     """Joins the clustering of this document's names must not make (set by the pipeline
     from the merge rules switched off and the splits people made)."""

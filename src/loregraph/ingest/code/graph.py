@@ -15,10 +15,14 @@ package its modules; ``Class CONTAINS`` its methods (a function its nested funct
 ``File IMPORTS`` a module or library; ``Class INHERITS`` a base; ``CALLS`` from the
 definition a call is in (or the module) to what it calls; ``File CONFIGURED_BY`` a setting.
 A call or base is linked when it resolves: a definition of the same file or ``self``'s
-class (*exact*, confidence 1), or a name imported from a module of the repository (*via
-import*, 0.8: the module may re-export it from elsewhere). Calls of names nothing in the
-file defines or imports from the repository (built-ins, libraries) are not linked. Each
-relation's evidence is the line that states it.
+class (*exact*, confidence 1), or a name imported from a module of the repository. When
+the folder's Python files were indexed first (:mod:`.index`), such a name is followed to
+its definition — defined where imported (0.95), re-exported (0.9), or inherited by
+``self``'s class from a base in another file (0.9) — and not linked when the repository
+defines nothing by it; without the index (a file read alone) it is linked as written (*via
+import*, 0.8). Calls of names nothing in the file defines or imports from the repository
+(built-ins, libraries) are not linked. Each relation's evidence is the line that states
+it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from loregraph.ingest.code.model import CodeFile, Symbol
 from loregraph.ingest.types import (
     CandidateEntity,
     CandidateRelation,
+    CodeIndex,
     ExtractionResult,
     Occurrence,
     RelationEvidence,
@@ -39,6 +44,8 @@ from loregraph.text.tokens import count_tokens
 CHUNK_CHARS = 1000
 """The default longest chunk of code, in characters (the prose chunks' default size)."""
 EXACT, VIA_IMPORT = 1.0, 0.8
+FOLLOWED = {"defined": 0.95, "re-export": 0.9, "inherited": 0.9}
+"""The confidence of a name from another file the repository's index resolved, by how."""
 
 
 def code_chunks(code: CodeFile, text: str, size: int = CHUNK_CHARS) -> list[TextChunk]:
@@ -158,8 +165,11 @@ class _Builder:
         self.relations.append(CandidateRelation(source, target, kind, fact, confidence, evidence))
 
 
-def code_extraction(code: CodeFile, text: str, chunks: list[TextChunk]) -> ExtractionResult:
-    """The entities and relations of a parsed file (see the module docstring)."""
+def code_extraction(
+    code: CodeFile, text: str, chunks: list[TextChunk], index: CodeIndex | None = None
+) -> ExtractionResult:
+    """The entities and relations of a parsed file (see the module docstring), names from
+    other files resolved through the repository's ``index`` when given."""
     b = _Builder(code, text, chunks)
     lines = text.count("\n") + 1
     file = b.entity(code.path, FILE, f"{code.language} source file, {lines} lines", 1)
@@ -182,7 +192,7 @@ def code_extraction(code: CodeFile, text: str, chunks: list[TextChunk]) -> Extra
             )
         b.relate(parent, symbol.qualified, "CONTAINS", symbol.lines[0])
     imported = _imports(b, file)
-    resolve = _Resolver(code, imported)
+    resolve = _Resolver(code, imported, index)
     for symbol in code.symbols:
         for base in symbol.bases:
             target = resolve(base, symbol)
@@ -231,10 +241,8 @@ def _imports(b: _Builder, file: str) -> dict[str, str]:
         if item.internal:
             short = item.module.rsplit("/", 1)[-1].rsplit(".", 1)[-1]
             target = b.entity(item.module, MODULE, line=item.line, surface=short)
-            if item.name is not None:
-                bound[item.bound] = f"{item.module}.{item.name}"
-            elif item.bound != "*":
-                bound[item.bound] = item.module
+            if item.bound != "*":
+                bound[item.bound] = item.target
         else:
             top = item.module if item.module.startswith("@") else item.module.split(".")[0]
             target = b.entity(top, LIBRARY, line=item.line, surface=top)
@@ -243,11 +251,16 @@ def _imports(b: _Builder, file: str) -> dict[str, str]:
 
 
 class _Resolver:
-    """What a name used in a definition refers to: ``(qualified, confidence, how)``."""
+    """What a name used in a definition refers to: ``(qualified, confidence, how)``; with
+    the repository's index, a name from another file is followed to its definition (see
+    the module docstring), and one the repository does not define is not linked."""
 
-    def __init__(self, code: CodeFile, imported: dict[str, str]) -> None:
+    def __init__(
+        self, code: CodeFile, imported: dict[str, str], index: CodeIndex | None = None
+    ) -> None:
         self.code = code
         self.imported = imported
+        self.index = index
         self.top = {s.name: s.qualified for s in code.symbols if s.parent is None}
         self.members: dict[str, dict[str, str]] = {}
         for s in code.symbols:
@@ -255,11 +268,22 @@ class _Resolver:
                 self.members.setdefault(s.parent, {})[s.name] = s.qualified
 
     def __call__(self, name: str, where: Symbol | None) -> tuple[str, float, str] | None:
+        found = self._local(name, where)
+        if found is None or found[2] == "exact" or self.index is None:
+            return found
+        target = self.index.resolve(found[0])
+        if target is None:
+            return None
+        return target[0], FOLLOWED[target[1]], f"via import, {target[1]}"
+
+    def _local(self, name: str, where: Symbol | None) -> tuple[str, float, str] | None:
         head, _, rest = name.partition(".")
         if head in ("self", "cls", "this") and rest and "." not in rest:
             owner = self._class_of(where)
             member = self.members.get(owner or "", {}).get(rest)
-            return (member, EXACT, "exact") if member else None
+            if member:
+                return member, EXACT, "exact"
+            return (f"{owner}.{rest}", VIA_IMPORT, "inherited") if owner and self.index else None
         if not rest:
             scoped = self.members.get(where.qualified, {}).get(name) if where else None
             if scoped or name in self.top:

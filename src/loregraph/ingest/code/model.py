@@ -43,6 +43,15 @@ class Import:
     internal: bool
     line: int
 
+    @property
+    def target(self) -> str:
+        """What the bound name stands for: the member, the module, or (``import a.b``
+        binds ``a``) the top-level package."""
+        if self.name is not None:
+            return f"{self.module}.{self.name}"
+        top = self.module.split(".")[0]
+        return top if "." in self.module and self.bound == top else self.module
+
 
 @dataclass(slots=True)
 class Call:

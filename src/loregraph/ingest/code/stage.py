@@ -3,12 +3,15 @@ chunking and extraction for a document the reader marked as source code)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from loregraph.ingest.code.graph import (
     CHUNK_CHARS,
     code_chunks,
     code_extraction,
     manifest_extraction,
 )
+from loregraph.ingest.code.index import RepoIndex
 from loregraph.ingest.code.languages import MANIFEST
 from loregraph.ingest.code.manifests import parse_manifest
 from loregraph.ingest.code.model import CodeFile
@@ -46,4 +49,13 @@ def read_code(
         return chunks, manifest_extraction(parse_manifest(path, source.text), source.text, chunks)
     code = parse_code(path, source.text, language)
     chunks = code_chunks(code, source.text, size)
-    return chunks, code_extraction(code, source.text, chunks)
+    return chunks, code_extraction(code, source.text, chunks, source.code_index)
+
+
+def index_repository(files: Iterable[tuple[str, str]]) -> RepoIndex:
+    """The Python names of a repository's files, given as ``(path, text)`` (paths as
+    :data:`CODE_PATH` names them)."""
+    index = RepoIndex()
+    for path, text in files:
+        index.add(parse_python(path, text))
+    return index

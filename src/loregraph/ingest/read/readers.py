@@ -28,7 +28,7 @@ from typing import IO
 from loregraph.errors import EmptyInputError, InputError
 from loregraph.ingest.code.languages import MANIFEST, available, language_of
 from loregraph.ingest.code.manifests import is_manifest
-from loregraph.ingest.code.stage import CODE_PATH, LANGUAGE
+from loregraph.ingest.code.stage import CODE_PATH, LANGUAGE, index_repository
 from loregraph.ingest.read.convert import (
     CONVERTIBLE,
     convert_file,
@@ -45,7 +45,7 @@ from loregraph.ingest.read.textio import (
     path_text,
 )
 from loregraph.ingest.read.titles import file_title, first_line_title
-from loregraph.ingest.types import SourceDocument
+from loregraph.ingest.types import CodeIndex, SourceDocument
 from loregraph.models import content_hash
 
 __all__ = ["iter_sources", "read_path", "read_records", "read_stdin"]
@@ -228,8 +228,25 @@ def _read_file(path: Path, root: Path | None = None) -> SourceDocument:
     )
 
 
+def _python_index(directory: Path) -> CodeIndex | None:
+    """The Python names of the folder's ``.py`` files, read first so that each file's calls
+    resolve across files (``None`` without the ``code`` extra or Python files)."""
+    if not available():
+        return None
+    files = []
+    for path in _files(directory, ReadLog()):
+        if language_of(path.name) == "python":
+            try:
+                text = decode(path.read_bytes(), str(path))
+            except (OSError, InputError):
+                continue
+            files.append((path.relative_to(directory).as_posix(), text))
+    return index_repository(files) if files else None
+
+
 def _read_directory(directory: Path, log: ReadLog) -> Iterator[SourceDocument]:
     found = 0
+    index = _python_index(directory)
     for path in _files(directory, log):
         suffix = path.suffix.lower()
         if suffix in RECORD_EXTENSIONS and not is_manifest(path.name):
@@ -250,6 +267,8 @@ def _read_directory(directory: Path, log: ReadLog) -> Iterator[SourceDocument]:
         except InputError as exc:
             log.skip(path_text(path), _reason(exc, path))
             continue
+        if language == "python":
+            document.code_index = index
         found += 1
         yield document
     if not found:
