@@ -216,12 +216,10 @@ def _read_file(path: Path, root: Path | None = None) -> SourceDocument:
     metadata: dict[str, object] = {"path": resolved, "bytes": len(data)}
     language = language_of(path.name)
     if language is not None:
-        relative = path.relative_to(root) if root is not None else Path(path.name)
-        metadata |= {LANGUAGE: language, CODE_PATH: relative.as_posix()}
+        relative = path_text((path.relative_to(root) if root else Path(path.name)).as_posix())
+        metadata |= {LANGUAGE: language, CODE_PATH: relative}
     return SourceDocument(
-        title=relative.as_posix()
-        if language is not None
-        else file_title(path_text(path.name), text),
+        title=relative if language is not None else file_title(path_text(path.name), text),
         text=text,
         source=resolved,
         metadata=metadata,
@@ -240,7 +238,7 @@ def _python_index(directory: Path) -> CodeIndex | None:
                 text = decode(path.read_bytes(), str(path))
             except (OSError, InputError):
                 continue
-            files.append((path.relative_to(directory).as_posix(), text))
+            files.append((path_text(path.relative_to(directory).as_posix()), text))
     return index_repository(files) if files else None
 
 
