@@ -23,7 +23,8 @@ first k, averaged over commits) and, for the Python repositories, function R@10 
 commits that changed a function (``path::Qualified.name``, as the data's ``functions``):
 BM25 and dense rank each function's path, name and source, the repository map its ranked
 definitions, the engine the functions its retrieved passages show (it does not rank
-symbols on their own yet).
+symbols on their own yet). For the Python repositories, the code graph's call edges are
+also scored against jedi (:mod:`bench.calls`).
 ``python -m bench.run --only code`` (or ``python -m bench.code``).
 """
 
@@ -38,6 +39,8 @@ import tarfile
 from typing import Any
 
 from bench.baselines import bm25_rank, dense_rank
+from bench.calls import measure as measure_calls
+from bench.calls import package_files
 from bench.common import BENCH_DATA, ROOT, TMP_DIR, RunOptions, log
 from bench.repomap import RepoMap
 
@@ -295,8 +298,10 @@ def measure_repo(repo: str) -> dict[str, Any]:
             "repomap": [defined_functions(defs, keys) for _, defs in mapped],
             "loregraph": engine_functions,
         }
+    calls = measure_calls(TMP_DIR / f"code-{repo}", files) if package_files(files) else None
     return {
         "files": len(files),
+        "calls": calls,
         "parsed_files": len(repo_map.tags),
         "python_functions": len(named),
         "commits": {half: sum(c["half"] == half for c in commits) for half in HALVES},
@@ -336,7 +341,21 @@ def render_code(result: dict[str, Any]) -> str:
         "| repository | ranker | file R@1 / R@5, studied half | held-out half "
         "| function R@10, studied | held-out |\n"
     )
-    return header + "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    table = header + "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    calls = [
+        f"| {repo} | {c['files']} | {c['engine_edges']} | {c['jedi_edges']} "
+        f"| {c['precision']} | {c['recall']} |"
+        for repo, figures in result.get("figures", {}).items()
+        if (c := figures.get("calls"))
+    ]
+    if not calls:
+        return table
+    head = (
+        "\nPython call edges against jedi's goto-definition (`bench/calls.py`):\n\n"
+        "| repository | package files | engine edges | jedi edges | precision | recall |\n"
+        "|---|---|---|---|---|---|\n"
+    )
+    return table + head + "\n".join(calls) + "\n"
 
 
 def main() -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
+from bench.calls import engine_edges, jedi_edges, measure, package_files
 from bench.code import (
     SPLIT_FILE,
     defined_functions,
@@ -123,3 +125,35 @@ def test_the_functions_a_passage_shows() -> None:
     assert shown == ["src/p.py::Parser._private"]
     everything = passage_functions([("src/p.py", 0, len(PARSER)), ("x.py", 0, 9)], spans)
     assert everything == keys
+
+
+def test_call_edges_are_scored_against_jedi(tmp_path: Path) -> None:
+    files = {
+        "src/shop/__init__.py": "from .pricing import price_of\n",
+        "src/shop/pricing.py": "def price_of(item):\n    return base(item)\n\ndef base(item):\n"
+        "    return 1\n",
+        "src/shop/cart.py": "from shop import price_of\n\nclass Cart:\n"
+        "    def total(self, items):\n"
+        "        return sum(price_of(i) for i in items) + self.fee()\n\n"
+        "    def fee(self):\n        return len([])\n",
+        "tests/test_cart.py": "from shop.cart import Cart\n\ndef test():\n    Cart().total([])\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert set(package_files(files)) == {
+        "src/shop/__init__.py",
+        "src/shop/pricing.py",
+        "src/shop/cart.py",
+    }
+    expected = {
+        ("shop.pricing.price_of", "shop.pricing.base"),
+        ("shop.cart.Cart.total", "shop.pricing.price_of"),  # through the package's re-export
+        ("shop.cart.Cart.total", "shop.cart.Cart.fee"),
+    }
+    assert jedi_edges(tmp_path, package_files(files)) == expected
+    assert engine_edges(package_files(files)) == expected
+    figures = measure(tmp_path, files)
+    assert (figures["precision"], figures["recall"], figures["files"]) == (1.0, 1.0, 3)
+    table = render_code({"figures": {"shop": {"rankers": {}, "calls": figures}}})
+    assert "| shop | 3 | 3 | 3 | 1.0 | 1.0 |" in table

@@ -56,11 +56,13 @@ class Import:
 @dataclass(slots=True)
 class Call:
     """A call in ``caller`` (a qualified symbol, or the module for top-level code) of
-    ``callee`` as written (``self.fail``, ``Command``, ``os.path.join``)."""
+    ``callee`` as written (``self.fail``, ``Command``, ``os.path.join``), at ``line``
+    (1-based) where ``column`` (0-based, in characters) starts the callee's last name."""
 
     caller: str
     callee: str
     line: int
+    column: int = 0
 
 
 @dataclass(slots=True)

@@ -51,7 +51,7 @@ def parse_python(path: str, text: str) -> CodeFile:
     module = module_name(path)
     is_package = PurePosixPath(path).stem == "__init__"
     found = CodeFile(path, "python", module, doc=_docstring(tree.root_node))
-    _Walker(found, Offsets(text), is_package).visit(tree.root_node, module, None)
+    _Walker(found, text, Offsets(text), is_package).visit(tree.root_node, module, None)
     return found
 
 
@@ -71,8 +71,9 @@ def _docstring(node: Any) -> str:
 class _Walker:
     """One pass over a file's tree, keeping the definition each node is inside."""
 
-    def __init__(self, found: CodeFile, offsets: Offsets, is_package: bool) -> None:
+    def __init__(self, found: CodeFile, text: str, offsets: Offsets, is_package: bool) -> None:
         self.found = found
+        self.lines = text.encode("utf-8").split(b"\n")
         self.offsets = offsets
         self.is_package = is_package
 
@@ -171,7 +172,11 @@ class _Walker:
         callee = text_of(function)
         if not _DOTTED.fullmatch(callee):  # Cmd(1).run: the receiver is computed
             return
-        self.found.calls.append(Call(scope, callee, node.start_point[0] + 1))
+        last = function.child_by_field_name("attribute") or function
+        column = len(
+            self.lines[last.start_point[0]][: last.start_point[1]].decode("utf-8", "replace")
+        )
+        self.found.calls.append(Call(scope, callee, node.start_point[0] + 1, column))
         if callee in _ENV_CALLS:
             arguments = node.child_by_field_name("arguments")
             first = arguments.named_children[0] if arguments and arguments.named_children else None
