@@ -363,13 +363,15 @@ def test_a_repository_read_again_with_prune_loses_its_deleted_files(
     assert "shop.pricing.Discount.apply" in {e["name"] for e in as_json(db, "entities")}
     (shop / "src" / "shop" / "pricing.py").unlink()
     kept = as_json(db, "ingest", str(shop))  # without --prune: the document stays
-    assert kept["removed_documents"] == [] and kept["skipped"] == 5
+    assert kept["removed_documents"] == [] and kept["skipped"] == 4
+    # cart.py did not change, but what it calls is no longer in the folder: read again
+    assert [d["title"] for d in kept["replaced_documents"]] == ["src/shop/cart.py"]
     assert any(d["title"] == "src/shop/pricing.py" for d in as_json(db, "documents"))
     pruned = as_json(db, "ingest", str(shop), "--prune")
     assert [d["title"] for d in pruned["removed_documents"]] == ["src/shop/pricing.py"]
     assert all(d["title"] != "src/shop/pricing.py" for d in as_json(db, "documents"))
     names = {e["name"] for e in as_json(db, "entities")}
     assert "shop.pricing.Discount.apply" not in names  # only the deleted file defined it
-    assert "shop.pricing.price_of" in names  # cart.py still calls it: a reference it lists
+    assert "shop.pricing.price_of" not in names  # and the caller no longer links to it
     again = run(db, "ingest", str(shop), "--prune")
     assert again.exit_code == 0 and "Removed" not in again.output

@@ -20,6 +20,7 @@ the docstrings of :class:`~loregraph.store.base.Store`, they pin down:
 
 from __future__ import annotations
 
+from .contract_code import CodeContract
 from .contract_copy import CopyContract
 from .contract_documents import DocumentContract
 from .contract_grants import GrantContract
@@ -41,6 +42,7 @@ class StoreContract(
     GraphContract,
     PatternContract,
     CopyContract,
+    CodeContract,
     MemoryContract,
     TemporalContract,
     KeyContract,

@@ -3,6 +3,7 @@ chunking and extraction for a document the reader marked as source code)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 
 from loregraph.ingest.code.graph import (
@@ -18,11 +19,16 @@ from loregraph.ingest.code.model import CodeFile
 from loregraph.ingest.code.python import parse_python
 from loregraph.ingest.code.tags import parse_tagged
 from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
+from loregraph.models import Document
 
 LANGUAGE = "language"
 """Metadata key: the programming language of a source file."""
 CODE_PATH = "code_path"
 """Metadata key: a source file's path relative to the folder ingested (what names it)."""
+CODE_LINKS = "code_links"
+"""Metadata key: a digest of the relations a source file's graph holds. A file read again
+unchanged is processed again when its digest changed: a name it uses now resolves
+elsewhere, or no longer resolves (another file renamed or removed what it calls)."""
 
 
 def parse_code(path: str, text: str, language: str) -> CodeFile:
@@ -59,3 +65,17 @@ def index_repository(files: Iterable[tuple[str, str]]) -> RepoIndex:
     for path, text in files:
         index.add(parse_python(path, text))
     return index
+
+
+def links_of(extracted: ExtractionResult) -> str:
+    """The digest of an extraction's relations (:data:`CODE_LINKS`)."""
+    lines = sorted(f"{r.source}\t{r.type}\t{r.target}\t{r.confidence}" for r in extracted.relations)
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
+
+
+def same_links(stored: Document | None, source: SourceDocument) -> bool:
+    """Whether a stored document's graph links what ``source``'s would (always, for a
+    document that is not source code)."""
+    if not is_code(source) or stored is None:
+        return True
+    return bool(stored.metadata.get(CODE_LINKS) == source.metadata.get(CODE_LINKS))
