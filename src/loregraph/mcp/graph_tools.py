@@ -146,6 +146,13 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         )
         return {"paths": [p.to_dict() for p in paths]}
 
+    add_impact_tool(server, graph)
+    add_suggest_tool(server, graph)
+
+
+def add_impact_tool(server: MCPServer, graph: AsyncGraph) -> None:
+    """``impact``: what depends on an entity, transitively."""
+
     @server.tool(
         annotations=READ,
         description="What depends on an entity, transitively, nearest first: the callers "
@@ -161,8 +168,6 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
     ) -> Result:
         found = await engine(graph).explore.impact(name, hops=hops, limit=limit)
         return found.to_dict()
-
-    add_suggest_tool(server, graph)
 
 
 def add_suggest_tool(server: MCPServer, graph: AsyncGraph) -> None:
