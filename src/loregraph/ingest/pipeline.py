@@ -27,7 +27,7 @@ from loregraph.ingest.chunk.boilerplate import set_aside
 from loregraph.ingest.chunk.chunker import chunk_text
 from loregraph.ingest.chunk.sections import with_sections
 from loregraph.ingest.code.graph import CHUNK_CHARS
-from loregraph.ingest.code.stage import CODE_LINKS, is_code, links_of, read_code, same_links
+from loregraph.ingest.code.stage import is_code, read_code, still_current
 from loregraph.ingest.embedding import embed_batch
 from loregraph.ingest.extract.base import Extractor, identity
 from loregraph.ingest.extract.select import Selection, select_entities
@@ -199,13 +199,7 @@ class IngestPipeline:
             same = await self.store.find_document(
                 scope, content_hash=digest, source=source.former_source
             )
-        extracted = None
-        if code:  # read first: an unchanged file whose links changed is read again
-            with timer(report, "chunk"):
-                size = self.settings.chunk.size if self.settings.chunk.unit == "chars" else None
-                chunks, extracted = read_code(source, size or CHUNK_CHARS)
-            source.metadata[CODE_LINKS] = links_of(extracted)
-        if complete(same) and source.keeps_access(same) and same_links(same, source):
+        if complete(same) and source.keeps_access(same) and still_current(same, source):
             report.skipped += 1
             return None
         # an earlier input of this run with this identity is replaced too (maybe unwritten)
@@ -213,8 +207,12 @@ class IngestPipeline:
         if isinstance(previous, Document):
             source.inherit_access(previous)
         self._planned.add(doc_id)
-        if not code:
-            with timer(report, "chunk"):
+        extracted = None
+        with timer(report, "chunk"):
+            if code:
+                size = self.settings.chunk.size if self.settings.chunk.unit == "chars" else None
+                chunks, extracted = read_code(source, size or CHUNK_CHARS)
+            else:
                 chunks = list(chunk_text(source.text, self.settings.chunk, sections))
         return Pending(source, doc_id, digest, bool(previous), chunks, extracted=extracted)
 

@@ -18,17 +18,20 @@ from loregraph.ingest.code.manifests import parse_manifest
 from loregraph.ingest.code.model import CodeFile
 from loregraph.ingest.code.python import parse_python
 from loregraph.ingest.code.tags import parse_tagged
-from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
+from loregraph.ingest.types import CodeIndex, ExtractionResult, SourceDocument, TextChunk
 from loregraph.models import Document
 
 LANGUAGE = "language"
 """Metadata key: the programming language of a source file."""
 CODE_PATH = "code_path"
 """Metadata key: a source file's path relative to the folder ingested (what names it)."""
+CODE_USES = "code_uses"
+"""Metadata key: the names from other files a source file's graph resolved through the
+repository's index (set when the file was read in its folder). A file read again unchanged
+is processed again when one of them now resolves elsewhere or no longer resolves (another
+file renamed, moved or removed what it uses); see :func:`still_current`."""
 CODE_LINKS = "code_links"
-"""Metadata key: a digest of the relations a source file's graph holds. A file read again
-unchanged is processed again when its digest changed: a name it uses now resolves
-elsewhere, or no longer resolves (another file renamed or removed what it calls)."""
+"""Metadata key: the digest of what each of :data:`CODE_USES` resolved to."""
 
 
 def parse_code(path: str, text: str, language: str) -> CodeFile:
@@ -47,7 +50,8 @@ def read_code(
     source: SourceDocument, size: int = CHUNK_CHARS
 ) -> tuple[list[TextChunk], ExtractionResult]:
     """A source file's chunks (at most ``size`` characters) and its entities and
-    relations."""
+    relations; notes in its metadata what it resolved through the repository's index
+    (:data:`CODE_USES`, :data:`CODE_LINKS`)."""
     path = str(source.metadata.get(CODE_PATH) or source.title)
     language = str(source.metadata[LANGUAGE])
     if language == MANIFEST:
@@ -55,27 +59,50 @@ def read_code(
         return chunks, manifest_extraction(parse_manifest(path, source.text), source.text, chunks)
     code = parse_code(path, source.text, language)
     chunks = code_chunks(code, source.text, size)
-    return chunks, code_extraction(code, source.text, chunks, source.code_index)
+    index = None if source.code_index is None else _Recorder(source.code_index)
+    extracted = code_extraction(code, source.text, chunks, index)
+    if index is not None:
+        names = sorted(index.seen)
+        source.metadata |= {CODE_USES: names, CODE_LINKS: _digest(source.code_index, names)}
+    return chunks, extracted
 
 
 def index_repository(files: Iterable[tuple[str, str]]) -> RepoIndex:
     """The Python names of a repository's files, given as ``(path, text)`` (paths as
-    :data:`CODE_PATH` names them)."""
+    :data:`CODE_PATH` names them; function bodies are not read)."""
     index = RepoIndex()
     for path, text in files:
-        index.add(parse_python(path, text))
+        index.add(parse_python(path, text, bodies=False))
     return index
 
 
-def links_of(extracted: ExtractionResult) -> str:
-    """The digest of an extraction's relations (:data:`CODE_LINKS`)."""
-    lines = sorted(f"{r.source}\t{r.type}\t{r.target}\t{r.confidence}" for r in extracted.relations)
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
-
-
-def same_links(stored: Document | None, source: SourceDocument) -> bool:
-    """Whether a stored document's graph links what ``source``'s would (always, for a
-    document that is not source code)."""
+def still_current(stored: Document | None, source: SourceDocument) -> bool:
+    """Whether a stored source file's graph still links what ``source``, the same text
+    read again, would: each name it resolved through the repository's index resolves as
+    it did (always, for a document that is not source code). Nothing is parsed."""
     if not is_code(source) or stored is None:
         return True
-    return bool(stored.metadata.get(CODE_LINKS) == source.metadata.get(CODE_LINKS))
+    names = stored.metadata.get(CODE_USES)
+    if source.code_index is None:
+        return names is None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return False
+    return bool(stored.metadata.get(CODE_LINKS) == _digest(source.code_index, names))
+
+
+def _digest(index: CodeIndex, names: list[str]) -> str:
+    said = "\n".join(f"{name}\t{index.resolve(name)}" for name in names)
+    return hashlib.sha256(said.encode("utf-8")).hexdigest()[:16]
+
+
+class _Recorder:
+    """An index that notes each name it is asked to resolve."""
+
+    def __init__(self, index: CodeIndex) -> None:
+        self.index = index
+        self.seen: set[str] = set()
+
+    def resolve(self, name: str) -> tuple[str, str] | None:
+        """What the index resolves ``name`` to."""
+        self.seen.add(name)
+        return self.index.resolve(name)

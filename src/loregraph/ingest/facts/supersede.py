@@ -52,6 +52,7 @@ from loregraph.models import (
     ABOUT,
     CO_OCCURS,
     DeleteReport,
+    DocKind,
     DocumentBundle,
     Relation,
     utcnow,
@@ -247,8 +248,10 @@ async def supersede(
     check: Contradict | None = None,
 ) -> list[End]:
     """:func:`plan_invalidations` by the settings' functional types, carried in the bundle
-    by :func:`apply_to_bundle`."""
-    read = spacy_reader(settings.spacy_model)
+    by :func:`apply_to_bundle` (the parser that reads claims is loaded for a memory only:
+    only a memory's claims end facts)."""
+    memory = bundle.document.kind == DocKind.MEMORY
+    read = spacy_reader(settings.spacy_model) if memory else None
     ends = await plan_invalidations(store, bundle, settings.functional_relations, check, read)
     apply_to_bundle(bundle, ends)
     return ends

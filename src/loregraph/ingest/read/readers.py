@@ -70,7 +70,7 @@ def read_path(path: str | Path, *, log: ReadLog | None = None) -> Iterator[Sourc
         raise missing(path)
     log = default_log(log)
     if path.is_dir():
-        return _read_directory(path, log)
+        return _read_directory(path, log, _python_index(path))
     if path.suffix.lower() in RECORD_EXTENSIONS:
         return read_records(path, log=log)
     return iter([_read_file(path)])
@@ -156,8 +156,9 @@ def _check_input(
         return lambda: piped
     path = Path(raw)
     if path.is_dir():
-        next(iter(_read_directory(path, ReadLog())), None)  # raises if nothing is readable
-        return lambda: _read_directory(path, log)
+        index = _python_index(path)  # read once, for the check and the reading
+        next(iter(_read_directory(path, ReadLog(), index)), None)  # raises if nothing is readable
+        return lambda: _read_directory(path, log, index)
     as_records = path.suffix.lower() in RECORD_EXTENSIONS if records is None else records
     if as_records:
         checked = read_records(path, log=log)  # the whole file is checked here
@@ -242,9 +243,10 @@ def _python_index(directory: Path) -> CodeIndex | None:
     return index_repository(files) if files else None
 
 
-def _read_directory(directory: Path, log: ReadLog) -> Iterator[SourceDocument]:
+def _read_directory(
+    directory: Path, log: ReadLog, index: CodeIndex | None
+) -> Iterator[SourceDocument]:
     found = 0
-    index = _python_index(directory)
     for path in _files(directory, log):
         suffix = path.suffix.lower()
         if suffix in RECORD_EXTENSIONS and not is_manifest(path.name):
