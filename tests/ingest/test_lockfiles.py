@@ -4,10 +4,14 @@ Cargo.lock and package-lock.json, a lockfile that does not parse, and a big one 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from tests.cli_runs import as_json
 
 from loregraph.ingest.code.lockfiles import Locked, parse_lockfile, read_summary, summarise
+from loregraph.ingest.code.stage import read_code
+from loregraph.ingest.read.readers import read_path
 
 POETRY = """[[package]]
 name = "requests"
@@ -201,3 +205,72 @@ def test_a_lockfile_that_does_not_parse_locks_nothing(name: str, text: str) -> N
     assert parse_lockfile(name, text) == []
     summary = summarise(name, text)
     assert summary.startswith(f"# {name}: no locked packages read") and read_summary(summary) == []
+
+
+def test_a_big_lockfile_is_kept_as_one_line_a_package(tmp_path: Path) -> None:
+    packages: dict[str, object] = {"": {"name": "big", "dependencies": {"p0": "1"}}}
+    for i in range(2000):
+        packages[f"node_modules/p{i}"] = {
+            "version": f"1.0.{i}",
+            "resolved": f"https://registry.npmjs.org/p{i}/-/p{i}-1.0.{i}.tgz",
+            "integrity": "sha512-" + "A" * 88,
+            "license": "MIT",
+            "engines": {"node": ">=18"},
+            "dependencies": {f"p{j}": "^1" for j in range(i + 1, min(i + 4, 2000))},
+        }
+    raw = json.dumps({"name": "big", "lockfileVersion": 3, "packages": packages}, indent=2)
+    (tmp_path / "package-lock.json").write_text(raw)
+    (document,) = read_path(tmp_path)
+    assert document.title == "package-lock.json" and len(document.text) < len(raw) / 10
+    chunks, extracted = read_code(document)
+    assert len(chunks) <= len(document.text) // 900 + 1  # bounded by the summary, and
+    assert len(chunks) < len(raw) // 1000 // 5  # a fifth of what the raw text would be
+    assert len(extracted.relations) == 1 + 3 * 1997 + 2 + 1
+    quoted = {r.evidence[0].sentence for r in extracted.relations if r.source == "p7"}
+    assert quoted == {"p7 1.0.7: p8, p9, p10"}
+    assert {e.description for e in extracted.entities if e.name == "p7"} == {
+        "locked at 1.0.7 (package-lock.json)"
+    }
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "rust").mkdir(parents=True)
+    (root / "web").mkdir()
+    (root / "old").mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "shop"\ndependencies = ["requests"]\n')
+    (root / "poetry.lock").write_text(POETRY)
+    (root / "rust" / "Cargo.lock").write_text(CARGO)
+    (root / "web" / "package-lock.json").write_text(json.dumps(NPM, indent=2))
+    (root / "old" / "uv.lock").write_text("[[package]\nthis is no lockfile\n")
+    return root
+
+
+def test_a_repository_ingested_links_libraries_to_what_they_depend_on(
+    repo: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "locks.db"
+    report = as_json(db, "ingest", str(repo))
+    assert report["failed"] == [] and report["ingested"] == 5  # the broken lockfile too
+    out = as_json(db, "relations", "requests", "--type", "DEPENDS_ON", "--out")
+    needs = {r["other"]: r["evidence"] for r in out["relations"]}
+    assert set(needs) == {"certifi", "charset-normalizer", "idna", "urllib3"}
+    assert needs["urllib3"] == ["requests 2.32.3: certifi, charset-normalizer, idna, urllib3"]
+    hit = as_json(db, "impact", "urllib3")  # the project reaches it through requests
+    assert {(d["name"], d["distance"]) for d in hit["dependents"]} == {
+        ("requests", 1),
+        ("shop", 2),
+    }
+    rust = as_json(db, "impact", "proc-macro2")
+    assert {(d["name"], d["distance"]) for d in rust["dependents"]} == {
+        ("serde_derive", 1),
+        ("syn", 1),
+        ("serde", 2),
+        ("geo", 3),
+    }
+    web = as_json(db, "relations", "web", "--type", "DEPENDS_ON", "--out")
+    assert {r["other"] for r in web["relations"]} == {"axios", "vitest"}
+    entities = {e["name"]: e for e in as_json(db, "entities", "--type", "Library")}
+    assert entities["form-data"]["description"] == "locked at 4.0.0, 3.0.1 (package-lock.json)"
+    assert "shop" not in entities and "geo" not in entities  # the projects are modules

@@ -13,7 +13,10 @@ Entities (each named so that every file names it alike, and matched only by that
 Relations: ``File DEFINES Module``; ``Module CONTAINS`` its top-level definitions and each
 package its modules; ``Class CONTAINS`` its methods (a function its nested functions);
 ``File IMPORTS`` a module or library; ``Class INHERITS`` a base; ``CALLS`` from the
-definition a call is in (or the module) to what it calls; ``File CONFIGURED_BY`` a setting.
+definition a call is in (or the module) to what it calls; ``File CONFIGURED_BY`` a setting;
+from a manifest, ``File DEFINES Module`` (the project) and ``Module DEPENDS_ON Library``;
+from a lockfile, ``Library DEPENDS_ON Library`` (a package of the project itself is its
+``Module``), each locked package described by its version.
 A call or base is linked when it resolves: a definition of the same file or ``self``'s
 class (*exact*, confidence 1), or a name imported from a module of the repository. When
 the folder's Python files were indexed first (:mod:`.index`), such a name is followed to
@@ -27,6 +30,7 @@ it.
 
 from __future__ import annotations
 
+from loregraph.ingest.code.lockfiles import Locked
 from loregraph.ingest.code.manifests import Manifest
 from loregraph.ingest.code.model import CodeFile, Symbol
 from loregraph.ingest.types import (
@@ -231,6 +235,31 @@ def manifest_extraction(manifest: Manifest, text: str, chunks: list[TextChunk]) 
         target = b.entity(dep.name, LIBRARY, line=line)
         b.relate(project, target, "DEPENDS_ON", line, how=dep.version)
     return ExtractionResult(list(b.entities.values()), b.relations, {})
+
+
+def lockfile_extraction(
+    packages: list[tuple[int, Locked]], path: str, text: str, chunks: list[TextChunk]
+) -> ExtractionResult:
+    """A lockfile's ``DEPENDS_ON`` from each locked package (given with its line of the
+    summary ``text``) to each package it depends on, with that line as evidence."""
+    b = _Builder(CodeFile(path, "lockfile", path), text, chunks)
+    own = {p.name for _, p in packages if p.own}
+    versions: dict[str, list[str]] = {}
+    for _, package in packages:
+        known = versions.setdefault(package.name, [])
+        if package.version:
+            known.append(package.version)
+    seen: set[tuple[str, str]] = set()
+    for line, package in packages:
+        locked = ", ".join(versions[package.name])
+        about = f"locked at {locked} ({path.rsplit('/', 1)[-1]})" if locked else ""
+        source = b.entity(package.name, MODULE if package.own else LIBRARY, about, line)
+        for name in package.dependencies:
+            if (source, name) not in seen and name != source:
+                seen.add((source, name))
+                target = b.entity(name, MODULE if name in own else LIBRARY, line=line)
+                b.relate(source, target, "DEPENDS_ON", line)
+    return ExtractionResult(list(b.entities.values()), b.relations, {"locked": len(packages)})
 
 
 def _imports(b: _Builder, file: str) -> dict[str, str]:

@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from loregraph.errors import DependencyError
+from loregraph.ingest.code.lockfiles import is_lockfile
 from loregraph.ingest.code.manifests import is_manifest
 
 SUFFIXES = {
@@ -46,14 +47,18 @@ _GRAMMARS = {
 
 
 MANIFEST = "manifest"
-"""The language of a manifest or lockfile (:mod:`.manifests`; read without tree-sitter)."""
+"""The language of a manifest (:mod:`.manifests`; read without tree-sitter)."""
+LOCKFILE = "lockfile"
+"""The language of a lockfile (:mod:`.lockfiles`; read without tree-sitter)."""
 
 
 def language_of(path: str) -> str | None:
-    """The language of a file by its suffix, or :data:`MANIFEST` by its name (``None``: not
-    source code)."""
+    """The language of a file by its suffix, or :data:`MANIFEST` or :data:`LOCKFILE` by its
+    name (``None``: not source code)."""
     if is_manifest(path):
         return MANIFEST
+    if is_lockfile(path):
+        return LOCKFILE
     return SUFFIXES.get(PurePosixPath(path).suffix.lower())
 
 

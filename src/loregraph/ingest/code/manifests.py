@@ -4,9 +4,9 @@ Read: ``pyproject.toml`` (``[project]`` dependencies and optional dependencies, 
 ``[tool.poetry.dependencies]``), ``requirements.txt``, ``package.json`` (dependencies,
 devDependencies, peerDependencies), ``go.mod`` (``require``), ``Cargo.toml``
 (dependencies, dev-dependencies, build-dependencies). A manifest that does not parse names
-nothing (its text is still searched). Lockfiles are not read yet: a lockfile of a few
-megabytes would be thousands of passages, and its graph (what each locked library depends
-on) wants a reader of its own.
+nothing (its text is still searched). A library is named as the manifest writes it (the
+store matches names without regard to case). Lockfiles, what each locked library depends
+on, are read by :mod:`.lockfiles`.
 """
 
 from __future__ import annotations

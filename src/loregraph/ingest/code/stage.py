@@ -10,10 +10,12 @@ from loregraph.ingest.code.graph import (
     CHUNK_CHARS,
     code_chunks,
     code_extraction,
+    lockfile_extraction,
     manifest_extraction,
 )
 from loregraph.ingest.code.index import RepoIndex
-from loregraph.ingest.code.languages import MANIFEST
+from loregraph.ingest.code.languages import LOCKFILE, MANIFEST
+from loregraph.ingest.code.lockfiles import read_summary
 from loregraph.ingest.code.manifests import parse_manifest
 from loregraph.ingest.code.model import CodeFile
 from loregraph.ingest.code.python import parse_python
@@ -54,9 +56,12 @@ def read_code(
     (:data:`CODE_USES`, :data:`CODE_LINKS`)."""
     path = str(source.metadata.get(CODE_PATH) or source.title)
     language = str(source.metadata[LANGUAGE])
-    if language == MANIFEST:
-        chunks = code_chunks(CodeFile(path, language, path), source.text, size)
-        return chunks, manifest_extraction(parse_manifest(path, source.text), source.text, chunks)
+    if language in (MANIFEST, LOCKFILE):
+        text = source.text  # a lockfile's: its summary (one line a package), from the reader
+        chunks = code_chunks(CodeFile(path, language, path), text, size)
+        if language == LOCKFILE:
+            return chunks, lockfile_extraction(read_summary(text), path, text, chunks)
+        return chunks, manifest_extraction(parse_manifest(path, text), text, chunks)
     code = parse_code(path, source.text, language)
     chunks = code_chunks(code, source.text, size)
     index = None if source.code_index is None else _Recorder(source.code_index)

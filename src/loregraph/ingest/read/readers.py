@@ -9,11 +9,13 @@
   Text files (``.txt``, ``.md``, ``.markdown``, ``.text``) are read, convertible documents
   converted, and source files (Python, JavaScript, TypeScript, Go, Rust, Java; see
   :mod:`loregraph.ingest.code`) read as code, named by their path inside the directory
-  (with the ``code`` extra installed; without it they are skipped, saying so); every other
-  file, and every file that cannot be read (binary content, invalid UTF-8, no words, a
-  converter that is missing or fails), is skipped and recorded in the
-  :class:`~loregraph.ingest.read.readlog.ReadLog` with the reason, so one bad file never stops
-  a folder and nothing is passed over silently.
+  (with the ``code`` extra installed; without it they are skipped, saying so); manifests
+  and lockfiles are read for their dependencies (a lockfile kept as one line a locked
+  package, :mod:`loregraph.ingest.code.lockfiles`). Every other file, and every file that
+  cannot be read (binary content, invalid UTF-8, no words, a converter that is missing or
+  fails), is skipped and recorded in the :class:`~loregraph.ingest.read.readlog.ReadLog`
+  with the reason, so one bad file never stops a folder and nothing is passed over
+  silently.
 * Standard input is one document identified by its ``id`` when the caller gives one, else by
   the hash of its text: two different texts piped in never replace each other.
 """
@@ -26,8 +28,8 @@ from pathlib import Path
 from typing import IO
 
 from loregraph.errors import EmptyInputError, InputError
-from loregraph.ingest.code.languages import MANIFEST, available, language_of
-from loregraph.ingest.code.manifests import is_manifest
+from loregraph.ingest.code.languages import LOCKFILE, MANIFEST, available, language_of
+from loregraph.ingest.code.lockfiles import summarise
 from loregraph.ingest.code.stage import CODE_PATH, LANGUAGE, index_repository
 from loregraph.ingest.read.convert import (
     CONVERTIBLE,
@@ -219,6 +221,8 @@ def _read_file(path: Path, root: Path | None = None) -> SourceDocument:
     if language is not None:
         relative = path_text((path.relative_to(root) if root else Path(path.name)).as_posix())
         metadata |= {LANGUAGE: language, CODE_PATH: relative}
+        if language == LOCKFILE:  # megabytes of checksums: one line a package is kept
+            text = summarise(relative, text)
     return SourceDocument(
         title=relative if language is not None else file_title(path_text(path.name), text),
         text=text,
@@ -249,14 +253,14 @@ def _read_directory(
     found = 0
     for path in _files(directory, log):
         suffix = path.suffix.lower()
-        if suffix in RECORD_EXTENSIONS and not is_manifest(path.name):
+        language = language_of(path.name)
+        code = language is not None
+        if suffix in RECORD_EXTENSIONS and not code:
             log.skip(
                 path_text(path), "JSON record file: give it to ingest directly to read its records"
             )
             continue
-        language = language_of(path.name)
-        code = language is not None
-        if code and language != MANIFEST and not available():
+        if code and language not in (MANIFEST, LOCKFILE) and not available():
             log.skip(path_text(path), "source code: install loregraph[code] to index it")
             continue
         if suffix not in TEXT_EXTENSIONS and not code and not is_convertible(path):
