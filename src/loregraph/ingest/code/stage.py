@@ -68,7 +68,7 @@ def read_code(
     extracted = code_extraction(code, source.text, chunks, index)
     if index is not None:
         names = sorted(index.seen)
-        source.metadata |= {CODE_USES: names, CODE_LINKS: _digest(source.code_index, names)}
+        source.metadata |= {CODE_USES: names, CODE_LINKS: _digest(index.index, names)}
     return chunks, extracted
 
 
