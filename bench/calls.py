@@ -8,7 +8,10 @@ The gold is jedi's: every call site the parser found, asked of ``jedi.Script.got
 followed) at the callee's last name; a site whose definition is a function or class of the
 repository gives the edge ``(caller, jedi's full name)``. Precision is the share of the
 engine's edges that are gold, recall the share of gold edges the engine has (edges counted
-once, as the graph stores them). Needs the ``bench`` extra (jedi).
+once, as the graph stores them). The edges linked *by name only* (confidence at most
+:data:`~loregraph.ingest.code.graph.BY_NAME`) are candidates, not resolved edges: they are
+counted apart, with the share of them and of the first-ranked ones that jedi confirms and
+the recall resolved edges and candidates reach together. Needs the ``bench`` extra (jedi).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from loregraph.ingest.code.graph import code_extraction
+from loregraph.ingest.code.graph import BY_NAME, code_extraction
 from loregraph.ingest.code.python import parse_python
 from loregraph.ingest.code.stage import index_repository
 
@@ -34,15 +37,20 @@ def package_files(files: dict[str, str]) -> dict[str, str]:
     }
 
 
-def engine_edges(files: dict[str, str]) -> set[tuple[str, str]]:
-    """The ``CALLS`` edges ingest makes of ``files``, with the repository's index."""
+def engine_edges(files: dict[str, str]) -> dict[tuple[str, str], str]:
+    """The ``CALLS`` edges ingest makes of ``files``, with the repository's index, each
+    with how it was linked: ``resolved``, or a candidate by name only (``first`` ranked or
+    ``other``)."""
     index = index_repository(files.items())
-    edges: set[tuple[str, str]] = set()
+    edges: dict[tuple[str, str], str] = {}
     for path, text in files.items():
         code = parse_python(path, text)
         for relation in code_extraction(code, text, [], index).relations:
             if relation.type == "CALLS":
-                edges.add((relation.source, relation.target))
+                kind = "resolved" if relation.confidence > BY_NAME else "other"
+                if kind == "other" and _first(relation.fact):
+                    kind = "first"
+                edges[(relation.source, relation.target)] = kind
     return edges
 
 
@@ -77,12 +85,26 @@ def measure(root: Path, files: dict[str, str]) -> dict[str, Any]:
     """Precision and recall of the engine's call edges against jedi's, over ``files``
     (the repository's tree, written below ``root``)."""
     package = package_files(files)
-    ours, gold = engine_edges(package), jedi_edges(root, package)
-    right = ours & gold
+    edges, gold = engine_edges(package), jedi_edges(root, package)
+    ours = {e for e, kind in edges.items() if kind == "resolved"}
+    candidates = set(edges) - ours
+    first = {e for e, kind in edges.items() if kind == "first"}
     return {
         "files": len(package),
         "engine_edges": len(ours),
         "jedi_edges": len(gold),
-        "precision": round(len(right) / len(ours), 3) if ours else None,
-        "recall": round(len(right) / len(gold), 3) if gold else None,
+        "precision": _share(ours & gold, ours),
+        "recall": _share(ours & gold, gold),
+        "candidate_edges": len(candidates),
+        "candidate_precision": _share(candidates & gold, candidates),
+        "first_candidate_precision": _share(first & gold, first),
+        "recall_with_candidates": _share(set(edges) & gold, gold),
     }
+
+
+def _first(fact: str) -> bool:
+    return "candidate 1 " in fact or fact.endswith("(by name only)")
+
+
+def _share(part: set[Any], whole: set[Any]) -> float | None:
+    return round(len(part) / len(whole), 3) if whole else None

@@ -365,7 +365,8 @@ def render_code(result: dict[str, Any]) -> str:
     table = header + "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
     calls = [
         f"| {repo} | {c['files']} | {c['engine_edges']} | {c['jedi_edges']} "
-        f"| {c['precision']} | {c['recall']} |"
+        f"| {c['precision']} | {c['recall']} | {c.get('candidate_edges', '—')} "
+        f"| {c.get('first_candidate_precision', '—')} | {c.get('recall_with_candidates', '—')} |"
         for repo, figures in result.get("figures", {}).items()
         if (c := figures.get("calls"))
     ]
@@ -385,8 +386,9 @@ def render_code(result: dict[str, Any]) -> str:
         return table
     head = (
         "\nPython call edges against jedi's goto-definition (`bench/calls.py`):\n\n"
-        "| repository | package files | engine edges | jedi edges | precision | recall |\n"
-        "|---|---|---|---|---|---|\n"
+        "| repository | package files | engine edges | jedi edges | precision | recall "
+        "| candidates by name only | first candidate right | recall with candidates |\n"
+        "|---|---|---|---|---|---|---|---|---|\n"
     )
     return table + head + "\n".join(calls) + "\n"
 

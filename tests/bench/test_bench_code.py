@@ -135,7 +135,9 @@ def test_call_edges_are_scored_against_jedi(tmp_path: Path) -> None:
         "src/shop/cart.py": "from shop import price_of\n\nclass Cart:\n"
         "    def total(self, items):\n"
         "        return sum(price_of(i) for i in items) + self.fee()\n\n"
-        "    def fee(self):\n        return len([])\n",
+        "    def fee(self):\n        return len([])\n\n"
+        "    def pay(self, gateway):\n        return gateway.charge()\n",
+        "src/shop/gateway.py": "class Gateway:\n    def charge(self):\n        return 0\n",
         "tests/test_cart.py": "from shop.cart import Cart\n\ndef test():\n    Cart().total([])\n",
     }
     for name, text in files.items():
@@ -145,6 +147,7 @@ def test_call_edges_are_scored_against_jedi(tmp_path: Path) -> None:
         "src/shop/__init__.py",
         "src/shop/pricing.py",
         "src/shop/cart.py",
+        "src/shop/gateway.py",
     }
     expected = {
         ("shop.pricing.price_of", "shop.pricing.base"),
@@ -152,8 +155,12 @@ def test_call_edges_are_scored_against_jedi(tmp_path: Path) -> None:
         ("shop.cart.Cart.total", "shop.cart.Cart.fee"),
     }
     assert jedi_edges(tmp_path, package_files(files)) == expected
-    assert engine_edges(package_files(files)) == expected
+    # gateway.charge(): a parameter of unknown type, a candidate jedi cannot confirm
+    candidate = ("shop.cart.Cart.pay", "shop.gateway.Gateway.charge")
+    edges = engine_edges(package_files(files))
+    assert edges == {**dict.fromkeys(expected, "resolved"), candidate: "first"}
     figures = measure(tmp_path, files)
-    assert (figures["precision"], figures["recall"], figures["files"]) == (1.0, 1.0, 3)
+    assert (figures["precision"], figures["recall"], figures["files"]) == (1.0, 1.0, 4)
+    assert (figures["candidate_edges"], figures["first_candidate_precision"]) == (1, 0.0)
     table = render_code({"figures": {"shop": {"rankers": {}, "calls": figures}}})
-    assert "| shop | 3 | 3 | 3 | 1.0 | 1.0 |" in table
+    assert "| shop | 4 | 3 | 3 | 1.0 | 1.0 | 1 | 0.0 | 1.0 |" in table

@@ -291,6 +291,72 @@ def test_the_repository_index_follows_re_exports_and_bases() -> None:
     }
 
 
+SESSION = """from shop.base import Base
+
+
+class Session(Base):
+    def __init__(self, adapter):
+        self.adapter = adapter
+        self.sent = []
+
+    def go(self, request):
+        self.sent.append(request)
+        return self.adapter.send(request)
+
+    def close(self, conn, job):
+        job.run()
+        return conn.shutdown()
+"""
+NET = """class HTTPAdapter:
+    def send(self, request):
+        return request
+
+
+class Socket:
+    def send(self, data):
+        return data
+"""
+JOBS = (
+    "".join(f"class Job{n}:\n    def run(self):\n        return {n}\n\n\n" for n in range(4))
+    + "class Pool:\n    def shutdown(self):\n        return 0\n"
+)
+
+
+def test_a_method_on_a_receiver_of_unknown_type_gets_ranked_candidates(tmp_path: Path) -> None:
+    package = tmp_path / "repo" / "shop"
+    package.mkdir(parents=True)
+    for name, text in (("session", SESSION), ("net", NET), ("jobs", JOBS), ("base", "")):
+        (package / f"{name}.py").write_text(text or "class Base:\n    pass\n")
+    db = tmp_path / "code.db"
+    assert run(db, "ingest", str(package.parent)).exit_code == 0
+    out = as_json(db, "relations", "shop.session.Session.go", "--type", "CALLS", "--out")
+    calls = {r["other"]: (r["confidence"], r["fact"]) for r in out["relations"]}
+    assert calls == {  # self.adapter.send(): the class named like the receiver first
+        "shop.net.HTTPAdapter.send": (
+            0.25,
+            "shop.session.Session.go calls shop.net.HTTPAdapter.send "
+            "(by name only, candidate 1 of 2)",
+        ),
+        "shop.net.Socket.send": (
+            0.17,
+            "shop.session.Session.go calls shop.net.Socket.send (by name only, candidate 2 of 2)",
+        ),
+    }  # and self.sent.append() is a list's, linked to nothing
+    out = as_json(db, "relations", "shop.session.Session.close", "--type", "CALLS", "--out")
+    assert [(r["other"], r["confidence"]) for r in out["relations"]] == [
+        ("shop.jobs.Pool.shutdown", 0.5)
+    ]  # job.run(): four classes define run, too many to guess among
+    (package / "pool.py").write_text("class Pool:\n    def shutdown(self):\n        return 1\n")
+    again = as_json(db, "ingest", str(package.parent))
+    # session.py did not change, but its candidates did: it is read again
+    assert [d["title"] for d in again["replaced_documents"]] == ["shop/session.py"]
+    out = as_json(db, "relations", "shop.session.Session.close", "--type", "CALLS", "--out")
+    assert {(r["other"], r["confidence"]) for r in out["relations"]} == {
+        ("shop.jobs.Pool.shutdown", 0.25),  # as near and as named: in the order of names
+        ("shop.pool.Pool.shutdown", 0.17),
+    }
+
+
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     package = tmp_path / "repo" / "src" / "shop"

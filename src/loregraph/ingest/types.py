@@ -39,6 +39,10 @@ class CodeIndex(Protocol):
         """The definition ``name`` refers to and how it was found, if any."""
         ...
 
+    def methods_named(self, name: str) -> list[str]:
+        """The methods of the repository's classes called ``name``."""
+        ...
+
 
 @dataclass(slots=True)
 class SourceDocument:

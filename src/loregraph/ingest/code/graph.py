@@ -23,13 +23,20 @@ the folder's Python files were indexed first (:mod:`.index`), such a name is fol
 its definition — defined where imported (0.95), re-exported (0.9), or inherited by
 ``self``'s class from a base in another file (0.9) — and not linked when the repository
 defines nothing by it; without the index (a file read alone) it is linked as written (*via
-import*, 0.8). Calls of names nothing in the file defines or imports from the repository
-(built-ins, libraries) are not linked. Each relation's evidence is the line that states
-it.
+import*, 0.8). A method called on a receiver whose type is not known (``resp.json()``,
+``self.adapter.send()``) is linked *by name only* to the repository's methods of that
+name when there are at most :data:`MAX_CANDIDATES`, ranked by whether the receiver's name
+and the method's class name contain one another (``adapter`` and ``HTTPAdapter``), then by
+how near their module is, each with a low confidence (0.5 for the only one; 0.25 and 0.17
+for two) and its rank in the fact (``candidate 1 of 2``): candidates, not facts. A method
+of Python's built-in types and files (``read``, ``update``) gets none: the receiver may
+well be one. Calls of names the file imports from outside (libraries) or that nothing
+defines (built-ins) are not linked. Each relation's evidence is the line that states it.
 """
 
 from __future__ import annotations
 
+from loregraph.ingest.code.index import BUILTIN_METHODS
 from loregraph.ingest.code.lockfiles import Locked
 from loregraph.ingest.code.manifests import Manifest
 from loregraph.ingest.code.model import CodeFile, Symbol
@@ -47,7 +54,11 @@ from loregraph.text.tokens import count_tokens
 
 CHUNK_CHARS = 1000
 """The default longest chunk of code, in characters (the prose chunks' default size)."""
-EXACT, VIA_IMPORT = 1.0, 0.8
+EXACT, VIA_IMPORT, BY_NAME = 1.0, 0.8, 0.5
+MAX_CANDIDATES = 3
+"""A method call on a receiver of unknown type (``session.send()``) is linked, by name
+only, to the repository's methods of that name when there are at most this many; more is
+a guess, and none is linked."""
 FOLLOWED = {"defined": 0.95, "re-export": 0.9, "inherited": 0.9}
 """The confidence of a name from another file the repository's index resolved, by how."""
 
@@ -206,16 +217,17 @@ def code_extraction(
     seen: set[tuple[str, str]] = set()
     for call in code.calls:
         caller = call.caller if call.caller in by_name else module
-        target = resolve(call.callee, by_name.get(call.caller))
-        if target is None or target[0] == caller or (caller, target[0]) in seen:
-            continue
-        seen.add((caller, target[0]))
-        name = target[0]
-        known = by_name.get(name)
-        short = name.rsplit(".", 1)[-1]
-        is_class = known.kind == "class" if known else short[:1].isupper()
-        b.entity(name, CLASS if is_class else FUNCTION, line=call.line, surface=short)
-        b.relate(caller, name, "CALLS", call.line, *target[1:])
+        where = by_name.get(call.caller)
+        target = resolve(call.callee, where)
+        for name, confidence, how in [target] if target else resolve.by_name(call.callee, where):
+            if name == caller or (caller, name) in seen:
+                continue
+            seen.add((caller, name))
+            known = by_name.get(name)
+            short = name.rsplit(".", 1)[-1]
+            is_class = known.kind == "class" if known else short[:1].isupper()
+            b.entity(name, CLASS if is_class else FUNCTION, line=call.line, surface=short)
+            b.relate(caller, name, "CALLS", call.line, confidence, how)
     for setting, line in code.settings.items():
         b.entity(setting, CONFIG, "an environment variable", line)
         b.relate(file, setting, "CONFIGURED_BY", line)
@@ -291,6 +303,8 @@ class _Resolver:
         self.imported = imported
         self.index = index
         self.top = {s.name: s.qualified for s in code.symbols if s.parent is None}
+        self.outside = {i.bound for i in code.imports if not i.internal}
+        self.symbols = {s.qualified: s for s in code.symbols}
         self.members: dict[str, dict[str, str]] = {}
         for s in code.symbols:
             if s.parent is not None:
@@ -327,8 +341,52 @@ class _Resolver:
             return f"{self.imported[head]}.{rest}", VIA_IMPORT, "via import"
         return None
 
+    def by_name(self, name: str, where: Symbol | None) -> list[tuple[str, float, str]]:
+        """Ranked candidates for a method called on a receiver of unknown type (a local
+        variable, an attribute of ``self``): the repository's methods of that name, those
+        of modules nearest the caller's first, when there are at most
+        :data:`MAX_CANDIDATES`. Calls on what the file names itself or imports, and
+        special methods, get none."""
+        receiver, _, method = name.rpartition(".")
+        head = receiver.partition(".")[0]
+        known = head in self.top or head in self.imported or head in self.outside
+        own = head in ("self", "cls", "this") and "." not in receiver
+        common = method.startswith("__") or method in BUILTIN_METHODS
+        if self.index is None or not receiver or known or own or common:
+            return []
+        found = self.index.methods_named(method)
+        if not found or len(found) > MAX_CANDIDATES:
+            return []
+        here = self.code.module.split(".")
+        called = receiver.rpartition(".")[2].replace("_", "").lower()
+
+        def rank(qualified: str) -> tuple[bool, int, str]:
+            owner = qualified.rsplit(".", 2)[-2].lower()
+            named = bool(called) and (called in owner or owner in called)
+            return not named, -_shared(qualified.split("."), here), qualified
+
+        ranked = sorted(found, key=rank)
+        n = len(ranked)
+        return [
+            (q, round(BY_NAME / (n + rank), 2), "by name only" + _of(rank, n))
+            for rank, q in enumerate(ranked)
+        ]
+
     def _class_of(self, where: Symbol | None) -> str | None:
-        by_name = {s.qualified: s for s in self.code.symbols}
         while where is not None and where.kind != "class":
-            where = by_name.get(where.parent or "")
+            where = self.symbols.get(where.parent or "")
         return where.qualified if where is not None else None
+
+
+def _shared(one: list[str], other: list[str]) -> int:
+    """How many leading parts two dotted names share."""
+    count = 0
+    for a, b in zip(one, other, strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def _of(rank: int, count: int) -> str:
+    return f", candidate {rank + 1} of {count}" if count > 1 else ""

@@ -9,12 +9,22 @@ subclass of a class in another file that defines ``fail``).
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 
 from loregraph.ingest.code.model import CodeFile
 
 MAX_STEPS = 8
 """Re-exports and bases followed at most, for one name (a cycle ends there)."""
+BUILTIN_METHODS = frozenset(
+    name
+    for kind in (object, str, bytes, list, dict, set, tuple, int, float, io.TextIOWrapper)
+    for name in dir(kind)
+    if not name.startswith("_")
+)
+"""Methods of Python's built-in types and files (``append``, ``update``, ``read``,
+``flush``): called on a receiver of unknown type, such a name says nothing about which
+class's method it is, the receiver being as likely a list, a dict or a file."""
 
 
 @dataclass(slots=True)
@@ -28,6 +38,8 @@ class RepoIndex:
     """Per module: a name it imports → what it is (``Command`` → ``click.core.Command``)."""
     bases: dict[str, list[str]] = field(default_factory=dict)
     """Per class: its bases, qualified as its module's imports and definitions say."""
+    methods: dict[str, list[str]] = field(default_factory=dict)
+    """Per method name: the methods of the repository's classes by that name."""
 
     def add(self, code: CodeFile) -> None:
         """Index one parsed file."""
@@ -39,6 +51,8 @@ class RepoIndex:
         tops = {s.name: s.qualified for s in code.symbols if s.parent is None}
         for symbol in code.symbols:
             self.defined.add(symbol.qualified)
+            if symbol.kind == "method":
+                self.methods.setdefault(symbol.name, []).append(symbol.qualified)
             if symbol.kind == "class":
                 self.bases[symbol.qualified] = [
                     self._qualify(base, code.module, tops) for base in symbol.bases
@@ -96,3 +110,7 @@ class RepoIndex:
                 return f"{resolved[0]}.{attribute}"
             queue.extend(self.bases.get(resolved[0], []))
         return None
+
+    def methods_named(self, name: str) -> list[str]:
+        """The methods of the repository's classes called ``name``, in sorted order."""
+        return sorted(self.methods.get(name, []))

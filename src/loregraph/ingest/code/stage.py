@@ -96,12 +96,22 @@ def still_current(stored: Document | None, source: SourceDocument) -> bool:
 
 
 def _digest(index: CodeIndex, names: list[str]) -> str:
-    said = "\n".join(f"{name}\t{index.resolve(name)}" for name in names)
+    said = "\n".join(f"{name}\t{_looked_up(index, name)}" for name in names)
     return hashlib.sha256(said.encode("utf-8")).hexdigest()[:16]
 
 
+def _looked_up(index: CodeIndex, name: str) -> object:
+    if name.startswith(_METHODS):
+        return index.methods_named(name.removeprefix(_METHODS))
+    return index.resolve(name)
+
+
+_METHODS = "methods named "
+"""How :data:`CODE_USES` notes a look-up of methods by name."""
+
+
 class _Recorder:
-    """An index that notes each name it is asked to resolve."""
+    """An index that notes each name it is asked about."""
 
     def __init__(self, index: CodeIndex) -> None:
         self.index = index
@@ -111,3 +121,8 @@ class _Recorder:
         """What the index resolves ``name`` to."""
         self.seen.add(name)
         return self.index.resolve(name)
+
+    def methods_named(self, name: str) -> list[str]:
+        """The methods the index knows by ``name``."""
+        self.seen.add(_METHODS + name)
+        return self.index.methods_named(name)
