@@ -25,6 +25,7 @@ TOOLS = {
     "ask",
     "context",
     "entity",
+    "explore",
     "forget",
     "history",
     "impact",
@@ -210,3 +211,15 @@ async def test_an_agent_asks_an_indexed_repository_over_stdio(tmp_path: Path) ->
         assert {"shop.pricing.price_of", "shop.cart.Cart.report"} <= {
             e["name"] for e in near["entities"]
         }
+        asked = {"question": "What calls price_of()?", "limit": 2}
+        code = structured(await client.call_tool("explore", asked))
+        first = code["symbols"][0]  # the function named, where it is, with its callers
+        assert (first["name"], first["location"], first["found_by"]) == (
+            "shop.pricing.price_of",
+            "shop/pricing.py:1-2",
+            "named",
+        )
+        assert first["callers"] == ["shop.cart.Cart.total"]
+        assert first["code"] == "def price_of(item):\n    return item['price']"
+        assert "## shop.pricing.price_of (Function) — shop/pricing.py:1-2" in code["text"]
+        assert len(code["symbols"]) == 2

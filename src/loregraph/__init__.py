@@ -37,6 +37,7 @@ from loregraph.blocking import (
 from loregraph.copy import CopyReport, copy_locations
 from loregraph.embed.base import Embedder
 from loregraph.engine.backfill import BackfillReport, Clock
+from loregraph.engine.code_context import CodeContext, CodeNote, CodeSymbol
 from loregraph.engine.grants import AccessControl
 from loregraph.engine.history import Fact, History
 from loregraph.engine.impact import Dependent, Impact
@@ -178,6 +179,9 @@ __all__ = [
     "ChunkSettings",
     "Citation",
     "Clock",
+    "CodeContext",
+    "CodeNote",
+    "CodeSymbol",
     "ConfigError",
     "ContextFormat",
     "CopyReport",

@@ -102,6 +102,7 @@ class BlockingExplore(_Section):
     entity = _blocking(Explore.entity)
     relations = _blocking(Explore.relations)
     impact = _blocking(Explore.impact)
+    code = _blocking(Explore.code)
     neighbors = _blocking(Explore.neighbors)
     path = _blocking(Explore.path)
     history = _blocking(Explore.history)

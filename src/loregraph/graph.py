@@ -75,7 +75,8 @@ class AsyncGraph(Questions):
     @property
     def explore(self) -> Explore:
         """The graph by entity: ``entities``, ``find_entity``, ``entity``, ``relations``,
-        ``neighbors``, ``path``, ``history``; ``suggest`` and ``passage``."""
+        ``neighbors``, ``path``, ``history``; ``impact`` and ``code`` for source code;
+        ``suggest`` and ``passage``."""
         return Explore(self)
 
     @property

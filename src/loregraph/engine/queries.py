@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import cast
 
+from loregraph.engine.code_context import CodeContext, Retrieves, code_context
 from loregraph.engine.core import Section
 from loregraph.engine.history import History, relation_history
 from loregraph.engine.impact import MAX_IMPACT_HOPS, Impact, impact_of
@@ -30,7 +32,7 @@ from loregraph.engine.suggest import Suggestion, suggest_for
 from loregraph.engine.views import EntityView
 from loregraph.errors import InputError, NotFoundError
 from loregraph.models import Entity, Relation
-from loregraph.settings import check_limit
+from loregraph.settings import check_budget, check_limit
 from loregraph.timepoint import TimePoint
 
 
@@ -167,6 +169,33 @@ class Explore(Section):
         centre = await find_entity(self.core.store, scope, name)
         return await impact_of(
             self.core.store, centre, hops=hops, limit=limit, at=world_time(as_of)
+        )
+
+    async def code(
+        self,
+        question: str,
+        *,
+        limit: int = 5,
+        budget: int = 2000,
+        as_of: datetime | None = None,
+        scope: str | None = None,
+    ) -> CodeContext:
+        """What a coding agent needs about ``question`` on an indexed repository, in one
+        piece (:mod:`loregraph.engine.code_context`): the functions and classes it names or
+        its best passages show (at most ``limit``), each at ``path:first-last`` with its
+        code, container, callers and callees, then the documents and memories beside
+        them; ``text`` holds it all as markdown within ``budget`` tokens.
+
+        Raises :class:`~loregraph.errors.InputError` for a blank question."""
+        if not question.strip():
+            raise InputError("the question is empty; say what to look for in the code")
+        check_limit(limit)
+        check_budget(budget)
+        retrieve = cast("Retrieves", self.core).retrieve
+        result = await retrieve(question, scope=scope, as_of=as_of)
+        scope = self.core._scope(scope)
+        return await code_context(
+            self.core.store, scope, question, result, limit=limit, budget=budget
         )
 
     async def neighbors(

@@ -1,5 +1,6 @@
 """The MCP tools that walk the graph: ``entity``, ``history``, ``relations``,
-``neighbors``, ``path``, ``suggest`` and ``passage`` (all read-only)."""
+``neighbors``, ``path``, ``suggest`` and ``passage``, and for code ``explore`` and
+``impact`` (all read-only)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ from pydantic import Field
 
 from loregraph import AsyncGraph
 from loregraph.mcp.acting import engine
-from loregraph.mcp.tools import READ, AsOf, KnownAt, Limit, Name, Result, reported, when
+from loregraph.mcp.tools import (
+    READ,
+    AsOf,
+    KnownAt,
+    Limit,
+    Name,
+    Result,
+    as_time,
+    reported,
+    when,
+)
 
 
 def add_graph_tools(server: MCPServer, graph: AsyncGraph) -> None:
@@ -146,8 +157,43 @@ def add_walk_tools(server: MCPServer, graph: AsyncGraph) -> None:
         )
         return {"paths": [p.to_dict() for p in paths]}
 
-    add_impact_tool(server, graph)
+    add_code_tools(server, graph)
     add_suggest_tool(server, graph)
+
+
+def add_code_tools(server: MCPServer, graph: AsyncGraph) -> None:
+    """``explore`` (the code context for a question) and ``impact`` (what depends on an
+    entity, transitively)."""
+
+    @server.tool(
+        annotations=READ,
+        description="Start here for a question about an indexed code repository ('what "
+        "calls Cart.total?', 'how are prices computed?', 'where is the retry logic?'). "
+        "Returns, in one call, a ready context: the functions and classes the question names "
+        "or the best matching code shows, each at path:first-last with its code, signature, "
+        "container, callers and callees (a call linked by name only says so), then the "
+        "documents and memories beside them (notes, fixes, decisions). `text` is the whole "
+        "as markdown to read; `symbols` and `notes` hold the same as data. Write code names "
+        "as they are spelled (Cart.total, parse_args(), HTTPAdapter) so they are looked up "
+        "by name. Then use `impact` on a symbol before changing it.",
+    )
+    @reported
+    async def explore(
+        question: Annotated[str, Field(description="The question about the code, in plain words.")],
+        limit: Annotated[
+            int, Field(ge=1, le=20, description="How many functions and classes at most.")
+        ] = 5,
+        budget: Annotated[
+            int, Field(ge=100, le=100_000, description="Token budget of `text`.")
+        ] = 2000,
+        as_of: AsOf = None,
+    ) -> Result:
+        found = await engine(graph).explore.code(
+            question, limit=limit, budget=budget, as_of=as_time(as_of)
+        )
+        return found.to_dict()
+
+    add_impact_tool(server, graph)
 
 
 def add_impact_tool(server: MCPServer, graph: AsyncGraph) -> None:

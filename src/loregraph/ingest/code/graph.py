@@ -5,10 +5,10 @@ Entities (each named so that every file names it alike, and matched only by that
 
 * ``File``: the file's path; ``Module``: the module it defines (``click.core``) and, for
   Python, each package above it (``click``); ``Class``, ``Function`` (functions and
-  methods): qualified names (``click.core.Command.invoke``), described by their
-  signature and docstring, with their short name as an alias; ``Library``: a package
-  imported from outside the repository (``requests``, ``@scope/pkg``); ``Config``: an
-  environment variable the file reads.
+  methods): qualified names (``click.core.Command.invoke``), described by their location
+  (``src/click/core.py:120-180``), signature and docstring, with their short name as an
+  alias; ``Library``: a package imported from outside the repository (``requests``,
+  ``@scope/pkg``); ``Config``: an environment variable the file reads.
 
 Relations: ``File DEFINES Module``; ``Module CONTAINS`` its top-level definitions and each
 package its modules; ``Class CONTAINS`` its methods (a function its nested functions);
@@ -198,7 +198,8 @@ def code_extraction(
     by_name = {s.qualified: s for s in code.symbols}
     for symbol in code.symbols:
         kind = CLASS if symbol.kind == "class" else FUNCTION
-        description = symbol.signature + (f": {symbol.doc}" if symbol.doc else "")
+        description = f"{code.path}:{symbol.lines[0]}-{symbol.lines[1]} {symbol.signature}"
+        description += f": {symbol.doc}" if symbol.doc else ""
         b.entity(symbol.qualified, kind, description, symbol.lines[0], symbol.name)
         parent = symbol.parent if symbol.parent in by_name else module
         if symbol.parent is not None and symbol.parent not in by_name:  # a Go/Rust owner type

@@ -32,6 +32,9 @@ CODE_USES = "code_uses"
 repository's index (set when the file was read in its folder). A file read again unchanged
 is processed again when one of them now resolves elsewhere or no longer resolves (another
 file renamed, moved or removed what it uses); see :func:`still_current`."""
+CODE_LINES = "code_lines"
+"""Metadata key: the line each chunk of a source file starts on, by chunk number (so a
+passage is shown as ``path:line``)."""
 CODE_LINKS = "code_links"
 """Metadata key: the digest of what each of :data:`CODE_USES` resolved to."""
 
@@ -52,24 +55,37 @@ def read_code(
     source: SourceDocument, size: int = CHUNK_CHARS
 ) -> tuple[list[TextChunk], ExtractionResult]:
     """A source file's chunks (at most ``size`` characters) and its entities and
-    relations; notes in its metadata what it resolved through the repository's index
-    (:data:`CODE_USES`, :data:`CODE_LINKS`)."""
+    relations; notes in its metadata the line each chunk starts on (:data:`CODE_LINES`)
+    and what it resolved through the repository's index (:data:`CODE_USES`,
+    :data:`CODE_LINKS`)."""
     path = str(source.metadata.get(CODE_PATH) or source.title)
     language = str(source.metadata[LANGUAGE])
     if language in (MANIFEST, LOCKFILE):
         text = source.text  # a lockfile's: its summary (one line a package), from the reader
         chunks = code_chunks(CodeFile(path, language, path), text, size)
+        source.metadata[CODE_LINES] = first_lines(text, chunks)
         if language == LOCKFILE:
             return chunks, lockfile_extraction(read_summary(text), path, text, chunks)
         return chunks, manifest_extraction(parse_manifest(path, text), text, chunks)
     code = parse_code(path, source.text, language)
     chunks = code_chunks(code, source.text, size)
+    source.metadata[CODE_LINES] = first_lines(source.text, chunks)
     index = None if source.code_index is None else _Recorder(source.code_index)
     extracted = code_extraction(code, source.text, chunks, index)
     if index is not None:
         names = sorted(index.seen)
         source.metadata |= {CODE_USES: names, CODE_LINKS: _digest(index.index, names)}
     return chunks, extracted
+
+
+def first_lines(text: str, chunks: list[TextChunk]) -> list[int]:
+    """The line (from 1) each chunk starts on."""
+    lines, line, at = [], 1, 0
+    for chunk in chunks:
+        line += text.count("\n", at, chunk.start)
+        at = chunk.start
+        lines.append(line)
+    return lines
 
 
 def index_repository(files: Iterable[tuple[str, str]]) -> RepoIndex:
