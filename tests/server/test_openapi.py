@@ -24,6 +24,8 @@ ENDPOINTS = {
     ("get", "/relations"),
     ("get", "/neighbors"),
     ("get", "/path"),
+    ("get", "/impact"),
+    ("get", "/code"),
     ("get", "/history"),
     ("get", "/merges"),
     ("post", "/merges/{merge_id}/undo"),

@@ -20,6 +20,7 @@ from loregraph.cli import (
     agents,
     backfill,
     browse,
+    code,
     grants,
     history,
     ingest,
@@ -54,6 +55,7 @@ AS_OF_COMMANDS = (
     "path",
     "history",
     "export",
+    "code",
 )
 """The commands ``--as-of`` and ``--known-at`` apply to."""
 
@@ -133,6 +135,7 @@ for _command in (
     *personas.COMMANDS,
     *browse.COMMANDS,
     *patterns.COMMANDS,
+    *code.COMMANDS,
     *merges.COMMANDS,
     *history.COMMANDS,
     *admin.COMMANDS,

@@ -337,3 +337,36 @@ class SuggestionOut(Shape):
     shared: list[SharedEntityOut]
     period: str | None = Field(None, description="The year both documents tell of, if any.")
     reason: str = Field(description='In words: "also about Mina Harker and Whitby".')
+
+
+class CodeSymbolOut(Shape):
+    """A definition of the code context: its place, signature, code and links."""
+
+    name: str
+    type: str
+    location: str
+    signature: str
+    code: str
+    within: str
+    members: list[str]
+    callers: list[str]
+    callees: list[str]
+    found_by: str
+
+
+class CodeNoteOut(Shape):
+    """A document's or memory's passage beside the code."""
+
+    title: str
+    kind: str
+    text: str
+    at: Time | None
+
+
+class CodeContextOut(Shape):
+    """The code context for a question, and the whole as markdown (``text``)."""
+
+    question: str
+    symbols: list[CodeSymbolOut]
+    notes: list[CodeNoteOut]
+    text: str

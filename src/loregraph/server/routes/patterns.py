@@ -1,5 +1,7 @@
 """Graph queries by name: ``GET /relations``, ``/neighbors`` (also as mermaid or GraphML)
-and ``/path``; each takes ``as_of`` (relations true at that time; default now)."""
+and ``/path``; each takes ``as_of`` (relations true at that time; default now). For code:
+``GET /impact`` (what depends on an entity) and ``/code`` (the code context for a
+question)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,15 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse, Response
 
-from loregraph import MAX_HOPS, subgraph_text
+from loregraph import MAX_HOPS, Impact, subgraph_text
 from loregraph.server.auth import Reader
 from loregraph.server.requests import AsOf, KnownAt
-from loregraph.server.responses import EntityRelationsOut, NeighbourhoodOut, PathOut
+from loregraph.server.responses import (
+    CodeContextOut,
+    EntityRelationsOut,
+    NeighbourhoodOut,
+    PathOut,
+)
 from loregraph.server.routes.browse import Name
 from loregraph.server.state import Engine
 
@@ -100,3 +107,42 @@ async def path(
         known_at=known_at, scope=caller.scope,
     )  # fmt: skip
     return [p.to_dict() for p in found]
+
+
+@router.get("/impact", response_model=Impact)
+async def impact(
+    caller: Reader,
+    graph: Engine,
+    name: Name,
+    hops: Annotated[int, Query(ge=1, le=10)] = 3,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+    as_of: AsOf = None,
+) -> Any:
+    """What depends on an entity, transitively, nearest first: the callers of a function
+    and theirs, the files that import a module, the subclasses of a class, the projects
+    that depend on a library."""
+    graph = graph.acting_as(caller.principal)
+    found = await graph.explore.impact(
+        name, hops=hops, limit=limit, as_of=as_of, scope=caller.scope
+    )
+    return found.to_dict()
+
+
+@router.get("/code", response_model=CodeContextOut)
+async def code(
+    caller: Reader,
+    graph: Engine,
+    question: Annotated[str, Query(min_length=1, max_length=2000)],
+    limit: Annotated[int, Query(ge=1, le=20)] = 5,
+    budget: Annotated[int, Query(ge=100, le=100_000)] = 2000,
+    as_of: AsOf = None,
+) -> Any:
+    """The code context for a question about an indexed repository: the functions and
+    classes it names or its best passages show, each at ``path:first-last`` with its code,
+    container, callers and callees, then the documents and memories beside them; ``text``
+    is the whole as markdown within ``budget`` tokens."""
+    graph = graph.acting_as(caller.principal)
+    found = await graph.explore.code(
+        question, limit=limit, budget=budget, as_of=as_of, scope=caller.scope
+    )
+    return found.to_dict()
