@@ -20,31 +20,16 @@ Needs the ``code`` extra (tree-sitter and the grammars).
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 
-GRAMMARS = {
-    ".py": ("tree_sitter_python", "language"),
-    ".js": ("tree_sitter_javascript", "language"),
-    ".jsx": ("tree_sitter_javascript", "language"),
-    ".mjs": ("tree_sitter_javascript", "language"),
-    ".cjs": ("tree_sitter_javascript", "language"),
-    ".ts": ("tree_sitter_typescript", "language_typescript"),
-    ".mts": ("tree_sitter_typescript", "language_typescript"),
-    ".tsx": ("tree_sitter_typescript", "language_tsx"),
-    ".go": ("tree_sitter_go", "language"),
-    ".rs": ("tree_sitter_rust", "language"),
-    ".java": ("tree_sitter_java", "language"),
-}
-"""The grammar module and its language function for each file suffix."""
+from loregraph.ingest.code.languages import SUFFIXES, grammar
 
 DAMPING = 0.85
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -58,33 +43,15 @@ class Tags:
     refers: Counter[str] = field(default_factory=Counter)
 
 
-@cache
-def _grammar(suffix: str) -> tuple[Any, Any] | None:
-    """The parser and the tags query for a suffix (``None``: no grammar)."""
-    if suffix not in GRAMMARS:
-        return None
-    import tree_sitter
-
-    module_name, function = GRAMMARS[suffix]
-    module = importlib.import_module(module_name)
-    language = tree_sitter.Language(getattr(module, function)())
-    tags = module.TAGS_QUERY
-    if module_name == "tree_sitter_typescript":
-        tags = importlib.import_module("tree_sitter_javascript").TAGS_QUERY + "\n" + tags
-    return tree_sitter.Parser(language), tree_sitter.Query(language, tags)
-
-
 def file_tags(path: str, text: str) -> Tags | None:
     """The tags of one file (``None`` for a language without a grammar here)."""
-    grammar = _grammar(PurePosixPath(path).suffix)
-    if grammar is None:
+    language = SUFFIXES.get(PurePosixPath(path).suffix.lower())
+    if language is None:
         return None
-    import tree_sitter
-
-    parser, query = grammar
-    tree = parser.parse(text.encode("utf-8"))
+    parsed = grammar(language)
+    tree = parsed.parse(text)
     tags = Tags()
-    for _, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
+    for _, captures in parsed.matches(tree.root_node):
         kinds = [name for name in captures if name.startswith(("definition.", "reference."))]
         for node in captures.get("name", []):
             name = (node.text or b"").decode("utf-8", "replace")

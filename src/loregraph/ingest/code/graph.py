@@ -36,6 +36,9 @@ defines (built-ins) are not linked. Each relation's evidence is the line that st
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import accumulate
+
 from loregraph.ingest.code.index import BUILTIN_METHODS
 from loregraph.ingest.code.lockfiles import Locked
 from loregraph.ingest.code.manifests import Manifest
@@ -138,13 +141,15 @@ class _Builder:
         self._lines = text.splitlines()
         self.entities: dict[str, CandidateEntity] = {}
         self.relations: list[CandidateRelation] = []
-        self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+        lengths = (len(line) + 1 for line in text.split("\n"))
+        self._line_starts = list(accumulate(lengths, initial=0))[:-1]
+        self._chunk_starts = [chunk.start for chunk in chunks]  # in order, not overlapping
 
     def chunk_of_line(self, line: int) -> int:
         offset = self._line_starts[min(max(line - 1, 0), len(self._line_starts) - 1)]
-        for chunk in self.chunks:
-            if chunk.start <= offset < chunk.end:
-                return chunk.seq
+        at = bisect_right(self._chunk_starts, offset) - 1
+        if at >= 0 and offset < self.chunks[at].end:
+            return self.chunks[at].seq
         return 0
 
     def line(self, number: int) -> str:
