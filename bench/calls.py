@@ -9,7 +9,7 @@ followed) at the callee's last name; a site whose definition is a function or cl
 repository gives the edge ``(caller, jedi's full name)``. Precision is the share of the
 engine's edges that are gold, recall the share of gold edges the engine has (edges counted
 once, as the graph stores them). The edges linked *by name only* (confidence at most
-:data:`~loregraph.ingest.code.graph.BY_NAME`) are candidates, not resolved edges: they are
+:data:`~loregraph.ingest.code.resolver.BY_NAME`) are candidates, not resolved edges: they are
 counted apart, with the share of them and of the first-ranked ones that jedi confirms and
 the recall resolved edges and candidates reach together. Needs the ``bench`` extra (jedi).
 """
@@ -19,8 +19,9 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from loregraph.ingest.code.graph import BY_NAME, code_extraction
+from loregraph.ingest.code.graph import code_extraction
 from loregraph.ingest.code.python import parse_python
+from loregraph.ingest.code.resolver import BY_NAME
 from loregraph.ingest.code.stage import index_repository
 
 SKIPPED_FOLDERS = frozenset({"tests", "test", "docs", "examples", "scripts", "benchmarks"})

@@ -66,6 +66,11 @@ async def _asked(db: Path) -> tuple[Any, Any]:
         await graph.ingest(_repo(db.parent))
         when = datetime(2026, 3, 2, 10, tzinfo=UTC)
         await graph.memories.remember("Rounding in Discount.apply was fixed by Dana.", at=when)
+        await graph.memories.remember("We always call price_of() before totals.", at=when)
+        for query, named in (("rounding", "Discount.apply"), ("totals", "price_of")):
+            mentioned = (await graph.memories.search(query, limit=1))[0].entities
+            # a name written as code in a memory is the code's own entity
+            assert f"shop.pricing.{named}" in [e.name for e in mentioned], mentioned
         found = await graph.explore.code("What calls price_of()?", limit=3)
         first = found.symbols[0]
         assert (first.name, first.location, first.found_by) == (

@@ -8,10 +8,11 @@ import asyncio
 import pytest
 
 from loregraph.ingest.chunk.chunker import chunk_text
-from loregraph.ingest.extract.components import code_kind, code_words
+from loregraph.ingest.extract.components import code_words
 from loregraph.ingest.extract.offline import OfflineExtractor
 from loregraph.ingest.types import SourceDocument
 from loregraph.settings import ChunkSettings
+from loregraph.text.code_shapes import code_kind
 from loregraph.text.entity_types import normalize_type
 
 

@@ -6,9 +6,10 @@ Entities (each named so that every file names it alike, and matched only by that
 * ``File``: the file's path; ``Module``: the module it defines (``click.core``) and, for
   Python, each package above it (``click``); ``Class``, ``Function`` (functions and
   methods): qualified names (``click.core.Command.invoke``), described by their location
-  (``src/click/core.py:120-180``), signature and docstring, with their short name as an
-  alias; ``Library``: a package imported from outside the repository (``requests``,
-  ``@scope/pkg``); ``Config``: an environment variable the file reads.
+  (``src/click/core.py:120-180``), signature and docstring, with their short name (and a
+  method's ``Class.method``) as aliases; ``Library``: a package imported from outside the
+  repository (``requests``, ``@scope/pkg``); ``Config``: an environment variable the file
+  reads.
 
 Relations: ``File DEFINES Module``; ``Module CONTAINS`` its top-level definitions and each
 package its modules; ``Class CONTAINS`` its methods (a function its nested functions);
@@ -25,13 +26,14 @@ its definition — defined where imported (0.95), re-exported (0.9), or inherite
 defines nothing by it; without the index (a file read alone) it is linked as written (*via
 import*, 0.8). A method called on a receiver whose type is not known (``resp.json()``,
 ``self.adapter.send()``) is linked *by name only* to the repository's methods of that
-name when there are at most :data:`MAX_CANDIDATES`, ranked by whether the receiver's name
-and the method's class name contain one another (``adapter`` and ``HTTPAdapter``), then by
-how near their module is, each with a low confidence (0.5 for the only one; 0.25 and 0.17
-for two) and its rank in the fact (``candidate 1 of 2``): candidates, not facts. A method
-of Python's built-in types and files (``read``, ``update``) gets none: the receiver may
-well be one. Calls of names the file imports from outside (libraries) or that nothing
-defines (built-ins) are not linked. Each relation's evidence is the line that states it.
+name when there are at most three (:data:`.resolver.MAX_CANDIDATES`), ranked by whether
+the receiver's name and the method's class name contain one another (``adapter`` and
+``HTTPAdapter``), then by how near their module is, each with a low confidence (0.5 for
+the only one; 0.25 and 0.17 for two) and its rank in the fact (``candidate 1 of 2``):
+candidates, not facts. A method of Python's built-in types and files (``read``,
+``update``) gets none: the receiver may well be one. Calls of names the file imports from
+outside (libraries) or that nothing defines (built-ins) are not linked. Each relation's
+evidence is the line that states it.
 """
 
 from __future__ import annotations
@@ -39,10 +41,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from loregraph.ingest.code.index import BUILTIN_METHODS
 from loregraph.ingest.code.lockfiles import Locked
 from loregraph.ingest.code.manifests import Manifest
 from loregraph.ingest.code.model import CodeFile, Symbol
+from loregraph.ingest.code.resolver import EXACT, Resolver
 from loregraph.ingest.types import (
     CandidateEntity,
     CandidateRelation,
@@ -57,13 +59,6 @@ from loregraph.text.tokens import count_tokens
 
 CHUNK_CHARS = 1000
 """The default longest chunk of code, in characters (the prose chunks' default size)."""
-EXACT, VIA_IMPORT, BY_NAME = 1.0, 0.8, 0.5
-MAX_CANDIDATES = 3
-"""A method call on a receiver of unknown type (``session.send()``) is linked, by name
-only, to the repository's methods of that name when there are at most this many; more is
-a guess, and none is linked."""
-FOLLOWED = {"defined": 0.95, "re-export": 0.9, "inherited": 0.9}
-"""The confidence of a name from another file the repository's index resolved, by how."""
 
 
 def code_chunks(code: CodeFile, text: str, size: int = CHUNK_CHARS) -> list[TextChunk]:
@@ -170,6 +165,10 @@ class _Builder:
             found.occurrences.append(Occurrence(self.chunk_of_line(line), surface or name))
         return name
 
+    def known_as(self, name: str, line: int, surface: str) -> None:
+        """Another name ``name`` is known by (an alias), not another mention of it."""
+        self.entities[name].occurrences.append(Occurrence(self.chunk_of_line(line), surface))
+
     def relate(
         self,
         source: str,
@@ -206,6 +205,9 @@ def code_extraction(
         description = f"{code.path}:{symbol.lines[0]}-{symbol.lines[1]} {symbol.signature}"
         description += f": {symbol.doc}" if symbol.doc else ""
         b.entity(symbol.qualified, kind, description, symbol.lines[0], symbol.name)
+        if symbol.parent in by_name:  # a method is also known as Class.method
+            owner = symbol.parent.rsplit(".", 1)[-1]
+            b.known_as(symbol.qualified, symbol.lines[0], f"{owner}.{symbol.name}")
         parent = symbol.parent if symbol.parent in by_name else module
         if symbol.parent is not None and symbol.parent not in by_name:  # a Go/Rust owner type
             parent = b.entity(
@@ -213,7 +215,7 @@ def code_extraction(
             )
         b.relate(parent, symbol.qualified, "CONTAINS", symbol.lines[0])
     imported = _imports(b, file)
-    resolve = _Resolver(code, imported, index)
+    resolve = Resolver(code, imported, index)
     for symbol in code.symbols:
         for base in symbol.bases:
             target = resolve(base, symbol)
@@ -295,104 +297,3 @@ def _imports(b: _Builder, file: str) -> dict[str, str]:
             target = b.entity(top, LIBRARY, line=item.line, surface=top)
         b.relate(file, target, "IMPORTS", item.line)
     return bound
-
-
-class _Resolver:
-    """What a name used in a definition refers to: ``(qualified, confidence, how)``; with
-    the repository's index, a name from another file is followed to its definition (see
-    the module docstring), and one the repository does not define is not linked."""
-
-    def __init__(
-        self, code: CodeFile, imported: dict[str, str], index: CodeIndex | None = None
-    ) -> None:
-        self.code = code
-        self.imported = imported
-        self.index = index
-        self.top = {s.name: s.qualified for s in code.symbols if s.parent is None}
-        self.outside = {i.bound for i in code.imports if not i.internal}
-        self.symbols = {s.qualified: s for s in code.symbols}
-        self.members: dict[str, dict[str, str]] = {}
-        for s in code.symbols:
-            if s.parent is not None:
-                self.members.setdefault(s.parent, {})[s.name] = s.qualified
-
-    def __call__(self, name: str, where: Symbol | None) -> tuple[str, float, str] | None:
-        found = self._local(name, where)
-        if found is None or found[2] == "exact" or self.index is None:
-            return found
-        target = self.index.resolve(found[0])
-        if target is None:
-            return None
-        return target[0], FOLLOWED[target[1]], f"via import, {target[1]}"
-
-    def _local(self, name: str, where: Symbol | None) -> tuple[str, float, str] | None:
-        head, _, rest = name.partition(".")
-        if head in ("self", "cls", "this") and rest and "." not in rest:
-            owner = self._class_of(where)
-            member = self.members.get(owner or "", {}).get(rest)
-            if member:
-                return member, EXACT, "exact"
-            return (f"{owner}.{rest}", VIA_IMPORT, "inherited") if owner and self.index else None
-        if not rest:
-            scoped = self.members.get(where.qualified, {}).get(name) if where else None
-            if scoped or name in self.top:
-                return scoped or self.top[name], EXACT, "exact"
-            if name in self.imported:
-                return self.imported[name], VIA_IMPORT, "via import"
-            return None
-        if head in self.top and "." not in rest:
-            member = self.members.get(self.top[head], {}).get(rest)
-            return (member, EXACT, "exact") if member else None
-        if head in self.imported:
-            return f"{self.imported[head]}.{rest}", VIA_IMPORT, "via import"
-        return None
-
-    def by_name(self, name: str, where: Symbol | None) -> list[tuple[str, float, str]]:
-        """Ranked candidates for a method called on a receiver of unknown type (a local
-        variable, an attribute of ``self``): the repository's methods of that name, those
-        of modules nearest the caller's first, when there are at most
-        :data:`MAX_CANDIDATES`. Calls on what the file names itself or imports, and
-        special methods, get none."""
-        receiver, _, method = name.rpartition(".")
-        head = receiver.partition(".")[0]
-        known = head in self.top or head in self.imported or head in self.outside
-        own = head in ("self", "cls", "this") and "." not in receiver
-        common = method.startswith("__") or method in BUILTIN_METHODS
-        if self.index is None or not receiver or known or own or common:
-            return []
-        found = self.index.methods_named(method)
-        if not found or len(found) > MAX_CANDIDATES:
-            return []
-        here = self.code.module.split(".")
-        called = receiver.rpartition(".")[2].replace("_", "").lower()
-
-        def rank(qualified: str) -> tuple[bool, int, str]:
-            owner = qualified.rsplit(".", 2)[-2].lower()
-            named = bool(called) and (called in owner or owner in called)
-            return not named, -_shared(qualified.split("."), here), qualified
-
-        ranked = sorted(found, key=rank)
-        n = len(ranked)
-        return [
-            (q, round(BY_NAME / (n + rank), 2), "by name only" + _of(rank, n))
-            for rank, q in enumerate(ranked)
-        ]
-
-    def _class_of(self, where: Symbol | None) -> str | None:
-        while where is not None and where.kind != "class":
-            where = self.symbols.get(where.parent or "")
-        return where.qualified if where is not None else None
-
-
-def _shared(one: list[str], other: list[str]) -> int:
-    """How many leading parts two dotted names share."""
-    count = 0
-    for a, b in zip(one, other, strict=False):
-        if a != b:
-            break
-        count += 1
-    return count
-
-
-def _of(rank: int, count: int) -> str:
-    return f", candidate {rank + 1} of {count}" if count > 1 else ""

@@ -15,13 +15,9 @@ from dataclasses import replace
 from typing import Any
 
 from loregraph.ingest.clauses.model import Claim
-from loregraph.ingest.extract.components import (
-    Lemma,
-    code_kind,
-    software_evidence,
-    versioned,
-)
+from loregraph.ingest.extract.components import Lemma, software_evidence, versioned
 from loregraph.ingest.extract.spacy_ner import DATE_LABELS
+from loregraph.text.code_shapes import code_kind
 from loregraph.text.entity_types import LIBRARY, TIME
 
 

@@ -3,12 +3,12 @@
 The tagger is trained on news: it reads "Hono" and "Redis" as places or people, and it
 never tags lower-case things. Three steps of the offline extractor, on each parsed piece:
 
-* **Code-shaped tokens** (:func:`code_kind`): a path (``src/app.py`` is a ``File``,
-  ``lib/common/`` a ``Module``), a file name with a file extension (``uv.lock``,
-  ``.env``), an environment variable (``DATABASE_URL``: ``Config``), a call
-  (``handle_webhook()``: ``Function``), a dotted setting (``ui.dark_mode``: ``Config``),
-  camel or snake case (``useSession``, ``parse_config``: ``Function``) become entities
-  wherever they stand, in backticks or not.
+* **Code-shaped tokens** (:func:`~loregraph.text.code_shapes.code_kind`): a path
+  (``src/app.py`` is a ``File``, ``lib/common/`` a ``Module``), a file name with a file
+  extension (``uv.lock``, ``.env``), an environment variable (``DATABASE_URL``:
+  ``Config``), a call (``handle_webhook()``: ``Function``), a dotted setting
+  (``ui.dark_mode``: ``Config``), camel or snake case (``useSession``, ``parse_config``:
+  ``Function``) become entities wherever they stand, in backticks or not.
 * **Named components** (:func:`component_name`): a noun chunk whose head noun names a kind
   of component (:func:`~loregraph.text.entity_types.known_type` of the noun is ``Service``,
   ``Module`` or ``Config``: service, server, pipeline, worker, module, timeout, ...) and that
@@ -27,55 +27,33 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from loregraph.text.code_shapes import code_kind, words
 from loregraph.text.entity_types import (
     CONFIG,
-    FILE,
-    FUNCTION,
     MODULE,
     SERVICE,
     known_type,
 )
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-FILE_EXTENSIONS = _words(
-    "py ts tsx js jsx mjs cjs json toml yml yaml md txt lock cfg ini conf sh env sql go rs rb "
-    "java kt swift c h cpp css scss html xml csv log ipynb dockerfile gitignore nvmrc"
-)
-"""Extensions that make ``name.ext`` a file name (``Node.js`` and ``Fly.io`` are software
-names: ``js`` alone, after a capitalised stem, does not count)."""
-
-_PATH = re.compile(r"^[\w.@-]*/[\w./@-]*$")
-_ENV = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_CALL = re.compile(r"^[A-Za-z_][\w.]*\(\)?$")
-_DOTTED = re.compile(r"^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+$")
-_SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
-_CAMEL = re.compile(r"^[a-z]{2,}[A-Z]\w*$")
-_WEB = re.compile(r"^www\.|\.(?:com|org|net|io|dev|app)$")
-_FILE = re.compile(r"^(?:[\w-]+)?\.([A-Za-z0-9]+)$")
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)*[a-z]?$")
-
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
 COMPONENT_TYPES = frozenset({SERVICE, MODULE, CONFIG})
 """The types a component's head noun may give a noun chunk."""
 
-SOFTWARE_LEMMAS = _words(
+SOFTWARE_LEMMAS = words(
     "use migrate move switch replace depend run install upgrade downgrade deploy host pin "
     "configure build compile import restart crash cache store query call bump ship serve fail "
     "time log monitor instal uninstall update patch"
 )
 """Verbs whose subject or object, in a sentence about software, is software."""
 
-SOFTWARE_NOUNS = _words(
+SOFTWARE_NOUNS = words(
     "version package library framework database cache queue cluster instance container image "
     "driver client sdk plugin dependency cli api server runtime"
 )
 """Nouns that a software name modifies or is joined to ("the Redis cache")."""
 
-TECHNICAL_LEMMAS = _words(
+TECHNICAL_LEMMAS = words(
     "api server database deploy repo config framework endpoint pipeline backend frontend ci "
     "timeout migrate upgrade cluster staging dependency env sdk cli app"
 )
@@ -85,39 +63,6 @@ module run only there (a novel's "the Count ran" is no software)."""
 Lemma = Callable[[Any, str], str]
 
 _TAGGER_LABELS = frozenset({"GPE", "LOC", "FAC", "ORG", "PERSON", "PRODUCT", "NORP"})
-
-
-def code_kind(surface: str) -> str:
-    """The type a code-shaped name has by its shape alone, or "" when it is not one.
-
-    >>> code_kind("src/app.py"), code_kind("lib/common/"), code_kind("DATABASE_URL")
-    ('File', 'Module', 'Config')
-    >>> code_kind("parse_config"), code_kind("ui.dark_mode"), code_kind("Hono")
-    ('Function', 'Config', '')
-    """
-    name = surface.strip("`")
-    if len(name) < 2:
-        return ""
-    if _PATH.match(name) and any(c.isalpha() for c in name):
-        last = name.rstrip("/").rsplit("/", 1)[-1]
-        if name.endswith("/"):
-            return MODULE
-        if "." in last.strip(".") or name.count("/") >= 2:  # not "and/or"
-            return FILE
-    found = _FILE.match(name)
-    if found and found.group(1).casefold() in FILE_EXTENSIONS:
-        stem = name[: found.start(1) - 1]
-        if not stem or (stem == stem.lower() and any(c.isalpha() for c in stem)):
-            return FILE
-    if _ENV.match(name):
-        return CONFIG
-    if _CALL.match(name) and name.endswith(("(", ")")):
-        return FUNCTION
-    if _DOTTED.match(name) and not _WEB.search(name):  # not www.example.org
-        return CONFIG
-    if _SNAKE.match(name) or _CAMEL.match(name):
-        return FUNCTION
-    return ""
 
 
 def word_of(token: Any, lemma: Lemma) -> str:

@@ -47,8 +47,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from loregraph.ingest.extract.components import code_kind
 from loregraph.text import names
+from loregraph.text.code_shapes import code_kind
 from loregraph.text.entity_types import (
     CODE,
     CONCEPT,

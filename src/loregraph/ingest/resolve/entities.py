@@ -8,11 +8,10 @@ each clustered candidate to an existing entity of the scope, or creates one:
    the name key, so this match is forced);
 2. **alias** — a name of two or more words among the candidate's name, its
    honorific-stripped name and its surface forms is an entity's name or alias; the entity
-   has the same type and a compatible name
-   (:func:`~loregraph.text.names.names_compatible`: never ``Jonathan Harker`` /
-   ``Mina Harker``, never ``Louis XIV`` / ``Louis XV``). One-word names ("Victoria",
-   "Arthur") are too ambiguous across a corpus to link by alias: they link across
-   documents only by exact name or by the later stages;
+   has the same type and a compatible name (:func:`~loregraph.text.names.names_compatible`:
+   never ``Jonathan Harker`` / ``Mina Harker``, never ``Louis XIV`` / ``Louis XV``).
+   One-word names ("Victoria") are too ambiguous across a corpus to link by alias, but a
+   name written as code is a code definition's alias (:mod:`.codenames`);
 3. **fuzzy** — trigram similarity ≥ ``fuzzy_threshold`` to an entity of the same type with
    a compatible name (a one-word name only to a one-word entity; a threshold above 1
    switches this stage off: it costs one store query per candidate);
@@ -28,10 +27,9 @@ ever matched exactly (others may still link to it through its aliases), and so i
 identifier (``CandidateEntity.exact``: a code symbol, a file path). Stages 3-4 can be
 confirmed by an optional async ``confirm(candidate, entity)`` callable (an LLM decision,
 for instance). Each entity is claimed by at most one candidate of a document except
-through an exact match. The texts of all candidates left after stage 3 are embedded in one
-embedder call (in a worker thread) unless a caller embedded them ahead
-(:meth:`Resolver.plan_embeddings`, :meth:`Resolver.add_embeddings`); the vectors of the ones
-that become new entities are kept as their embeddings. The store does not change while one
+through an exact match. The candidates left after stage 3 are embedded in one call (in a
+worker thread) unless a caller embedded them ahead (:meth:`Resolver.plan_embeddings`);
+those that become new entities keep their vectors. The store does not change while one
 document resolves, so the fuzzy and vector lookups of all its candidates are each one
 batched store call. Merge rules switched off, splits, hand merges and a document's earlier
 links are honoured as :mod:`loregraph.ingest.resolve.decisions` describes (:attr:`Resolver.rules`).
@@ -47,6 +45,7 @@ import numpy.typing as npt
 
 from loregraph.embed.base import Embedder
 from loregraph.ingest.resolve.cluster import cluster_candidates
+from loregraph.ingest.resolve.codenames import code_target
 from loregraph.ingest.resolve.decisions import MANUAL, MergeRules, load_targets, pinned_link
 from loregraph.ingest.types import CandidateEntity, Resolution
 from loregraph.models import Entity, Merge, Scored, Vector, name_key
@@ -60,8 +59,7 @@ __all__ = ["Confirm", "Resolver", "cluster_candidates", "embedding_text"]
 Confirm = Callable[[CandidateEntity, Entity], Awaitable[bool]]
 """An optional last word on a non-exact match: ``await confirm(candidate, entity)``."""
 
-FUZZY_LIMIT = 5
-VECTOR_LIMIT = 5
+FUZZY_LIMIT = VECTOR_LIMIT = 5
 
 
 def embedding_text(candidate: CandidateEntity) -> str:
@@ -235,7 +233,6 @@ class Resolver:
         for text, row in zip(texts, matrix, strict=True):
             self._vectors[text] = row
 
-    # ------------------------------------------------------------------ stages
     def _alias_match(
         self,
         cand: CandidateEntity,
@@ -243,6 +240,9 @@ class Resolver:
         found: dict[str, Entity],
         claimed: set[str],
     ) -> Entity | None:
+        if (code := code_target(cand, found)) is not None and code.id not in claimed:
+            cand.description = ""  # the definition known by it, which describes itself
+            return code
         kind = normalize_type(cand.type)
         for key in keys:
             if " " not in key:
