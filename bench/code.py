@@ -160,16 +160,17 @@ def function_spans(files: dict[str, str]) -> dict[str, list[tuple[str, int, int]
     for path, text in files.items():
         if path.endswith(".py"):
             try:
-                spans[path] = _spans(path, text, ast.parse(text).body, [])
+                starts = [0]
+                for line in text.splitlines(keepends=True):
+                    starts.append(starts[-1] + len(line))
+                spans[path] = _spans(path, starts, ast.parse(text).body, [])
             except (SyntaxError, ValueError):
                 continue
     return spans
 
 
-def _spans(path: str, text: str, nodes: list[ast.stmt], outer: list[str]) -> list[Any]:
-    starts = [0]
-    for line in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+def _spans(path: str, starts: list[int], nodes: list[ast.stmt], outer: list[str]) -> list[Any]:
+    """The functions among ``nodes`` and within them; ``starts``: each line's offset."""
     found: list[tuple[str, int, int]] = []
     for node in nodes:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -177,7 +178,7 @@ def _spans(path: str, text: str, nodes: list[ast.stmt], outer: list[str]) -> lis
             if not isinstance(node, ast.ClassDef) and node.end_lineno is not None:
                 last = starts[min(node.end_lineno, len(starts) - 1)]
                 found.append((f"{path}::{'.'.join(chain)}", starts[node.lineno - 1], last))
-            found.extend(_spans(path, text, node.body, chain))
+            found.extend(_spans(path, starts, node.body, chain))
     return found
 
 

@@ -32,6 +32,7 @@ from loregraph.cli import (
     query,
     serve,
     suggest,
+    watch,
 )
 from loregraph.cli.options import (
     as_of_option,
@@ -145,5 +146,6 @@ for _command in (
     *grants.COMMANDS,
     *backfill.COMMANDS,
     *suggest.COMMANDS,
+    *watch.COMMANDS,
 ):
     main.add_command(_command)
