@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 from cli_runs import as_json, run
-
 from loregraph.cli.watch import snapshot
 
 PRICING = "def price_of(item):\n    return item\n"
@@ -54,7 +53,8 @@ def test_a_watched_folder_follows_its_edits(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     lines = done.output.splitlines()
     assert lines[0].startswith(f"watching {tmp_path / 'repo'} (2 documents)")
-    assert any("1 new, 2 changed, 0 removed (shop/cart.py, shop/pricing.py)" in line for line in lines), lines
+    again = "1 new, 2 changed, 0 removed (shop/cart.py, shop/pricing.py)"
+    assert any(again in line for line in lines), lines
     names = {e["name"] for e in as_json(db, "entities")}
     assert "shop.pricing.cost_of" in names and "shop.pricing.price_of" not in names
     assert any(d["title"] == "Notes" for d in as_json(db, "documents"))
