@@ -189,7 +189,8 @@ class IngestPipeline:
         if not source.text.strip():
             raise EmptyInputError(f"{source.source}: the document is empty (no text to ingest)")
         code = is_code(source)
-        source, sections = (source, []) if code else with_sections(set_aside(source))
+        known = code or source.prepared is not None
+        source, sections = (source, []) if known else with_sections(set_aside(source))
         digest = content_hash(source.text)
         doc_id = document_id(scope, source.source)
         same = await self.store.find_document(scope, content_hash=digest, source=source.source)
@@ -209,7 +210,9 @@ class IngestPipeline:
         self._planned.add(doc_id)
         extracted = None
         with timer(report, "chunk"):
-            if code:
+            if source.prepared is not None:  # chunked, its graph known (a commit)
+                chunks, extracted = source.prepared
+            elif code:
                 size = self.settings.chunk.size if self.settings.chunk.unit == "chars" else None
                 chunks, extracted = read_code(source, size or CHUNK_CHARS)
             else:
@@ -250,7 +253,10 @@ class IngestPipeline:
                     pending, result, chunk_vectors, scope, report
                 )
                 with timer(report, "write"):
-                    own_statements(bundle, self.settings.extraction.functional_relations)
+                    extraction = self.settings.extraction
+                    own_statements(
+                        bundle, extraction.functional_relations, extraction.event_relations
+                    )
                     known = await self.store.get_relations([r.id for r in bundle.relations])
                     await supersede(self.store, bundle, self.settings.extraction, self.contradict)
                     await self.store.write_document(bundle)

@@ -129,7 +129,10 @@ def fact_time(candidate: CandidateRelation, document_time: datetime | None) -> d
     ("in March 2025", "last week", read relative to ``document_time``), else the time of
     the memory or document it was read from. The sentences of a document without a time
     are not read: their relative dates have nothing to be read against, and a book's
-    dates would set its facts apart in time from one another."""
+    dates would set its facts apart in time from one another. A candidate's own time
+    (``at``), when its reader knew it, comes first."""
+    if candidate.at is not None:
+        return candidate.at
     if document_time is None:
         return None
     for piece in candidate.evidence:

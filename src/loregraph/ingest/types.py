@@ -68,6 +68,10 @@ class SourceDocument:
     code_index: CodeIndex | None = None
     """The Python names of the repository a source file was read from (set by the folder
     reader; not stored): resolves its calls across files (:mod:`loregraph.ingest.code`)."""
+    prepared: tuple[list[TextChunk], ExtractionResult] | None = None
+    """Its chunks and graph when whoever read it knew them (a commit read from git,
+    :mod:`loregraph.ingest.code.history`): taken instead of chunking and extracting (not
+    stored)."""
     cluster_rules: ClusterRules = field(default_factory=lambda: ClusterRules())
     """Joins the clustering of this document's names must not make (set by the pipeline
     from the merge rules switched off and the splits people made)."""
@@ -171,6 +175,9 @@ class CandidateRelation:
     fact: str = ""
     confidence: float = 1.0
     evidence: list[RelationEvidence] = field(default_factory=list)
+    at: datetime | None = None
+    """When the fact became true, when whoever read it knows (a commit's time): taken
+    instead of a date its sentence gives or its document's time."""
 
 
 @dataclass(slots=True)

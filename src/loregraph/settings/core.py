@@ -48,6 +48,9 @@ FUNCTIONAL_RELATIONS = (
     "MARRIED_TO",
 )
 """The default functional relation types (the offline extractor's names for them)."""
+EVENT_RELATIONS = ("AUTHORED",)
+"""The default event relation types: a commit's author ``AUTHORED`` what it changed
+(``ingest/code/history.py``), once a commit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,9 @@ class ExtractionSettings:
     functional_relations: tuple[str, ...] = FUNCTIONAL_RELATIONS
     """Relation types with one current target per source: a new one ends the current one
     (``ingest/facts/supersede.py``)."""
+    event_relations: tuple[str, ...] = EVENT_RELATIONS
+    """Relation types of which each dated statement is an event of its own: one relation per
+    memory or document stating it, none ending another (``ingest/facts/statements.py``)."""
 
 
 @dataclass(frozen=True, slots=True)

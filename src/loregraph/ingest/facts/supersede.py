@@ -14,6 +14,8 @@ Offline rules over the relations of a memory or document:
   "moved from … to …"): a current relation of the same source and type whose target is
   named after the cue ends at the new relation's time, whatever the type (the sentence's
   own relation too: "no longer depends on Express" ends the relation it states);
+* **events** (``ExtractionSettings.event_relations``: a commit's ``AUTHORED``) never end:
+  by any of these rules: what happened stays so;
 * **claims** of a memory (:mod:`.claim_ends`, with the offline parser): its clauses read as
   anchor, attribute and value end the older sentences they change ("moved to Bristol",
   "The request timeout is now 45 s"), and open again an ended fact they state again.
@@ -47,7 +49,7 @@ from loregraph.ingest.facts.changes import (
 from loregraph.ingest.facts.claim_ends import ClaimReader, claimed_ends, spacy_reader
 from loregraph.ingest.facts.ends import End, retired, started
 from loregraph.ingest.facts.ends_again import ends_again
-from loregraph.ingest.facts.statements import triple
+from loregraph.ingest.facts.statements import sparing_events, triple
 from loregraph.models import (
     ABOUT,
     CO_OCCURS,
@@ -253,6 +255,7 @@ async def supersede(
     memory = bundle.document.kind == DocKind.MEMORY
     read = spacy_reader(settings.spacy_model) if memory else None
     ends = await plan_invalidations(store, bundle, settings.functional_relations, check, read)
+    ends = await sparing_events(store, bundle, ends, settings.event_relations)
     apply_to_bundle(bundle, ends)
     return ends
 
