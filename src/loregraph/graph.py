@@ -13,6 +13,13 @@ from typing import IO, TYPE_CHECKING, Any, Literal, Unpack
 
 from loregraph.access import Role, require
 from loregraph.engine.backfill import BackfillReport, Clock, Pace, Run, backfill
+from loregraph.engine.commits import (
+    GIT_LIMIT,
+    History,
+    commit_documents,
+    known_commits,
+    open_histories,
+)
 from loregraph.engine.core import EngineOptions, actor
 from loregraph.engine.grants import AccessControl
 from loregraph.engine.lookup import find_document
@@ -23,6 +30,8 @@ from loregraph.engine.remember import Memories
 from loregraph.engine.views import EntityView, SearchHit, SearchResults
 from loregraph.engine.visibility import document_access
 from loregraph.errors import EmptyStoreError, InputError
+from loregraph.ingest.code.graph import CHUNK_CHARS
+from loregraph.ingest.code.history import commit_source
 from loregraph.ingest.facts.supersede import delete_and_recheck
 from loregraph.ingest.progress import NullProgress, Progress
 from loregraph.ingest.read.readers import iter_sources, read_records
@@ -101,6 +110,8 @@ class AsyncGraph(Questions):
         visibility: Visibility | str | None = None,
         owner: str | None = None,
         prune: bool = False,
+        git: bool = False,
+        git_limit: int | None = None,
     ) -> IngestReport:
         """Ingest files, directories, JSON/JSONL record files or stdin (``"-"``).
 
@@ -116,11 +127,19 @@ class AsyncGraph(Questions):
         (see :meth:`ingest_documents`). With ``prune``, the stored documents read from a
         file below a directory given that this run did not read (the file was deleted or
         moved, or is no longer readable) are deleted with what only they supported, as
-        :meth:`delete` does (``removed_documents`` in the report).
+        :meth:`delete` does (``removed_documents`` in the report). With ``git``, each
+        folder's git history is read too: its newest ``git_limit`` commits (default 300;
+        merges left out) not read before, each a memory at its author time (``git:<sha>``; tagged
+        ``commit``) whose author, a ``Person``, ``AUTHORED`` the files and definitions it
+        changed, and who ``OWNS`` each file (most commits); a path that is not a folder of
+        a git work tree, or no ``git`` program, raises
+        :class:`~loregraph.errors.InputError` before anything is written.
         """
         document_access(
             visibility, owner, self.principal
         )  # a bad one fails before anything is read
+        limit = GIT_LIMIT if git_limit is None else git_limit
+        histories = open_histories(paths, limit) if git else []
         log = ReadLog()
         sources = iter_sources(
             [str(p) for p in paths],
@@ -134,14 +153,17 @@ class AsyncGraph(Questions):
         first = next(sources, None)
         ahead = [first] if first is not None else []
         read: set[str] = set()
+        known, history = await self._history(histories, scope)
         report = await self.ingest_documents(
-            _noting(itertools.chain(ahead, sources), read),
+            itertools.chain(_noting(itertools.chain(ahead, sources), read), history),
             scope=scope,
             progress=progress,
             visibility=visibility,
             owner=owner,
         )
         report.skipped_inputs = list(log.skipped)
+        report.documents_seen += known
+        report.skipped += known
         if prune:
             folders = [str(Path(p).resolve()) for p in paths if p != "-" and Path(p).is_dir()]
             for doc in await self.documents(scope=scope):
@@ -150,6 +172,20 @@ class AsyncGraph(Questions):
                     await self.delete(doc.id, scope=scope)
                     report.removed_documents.append(ReplacedDocument(doc.source, doc.title))
         return report
+
+    async def _history(
+        self, histories: list[History], scope: str | None
+    ) -> tuple[int, Iterator[SourceDocument]]:
+        """How many commits of ``histories`` the scope holds already, and the documents of
+        the others (:func:`~loregraph.engine.commits.commit_documents`)."""
+        if not histories:
+            return 0, iter(())
+        await self.open()
+        known = await known_commits(self.store, self._scope(scope))
+        chunk = self.settings.chunk
+        size = chunk.size if chunk.unit == "chars" else CHUNK_CHARS
+        held = sum(commit_source(c.sha) in known for h in histories for c in h.commits)
+        return held, commit_documents(histories, known, size, self.principal)
 
     async def ingest_records(
         self,

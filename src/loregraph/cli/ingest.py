@@ -55,6 +55,19 @@ from loregraph.cli.support import fail
     help="Also delete the stored documents of files no longer below the folders given "
     "(deleted or moved files: a repository read again).",
 )
+@click.option(
+    "--git",
+    is_flag=True,
+    help="Also read each folder's git history (the git program; no network): each commit "
+    "not read before a memory at its author time, its author a Person who AUTHORED the "
+    "files, classes and functions it changed and OWNS the files they changed most.",
+)
+@click.option(
+    "--git-limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --git: how many of the newest commits to read (default 300; merges left out).",
+)
 @visibility_options
 @json_option("the report")
 @click.pass_obj
@@ -67,6 +80,8 @@ def ingest(
     doc_id: str | None,
     title: str | None,
     prune: bool,
+    git: bool,
+    git_limit: int | None,
     visibility: str | None,
     owner: str | None,
     as_json: bool,
@@ -82,6 +97,9 @@ def ingest(
     document is committed when it is done, so an interrupted run keeps them and resumes.
     --visibility and --owner say who may read them (an unchanged document given another
     visibility is processed again).
+    With --git, a folder inside a git work tree also gives its commits as memories
+    (tagged commit; `history FILE` shows them in time order, `memories --tag commit`
+    lists them) and its authors as people; a commit is read once.
     """
     for path in paths:
         if path != "-" and not Path(path).exists():
@@ -104,6 +122,8 @@ def ingest(
                 visibility=visibility,
                 owner=owner,
                 prune=prune,
+                git=git,
+                git_limit=git_limit,
             )
 
     report = run_graph(ctx, work, must_exist=False, settings=settings, writes=True)

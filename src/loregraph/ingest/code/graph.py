@@ -128,8 +128,10 @@ def _lines_within(text: str, start: int, end: int, size: int) -> list[tuple[int,
     return spans
 
 
-class _Builder:
-    """The candidates of one file, each relation with the line that states it."""
+class Builder:
+    """The candidates of one file (or of another text whose graph is known, a commit read
+    from git: :mod:`.history`), each named exactly (never merged by a close name), each
+    relation with the line that states it."""
 
     def __init__(self, code: CodeFile, text: str, chunks: list[TextChunk]) -> None:
         self.code, self.text, self.chunks = code, text, chunks
@@ -141,6 +143,7 @@ class _Builder:
         self._chunk_starts = [chunk.start for chunk in chunks]  # in order, not overlapping
 
     def chunk_of_line(self, line: int) -> int:
+        """The chunk that holds line ``line`` (1-based)."""
         offset = self._line_starts[min(max(line - 1, 0), len(self._line_starts) - 1)]
         at = bisect_right(self._chunk_starts, offset) - 1
         if at >= 0 and offset < self.chunks[at].end:
@@ -148,11 +151,14 @@ class _Builder:
         return 0
 
     def line(self, number: int) -> str:
+        """Line ``number`` (1-based) without the blank space around it."""
         return self._lines[number - 1].strip() if 0 < number <= len(self._lines) else ""
 
     def entity(
         self, name: str, kind: str, description: str = "", line: int = 0, surface: str = ""
     ) -> str:
+        """The entity ``name`` of type ``kind`` (made on first use), mentioned as
+        ``surface`` on ``line`` when given; returns ``name``."""
         if name not in self.entities:
             self.entities[name] = CandidateEntity(
                 name, kind, description, salience=3.0, mentions=0, exact=True
@@ -178,6 +184,7 @@ class _Builder:
         confidence: float = EXACT,
         how: str = "",
     ) -> None:
+        """``source`` ``kind`` ``target``, stated by ``line``."""
         fact = f"{source} {kind.lower().replace('_', ' ')} {target}" + (f" ({how})" if how else "")
         sentence = self.line(line) or fact
         evidence = [RelationEvidence(self.chunk_of_line(line), sentence, 0, 0)]
@@ -189,7 +196,7 @@ def code_extraction(
 ) -> ExtractionResult:
     """The entities and relations of a parsed file (see the module docstring), names from
     other files resolved through the repository's ``index`` when given."""
-    b = _Builder(code, text, chunks)
+    b = Builder(code, text, chunks)
     lines = text.count("\n") + 1
     file = b.entity(code.path, FILE, f"{code.language} source file, {lines} lines", 1)
     module = b.entity(code.module, MODULE, code.doc, 1)
@@ -245,7 +252,7 @@ def code_extraction(
 def manifest_extraction(manifest: Manifest, text: str, chunks: list[TextChunk]) -> ExtractionResult:
     """A manifest's ``File DEFINES Module`` (the project) and ``Module DEPENDS_ON
     Library`` for each declared dependency, with the line that declares it."""
-    b = _Builder(CodeFile(manifest.path, "manifest", manifest.project), text, chunks)
+    b = Builder(CodeFile(manifest.path, "manifest", manifest.project), text, chunks)
     file = b.entity(manifest.path, FILE, "a manifest of declared dependencies", 1)
     project = b.entity(manifest.project, MODULE, line=1)
     b.relate(file, project, "DEFINES", 1)
@@ -262,7 +269,7 @@ def lockfile_extraction(
 ) -> ExtractionResult:
     """A lockfile's ``DEPENDS_ON`` from each locked package (given with its line of the
     summary ``text``) to each package it depends on, with that line as evidence."""
-    b = _Builder(CodeFile(path, "lockfile", path), text, chunks)
+    b = Builder(CodeFile(path, "lockfile", path), text, chunks)
     own = {p.name for _, p in packages if p.own}
     versions: dict[str, list[str]] = {}
     for _, package in packages:
@@ -282,7 +289,7 @@ def lockfile_extraction(
     return ExtractionResult(list(b.entities.values()), b.relations, {"locked": len(packages)})
 
 
-def _imports(b: _Builder, file: str) -> dict[str, str]:
+def _imports(b: Builder, file: str) -> dict[str, str]:
     """Link the file to what it imports; returns each bound name's qualified target for
     names imported from the repository."""
     bound: dict[str, str] = {}
