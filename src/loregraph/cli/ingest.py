@@ -60,7 +60,8 @@ from loregraph.cli.support import fail
     is_flag=True,
     help="Also read each folder's git history (the git program; no network): each commit "
     "not read before a memory at its author time, its author a Person who AUTHORED the "
-    "files, classes and functions it changed and OWNS the files they changed most.",
+    "files, classes and functions it changed; the author of most of a file's commits "
+    "OWNS it.",
 )
 @click.option(
     "--git-limit",
