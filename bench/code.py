@@ -44,7 +44,7 @@ from bench.calls import measure as measure_calls
 from bench.calls import package_files
 from bench.common import BENCH_DATA, ROOT, TMP_DIR, RunOptions, log
 from bench.repomap import RepoMap
-from loregraph.ingest.code.languages import LOCKFILE, MANIFEST, language_of
+from loregraph.ingest.code.languages import DECLARED, language_of
 
 CODE_DIR = BENCH_DATA / "code"
 SPLIT_FILE = ROOT / "bench" / "data" / "splits" / "code.json"
@@ -259,7 +259,7 @@ async def engine_rankings(
         report = await graph.ingest(tree)
         indexed = time.perf_counter() - started
         log(f"code: {repo}: ingested {report.ingested} files ({len(report.failed)} failed)")
-        sources = [n for n in files if language_of(n) not in (None, MANIFEST, LOCKFILE)]
+        sources = [n for n in files if language_of(n) not in (None, *DECLARED)]
         source = max(sources, key=len)
         comment = "#" if source.endswith(".py") else "//"
         (tree / source).write_text(files[source] + f"\n{comment} changed\n", encoding="utf-8")

@@ -1,12 +1,19 @@
 """Settings files read as the settings they set: which files, each format, feature flags,
-secrets masked in what is stored, a file that does not parse."""
+secrets masked in what is stored, a file that does not parse, a big file, and a folder
+whose Python code reads a setting through its environment variable."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+from tests.cli_runs import as_json
 
 from loregraph.ingest.code.masking import stored_settings
-from loregraph.ingest.code.settings_files import MASK, is_settings, parse_settings
+from loregraph.ingest.code.settings_files import MASK, MAX_KEYS, is_settings, parse_settings
+from loregraph.ingest.code.stage import read_code
+from loregraph.ingest.read.readers import read_path
 
 TOML = """# the shop's settings
 debug = false
@@ -150,3 +157,81 @@ def test_a_settings_file_that_does_not_parse_sets_nothing_and_is_not_stored(
     stored = stored_settings(path, text)
     assert "hunter2" not in stored and "does not parse" in stored
     assert parse_settings(path, stored) == []
+
+
+def test_a_big_settings_file_reads_at_most_its_cap(tmp_path: Path) -> None:
+    (tmp_path / "config").mkdir()
+    keys = {f"group{i // 10}": {f"key_name{j}": j for j in range(10)} for i in range(0, 3000, 10)}
+    raw = json.dumps(keys, indent=2)
+    (tmp_path / "config" / "big.json").write_text(raw)
+    (document,) = read_path(tmp_path)
+    chunks, extracted = read_code(document)
+    assert len(extracted.relations) == MAX_KEYS and extracted.stats == {"settings": MAX_KEYS}
+    assert len(chunks) <= len(raw) // 900 + 1  # chunked as code is: each at most 1,000 chars
+    quoted = {r.target: r.evidence[0].sentence for r in extracted.relations}
+    assert quoted["group7.key_name3"] == '"key_name3": 3,'
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "shop").mkdir(parents=True)
+    (root / "config").mkdir()
+    (root / "tests" / "fixtures").mkdir(parents=True)
+    (root / "config" / "settings.toml").write_text(TOML)
+    (root / "config" / "broken.yaml").write_text("password: [hunter3\n")
+    (root / ".env").write_text("DATABASE_URL=postgres://shop:dotenv-secret@db/shop\n")
+    (root / "tests" / "fixtures" / "data.json").write_text('{"database": {"url": "x"}}')
+    (root / "shop" / "__init__.py").write_text('"""The shop."""\n')
+    (root / "shop" / "db.py").write_text(
+        "import os\n\n\ndef connect():\n    return os.environ['DATABASE_URL']\n"
+    )
+    (root / "shop" / "app.py").write_text("from shop.db import connect\n\nconnect()\n")
+    return root
+
+
+def _stored_bytes(directory: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in directory.rglob("*") if p.is_file())
+
+
+def test_a_folder_s_settings_are_config_linked_to_the_code_that_reads_them(
+    repo: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "store" / "settings.db"
+    db.parent.mkdir()
+    report = as_json(db, "ingest", str(repo))
+    assert report["failed"] == [] and report["ingested"] == 5  # 3 .py, 2 settings
+    config = {e["name"]: e for e in as_json(db, "entities", "--type", "Config")}
+    assert config["features.new_checkout"]["description"] == (
+        "a feature flag in config/settings.toml, on by default"
+    )
+    assert "hunter22" not in config["database.url"]["description"]
+    assert "url" not in config and "database.url" in config  # fixtures are not settings
+    defined = as_json(db, "relations", "config/settings.toml", "--type", "DEFINES", "--out")
+    evidence = {r["other"]: r["evidence"] for r in defined["relations"]}
+    assert evidence["database.password"] == ['password = "<secret>"']
+    assert evidence["features.new_checkout"] == ["new_checkout = true"]
+    assert len(evidence) == 8
+    hit = as_json(db, "impact", "database.url")  # what reads the setting
+    assert {(d["name"], d["distance"], d["via"]) for d in hit["dependents"]} >= {
+        ("shop/db.py", 1, "CONFIGURED_BY"),
+        ("shop/app.py", 2, "IMPORTS"),
+    }
+    env = as_json(db, "impact", "DATABASE_URL")
+    assert ("shop/db.py", 1) in {(d["name"], d["distance"]) for d in env["dependents"]}
+    broken = as_json(db, "relations", "config/broken.yaml", "--out")
+    assert broken["relations"] == []
+    stored = _stored_bytes(db.parent)
+    assert b"s3cr3t-pw" not in stored and b"hunter22" not in stored and b"hunter3" not in stored
+    assert b"dotenv-secret" not in stored  # .env is never read
+    assert b"token_ttl = 3600" in stored  # (the stored text is in those files)
+
+
+def test_code_read_again_finds_a_setting_added_later(repo: Path, tmp_path: Path) -> None:
+    (repo / "config" / "settings.toml").write_text("[features]\nnew_checkout = true\n")
+    db = tmp_path / "again.db"
+    as_json(db, "ingest", str(repo))
+    (repo / "config" / "settings.toml").write_text(TOML)  # shop/db.py itself is unchanged
+    as_json(db, "ingest", str(repo))
+    hit = as_json(db, "impact", "database.url")
+    assert ("shop/db.py", 1) in {(d["name"], d["distance"]) for d in hit["dependents"]}

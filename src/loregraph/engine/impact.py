@@ -1,11 +1,13 @@
 """What depends on an entity, transitively: the callers of a function and theirs, the
 files that import a module and the modules those files define, the subclasses of a class,
-the projects that depend on a library — what a change to it may break.
+the projects that depend on a library, the files configured by a setting — what a change
+to it may break.
 
 Each step follows, against their direction, the relations that say "this one needs that
-one": ``CALLS``, ``IMPORTS``, ``INHERITS`` and ``DEPENDS_ON``. A file reached stands for
-the module it ``DEFINES`` too, so that what imports that module is reached next. Each
-dependent is listed once, at its shortest distance, with the relation that reached it.
+one": ``CALLS``, ``IMPORTS``, ``INHERITS``, ``DEPENDS_ON`` and ``CONFIGURED_BY``. A file
+reached stands for the module it ``DEFINES`` too, so that what imports that module is
+reached next. Each dependent is listed once, at its shortest distance, with the relation
+that reached it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from loregraph.serial import Record
 from loregraph.settings import check_limit
 from loregraph.store.base import Store
 
-DEPENDENCY_TYPES = ("CALLS", "IMPORTS", "INHERITS", "DEPENDS_ON")
+DEPENDENCY_TYPES = ("CALLS", "IMPORTS", "INHERITS", "DEPENDS_ON", "CONFIGURED_BY")
 """The relation types whose source needs their target."""
 MAX_IMPACT_HOPS = 10
 

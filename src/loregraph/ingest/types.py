@@ -43,6 +43,11 @@ class CodeIndex(Protocol):
         """The methods of the repository's classes called ``name``."""
         ...
 
+    def settings_named(self, variable: str) -> list[str]:
+        """The settings of the repository's settings files known by the environment
+        variable ``variable``."""
+        ...
+
 
 @dataclass(slots=True)
 class SourceDocument:

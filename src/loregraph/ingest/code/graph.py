@@ -9,15 +9,21 @@ Entities (each named so that every file names it alike, and matched only by that
   (``src/click/core.py:120-180``), signature and docstring, with their short name (and a
   method's ``Class.method``) as aliases; ``Library``: a package imported from outside the
   repository (``requests``, ``@scope/pkg``); ``Config``: an environment variable the file
-  reads.
+  reads, or a setting a settings file sets (``database.url``, described by its value's
+  type and value).
 
 Relations: ``File DEFINES Module``; ``Module CONTAINS`` its top-level definitions and each
 package its modules; ``Class CONTAINS`` its methods (a function its nested functions);
 ``File IMPORTS`` a module or library; ``Class INHERITS`` a base; ``CALLS`` from the
-definition a call is in (or the module) to what it calls; ``File CONFIGURED_BY`` a setting;
+definition a call is in (or the module) to what it calls; ``File CONFIGURED_BY`` an environment
+variable it reads;
 from a manifest, ``File DEFINES Module`` (the project) and ``Module DEPENDS_ON Library``;
 from a lockfile, ``Library DEPENDS_ON Library`` (a package of the project itself is its
-``Module``), each locked package described by its version.
+``Module``), each locked package described by its version; from a settings file, ``File
+DEFINES Config`` for each setting. A file that reads an environment variable is also
+``CONFIGURED_BY`` each setting of the folder's settings files known by that variable's
+name (``DATABASE_URL`` is ``database.url``; :func:`.settings_files.env_name`), with
+confidence :data:`BY_ENV_NAME`.
 A call or base is linked when it resolves: a definition of the same file or ``self``'s
 class (*exact*, confidence 1), or a name imported from a module of the repository. When
 the folder's Python files were indexed first (:mod:`.index`), such a name is followed to
@@ -45,6 +51,7 @@ from loregraph.ingest.code.lockfiles import Locked
 from loregraph.ingest.code.manifests import Manifest
 from loregraph.ingest.code.model import CodeFile, Symbol
 from loregraph.ingest.code.resolver import EXACT, Resolver
+from loregraph.ingest.code.settings_files import Setting
 from loregraph.ingest.types import (
     CandidateEntity,
     CandidateRelation,
@@ -54,11 +61,14 @@ from loregraph.ingest.types import (
     RelationEvidence,
     TextChunk,
 )
+from loregraph.models import name_key
 from loregraph.text.entity_types import CLASS, CONFIG, FILE, FUNCTION, LIBRARY, MODULE
 from loregraph.text.tokens import count_tokens
 
 CHUNK_CHARS = 1000
 """The default longest chunk of code, in characters (the prose chunks' default size)."""
+BY_ENV_NAME = 0.9
+"""The confidence of a setting linked to a file by the environment variable it reads."""
 
 
 def code_chunks(code: CodeFile, text: str, size: int = CHUNK_CHARS) -> list[TextChunk]:
@@ -243,9 +253,13 @@ def code_extraction(
             is_class = known.kind == "class" if known else short[:1].isupper()
             b.entity(name, CLASS if is_class else FUNCTION, line=call.line, surface=short)
             b.relate(caller, name, "CALLS", call.line, confidence, how)
-    for setting, line in code.settings.items():
-        b.entity(setting, CONFIG, "an environment variable", line)
-        b.relate(file, setting, "CONFIGURED_BY", line)
+    for variable, line in code.settings.items():
+        b.entity(variable, CONFIG, "an environment variable", line)
+        b.relate(file, variable, "CONFIGURED_BY", line)
+        for setting in index.settings_named(variable) if index is not None else []:
+            if name_key(setting) != name_key(variable):
+                b.entity(setting, CONFIG, line=line)
+                b.relate(file, setting, "CONFIGURED_BY", line, BY_ENV_NAME, f"as {variable}")
     return ExtractionResult(list(b.entities.values()), b.relations, {"symbols": len(code.symbols)})
 
 
@@ -287,6 +301,19 @@ def lockfile_extraction(
                 target = b.entity(name, MODULE if name in own else LIBRARY, line=line)
                 b.relate(source, target, "DEPENDS_ON", line)
     return ExtractionResult(list(b.entities.values()), b.relations, {"locked": len(packages)})
+
+
+def settings_extraction(
+    settings: list[Setting], path: str, text: str, chunks: list[TextChunk]
+) -> ExtractionResult:
+    """A settings file's ``File DEFINES Config`` for each setting it sets, described by
+    :meth:`~.settings_files.Setting.describe`, with the line that sets it."""
+    b = Builder(CodeFile(path, "settings", path), text, chunks)
+    file = b.entity(path, FILE, f"a settings file, {len(settings)} settings", 1)
+    for setting in settings:
+        name = b.entity(setting.name, CONFIG, setting.describe(path), setting.line)
+        b.relate(file, name, "DEFINES", setting.line)
+    return ExtractionResult(list(b.entities.values()), b.relations, {"settings": len(settings)})
 
 
 def _imports(b: Builder, file: str) -> dict[str, str]:

@@ -4,15 +4,19 @@ resolve across files: through re-exports (``from click import Command`` where
 subclass of a class in another file that defines ``fail``).
 
 :meth:`RepoIndex.resolve` takes a name as one file sees it (``click.Command``,
-``shop.cart.VipCart.total``) and gives the definition it names, and how it got there.
+``shop.cart.VipCart.total``) and gives the definition it names, and how it got there;
+:meth:`RepoIndex.settings_named` gives the settings of the repository's settings files an
+environment variable names (``DATABASE_URL``: ``database.url``).
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from loregraph.ingest.code.model import CodeFile
+from loregraph.ingest.code.settings_files import env_name
 
 MAX_STEPS = 8
 """Re-exports and bases followed at most, for one name (a cycle ends there)."""
@@ -40,6 +44,8 @@ class RepoIndex:
     """Per class: its bases, qualified as its module's imports and definitions say."""
     methods: dict[str, list[str]] = field(default_factory=dict)
     """Per method name: the methods of the repository's classes by that name."""
+    settings: dict[str, set[str]] = field(default_factory=dict)
+    """Per environment variable: the settings known by it (:func:`.settings_files.env_name`)."""
 
     def add(self, code: CodeFile) -> None:
         """Index one parsed file."""
@@ -57,6 +63,11 @@ class RepoIndex:
                 self.bases[symbol.qualified] = [
                     self._qualify(base, code.module, tops) for base in symbol.bases
                 ]
+
+    def add_settings(self, names: Iterable[str]) -> None:
+        """Index the names of one settings file's settings."""
+        for name in names:
+            self.settings.setdefault(env_name(name), set()).add(name)
 
     def _qualify(self, name: str, module: str, tops: dict[str, str]) -> str:
         head, _, rest = name.partition(".")
@@ -114,3 +125,7 @@ class RepoIndex:
     def methods_named(self, name: str) -> list[str]:
         """The methods of the repository's classes called ``name``, in sorted order."""
         return sorted(self.methods.get(name, []))
+
+    def settings_named(self, variable: str) -> list[str]:
+        """The settings known by the environment variable ``variable``, in sorted order."""
+        return sorted(self.settings.get(env_name(variable), ()))

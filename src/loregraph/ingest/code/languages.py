@@ -17,6 +17,7 @@ from typing import Any
 from loregraph.errors import DependencyError
 from loregraph.ingest.code.lockfiles import is_lockfile
 from loregraph.ingest.code.manifests import is_manifest
+from loregraph.ingest.code.settings_files import is_settings
 
 SUFFIXES = {
     ".py": "python",
@@ -50,15 +51,22 @@ MANIFEST = "manifest"
 """The language of a manifest (:mod:`.manifests`; read without tree-sitter)."""
 LOCKFILE = "lockfile"
 """The language of a lockfile (:mod:`.lockfiles`; read without tree-sitter)."""
+SETTINGS = "settings"
+"""The language of a settings file (:mod:`.settings_files`; read without tree-sitter)."""
+DECLARED = (MANIFEST, LOCKFILE, SETTINGS)
+"""The languages read without tree-sitter (and without the ``code`` extra)."""
 
 
 def language_of(path: str) -> str | None:
-    """The language of a file by its suffix, or :data:`MANIFEST` or :data:`LOCKFILE` by its
-    name (``None``: not source code)."""
+    """The language of a file by its suffix, or :data:`MANIFEST`, :data:`LOCKFILE` or
+    :data:`SETTINGS` by its name (and, for settings, its folder: give the path inside the
+    folder read; ``None``: not source code)."""
     if is_manifest(path):
         return MANIFEST
     if is_lockfile(path):
         return LOCKFILE
+    if is_settings(path):
+        return SETTINGS
     return SUFFIXES.get(PurePosixPath(path).suffix.lower())
 
 

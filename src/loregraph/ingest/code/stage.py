@@ -12,13 +12,15 @@ from loregraph.ingest.code.graph import (
     code_extraction,
     lockfile_extraction,
     manifest_extraction,
+    settings_extraction,
 )
 from loregraph.ingest.code.index import RepoIndex
-from loregraph.ingest.code.languages import LOCKFILE, MANIFEST
+from loregraph.ingest.code.languages import LOCKFILE, MANIFEST, SETTINGS
 from loregraph.ingest.code.lockfiles import read_summary
 from loregraph.ingest.code.manifests import parse_manifest
 from loregraph.ingest.code.model import CodeFile
 from loregraph.ingest.code.python import parse_python
+from loregraph.ingest.code.settings_files import parse_settings
 from loregraph.ingest.code.tags import parse_tagged
 from loregraph.ingest.types import CodeIndex, ExtractionResult, SourceDocument, TextChunk
 from loregraph.models import Document
@@ -60,12 +62,14 @@ def read_code(
     :data:`CODE_LINKS`)."""
     path = str(source.metadata.get(CODE_PATH) or source.title)
     language = str(source.metadata[LANGUAGE])
-    if language in (MANIFEST, LOCKFILE):
-        text = source.text  # a lockfile's: its summary (one line a package), from the reader
+    if language in (MANIFEST, LOCKFILE, SETTINGS):
+        text = source.text  # from the reader: a lockfile's summary, settings masked
         chunks = code_chunks(CodeFile(path, language, path), text, size)
         source.metadata[CODE_LINES] = first_lines(text, chunks)
         if language == LOCKFILE:
             return chunks, lockfile_extraction(read_summary(text), path, text, chunks)
+        if language == SETTINGS:
+            return chunks, settings_extraction(parse_settings(path, text), path, text, chunks)
         return chunks, manifest_extraction(parse_manifest(path, text), text, chunks)
     code = parse_code(path, source.text, language)
     chunks = code_chunks(code, source.text, size)
@@ -88,12 +92,17 @@ def first_lines(text: str, chunks: list[TextChunk]) -> list[int]:
     return lines
 
 
-def index_repository(files: Iterable[tuple[str, str]]) -> RepoIndex:
-    """The Python names of a repository's files, given as ``(path, text)`` (paths as
-    :data:`CODE_PATH` names them; function bodies are not read)."""
+def index_repository(
+    files: Iterable[tuple[str, str]], settings: Iterable[tuple[str, str]] = ()
+) -> RepoIndex:
+    """The Python names of a repository's files and the names its settings files set,
+    each given as ``(path, text)`` (paths as :data:`CODE_PATH` names them; function bodies
+    are not read)."""
     index = RepoIndex()
     for path, text in files:
         index.add(parse_python(path, text, bodies=False))
+    for path, text in settings:
+        index.add_settings(s.name for s in parse_settings(path, text))
     return index
 
 
@@ -119,11 +128,15 @@ def _digest(index: CodeIndex, names: list[str]) -> str:
 def _looked_up(index: CodeIndex, name: str) -> object:
     if name.startswith(_METHODS):
         return index.methods_named(name.removeprefix(_METHODS))
+    if name.startswith(_SETTINGS):
+        return index.settings_named(name.removeprefix(_SETTINGS))
     return index.resolve(name)
 
 
 _METHODS = "methods named "
 """How :data:`CODE_USES` notes a look-up of methods by name."""
+_SETTINGS = "settings named "
+"""How :data:`CODE_USES` notes a look-up of the settings an environment variable names."""
 
 
 class _Recorder:
@@ -142,3 +155,8 @@ class _Recorder:
         """The methods the index knows by ``name``."""
         self.seen.add(_METHODS + name)
         return self.index.methods_named(name)
+
+    def settings_named(self, variable: str) -> list[str]:
+        """The settings the index knows by the environment variable ``variable``."""
+        self.seen.add(_SETTINGS + variable)
+        return self.index.settings_named(variable)

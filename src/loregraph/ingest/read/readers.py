@@ -11,7 +11,9 @@
   :mod:`loregraph.ingest.code`) read as code, named by their path inside the directory
   (with the ``code`` extra installed; without it they are skipped, saying so); manifests
   and lockfiles are read for their dependencies (a lockfile kept as one line a locked
-  package, :mod:`loregraph.ingest.code.lockfiles`). Every other file, and every file that
+  package, :mod:`loregraph.ingest.code.lockfiles`), settings files for their settings
+  (kept with their secrets masked, :mod:`loregraph.ingest.code.masking`). Hidden files are
+  never read: dotenv files (``.env``) hold secrets. Every other file, and every file that
   cannot be read (binary content, invalid UTF-8, no words, a converter that is missing or
   fails), is skipped and recorded in the :class:`~loregraph.ingest.read.readlog.ReadLog`
   with the reason, so one bad file never stops a folder and nothing is passed over
@@ -28,8 +30,9 @@ from pathlib import Path
 from typing import IO
 
 from loregraph.errors import EmptyInputError, InputError
-from loregraph.ingest.code.languages import LOCKFILE, MANIFEST, available, language_of
+from loregraph.ingest.code.languages import DECLARED, LOCKFILE, SETTINGS, available, language_of
 from loregraph.ingest.code.lockfiles import summarise
+from loregraph.ingest.code.masking import stored_settings
 from loregraph.ingest.code.stage import CODE_PATH, LANGUAGE, index_repository
 from loregraph.ingest.read.convert import (
     CONVERTIBLE,
@@ -217,12 +220,15 @@ def _read_file(path: Path, root: Path | None = None) -> SourceDocument:
             "add text to it or leave it out."
         )
     metadata: dict[str, object] = {"path": resolved, "bytes": len(data)}
-    language = language_of(path.name)
+    relative = path_text((path.relative_to(root) if root else Path(path.name)).as_posix())
+    in_folder = relative if root else f"{path.resolve().parent.name}/{relative}"
+    language = language_of(in_folder)
     if language is not None:
-        relative = path_text((path.relative_to(root) if root else Path(path.name)).as_posix())
         metadata |= {LANGUAGE: language, CODE_PATH: relative}
         if language == LOCKFILE:  # megabytes of checksums: one line a package is kept
             text = summarise(relative, text)
+        elif language == SETTINGS:  # a password is not kept
+            text = stored_settings(relative, text)
     return SourceDocument(
         title=relative if language is not None else file_title(path_text(path.name), text),
         text=text,
@@ -232,19 +238,23 @@ def _read_file(path: Path, root: Path | None = None) -> SourceDocument:
 
 
 def _python_index(directory: Path) -> CodeIndex | None:
-    """The Python names of the folder's ``.py`` files, read first so that each file's calls
-    resolve across files (``None`` without the ``code`` extra or Python files)."""
+    """The Python names of the folder's ``.py`` files and the names its settings files set,
+    read first so that each file's calls resolve across files and the environment
+    variables it reads find their settings (``None`` without the ``code`` extra or Python
+    files)."""
     if not available():
         return None
-    files = []
+    files: dict[str | None, list[tuple[str, str]]] = {"python": [], SETTINGS: []}
     for path in _files(directory, ReadLog()):
-        if language_of(path.name) == "python":
+        relative = path_text(path.relative_to(directory).as_posix())
+        language = language_of(relative)
+        if language in files:
             try:
                 text = decode(path.read_bytes(), str(path))
             except (OSError, InputError):
                 continue
-            files.append((path_text(path.relative_to(directory).as_posix()), text))
-    return index_repository(files) if files else None
+            files[language].append((relative, text))
+    return index_repository(files["python"], files[SETTINGS]) if files["python"] else None
 
 
 def _read_directory(
@@ -253,14 +263,14 @@ def _read_directory(
     found = 0
     for path in _files(directory, log):
         suffix = path.suffix.lower()
-        language = language_of(path.name)
+        language = language_of(path.relative_to(directory).as_posix())
         code = language is not None
         if suffix in RECORD_EXTENSIONS and not code:
             log.skip(
                 path_text(path), "JSON record file: give it to ingest directly to read its records"
             )
             continue
-        if code and language not in (MANIFEST, LOCKFILE) and not available():
+        if code and language not in DECLARED and not available():
             log.skip(path_text(path), "source code: install loregraph[code] to index it")
             continue
         if suffix not in TEXT_EXTENSIONS and not code and not is_convertible(path):
