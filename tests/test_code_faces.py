@@ -56,6 +56,7 @@ def _repo(tmp_path: Path) -> Path:
     (package / "__init__.py").write_text("")
     (package / "pricing.py").write_text(PRICING)
     (package / "cart.py").write_text(CART)
+    (package / "tax.py").write_text("def tax(amount):\n    return amount\n")
     return tmp_path / "repo"
 
 
@@ -80,6 +81,8 @@ async def _asked(db: Path) -> tuple[Any, Any]:
         )
         assert first.callers == ["shop.cart.Cart.total"] and first.within == "shop.pricing"
         assert first.code.startswith("def price_of(item):") and first.code.endswith('["price"]')
+        called = await graph.explore.code("Where is tax() defined?", limit=1)
+        assert called.symbols[0].name == "shop.tax.tax"  # the function, not its module
         apply = await graph.explore.code("Discount.apply")
         assert apply.symbols[0].callers == ["shop.cart.Cart.checkout (by name only)"]
         discount = await graph.explore.code("HTTPAdapter or Discount")  # a class: its header

@@ -178,12 +178,8 @@ async def code_context(
     reader = _Reader(store)
     found = CodeContext(question)
     chosen: dict[str, tuple[Entity, str]] = {}
-    keys = {name_key(word): word for word in code_words(question)}
-    named = await store.find_entities_by_key(scope, list(keys)) if keys else {}
-    for key in keys:
-        entity = named.get(key)
-        if entity is not None and entity.type in NAMED_TYPES:
-            chosen.setdefault(entity.id, (entity, "named"))
+    for entity in await _named(store, scope, question):
+        chosen.setdefault(entity.id, (entity, "named"))
     for passage in result.passages:
         document = await reader.document(passage.document_id)
         if document is None:
@@ -202,6 +198,25 @@ async def code_context(
         found.symbols.append(await _symbol(store, reader, entity, how))
     found.text = render(found, budget)
     return found
+
+
+async def _named(store: Store, scope: str, question: str) -> list[Entity]:
+    """The functions, classes and modules the question names as code (a word called,
+    ``code_context()``, named as a module's function of that name rather than the module)."""
+    words = code_words(question)
+    keys = {name_key(word): word for word in words}
+    found = await store.find_entities_by_key(scope, list(keys)) if keys else {}
+    named: list[Entity] = []
+    for key, word in keys.items():
+        entity = found.get(key)
+        if entity is not None and entity.type == "Module" and f"{word}()" in question:
+            inner = f"{entity.name}.{word.rsplit('.', 1)[-1]}"
+            entity = (await store.find_entities_by_key(scope, [name_key(inner)])).get(
+                name_key(inner), entity
+            )
+        if entity is not None and entity.type in NAMED_TYPES:
+            named.append(entity)
+    return named
 
 
 async def _defined_in(
@@ -292,7 +307,8 @@ def render(found: CodeContext, budget: int) -> str:
     if not found.symbols and not found.notes:
         parts.append("Nothing indexed matches the question.")
     for symbol in found.symbols:
-        lines = [f"## {symbol.name} ({symbol.type}) — {symbol.location or 'location unknown'}"]
+        place = f" — {symbol.location}" if symbol.location else ""
+        lines = [f"## {symbol.name} ({symbol.type}){place}"]
         if symbol.signature:
             lines.append(symbol.signature)
         if symbol.within:

@@ -87,7 +87,7 @@ def _docstring(node: Any) -> str:
     if value is None or value.type != "string":
         return ""
     content = "".join(text_of(c) for c in value.named_children if c.type == "string_content")
-    return content.strip().split("\n\n", 1)[0].strip()
+    return " ".join(content.strip().split("\n\n", 1)[0].split())
 
 
 class _Walker:
