@@ -42,6 +42,9 @@ def _types(text: str, title: str = "") -> dict[str, str]:
         ("www.gutenberg.org", ""),
         ("1.C", ""),
         ("NASA", ""),
+        ("Cart.total", "Function"),
+        ("Vue.js", ""),
+        ("Fly.io", ""),
     ],
 )
 def test_code_kind_by_shape(word: str, kind: str) -> None:
@@ -94,6 +97,17 @@ def test_named_components_become_entities() -> None:
     types = _types("Marta Silva owns the billing service. The request timeout is 30 s.")
     assert types.get("billing service") == "Service"
     assert types.get("request timeout") == "Config"
+
+
+def test_errors_and_conventions_of_a_team_are_typed_in_a_text_about_software() -> None:
+    types = _types(
+        "The CORS error came back after the deploy. We follow the naming convention for "
+        "the API server."
+    )
+    assert types.get("CORS error") == "ErrorPattern"
+    assert types.get("naming convention") == "Convention"
+    novel = _types("The house rule at the inn was strict, and the printer error was old news.")
+    assert "house rule" not in novel and "printer error" not in novel  # not about software
 
 
 def test_an_adjective_and_a_component_noun_name_no_component() -> None:

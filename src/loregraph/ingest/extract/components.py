@@ -30,6 +30,8 @@ from typing import Any
 from loregraph.text.code_shapes import code_kind, words
 from loregraph.text.entity_types import (
     CONFIG,
+    CONVENTION,
+    ERROR_PATTERN,
     MODULE,
     SERVICE,
     known_type,
@@ -39,6 +41,9 @@ _VERSION = re.compile(r"^v?\d+(?:\.\d+)*[a-z]?$")
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})
 COMPONENT_TYPES = frozenset({SERVICE, MODULE, CONFIG})
 """The types a component's head noun may give a noun chunk."""
+TEAM_TYPES = frozenset({ERROR_PATTERN, CONVENTION})
+"""The types a head noun gives a noun chunk in a text about software only ("the CORS
+error", "the naming convention"): elsewhere an error or a rule is no thing of a team's."""
 
 SOFTWARE_LEMMAS = words(
     "use migrate move switch replace depend run install upgrade downgrade deploy host pin "
@@ -102,16 +107,17 @@ def component_name(root: Any, lemma: Lemma, *, bare: bool = False) -> tuple[int,
     one component, or ``None``.
 
     The head noun must be a singular component noun (``known_type`` gives ``Service``,
-    ``Module`` or ``Config``) with nouns before it ("billing service", "request timeout",
-    "API server"), or, when ``bare`` (in a text about software), stand after "the" on its
-    own ("the worker"); an adjective alone ("the great gateway") names no component; a
-    phrase with a possessive, a number or an indefinite article is no particular thing
-    ("a new service", "two workers", "our cache").
-    """
+    ``Module`` or ``Config``; in a text about software also ``ErrorPattern`` or
+    ``Convention``: "the CORS error", "the naming convention") with nouns before it
+    ("billing service", "request timeout", "API server"), or, when ``bare`` (in a text
+    about software), stand after "the" on its own ("the worker"); an adjective alone ("the
+    great gateway") names no component; a phrase with a possessive, a number or an
+    indefinite article is no particular thing ("a new service", "two workers", "our
+    cache")."""
     if root.tag_ not in ("NN", "NNP") or not root.is_lower or root.dep_ in ("compound", "amod"):
         return None
     kind = known_type(word_of(root, lemma))
-    if kind not in COMPONENT_TYPES:
+    if kind not in COMPONENT_TYPES and not (bare and kind in TEAM_TYPES):
         return None
     left = [t for t in root.lefts if t.i < root.i]
     start = root.i
