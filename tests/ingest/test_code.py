@@ -285,6 +285,12 @@ def test_the_repository_index_follows_re_exports_and_bases() -> None:
     assert not any("missing" in t or "nothing" in t for _, t in calls)  # defined nowhere
     bases = [(r.source, r.target, r.confidence) for r in result.relations if r.type == "INHERITS"]
     assert bases == [("shop.checkout.Express", "shop.cart.VipCart", 0.95)]
+    again = index_repository(files.items())  # read again: the same names, kept
+    assert again.resolve("shop.cart.VipCart.add") == ("shop.cart.Cart.add", "inherited")
+    renamed = {**files, "src/shop/cart.py": CART.replace("def add(", "def put(")}
+    changed = index_repository(renamed.items())  # a changed text is parsed again
+    assert changed.resolve("shop.cart.VipCart.add") is None
+    assert changed.resolve("shop.cart.VipCart.put") == ("shop.cart.Cart.put", "inherited")
     alone = code_extraction(code, files["src/shop/checkout.py"], [])  # no index: as written
     assert ("shop.checkout.checkout", "CALLS", "shop.Cart") in {
         (r.source, r.type, r.target) for r in alone.relations

@@ -4,6 +4,7 @@ chunking and extraction for a document the reader marked as source code)."""
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterable
 
 from loregraph.ingest.code.graph import (
@@ -97,13 +98,34 @@ def index_repository(
 ) -> RepoIndex:
     """The Python names of a repository's files and the names its settings files set,
     each given as ``(path, text)`` (paths as :data:`CODE_PATH` names them; function bodies
-    are not read)."""
+    are not read). A file read before in this process with the same text is not parsed
+    again (a folder watched, or read again by a long-running program, costs the files that
+    changed)."""
     index = RepoIndex()
     for path, text in files:
-        index.add(parse_python(path, text, bodies=False))
+        index.add(_names_of(path, text))
     for path, text in settings:
         index.add_settings(s.name for s in parse_settings(path, text))
     return index
+
+
+NAMES_KEPT = 20_000
+"""Files whose names-only parse is kept in a process, the latest read (:func:`_names_of`)."""
+_NAMES: OrderedDict[str, tuple[str, CodeFile]] = OrderedDict()
+
+
+def _names_of(path: str, text: str) -> CodeFile:
+    """The names-only parse of a Python file, kept while its text stays the same."""
+    kept = _NAMES.get(path)
+    if kept is not None and kept[0] == text:
+        _NAMES.move_to_end(path)
+        return kept[1]
+    code = parse_python(path, text, bodies=False)
+    _NAMES[path] = (text, code)
+    _NAMES.move_to_end(path)
+    while len(_NAMES) > NAMES_KEPT:
+        _NAMES.popitem(last=False)
+    return code
 
 
 def still_current(stored: Document | None, source: SourceDocument) -> bool:
