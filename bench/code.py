@@ -207,8 +207,6 @@ def symbol_functions(
     ranked: list[str] = []
     for name, location in symbols:
         path = location.rpartition(":")[0]
-        if not path.endswith(".py"):  # a module, or a definition of another language
-            continue
         key = f"{path}::{name.removeprefix(module_name(path) + '.')}"
         if key in known and key not in ranked:
             ranked.append(key)

@@ -130,7 +130,6 @@ def test_the_functions_a_passage_shows() -> None:
         ("p.Parser._private", "src/p.py:5-6"),
         ("p.Parser", "src/p.py:1-9"),  # a class: not a function
         ("elsewhere.f", "src/q.py:1-2"),
-        ("p", ""),  # a module: no location
         ("p.Parser._private", "src/p.py:5-6"),
     ]
     assert symbol_functions(symbols, spans) == ["src/p.py::Parser._private"]
