@@ -195,24 +195,6 @@ def passage_functions(
     return list(ranked)[:DEPTH]
 
 
-def symbol_functions(
-    symbols: list[tuple[str, str]], spans: dict[str, list[tuple[str, int, int]]]
-) -> list[str]:
-    """The functions among the engine's code-context symbols ``(name, path:first-last)``,
-    in its order, as ``path::Qualified.name``: the symbol's name without the module its
-    file defines."""
-    from loregraph.ingest.code.python import module_name
-
-    known = {key for found in spans.values() for key, _, _ in found}
-    ranked: list[str] = []
-    for name, location in symbols:
-        path = location.rpartition(":")[0]
-        key = f"{path}::{name.removeprefix(module_name(path) + '.')}"
-        if key in known and key not in ranked:
-            ranked.append(key)
-    return ranked
-
-
 def defined_functions(definitions: list[tuple[str, str, float]], functions: list[str]) -> list[str]:
     """The functions named by ranked definitions ``(file, name, score)``, best first, each
     once, at most :data:`DEPTH`."""
@@ -255,8 +237,7 @@ async def engine_rankings(
 ) -> tuple[list[list[str]], list[list[str]], dict[str, float]]:
     """The engine's file rankings (the tree ingested as a folder, as a user does: source
     files read as code, the rest as text; then ``search``), its function rankings (the
-    functions of its code context, ``explore.code``, then those its retrieved passages
-    show, in passage order) and its indexing
+    Python functions its retrieved passages show, in passage order) and its indexing
     times: the whole folder, then the folder again after one source file (the largest)
     gained a comment line."""
     import shutil
@@ -298,9 +279,7 @@ async def engine_rankings(
             found.append([str(hit.extra.get("source") or "").removeprefix(prefix) for hit in hits])
             result = await graph.retrieve(query, preset="hybrid")
             shown = [(p.document_title, p.start, p.end) for p in result.passages]
-            context = await graph.explore.code(query, limit=DEPTH)
-            named = symbol_functions([(s.name, s.location) for s in context.symbols], spans)
-            functions.append(list(dict.fromkeys(named + passage_functions(shown, spans)))[:DEPTH])
+            functions.append(passage_functions(shown, spans))
         return found, functions, timing
     finally:
         await graph.close()

@@ -20,7 +20,6 @@ from bench.code import (
     render_code,
     repositories,
     scores,
-    symbol_functions,
     windows,
 )
 from bench.repomap import RepoMap, file_tags
@@ -126,13 +125,6 @@ def test_the_functions_a_passage_shows() -> None:
     assert shown == ["src/p.py::Parser._private"]
     everything = passage_functions([("src/p.py", 0, len(PARSER)), ("x.py", 0, 9)], spans)
     assert everything == keys
-    symbols = [  # the engine's code context names them by module (src/p.py defines p)
-        ("p.Parser._private", "src/p.py:5-6"),
-        ("p.Parser", "src/p.py:1-9"),  # a class: not a function
-        ("elsewhere.f", "src/q.py:1-2"),
-        ("p.Parser._private", "src/p.py:5-6"),
-    ]
-    assert symbol_functions(symbols, spans) == ["src/p.py::Parser._private"]
 
 
 def test_call_edges_are_scored_against_jedi(tmp_path: Path) -> None:
