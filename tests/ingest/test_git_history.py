@@ -89,7 +89,9 @@ def repo(tmp_path: Path) -> Path:
     (root / "README.md").write_text("# Shop\n\nA small shop.\n")
     _commit(root, "2024-01-10T10:00:00+00:00", ANN, "Start the shop\n\nA cart that totals.")
     cart.write_text(CART.replace("sum(self.items)", "round(sum(self.items), 2)"))
-    _commit(root, "2024-02-10T10:00:00+00:00", BOB, "Round cart totals to cents")
+    _commit(
+        root, "2024-02-10T10:00:00+00:00", BOB, "Round cart totals to cents\n\nAs Cart.add will."
+    )
     cart.write_text(cart.read_text().replace("append(item)", "append(float(item))"))
     (root / "README.md").write_text("# Shop\n\nA small shop that sells.\n")
     _commit(root, "2024-03-10T10:00:00+00:00", ANN, "Store prices as floats")
@@ -122,6 +124,11 @@ def test_commits_become_memories_and_authors_people(repo: Path, tmp_path: Path) 
     of_file = as_json(db, "history", "src/shop/cart.py", "--type", "AUTHORED")
     assert [f["source"] for f in of_file["facts"]] == ["Ann Lee", "Bob Stone", "Ann Lee"]
 
+    # Bob's message names Cart.add, which his commit did not change: mentioned, not AUTHORED
+    named = as_json(db, "memories", "--tag", "commit", "--about", "shop.cart.Cart.add")
+    assert "Bob Stone changed src/shop/cart.py (Cart.total)" in [
+        m["text"].split(" on ")[0] for m in named
+    ]
     authored = as_json(db, "relations", "Ann Lee", "--type", "AUTHORED")
     assert {r["other"] for r in authored["relations"]} == {
         "README.md",

@@ -8,7 +8,9 @@ touched (a deleted one excepted) and each definition whose lines it changed — 
 innermost class or function around each changed line of the file as the commit left it
 (parsed as the code graph parses files, so that the names are the code graph's:
 ``shop.cart.Cart.total``); lines removed count for the definition around both lines they
-were removed between. Every name is exact (never merged with a close one).
+were removed between. Every name is exact (never merged with a close one); the code the
+message names (``Cart.add``, ``price_of()``) is resolved as a memory's names are, so a name
+written as code links to the code graph's definition.
 
 Ownership: of each file still in the folder, the author of most of the commits read that
 touched it (a tie: who touched it last) ``OWNS`` it, stated by one line of a generated
@@ -26,7 +28,14 @@ from loregraph.ingest.code.graph import CHUNK_CHARS, Builder, code_chunks
 from loregraph.ingest.code.languages import LOCKFILE, MANIFEST, available, language_of
 from loregraph.ingest.code.model import CodeFile, Symbol
 from loregraph.ingest.code.stage import parse_code
-from loregraph.ingest.types import ExtractionResult, SourceDocument, TextChunk
+from loregraph.ingest.extract.components import code_words
+from loregraph.ingest.types import (
+    CandidateEntity,
+    ExtractionResult,
+    Occurrence,
+    SourceDocument,
+    TextChunk,
+)
 from loregraph.text.entity_types import CLASS, FILE, FUNCTION, PERSON
 
 AUTHORED = "AUTHORED"
@@ -83,10 +92,25 @@ def read_commit(folder: GitFolder, commit: Commit, size: int = CHUNK_CHARS) -> C
             kind = CLASS if symbol.kind == "class" else FUNCTION
             shown = _shown(symbol, change.module)
             b.relate(person, b.entity(symbol.qualified, kind, line=1, surface=shown), AUTHORED, 1)
+    _named_in_message(b, text, text.index(f"(commit {commit.sha[:10]})"))
     for relation in b.relations:  # at the commit's time, whatever dates its message gives
         relation.at = commit.at
     extracted = ExtractionResult(list(b.entities.values()), b.relations, {"files": len(changes)})
     return CommitRead(commit, text, chunks, extracted)
+
+
+def _named_in_message(b: Builder, text: str, start: int) -> None:
+    """The code its message names (``Cart.add``, ``price_of()``, ``src/app.py``): names
+    resolved as a memory's are, so that one written as code links to the code graph's
+    definition known by it (:mod:`loregraph.ingest.resolve.codenames`)."""
+    for first, end, kind in code_words(text[start:]):
+        word = text[start + first : start + end]
+        if word in b.entities:
+            continue
+        seq = b.chunk_of_line(text.count("\n", 0, start + first) + 1)
+        b.entities[word] = CandidateEntity(
+            word, kind, salience=3.0, occurrences=[Occurrence(seq, word)]
+        )
 
 
 def commit_text(commit: Commit, changes: Sequence[FileChange]) -> str:
