@@ -447,3 +447,27 @@ def test_a_repository_read_again_with_prune_loses_its_deleted_files(
     assert "shop.pricing.price_of" not in names  # and the caller no longer links to it
     again = run(db, "ingest", str(shop), "--prune")
     assert again.exit_code == 0 and "Removed" not in again.output
+
+
+def test_a_javascript_default_import_is_followed_to_what_the_module_exports(
+    tmp_path: Path,
+) -> None:
+    core = tmp_path / "repo" / "lib" / "core"
+    core.mkdir(parents=True)
+    (core / "mergeConfig.js").write_text(
+        "export default function mergeConfig(a, b) {\n  return Object.assign({}, a, b);\n}\n"
+    )
+    (core / "Axios.js").write_text(
+        "import mergeConfig from './mergeConfig.js';\n\n"
+        "class Axios {\n  request(config) {\n    return mergeConfig(this.defaults, config);\n"
+        "  }\n}\n\nexport default Axios;\n"
+    )
+    db = tmp_path / "js.db"
+    assert run(db, "ingest", str(tmp_path / "repo")).exit_code == 0
+    out = as_json(db, "relations", "lib/core/Axios.Axios.request", "--type", "CALLS", "--out")
+    assert [(r["other"], r["confidence"]) for r in out["relations"]] == [
+        ("lib/core/mergeConfig.mergeConfig", 0.9)  # the function, not its module
+    ]
+    assert "default export" in out["relations"][0]["fact"]
+    index = index_repository([("lib/core/Axios.js", (core / "Axios.js").read_text())])
+    assert index.resolve("lib/core/Axios") == ("lib/core/Axios.Axios", "default export")

@@ -202,15 +202,22 @@ async def code_context(
 
 async def _named(store: Store, scope: str, question: str) -> list[Entity]:
     """The functions, classes and modules the question names as code (a word called,
-    ``code_context()``, named as a module's function of that name rather than the module)."""
+    ``code_context()``, or named as its module is, ``AxiosError`` in ``AxiosError.js``,
+    is the module's definition of that name rather than the module, when there is one)."""
     words = code_words(question)
     keys = {name_key(word): word for word in words}
     found = await store.find_entities_by_key(scope, list(keys)) if keys else {}
     named: list[Entity] = []
     for key, word in keys.items():
         entity = found.get(key)
-        if entity is not None and entity.type == "Module" and f"{word}()" in question:
-            inner = f"{entity.name}.{word.rsplit('.', 1)[-1]}"
+        short = word.rsplit(".", 1)[-1]
+        module_named = entity is not None and re.split(r"[./]", entity.name)[-1] == short
+        if (
+            entity is not None
+            and entity.type == "Module"
+            and (module_named or f"{word}()" in question)
+        ):
+            inner = f"{entity.name}.{short}"
             entity = (await store.find_entities_by_key(scope, [name_key(inner)])).get(
                 name_key(inner), entity
             )

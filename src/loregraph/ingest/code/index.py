@@ -1,7 +1,9 @@
-"""A repository's Python names, read before its files are ingested, so that a file's calls
-resolve across files: through re-exports (``from click import Command`` where
-``click/__init__.py`` imports it from ``click.core``) and inheritance (``self.fail()`` in a
-subclass of a class in another file that defines ``fail``).
+"""A repository's Python, JavaScript and TypeScript names, read before its files are
+ingested, so that a file's calls resolve across files: through re-exports (``from click
+import Command`` where ``click/__init__.py`` imports it from ``click.core``), inheritance
+(``self.fail()`` in a subclass of a class in another file that defines ``fail``) and, in
+JavaScript and TypeScript, default exports (``import mergeConfig from './mergeConfig.js'``
+names what that module exports by default).
 
 :meth:`RepoIndex.resolve` takes a name as one file sees it (``click.Command``,
 ``shop.cart.VipCart.total``) and gives the definition it names, and how it got there;
@@ -42,6 +44,8 @@ class RepoIndex:
     """Per module: a name it imports → what it is (``Command`` → ``click.core.Command``)."""
     bases: dict[str, list[str]] = field(default_factory=dict)
     """Per class: its bases, qualified as its module's imports and definitions say."""
+    defaults: dict[str, str] = field(default_factory=dict)
+    """Per JavaScript or TypeScript module: the definition it exports by default."""
     methods: dict[str, list[str]] = field(default_factory=dict)
     """Per method name: the methods of the repository's classes by that name."""
     settings: dict[str, set[str]] = field(default_factory=dict)
@@ -50,6 +54,8 @@ class RepoIndex:
     def add(self, code: CodeFile) -> None:
         """Index one parsed file."""
         self.modules.add(code.module)
+        if code.default:
+            self.defaults[code.module] = code.default
         own = self.bound.setdefault(code.module, {})
         for item in code.imports:
             if item.internal and item.bound != "*":
@@ -81,11 +87,15 @@ class RepoIndex:
 
     def resolve(self, name: str) -> tuple[str, str] | None:
         """The definition ``name`` refers to and how (``defined``, ``re-export``,
-        ``inherited``); ``None`` when the repository defines nothing by that name."""
+        ``inherited``, ``default export``); ``None`` when the repository defines nothing by
+        that name."""
         how = "defined"
         for _ in range(MAX_STEPS):
             if name in self.defined:
                 return name, how
+            if name in self.defaults:  # a module imported by default: what it exports
+                name, how = self.defaults[name], "default export"
+                continue
             module, member = self._split(name)
             if module is None:
                 return None

@@ -79,3 +79,6 @@ class CodeFile:
     calls: list[Call] = field(default_factory=list)
     settings: dict[str, int] = field(default_factory=dict)
     """Environment variables the file reads, with the first line that reads each."""
+    default: str = ""
+    """What a JavaScript or TypeScript module exports by default (``export default``), by
+    qualified name, when it is a definition of the file."""

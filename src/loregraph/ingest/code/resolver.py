@@ -9,7 +9,7 @@ from loregraph.ingest.code.model import CodeFile, Symbol
 from loregraph.ingest.types import CodeIndex
 
 EXACT, VIA_IMPORT, BY_NAME = 1.0, 0.8, 0.5
-FOLLOWED = {"defined": 0.95, "re-export": 0.9, "inherited": 0.9}
+FOLLOWED = {"defined": 0.95, "re-export": 0.9, "inherited": 0.9, "default export": 0.9}
 """The confidence of a name from another file the repository's index resolved, by how."""
 MAX_CANDIDATES = 3
 """A method call on a receiver of unknown type (``session.send()``) is linked, by name

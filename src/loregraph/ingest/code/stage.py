@@ -16,7 +16,7 @@ from loregraph.ingest.code.graph import (
     settings_extraction,
 )
 from loregraph.ingest.code.index import RepoIndex
-from loregraph.ingest.code.languages import LOCKFILE, MANIFEST, SETTINGS
+from loregraph.ingest.code.languages import LOCKFILE, MANIFEST, SETTINGS, language_of
 from loregraph.ingest.code.lockfiles import read_summary
 from loregraph.ingest.code.manifests import parse_manifest
 from loregraph.ingest.code.model import CodeFile
@@ -96,11 +96,11 @@ def first_lines(text: str, chunks: list[TextChunk]) -> list[int]:
 def index_repository(
     files: Iterable[tuple[str, str]], settings: Iterable[tuple[str, str]] = ()
 ) -> RepoIndex:
-    """The Python names of a repository's files and the names its settings files set,
-    each given as ``(path, text)`` (paths as :data:`CODE_PATH` names them; function bodies
-    are not read). A file read before in this process with the same text is not parsed
-    again (a folder watched, or read again by a long-running program, costs the files that
-    changed)."""
+    """The names of a repository's files (Python, JavaScript, TypeScript: :data:`INDEXED`)
+    and those its settings files set, each given as ``(path, text)`` (paths as
+    :data:`CODE_PATH` names them; Python function bodies are not read). A file read
+    before in this process with the same text is not parsed again (a folder watched, or
+    read again by a long-running program, costs the files that changed)."""
     index = RepoIndex()
     for path, text in files:
         index.add(_names_of(path, text))
@@ -109,18 +109,25 @@ def index_repository(
     return index
 
 
+INDEXED = frozenset({"python", "javascript", "typescript", "tsx"})
+"""The languages whose files the repository's index reads (:mod:`.index`)."""
 NAMES_KEPT = 20_000
 """Files whose names-only parse is kept in a process, the latest read (:func:`_names_of`)."""
 _NAMES: OrderedDict[str, tuple[str, CodeFile]] = OrderedDict()
 
 
 def _names_of(path: str, text: str) -> CodeFile:
-    """The names-only parse of a Python file, kept while its text stays the same."""
+    """The parse of a file for the index (a Python file's names only), kept while its text
+    stays the same."""
     kept = _NAMES.get(path)
     if kept is not None and kept[0] == text:
         _NAMES.move_to_end(path)
         return kept[1]
-    code = parse_python(path, text, bodies=False)
+    language = language_of(path) or "python"
+    if language == "python":
+        code = parse_python(path, text, bodies=False)
+    else:
+        code = parse_tagged(path, text, language)
     _NAMES[path] = (text, code)
     _NAMES.move_to_end(path)
     while len(_NAMES) > NAMES_KEPT:

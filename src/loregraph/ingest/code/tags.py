@@ -5,10 +5,11 @@ package), calls by name, and imports.
 
 Imports: JavaScript and TypeScript ``import … from`` and ``require()`` (a relative path is
 a module of the repository, resolved against the file's folder; any other is a library,
-``@scope/name`` or its first segment); Go import paths (each a library: the repository's
-own module path is not known from one file); Rust ``use`` (``crate``/``self``/``super``
-paths are the repository's, others name a crate); Java imports (the repository's when
-they share the file's top-level package).
+``@scope/name`` or its first segment; what a module exports by default is noted, so that
+the repository's index follows a default import to it); Go import paths (each a library:
+the repository's own module path is not known from one file); Rust ``use``
+(``crate``/``self``/``super`` paths are the repository's, others name a crate); Java
+imports (the repository's when they share the file's top-level package).
 """
 
 from __future__ import annotations
@@ -139,6 +140,8 @@ def _string(node: Any) -> str:
 def _imports(found: CodeFile, root: Any) -> None:
     for node in _walk(root):
         line = node.start_point[0] + 1
+        if node.type == "export_statement" and any(c.type == "default" for c in node.children):
+            _default_export(found, node)
         if node.type == "import_statement" and found.language in (
             "javascript",
             "typescript",
@@ -185,6 +188,17 @@ def _imports(found: CodeFile, root: Any) -> None:
             internal = name.split(".")[0] == top and "." in found.module
             module = name if internal else ".".join(name.split(".")[:2])
             found.imports.append(Import(module, None, name.rsplit(".", 1)[-1], internal, line))
+
+
+def _default_export(found: CodeFile, node: Any) -> None:
+    """``export default`` of a function or class declared there, or of a name."""
+    declared = node.child_by_field_name("declaration")
+    named = declared.child_by_field_name("name") if declared is not None else None
+    value = node.child_by_field_name("value")
+    if named is None and value is not None and value.type == "identifier":
+        named = value
+    if named is not None:
+        found.default = f"{found.module}.{text_of(named)}"
 
 
 def _js_import(found: CodeFile, source: str, node: Any, line: int) -> None:

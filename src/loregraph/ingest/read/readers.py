@@ -33,7 +33,7 @@ from loregraph.errors import EmptyInputError, InputError
 from loregraph.ingest.code.languages import DECLARED, LOCKFILE, SETTINGS, available, language_of
 from loregraph.ingest.code.lockfiles import summarise
 from loregraph.ingest.code.masking import stored_settings
-from loregraph.ingest.code.stage import CODE_PATH, LANGUAGE, index_repository
+from loregraph.ingest.code.stage import CODE_PATH, INDEXED, LANGUAGE, index_repository
 from loregraph.ingest.read.convert import (
     CONVERTIBLE,
     convert_file,
@@ -75,7 +75,7 @@ def read_path(path: str | Path, *, log: ReadLog | None = None) -> Iterator[Sourc
         raise missing(path)
     log = default_log(log)
     if path.is_dir():
-        return _read_directory(path, log, _python_index(path))
+        return _read_directory(path, log, _code_index(path))
     if path.suffix.lower() in RECORD_EXTENSIONS:
         return read_records(path, log=log)
     return iter([_read_file(path)])
@@ -161,7 +161,7 @@ def _check_input(
         return lambda: piped
     path = Path(raw)
     if path.is_dir():
-        index = _python_index(path)  # read once, for the check and the reading
+        index = _code_index(path)  # read once, for the check and the reading
         next(iter(_read_directory(path, ReadLog(), index)), None)  # raises if nothing is readable
         return lambda: _read_directory(path, log, index)
     as_records = path.suffix.lower() in RECORD_EXTENSIONS if records is None else records
@@ -237,24 +237,25 @@ def _read_file(path: Path, root: Path | None = None) -> SourceDocument:
     )
 
 
-def _python_index(directory: Path) -> CodeIndex | None:
-    """The Python names of the folder's ``.py`` files and the names its settings files set,
-    read first so that each file's calls resolve across files and the environment
-    variables it reads find their settings (``None`` without the ``code`` extra or Python
-    files)."""
+def _code_index(directory: Path) -> CodeIndex | None:
+    """The names of the folder's Python, JavaScript and TypeScript files and those its
+    settings files set, read first so that each file's calls resolve across files and the
+    environment variables it reads find their settings (``None`` without the ``code`` extra
+    or such files)."""
     if not available():
         return None
-    files: dict[str | None, list[tuple[str, str]]] = {"python": [], SETTINGS: []}
+    code: list[tuple[str, str]] = []
+    settings: list[tuple[str, str]] = []
     for path in _files(directory, ReadLog()):
         relative = path_text(path.relative_to(directory).as_posix())
         language = language_of(relative)
-        if language in files:
+        if language in INDEXED or language == SETTINGS:
             try:
                 text = decode(path.read_bytes(), str(path))
             except (OSError, InputError):
                 continue
-            files[language].append((relative, text))
-    return index_repository(files["python"], files[SETTINGS]) if files["python"] else None
+            (settings if language == SETTINGS else code).append((relative, text))
+    return index_repository(code, settings) if code else None
 
 
 def _read_directory(
@@ -281,7 +282,7 @@ def _read_directory(
         except InputError as exc:
             log.skip(path_text(path), _reason(exc, path))
             continue
-        if language == "python":
+        if language in INDEXED:
             document.code_index = index
         found += 1
         yield document
