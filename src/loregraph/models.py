@@ -190,6 +190,10 @@ class Evidence:
     end: int = 0
 
 
+CODE_LINES = "code_lines"
+"""Document metadata of a source file: the line each of its chunks starts on, by chunk
+number (a passage of it is shown as ``path:first-last``)."""
+
 EVIDENCE_SHOWN = 3
 """Evidence sentences a relation shows in its JSON form."""
 

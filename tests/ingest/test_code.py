@@ -425,6 +425,9 @@ def test_a_package_ingested_answers_what_a_coding_agent_asks(shop: Path, tmp_pat
     assert declared["requests"] == ['"requests>=2.31",']
     hits = as_json(db, "search", "price of an item")
     assert hits["hits"][0]["title"] == "src/shop/pricing.py"
+    told = run(db, "context", "price of an item").output  # a source file's passage by line
+    last = PRICING.rstrip("\n").count("\n") + 1
+    assert f"src/shop/pricing.py:1-{last}" in told and "characters" not in told.split("\n[2]")[0]
 
 
 def test_a_repository_read_again_with_prune_loses_its_deleted_files(

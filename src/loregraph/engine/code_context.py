@@ -20,8 +20,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from loregraph.ingest.code.stage import CODE_LINES, CODE_PATH, LANGUAGE
-from loregraph.models import DocKind, Document, DocumentBundle, Entity, Relation, name_key
+from loregraph.ingest.code.stage import CODE_PATH, LANGUAGE
+from loregraph.models import (
+    CODE_LINES,
+    DocKind,
+    Document,
+    DocumentBundle,
+    Entity,
+    Relation,
+    name_key,
+)
 from loregraph.retrieve.results.result import Passage, RetrievalResult
 from loregraph.serial import Record
 from loregraph.store.base import Store
@@ -154,15 +162,6 @@ def code_lines(bundle: DocumentBundle, first: int, last: int) -> str:
     return "\n".join(lines.get(n, "") for n in range(first, last + 1)).strip("\n")
 
 
-def passage_lines(document: Document, passage: Passage) -> tuple[int, int] | None:
-    """The first and last line of a source file's passage."""
-    starts = document.metadata.get(CODE_LINES)
-    if not isinstance(starts, list) or passage.seq >= len(starts):
-        return None
-    first = int(starts[passage.seq])
-    return first, first + passage.text.count("\n")
-
-
 async def code_context(
     store: Store,
     scope: str,
@@ -184,7 +183,7 @@ async def code_context(
         document = await reader.document(passage.document_id)
         if document is None:
             continue
-        lines = passage_lines(document, passage) if LANGUAGE in document.metadata else None
+        lines = passage.lines if LANGUAGE in document.metadata else None
         if lines is None:
             found.notes.append(_note(document, passage))
             continue

@@ -24,7 +24,7 @@ from loregraph.ingest.code.python import parse_python
 from loregraph.ingest.code.settings_files import parse_settings
 from loregraph.ingest.code.tags import parse_tagged
 from loregraph.ingest.types import CodeIndex, ExtractionResult, SourceDocument, TextChunk
-from loregraph.models import Document
+from loregraph.models import CODE_LINES, Document
 
 LANGUAGE = "language"
 """Metadata key: the programming language of a source file."""
@@ -35,9 +35,6 @@ CODE_USES = "code_uses"
 repository's index (set when the file was read in its folder). A file read again unchanged
 is processed again when one of them now resolves elsewhere or no longer resolves (another
 file renamed, moved or removed what it uses); see :func:`still_current`."""
-CODE_LINES = "code_lines"
-"""Metadata key: the line each chunk of a source file starts on, by chunk number (so a
-passage is shown as ``path:line``)."""
 CODE_LINKS = "code_links"
 """Metadata key: the digest of what each of :data:`CODE_USES` resolved to."""
 

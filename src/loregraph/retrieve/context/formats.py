@@ -66,10 +66,13 @@ def public_source(source: str) -> str:
 
 def source_label(passage: Passage) -> str:
     """``Title › Section (characters a–b)`` for a passage (no section part when its document
-    has no headings). The context's passage headers leave out the chunk number the answers'
-    source lists give: the offsets locate the text, and a long document's context holds a
-    dozen headers, whose every token is one the passages cannot use."""
+    has no headings; ``path:first-last`` for a source file's). The context's passage
+    headers leave out the chunk number the answers' source lists give: the offsets locate
+    the text, and a long document's context holds a dozen headers, whose every token is one
+    the passages cannot use."""
     p = passage
+    if p.lines is not None:  # a source file's: where in it, by line
+        return f"{located(p.document_title, p.section)}:{p.lines[0]}-{p.lines[1]}"
     return f"{located(p.document_title, p.section)} (characters {p.start}–{p.end})"
 
 

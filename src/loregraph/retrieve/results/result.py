@@ -97,6 +97,8 @@ class Passage:
     document_at: datetime | None = None
     """The world time its memory or document states (a memory's ``at``); ``None``: the
     document states none (timeless)."""
+    lines: tuple[int, int] | None = None
+    """The first and last line of a source file's passage (``None`` for prose)."""
 
     @classmethod
     def of_chunk(

@@ -16,7 +16,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from typing import TypeGuard
 
-from loregraph.models import Document
+from loregraph.models import CODE_LINES, Document
 from loregraph.retrieve.results.result import Passage
 
 SEPARATOR = " › "
@@ -76,6 +76,17 @@ def add_sections(passages: Sequence[Passage], documents: Mapping[str, Document])
         if index is None:
             index = indexes[document.id] = section_index(document)
         passage.section = index.path(passage.start)
+
+
+def add_lines(passages: Sequence[Passage], documents: Mapping[str, Document]) -> None:
+    """Set the ``lines`` of each passage of a source file (in place), from the line its
+    document notes each chunk starts on (:data:`~loregraph.models.CODE_LINES`)."""
+    for passage in passages:
+        document = documents.get(passage.document_id)
+        starts = document.metadata.get(CODE_LINES) if document is not None else None
+        if isinstance(starts, list) and 0 <= passage.seq < len(starts):
+            first = int(starts[passage.seq])
+            passage.lines = (first, first + passage.text.rstrip("\n").count("\n"))
 
 
 def located(title: str, section: str) -> str:

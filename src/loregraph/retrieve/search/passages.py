@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from loregraph.models import Chunk, Document
 from loregraph.models import chunk_id as nth_chunk
 from loregraph.retrieve.results.result import Passage, RankedDocument, RankedRelation
-from loregraph.retrieve.results.sections import add_sections
+from loregraph.retrieve.results.sections import add_lines, add_sections
 from loregraph.retrieve.search.fuse import Fused, reciprocal_rank_fusion
 from loregraph.store.base import Store
 from loregraph.text.lists import ends_in_list
@@ -136,6 +136,7 @@ async def load_passages(store: Store, fused: Sequence[Fused]) -> list[Passage]:
         passage.document_at = doc.valid_at if doc else None
         passages.append(passage)
     add_sections(passages, docs)
+    add_lines(passages, docs)
     await add_following(store, passages)
     return passages
 
