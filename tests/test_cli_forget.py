@@ -5,6 +5,7 @@ it shared with a remaining memory takes that memory's fact and date."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,10 @@ from cli_runs import as_json, run
 
 SECRET = "Dana Scully told Fox Mulder the safe code is 8841."
 KEPT = "Dana Scully and Fox Mulder met at the Hoover Building."
+
+CODE = re.compile(r"(?<![0-9a-f.])8841(?![0-9a-f])")
+"""The secret's number as it is said, not a run of digits inside a time or a hex id."""
+CODE_BYTES = re.compile(rb"(?<![0-9a-f.])8841(?![0-9a-f])")
 
 READS = (
     ("context", "What is the safe code?"),
@@ -47,13 +52,13 @@ def test_a_forgotten_memory_leaves_no_trace(tmp_path: Path, name: str) -> None:
     for args in READS:
         result = run(db, *args)
         assert result.exit_code == 0, (args, result.output)
-        assert "8841" not in result.output, args
+        assert not CODE.search(result.output), args
         assert "told Fox" not in result.output, args
     relations = as_json(db, "relations", "Dana Scully")["relations"]
     mulder = [r for r in relations if r["other"] == "Fox Mulder"]
     assert mulder and all(r["fact"] == KEPT for r in mulder)
     for path in tmp_path.iterdir():  # the store and its sidecars: WAL, vectors, the JSON file
-        assert b"8841" not in path.read_bytes(), path.name
+        assert not CODE_BYTES.search(path.read_bytes()), path.name
 
 
 def test_the_surviving_relation_takes_the_remaining_memorys_date(tmp_path: Path) -> None:
@@ -74,7 +79,7 @@ def test_a_deleted_document_leaves_no_trace(tmp_path: Path) -> None:
     assert deleted.exit_code == 0, deleted.output
     for args in READS:
         result = run(db, *args)
-        assert "8841" not in result.output, args
-    assert all(b"8841" not in path.read_bytes() for path in tmp_path.glob("store.db*"))
+        assert not CODE.search(result.output), args
+    assert not any(CODE_BYTES.search(path.read_bytes()) for path in tmp_path.glob("store.db*"))
     entries = as_json(db, "audit")
     assert [e["detail"].startswith("sha256:") for e in entries if e["action"] == "delete"] == [True]
