@@ -50,6 +50,12 @@ class Cart:
 """
 
 
+RATES = "def rates(kind):\n" + "".join(  # one function over several chunks
+    f"    if kind == 'rate number {n}':\n        return {n} / 100  # a rate of the table\n\n"
+    for n in range(30)
+)
+
+
 def _repo(tmp_path: Path) -> Path:
     package = tmp_path / "repo" / "shop"
     package.mkdir(parents=True)
@@ -57,6 +63,7 @@ def _repo(tmp_path: Path) -> Path:
     (package / "pricing.py").write_text(PRICING)
     (package / "cart.py").write_text(CART)
     (package / "tax.py").write_text("def tax(amount):\n    return amount\n")
+    (package / "rates.py").write_text(RATES)
     return tmp_path / "repo"
 
 
@@ -83,6 +90,10 @@ async def _asked(db: Path) -> tuple[Any, Any]:
         assert first.code.startswith("def price_of(item):") and first.code.endswith('["price"]')
         called = await graph.explore.code("Where is tax() defined?", limit=1)
         assert called.symbols[0].name == "shop.tax.tax"  # the function, not its module
+        long = (await graph.explore.code("rates()", limit=1)).symbols[0]
+        assert long.location == f"shop/rates.py:1-{RATES.count(chr(10)) - 1}"
+        shown = "\n".join(RATES.split("\n")[:40]).rstrip("\n")  # its first 40 lines
+        assert long.code == shown + "\n..."
         apply = await graph.explore.code("Discount.apply")
         assert apply.symbols[0].callers == ["shop.cart.Cart.checkout (by name only)"]
         discount = await graph.explore.code("HTTPAdapter or Discount")  # a class: its header

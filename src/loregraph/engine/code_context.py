@@ -16,6 +16,7 @@ Symbols come two ways, named ones first:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -23,11 +24,13 @@ from typing import Protocol
 from loregraph.ingest.code.stage import CODE_PATH, LANGUAGE
 from loregraph.models import (
     CODE_LINES,
+    Chunk,
     DocKind,
     Document,
     DocumentBundle,
     Entity,
     Relation,
+    chunk_id,
     name_key,
 )
 from loregraph.retrieve.results.result import Passage, RetrievalResult
@@ -140,22 +143,31 @@ class _Reader:
             self.bundles[document_id] = await self.store.read_bundle(document_id)
         return self.bundles[document_id]
 
-    async def stated_in(self, relation: Relation) -> DocumentBundle | None:
-        """The bundle of the document whose chunk states ``relation`` first."""
-        chunks = await self.store.get_chunks([e.chunk_id for e in relation.evidence[:1]])
-        return await self.bundle(chunks[0].document_id) if chunks else None
+    async def lines(self, relation: Relation, first: int, last: int) -> str:
+        """Lines ``first`` to ``last`` of the source file whose chunk states ``relation``
+        first, read from the chunks those lines lie in only."""
+        stated = await self.store.get_chunks([e.chunk_id for e in relation.evidence[:1]])
+        document = await self.document(stated[0].document_id) if stated else None
+        starts = document.metadata.get(CODE_LINES) if document is not None else None
+        if document is None or not isinstance(starts, list) or not starts:
+            return ""
+        lowest = max(bisect_right(starts, first) - 1, 0)
+        seqs = range(lowest, max(bisect_right(starts, last), lowest + 1))
+        chunks = await self.store.get_chunks([chunk_id(document.id, seq) for seq in seqs])
+        return code_lines(starts, chunks, first, last)
 
 
-def code_lines(bundle: DocumentBundle, first: int, last: int) -> str:
-    """Lines ``first`` to ``last`` of a stored source file, from its chunks."""
-    starts = bundle.document.metadata.get(CODE_LINES)
-    if not isinstance(starts, list):
-        return ""
+def code_lines(starts: list[int], chunks: list[Chunk], first: int, last: int) -> str:
+    """Lines ``first`` to ``last`` of a stored source file, from its chunks (``starts``:
+    the line each chunk starts on, by chunk number)."""
     lines: dict[int, str] = {}
-    for chunk in sorted(bundle.chunks, key=lambda c: c.seq):
+    for chunk in sorted(chunks, key=lambda c: c.seq):
         if chunk.seq >= len(starts):
             continue
-        for offset, line in enumerate(chunk.text.split("\n")):
+        pieces = chunk.text.split("\n")
+        if chunk.text.endswith("\n"):  # the next line starts the next chunk
+            pieces.pop()
+        for offset, line in enumerate(pieces):
             number = int(starts[chunk.seq]) + offset
             if first <= number <= last and number not in lines:
                 lines[number] = line
@@ -271,7 +283,7 @@ async def _symbol(store: Store, reader: _Reader, entity: Entity, how: str) -> Co
             elif not symbol.within:  # stated where it is defined
                 symbol.within = end.name
                 if where is not None:
-                    _show_code(symbol, where, await reader.stated_in(relation))
+                    await _show_code(symbol, where, reader, relation)
             continue
         said = end.name + (" (by name only)" if "by name only" in relation.fact else "")
         listed = symbol.callers if incoming else symbol.callees
@@ -284,14 +296,14 @@ async def _symbol(store: Store, reader: _Reader, entity: Entity, how: str) -> Co
     return symbol
 
 
-def _show_code(
-    symbol: CodeSymbol, where: tuple[str, int, int, str], bundle: DocumentBundle | None
+async def _show_code(
+    symbol: CodeSymbol, where: tuple[str, int, int, str], reader: _Reader, relation: Relation
 ) -> None:
     path, first, last, symbol.signature = where
     symbol.location = f"{path}:{first}-{last}"
-    if bundle is not None:
-        shown = min(last, first + MAX_CODE_LINES - 1)
-        symbol.code = code_lines(bundle, first, shown) + ("\n..." if shown < last else "")
+    shown = min(last, first + MAX_CODE_LINES - 1)
+    code = await reader.lines(relation, first, shown)
+    symbol.code = code + ("\n..." if code and shown < last else "")
 
 
 def _ends(relations: list[Relation], own: str) -> list[str]:
